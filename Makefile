@@ -1,0 +1,24 @@
+# The two commands a newcomer needs (see README): `make book` and `make test`.
+# Each runs env/setup.sh first, which installs everything into .venv and skips what is done.
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: setup book test edition lint
+
+setup:
+	bash env/setup.sh
+
+# The main job: the executed book, built offline on the CPU engine, warnings as errors.
+book: setup
+	$(BIN)/jupyter-book build --all -W --path-output . .
+
+# Every test, against the real engine and model; builds the book first (the site tests read it).
+test: setup
+	bash env/run-tests.sh
+
+# Instructor tools: regenerate the student edition in book/ from assignments/source/.
+edition: setup
+	$(BIN)/python -m servelab.edition
+
+lint:
+	$(BIN)/ruff check .

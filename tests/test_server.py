@@ -1,0 +1,115 @@
+"""The real vLLM server and the real offline model: answers, streaming, flags, failures, cleanup."""
+
+import _thread
+import os
+import signal
+import threading
+import time
+import urllib.request
+
+import openai
+import psutil
+import pytest
+
+from servelab import Server, ServerStartError
+
+pytestmark = pytest.mark.engine
+
+FLAGS = dict(max_model_len=1024, max_num_seqs=8, enable_prefix_caching=True, enforce_eager=True)
+
+
+def tree(pid: int) -> list[psutil.Process]:
+    root = psutil.Process(pid)
+    return [root, *root.children(recursive=True)]
+
+
+def assert_all_gone(processes: list[psutil.Process]) -> None:
+    gone, alive = psutil.wait_procs(processes, timeout=20)
+    assert not alive, f"left running: {[(p.pid, p.name()) for p in alive]}"
+
+
+def healthy(server: Server) -> bool:
+    with urllib.request.urlopen(f"{server.url}/health", timeout=5) as response:
+        return response.status == 200
+
+
+@pytest.fixture(scope="module")
+def server():
+    with Server(**FLAGS) as running:
+        yield running
+
+
+def test_greedy_chat_answers_paris(server):
+    client = openai.OpenAI(base_url=server.base_url, api_key="unused")
+    reply = client.chat.completions.create(
+        model=server.model, temperature=0, max_tokens=24,
+        messages=[{"role": "user", "content": "What is the capital of France?"}],
+    )
+    assert "Paris" in reply.choices[0].message.content
+
+
+def test_streaming_yields_tokens(server):
+    client = openai.OpenAI(base_url=server.base_url, api_key="unused")
+    stream = client.completions.create(model=server.model, prompt="One, two, three,",
+                                       max_tokens=8, stream=True, temperature=0)
+    pieces = [chunk.choices[0].text for chunk in stream if chunk.choices]
+    assert len([p for p in pieces if p]) >= 2
+
+
+def test_command_holds_the_given_flags(server):
+    line = server.command_line
+    for word in ("--max-model-len 1024", "--max-num-seqs 8", "--enable-prefix-caching",
+                 "--enforce-eager", f"--port {server.port}"):
+        assert word in line
+    assert psutil.Process(server.pid).cmdline()[1:] == server.command[1:]
+
+
+def test_capacity_is_read_from_the_engine(server):
+    assert server.capacity is not None
+    assert server.capacity.max_model_len == 1024
+    assert server.capacity.kv_cache_tokens > 1024
+    assert server.capacity.max_concurrency == pytest.approx(
+        server.capacity.kv_cache_tokens / 1024, rel=0.05)
+
+
+def test_second_server_on_a_busy_port_gets_another_and_kill_9_leaves_no_orphan(server):
+    second = Server(**FLAGS, port=server.port)
+    with second:
+        assert second.port != server.port
+        assert healthy(server) and healthy(second)
+        processes = tree(second.pid)
+        assert len(processes) > 1, "expected the engine core as a child process"
+        os.kill(second.pid, signal.SIGKILL)
+    assert_all_gone(processes)
+    assert not second.running
+    assert healthy(server)
+
+
+def test_a_bad_flag_fails_fast_quoting_the_log():
+    started = time.monotonic()
+    with pytest.raises(ServerStartError) as error:
+        Server(**FLAGS, extra_args=["--no-such-flag"]).start()
+    assert time.monotonic() - started < 120
+    assert "--no-such-flag" in str(error.value)
+    assert "last lines" in str(error.value)
+
+
+def test_keyboard_interrupt_during_start_leaves_nothing_running():
+    server = Server(**FLAGS)
+    seen: list[psutil.Process] = []
+
+    def interrupt_once_the_engine_is_up() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if server.pid and len(tree(server.pid)) > 1:
+                seen.extend(tree(server.pid))
+                _thread.interrupt_main()
+                return
+            time.sleep(0.5)
+
+    threading.Thread(target=interrupt_once_the_engine_is_up, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        server.start()
+    assert seen, "the engine never spawned its children"
+    assert_all_gone(seen)
+    assert not server.running

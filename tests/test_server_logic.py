@@ -1,0 +1,76 @@
+"""Server pieces that need no engine: flags, capacity parsing, ports, device choice."""
+
+import socket
+
+import pytest
+
+from servelab import engine
+from servelab.engine import Device, default_dtype
+from servelab.server import Server, free_port, parse_capacity
+
+CPU = Device(kind="cpu", name="test CPU")
+T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))
+A100 = Device(kind="cuda", name="A100", memory_gib=40.0, compute_capability=(8, 0))
+
+LOG = (
+    "(EngineCore pid=1) INFO 11-30 03:11:31 [kv_cache_utils.py:2327] CPU KV cache size: "
+    "93,184 tokens, Maximum concurrency for 2,048 tokens per request: 45.50x\n"
+)
+
+
+def test_capacity_is_parsed_from_the_engine_log():
+    capacity = parse_capacity("noise\n" + LOG)
+    assert capacity.kv_cache_tokens == 93184
+    assert capacity.max_model_len == 2048
+    assert capacity.max_concurrency == pytest.approx(45.5)
+    assert parse_capacity("no capacity line yet") is None
+
+
+def test_flags_mirror_the_vllm_command_line():
+    server = Server("/models/m", device=T4, max_model_len=4096, max_num_seqs=64,
+                    gpu_memory_utilization=0.9, enable_prefix_caching=True,
+                    enable_chunked_prefill=False, enforce_eager=True)
+    words = server.command
+    assert words[1:3] == ["-m", "vllm.entrypoints.openai.api_server"]
+    for pair in (["--max-model-len", "4096"], ["--max-num-seqs", "64"],
+                 ["--gpu-memory-utilization", "0.9"], ["--dtype", "half"]):
+        i = words.index(pair[0])
+        assert words[i:i + 2] == pair
+    assert "--enable-prefix-caching" in words
+    assert "--no-enable-chunked-prefill" in words
+    assert "--enforce-eager" in words
+    assert "--kv-cache-memory-bytes" not in words
+
+
+def test_cpu_sizes_the_kv_cache_in_bytes_not_by_gpu_fraction():
+    server = Server("/models/m", device=CPU, gpu_memory_utilization=0.9, kv_cache_gib=1.5)
+    words = server.command
+    assert "--gpu-memory-utilization" not in words
+    assert words[words.index("--kv-cache-memory-bytes") + 1] == str(int(1.5 * 2**30))
+    assert any("--kv-cache-memory-bytes" in note for note in server.notes)
+
+
+def test_dtype_is_half_only_below_compute_capability_8():
+    assert default_dtype(T4) == "half"
+    assert default_dtype(A100) is None
+    assert default_dtype(CPU) is None
+
+
+def test_a_gpu_vllm_cannot_run_falls_back_to_the_cpu(monkeypatch):
+    monkeypatch.delenv("SERVELAB_DEVICE", raising=False)
+    monkeypatch.setattr(engine, "query_gpus", lambda: [("Tesla P100", (6, 0), 16.0)])
+    device = engine.detect_device()
+    assert device.kind == "cpu"
+    assert "P100" in device.note and "6.0" in device.note
+    monkeypatch.setattr(engine, "query_gpus", lambda: [("Tesla T4", (7, 5), 15.0)] * 2)
+    device = engine.detect_device()
+    assert (device.kind, device.count, device.compute_capability) == ("cuda", 2, (7, 5))
+
+
+def test_a_busy_port_is_replaced_by_a_free_one():
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        busy = holder.getsockname()[1]
+        assert free_port(busy) != busy
+    assert free_port(busy) == busy
