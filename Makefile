@@ -10,7 +10,7 @@ setup:
 
 # The main job: the executed book, built offline on the CPU engine, warnings as errors.
 book: setup
-	$(BIN)/jupyter-book build --all -W --path-output . .
+	$(BIN)/jupyter-book build --all -W .
 
 # Every test, against the real engine and model; builds the book first (the site tests read it).
 test: setup

@@ -26,4 +26,5 @@ echo "setup: removing torch extras, checking transformers, converting the offlin
 "$VENV/bin/python" -m servelab.env setup
 echo "$want" > "$STAMP"
 
+bash env/build-llama-cpp.sh
 bash env/setup-system.sh

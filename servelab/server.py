@@ -1,48 +1,33 @@
 """A real vLLM OpenAI-compatible server as a context manager.
 
 ``Server`` runs ``python -m vllm.entrypoints.openai.api_server`` (the module behind ``vllm serve``;
-the CPU build's ``vllm`` command fails its own version lookup) as a child process in its own
-process group, logs to a file, waits for ``/health``, reads the engine's capacity lines from the
-log, and takes the whole process tree down again on ``stop()``, at exit, or when the parent dies.
+the CPU build's ``vllm`` command fails its own version lookup) as a managed child process
+(``servelab.process``: own process group, log file, health wait, the whole tree stopped however
+the run ends), and reads the engine's capacity lines from its log.
 """
 
 from __future__ import annotations
 
-import atexit
-import ctypes
-import os
 import re
-import shlex
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
-import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.engine import Device, default_dtype, detect_device
 from servelab.models import choose_model
+from servelab.process import ServerProcess, ServerStartError, stop_all
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 GIB = 2**30
 # On the CPU engine the KV cache is sized in bytes; this is the book's default there.
 DEFAULT_CPU_KV_CACHE_GIB = 2.0
-LOG_TAIL_LINES = 40
 
 _KV_LINE = re.compile(
     r"KV cache size: ([\d,]+) tokens, Maximum concurrency for ([\d,]+) tokens per request: "
     r"([\d.]+)x"
 )
 
-_running: set[Server] = set()
-
-
-class ServerStartError(RuntimeError):
-    """vLLM did not come up; the message ends with the tail of its log."""
+__all__ = ["Capacity", "Server", "ServerStartError", "parse_capacity", "stop_all"]
 
 
 @dataclass(frozen=True)
@@ -67,34 +52,11 @@ def parse_capacity(log_text: str) -> Capacity | None:
     )
 
 
-def free_port(preferred: int | None = None, host: str = "127.0.0.1") -> int:
-    """``preferred`` if nothing listens there, else a port the OS hands out."""
-    if preferred:
-        with socket.socket() as probe:
-            try:
-                probe.bind((host, preferred))
-            except OSError:
-                pass
-            else:
-                return preferred
-    with socket.socket() as probe:
-        probe.bind((host, 0))
-        return probe.getsockname()[1]
-
-
-def _die_with_parent() -> None:
-    """Runs in the child before exec: SIGTERM it when the parent (e.g. a kernel) dies."""
-    os.setsid()
-    if sys.platform.startswith("linux"):
-        pr_set_pdeathsig = 1
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
-
-
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 
 
-class Server:
+class Server(ServerProcess):
     """One vLLM server. Keyword flags mirror vLLM's command line.
 
     ``None`` leaves a flag to vLLM's default. Booleans become ``--flag`` / ``--no-flag``.
@@ -102,6 +64,8 @@ class Server:
     would claim a fraction of all RAM instead: it is passed as ``--kv-cache-memory-bytes``.
     ``extra_args`` are appended verbatim.
     """
+
+    engine = "vLLM"
 
     def __init__(
         self,
@@ -131,16 +95,10 @@ class Server:
         self.model_path = model or choice.path
         self.model = choice.name if model is None else Path(model).name
         self.offline = choice.offline if model is None else Path(model).is_dir()
-        self.host = host
-        self.requested_port = port
-        self.port: int | None = None
-        self.start_timeout = start_timeout
-        self.extra_env = dict(env or {})
-        self.log_dir = Path(log_dir) if log_dir else Path(tempfile.gettempdir()) / "servelab-logs"
-        self.log_path: Path | None = None
+        super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir,
+                         env=env)
         self.capacity: Capacity | None = None
         self.notes: list[str] = []
-        self._process: subprocess.Popen[bytes] | None = None
 
         if self.device.kind == "cpu":
             if gpu_memory_utilization is not None:
@@ -185,146 +143,22 @@ class Server:
     @property
     def command(self) -> list[str]:
         """The exact command line that starts (or started) this server."""
-        port = self.port if self.port is not None else (self.requested_port or 8000)
         return [
             sys.executable, "-m", API_SERVER_MODULE,
             "--model", self.model_path,
             "--served-model-name", self.model,
             "--host", self.host,
-            "--port", str(port),
+            "--port", str(self.shown_port),
             *self.flag_args(),
         ]
 
-    @property
-    def command_line(self) -> str:
-        return shlex.join(self.command)
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}"
-
-    @property
-    def base_url(self) -> str:
-        """What an OpenAI client takes as ``base_url``."""
-        return f"{self.url}/v1"
-
-    # -- life cycle ----------------------------------------------------------------------------
-    def start(self) -> Server:
-        if self.running:
-            return self
-        self.port = free_port(self.requested_port, self.host)
-        self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.log_path = self.log_dir / f"vllm-{self.port}-{int(time.time())}.log"
-        env = {**os.environ, **self.extra_env}
+    def child_env(self) -> dict[str, str]:
+        env = super().child_env()
         if self.offline:
             env.setdefault("HF_HUB_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
         env.setdefault("DO_NOT_TRACK", "1")
-        with self.log_path.open("wb") as log:
-            self._process = subprocess.Popen(
-                self.command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=env, preexec_fn=_die_with_parent,
-            )
-        _running.add(self)
-        try:
-            self._wait_until_healthy()
-        except BaseException:
-            self.stop()
-            raise
+        return env
+
+    def after_start(self) -> None:
         self.capacity = parse_capacity(self.log_text())
-        return self
-
-    def _wait_until_healthy(self) -> None:
-        deadline = time.monotonic() + self.start_timeout
-        while time.monotonic() < deadline:
-            code = self._process.poll()
-            if code is not None:
-                raise ServerStartError(
-                    f"vLLM exited with code {code} while starting.\n{self.describe_failure()}"
-                )
-            try:
-                with urllib.request.urlopen(f"{self.url}/health", timeout=2) as response:
-                    if response.status == 200:
-                        return
-            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
-                pass
-            time.sleep(0.5)
-        raise ServerStartError(
-            f"vLLM was not healthy after {self.start_timeout:.0f} s.\n{self.describe_failure()}"
-        )
-
-    @property
-    def running(self) -> bool:
-        return self._process is not None and self._process.poll() is None
-
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process else None
-
-    def stop(self, grace: float = 15.0) -> None:
-        """End the server's whole process group: SIGTERM, then SIGKILL after ``grace`` s."""
-        process = self._process
-        if process is None:
-            return
-        pgid = process.pid  # the child called setsid(): its pid is its group id
-        _signal_group(pgid, signal.SIGTERM)
-        try:
-            process.wait(timeout=grace)
-        except subprocess.TimeoutExpired:
-            pass
-        deadline = time.monotonic() + grace
-        while _group_alive(pgid) and time.monotonic() < deadline:
-            time.sleep(0.2)
-        _signal_group(pgid, signal.SIGKILL)
-        if process.poll() is None:
-            process.wait()
-        _running.discard(self)
-
-    def __enter__(self) -> Server:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
-
-    # -- what it says --------------------------------------------------------------------------
-    def log_text(self) -> str:
-        if self.log_path is None or not self.log_path.exists():
-            return ""
-        return self.log_path.read_text(errors="replace")
-
-    def log_tail(self, lines: int = LOG_TAIL_LINES) -> str:
-        return "\n".join(self.log_text().splitlines()[-lines:])
-
-    def describe_failure(self) -> str:
-        return (
-            f"Command: {self.command_line}\n"
-            f"Log ({self.log_path}), last lines:\n{self.log_tail()}"
-        )
-
-    def __repr__(self) -> str:
-        state = f"running on {self.url}" if self.running else "stopped"
-        return f"<Server {self.model} {state}>"
-
-
-def _signal_group(pgid: int, sig: signal.Signals) -> None:
-    try:
-        os.killpg(pgid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-def stop_all() -> None:
-    """Stop every server this process started and has not stopped yet."""
-    for server in list(_running):
-        server.stop()
-
-
-atexit.register(stop_all)

@@ -3,6 +3,8 @@
 import _thread
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -113,3 +115,27 @@ def test_keyboard_interrupt_during_start_leaves_nothing_running():
     assert seen, "the engine never spawned its children"
     assert_all_gone(seen)
     assert not server.running
+
+
+KERNEL = """
+import sys
+from servelab import Server
+server = Server(max_model_len=1024, max_num_seqs=8, enforce_eager=True).start()
+print(server.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_killed_kernel_takes_its_server_down():
+    """A kernel killed by a restart runs no atexit handler: its server must go all the same."""
+    kernel = subprocess.Popen([sys.executable, "-c", KERNEL], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        server_pid = int(kernel.stdout.readline())
+        processes = tree(server_pid)
+        assert len(processes) > 1
+        kernel.kill()
+        assert_all_gone(processes)
+    finally:
+        kernel.kill()
+        kernel.wait()

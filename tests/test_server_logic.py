@@ -6,7 +6,8 @@ import pytest
 
 from servelab import engine
 from servelab.engine import Device, default_dtype
-from servelab.server import Server, free_port, parse_capacity
+from servelab.process import free_port
+from servelab.server import Server, parse_capacity
 
 CPU = Device(kind="cpu", name="test CPU")
 T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))

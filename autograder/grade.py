@@ -1,0 +1,191 @@
+"""Grading a class: inputs → scratch nbgrader course → autograde → grades.csv and feedback."""
+
+from __future__ import annotations
+
+import csv
+import logging
+import os
+import shutil
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+from sqlalchemy.exc import SAWarning
+
+from autograder.course import DEFAULT_TIMEOUT, REPO_COURSE, ScratchCourse, quiet_log
+from autograder.intake import InputFile, collect, student_of
+from autograder.match import Unreadable, chapter_from_name, chapter_of, parse
+from autograder.outcome import judge
+from autograder.repair import repair
+from autograder.workers import grade_notebooks
+
+COLUMNS = ("student", "chapter", "score", "max_score", "status", "reason")
+MARKER = ".autograder-output"
+DEFAULT_JOBS = min(2, os.cpu_count() or 1)
+
+
+@dataclass
+class Submission:
+    """One input notebook on its way to a row of grades.csv."""
+
+    file: InputFile
+    student: str = ""
+    chapter: str = ""
+    status: str = ""
+    reason: str = ""
+    notes: list[str] = field(default_factory=list)
+    notebook: nbformat.NotebookNode | None = None
+    score: float | None = None
+    max_score: float | None = None
+
+    @property
+    def where(self) -> str:
+        return self.file.label
+
+    def row(self) -> dict[str, str]:
+        reason = "; ".join(r for r in (self.reason, *self.notes) if r)
+        if self.status not in ("ok", "no-answer", "bad-answer", "timeout"):
+            reason = f"{self.where}: {reason}"
+        return {"student": self.student, "chapter": self.chapter,
+                "score": _number(self.score), "max_score": _number(self.max_score),
+                "status": self.status, "reason": reason}
+
+
+def _number(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def check_out_folder(out: Path, inputs: list[Path]) -> None:
+    """Refuse an OUT that overlaps an input or holds files the autograder did not write."""
+    for path in inputs:
+        path = path.resolve()
+        if out == path or out.is_relative_to(path) or path.is_relative_to(out):
+            raise SystemExit(f"autograder: OUT {out} overlaps the input {path}; choose another")
+    if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
+        raise SystemExit(f"autograder: {out} is not empty and was not written by the autograder")
+
+
+def read_submissions(paths: list[Path], course: ScratchCourse,
+                     broken: dict[str, str]) -> list[Submission]:
+    """Every input notebook, parsed, matched to a student and chapter, or given a status."""
+    releases = {ch: nbformat.read(course.release(ch), as_version=4)
+                for ch in course.chapters if ch not in broken}
+    questions = {ch: next((c.source for c in nb.cells if c.metadata.get("nbgrader", {})
+                           .get("grade_id", "").endswith("-check-question")), "")
+                 for ch, nb in releases.items()}
+    submissions = []
+    for path in paths:
+        for file in collect(path):
+            sub = Submission(file, student=student_of(file.parts, course.chapters) or "")
+            submissions.append(sub)
+            try:
+                if file.problem:
+                    raise Unreadable(file.problem)
+                sub.notebook = parse(file.data)
+            except Unreadable as error:
+                sub.status, sub.reason = "malformed", str(error)
+                sub.chapter = chapter_from_name(file.parts, course.chapters) or ""
+                continue
+            sub.chapter = chapter_of(sub.notebook, file.parts, course.chapters, questions) or ""
+            if not sub.chapter:
+                sub.status, sub.reason = "unmatched", "no chapter of this course in its " \
+                    "metadata, check cells or file name"
+            elif not sub.student:
+                sub.status, sub.reason = "unmatched", "cannot tell the student from its folder " \
+                    "or file name"
+            elif sub.chapter in broken:
+                sub.status, sub.reason = "error", broken[sub.chapter]
+            else:
+                try:
+                    sub.notes = repair(sub.notebook, releases[sub.chapter])
+                except Exception as error:  # one odd notebook must not stop the class's grading
+                    sub.status = "error"
+                    sub.reason = f"could not be prepared for grading ({error!r})"
+    _pick_one_per_student(submissions)
+    return submissions
+
+
+def _pick_one_per_student(submissions: list[Submission]) -> None:
+    """When a student sent a chapter twice, grade the newest file and mark the others duplicate."""
+    groups: dict[tuple[str, str], list[Submission]] = {}
+    for sub in submissions:
+        if not sub.status:
+            groups.setdefault((sub.student, sub.chapter), []).append(sub)
+    for group in groups.values():
+        group.sort(key=lambda s: (s.file.mtime, s.file.origin))
+        for older in group[:-1]:
+            older.status = "duplicate"
+            older.reason = f"not graded: {group[-1].where} is a newer submission of this chapter"
+
+
+def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
+          timeout: int = DEFAULT_TIMEOUT, jobs: int = DEFAULT_JOBS) -> list[dict[str, str]]:
+    """Grade every notebook under `paths` into `out`; returns the rows written to grades.csv."""
+    out = out.resolve()
+    check_out_folder(out, paths)
+    out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(out / "feedback", ignore_errors=True)
+    (out / MARKER).write_text("written by python -m autograder\n")
+    course = ScratchCourse(course_root.resolve(), out / "nbgrader", timeout)
+    if not course.chapters:
+        raise SystemExit(f"autograder: no source/<id>/<id>.ipynb under {course_root}")
+    quiet_log(course.log, course.log.isEnabledFor(logging.INFO))
+    with warnings.catch_warnings():
+        # nbgrader's gradebook code trips SQLAlchemy warnings that say nothing about the class
+        warnings.simplefilter("ignore", SAWarning)
+        submissions, failures = _grade_all(paths, course, jobs)
+        for sub in submissions:
+            _finish(sub, course, failures, out)
+    rows = [s.row() for s in sorted(submissions, key=lambda s: (s.student, s.chapter, s.where))]
+    with (out / "grades.csv").open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    return rows
+
+
+def _grade_all(paths: list[Path], course: ScratchCourse,
+               jobs: int) -> tuple[list[Submission], dict[tuple[str, str], str]]:
+    """Copy gradable submissions into the scratch course and autograde them."""
+    broken = course.prepare()
+    submissions = read_submissions(paths, course, broken)
+    graded = [s for s in submissions if not s.status]
+    for sub in graded:
+        target = course.path("submitted", sub.student, sub.chapter)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(sub.notebook, target)
+    course.add_students({s.student for s in graded})
+    failures = grade_notebooks(course, sorted((s.chapter, s.student) for s in graded), jobs)
+    return submissions, failures
+
+
+def _finish(sub: Submission, course: ScratchCourse, failures: dict, out: Path) -> None:
+    """Fill in score and status of one submission from the gradebook and the autograded notebook."""
+    if sub.chapter:
+        sub.max_score = course.max_score(sub.chapter)
+    if sub.status:
+        sub.score = 0.0 if sub.max_score is not None else None
+        return
+    autograded = course.path("autograded", sub.student, sub.chapter)
+    scores = course.score(sub.student, sub.chapter)
+    failure = failures.get((sub.chapter, sub.student), "")
+    if not autograded.is_file() or scores is None:
+        sub.score = 0.0
+        if "CellTimeoutError" in failure:
+            sub.status = "timeout"
+            sub.reason = f"a check cell ran longer than {course.timeout} s and ignored the " \
+                         "interrupt"
+        else:
+            sub.status, sub.reason = "error", failure or "nbgrader could not process it"
+        return
+    if failure:
+        sub.notes.append(f"no feedback: {failure}")
+    sub.score, sub.max_score = scores
+    nb = nbformat.read(autograded, as_version=4)
+    sub.status, sub.reason = judge(nb, sub.score, sub.max_score, course.timeout)
+    feedback = course.path("feedback", sub.student, sub.chapter).with_suffix(".html")
+    if feedback.is_file():
+        target = out / "feedback" / sub.student / f"{sub.chapter}.html"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(feedback, target)

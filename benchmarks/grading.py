@@ -1,0 +1,67 @@
+"""Grading throughput: build a synthetic class, grade it, print notebooks per minute.
+
+Uses the real course (assignments/source) when it has chapters, else (or with --demo) the demo
+course of autograder.synthetic. Students start from the student editions nbgrader makes of the
+course and answer A, B, C, D or nothing, in rotation.
+The last line is `grading: notebooks_per_minute=<x>`; the issue's target is at least 30 on 2 cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import nbformat
+
+from autograder import synthetic
+from autograder.course import REPO_COURSE, ScratchCourse, course_chapters
+from autograder.grade import DEFAULT_JOBS, grade
+
+
+def editions(work: Path, demo: bool) -> tuple[Path, dict[str, nbformat.NotebookNode]]:
+    """(course root, student edition per chapter) of the real course, or of the demo course."""
+    course = REPO_COURSE
+    if demo or not course_chapters(course):
+        course = synthetic.write_course(work / "course")
+    scratch = ScratchCourse(course, work / "editions")
+    scratch.prepare()
+    return course, {ch: nbformat.read(scratch.release(ch), as_version=4)
+                    for ch in scratch.chapters if scratch.release(ch).is_file()}
+
+
+def build_class(inbox: Path, books: dict[str, nbformat.NotebookNode], students: int) -> int:
+    inbox.mkdir(parents=True)
+    count = 0
+    for n in range(students):
+        for chapter, edition in books.items():
+            choice = "ABCD"[n % 5] if n % 5 < 4 else None
+            nb = edition if choice is None else synthetic.answered(edition, f'answer = "{choice}"')
+            nbformat.write(nb, inbox / f"student{n:03d}_{1000 + n}_{chapter}.ipynb")
+            count += 1
+    return count
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--students", type=int, default=6)
+    parser.add_argument("--jobs", type=int, default=DEFAULT_JOBS)
+    parser.add_argument("--demo", action="store_true", help="grade the demo course")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="servelab-grading-") as tmp:
+        work = Path(tmp)
+        course, books = editions(work, args.demo)
+        count = build_class(work / "inbox", books, args.students)
+        start = time.perf_counter()
+        rows = grade([work / "inbox"], work / "out", course, jobs=args.jobs)
+        seconds = time.perf_counter() - start
+    statuses = Counter(row["status"] for row in rows)
+    print(f"grading: course={course} chapters={len(books)} notebooks={count} jobs={args.jobs} "
+          f"seconds={seconds:.1f} statuses={dict(sorted(statuses.items()))}")
+    print(f"grading: notebooks_per_minute={count / seconds * 60:.1f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Chapter 08 only: build llama-cpp-python from its sdist once (about 4 minutes on two cores),
+# cache the wheel in ~/.cache/servelab/wheels (or $SERVELAB_CACHE/wheels), and install it with
+# its server's dependencies into .venv. Safe to run again: it returns at once when all is
+# installed. A build or install saturates the CPU, so it holds the lock that engine runs take.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if .venv/bin/python -c 'import sys; from servelab.chapters.llama_cpp import ready; sys.exit(not ready())'; then
+  echo "build-llama-cpp: llama-cpp-python is installed"
+  exit 0
+fi
+exec flock /tmp/servelab-engine.lock .venv/bin/python -m servelab.chapters.llama_cpp

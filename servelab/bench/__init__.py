@@ -1,0 +1,126 @@
+"""servelab.bench: measure a running vLLM server the way ``vllm bench serve`` does.
+
+Every function takes a running ``servelab.Server`` first and returns a :class:`Result`
+(``result.requests``, ``result.tokens``, ``result.server`` DataFrames; ``result.summary()``
+dict; ``print(result)`` one line). Keyword arguments not listed go to :func:`run`
+(``time_limit``, ``slo``, ``endpoint``, ``metrics_interval``, ``progress``).
+
+Workloads (all with fixed output lengths, ``ignore_eos`` + ``max_tokens``, and seeded prompts of
+exact token lengths)::
+
+    closed_loop(server, users=8, requests_per_user=2, input_tokens=64, max_tokens=64)
+    open_loop(server, rate=4.0, num_requests=32, ...)               # Poisson arrivals, req/s
+    static_batching(server, batch_size=8, num_requests=32, mean_output_tokens=64,
+                    max_output_tokens=256, continuous=False)        # waves vs continuous
+    shared_prefix(server, prefix_tokens=2000, users=4, reuse_cache=True)
+    interferer(server, users=8, document_tokens=2000, arrival=2.0)  # long prompt mid-decode
+    parallel_sampling(server, n=4, max_tokens=64)
+
+Sweeps return one DataFrame row per level (the ``summary()`` columns)::
+
+    sweep_concurrency(server, [1, 2, 4, 8, 16, 32], requests_per_user=2, max_tokens=64)
+    sweep_rate(server, [1, 2, 4, 8], num_requests=32, max_tokens=64)
+
+Also: ``run(server, workload)`` for any workload dataclass of ``servelab.bench.workloads``;
+``ceiling(server, measured_tok_s)`` for the memory-bandwidth ceiling of one stream;
+``ServerDiedError`` (partial result in ``.result``). Plots are in ``servelab.plots``.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from servelab.bench.bandwidth import Ceiling, ceiling, measure_bandwidth, weight_bytes
+from servelab.bench.frames import Result
+from servelab.bench.runner import ServerDiedError, run
+from servelab.bench.workloads import (
+    ClosedLoop,
+    Interferer,
+    OpenLoop,
+    ParallelSampling,
+    SharedPrefix,
+    StaticBatching,
+)
+
+
+def closed_loop(server: object, users: int, requests_per_user: int = 1, input_tokens: int = 64,
+                max_tokens: int = 64, seed: int = 0, **options: object) -> Result:
+    """``users`` users sending requests back to back: concurrency = users."""
+    return run(server, ClosedLoop(users, requests_per_user, input_tokens, max_tokens, seed),
+               **options)
+
+
+def open_loop(server: object, rate: float, num_requests: int = 32, input_tokens: int = 64,
+              max_tokens: int = 64, max_concurrency: int | None = None, seed: int = 0,
+              **options: object) -> Result:
+    """Poisson arrivals at ``rate`` requests/s, whether or not earlier requests are done."""
+    workload = OpenLoop(rate, num_requests, input_tokens, max_tokens, max_concurrency, seed)
+    return run(server, workload, **options)
+
+
+def static_batching(server: object, batch_size: int, num_requests: int = 32,
+                    input_tokens: int = 32, mean_output_tokens: float = 64,
+                    max_output_tokens: int = 256, continuous: bool = False, seed: int = 0,
+                    **options: object) -> Result:
+    """Waves of ``batch_size``; ``continuous=True`` sends the same requests without waves."""
+    workload = StaticBatching(batch_size, num_requests, input_tokens, mean_output_tokens,
+                              max_output_tokens, continuous, seed)
+    return run(server, workload, **options)
+
+
+def shared_prefix(server: object, prefix_tokens: int, users: int = 4, requests_per_user: int = 2,
+                  question_tokens: int = 16, max_tokens: int = 16, reuse_cache: bool = True,
+                  seed: int = 0, **options: object) -> Result:
+    """A shared system prompt of exactly ``prefix_tokens`` tokens before distinct questions."""
+    workload = SharedPrefix(prefix_tokens, users, requests_per_user, question_tokens,
+                            max_tokens, reuse_cache, seed)
+    return run(server, workload, **options)
+
+
+def interferer(server: object, users: int = 8, user_max_tokens: int = 256,
+               document_tokens: int = 2000, arrival: float = 2.0, input_tokens: int = 32,
+               seed: int = 0, **options: object) -> Result:
+    """``users`` decode while one ``document_tokens``-token prompt arrives at ``arrival`` s."""
+    workload = Interferer(users=users, user_max_tokens=user_max_tokens,
+                          input_tokens=input_tokens, document_tokens=document_tokens,
+                          arrival=arrival, seed=seed)
+    return run(server, workload, **options)
+
+
+def parallel_sampling(server: object, n: int, requests: int = 1, input_tokens: int = 64,
+                      max_tokens: int = 64, seed: int = 0, **options: object) -> Result:
+    """``n`` samples of one prompt per request (vLLM's ``n``)."""
+    workload = ParallelSampling(n, requests, input_tokens, max_tokens, seed=seed)
+    return run(server, workload, **options)
+
+
+def sweep_concurrency(server: object, levels: list[int], requests_per_user: int = 2,
+                      input_tokens: int = 64, max_tokens: int = 64, seed: int = 0,
+                      **options: object) -> pd.DataFrame:
+    """A closed loop at each concurrency in ``levels``: one row per level."""
+    rows = []
+    for users in levels:
+        result = closed_loop(server, users, requests_per_user, input_tokens, max_tokens, seed,
+                             **options)
+        rows.append({"concurrency": users, **result.summary()})
+    return pd.DataFrame(rows)
+
+
+def sweep_rate(server: object, rates: list[float], num_requests: int = 32,
+               input_tokens: int = 64, max_tokens: int = 64, seed: int = 0,
+               **options: object) -> pd.DataFrame:
+    """An open loop at each arrival rate in ``rates`` (req/s): one row per rate."""
+    rows = []
+    for rate in rates:
+        result = open_loop(server, rate, num_requests, input_tokens, max_tokens, seed=seed,
+                           **options)
+        rows.append({"rate": rate, **result.summary()})
+    return pd.DataFrame(rows)
+
+
+__all__ = [
+    "Ceiling", "ClosedLoop", "Interferer", "OpenLoop", "ParallelSampling", "Result",
+    "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
+    "interferer", "measure_bandwidth", "open_loop", "parallel_sampling", "run",
+    "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "weight_bytes",
+]

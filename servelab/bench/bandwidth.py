@@ -1,0 +1,116 @@
+"""The memory-bandwidth ceiling of single-stream decoding.
+
+Decoding one token for one user reads every weight once, so a single stream can go no faster
+than (memory bandwidth) ÷ (bytes of weights). The bandwidth is measured with a large copy —
+numpy on the CPU, torch on a GPU — which reads and writes the array once each.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+COPY_BYTES = 512 * 2**20
+REPEATS = 5
+GB = 1e9
+
+
+def measure_bandwidth(kind: str = "cpu", nbytes: int = COPY_BYTES, repeats: int = REPEATS) -> float:
+    """Best copy bandwidth in GB/s (bytes read + bytes written, per second) on ``kind``."""
+    if nbytes < 2**20 or repeats < 1:
+        raise ValueError("copy at least 1 MiB at least once")
+    if kind == "cuda":
+        return _torch_cuda_bandwidth(nbytes, repeats)
+    if kind != "cpu":
+        raise ValueError(f"device kind must be 'cpu' or 'cuda', not {kind!r}")
+    source = np.ones(nbytes // 8, dtype=np.float64)
+    target = np.empty_like(source)
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        np.copyto(target, source)
+        best = min(best, time.perf_counter() - start)
+    return 2 * source.nbytes / best / GB
+
+
+def _torch_cuda_bandwidth(nbytes: int, repeats: int) -> float:
+    import torch
+
+    source = torch.ones(nbytes // 4, dtype=torch.float32, device="cuda")
+    target = torch.empty_like(source)
+    target.copy_(source)
+    torch.cuda.synchronize()
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        target.copy_(source)
+        torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return 2 * nbytes / best / GB
+
+
+def weight_bytes(model_path: str | Path) -> int:
+    """Bytes of the model's weights: the size of its ``*.safetensors`` files.
+
+    A hub name (not a folder) is looked up in the local Hugging Face cache only; nothing is
+    downloaded.
+    """
+    folder = Path(model_path)
+    if not folder.is_dir():
+        from huggingface_hub import snapshot_download
+
+        try:
+            folder = Path(snapshot_download(str(model_path), local_files_only=True,
+                                            allow_patterns=["*.safetensors"]))
+        except Exception as error:
+            raise FileNotFoundError(
+                f"no local weights for {model_path}; pass weight_bytes= yourself"
+            ) from error
+    files = list(folder.glob("*.safetensors"))
+    if not files:
+        raise FileNotFoundError(f"no *.safetensors files in {folder}")
+    return sum(f.stat().st_size for f in files)
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """Bandwidth, weights, the single-stream ceiling, and how close a measurement comes."""
+
+    bandwidth_gb_s: float
+    weight_bytes: int
+    measured_tok_s: float | None = None
+
+    @property
+    def ceiling_tok_s(self) -> float:
+        return self.bandwidth_gb_s * GB / self.weight_bytes
+
+    @property
+    def fraction(self) -> float | None:
+        """Measured single-stream speed ÷ ceiling."""
+        if self.measured_tok_s is None:
+            return None
+        return self.measured_tok_s / self.ceiling_tok_s
+
+    def __str__(self) -> str:
+        text = (f"bandwidth {self.bandwidth_gb_s:.1f} GB/s ÷ weights "
+                f"{self.weight_bytes / 1e6:.0f} MB = ceiling {self.ceiling_tok_s:.0f} tok/s")
+        if self.measured_tok_s is not None:
+            text += (f"; measured {self.measured_tok_s:.1f} tok/s = "
+                     f"{self.fraction:.0%} of the ceiling")
+        return text
+
+
+def ceiling(server: object, measured_tok_s: float | None = None,
+            *, weights: int | None = None) -> Ceiling:
+    """The single-stream ceiling of ``server``'s model on its device.
+
+    ``measured_tok_s`` is a measured single-stream decode speed, e.g.
+    ``closed_loop(server, users=1, ...).summary()["user_tok_s"]``.
+    """
+    kind = getattr(getattr(server, "device", None), "kind", "cpu")
+    size = weights if weights is not None else weight_bytes(server.model_path)
+    return Ceiling(bandwidth_gb_s=measure_bandwidth(kind), weight_bytes=size,
+                   measured_tok_s=measured_tok_s)

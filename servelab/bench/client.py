@@ -1,0 +1,166 @@
+"""One streamed request on the ``openai`` package, timed token by token.
+
+Timing follows ``vllm.benchmarks.lib.endpoint_request_func``: the clock starts just before the
+request is sent; every streamed chunk that carries a choice is one token arrival (vLLM streams one
+token per chunk); the end of a request is the arrival of its last token, not of the usage chunk
+that follows it. Token counts come from the usage chunk (``stream_options.include_usage``).
+A server that sends no usage chunk (llama-cpp-python) is counted from the stream instead: one
+token per chunk, leaving out a closing chunk that carries only the finish reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from dataclasses import dataclass, field
+
+from openai import AsyncOpenAI
+
+NAN = math.nan
+
+
+@dataclass(frozen=True)
+class PlannedRequest:
+    """A request a workload will send.
+
+    ``arrival`` is when the request arrives, in seconds after the run starts; from then until it
+    is sent it waits (e.g. for its wave, or for a free slot). ``None`` means a closed-loop user
+    sends it as soon as the previous answer is in: it never waits on the client. ``role``
+    tells requests of one workload apart, e.g.
+    ``"user"`` and ``"interferer"``. ``cache_salt`` keeps vLLM from reusing cached prefixes.
+    """
+
+    index: int
+    user: int
+    prompt: str
+    max_tokens: int
+    arrival: float | None = None
+    n: int = 1
+    role: str = "user"
+    ignore_eos: bool = True
+    temperature: float | None = None
+    cache_salt: str | None = None
+
+
+@dataclass
+class RequestRecord:
+    """What happened to one request. Times are seconds after the run started (NaN: never)."""
+
+    planned: PlannedRequest
+    sent: float = NAN
+    first_token: float = NAN
+    end: float = NAN
+    closed: float = NAN
+    token_times: list[float] = field(default_factory=list)
+    token_samples: list[int] = field(default_factory=list)
+    prompt_tokens: int | None = None
+    output_tokens: int | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and not math.isnan(self.first_token)
+
+    @property
+    def queued(self) -> float:
+        """When the request arrived: its planned arrival, or its send time if it had none."""
+        return self.sent if self.planned.arrival is None else self.planned.arrival
+
+    @property
+    def ttft(self) -> float:
+        return self.first_token - self.sent
+
+    @property
+    def e2e(self) -> float:
+        return self.end - self.sent
+
+    def itls(self) -> list[float]:
+        """Gaps between successive tokens of the same sample (n > 1 streams interleave)."""
+        last: dict[int, float] = {}
+        gaps = []
+        for sample, t in zip(self.token_samples, self.token_times, strict=True):
+            if sample in last:
+                gaps.append(t - last[sample])
+            last[sample] = t
+        return gaps
+
+
+def request_body(planned: PlannedRequest) -> dict[str, object]:
+    """Fields the openai client sends beyond model/prompt/max_tokens/stream."""
+    extra: dict[str, object] = {}
+    if planned.ignore_eos:
+        extra["ignore_eos"] = True
+    if planned.cache_salt is not None:
+        extra["cache_salt"] = planned.cache_salt
+    return extra
+
+
+async def stream_request(
+    client: AsyncOpenAI,
+    model: str,
+    record: RequestRecord,
+    clock_zero: float,
+    endpoint: str = "completions",
+) -> RequestRecord:
+    """Send ``record.planned`` and fill ``record`` in as the stream arrives.
+
+    Errors are kept in ``record.error``; cancellation is recorded and re-raised.
+    """
+    planned = record.planned
+    common: dict[str, object] = {
+        "model": model,
+        "max_tokens": planned.max_tokens,
+        "n": planned.n,
+        "stream": True,
+        "stream_options": {"include_usage": True},
+        "extra_body": request_body(planned),
+    }
+    if planned.temperature is not None:
+        common["temperature"] = planned.temperature
+    record.sent = time.perf_counter() - clock_zero
+    try:
+        if endpoint == "completions":
+            stream = await client.completions.create(prompt=planned.prompt, **common)
+        elif endpoint == "chat":
+            messages = [{"role": "user", "content": planned.prompt}]
+            stream = await client.chat.completions.create(messages=messages, **common)
+        else:
+            raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
+        closing: list[int] = []  # arrivals that only carried a finish reason, no text
+        async for chunk in stream:
+            now = time.perf_counter() - clock_zero
+            if chunk.usage is not None:
+                record.prompt_tokens = chunk.usage.prompt_tokens
+                record.output_tokens = chunk.usage.completion_tokens
+            for choice in chunk.choices:
+                # A chat stream opens with a chunk that only announces the assistant role.
+                if endpoint == "chat" and choice.delta.role and not choice.delta.content:
+                    continue
+                text = choice.delta.content if endpoint == "chat" else choice.text
+                if choice.finish_reason and not text:
+                    closing.append(len(record.token_times))
+                record.token_times.append(now)
+                record.token_samples.append(choice.index)
+        if record.output_tokens is None:
+            _count_tokens_from_stream(record, closing)
+        if not record.token_times:
+            record.error = "the stream ended without a single token"
+    except asyncio.CancelledError:
+        record.error = "cancelled"
+        raise
+    except Exception as error:  # any failure is a failed request, kept as data
+        record.error = f"{type(error).__name__}: {error}"
+    finally:
+        record.closed = time.perf_counter() - clock_zero
+        if record.token_times:
+            record.first_token = record.token_times[0]
+            record.end = record.token_times[-1]
+    return record
+
+
+def _count_tokens_from_stream(record: RequestRecord, closing: list[int]) -> None:
+    """No usage chunk came: drop the closing arrivals and count one token per remaining chunk."""
+    for index in reversed(closing):
+        del record.token_times[index], record.token_samples[index]
+    record.output_tokens = len(record.token_times)

@@ -1,0 +1,108 @@
+"""Serving metrics with the definitions of vLLM's own benchmark (``vllm bench serve``).
+
+As in ``vllm.benchmarks.serve.calculate_metrics``:
+
+- only successful requests count; ``failed`` counts the others;
+- TTFT = first token − send; E2E = last token − send;
+- TPOT = (E2E − TTFT) / (output tokens − 1), for requests with more than one output token;
+- ITL = every gap between two successive tokens of a request, pooled over all requests;
+- throughputs divide by the run's duration; percentiles are numpy's (linear interpolation);
+- goodput counts requests that meet every given SLO (in ms; TPOT of a one-token request is 0).
+
+Added here: ``user_tok_s``, the decode speed a user sees, the mean over requests of 1 / TPOT.
+For a request with ``n`` > 1 samples the server reports output tokens summed over its samples,
+so its TPOT and ``user_tok_s`` describe the request as a whole, not one sample; its ITLs are
+still per sample.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import numpy as np
+
+from servelab.bench.client import RequestRecord
+
+PERCENTILES = (50, 90, 99)
+SLO_METRICS = ("ttft", "tpot", "e2e")
+
+
+def describe(values_s: Iterable[float], name: str) -> dict[str, float]:
+    """``{name}_ms_mean``, ``_p50``, ``_p90``, ``_p99`` of values given in seconds (NaN if none)."""
+    values = np.asarray(list(values_s), dtype=float) * 1000.0
+    row = {f"{name}_ms_mean": float(values.mean()) if values.size else float("nan")}
+    for p in PERCENTILES:
+        row[f"{name}_ms_p{p}"] = float(np.percentile(values, p)) if values.size else float("nan")
+    return row
+
+
+def tpot(record: RequestRecord) -> float | None:
+    """Time per output token after the first, in seconds; None for one-token requests."""
+    tokens = record.output_tokens or 0
+    if tokens <= 1:
+        return None
+    return (record.e2e - record.ttft) / (tokens - 1)
+
+
+def check_slo(slo: Mapping[str, float] | None) -> dict[str, float]:
+    slo = dict(slo or {})
+    unknown = set(slo) - set(SLO_METRICS)
+    if unknown:
+        raise ValueError(f"SLOs are given for {SLO_METRICS} in ms; unknown: {sorted(unknown)}")
+    return slo
+
+
+def meets_slo(record: RequestRecord, slo: Mapping[str, float]) -> bool:
+    measured_ms = {
+        "ttft": record.ttft * 1000,
+        "tpot": (tpot(record) or 0.0) * 1000,
+        "e2e": record.e2e * 1000,
+    }
+    return all(measured_ms[name] <= limit for name, limit in slo.items())
+
+
+def calculate(
+    records: list[RequestRecord], duration_s: float, slo: Mapping[str, float] | None = None
+) -> dict[str, float]:
+    """The run's metrics as a flat dict (ms for latencies, per second for throughputs)."""
+    if duration_s <= 0:
+        raise ValueError(f"duration must be positive, not {duration_s}")
+    slo = check_slo(slo)
+    done = [r for r in records if r.ok]
+    output = sum(r.output_tokens or 0 for r in done)
+    prompt = sum(r.prompt_tokens or 0 for r in done)
+    tpots = [t for t in map(tpot, done) if t is not None]
+    row: dict[str, float] = {
+        "completed": len(done),
+        "failed": len(records) - len(done),
+        "duration_s": duration_s,
+        "input_tokens": prompt,
+        "output_tokens": output,
+        "request_per_s": len(done) / duration_s,
+        "output_tok_s": output / duration_s,
+        "total_tok_s": (prompt + output) / duration_s,
+        "user_tok_s": float(np.mean([1.0 / t for t in tpots])) if tpots else float("nan"),
+    }
+    row |= describe((r.ttft for r in done), "ttft")
+    row |= describe(tpots, "tpot")
+    row |= describe((gap for r in done for gap in r.itls()), "itl")
+    row |= describe((r.e2e for r in done), "e2e")
+    if slo:
+        row["goodput_req_s"] = sum(meets_slo(r, slo) for r in done) / duration_s
+    return row
+
+
+def itls_during(records: list[RequestRecord], start: float, end: float,
+                role: str = "user") -> list[float]:
+    """ITLs of ``role`` requests whose gap overlaps the window [start, end] (run seconds):
+    what decoding users felt while, e.g., a long prompt was being prefilled."""
+    gaps = []
+    for record in records:
+        if record.planned.role != role:
+            continue
+        last: dict[int, float] = {}
+        for sample, t in zip(record.token_samples, record.token_times, strict=True):
+            if sample in last and t >= start and last[sample] <= end:
+                gaps.append(t - last[sample])
+            last[sample] = t
+    return gaps

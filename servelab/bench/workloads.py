@@ -1,0 +1,323 @@
+"""Workloads: what is sent, and when. Each is a frozen dataclass, seeded and reproducible.
+
+A workload does two things:
+
+- ``plan(prompts)`` returns the list of :class:`PlannedRequest` it will send. The plan depends only
+  on the workload's fields and the prompt source, so the same workload always plans the same
+  requests (prompts from seeds, output lengths and arrival times from ``numpy`` generators).
+- ``drive(session, plan)`` sends them with the timing the workload stands for.
+
+All workloads ask for fixed output lengths (``ignore_eos`` with ``max_tokens``) so that runs are
+comparable; prompts have exact token lengths on the completions endpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Protocol
+
+import numpy as np
+
+from servelab.bench.client import PlannedRequest
+from servelab.bench.prompts import PromptSource
+
+# Seeds for prompts are derived from the workload seed so that workloads with different seeds
+# never share prompts (and so never share cached prefixes by accident).
+SEED_STRIDE = 1_000_003
+
+
+class Session(Protocol):
+    """What a workload drives: ``send`` one request and wait until its stream is consumed;
+    ``now`` is the run's clock (seconds since it started), the clock arrivals refer to."""
+
+    async def send(self, planned: PlannedRequest) -> object: ...
+
+    def now(self) -> float: ...
+
+
+class Workload(Protocol):
+    name: str
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]: ...
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None: ...
+
+
+def _positive(**values: float) -> None:
+    for name, value in values.items():
+        if value is None or value <= 0:
+            raise ValueError(f"{name} must be positive, not {value!r}")
+
+
+def _prompt_seed(seed: int, index: int) -> int:
+    return seed * SEED_STRIDE + index
+
+
+async def drive_users(session: Session, plan: list[PlannedRequest]) -> None:
+    """Each user sends its own requests back to back; users run side by side."""
+    by_user: dict[int, list[PlannedRequest]] = {}
+    for planned in plan:
+        by_user.setdefault(planned.user, []).append(planned)
+
+    async def user_loop(requests: list[PlannedRequest]) -> None:
+        for planned in requests:
+            await session.send(planned)
+
+    async with asyncio.TaskGroup() as group:
+        for requests in by_user.values():
+            group.create_task(user_loop(requests))
+
+
+async def drive_arrivals(
+    session: Session, plan: list[PlannedRequest], max_concurrency: int | None = None
+) -> None:
+    """Send each request at its ``arrival`` time; with ``max_concurrency``, at most that many
+    are in flight and the rest queue in arrival order (vLLM's ``--max-concurrency``)."""
+    limit = asyncio.Semaphore(max_concurrency) if max_concurrency else None
+
+    async def one(planned: PlannedRequest) -> None:
+        delay = (planned.arrival or 0.0) - session.now()
+        if delay > 0:
+            await asyncio.sleep(delay)
+        if limit is None:
+            await session.send(planned)
+            return
+        async with limit:
+            await session.send(planned)
+
+    async with asyncio.TaskGroup() as group:
+        for planned in sorted(plan, key=lambda p: (p.arrival or 0.0, p.index)):
+            group.create_task(one(planned))
+
+
+async def drive_waves(session: Session, plan: list[PlannedRequest], batch_size: int) -> None:
+    """Static batching: send ``batch_size`` requests, wait for all of them, then the next wave."""
+    for start in range(0, len(plan), batch_size):
+        async with asyncio.TaskGroup() as group:
+            for planned in plan[start : start + batch_size]:
+                group.create_task(session.send(planned))
+
+
+@dataclass(frozen=True)
+class ClosedLoop:
+    """``users`` users, each sending ``requests_per_user`` requests back to back.
+
+    In flight there are never more than ``users`` requests: the concurrency is the user count.
+    """
+
+    users: int
+    requests_per_user: int = 1
+    input_tokens: int = 64
+    max_tokens: int = 64
+    seed: int = 0
+    name: str = "closed loop"
+
+    def __post_init__(self) -> None:
+        _positive(users=self.users, requests_per_user=self.requests_per_user,
+                  input_tokens=self.input_tokens, max_tokens=self.max_tokens)
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        plan = []
+        for _ in range(self.requests_per_user):
+            for user in range(self.users):
+                index = len(plan)
+                prompt = prompts.text(self.input_tokens, _prompt_seed(self.seed, index))
+                plan.append(PlannedRequest(index=index, user=user, prompt=prompt,
+                                           max_tokens=self.max_tokens))
+        return plan
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_users(session, plan)
+
+
+def poisson_arrivals(rate: float, count: int, seed: int) -> np.ndarray:
+    """``count`` arrival times (s) of a Poisson process of ``rate`` requests/s; first is 0."""
+    _positive(rate=rate, count=count)
+    gaps = np.random.default_rng(seed).exponential(1.0 / rate, size=count)
+    gaps[0] = 0.0
+    return np.cumsum(gaps)
+
+
+@dataclass(frozen=True)
+class OpenLoop:
+    """Requests arrive as a Poisson process of ``rate`` requests/s, whether or not earlier ones
+    have finished (optionally capped at ``max_concurrency`` in flight)."""
+
+    rate: float
+    num_requests: int = 32
+    input_tokens: int = 64
+    max_tokens: int = 64
+    max_concurrency: int | None = None
+    seed: int = 0
+    name: str = "open loop"
+
+    def __post_init__(self) -> None:
+        _positive(rate=self.rate, num_requests=self.num_requests,
+                  input_tokens=self.input_tokens, max_tokens=self.max_tokens)
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        arrivals = poisson_arrivals(self.rate, self.num_requests, self.seed)
+        return [
+            PlannedRequest(index=i, user=i, max_tokens=self.max_tokens, arrival=float(t),
+                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)))
+            for i, t in enumerate(arrivals)
+        ]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan, self.max_concurrency)
+
+
+def capped_exponential_lengths(mean: float, cap: int, count: int, seed: int) -> np.ndarray:
+    """Output lengths drawn from an exponential of ``mean`` tokens, rounded, within 1..cap."""
+    _positive(mean=mean, cap=cap, count=count)
+    draws = np.random.default_rng(seed).exponential(mean, size=count)
+    return np.clip(np.rint(draws), 1, cap).astype(int)
+
+
+@dataclass(frozen=True)
+class StaticBatching:
+    """The naive server: waves of ``batch_size`` requests, the next wave only after the whole
+    wave has finished. Output lengths vary (exponential, capped), so short requests leave their
+    slot idle while the longest one finishes.
+
+    ``continuous=True`` sends the very same requests with at most ``batch_size`` in flight, a new
+    one as soon as any finishes: the same plan, as continuous batching would serve it.
+    """
+
+    batch_size: int
+    num_requests: int = 32
+    input_tokens: int = 32
+    mean_output_tokens: float = 64
+    max_output_tokens: int = 256
+    continuous: bool = False
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        _positive(batch_size=self.batch_size, num_requests=self.num_requests,
+                  input_tokens=self.input_tokens)
+
+    @property
+    def name(self) -> str:
+        return "continuous batching" if self.continuous else "static batching"
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        lengths = capped_exponential_lengths(self.mean_output_tokens, self.max_output_tokens,
+                                             self.num_requests, self.seed)
+        return [
+            PlannedRequest(index=i, user=i % self.batch_size, max_tokens=int(length), arrival=0.0,
+                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)))
+            for i, length in enumerate(lengths)
+        ]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        if self.continuous:
+            await drive_arrivals(session, plan, self.batch_size)
+        else:
+            await drive_waves(session, plan, self.batch_size)
+
+
+@dataclass(frozen=True)
+class SharedPrefix:
+    """Every request starts with the same system prompt of exactly ``prefix_tokens`` tokens,
+    followed by a distinct question of ``question_tokens`` tokens.
+
+    ``reuse_cache=False`` gives each request its own ``cache_salt``: the server then cannot
+    reuse the cached prefix, as if prefix caching were off for these requests.
+    """
+
+    prefix_tokens: int
+    users: int = 4
+    requests_per_user: int = 2
+    question_tokens: int = 16
+    max_tokens: int = 16
+    reuse_cache: bool = True
+    seed: int = 0
+    name: str = "shared prefix"
+
+    def __post_init__(self) -> None:
+        _positive(prefix_tokens=self.prefix_tokens, users=self.users,
+                  requests_per_user=self.requests_per_user,
+                  question_tokens=self.question_tokens, max_tokens=self.max_tokens)
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        prefix = prompts.text(self.prefix_tokens, _prompt_seed(self.seed, -1))
+        plan = []
+        for _ in range(self.requests_per_user):
+            for user in range(self.users):
+                index = len(plan)
+                question = prompts.text(self.question_tokens, _prompt_seed(self.seed, index))
+                salt = None if self.reuse_cache else f"seed{self.seed}-request{index}"
+                plan.append(PlannedRequest(index=index, user=user, prompt=f"{prefix} {question}",
+                                           max_tokens=self.max_tokens, cache_salt=salt))
+        return plan
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_users(session, plan)
+
+
+@dataclass(frozen=True)
+class Interferer:
+    """``users`` users decode ``user_max_tokens`` tokens each; ``arrival`` seconds in, one long
+    prompt of ``document_tokens`` tokens arrives (role ``"interferer"``) and must be prefilled
+    while they decode."""
+
+    users: int = 8
+    user_max_tokens: int = 256
+    input_tokens: int = 32
+    document_tokens: int = 2000
+    document_max_tokens: int = 8
+    arrival: float = 2.0
+    seed: int = 0
+    name: str = "interferer"
+
+    def __post_init__(self) -> None:
+        _positive(users=self.users, user_max_tokens=self.user_max_tokens,
+                  input_tokens=self.input_tokens, document_tokens=self.document_tokens,
+                  document_max_tokens=self.document_max_tokens)
+        if self.arrival < 0:
+            raise ValueError(f"arrival must be 0 or later, not {self.arrival}")
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        plan = [
+            PlannedRequest(index=user, user=user, max_tokens=self.user_max_tokens, arrival=0.0,
+                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, user)))
+            for user in range(self.users)
+        ]
+        document = prompts.text(self.document_tokens, _prompt_seed(self.seed, self.users))
+        plan.append(PlannedRequest(index=self.users, user=self.users, prompt=document,
+                                   max_tokens=self.document_max_tokens, arrival=self.arrival,
+                                   role="interferer"))
+        return plan
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan)
+
+
+@dataclass(frozen=True)
+class ParallelSampling:
+    """``requests`` requests, each asking for ``n`` samples of one prompt (vLLM's ``n``),
+    sent back to back. Sampling is random (``temperature``) so the samples differ."""
+
+    n: int
+    requests: int = 1
+    input_tokens: int = 64
+    max_tokens: int = 64
+    temperature: float = 1.0
+    seed: int = 0
+    name: str = "parallel sampling"
+
+    def __post_init__(self) -> None:
+        _positive(n=self.n, requests=self.requests, input_tokens=self.input_tokens,
+                  max_tokens=self.max_tokens)
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        return [
+            PlannedRequest(index=i, user=0, n=self.n, max_tokens=self.max_tokens,
+                           temperature=self.temperature,
+                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)))
+            for i in range(self.requests)
+        ]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_users(session, plan)

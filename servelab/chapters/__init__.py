@@ -1,0 +1,1 @@
+"""Small helpers that belong to one chapter each (``servelab.chapters.<chapter>``)."""

@@ -1,0 +1,137 @@
+"""Chapter 08: llama-cpp-python, built once from its PyPI sdist and cached as a wheel.
+
+PyPI has no prebuilt CPU wheel of llama-cpp-python, so pip compiles llama.cpp (minutes on two
+cores). The default build targets the build machine's own instruction set (GGML_NATIVE); on this
+book's reference CPU that build crashed with a general-protection fault in libggml-cpu on the first
+completion, so the build names the instruction sets explicitly instead, from /proc/cpuinfo. The
+wheel is kept in ``<servelab cache>/wheels`` with a small record of the build, and reinstalled
+from there on later runs.
+
+``python -m servelab.chapters.llama_cpp`` builds and installs it (env/build-llama-cpp.sh calls it).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from servelab.models import cache_dir
+
+VERSION = "0.3.36"
+DISTRIBUTION = "llama-cpp-python"
+# Modules the server needs beyond the core package (its `server` extra).
+SERVER_MODULES = ("uvicorn", "fastapi", "pydantic_settings", "sse_starlette", "starlette_context",
+                  "yaml")
+
+
+class LlamaCppUnavailable(RuntimeError):
+    """llama-cpp-python is not installed and could not be built or installed here."""
+
+
+def wheel_dir() -> Path:
+    return cache_dir() / "wheels"
+
+
+def build_record_path() -> Path:
+    return wheel_dir() / f"llama_cpp_python-{VERSION}.build.json"
+
+
+def cmake_args(cpuinfo: str | None = None) -> str:
+    """GGML flags for this CPU: no native tuning, AVX2/AVX-512 where /proc/cpuinfo lists them."""
+    if cpuinfo is None:
+        try:
+            cpuinfo = Path("/proc/cpuinfo").read_text()
+        except OSError:
+            cpuinfo = ""
+    flags = set(cpuinfo.split())
+    args = ["-DGGML_NATIVE=OFF"]
+    if "avx2" in flags:
+        args += ["-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON"]
+    if "avx512f" in flags:
+        args.append("-DGGML_AVX512=ON")
+    return " ".join(args)
+
+
+def installed_version() -> str | None:
+    try:
+        return importlib.metadata.version(DISTRIBUTION)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def missing_server_modules() -> list[str]:
+    return [name for name in SERVER_MODULES if importlib.util.find_spec(name) is None]
+
+
+def ready() -> bool:
+    """llama-cpp-python of this book's version and its server's modules are installed."""
+    return installed_version() == VERSION and not missing_server_modules()
+
+
+def cached_wheel() -> Path | None:
+    wheels = sorted(wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"))
+    return wheels[-1] if wheels else None
+
+
+def build_record() -> dict[str, object] | None:
+    """How the cached wheel was built: ``seconds``, ``cmake_args``, ``built`` (ISO date)."""
+    path = build_record_path()
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _pip(*args: str, env: dict[str, str] | None = None) -> None:
+    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
+    result = subprocess.run(command, capture_output=True, text=True, env=env)
+    if result.returncode != 0:
+        raise LlamaCppUnavailable(
+            f"{' '.join(command)} failed (exit {result.returncode}). llama-cpp-python is compiled "
+            f"from source and needs a C++ compiler and cmake; the end of pip's output:\n"
+            f"{(result.stdout + result.stderr)[-3000:]}")
+
+
+def build_wheel() -> Path:
+    """Compile the sdist into a wheel in ``wheel_dir()`` (minutes) and return its path."""
+    wheel_dir().mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "CMAKE_ARGS": cmake_args()}
+    started = time.monotonic()
+    print(f"Building {DISTRIBUTION} {VERSION} from source with CMAKE_ARGS={env['CMAKE_ARGS']!r} "
+          "(several minutes, once)...", flush=True)
+    _pip("wheel", "--no-deps", "--no-binary", DISTRIBUTION, "-w", str(wheel_dir()),
+         f"{DISTRIBUTION}=={VERSION}", env=env)
+    wheel = cached_wheel()
+    if wheel is None:
+        raise LlamaCppUnavailable(f"pip reported success but left no wheel in {wheel_dir()}")
+    seconds = time.monotonic() - started
+    build_record_path().write_text(json.dumps({
+        "seconds": round(seconds, 1), "cmake_args": env["CMAKE_ARGS"], "cpus": os.cpu_count(),
+        "built": datetime.now(UTC).isoformat(timespec="seconds"), "wheel": wheel.name}))
+    print(f"Built {wheel.name} in {seconds:.0f} s.", flush=True)
+    return wheel
+
+
+def ensure_llama_cpp() -> str:
+    """Install llama-cpp-python with its server's dependencies unless they are there (building
+    the wheel first if none is cached); returns the installed version."""
+    if ready():
+        return VERSION
+    wheel = cached_wheel() or build_wheel()
+    _pip("install", "-q", "--only-binary", DISTRIBUTION, "--find-links", str(wheel_dir()),
+         f"{DISTRIBUTION}[server]=={VERSION}")
+    importlib.invalidate_caches()
+    version, missing = installed_version(), missing_server_modules()
+    if version != VERSION or missing:
+        raise LlamaCppUnavailable(
+            f"installing {wheel.name} left {DISTRIBUTION} {version or 'missing'} and the server "
+            f"modules {missing or 'all present'}")
+    return version
+
+
+if __name__ == "__main__":
+    print(f"{DISTRIBUTION} {ensure_llama_cpp()} is installed.")

@@ -1,0 +1,68 @@
+"""Chapter 08: llama-cpp-python's OpenAI-compatible server as a managed child process.
+
+It is a ``servelab.process.ServerProcess`` like ``servelab.Server``: its own process group, a
+log file, healthy once ``/v1/models`` answers (it has no ``/health``), and taken down as a group
+on ``stop()``, at exit (``servelab.stop_all()``), or when the parent dies. It serves the GGUF
+file itself (``servelab.models.gguf_path()``), the file vLLM's offline model is converted from.
+
+llama-cpp-python's server runs one request at a time (a lock around its single ``Llama``
+object). By default it also cuts a streaming answer short as soon as another request waits
+(``interrupt_requests``); here that is switched off so that waiting requests queue instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from servelab.models import OFFLINE_MODEL_NAME, gguf_path
+from servelab.process import ServerProcess
+
+SERVER_MODULE = "llama_cpp.server"
+
+def cpu_threads() -> int:
+    """The cores this process may run on: llama.cpp's default would use only half of them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+class LlamaCppServer(ServerProcess):
+    """One ``python -m llama_cpp.server``. Keyword flags mirror its command line (``--n_ctx``…)."""
+
+    engine = "llama-cpp-python's server"
+    health_path = "/v1/models"
+
+    def __init__(
+        self,
+        model: str | Path | None = None,
+        *,
+        model_alias: str = OFFLINE_MODEL_NAME,
+        n_ctx: int = 2048,
+        n_threads: int | None = None,
+        interrupt_requests: bool = False,
+        port: int | None = None,
+        host: str = "127.0.0.1",
+        start_timeout: float = 120.0,
+        log_dir: str | Path | None = None,
+    ) -> None:
+        super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir)
+        self.model_path = str(model or gguf_path())
+        self.model = model_alias
+        threads = n_threads or cpu_threads()
+        self.flags: dict[str, object] = {
+            "n_ctx": n_ctx,
+            "n_threads": threads,
+            "n_threads_batch": threads,
+            "interrupt_requests": interrupt_requests,
+        }
+
+    @property
+    def command(self) -> list[str]:
+        args = [sys.executable, "-m", SERVER_MODULE, "--model", self.model_path,
+                "--model_alias", self.model, "--host", self.host, "--port", str(self.shown_port)]
+        for name, value in self.flags.items():
+            args += [f"--{name}", str(value)]
+        return args

@@ -1,0 +1,265 @@
+"""servelab.bench logic without a server: metrics, workloads, /metrics parsing, plots."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import matplotlib
+import matplotlib.pyplot
+import numpy as np
+import pytest
+
+from servelab.bench import metrics
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.frames import Result, max_in_flight
+from servelab.bench.prompts import WordPrompts
+from servelab.bench.server_metrics import parse_metrics
+from servelab.bench.workloads import (
+    ClosedLoop,
+    Interferer,
+    OpenLoop,
+    ParallelSampling,
+    SharedPrefix,
+    StaticBatching,
+    capped_exponential_lengths,
+    poisson_arrivals,
+)
+
+matplotlib.use("Agg")
+
+FIXTURE = Path(__file__).parent / "fixtures" / "vllm_metrics.prom"
+
+
+def record(index: int, sent: float, gaps: list[float], ttft: float, prompt: int = 10,
+           role: str = "user") -> RequestRecord:
+    """A finished single-sample request: first token at sent + ttft, then ``gaps``."""
+    times = list(np.cumsum([sent + ttft, *gaps]))
+    r = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=len(times),
+                                     role=role))
+    r.sent, r.token_times, r.token_samples = sent, times, [0] * len(times)
+    r.first_token, r.end, r.closed = times[0], times[-1], times[-1] + 0.001
+    r.prompt_tokens, r.output_tokens = prompt, len(times)
+    return r
+
+
+@pytest.fixture
+def records() -> list[RequestRecord]:
+    return [
+        record(0, 0.0, [0.1, 0.1, 0.2], ttft=0.5),
+        record(1, 0.2, [0.05] * 5, ttft=0.3, prompt=20),
+        record(2, 0.4, [], ttft=1.0),
+        record(3, 0.5, [0.3, 0.1], ttft=0.2),
+    ]
+
+
+def test_metrics_by_hand(records: list[RequestRecord]) -> None:
+    failed = RequestRecord(PlannedRequest(index=9, user=9, prompt="p", max_tokens=4))
+    failed.error = "APIConnectionError: Connection error."
+    row = metrics.calculate([*records, failed], duration_s=2.0, slo={"ttft": 600, "tpot": 150})
+    assert row["completed"] == 4 and row["failed"] == 1
+    assert row["output_tokens"] == 4 + 6 + 1 + 3
+    assert row["output_tok_s"] == pytest.approx(14 / 2.0)
+    assert row["request_per_s"] == pytest.approx(2.0)
+    assert row["ttft_ms_p50"] == pytest.approx(400.0)
+    # TPOT = (E2E − TTFT) / (tokens − 1); the one-token request has none.
+    tpots = [0.4 / 3, 0.25 / 5, 0.4 / 2]
+    assert row["tpot_ms_mean"] == pytest.approx(np.mean(tpots) * 1000)
+    assert row["user_tok_s"] == pytest.approx(np.mean([1 / t for t in tpots]))
+    itls = [0.1, 0.1, 0.2, *[0.05] * 5, 0.3, 0.1]
+    assert row["itl_ms_p99"] == pytest.approx(np.percentile(itls, 99) * 1000)
+    # Within SLO: request 0 (TTFT 500, TPOT 133) and 1; not 2 (TTFT 1000) nor 3 (TPOT 200).
+    assert row["goodput_req_s"] == pytest.approx(2 / 2.0)
+
+
+def test_metrics_match_vllms_own_calculation(records: list[RequestRecord]) -> None:
+    serve = pytest.importorskip("vllm.benchmarks.serve")
+    from vllm.benchmarks.lib.endpoint_request_func import RequestFuncOutput
+
+    outputs = [
+        RequestFuncOutput(success=True, latency=r.e2e, ttft=r.ttft, itl=r.itls(),
+                          output_tokens=r.output_tokens, prompt_len=r.prompt_tokens,
+                          start_time=r.sent)
+        for r in records
+    ]
+    theirs, _ = serve.calculate_metrics([], outputs, 3.0, None, [50.0, 90.0, 99.0],
+                                        {"ttft": 600.0, "tpot": 150.0})
+    ours = metrics.calculate(records, 3.0, slo={"ttft": 600, "tpot": 150})
+    assert ours["output_tok_s"] == pytest.approx(theirs.output_throughput)
+    assert ours["request_per_s"] == pytest.approx(theirs.request_throughput)
+    assert ours["goodput_req_s"] == pytest.approx(theirs.request_goodput)
+    pairs = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2e": "e2el"}
+    for name, vllm_name in pairs.items():
+        assert ours[f"{name}_ms_mean"] == pytest.approx(getattr(theirs, f"mean_{vllm_name}_ms"))
+        assert ours[f"{name}_ms_p50"] == pytest.approx(getattr(theirs, f"median_{vllm_name}_ms"))
+        percentiles = dict(getattr(theirs, f"percentiles_{vllm_name}_ms"))
+        for p in (90, 99):
+            assert ours[f"{name}_ms_p{p}"] == pytest.approx(percentiles[float(p)])
+
+
+def test_bad_metric_input_is_refused(records: list[RequestRecord]) -> None:
+    with pytest.raises(ValueError, match="duration"):
+        metrics.calculate(records, 0.0)
+    with pytest.raises(ValueError, match="latency"):
+        metrics.calculate(records, 1.0, slo={"latency": 100})
+
+
+def test_itls_follow_each_sample_of_a_parallel_request() -> None:
+    r = RequestRecord(PlannedRequest(index=0, user=0, prompt="p", max_tokens=2, n=2))
+    r.token_samples = [0, 1, 0, 1]
+    r.token_times = [1.0, 1.01, 1.1, 1.12]
+    assert r.itls() == pytest.approx([0.1, 0.11])
+
+
+def test_itls_during_a_window_only_count_overlapping_user_gaps() -> None:
+    users = [record(0, 0.0, [0.1, 0.1, 2.0, 0.1], ttft=0.1)]  # tokens at .1 .2 .3 2.3 2.4
+    other = record(1, 0.5, [], ttft=1.5, role="interferer")
+    gaps = metrics.itls_during([*users, other], start=0.5, end=2.0)
+    assert gaps == pytest.approx([2.0])
+
+
+def test_poisson_mean_interarrival_is_one_over_rate() -> None:
+    arrivals = poisson_arrivals(rate=4.0, count=4000, seed=7)
+    assert arrivals[0] == 0.0 and np.all(np.diff(arrivals) >= 0)
+    assert np.diff(arrivals).mean() == pytest.approx(0.25, rel=0.05)
+    assert not np.array_equal(arrivals, poisson_arrivals(4.0, 4000, seed=8))
+
+
+def test_output_lengths_are_capped_exponential() -> None:
+    lengths = capped_exponential_lengths(mean=64, cap=256, count=5000, seed=1)
+    assert lengths.min() >= 1 and lengths.max() <= 256
+    assert lengths.mean() == pytest.approx(64, rel=0.1)
+    assert len(set(lengths.tolist())) > 50
+
+
+ALL_WORKLOADS = [
+    ClosedLoop(users=3, requests_per_user=2),
+    OpenLoop(rate=2.0, num_requests=5),
+    StaticBatching(batch_size=4, num_requests=8),
+    SharedPrefix(prefix_tokens=50, users=2),
+    Interferer(users=2, document_tokens=100),
+    ParallelSampling(n=3),
+]
+
+
+@pytest.mark.parametrize("workload", ALL_WORKLOADS, ids=lambda w: w.name)
+def test_workloads_plan_the_same_requests_every_time(workload: object) -> None:
+    first, again = workload.plan(WordPrompts()), workload.plan(WordPrompts())
+    assert first == again
+    assert [p.index for p in first] == list(range(len(first)))
+
+
+def test_seeds_change_prompts_and_lengths() -> None:
+    a = StaticBatching(batch_size=4, num_requests=8, seed=0).plan(WordPrompts())
+    b = StaticBatching(batch_size=4, num_requests=8, seed=1).plan(WordPrompts())
+    assert [p.prompt for p in a] != [p.prompt for p in b]
+    assert [p.max_tokens for p in a] != [p.max_tokens for p in b]
+    assert len({p.prompt for p in a}) == len(a)
+
+
+def test_shared_prefix_shares_exactly_the_prefix() -> None:
+    plan = SharedPrefix(prefix_tokens=40, users=2, requests_per_user=2,
+                        question_tokens=5).plan(WordPrompts())
+    words = [p.prompt.split() for p in plan]
+    assert all(len(w) == 45 and w[:40] == words[0][:40] for w in words)
+    assert len({tuple(w[40:]) for w in words}) == 4
+    salted = SharedPrefix(prefix_tokens=40, users=2, reuse_cache=False).plan(WordPrompts())
+    assert len({p.cache_salt for p in salted}) == len(salted)
+
+
+def test_interferer_arrives_late_with_a_long_prompt() -> None:
+    plan = Interferer(users=3, document_tokens=500, arrival=1.5).plan(WordPrompts())
+    (long,) = [p for p in plan if p.role == "interferer"]
+    assert long.arrival == 1.5 and len(long.prompt.split()) == 500
+    assert all(p.arrival == 0.0 for p in plan if p.role == "user")
+
+
+def test_bad_workloads_are_refused() -> None:
+    with pytest.raises(ValueError, match="users"):
+        ClosedLoop(users=0)
+    with pytest.raises(ValueError, match="rate"):
+        OpenLoop(rate=-1)
+    with pytest.raises(ValueError, match="arrival"):
+        Interferer(arrival=-1)
+
+
+def test_max_in_flight_counts_overlapping_requests() -> None:
+    rs = [record(0, 0.0, [0.1], ttft=0.1), record(1, 0.05, [0.1], ttft=0.1),
+          record(2, 0.3, [0.1], ttft=0.1)]
+    assert max_in_flight(rs) == 2
+    back_to_back = record(3, rs[0].closed, [0.1], ttft=0.1)
+    assert max_in_flight([rs[0], back_to_back]) == 1
+
+
+def test_prometheus_text_of_vllm_is_parsed() -> None:
+    text = FIXTURE.read_text()
+    row = parse_metrics(text)
+    assert row["prefix_cache_queries"] == 47.0
+    assert row["prefix_cache_hits"] == 0.0
+    assert row["generation_tokens"] == 37.0
+    assert row["running"] == 0.0 and row["kv_cache_usage"] == 0.0
+
+
+def test_label_sets_are_summed_and_usage_takes_the_largest() -> None:
+    labels = '{engine="%s",model_name="SmolLM2-135M-Instruct"}'
+    text = FIXTURE.read_text()
+    for name, second in [("prefix_cache_queries_total", 3.0), ("kv_cache_usage_perc", 0.25)]:
+        line = next(line for line in text.splitlines() if line.startswith(f"vllm:{name}{{"))
+        text = text.replace(line, f"{line}\nvllm:{name}{labels % 1} {second}")
+    row = parse_metrics(text)
+    assert row["prefix_cache_queries"] == 50.0
+    assert row["kv_cache_usage"] == 0.25
+
+
+def test_missing_series_are_nan() -> None:
+    row = parse_metrics("# TYPE other counter\nother_total 3.0\n")
+    assert math.isnan(row["prefix_cache_hits"])
+
+
+def _result(records: list[RequestRecord]) -> Result:
+    server_rows = [
+        {"t_s": t, "scrape_s": 0.01, "running": r, "waiting": w, "kv_cache_usage": k,
+         "prefix_cache_queries": q, "prefix_cache_hits": h, "preemptions": 0.0,
+         "prompt_tokens": q, "generation_tokens": 0.0}
+        for t, r, w, k, q, h in [(0.0, 0, 0, 0.0, 100, 10), (1.0, 3, 1, 0.2, 300, 110)]
+    ]
+    return Result(workload=ClosedLoop(users=4), records=records, duration_s=2.0,
+                  server_rows=server_rows)
+
+
+def test_result_frames_and_summary(records: list[RequestRecord]) -> None:
+    result = _result(records)
+    requests = result.requests
+    assert list(requests["itl_count"]) == [3, 5, 0, 2]
+    assert (requests["ttft_s"] <= requests["e2e_s"]).all()
+    tokens = result.tokens
+    assert len(tokens) == sum(r.output_tokens for r in records)
+    assert tokens.groupby("request")["position"].max().tolist() == [3, 5, 0, 2]
+    summary = result.summary()
+    assert summary["prefix_cache_hit_rate"] == pytest.approx(100 / 200)
+    assert summary["max_in_flight"] == 4
+    assert str(result).startswith("closed loop: 4/4 ok in 2.0 s")
+
+
+def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
+    import pandas as pd
+
+    from servelab import plots
+
+    result = _result([*records, record(4, 0.6, [0.1], ttft=0.2, role="interferer")])
+    sweep = pd.DataFrame({"concurrency": [1, 2, 4], "output_tok_s": [30, 55, 90],
+                          "user_tok_s": [30, 27, 22]})
+    figures = [
+        plots.request_timeline(result),
+        plots.concurrency_curves(sweep, title="More users, more tokens"),
+        plots.latency_distributions({"a": result, "b": result}),
+        plots.itl_over_time(result),
+        plots.kv_usage(result),
+    ]
+    assert figures[1].texts[0].get_text() == "More users, more tokens"
+    for figure in figures:
+        assert figure.axes[0].get_xlabel()
+        assert all(ax.get_ylabel() for ax in figure.axes)
+        matplotlib.pyplot.close(figure)
+    with pytest.raises(ValueError, match="user_tok_s"):
+        plots.concurrency_curves(sweep.drop(columns="user_tok_s"))

@@ -1,0 +1,162 @@
+"""servelab.bench against a real vLLM server (at most one running at a time).
+
+Run under the engine lock:
+    flock /tmp/servelab-engine.lock .venv/bin/pytest tests/test_bench_engine.py
+"""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import threading
+import warnings
+
+import numpy as np
+import pytest
+
+import servelab.bench as bench
+from servelab import Server
+
+pytestmark = pytest.mark.engine
+
+FLAGS = dict(max_model_len=1024, max_num_seqs=16, enforce_eager=True)
+
+
+class OneServer:
+    """Hands out a server with the asked-for prefix caching, stopping the previous one first:
+    this machine never runs two vLLM servers at once."""
+
+    def __init__(self) -> None:
+        self.current: Server | None = None
+        self.caching: bool | None = None
+
+    def get(self, caching: bool) -> Server:
+        if self.current is None or self.caching != caching or not self.current.running:
+            self.stop()
+            self.current = Server(enable_prefix_caching=caching, **FLAGS).start()
+            self.caching = caching
+        return self.current
+
+    def stop(self) -> None:
+        if self.current is not None:
+            self.current.stop()
+            self.current = None
+
+
+@pytest.fixture(scope="module")
+def servers():
+    pool = OneServer()
+    yield pool
+    pool.stop()
+
+
+@pytest.fixture
+def server(servers: OneServer) -> Server:
+    return servers.get(caching=True)
+
+
+@pytest.fixture
+def closed(server: Server) -> bench.Result:
+    return bench.closed_loop(server, users=4, requests_per_user=2, input_tokens=32,
+                             max_tokens=24, progress=False)
+
+
+def test_ignore_eos_gives_exactly_max_tokens(closed: bench.Result) -> None:
+    requests = closed.requests
+    assert requests["ok"].all(), requests["error"].tolist()
+    assert (requests["output_tokens"] == 24).all()
+    assert (requests["prompt_tokens"] == 32).all()
+
+
+def test_one_gap_fewer_than_tokens_and_ttft_within_e2e(closed: bench.Result) -> None:
+    requests = closed.requests
+    assert (requests["itl_count"] == requests["output_tokens"] - 1).all()
+    assert (requests["ttft_s"] > 0).all()
+    assert (requests["ttft_s"] <= requests["e2e_s"]).all()
+    assert len(closed.tokens) == requests["output_tokens"].sum()
+
+
+def test_closed_loop_never_has_more_than_n_in_flight(closed: bench.Result) -> None:
+    summary = closed.summary()
+    assert summary["max_in_flight"] == 4
+    assert summary["completed"] == 8 and summary["failed"] == 0
+    assert summary["output_tok_s"] > 0
+
+
+def test_parallel_samples_each_get_max_tokens(server: Server) -> None:
+    result = bench.parallel_sampling(server, n=3, max_tokens=12, progress=False)
+    (request,) = result.requests.itertuples()
+    assert request.output_tokens == 36
+    assert result.tokens.groupby("sample").size().tolist() == [12, 12, 12]
+    assert request.itl_count == 36 - 3
+
+
+def test_open_loop_sends_at_the_planned_arrivals(server: Server) -> None:
+    result = bench.open_loop(server, rate=8.0, num_requests=12, input_tokens=16, max_tokens=8,
+                             progress=False)
+    requests = result.requests
+    assert requests["ok"].all()
+    lateness = requests["sent_s"] - requests["queued_s"]
+    assert lateness.between(0, 0.2).all(), lateness.tolist()
+
+
+def test_chat_endpoint_counts_tokens_too(server: Server) -> None:
+    result = bench.closed_loop(server, users=2, max_tokens=10, endpoint="chat", progress=False)
+    requests = result.requests
+    assert (requests["output_tokens"] == 10).all()
+    assert (requests["itl_count"] == 9).all()
+
+
+def test_runs_inside_a_running_event_loop_as_in_jupyter(server: Server) -> None:
+    async def notebook_cell() -> bench.Result:
+        return bench.closed_loop(server, users=2, max_tokens=8, progress=False)
+
+    result = asyncio.run(notebook_cell())
+    assert result.summary()["completed"] == 2
+
+
+def test_sampler_sees_prefix_cache_hits(server: Server) -> None:
+    result = bench.shared_prefix(server, prefix_tokens=256, users=1, requests_per_user=3,
+                                 metrics_interval=0.2, progress=False)
+    assert (result.requests["prompt_tokens"] == 256 + 16).all()
+    summary = result.summary()
+    assert summary["prefix_cache_hits"] >= 2 * 256 - 16
+    assert len(result.server) >= 2
+
+
+def test_a_time_limit_keeps_the_partial_result(server: Server) -> None:
+    with pytest.warns(UserWarning, match="time limit"):
+        result = bench.closed_loop(server, users=2, requests_per_user=20, max_tokens=16,
+                                   time_limit=3, progress=False)
+    assert result.status == "time limit"
+    assert 0 < result.summary()["completed"] < 40
+    assert "time limit" in str(result)
+
+
+def test_ctrl_c_keeps_the_partial_result(server: Server) -> None:
+    threading.Timer(4.0, _thread.interrupt_main).start()
+    with warnings.catch_warnings(record=True):
+        result = bench.closed_loop(server, users=2, requests_per_user=20, max_tokens=16,
+                                   progress=False)
+    assert result.status == "interrupted"
+    assert result.summary()["completed"] > 0
+    assert result.requests["error"].eq("cancelled").any()
+
+
+def test_no_prefix_cache_hits_with_caching_off(servers: OneServer) -> None:
+    server = servers.get(caching=False)
+    result = bench.shared_prefix(server, prefix_tokens=256, users=1, requests_per_user=3,
+                                 metrics_interval=0.2, progress=False)
+    assert result.summary()["completed"] == 3
+    hits = result.server["prefix_cache_hits"]
+    assert np.nan_to_num(hits).max() == 0
+
+
+def test_a_server_that_dies_mid_run_ends_it_with_a_clear_error(servers: OneServer) -> None:
+    server = servers.get(caching=False)
+    threading.Timer(5.0, server.stop).start()
+    with pytest.raises(bench.ServerDiedError, match="stopped during the closed loop") as caught:
+        bench.closed_loop(server, users=2, requests_per_user=10, max_tokens=64, progress=False)
+    partial = caught.value.result
+    assert partial.status == "server died"
+    assert len(partial.records) > 0

@@ -1,0 +1,358 @@
+"""Check data, the lesson-JSON importer, and the behaviour of the generated check cells."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import nbformat
+import pytest
+import yaml
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+from servelab.checks import (
+    CHECK_TAG,
+    LETTERS,
+    Check,
+    CheckError,
+    check_cells,
+    check_from_lesson,
+    is_check_cell,
+    load_check,
+    write_check,
+)
+from servelab.checks.course import CHAPTERS, CHECKS_DIR, source_notebook
+from servelab.checks.notebook import write_checks
+
+FIXTURE = Path(__file__).parent / "fixtures" / "lesson-check.json"
+
+VALID_YAML = {
+    "question": "Which letter is right?",
+    "correct": "B",
+    "options": {
+        "A": {"text": "First", "tempts": "It comes first.", "wrong": "Order proves nothing."},
+        "B": {"text": "Second"},
+        "C": {"text": "Third", "tempts": "Three is a nice number.", "wrong": "Niceness is not it."},
+        "D": {"text": "Fourth", "tempts": "Last is often right.", "wrong": "Not this time."},
+    },
+}
+
+
+def write_yaml(tmp_path: Path, data: dict, name: str = "99-test.yml") -> Path:
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def check(tmp_path: Path) -> Check:
+    return load_check(write_yaml(tmp_path, VALID_YAML))
+
+
+# --- data files -------------------------------------------------------------------------------
+
+
+def test_every_chapter_has_a_valid_check_and_right_letters_vary() -> None:
+    checks = [load_check(CHECKS_DIR / f"{chapter}.yml") for chapter in CHAPTERS]
+    assert [c.chapter for c in checks] == list(CHAPTERS)
+    assert {c.correct for c in checks} == set(LETTERS)
+    for c in checks:
+        for option in c.wrong_options:
+            assert option.tempts and option.wrong, (c.chapter, option.letter)
+
+
+def test_yaml_loads_with_the_right_letter(check: Check) -> None:
+    assert check.chapter == "99-test"
+    assert check.correct == "B"
+    assert [o.letter for o in check.wrong_options] == ["A", "C", "D"]
+    assert check.option("C").wrong == "Niceness is not it."
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d["options"].pop("D"), "exactly the four letters"),
+        (lambda d: d["options"].update(E={"text": "Fifth"}), "exactly the four letters"),
+        (lambda d: d.update(correct="E"), "correct must be one of"),
+        (lambda d: d.update(correct=["A", "B"]), "correct must be one of"),
+        (lambda d: d["options"]["A"].pop("wrong"), "wrong option A needs `wrong`"),
+        (lambda d: d["options"]["C"].pop("tempts"), "wrong option C needs `tempts`"),
+        (lambda d: d["options"]["B"].update(wrong="x"), "takes no tempts or wrong"),
+        (lambda d: d["options"]["D"].update(text="  "), "option D text must be non-empty"),
+        (lambda d: d.update(hint="x"), "unknown key(s) hint"),
+        (lambda d: d.pop("question"), "missing question"),
+    ],
+)
+def test_yaml_errors_say_what_is_wrong(tmp_path: Path, change, message: str) -> None:
+    data = copy.deepcopy(VALID_YAML)
+    change(data)
+    with pytest.raises(CheckError, match=r"99-test\.yml") as error:
+        load_check(write_yaml(tmp_path, data))
+    assert message in str(error.value)
+
+
+def test_invalid_yaml_syntax_is_reported(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yml"
+    path.write_text("question: [unclosed\n", encoding="utf-8")
+    with pytest.raises(CheckError, match="not valid YAML"):
+        load_check(path)
+
+
+# --- lesson-JSON importer --------------------------------------------------------------------
+
+
+def test_lesson_import_uses_the_display_order() -> None:
+    check = load_check(FIXTURE, "99-lesson")
+    # order [3, 0, 2, 1]: the correct option (index 1) is shown last.
+    first_words = [o.text.split()[0] for o in check.options]
+    assert first_words == ["Splitting", "Buying", "Raising", "Keeping"]
+    assert check.correct == "D"
+    assert check.option("C").wrong.startswith("Temperature changes")
+    assert check.option("C").tempts is None
+    assert check.question.startswith("A server answers")
+
+
+def test_reader_variant_and_bare_check_import_alike() -> None:
+    lesson = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    from_lesson = check_from_lesson(lesson, "x")
+    from_reader = check_from_lesson({"reader": {"check": lesson["reader"]["check"]}}, "x")
+    assert from_reader == from_lesson
+    bare = check_from_lesson(lesson["check"], "x")
+    assert bare.correct == "B"  # no order: options keep their stored order
+    assert bare.option("B").text == from_lesson.option("D").text
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda c: c["options"].pop(), "exactly four options; got 3"),
+        (lambda c: c["options"][0].update(correct=True), "exactly one option must have correct"),
+        (lambda c: c["options"][1].update(correct=False), "exactly one option must have correct"),
+        (lambda c: c["options"][2].pop("tempting"), "wrong option C needs an explanation"),
+        (lambda c: c.update(order=[0, 1, 1, 2]), "order must be a permutation"),
+    ],
+)
+def test_lesson_import_errors(change, message: str) -> None:
+    lesson = json.loads(FIXTURE.read_text(encoding="utf-8"))
+    check_data = lesson["check"]
+    change(check_data)
+    with pytest.raises(CheckError) as error:
+        check_from_lesson({"check": check_data}, "99-lesson")
+    assert message in str(error.value)
+
+
+# --- the generator ---------------------------------------------------------------------------
+
+
+def make_notebook(path: Path, chapter: str = "99-test") -> Path:
+    notebook = nbformat.v4.new_notebook()
+    notebook.metadata["servelab"] = {"chapter": chapter}
+    notebook.cells = [nbformat.v4.new_markdown_cell("# Title"), nbformat.v4.new_code_cell("1 + 1")]
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_cells_follow_the_contract(check: Check) -> None:
+    question, answer, test = check_cells(check)
+    assert [c.cell_type for c in (question, answer, test)] == ["markdown", "code", "code"]
+    for cell, part in ((question, "question"), (answer, "answer"), (test, "test")):
+        assert cell.metadata["tags"] == [CHECK_TAG]
+        assert cell.metadata["nbgrader"]["grade_id"] == f"99-test-check-{part}"
+        assert cell.metadata["nbgrader"]["schema_version"] == 3
+    assert question.metadata["nbgrader"] == {
+        "grade_id": "99-test-check-question", "schema_version": 3, "task": False,
+        "locked": True, "solution": False, "grade": False,
+    }
+    assert answer.metadata["nbgrader"]["solution"] and not answer.metadata["nbgrader"]["locked"]
+    assert test.metadata["nbgrader"]["grade"] and test.metadata["nbgrader"]["points"] == 1
+    assert answer.source == '### BEGIN SOLUTION\nanswer = "B"\n### END SOLUTION'
+    assert "- **C.** Third" in question.source
+    assert "import" not in test.source and "servelab" not in test.source
+
+
+def test_write_check_is_idempotent_and_replaces_old_cells(tmp_path: Path, check: Check) -> None:
+    notebook_path = make_notebook(tmp_path / "99-test.ipynb")
+    assert write_check(notebook_path, check) is True
+    first = notebook_path.read_bytes()
+    assert write_check(notebook_path, check) is False
+    assert notebook_path.read_bytes() == first
+
+    notebook = nbformat.read(notebook_path, as_version=4)
+    notebook.cells.append(nbformat.v4.new_markdown_cell("Written after the check."))
+    nbformat.write(notebook, notebook_path)
+    changed = copy.deepcopy(VALID_YAML)
+    changed["correct"] = "A"
+    changed["options"]["A"] = {"text": "First"}
+    changed["options"]["B"] = {"text": "Second", "tempts": "It was right.", "wrong": "Not now."}
+    assert write_check(notebook_path, load_check(write_yaml(tmp_path, changed))) is True
+
+    notebook = nbformat.read(notebook_path, as_version=4)
+    tagged = [cell for cell in notebook.cells if CHECK_TAG in cell.metadata.get("tags", [])]
+    assert len(notebook.cells) == 6 and notebook.cells[-3:] == tagged
+    assert 'answer = "A"' in tagged[1].source
+    assert notebook.metadata["servelab"] == {"chapter": "99-test"}
+
+
+def test_write_check_refuses_a_notebook_of_another_chapter(tmp_path: Path, check: Check) -> None:
+    notebook_path = make_notebook(tmp_path / "other.ipynb", chapter="01-serving-engine")
+    with pytest.raises(CheckError, match="metadata says chapter '01-serving-engine'"):
+        write_check(notebook_path, check)
+    with pytest.raises(CheckError, match="does not exist"):
+        write_check(tmp_path / "missing.ipynb", check)
+
+
+# --- running the cells -----------------------------------------------------------------------
+
+# Runs one cell's code in a fresh interpreter, the way a kernel would: an exception becomes a
+# result, not a traceback on stderr, and the code's own stdout and stderr are captured.
+HARNESS = textwrap.dedent(
+    """
+    import contextlib, io, json, sys
+    code = sys.stdin.read()
+    out, err, result = io.StringIO(), io.StringIO(), {}
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            exec(compile(code, "<cell>", "exec"), {"__name__": "__main__"})
+        except Exception as error:
+            result["error"] = [type(error).__name__, str(error)]
+    result["stdout"], result["stderr"] = out.getvalue(), err.getvalue()
+    print(json.dumps(result))
+    """
+)
+
+
+def run_cells(*sources: str) -> dict:
+    process = subprocess.run(
+        [sys.executable, "-c", HARNESS],
+        input="\n".join(sources),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    assert process.stderr == ""
+    result = json.loads(process.stdout)
+    assert result["stderr"] == "", result
+    return result
+
+
+def student_cells(check: Check) -> tuple[str, str]:
+    """The answer and test cells as nbgrader's release step leaves them."""
+    notebook = nbformat.v4.new_notebook(cells=check_cells(check))
+    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python"}
+    stub = {"python": "answer = None  # replace None with the letter you choose, in quotes"}
+    for preprocessor in (ClearSolutions(code_stub=stub), ClearHiddenTests()):
+        notebook, _ = preprocessor.preprocess(notebook, {})
+    return notebook.cells[1].source, notebook.cells[2].source
+
+
+def test_student_edition_cells_have_no_answer(check: Check) -> None:
+    answer, test = student_cells(check)
+    assert answer == "answer = None  # replace None with the letter you choose, in quotes"
+    assert "HIDDEN" not in test and "_feedback" not in test and "assert" not in test
+
+
+@pytest.mark.parametrize("given", ['"b"', '" B "', '"B"'])
+def test_form_check_accepts_one_letter_in_any_case(check: Check, given: str) -> None:
+    _, test = student_cells(check)
+    result = run_cells(f"answer = {given}", test)
+    assert "error" not in result
+    assert "answer B: the form is right" in result["stdout"]
+
+
+@pytest.mark.parametrize(
+    ("given", "shown"),
+    [('"AB"', "'AB'"), ('"A or B"', "'A or B'"), ("2", "2"), ('["B"]', "['B']"), ('""', "''")],
+)
+def test_form_check_rejects_anything_but_one_letter(check: Check, given: str, shown: str) -> None:
+    _, test = student_cells(check)
+    result = run_cells(f"answer = {given}", test)
+    kind, message = result["error"]
+    assert kind == "ValueError"
+    assert message.startswith("answer must be")
+    assert message.endswith(f"got {shown}")
+
+
+def test_no_answer_yet_does_not_raise(check: Check) -> None:
+    answer, test = student_cells(check)
+    result = run_cells(answer, test)
+    assert "error" not in result
+    assert result["stdout"].startswith("no answer yet")
+
+
+def test_hidden_part_passes_on_the_right_letter(check: Check) -> None:
+    _, test = check_cells(check)[1:]
+    result = run_cells('answer = " b"', test.source)
+    assert "error" not in result
+
+
+@pytest.mark.parametrize("letter", ["A", "C", "D"])
+def test_hidden_part_explains_the_chosen_wrong_option(check: Check, letter: str) -> None:
+    _, test = check_cells(check)[1:]
+    result = run_cells(f"answer = {letter.lower()!r}", test.source)
+    kind, message = result["error"]
+    assert kind == "AssertionError"
+    assert message == check.feedback(letter)
+    assert check.option(letter).wrong in message and check.option(letter).tempts in message
+    other = next(o for o in check.wrong_options if o.letter != letter)
+    assert other.wrong not in message
+
+
+def test_hidden_part_fails_when_no_answer_was_given(check: Check) -> None:
+    _, test = check_cells(check)[1:]
+    result = run_cells("answer = None", test.source)
+    assert result["error"][0] == "AssertionError"
+    assert "no answer was given" in result["error"][1]
+    assert result["stdout"].startswith("no answer yet")
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_check_grades_its_right_letter(chapter: str) -> None:
+    check = load_check(CHECKS_DIR / f"{chapter}.yml")
+    test = check_cells(check)[2].source
+    assert "error" not in run_cells(f"answer = {check.correct!r}", test)
+    wrong = check.wrong_options[0].letter
+    assert run_cells(f"answer = {wrong!r}", test)["error"][1] == check.feedback(wrong)
+
+
+SOURCES = [chapter for chapter in CHAPTERS if source_notebook(chapter).exists()]
+
+
+@pytest.mark.parametrize("chapter", SOURCES)
+def test_instructor_source_check_passes_with_its_answer(chapter: str) -> None:
+    """The check cells as they stand in the instructor source: its answer passes its hidden test."""
+    notebook = nbformat.read(source_notebook(chapter), as_version=4)
+    cells = [cell for cell in notebook.cells if is_check_cell(cell)]
+    assert [cell.cell_type for cell in cells] == ["markdown", "code", "code"]
+    answer, test = (cell.source for cell in cells[1:])
+    result = run_cells(answer, test)
+    assert "error" not in result, result
+    assert result["stdout"].startswith("answer ")
+
+
+def test_old_notebooks_are_upgraded_to_carry_cell_ids(tmp_path: Path, check: Check) -> None:
+    path = tmp_path / "old.ipynb"
+    old = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# t"]}],
+           "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    path.write_text(json.dumps(old), encoding="utf-8")
+    write_check(path, check)
+    nbformat.validate(nbformat.read(path, as_version=4))
+
+
+def test_write_checks_command_covers_the_chapters_that_exist(tmp_path: Path) -> None:
+    first, second = CHAPTERS[:2]
+    path = source_notebook(second, tmp_path)
+    path.parent.mkdir(parents=True)
+    make_notebook(path, chapter=second)
+    report = write_checks([], CHECKS_DIR, tmp_path)
+    assert f"{first}: skipped, no source notebook yet" in report
+    assert f"{second}: written" in report
+    assert write_checks([second], CHECKS_DIR, tmp_path) == [f"{second}: unchanged"]
+    with pytest.raises(CheckError, match="does not exist"):
+        write_checks([first], CHECKS_DIR, tmp_path)
+    with pytest.raises(CheckError, match="unknown chapter"):
+        write_checks(["99-nope"], CHECKS_DIR, tmp_path)

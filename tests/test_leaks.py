@@ -1,0 +1,169 @@
+"""Answer keys never leave the instructor source: scan book/ and the built site for them."""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
+
+from servelab.checks import check_cells, load_check
+from servelab.checks.course import BOOK_DIR, CHAPTERS, CHECKS_DIR
+from servelab.edition import site_under_test
+
+MARKERS = (
+    "BEGIN SOLUTION",
+    "END SOLUTION",
+    "BEGIN HIDDEN TESTS",
+    "END HIDDEN TESTS",
+    "_feedback = {",  # the hidden part's table of explanations
+)
+# `answer = "C"` or the hidden `_choice == "C"`: quotes of either kind, maybe backslash-escaped
+# as in a JavaScript string, and the letter in any case.
+ANSWER = re.compile(r"""\b(?:answer|_choice)\s*(?:=|==)\s*\\?(["'])\s*([A-Da-d])\s*\\?\1""")
+TEXT_SUFFIXES = {".html", ".ipynb", ".js", ".json", ".md", ".txt", ".py"}
+SKIPPED_DIRS = {"_static"}  # the theme's own assets
+
+
+def correct_letters(checks_dir: Path = CHECKS_DIR) -> dict[str, str]:
+    return {
+        chapter: load_check(checks_dir / f"{chapter}.yml").correct
+        for chapter in CHAPTERS
+        if (checks_dir / f"{chapter}.yml").exists()
+    }
+
+
+def readable_text(path: Path) -> str:
+    """What a reader could see in ``path``: notebook strings, or HTML without tags and escapes."""
+    raw = path.read_text(encoding="utf-8", errors="replace")
+    if path.suffix == ".ipynb":
+        return "\n".join(_strings(json.loads(raw)))
+    if path.suffix == ".html":
+        raw = re.sub(r"<[^>]+>", "", raw)
+    return html.unescape(raw)
+
+
+def _strings(value: object) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, list):
+        joined = all(isinstance(item, str) for item in value)
+        if joined:  # notebook sources and stream texts are stored as lists of lines
+            yield "".join(value)
+        else:
+            for item in value:
+                yield from _strings(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+
+
+def scan(root: Path, letters: dict[str, str]) -> list[str]:
+    """Every leak under ``root`` as ``path: what``.
+
+    An answer-shaped letter counts as a leak when it is the correct letter of the chapter the
+    file belongs to; in a file that belongs to no chapter (a search index, say) any such letter
+    is one.
+    """
+    leaks = []
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.suffix not in TEXT_SUFFIXES:
+            continue
+        if SKIPPED_DIRS & set(path.relative_to(root).parts):
+            continue
+        text = readable_text(path)
+        chapter = next((part for part in path.parts if part in CHAPTERS), None)
+        leaks += [f"{path}: {marker}" for marker in MARKERS if marker in text]
+        for match in ANSWER.finditer(text):
+            letter = match.group(2).upper()
+            if chapter is None or letters.get(chapter) == letter:
+                leaks.append(f"{path}: {match.group(0)}")
+    return leaks
+
+
+@pytest.fixture(scope="module")
+def letters() -> dict[str, str]:
+    return correct_letters()
+
+
+def test_book_has_no_answer_keys(letters: dict[str, str]) -> None:
+    assert scan(BOOK_DIR, letters) == []
+
+
+def test_built_site_has_no_answer_keys(letters: dict[str, str]) -> None:
+    site = site_under_test()
+    if site is None:
+        message = "no built site: run jupyter-book build --all -W . or SERVELAB_BUILD_SITE=1"
+        if os.environ.get("SERVELAB_REQUIRE_SITE") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    assert scan(site, letters) == []
+
+
+# --- the scanner itself ----------------------------------------------------------------------
+
+CHAPTER = "01-serving-engine"
+
+
+def chapter_notebook(tmp_path: Path, release: bool) -> Path:
+    """A notebook holding a real check, as the source (release=False) or the student edition."""
+    check = load_check(CHECKS_DIR / f"{CHAPTER}.yml")
+    notebook = nbformat.v4.new_notebook(cells=check_cells(check))
+    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python"}
+    if release:
+        stub = {"python": "answer = None  # replace None with the letter you choose, in quotes"}
+        for preprocessor in (ClearSolutions(code_stub=stub), ClearHiddenTests()):
+            notebook, _ = preprocessor.preprocess(notebook, {})
+    path = tmp_path / "book" / CHAPTER / f"{CHAPTER}.ipynb"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(notebook, path)
+    return path
+
+
+def test_scanner_passes_a_clean_student_edition(tmp_path: Path, letters: dict[str, str]) -> None:
+    chapter_notebook(tmp_path, release=True)
+    assert scan(tmp_path, letters) == []
+
+
+def test_scanner_flags_the_instructor_source(tmp_path: Path, letters: dict[str, str]) -> None:
+    path = chapter_notebook(tmp_path, release=False)
+    found = scan(tmp_path, letters)
+    correct = letters[CHAPTER]
+    for leak in (*MARKERS, f'answer = "{correct}"', f"_choice == '{correct}'"):
+        assert f"{path}: {leak}" in found
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("page.html", '<span class="n">answer</span> <span class="o">=</span> '
+                      '<span class="s2">&quot;{letter}&quot;</span>'),
+        ("page.html", "<pre>### BEGIN HIDDEN TESTS</pre>"),
+        ("notes.md", "answer = ' {lower} '"),
+        ("searchindex.js", 'Search.setIndex({{"x": "answer=\\"{letter}\\""}})'),
+    ],
+)
+def test_scanner_flags_planted_leaks(
+    tmp_path: Path, letters: dict[str, str], name: str, content: str
+) -> None:
+    letter = letters[CHAPTER]
+    folder = tmp_path / "html" / ("." if name == "searchindex.js" else f"book/{CHAPTER}")
+    folder.mkdir(parents=True)
+    (folder / name).write_text(content.format(letter=letter, lower=letter.lower()))
+    assert len(scan(tmp_path, letters)) == 1
+
+
+def test_scanner_ignores_another_letter_in_a_chapter(
+    tmp_path: Path, letters: dict[str, str]
+) -> None:
+    wrong = next(letter for letter in "ABCD" if letter != letters[CHAPTER])
+    folder = tmp_path / "book" / CHAPTER
+    folder.mkdir(parents=True)
+    (folder / "page.html").write_text(f"<p>answer = &quot;{wrong}&quot;</p>")
+    assert scan(tmp_path, letters) == []
