@@ -171,6 +171,17 @@ class _Run:
         return status, duration
 
 
+def _finish_pending(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what a run leaves behind (an HTTP stream's clean-up, say) and let it end, as
+    ``asyncio.run`` does, so that closing the loop warns of no destroyed pending task."""
+    pending = asyncio.all_tasks(loop)
+    for task in pending:
+        task.cancel()
+    if pending:
+        loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+    loop.run_until_complete(loop.shutdown_asyncgens())
+
+
 def _in_own_loop(make: Callable[[], _Run]) -> tuple[_Run, str, float]:
     """Run ``_Run.main`` on a new event loop in a worker thread; Ctrl-C in the calling thread
     cancels it, and the partial result still comes back."""
@@ -189,6 +200,7 @@ def _in_own_loop(make: Callable[[], _Run]) -> tuple[_Run, str, float]:
         except BaseException as error:  # handed to the calling thread
             box["error"] = error
         finally:
+            _finish_pending(loop)
             loop.close()
             started.set()
             finished.set()
