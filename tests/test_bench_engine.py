@@ -9,13 +9,17 @@ from __future__ import annotations
 import _thread
 import asyncio
 import threading
+import time
+import urllib.request
 import warnings
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 import servelab.bench as bench
 from servelab import Server
+from servelab.bench.server_metrics import parse_metrics
 
 pytestmark = pytest.mark.engine
 
@@ -41,6 +45,29 @@ class OneServer:
         if self.current is not None:
             self.current.stop()
             self.current = None
+
+
+def generated_tokens(server: Server) -> float:
+    with urllib.request.urlopen(server.url + "/metrics", timeout=5) as response:
+        return parse_metrics(response.read().decode())["generation_tokens"]
+
+
+def after_tokens(server: Server, tokens: int, action: Callable[[], object]) -> threading.Thread:
+    """Call ``action`` once the server has generated ``tokens`` more tokens than now: an event
+    inside the run, not a timer, so a fast or a slow machine interrupts it at the same point."""
+    start = generated_tokens(server)
+
+    def watch() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            if generated_tokens(server) - start >= tokens:
+                action()
+                return
+            time.sleep(0.05)
+
+    watcher = threading.Thread(target=watch, daemon=True)
+    watcher.start()
+    return watcher
 
 
 @pytest.fixture(scope="module")
@@ -125,19 +152,23 @@ def test_sampler_sees_prefix_cache_hits(server: Server) -> None:
 
 
 def test_a_time_limit_keeps_the_partial_result(server: Server) -> None:
+    # 1,000 requests of 8 tokens cannot finish in 3 s on any machine this book runs on (it would
+    # take over 2,600 tok/s from two streams), and a few of them finish on the slowest.
     with pytest.warns(UserWarning, match="time limit"):
-        result = bench.closed_loop(server, users=2, requests_per_user=20, max_tokens=16,
+        result = bench.closed_loop(server, users=2, requests_per_user=500, max_tokens=8,
                                    time_limit=3, progress=False)
     assert result.status == "time limit"
-    assert 0 < result.summary()["completed"] < 40
+    assert 0 < result.summary()["completed"] < 1000
     assert "time limit" in str(result)
 
 
 def test_ctrl_c_keeps_the_partial_result(server: Server) -> None:
-    threading.Timer(4.0, _thread.interrupt_main).start()
+    # Interrupt once 40 tokens (at least one whole 16-token answer) have come out of 640.
+    watcher = after_tokens(server, 40, _thread.interrupt_main)
     with warnings.catch_warnings(record=True):
         result = bench.closed_loop(server, users=2, requests_per_user=20, max_tokens=16,
                                    progress=False)
+    watcher.join()
     assert result.status == "interrupted"
     assert result.summary()["completed"] > 0
     assert result.requests["error"].eq("cancelled").any()
@@ -154,9 +185,10 @@ def test_no_prefix_cache_hits_with_caching_off(servers: OneServer) -> None:
 
 def test_a_server_that_dies_mid_run_ends_it_with_a_clear_error(servers: OneServer) -> None:
     server = servers.get(caching=False)
-    threading.Timer(5.0, server.stop).start()
+    watcher = after_tokens(server, 64, server.stop)
     with pytest.raises(bench.ServerDiedError, match="stopped during the closed loop") as caught:
         bench.closed_loop(server, users=2, requests_per_user=10, max_tokens=64, progress=False)
+    watcher.join()
     partial = caught.value.result
     assert partial.status == "server died"
     assert len(partial.records) > 0

@@ -1,0 +1,25 @@
+"""Repository-wide pytest hooks: under nbval, how long each instructor source took, at which size."""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+import pytest
+
+_seconds: dict[str, float] = defaultdict(float)
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.fspath.endswith(".ipynb"):
+        _seconds[report.fspath] += report.duration
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if not _seconds:
+        return
+    size = os.environ.get("SERVELAB_SIZE") or "device default"
+    terminalreporter.section(f"nbval: time per chapter at size '{size}'")
+    for path, seconds in sorted(_seconds.items()):
+        terminalreporter.write_line(f"{seconds:8.1f} s  {path}")
+    terminalreporter.write_line(f"{sum(_seconds.values()):8.1f} s  all chapters")
