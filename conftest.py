@@ -1,4 +1,4 @@
-"""Repository-wide pytest hooks: under nbval, how long each instructor source took, at which size."""
+"""pytest hooks: under nbval, how long each instructor source took, and at what size."""
 
 from __future__ import annotations
 

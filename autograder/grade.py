@@ -13,16 +13,24 @@ from pathlib import Path
 import nbformat
 from sqlalchemy.exc import SAWarning
 
-from autograder.course import DEFAULT_TIMEOUT, REPO_COURSE, ScratchCourse, quiet_log
+from autograder import sandbox
+from autograder.answer import Answer, parse_answer
+from autograder.course import DEFAULT_TIMEOUT, REPO_COURSE, ScratchCourse
 from autograder.intake import InputFile, collect, student_of
 from autograder.match import Unreadable, chapter_from_name, chapter_of, parse
 from autograder.outcome import judge
 from autograder.repair import repair
-from autograder.workers import grade_notebooks
+from autograder.workers import batches, grade_batches
+from servelab.checks import cells_with_role
 
 COLUMNS = ("student", "chapter", "score", "max_score", "status", "reason")
 MARKER = ".autograder-output"
 DEFAULT_JOBS = min(2, os.cpu_count() or 1)
+log = logging.getLogger("autograder")
+
+
+class GradingError(ValueError):
+    """Grading cannot start (an unusable OUT folder, a course without chapters)."""
 
 
 @dataclass
@@ -36,6 +44,8 @@ class Submission:
     reason: str = ""
     notes: list[str] = field(default_factory=list)
     notebook: nbformat.NotebookNode | None = None
+    answer: Answer | None = None
+    batch: int = 0
     score: float | None = None
     max_score: float | None = None
 
@@ -61,9 +71,9 @@ def check_out_folder(out: Path, inputs: list[Path]) -> None:
     for path in inputs:
         path = path.resolve()
         if out == path or out.is_relative_to(path) or path.is_relative_to(out):
-            raise SystemExit(f"autograder: OUT {out} overlaps the input {path}; choose another")
+            raise GradingError(f"OUT {out} overlaps the input {path}; choose another")
     if out.exists() and any(out.iterdir()) and not (out / MARKER).exists():
-        raise SystemExit(f"autograder: {out} is not empty and was not written by the autograder")
+        raise GradingError(f"{out} is not empty and was not written by the autograder")
 
 
 def read_submissions(paths: list[Path], course: ScratchCourse,
@@ -71,20 +81,20 @@ def read_submissions(paths: list[Path], course: ScratchCourse,
     """Every input notebook, parsed, matched to a student and chapter, or given a status."""
     releases = {ch: nbformat.read(course.release(ch), as_version=4)
                 for ch in course.chapters if ch not in broken}
-    questions = {ch: next((c.source for c in nb.cells if c.metadata.get("nbgrader", {})
-                           .get("grade_id", "").endswith("-check-question")), "")
+    questions = {ch: next((c.source for c in cells_with_role(nb, "question")), "")
                  for ch, nb in releases.items()}
     submissions = []
     for path in paths:
-        for file in collect(path):
-            sub = Submission(file, student=student_of(file.parts, course.chapters) or "")
+        for file in collect(path, course.chapters):
+            student, notes = _student(file, course.chapters)
+            sub = Submission(file, student=student, notes=notes)
             submissions.append(sub)
             try:
                 if file.problem:
                     raise Unreadable(file.problem)
                 sub.notebook = parse(file.data)
             except Unreadable as error:
-                sub.status, sub.reason = "malformed", str(error)
+                sub.status, sub.reason = file.status if file.problem else "malformed", str(error)
                 sub.chapter = chapter_from_name(file.parts, course.chapters) or ""
                 continue
             sub.chapter = chapter_of(sub.notebook, file.parts, course.chapters, questions) or ""
@@ -98,12 +108,40 @@ def read_submissions(paths: list[Path], course: ScratchCourse,
                 sub.status, sub.reason = "error", broken[sub.chapter]
             else:
                 try:
-                    sub.notes = repair(sub.notebook, releases[sub.chapter])
+                    sub.notes += repair(sub.notebook, releases[sub.chapter])
+                    sub.answer = literal_answer(sub.notebook)
                 except Exception as error:  # one odd notebook must not stop the class's grading
                     sub.status = "error"
                     sub.reason = f"could not be prepared for grading ({error!r})"
     _pick_one_per_student(submissions)
     return submissions
+
+
+def _student(file: InputFile, chapters: list[str]) -> tuple[str, list[str]]:
+    """(student, notes): the platform's name for the file decides; an upload whose own paths
+    name someone else is reported."""
+    named = student_of(file.parts, chapters) or ""
+    if file.owner and named and named != file.owner:
+        return file.owner, [f"the upload's own paths name the student {named!r}, which is "
+                            f"ignored: graded as {file.owner!r}, whose upload it is"]
+    return file.owner or named, []
+
+
+def literal_answer(nb: nbformat.NotebookNode) -> Answer | None:
+    """Parse the (last) answer cell and replace its source by the literal the kernel will run;
+    None when the notebook has no answer cell."""
+    answers = cells_with_role(nb, "answer")
+    if not answers:
+        return None
+    cell = answers[-1]
+    answer = parse_answer(cell.source)
+    if cell.cell_type != "code":
+        code = nbformat.v4.new_code_cell(answer.source, metadata=cell.metadata)
+        code.id = cell.get("id", code.id)
+        nb.cells[nb.cells.index(cell)] = code
+    else:
+        cell.source = answer.source
+    return answer
 
 
 def _pick_one_per_student(submissions: list[Submission]) -> None:
@@ -120,17 +158,23 @@ def _pick_one_per_student(submissions: list[Submission]) -> None:
 
 
 def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
-          timeout: int = DEFAULT_TIMEOUT, jobs: int = DEFAULT_JOBS) -> list[dict[str, str]]:
-    """Grade every notebook under `paths` into `out`; returns the rows written to grades.csv."""
+          timeout: int = DEFAULT_TIMEOUT, jobs: int = DEFAULT_JOBS,
+          sandboxed: bool = True) -> list[dict[str, str]]:
+    """Grade every notebook under `paths` into `out`; returns the rows written to grades.csv.
+
+    Raises GradingError for an unusable OUT or course, and sandbox.SandboxUnavailable when
+    bubblewrap cannot start (unless `sandboxed` is False: --unsafe-no-sandbox).
+    """
     out = out.resolve()
     check_out_folder(out, paths)
+    if sandboxed:
+        sandbox.check_available()
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "feedback", ignore_errors=True)
     (out / MARKER).write_text("written by python -m autograder\n")
-    course = ScratchCourse(course_root.resolve(), out / "nbgrader", timeout)
+    course = ScratchCourse(course_root.resolve(), out / "nbgrader", timeout, sandboxed)
     if not course.chapters:
-        raise SystemExit(f"autograder: no source/<id>/<id>.ipynb under {course_root}")
-    quiet_log(course.log, course.log.isEnabledFor(logging.INFO))
+        raise GradingError(f"no source/<id>/<id>.ipynb under {course_root}")
     with warnings.catch_warnings():
         # nbgrader's gradebook code trips SQLAlchemy warnings that say nothing about the class
         warnings.simplefilter("ignore", SAWarning)
@@ -146,46 +190,45 @@ def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
 
 
 def _grade_all(paths: list[Path], course: ScratchCourse,
-               jobs: int) -> tuple[list[Submission], dict[tuple[str, str], str]]:
+               jobs: int) -> tuple[list[Submission], dict[int, str]]:
     """Copy gradable submissions into the scratch course and autograde them."""
     broken = course.prepare()
     submissions = read_submissions(paths, course, broken)
     graded = [s for s in submissions if not s.status]
+    batch_of = batches([(s.chapter, s.student) for s in graded], jobs)
     for sub in graded:
-        target = course.path("submitted", sub.student, sub.chapter)
+        sub.batch = batch_of[(sub.chapter, sub.student)]
+        target = course.path("submitted", sub.student, sub.chapter, sub.batch)
         target.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(sub.notebook, target)
     course.add_students({s.student for s in graded})
-    failures = grade_notebooks(course, sorted((s.chapter, s.student) for s in graded), jobs)
-    return submissions, failures
+    log.info("grading %d notebooks in %d batches", len(graded), len(set(batch_of.values())))
+    return submissions, grade_batches(course, batch_of)
 
 
-def _finish(sub: Submission, course: ScratchCourse, failures: dict, out: Path) -> None:
+def _finish(sub: Submission, course: ScratchCourse, failures: dict[int, str], out: Path) -> None:
     """Fill in score and status of one submission from the gradebook and the autograded notebook."""
     if sub.chapter:
         sub.max_score = course.max_score(sub.chapter)
     if sub.status:
         sub.score = 0.0 if sub.max_score is not None else None
         return
-    autograded = course.path("autograded", sub.student, sub.chapter)
+    autograded = course.path("autograded", sub.student, sub.chapter, sub.batch)
     scores = course.score(sub.student, sub.chapter)
-    failure = failures.get((sub.chapter, sub.student), "")
+    failure = failures.get(sub.batch, "")
     if not autograded.is_file() or scores is None:
         sub.score = 0.0
-        if "CellTimeoutError" in failure:
-            sub.status = "timeout"
-            sub.reason = f"a check cell ran longer than {course.timeout} s and ignored the " \
-                         "interrupt"
-        else:
-            sub.status, sub.reason = "error", failure or "nbgrader could not process it"
+        sub.status, sub.reason = "error", failure or "nbgrader could not process it"
         return
-    if failure:
-        sub.notes.append(f"no feedback: {failure}")
     sub.score, sub.max_score = scores
     nb = nbformat.read(autograded, as_version=4)
-    sub.status, sub.reason = judge(nb, sub.score, sub.max_score, course.timeout)
-    feedback = course.path("feedback", sub.student, sub.chapter).with_suffix(".html")
+    sub.status, sub.reason = judge(nb, sub.answer, sub.score, sub.max_score, course.timeout)
+    if sub.status in ("error", "timeout"):
+        sub.score = 0.0
+    feedback = course.path("feedback", sub.student, sub.chapter, sub.batch).with_suffix(".html")
     if feedback.is_file():
         target = out / "feedback" / sub.student / f"{sub.chapter}.html"
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(feedback, target)
+    elif failure:
+        sub.notes.append(f"no feedback: {failure}")

@@ -11,7 +11,8 @@ from pathlib import PurePosixPath
 import nbformat
 from nbformat import NotebookNode
 
-CHECK_ID = re.compile(r"^(?P<chapter>.+)-check-(?:question|answer|test)$")
+from servelab.checks import chapter_of_cell
+
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$")
 
 
@@ -56,19 +57,13 @@ def _unique_cell_ids(nb: NotebookNode) -> None:
         seen.add(cell["id"])
 
 
-def _grade_id(cell: NotebookNode) -> str:
-    meta = cell.get("metadata", {}).get("nbgrader", {})
-    return meta.get("grade_id", "") if isinstance(meta, dict) else ""
-
-
 def chapter_of(nb: NotebookNode, parts: tuple[str, ...], chapters: list[str],
                questions: dict[str, str]) -> str | None:
     """The chapter of a notebook, by content first and by name last (see autograder/README.md)."""
     claimed = nb.metadata.get("servelab", {})
     if isinstance(claimed, dict) and claimed.get("chapter") in chapters:
         return claimed["chapter"]
-    by_ids = {m["chapter"] for c in nb.cells if (m := CHECK_ID.match(_grade_id(c)))}
-    by_ids &= set(chapters)
+    by_ids = {chapter_of_cell(c) for c in nb.cells} & set(chapters)
     if len(by_ids) == 1:
         return by_ids.pop()
     sources = {c.source.strip() for c in nb.cells if c.cell_type == "markdown"}

@@ -13,23 +13,20 @@ import re
 
 from nbformat import NotebookNode
 
+from servelab.checks import cell_grade_id, role_of
+
 ANSWER_LINE = re.compile(r"^\s*answer\s*=", re.MULTILINE)
-
-
-def _grade_id(cell: NotebookNode) -> str:
-    meta = cell.metadata.get("nbgrader")
-    return meta.get("grade_id", "") if isinstance(meta, dict) else ""
 
 
 def repair(nb: NotebookNode, release: NotebookNode) -> list[str]:
     """Make `nb`'s nbgrader metadata the release's, re-attach stripped check cells; return notes."""
-    canonical = {_grade_id(c): c for c in release.cells if _grade_id(c)}
+    canonical = {cell_grade_id(c): c for c in release.cells if cell_grade_id(c)}
     notes: list[str] = []
-    copies = sum(_grade_id(c).endswith("-check-answer") for c in nb.cells)
+    copies = sum(role_of(c) == "answer" for c in nb.cells)
     for cell in nb.cells:
         if "nbgrader" not in cell.metadata:
             continue
-        grade_id = _grade_id(cell)
+        grade_id = cell_grade_id(cell)
         if grade_id in canonical:
             cell.metadata["nbgrader"] = copy.deepcopy(canonical[grade_id].metadata["nbgrader"])
         else:
@@ -38,15 +35,15 @@ def repair(nb: NotebookNode, release: NotebookNode) -> list[str]:
     if _reattach(nb, canonical):
         notes.append("check-cell metadata was missing (re-saved by another editor?) and was "
                      "restored by matching cells")
-    answers = [c for c in nb.cells if _grade_id(c).endswith("-check-answer")]
-    tests = [c for c in nb.cells if _grade_id(c).endswith("-check-test")]
+    answers = [c for c in nb.cells if role_of(c) == "answer"]
+    tests = [c for c in nb.cells if role_of(c) == "test"]
     if copies > 1:
         notes.append(f"the answer cell appears {copies} times; the last one was graded")
     elif not answers:
         notes.append("the answer cell was deleted")
     if answers and answers[-1].cell_type != "code":
         notes.append(f"the answer cell was changed to {answers[-1].cell_type}; graded as code")
-    released_tests = [c for c in canonical.values() if _grade_id(c).endswith("-check-test")]
+    released_tests = [c for c in canonical.values() if role_of(c) == "test"]
     if released_tests and not tests:
         notes.append("the test cell was deleted; nbgrader put it back")
     elif released_tests and any(t.source != released_tests[0].source for t in tests):
@@ -61,7 +58,7 @@ def _keep_last_of_each_id(nb: NotebookNode) -> None:
     own de-duplication leaves an empty nbgrader dict that its missing-cell restore trips over)."""
     seen: set[str] = set()
     for cell in reversed(nb.cells):
-        grade_id = _grade_id(cell)
+        grade_id = cell_grade_id(cell)
         if not grade_id:
             continue
         if grade_id in seen:
@@ -71,13 +68,13 @@ def _keep_last_of_each_id(nb: NotebookNode) -> None:
 
 def _reattach(nb: NotebookNode, canonical: dict[str, NotebookNode]) -> bool:
     """Give check cells that lost their metadata the release's metadata back; True if any did."""
-    present = {_grade_id(c) for c in nb.cells}
+    present = {cell_grade_id(c) for c in nb.cells}
     loose = [c for c in nb.cells if "nbgrader" not in c.metadata]
     restored = False
     for grade_id, released in canonical.items():
         if grade_id in present:
             continue
-        if grade_id.endswith("-check-answer"):
+        if role_of(released) == "answer":
             match = [c for c in loose if c.cell_type == "code" and ANSWER_LINE.search(c.source)]
         else:
             match = [c for c in loose if c.source.strip() == released.source.strip()]

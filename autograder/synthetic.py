@@ -1,49 +1,26 @@
-"""A small demo course that follows the check-cell contract, and synthetic classes built from it.
+"""A small demo course built with the real check cells, and synthetic classes built from it.
 
-Tests and benchmarks/grading.py use it while the real chapter sources are being written; it is also
-a quick way to try the autograder. Every demo chapter has measurement cells that would fail loudly
-(and leave a marker file) if grading ever ran them.
+Tests and benchmarks/grading.py use it; it is also a quick way to try the autograder. Each demo
+chapter's check comes from servelab.checks.check_cells, exactly as a real chapter's does, and
+every demo chapter has measurement cells that would fail loudly (and leave a marker file) if
+grading ever ran them.
 """
 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from servelab.checks import LETTERS
+from autograder.course import CONFIG_NAME, REPO_COURSE
+from servelab.checks import LETTERS, Check, Option, cells_with_role, check_cells
 from servelab.checks.course import CHAPTERS
 
 MEASUREMENT_MARKER = "measurement-cell-ran"
-
-CONFIG = '''\
-"""nbgrader configuration of the demo course (written by autograder.synthetic)."""
-
-c = get_config()  # noqa: F821
-c.ClearSolutions.code_stub = {
-    "python": "answer = None  # replace None with one letter, e.g. \\"B\\"",
-}
-'''
-
-TEST_TEMPLATE = '''\
-options = ("A", "B", "C", "D")
-if answer is None:
-    print("no answer yet: set answer to one letter, for example \\"B\\"")
-else:
-    if not isinstance(answer, str):
-        raise ValueError(f"answer must be one letter in quotes, not a {{type(answer).__name__}}")
-    if answer.strip().upper() not in options:
-        raise ValueError(f"answer must be exactly one of A, B, C or D, not {{answer!r}}")
-    print("answer recorded:", answer.strip().upper())
-### BEGIN HIDDEN TESTS
-why_wrong = {why_wrong!r}
-assert answer is not None, "no answer was given"
-assert answer.strip().upper() == {correct!r}, why_wrong[answer.strip().upper()]
-### END HIDDEN TESTS
-'''
 
 
 def correct_letter(chapter: str) -> str:
@@ -51,46 +28,36 @@ def correct_letter(chapter: str) -> str:
     return LETTERS[int(chapter[:2]) % len(LETTERS)]
 
 
+def demo_check(chapter: str) -> Check:
+    correct = correct_letter(chapter)
+    options = tuple(
+        Option(letter, f"statement {letter.lower()} about {chapter}")
+        if letter == correct else
+        Option(letter, f"statement {letter.lower()} about {chapter}",
+               tempts=f"Option {letter} of {chapter} is tempting",
+               wrong=f"but wrong because of reason {letter.lower()}7")
+        for letter in LETTERS)
+    return Check(chapter, f"Which option is right for {chapter}?", options, correct)
+
+
 def explanation(chapter: str, letter: str) -> str:
-    """Why option `letter` of a demo chapter is wrong; the feedback must carry this text."""
-    return f"Option {letter} of {chapter} is tempting but wrong because of reason {letter.lower()}7"
-
-
-def _nbgrader(grade_id: str, *, grade: bool, solution: bool, locked: bool, points: int = 0) -> dict:
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
-            "solution": solution, "task": False}
-    if grade:
-        meta["points"] = points
-    return meta
+    """What a student who picked the wrong `letter` is told; the feedback must carry it."""
+    return demo_check(chapter).feedback(letter)
 
 
 def source_notebook(chapter: str) -> NotebookNode:
-    """Instructor edition of a demo chapter: prose, measurement cells, then the 3 check cells."""
-    correct = correct_letter(chapter)
-    why_wrong = {x: explanation(chapter, x) for x in LETTERS if x != correct}
+    """Instructor edition of a demo chapter: prose, measurement cells, then the check cells."""
     measurement = (
         "import pathlib\n"
         f"pathlib.Path({MEASUREMENT_MARKER!r}).touch()\n"
         "raise SystemExit('measurement cell ran: grading must never start a server')\n"
     )
     locked_setup = new_code_cell(measurement)
-    locked_setup.metadata["nbgrader"] = _nbgrader(
-        f"{chapter}-setup", grade=False, solution=False, locked=True)
-    question = new_markdown_cell(
-        f"**Check.** Which option is right for {chapter}?\n\n"
-        + "\n".join(f"- **{x}.** statement {x.lower()} about {chapter}" for x in LETTERS))
-    answer = new_code_cell(f'### BEGIN SOLUTION\nanswer = "{correct}"\n### END SOLUTION')
-    test = new_code_cell(TEST_TEMPLATE.format(why_wrong=why_wrong, correct=correct))
-    question.metadata["nbgrader"] = _nbgrader(
-        f"{chapter}-check-question", grade=False, solution=False, locked=True)
-    answer.metadata["nbgrader"] = _nbgrader(
-        f"{chapter}-check-answer", grade=False, solution=True, locked=False)
-    test.metadata["nbgrader"] = _nbgrader(
-        f"{chapter}-check-test", grade=True, solution=False, locked=True, points=1)
-    for cell in (question, answer, test):
-        cell.metadata["tags"] = ["check"]
+    locked_setup.metadata["nbgrader"] = {
+        "grade": False, "grade_id": f"{chapter}-setup", "locked": True, "schema_version": 3,
+        "solution": False, "task": False}
     cells = [new_markdown_cell(f"# {chapter}\n\nA demo chapter."), locked_setup,
-             new_code_cell(measurement), question, answer, test]
+             new_code_cell(measurement), *check_cells(demo_check(chapter))]
     nb = new_notebook(cells=cells)
     nb.metadata["servelab"] = {"chapter": chapter}
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
@@ -99,9 +66,9 @@ def source_notebook(chapter: str) -> NotebookNode:
 
 
 def write_course(root: Path, chapters: tuple[str, ...] = CHAPTERS) -> Path:
-    """Write a demo nbgrader course (config and source notebooks) under `root`."""
+    """Write a demo nbgrader course (the real course's config, demo sources) under `root`."""
     root.mkdir(parents=True, exist_ok=True)
-    (root / "nbgrader_config.py").write_text(CONFIG)
+    shutil.copyfile(REPO_COURSE / CONFIG_NAME, root / CONFIG_NAME)
     for chapter in chapters:
         folder = root / "source" / chapter
         folder.mkdir(parents=True, exist_ok=True)
@@ -110,9 +77,8 @@ def write_course(root: Path, chapters: tuple[str, ...] = CHAPTERS) -> Path:
 
 
 def answer_cell(nb: NotebookNode) -> NotebookNode:
-    """The answer cell of an edition (the solution cell of the check)."""
-    return next(c for c in nb.cells
-                if c.metadata.get("nbgrader", {}).get("grade_id", "").endswith("-check-answer"))
+    """The answer cell of an edition."""
+    return cells_with_role(nb, "answer")[-1]
 
 
 def answered(edition: NotebookNode, source: str) -> NotebookNode:

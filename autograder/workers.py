@@ -1,60 +1,31 @@
-"""Autograding and feedback for many notebooks, in a few worker processes.
+"""Autograding many notebooks in a few nbgrader processes at once.
 
-Grading a notebook is mostly waiting for its kernel to start, so two workers on two cores grade
-nearly twice as fast as one. Each worker owns whole notebooks (one student's chapter); they share
-the SQLite gradebook, whose writes are short, with a generous lock timeout.
+Grading a notebook is mostly waiting for its sandboxed kernel to start, so two workers on two
+cores grade nearly twice as fast as one. Each worker is one `nbgrader autograde` and one
+`nbgrader generate_feedback` run over its own batch of notebooks (autograder.course); the
+SQLite gradebook is shared, its writes are short and a writer waits for the other's lock.
+Student code never runs in these processes (only in the sandbox), and a batch that fails, even
+a worker that dies, leaves its notebooks without a grade: they become `error` rows.
 """
 
 from __future__ import annotations
 
-import contextlib
-import logging
-import warnings
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_all_start_methods, get_context
-from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 
-from nbformat.warnings import MissingIDFieldWarning
-from sqlalchemy.exc import SAWarning
-
-from autograder.course import ScratchCourse, quiet_log
+from autograder.course import ScratchCourse
 
 Pair = tuple[str, str]  # (chapter, student)
 
-_course: ScratchCourse | None = None
+
+def batches(pairs: list[Pair], jobs: int) -> dict[Pair, int]:
+    """Deal the notebooks round-robin into at most `jobs` batches: pair -> batch number."""
+    return {pair: n % max(1, jobs) for n, pair in enumerate(sorted(pairs))}
 
 
-def _start(course_root: Path, root: Path, timeout: int, verbose: bool) -> None:
-    """Set up a worker process: its view of the scratch course, and a quiet nbgrader log."""
-    global _course
-    warnings.simplefilter("ignore", SAWarning)
-    warnings.simplefilter("ignore", MissingIDFieldWarning)  # cells nbgrader re-adds have no id
-    if verbose:
-        logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
-    _course = ScratchCourse(course_root, root, timeout)
-    quiet_log(_course.log, verbose)
-
-
-def _grade(pair: Pair) -> str:
-    chapter, student = pair
-    return _course.autograde(chapter, student)
-
-
-def grade_notebooks(course: ScratchCourse, pairs: list[Pair], jobs: int) -> dict[Pair, str]:
-    """Autograde every (chapter, student) submitted; returns '' or nbgrader's reason for each."""
-    settings = (course.course_root, course.root, course.timeout, course.log.propagate)
-    results: dict[Pair, str] = {}
-    if jobs > 1 and len(pairs) > 1:
-        # fork, not spawn: spawn re-imports the caller's __main__, which breaks unguarded scripts
-        method = "fork" if "fork" in get_all_start_methods() else "spawn"
-        with ProcessPoolExecutor(jobs, mp_context=get_context(method), initializer=_start,
-                                 initargs=settings) as pool:
-            futures = {pair: pool.submit(_grade, pair) for pair in pairs}
-            for pair, future in futures.items():
-                with contextlib.suppress(Exception):  # a dead worker: graded again below
-                    results[pair] = future.result()
-    left = [pair for pair in pairs if pair not in results]
-    if left:
-        _start(*settings)
-        results.update((pair, _grade(pair)) for pair in left)
-    return results
+def grade_batches(course: ScratchCourse, batch_of: dict[Pair, int]) -> dict[int, str]:
+    """Autograde every batch, `len(batches)` at once; returns '' or the failure of each batch."""
+    numbers = sorted(set(batch_of.values()))
+    if not numbers:
+        return {}
+    with ThreadPoolExecutor(len(numbers)) as pool:
+        return dict(zip(numbers, pool.map(course.autograde_batch, numbers), strict=True))

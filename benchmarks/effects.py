@@ -1,8 +1,11 @@
 """The lessons' effects, measured on the offline CPU engine and printed as ratios.
 
-- batching: aggregate output tok/s of 32 users ÷ that of a single stream;
-- static_vs_continuous: the same requests (exponential output lengths), continuous batching
-  throughput ÷ static batching (waves of 8) throughput;
+- batching: output tok/s of 32 users ÷ that of a single stream, over each whole run (ramp-up and
+  tail included); batching_steady: the same ratio inside each run's steady window, where every
+  user is decoding (``servelab.bench.metrics.steady``) — what the lesson's "100 tok/s for one
+  stream, 2,000 for 32" describes;
+- static_vs_continuous: the same requests (most answers short, one in eight long, seeded),
+  continuous batching throughput ÷ static batching (waves of 16) throughput;
 - prefix_ttft: median TTFT on a 2,000-token shared system prompt without ÷ with prefix caching.
   "Without" gives every request its own ``cache_salt``, which keeps vLLM from reusing the cached
   prefix: the same server and scheduler settings, with only the reuse taken away;
@@ -10,12 +13,17 @@
   prefilled, unchunked (a token budget of 4,096 per step: the prompt fits in one step) ÷ chunked
   (256 tokens per step).
 
-Last line:  effects: batching=<x> static_vs_continuous=<x> prefix_ttft=<x> chunked_p99_itl=<x>
+Last line:  effects: batching=<x> batching_steady=<x> static_vs_continuous=<x> prefix_ttft=<x>
+            chunked_p99_itl=<x>   (one line)
 Run it with the engine lock held:  flock /tmp/servelab-engine.lock python benchmarks/effects.py
+``--enforce-eager on|off`` overrides the engine's own choice (``Server`` picks when not given).
+On the CPU engine ``off`` (compiled) answers some greedy questions wrongly (see ``Server``): use it
+only to measure what compilation changes, never for the lesson's figures.
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -27,13 +35,18 @@ MAX_MODEL_LEN = 4096
 DOCUMENT_TOKENS = 2000
 CHUNK_TOKENS = 256
 UNCHUNKED_TOKENS = 4096
+MANY_USERS = 32
+ANSWER_TOKENS = 128
+WAVES = {"batch_size": 16, "num_requests": 96, "short_tokens": (4, 32),
+         "long_tokens": (128, 192), "long_share": 0.125, "seed": 0}
 QUIET = {"progress": False}
+EAGER_CHOICES = {"auto": None, "on": True, "off": False}
 
 
-def server(max_num_batched_tokens: int) -> Server:
-    return Server(max_model_len=MAX_MODEL_LEN, max_num_seqs=32, enable_prefix_caching=True,
-                  enable_chunked_prefill=True, max_num_batched_tokens=max_num_batched_tokens,
-                  enforce_eager=True)
+def server(max_num_batched_tokens: int, enforce_eager: bool | None) -> Server:
+    return Server(max_model_len=MAX_MODEL_LEN, max_num_seqs=MANY_USERS,
+                  enable_prefix_caching=True, enable_chunked_prefill=True,
+                  max_num_batched_tokens=max_num_batched_tokens, enforce_eager=enforce_eager)
 
 
 def p99_itl_during_prefill(result: bench.Result) -> float:
@@ -52,31 +65,41 @@ def interference(target: Server, label: str) -> float:
     return p99
 
 
+def ratio(a: bench.Result, b: bench.Result, key: str) -> float:
+    return a.summary()[key] / b.summary()[key]
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--enforce-eager", choices=EAGER_CHOICES, default="auto")
+    eager = EAGER_CHOICES[parser.parse_args().enforce_eager]
     started = time.monotonic()
-    with server(CHUNK_TOKENS) as chunked:
+    with server(CHUNK_TOKENS, eager) as chunked:
         print(f"{chunked.model} on {chunked.device.label}\n{chunked.command_line}", flush=True)
         bench.closed_loop(chunked, users=4, max_tokens=16, seed=99, **QUIET)  # warm-up
 
-        single = bench.closed_loop(chunked, users=1, input_tokens=32, max_tokens=64, **QUIET)
-        many = bench.closed_loop(chunked, users=32, input_tokens=32, max_tokens=64, seed=1,
-                                 **QUIET)
-        batching = many.summary()["output_tok_s"] / single.summary()["output_tok_s"]
-        print(f"batching:\n  {single}\n  {many}", flush=True)
+        single = bench.closed_loop(chunked, users=1, input_tokens=32, max_tokens=ANSWER_TOKENS,
+                                   **QUIET)
+        many = bench.closed_loop(chunked, users=MANY_USERS, input_tokens=32,
+                                 max_tokens=ANSWER_TOKENS, seed=1, **QUIET)
+        batching = ratio(many, single, "output_tok_s")
+        batching_steady = ratio(many, single, "steady_output_tok_s")
+        share = ratio(many, single, "steady_user_tok_s")
+        print(f"batching:\n  {single}\n  {many}\n  steady state: each of {MANY_USERS} users "
+              f"decodes at {share:.0%} of the single stream's speed", flush=True)
 
-        plan = {"batch_size": 8, "num_requests": 16, "mean_output_tokens": 64,
-                "max_output_tokens": 256, "seed": 2}
-        static = bench.static_batching(chunked, continuous=False, **plan, **QUIET)
-        continuous = bench.static_batching(chunked, continuous=True, **plan, **QUIET)
-        static_vs_continuous = (continuous.summary()["output_tok_s"]
-                                / static.summary()["output_tok_s"])
-        print(f"static vs continuous:\n  {static}\n  {continuous}", flush=True)
+        static = bench.static_batching(chunked, continuous=False, **WAVES, **QUIET)
+        continuous = bench.static_batching(chunked, continuous=True, **WAVES, **QUIET)
+        static_vs_continuous = ratio(continuous, static, "output_tok_s")
+        print(f"static vs continuous:\n  {static}\n  {continuous}\n  idle slot share: static "
+              f"{static.summary()['idle_slot_share']:.0%}, continuous "
+              f"{continuous.summary()['idle_slot_share']:.0%}", flush=True)
 
         shared = {"prefix_tokens": DOCUMENT_TOKENS, "users": 1, "requests_per_user": 3,
                   "max_tokens": 8}
         cached = bench.shared_prefix(chunked, reuse_cache=True, seed=3, **shared, **QUIET)
         uncached = bench.shared_prefix(chunked, reuse_cache=False, seed=4, **shared, **QUIET)
-        prefix_ttft = uncached.summary()["ttft_ms_p50"] / cached.summary()["ttft_ms_p50"]
+        prefix_ttft = ratio(uncached, cached, "ttft_ms_p50")
         print(f"prefix caching:\n  with: {cached}\n  without: {uncached}\n"
               f"  prefix-cache hit rate with: {cached.summary()['prefix_cache_hit_rate']:.2f}",
               flush=True)
@@ -84,13 +107,14 @@ def main() -> None:
         print("long prefill while users decode:", flush=True)
         chunked_itl = interference(chunked, f"chunked ({CHUNK_TOKENS} tokens per step)")
 
-    with server(UNCHUNKED_TOKENS) as unchunked:
+    with server(UNCHUNKED_TOKENS, eager) as unchunked:
         bench.closed_loop(unchunked, users=4, max_tokens=16, seed=99, **QUIET)  # warm-up
         unchunked_itl = interference(unchunked, f"unchunked ({UNCHUNKED_TOKENS} per step)")
 
     print(f"(took {time.monotonic() - started:.0f} s)")
-    print(f"effects: batching={batching:.2f} static_vs_continuous={static_vs_continuous:.2f} "
-          f"prefix_ttft={prefix_ttft:.2f} chunked_p99_itl={unchunked_itl / chunked_itl:.2f}")
+    print(f"effects: batching={batching:.2f} batching_steady={batching_steady:.2f} "
+          f"static_vs_continuous={static_vs_continuous:.2f} prefix_ttft={prefix_ttft:.2f} "
+          f"chunked_p99_itl={unchunked_itl / chunked_itl:.2f}")
 
 
 if __name__ == "__main__":

@@ -89,7 +89,7 @@ def run_vllm(server: Server, seed: int, out_dir: Path) -> dict[str, float]:
 
 def main() -> None:
     started = time.monotonic()
-    with Server(max_model_len=2048, max_num_seqs=CONCURRENCY, enforce_eager=True) as server, \
+    with Server(max_model_len=2048, max_num_seqs=CONCURRENCY) as server, \
             tempfile.TemporaryDirectory() as tmp:
         print(f"{server.model} on {server.device.label}\n{server.command_line}", flush=True)
         # Warm-up, not measured: first requests pay one-time costs in the server.

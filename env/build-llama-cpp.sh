@@ -3,6 +3,8 @@
 # cache the wheel in ~/.cache/servelab/wheels (or $SERVELAB_CACHE/wheels), and install it with
 # its server's dependencies into .venv. Safe to run again: it returns at once when all is
 # installed. A build or install saturates the CPU, so it holds the lock that engine runs take.
+# The instruction sets (AVX, AVX2, FMA, F16C, AVX-512, ...) are switched on only where
+# /proc/cpuinfo lists them: servelab.chapters.llama_cpp.cmake_args.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if .venv/bin/python -c 'import sys; from servelab.chapters.llama_cpp import ready; sys.exit(not ready())'; then

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# System packages the tests need: Debian's chromium for the real-browser test of the built site.
+# System packages from Debian: chromium for the real-browser test of the built site, and
+# bubblewrap, the sandbox every grading kernel runs in (autograder/sandbox.py).
 set -euo pipefail
-if command -v chromium >/dev/null; then
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v bwrap >/dev/null || missing+=(bubblewrap)
+if [ ${#missing[@]} = 0 ]; then
   exit 0
 fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-  echo "setup: chromium is missing and apt-get is not usable here; the browser test will fail" >&2
+  echo "setup: ${missing[*]} missing and apt-get is not usable here; the browser test fails" \
+       "without chromium, and grading refuses to run without bubblewrap" >&2
   exit 0
 fi
-echo "setup: installing Debian's chromium for the browser test"
+echo "setup: installing Debian's ${missing[*]}"
 apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null

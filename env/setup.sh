@@ -16,10 +16,16 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PYTHON" -m venv "$VENV"
 fi
 
+# pip runs through servelab.env (standard library only, so it works before servelab is
+# installed): quiet, its output shown only on failure and without the "Location ... is ignored"
+# lines some pip configurations print by the hundred. The CPU engine's torch (2.13.0+cpu) is not
+# on PyPI: install-torch takes a local copy where pip's find-links names one, else PyTorch's CPU
+# index, and says so plainly if that index cannot be reached.
 if [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing the CPU engine, the tools and servelab (several minutes the first time)"
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
-  "$VENV/bin/python" -m pip install -q --disable-pip-version-check -e ".[cpu,tools]"
+  "$VENV/bin/python" -m servelab.env pip install -q --upgrade pip
+  "$VENV/bin/python" -m servelab.env install-torch
+  "$VENV/bin/python" -m servelab.env pip install -q -e ".[cpu,tools]"
 fi
 
 echo "setup: removing torch extras, checking transformers, converting the offline model"

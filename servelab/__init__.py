@@ -2,7 +2,4 @@
 
 from servelab.server import Capacity, Server, ServerStartError, stop_all
 
-REPOSITORY = "https://github.com/servelab/servelab"
-BRANCH = "main"
-
-__all__ = ["BRANCH", "REPOSITORY", "Capacity", "Server", "ServerStartError", "stop_all"]
+__all__ = ["Capacity", "Server", "ServerStartError", "stop_all"]

@@ -16,6 +16,12 @@ from dataclasses import dataclass
 # vLLM's CUDA wheels carry kernels from compute capability 7.0; below 8.0 there is no bfloat16.
 MIN_COMPUTE_CAPABILITY = (7, 0)
 BF16_COMPUTE_CAPABILITY = (8, 0)
+# Below 8.0 (a T4 is 7.5) FlashAttention does not run and vLLM 0.11.2 ranks FlashInfer next
+# (vllm/platforms/cuda.py, _get_backend_priorities), whose kernels are compiled with nvcc on
+# first use: minutes inside the server's start, or a failure where nvcc is missing. Triton's
+# attention backend is valid on every compute capability and needs no nvcc (Triton brings its
+# own compiler). vLLM 0.11.2 has no flag for it; it reads VLLM_ATTENTION_BACKEND.
+PRE_AMPERE_ATTENTION_BACKEND = "TRITON_ATTN"
 
 
 @dataclass(frozen=True)
@@ -99,6 +105,13 @@ def default_dtype(device: Device) -> str | None:
     if device.kind == "cuda" and device.compute_capability < BF16_COMPUTE_CAPABILITY:
         return "half"
     return None
+
+
+def engine_env(device: Device) -> dict[str, str]:
+    """Environment variables the engine needs on ``device`` (set for the server's process)."""
+    if device.kind == "cuda" and device.compute_capability < BF16_COMPUTE_CAPABILITY:
+        return {"VLLM_ATTENTION_BACKEND": PRE_AMPERE_ATTENTION_BACKEND}
+    return {}
 
 
 def engine_distribution() -> str | None:

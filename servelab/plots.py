@@ -15,6 +15,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
+from servelab.bench import metrics
 from servelab.bench.frames import Result
 
 STYLE = {
@@ -56,48 +57,71 @@ def _figure(ncols: int = 1, **kwargs: object) -> tuple[Figure, list[plt.Axes]]:
     return fig, list(np.atleast_1d(axes))
 
 
-def request_timeline(result: Result, title: str | None = None,
+def request_timeline(results: Result | Mapping[str, Result], title: str | None = None,
                      max_requests: int = 64) -> Figure:
     """One bar per request: waiting (arrived, not yet sent), to first token (server queue and
-    prefill), decode (first to last token)."""
-    frame = result.requests.sort_values("queued_s").head(max_requests).reset_index(drop=True)
+    prefill), decode (first to last token). Several labelled results get one panel each, side by
+    side on a shared time axis."""
+    panels = {results.name: results} if isinstance(results, Result) else dict(results)
+    longest = max(min(len(r.records), max_requests) for r in panels.values())
     with style():
-        fig, (ax,) = _figure(figsize=(8.0, max(2.5, 0.18 * len(frame) + 1.2)))
-        y = np.arange(len(frame))
-        parts = [
-            ("waiting", frame["queued_s"], frame["waiting_s"]),
-            ("prefill", frame["sent_s"], frame["ttft_s"]),
-            ("decode", frame["first_token_s"], frame["decode_s"]),
-        ]
-        for name, start, width in parts:
-            ax.barh(y, width.fillna(0), left=start.fillna(0), height=0.8, color=COLORS[name])
-        failed = ~frame["ok"]
-        if failed.any():
-            ax.scatter(frame.loc[failed, "closed_s"], y[failed], marker="x",
-                       color=COLORS["marker"], label="failed", zorder=3)
-        ax.invert_yaxis()
-        ax.set_xlabel("time since the run started (s)")
-        ax.set_ylabel("request")
+        fig, axes = _figure(len(panels), sharex=True,
+                            figsize=(8.0 if len(panels) == 1 else 5.0 * len(panels),
+                                     max(2.5, 0.18 * longest + 1.2) + 0.6 * (len(panels) > 1)))
+        for ax, (label, result) in zip(axes, panels.items(), strict=True):
+            frame = (result.requests.sort_values("queued_s").head(max_requests)
+                     .reset_index(drop=True))
+            y = np.arange(len(frame))
+            parts = [
+                ("waiting", frame["queued_s"], frame["waiting_s"]),
+                ("prefill", frame["sent_s"], frame["ttft_s"]),
+                ("decode", frame["first_token_s"], frame["decode_s"]),
+            ]
+            for name, start, width in parts:
+                ax.barh(y, width.fillna(0), left=start.fillna(0), height=0.8, color=COLORS[name])
+            failed = ~frame["ok"].astype(bool)
+            if failed.any():
+                ax.scatter(frame.loc[failed, "closed_s"], y[failed], marker="x",
+                           color=COLORS["marker"], label="failed", zorder=3)
+            ax.invert_yaxis()
+            ax.set_xlabel("time since the run started (s)")
+            ax.set_ylabel("request")
+            if len(panels) > 1:
+                ax.set_title(label, loc="left", fontsize=10, fontweight="normal")
         handles = [
             Patch(color=COLORS["waiting"], label="waiting to be sent"),
             Patch(color=COLORS["prefill"], label="sent → first token (queue + prefill)"),
             Patch(color=COLORS["decode"], label="decode"),
         ]
-        ax.legend(handles=handles, loc="lower right", fontsize=8)
-        ax.set_title(title or f"{result.name}: where each request spent its time")
-        fig.tight_layout()
+        heading = title or f"{next(iter(panels))}: where each request spent its time"
+        if len(panels) == 1:
+            axes[0].legend(handles=handles, loc="lower right", fontsize=8)
+            axes[0].set_title(heading)
+            fig.tight_layout()
+        else:
+            fig.legend(handles=handles, loc="lower center", ncol=len(handles), fontsize=8)
+            fig.suptitle(heading, fontweight="bold")
+            fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 
 def concurrency_curves(sweep: pd.DataFrame, title: str | None = None,
                        x: str = "concurrency") -> Figure:
-    """Aggregate output tok/s and per-user tok/s against concurrency (a ``sweep_*`` frame)."""
+    """Aggregate output tok/s (whole run, and steady state when the frame has it) and per-user
+    tok/s against concurrency (a ``sweep_*`` frame)."""
     for column in (x, "output_tok_s", "user_tok_s"):
         if column not in sweep:
             raise ValueError(f"the sweep frame has no {column!r} column")
     with style():
         fig, (left, right) = _figure(2, figsize=(10.0, 4.0))
-        left.plot(sweep[x], sweep["output_tok_s"], "o-", color=COLORS["decode"])
+        if "steady_output_tok_s" in sweep:
+            left.plot(sweep[x], sweep["steady_output_tok_s"], "o-", color=COLORS["decode"],
+                      label="steady state (every user decoding)")
+            left.plot(sweep[x], sweep["output_tok_s"], "s--", color=COLORS["waiting"],
+                      label="whole run")
+            left.legend(fontsize=8, loc="upper left")
+        else:
+            left.plot(sweep[x], sweep["output_tok_s"], "o-", color=COLORS["decode"])
         left.set_ylabel("aggregate output (tokens/s)")
         right.plot(sweep[x], sweep["user_tok_s"], "o-", color=COLORS["prefill"])
         right.set_ylabel("speed each user sees (tokens/s)")
@@ -108,6 +132,91 @@ def concurrency_curves(sweep: pd.DataFrame, title: str | None = None,
                 ax.set_xticks(sweep[x], [str(v) for v in sweep[x]])
             ax.set_ylim(bottom=0)
         fig.suptitle(title or "Throughput and per-user speed against load", fontweight="bold")
+        fig.tight_layout()
+    return fig
+
+
+def throughput_over_time(results: Result | Mapping[str, Result], title: str | None = None,
+                         bin_s: float = 0.5) -> Figure:
+    """Output tokens per second in bins of ``bin_s`` over each run, with the run's steady
+    window (every user decoding) shaded and its steady throughput drawn across it."""
+    if isinstance(results, Result):
+        results = {results.name: results}
+    with style():
+        fig, (ax,) = _figure()
+        for color, (label, result) in zip(SERIES_COLORS * 4, results.items(), strict=False):
+            times = result.tokens.loc[
+                result.tokens["request"].isin(result.requests.query("role == 'user'")["request"]),
+                "t_s"].to_numpy()
+            if not times.size:
+                continue
+            edges = np.arange(0.0, times.max() + bin_s, bin_s)
+            counts, _ = np.histogram(times, bins=edges)
+            ax.step(edges[:-1], counts / bin_s, where="post", color=color, label=label)
+            window = result.steady_window()
+            if window is not None:
+                ax.axvspan(*window, color=color, alpha=0.12)
+                steady = result.summary()["steady_output_tok_s"]
+                ax.hlines(steady, *window, colors=color, linestyles="--",
+                          label=f"{label}: steady {steady:.0f} tok/s (shaded window)")
+        ax.set_xlabel("time since the run started (s)")
+        ax.set_ylabel("output tokens per second")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8, loc="upper right")
+        ax.set_title(title or "Output rate over the run; shaded: every user decoding")
+        fig.tight_layout()
+    return fig
+
+
+def step_time_fit(batch: Sequence[float], step_ms: Sequence[float], fixed_ms: float,
+                  per_sequence_ms: float, title: str | None = None) -> Figure:
+    """Measured decoding-step times against batch size, with the fitted line a + b·batch."""
+    batch = np.asarray(batch, dtype=float)
+    with style():
+        fig, (ax,) = _figure()
+        ax.plot(batch, step_ms, "o", color=COLORS["decode"], label="measured step")
+        line = np.linspace(0, batch.max(), 100)
+        ax.plot(line, fixed_ms + per_sequence_ms * line, "-", color=COLORS["prefill"],
+                label=f"fit: {fixed_ms:.1f} ms + {per_sequence_ms:.2f} ms × batch")
+        ax.axhline(fixed_ms, color=COLORS["waiting"], linestyle=":",
+                   label="fixed part (shared by the batch)")
+        ax.set_xlabel("sequences decoding together (batch)")
+        ax.set_ylabel("time of one decoding step (ms)")
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8, loc="upper left")
+        ax.set_title(title or "Decoding-step time against batch size")
+        fig.tight_layout()
+    return fig
+
+
+def slot_timeline(result: Result, slots: int, title: str | None = None) -> Figure:
+    """One row per batch slot: which request held it when (to first token, then decode), and
+    the idle time in between shaded — where a wave waits for its slowest member."""
+    records = result.user_records()
+    assigned = metrics.assign_slots(records, slots)
+    ends = [r.end for r in records if r.ok]
+    run_end = max(ends) if ends else 0.0
+    with style():
+        fig, (ax,) = _figure(figsize=(8.0, max(2.5, 0.28 * slots + 1.2)))
+        ax.barh(range(slots), run_end, color=COLORS["marker"], alpha=0.15, height=0.8)
+        for record, slot in zip(records, assigned, strict=True):
+            if slot < 0 or not record.ok:
+                continue
+            ax.barh(slot, record.first_token - record.sent, left=record.sent, height=0.8,
+                    color=COLORS["prefill"])
+            ax.barh(slot, record.end - record.first_token, left=record.first_token,
+                    height=0.8, color=COLORS["decode"], edgecolor="white", linewidth=0.5)
+        ax.invert_yaxis()
+        ax.set_xlabel("time since the run started (s)")
+        ax.set_ylabel("batch slot")
+        handles = [
+            Patch(color=COLORS["prefill"], label="sent → first token"),
+            Patch(color=COLORS["decode"], label="decoding a request"),
+            Patch(color=COLORS["marker"], alpha=0.15, label="idle slot"),
+        ]
+        ax.legend(handles=handles, loc="lower right", fontsize=8)
+        share = metrics.idle_slot_share(records, slots)
+        ax.set_title(title or f"{result.name}: slots idle {share:.0%} of the time")
         fig.tight_layout()
     return fig
 
@@ -144,27 +253,40 @@ def _ecdf(ax: plt.Axes, values: Sequence[float], label: str, color: str) -> None
                 label=label, color=color)
 
 
-def itl_over_time(result: Result, title: str | None = None, role: str = "interferer") -> Figure:
+def itl_over_time(results: Result | Mapping[str, Result], title: str | None = None,
+                  role: str = "interferer", role_name: str | None = None) -> Figure:
     """Every user token gap against when it ended; the ``role`` request's arrival marked and
-    its wait for a first token shaded."""
-    tokens = result.tokens.merge(result.requests[["request", "role"]], on="request")
-    users = tokens[(tokens["role"] == "user") & tokens["itl_s"].notna()]
+    its wait for a first token shaded (called ``role_name`` in the legend). Several labelled
+    results get one panel each, stacked on shared axes."""
+    name = role_name or role
+    panels = {results.name: results} if isinstance(results, Result) else dict(results)
     with style():
-        fig, (ax,) = _figure()
-        ax.scatter(users["t_s"], users["itl_s"] * 1000, s=6, alpha=0.6, color=COLORS["decode"],
-                   label="a user's token gap")
-        window = result.window(role)
-        if window is not None:
-            sent, first = window
-            ax.axvline(sent, color=COLORS["marker"], linestyle="--",
-                       label=f"{role} arrives")
-            ax.axvspan(sent, first, color=COLORS["prefill"], alpha=0.2,
-                       label=f"{role} waits for its first token")
-        ax.set_yscale("log")
-        ax.set_xlabel("time since the run started (s)")
-        ax.set_ylabel("inter-token latency (ms)")
-        ax.legend(fontsize=8, loc="upper left")
-        ax.set_title(title or "Token gaps of decoding users over time")
+        fig, grid = plt.subplots(len(panels), 1, figsize=(9.0, max(4.0, 2.8 * len(panels))),
+                                 sharex=True, sharey=True, squeeze=False)
+        axes = list(grid[:, 0])
+        for ax, (label, result) in zip(axes, panels.items(), strict=True):
+            tokens = result.tokens.merge(result.requests[["request", "role"]], on="request")
+            users = tokens[(tokens["role"] == "user") & tokens["itl_s"].notna()]
+            ax.scatter(users["t_s"], users["itl_s"] * 1000, s=6, alpha=0.6,
+                       color=COLORS["decode"], label="a user's token gap")
+            window = result.window(role)
+            if window is not None:
+                sent, first = window
+                ax.axvline(sent, color=COLORS["marker"], linestyle="--",
+                           label=f"{name} arrives")
+                ax.axvspan(sent, first, color=COLORS["prefill"], alpha=0.2,
+                           label=f"{name} waits for its first token")
+            ax.set_yscale("log")
+            ax.set_ylabel("inter-token latency (ms)")
+            if len(panels) > 1:
+                ax.set_title(label, loc="left", fontsize=10, fontweight="normal")
+        axes[-1].set_xlabel("time since the run started (s)")
+        axes[0].legend(fontsize=8, loc="upper left")
+        heading = title or "Token gaps of decoding users over time"
+        if len(panels) == 1:
+            axes[0].set_title(heading)
+        else:
+            fig.suptitle(heading, fontweight="bold")
         fig.tight_layout()
     return fig
 

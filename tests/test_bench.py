@@ -22,8 +22,8 @@ from servelab.bench.workloads import (
     ParallelSampling,
     SharedPrefix,
     StaticBatching,
-    capped_exponential_lengths,
     poisson_arrivals,
+    short_and_long_lengths,
 )
 
 matplotlib.use("Agg")
@@ -125,11 +125,77 @@ def test_poisson_mean_interarrival_is_one_over_rate() -> None:
     assert not np.array_equal(arrivals, poisson_arrivals(4.0, 4000, seed=8))
 
 
-def test_output_lengths_are_capped_exponential() -> None:
-    lengths = capped_exponential_lengths(mean=64, cap=256, count=5000, seed=1)
-    assert lengths.min() >= 1 and lengths.max() <= 256
-    assert lengths.mean() == pytest.approx(64, rel=0.1)
-    assert len(set(lengths.tolist())) > 50
+def test_output_lengths_are_mostly_short_with_a_few_long() -> None:
+    lengths = short_and_long_lengths(5000, short=(4, 32), long=(128, 192), long_share=0.125,
+                                     seed=1)
+    long = lengths >= 128
+    assert long.mean() == pytest.approx(0.125, abs=0.02)
+    assert lengths[long].min() >= 128 and lengths[long].max() == 192
+    assert lengths[~long].min() == 4 and lengths[~long].max() == 32
+    assert not np.array_equal(lengths, short_and_long_lengths(5000, (4, 32), (128, 192),
+                                                              0.125, seed=2))
+    with pytest.raises(ValueError, match="long_share"):
+        short_and_long_lengths(4, (4, 32), (128, 192), long_share=1.5, seed=0)
+    with pytest.raises(ValueError, match="short"):
+        short_and_long_lengths(4, (32, 4), (128, 192), long_share=0.1, seed=0)
+
+
+def user_record(index: int, user: int, times: list[float]) -> RequestRecord:
+    """A finished request of ``user`` whose tokens arrived at ``times`` (sent 0.1 s before)."""
+    r = RequestRecord(PlannedRequest(index=index, user=user, prompt="p", max_tokens=len(times)))
+    r.sent, r.token_times, r.token_samples = times[0] - 0.1, list(times), [0] * len(times)
+    r.first_token, r.end, r.closed = times[0], times[-1], times[-1] + 0.01
+    r.prompt_tokens, r.output_tokens = 4, len(times)
+    return r
+
+
+def test_steady_window_is_where_every_user_decodes() -> None:
+    # User 0 decodes from 1.0 to 5.0; user 1 from 2.0 to 6.0 (two requests with a gap between).
+    records = [
+        user_record(0, 0, [1.0, 2.0, 3.0, 4.0, 5.0]),
+        user_record(1, 1, [2.0, 2.5, 3.0]),
+        user_record(2, 1, [3.5, 4.0, 4.5, 5.0, 6.0]),
+    ]
+    assert metrics.steady_window(records) == (2.0, 5.0)
+    row = metrics.steady(records)
+    # Tokens in (2.0, 5.0]: user 0 at 3, 4, 5; user 1 at 2.5, 3, 3.5, 4, 4.5, 5 → 9 in 3 s.
+    assert row["steady_output_tok_s"] == pytest.approx(9 / 3.0)
+    assert row["steady_user_tok_s"] == pytest.approx(9 / 3.0 / 2)
+    whole = metrics.calculate(records, duration_s=6.0)
+    assert whole["output_tok_s"] == pytest.approx(13 / 6.0)
+    assert whole["steady_output_tok_s"] == pytest.approx(row["steady_output_tok_s"])
+
+
+def test_one_user_is_steady_over_its_own_decode() -> None:
+    row = metrics.steady([user_record(0, 0, [0.5, 0.6, 0.7, 0.8, 0.9])])
+    assert (row["steady_start_s"], row["steady_end_s"]) == (0.5, 0.9)
+    assert row["steady_output_tok_s"] == pytest.approx(1 / 0.1)
+
+
+def test_users_that_never_overlap_have_no_steady_window() -> None:
+    records = [user_record(0, 0, [1.0, 1.1, 1.2]), user_record(1, 1, [2.0, 2.1, 2.2])]
+    assert metrics.steady_window(records) is None
+    row = metrics.steady(records)
+    assert all(math.isnan(value) for value in row.values())
+    assert metrics.steady_window([]) is None
+
+
+def test_a_failed_request_does_not_count_as_a_user() -> None:
+    failed = RequestRecord(PlannedRequest(index=1, user=1, prompt="p", max_tokens=4))
+    failed.error = "APIConnectionError: Connection error."
+    records = [user_record(0, 0, [1.0, 1.5, 2.0]), failed]
+    assert metrics.steady_window(records) == (1.0, 2.0)
+    assert metrics.steady(records)["steady_user_tok_s"] == pytest.approx(2.0)
+
+
+def test_slots_are_reused_and_idle_time_is_counted() -> None:
+    # Two slots over 0..3 s: request 0 holds a slot 0..3 s, request 1 0..1 s; request 2 comes
+    # 1 s later than the slot it takes was freed (a wave boundary) and runs 2..3 s.
+    records = [user_record(0, 0, [0.1, 3.0]), user_record(1, 1, [0.1, 0.99]),
+               user_record(2, 0, [2.1, 3.0])]
+    assert metrics.assign_slots(records, slots=2) == [0, 1, 1]
+    # Busy: 3.0 + 0.99 + 1.0 slot-seconds of 2 × 3.0.
+    assert metrics.idle_slot_share(records, slots=2) == pytest.approx(1 - 4.99 / 6.0)
 
 
 ALL_WORKLOADS = [
@@ -247,6 +313,7 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
     from servelab import plots
 
     result = _result([*records, record(4, 0.6, [0.1], ttft=0.2, role="interferer")])
+    overlapping = _result([user_record(0, 0, [1.0, 2.0, 3.0]), user_record(1, 1, [1.5, 2.5])])
     sweep = pd.DataFrame({"concurrency": [1, 2, 4], "output_tok_s": [30, 55, 90],
                           "user_tok_s": [30, 27, 22]})
     figures = [
@@ -255,11 +322,18 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
         plots.latency_distributions({"a": result, "b": result}),
         plots.itl_over_time(result),
         plots.kv_usage(result),
+        plots.throughput_over_time({"one": result, "two": overlapping}),
+        plots.slot_timeline(result, slots=2),
+        plots.step_time_fit([1, 2, 4], [40.7, 41.4, 42.8], 40.0, 0.7),
     ]
     assert figures[1].texts[0].get_text() == "More users, more tokens"
     for figure in figures:
         assert figure.axes[0].get_xlabel()
         assert all(ax.get_ylabel() for ax in figure.axes)
         matplotlib.pyplot.close(figure)
+    (shaded,) = figures[5].axes[0].patches  # only the second run has a steady window
+    assert shaded.get_x() == pytest.approx(1.5)
+    steady_sweep = sweep.assign(steady_output_tok_s=[31, 60, 100])
+    assert len(plots.concurrency_curves(steady_sweep).axes[0].lines) == 2
     with pytest.raises(ValueError, match="user_tok_s"):
         plots.concurrency_curves(sweep.drop(columns="user_tok_s"))

@@ -10,7 +10,6 @@ import _thread
 import asyncio
 import threading
 import time
-import urllib.request
 import warnings
 from collections.abc import Callable
 
@@ -19,11 +18,11 @@ import pytest
 
 import servelab.bench as bench
 from servelab import Server
-from servelab.bench.server_metrics import parse_metrics
+from servelab.bench.server_metrics import fetch_metrics
 
 pytestmark = pytest.mark.engine
 
-FLAGS = dict(max_model_len=1024, max_num_seqs=16, enforce_eager=True)
+FLAGS = dict(max_model_len=1024, max_num_seqs=16)
 
 
 class OneServer:
@@ -48,8 +47,7 @@ class OneServer:
 
 
 def generated_tokens(server: Server) -> float:
-    with urllib.request.urlopen(server.url + "/metrics", timeout=5) as response:
-        return parse_metrics(response.read().decode())["generation_tokens"]
+    return fetch_metrics(server.url)["generation_tokens"]
 
 
 def after_tokens(server: Server, tokens: int, action: Callable[[], object]) -> threading.Thread:
@@ -108,6 +106,18 @@ def test_closed_loop_never_has_more_than_n_in_flight(closed: bench.Result) -> No
     assert summary["max_in_flight"] == 4
     assert summary["completed"] == 8 and summary["failed"] == 0
     assert summary["output_tok_s"] > 0
+
+
+def test_steady_state_is_inside_the_run_and_leaves_out_the_ramp(closed: bench.Result) -> None:
+    summary = closed.summary()
+    start, end = closed.steady_window()
+    requests = closed.requests
+    assert start == requests.groupby("user")["first_token_s"].min().max()
+    assert end == requests.groupby("user")["end_s"].max().min()
+    assert 0 < start < end <= summary["duration_s"]
+    assert summary["steady_user_tok_s"] * 4 == pytest.approx(summary["steady_output_tok_s"])
+    # The whole run also counts the wait for the first tokens, in which nothing comes out.
+    assert summary["steady_output_tok_s"] > summary["output_tok_s"]
 
 
 def test_parallel_samples_each_get_max_tokens(server: Server) -> None:

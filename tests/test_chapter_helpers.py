@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from servelab.bench.prompts import WordPrompts
 from servelab.chapters.chunked_prefill import chunking_state
-from servelab.chapters.dials import capacity_table, kv_bytes_per_token
 from servelab.chapters.throughput_latency import MixedTraffic
 
 CHUNKED_LOG = """\
@@ -44,24 +41,6 @@ def test_chunking_state_of_a_silent_log_is_unknown():
     assert state.enabled is None
     assert not state.splits(10_000)
     assert "does not say" in state.describe()
-
-
-def test_kv_bytes_per_token_from_config(tmp_path):
-    config = {"num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3,
-              "hidden_size": 576, "dtype": "bfloat16"}
-    (tmp_path / "config.json").write_text(json.dumps(config))
-    # 2 (key and value) x 30 layers x 3 KV heads x 64 dims x 2 bytes
-    assert kv_bytes_per_token(str(tmp_path)) == 23_040
-    assert kv_bytes_per_token(str(tmp_path), "float32") == 46_080
-    with pytest.raises(ValueError, match="unknown KV cache dtype"):
-        kv_bytes_per_token(str(tmp_path), "int3")
-
-
-def test_capacity_table_divides_tokens_by_context():
-    table = capacity_table(8192, [2048, 4096, 8192], reported={2048: 4.0})
-    assert table["computed_max_concurrency"].tolist() == [4.0, 2.0, 1.0]
-    assert table.loc[2048, "engine_reported"] == 4.0
-    assert table["engine_reported"].isna().sum() == 2
 
 
 def test_mixed_traffic_splits_the_same_requests():

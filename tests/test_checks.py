@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -17,14 +18,19 @@ from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 from servelab.checks import (
     CHECK_TAG,
     LETTERS,
+    NBVAL_TAG,
     Check,
     CheckError,
     check_cells,
     check_from_lesson,
+    grade_id,
     is_check_cell,
     load_check,
+    role_of,
     write_check,
 )
+from servelab.checks.__main__ import main as checks_main
+from servelab.checks.cells import key_output
 from servelab.checks.course import CHAPTERS, CHECKS_DIR, source_notebook
 from servelab.checks.notebook import write_checks
 
@@ -160,9 +166,12 @@ def test_cells_follow_the_contract(check: Check) -> None:
     question, answer, test = check_cells(check)
     assert [c.cell_type for c in (question, answer, test)] == ["markdown", "code", "code"]
     for cell, part in ((question, "question"), (answer, "answer"), (test, "test")):
-        assert cell.metadata["tags"] == [CHECK_TAG]
-        assert cell.metadata["nbgrader"]["grade_id"] == f"99-test-check-{part}"
+        assert cell.metadata["tags"] == ([CHECK_TAG, NBVAL_TAG] if part == "test" else [CHECK_TAG])
+        assert cell.metadata["nbgrader"]["grade_id"] == grade_id("99-test", part)
         assert cell.metadata["nbgrader"]["schema_version"] == 3
+        assert role_of(cell) == part
+    assert [o["text"] for o in test.outputs] == ["answer B: the form is right\n"]
+    assert answer.outputs == []
     assert question.metadata["nbgrader"] == {
         "grade_id": "99-test-check-question", "schema_version": 3, "task": False,
         "locked": True, "solution": False, "grade": False,
@@ -356,3 +365,70 @@ def test_write_checks_command_covers_the_chapters_that_exist(tmp_path: Path) -> 
         write_checks([first], CHECKS_DIR, tmp_path)
     with pytest.raises(CheckError, match="unknown chapter"):
         write_checks(["99-nope"], CHECKS_DIR, tmp_path)
+
+
+def test_role_of_reads_only_check_grade_ids(check: Check) -> None:
+    roles = [role_of(cell) for cell in check_cells(check)]
+    assert roles == ["question", "answer", "test"]
+    other = nbformat.v4.new_code_cell("x = 1")
+    assert role_of(other) is None
+    other.metadata["nbgrader"] = {"grade_id": "99-test-setup"}
+    assert role_of(other) is None
+    other.metadata["nbgrader"] = "broken"
+    assert role_of(other) is None
+    with pytest.raises(ValueError, match="role"):
+        grade_id("99-test", "hint")
+
+
+def test_the_student_test_cell_leaks_nothing_of_the_key(check: Check, tmp_path: Path) -> None:
+    """nbgrader's generate_assignment, as the edition runs it, drops the key's stored output."""
+    course = tmp_path / "course"
+    source = course / "source" / "99-test"
+    source.mkdir(parents=True)
+    notebook = nbformat.v4.new_notebook(cells=check_cells(check))
+    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python",
+                                       "display_name": "Python 3"}
+    nbformat.write(notebook, source / "99-test.ipynb")
+    config = Path(__file__).resolve().parent.parent / "assignments" / "nbgrader_config.py"
+    (course / "nbgrader_config.py").write_text(config.read_text())
+    done = subprocess.run(
+        [sys.executable, "-m", "nbgrader", "generate_assignment", "99-test", "--force",
+         f"--CourseDirectory.root={course}", f"--CourseDirectory.release_directory={course}/rel",
+         f"--CourseDirectory.db_url=sqlite:///{course}/gb.db"],
+        cwd=course, capture_output=True, text=True, check=False,
+        env={**os.environ, "JUPYTER_NO_CONFIG": "1",
+             "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    edition = nbformat.read(course / "rel" / "99-test" / "99-test.ipynb", as_version=4)
+    test = edition.cells[2]
+    assert role_of(test) == "test" and test.outputs == []
+    text = json.dumps(edition)
+    assert key_output(check).strip() not in text and "HIDDEN" not in text
+    assert '"B"' not in edition.cells[1].source
+
+
+SEED_LESSON = Path("/work/shared/seed/000_10ad88a6f5cbc97c.txt")
+LESSON = SEED_LESSON if SEED_LESSON.exists() else FIXTURE
+
+
+def test_import_command_brings_a_lesson_check_into_the_course(tmp_path: Path, capsys) -> None:
+    code = checks_main(["import", str(LESSON), "--chapter", "99-lesson",
+                        "--checks-dir", str(tmp_path)])
+    assert code == 0, capsys.readouterr().err
+    imported = load_check(tmp_path / "99-lesson.json")
+    original = check_from_lesson(json.loads(LESSON.read_text()), "99-lesson")
+    assert imported == original
+    assert "wrote" in capsys.readouterr().out
+    (tmp_path / "99-lesson.yml").write_text("question: x\n")
+    assert checks_main(["import", str(LESSON), "--chapter", "99-lesson",
+                        "--checks-dir", str(tmp_path)]) == 1
+    assert "already holds" in capsys.readouterr().err
+
+
+def test_import_command_runs_as_a_module(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "servelab.checks", "import", str(FIXTURE),
+                           "--chapter", "99-lesson", "--checks-dir", str(tmp_path)],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    expected = check_from_lesson(json.loads(FIXTURE.read_text()), "99-lesson")
+    assert load_check(tmp_path / "99-lesson.json") == expected

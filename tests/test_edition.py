@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
+import sys
+import venv
 from pathlib import Path
 
 import nbformat
@@ -19,16 +23,36 @@ from servelab.checks.course import (
     student_notebook,
 )
 from servelab.edition import (
+    HIDE_CODE_TAG,
+    PROSE_TAG,
     colab_url,
     generate_editions,
     kaggle_url,
     launch_badges,
+    repository_setting,
     stale_chapters,
     toc_text,
+)
+from servelab.launch import (
+    INSTALL_TAG,
+    LAUNCH_TAG,
+    Repository,
+    install_cell_source,
+    is_install_cell,
+    write_launch,
 )
 
 CHAPTER = "01-serving-engine"
 STUB = "answer = None  # replace None with the letter you choose, in quotes"
+FORK = Repository(url="https://example.org/someone/their-fork", branch="term-2",
+                  install_ref="v9.8.7")
+HAND_WRITTEN_INSTALL = """\
+import importlib.util
+if importlib.util.find_spec("servelab") is None:
+    pass
+from servelab.env import bootstrap  # noqa: E402
+
+runtime = bootstrap()"""
 
 
 def test_book_is_up_to_date_with_the_source() -> None:
@@ -43,13 +67,36 @@ def test_toc_lists_exactly_the_student_editions() -> None:
     )
 
 
-def test_launch_links_open_the_student_edition() -> None:
-    path = f"servelab/servelab/blob/main/book/{CHAPTER}/{CHAPTER}.ipynb"
-    assert colab_url(CHAPTER) == f"https://colab.research.google.com/github/{path}"
-    assert kaggle_url(CHAPTER) == (
-        f"https://kaggle.com/kernels/welcome?src=https://github.com/{path}"
-    )
+def test_launch_links_open_the_student_edition_named_in_the_config() -> None:
+    setting = repository_setting()
+    path = f"blob/{setting.branch}/book/{CHAPTER}/{CHAPTER}.ipynb"
+    assert setting.url.startswith("https://github.com/")
+    repo = setting.url.removeprefix("https://github.com/")
+    assert colab_url(CHAPTER) == f"https://colab.research.google.com/github/{repo}/{path}"
+    assert kaggle_url(CHAPTER) == f"https://kaggle.com/kernels/welcome?src={setting.url}/{path}"
     assert kaggle_url(CHAPTER) in launch_badges(CHAPTER)
+    assert kaggle_url(CHAPTER, FORK).startswith(f"https://kaggle.com/kernels/welcome?src={FORK.url}")
+
+
+def test_only_the_config_names_the_repository() -> None:
+    """Every other mention is generated from _config.yml (launch and install cells)."""
+    url = repository_setting().url
+    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO_ROOT,
+                           capture_output=True, text=True, check=True).stdout.split()
+    naming = []
+    for name in files:
+        path = REPO_ROOT / name
+        if name == "_config.yml" or not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if name.endswith(".ipynb"):
+            cells = nbformat.reads(text, as_version=4).cells
+            generated = {INSTALL_TAG, LAUNCH_TAG}
+            text = "\n".join(cell.source for cell in cells
+                             if not generated & set(cell.metadata.get("tags", [])))
+        if url in text:
+            naming.append(name)
+    assert naming == [], f"name the repository only in _config.yml: {naming}"
 
 
 @pytest.fixture
@@ -106,7 +153,8 @@ def test_generated_edition_follows_the_contract_and_goes_stale(course: Path) -> 
     assert f'answer = "{correct}"' in source.cells[-2].source
 
     assert stale_chapters(course, book) == []
-    source.cells[1].source = "print('changed')"
+    [authored] = [cell for cell in source.cells if cell.source == "print('hello')"]
+    authored.source = "print('changed')"
     nbformat.write(source, path)
     assert stale_chapters(course, book) == [CHAPTER]
     shutil.rmtree(path.parent)
@@ -125,3 +173,109 @@ def test_student_edition_runs_clean_and_source_passes(course: Path) -> None:
         outputs = notebook.cells[-1].outputs
         assert [o.get("name") for o in outputs] == ["stdout"], outputs
         assert expected in outputs[0]["text"]
+
+
+def _tags(cell: nbformat.NotebookNode) -> list[str]:
+    return cell.metadata.get("tags", [])
+
+
+def test_generated_launch_and_install_cells_replace_the_hand_written_ones(course: Path) -> None:
+    path = source_notebook(CHAPTER, course / "source")
+    source = nbformat.read(path, as_version=4)
+    source.cells[0].source = (
+        "# A throw-away chapter\n\nIntro.\n\n[Open in Colab](https://colab.research.google.com/"
+        "github/old/place/blob/main/x.ipynb) · [Open in Kaggle](https://kaggle.com/kernels/"
+        "welcome?src=https://github.com/old/place/blob/main/x.ipynb)")
+    prose = nbformat.v4.new_code_cell("display(Markdown(text))", metadata={"tags": [PROSE_TAG]})
+    source.cells[1:1] = [nbformat.v4.new_markdown_cell("Why."),
+                         nbformat.v4.new_code_cell(HAND_WRITTEN_INSTALL), prose]
+    nbformat.write(source, path)
+
+    [edition_path] = generate_editions(course, course.parent / "book", repository=FORK)
+    source = nbformat.read(path, as_version=4)
+    title, launch, why, install, prose, *_ = source.cells
+    assert title.source == "# A throw-away chapter\n\nIntro."
+    assert _tags(launch) == [LAUNCH_TAG] and launch.source == launch_badges(CHAPTER, FORK)
+    assert why.source == "Why."
+    assert _tags(install) == [INSTALL_TAG] and install.source == install_cell_source(FORK)
+    assert sum(is_install_cell(cell) for cell in source.cells) == 1
+    assert _tags(prose) == [PROSE_TAG]  # the source keeps its code visible to authors
+    assert write_launch(path, FORK, CHAPTER) is False  # regenerating changes nothing
+
+    edition = nbformat.read(edition_path, as_version=4)
+    assert [cell.source for cell in edition.cells[:4]] == [
+        cell.source for cell in source.cells[:4]]
+    assert f"git+{FORK.url}@{FORK.install_ref}" in edition.cells[3].source
+    assert _tags(edition.cells[4]) == [PROSE_TAG, HIDE_CODE_TAG]
+    assert stale_chapters(course, course.parent / "book", repository=FORK) == []
+    moved = Repository(FORK.url, FORK.branch, "v9.8.8")
+    assert stale_chapters(course, course.parent / "book", repository=moved) == [CHAPTER]
+
+
+def test_install_cell_ends_in_bootstrap_and_needs_only_the_standard_library() -> None:
+    code = install_cell_source(FORK)
+    assert code.rstrip().endswith("from servelab.env import bootstrap  # noqa: E402\n\n"
+                                  "runtime = bootstrap()")
+    before = code.split("from servelab.env")[0]
+    imported = {line.split()[1].split(".")[0] for line in before.splitlines()
+                if line.startswith("import ")}
+    assert imported <= set(sys.stdlib_module_names)
+    assert f"servelab @ git+{FORK.url}@{FORK.install_ref}" in code
+    compile(code, "install-cell", "exec")
+
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    """A virtual environment without servelab, with this venv's pip lent to it on PYTHONPATH."""
+    root = tmp_path_factory.mktemp("bare")
+    venv.create(root / "venv", with_pip=False)
+    lent = root / "lent"
+    lent.mkdir()
+    import pip
+
+    (lent / "pip").symlink_to(Path(pip.__file__).parent)
+    environ = {**os.environ, "PYTHONPATH": str(lent)}
+    return root / "venv" / "bin" / "python", environ
+
+
+def _run_install_cell(bare: tuple[Path, dict[str, str]], repository: Repository) -> str:
+    python, environ = bare
+    # Run away from the repository, whose servelab folder would otherwise be importable.
+    result = subprocess.run([str(python), "-c", install_cell_source(repository)], env=environ,
+                            cwd=python.parent, capture_output=True, text=True, timeout=300,
+                            check=False)
+    assert result.returncode != 0
+    return result.stdout + result.stderr
+
+
+def test_install_cell_says_plainly_that_the_repository_is_missing(
+    bare_python: tuple[Path, dict[str, str]], tmp_path: Path,
+) -> None:
+    missing = Repository(url=f"file://{tmp_path}/nowhere", branch="main", install_ref="v1")
+    output = _run_install_cell(bare_python, missing)
+    assert "Installing servelab v1 from" in output
+    assert "Could not install servelab: there is no repository at that address" in output
+    assert "Traceback" not in output
+
+
+def test_install_cell_says_plainly_that_the_version_is_not_published(
+    bare_python: tuple[Path, dict[str, str]], tmp_path: Path,
+) -> None:
+    repo = tmp_path / "repo"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    (repo / "README").write_text("x\n")
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    subprocess.run([*git, "add", "README"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "x"], check=True)
+    untagged = Repository(url=f"file://{repo}", branch="main", install_ref="v0.0.404")
+    output = _run_install_cell(bare_python, untagged)
+    assert "the repository has no version v0.0.404" in output
+    assert "Traceback" not in output
+
+
+def test_install_cell_says_plainly_that_there_is_no_internet(
+    bare_python: tuple[Path, dict[str, str]],
+) -> None:
+    offline = Repository(url="https://servelab.invalid/book", branch="main", install_ref="v1")
+    output = _run_install_cell(bare_python, offline)
+    assert "cannot reach the Internet" in output and "switch Internet on" in output

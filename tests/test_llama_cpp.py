@@ -13,8 +13,8 @@ from openai import AsyncOpenAI
 from servelab.bench.client import PlannedRequest, RequestRecord, stream_request
 from servelab.bench.frames import Result
 from servelab.chapters.llama_cpp import cmake_args
-from servelab.chapters.llama_server import LlamaCppServer
 from servelab.chapters.when_not_to import comparison, folder_mb
+from servelab.llama_server import LlamaCppServer
 
 
 def _chunk(text: str, finish: str | None = None) -> dict:
@@ -69,14 +69,18 @@ def test_stream_of_only_a_closing_chunk_is_an_error():
     assert "without a single token" in record.error
 
 
-@pytest.mark.parametrize(("cpuinfo", "expected"), [
-    ("flags : fpu sse2 avx avx2 fma f16c avx512f", "-DGGML_NATIVE=OFF -DGGML_AVX2=ON "
-     "-DGGML_FMA=ON -DGGML_F16C=ON -DGGML_AVX512=ON"),
-    ("flags : fpu sse2 avx avx2", "-DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"),
-    ("flags : fpu sse2", "-DGGML_NATIVE=OFF"),
+@pytest.mark.parametrize(("cpuinfo", "on"), [
+    ("flags : fpu sse2 sse4_2 avx avx2 fma f16c avx512f avx512cd avx512vl avx512dq avx512bw",
+     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_AVX512"}),
+    ("flags : fpu sse2 avx avx2 fma avx512f", {"GGML_AVX", "GGML_AVX2", "GGML_FMA"}),
+    ("flags : fpu sse2", set()),
 ])
-def test_cmake_args_follow_the_cpu_flags(cpuinfo, expected):
-    assert cmake_args(cpuinfo) == expected
+def test_cmake_args_switch_each_instruction_set_from_the_cpu_flags(cpuinfo, on):
+    words = cmake_args(cpuinfo).split()
+    assert words[0] == "-DGGML_NATIVE=OFF"
+    switches = dict(word[2:].split("=") for word in words[1:])
+    assert {name for name, state in switches.items() if state == "ON"} == on
+    assert set(switches.values()) <= {"ON", "OFF"}
 
 
 def test_llama_server_command_queues_instead_of_interrupting(tmp_path):

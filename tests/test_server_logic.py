@@ -1,13 +1,14 @@
 """Server pieces that need no engine: flags, capacity parsing, ports, device choice."""
 
 import socket
+import sys
 
 import pytest
 
-from servelab import engine
+from servelab import engine, server
 from servelab.engine import Device, default_dtype
 from servelab.process import free_port
-from servelab.server import Server, parse_capacity
+from servelab.server import CapacityNotFound, Server, parse_capacity
 
 CPU = Device(kind="cpu", name="test CPU")
 T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))
@@ -24,7 +25,13 @@ def test_capacity_is_parsed_from_the_engine_log():
     assert capacity.kv_cache_tokens == 93184
     assert capacity.max_model_len == 2048
     assert capacity.max_concurrency == pytest.approx(45.5)
-    assert parse_capacity("no capacity line yet") is None
+    with pytest.raises(CapacityNotFound, match="no 'KV cache size: N tokens' and"):
+        parse_capacity("no capacity line yet")
+
+
+def test_capacity_of_a_server_not_started_is_a_clear_error():
+    with pytest.raises(CapacityNotFound, match="not been started"):
+        assert Server("/models/m", device=CPU).capacity is None
 
 
 def test_flags_mirror_the_vllm_command_line():
@@ -41,6 +48,31 @@ def test_flags_mirror_the_vllm_command_line():
     assert "--no-enable-chunked-prefill" in words
     assert "--enforce-eager" in words
     assert "--kv-cache-memory-bytes" not in words
+
+
+def test_eager_is_chosen_by_device_unless_given():
+    assert "--enforce-eager" in Server("/models/m", device=CPU).command
+    assert "--enforce-eager" not in Server("/models/m", device=T4).command
+    assert "--enforce-eager" not in Server("/models/m", device=CPU, enforce_eager=False).command
+    assert "--enforce-eager" in Server("/models/m", device=A100, enforce_eager=True).command
+
+
+def test_command_line_is_what_a_reader_types():
+    shown = Server("/home/me/.cache/servelab/m-bf16", device=CPU, max_model_len=1024,
+                   port=8123)
+    assert shown.command_line.startswith("vllm serve m-bf16 --host 127.0.0.1 --port 8123 ")
+    assert "--max-model-len 1024" in shown.command_line
+    assert "/home/me" not in shown.command_line
+    assert sys.executable not in shown.command_line
+    assert shown.command[shown.command.index("--model") + 1] == "/home/me/.cache/servelab/m-bf16"
+
+
+def test_a_given_model_is_not_looked_up_or_converted(monkeypatch):
+    def refuse(*args: object) -> None:
+        raise AssertionError("choose_model ran although model= was given")
+
+    monkeypatch.setattr(server, "choose_model", refuse)
+    assert Server("Qwen/Qwen3-0.6B", device=T4).model == "Qwen/Qwen3-0.6B"
 
 
 def test_cpu_sizes_the_kv_cache_in_bytes_not_by_gpu_fraction():

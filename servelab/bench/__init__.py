@@ -10,11 +10,15 @@ exact token lengths)::
 
     closed_loop(server, users=8, requests_per_user=2, input_tokens=64, max_tokens=64)
     open_loop(server, rate=4.0, num_requests=32, ...)               # Poisson arrivals, req/s
-    static_batching(server, batch_size=8, num_requests=32, mean_output_tokens=64,
-                    max_output_tokens=256, continuous=False)        # waves vs continuous
+    static_batching(server, batch_size=16, num_requests=96, short_tokens=(4, 32),
+                    long_tokens=(128, 192), long_share=0.125,
+                    continuous=False)                               # waves vs continuous
     shared_prefix(server, prefix_tokens=2000, users=4, reuse_cache=True)
     interferer(server, users=8, document_tokens=2000, arrival=2.0)  # long prompt mid-decode
     parallel_sampling(server, n=4, max_tokens=64)
+
+Throughput comes two ways (both defined in ``servelab.bench.metrics``): ``output_tok_s`` over
+the whole run, and ``steady_output_tok_s`` inside the window in which every user is decoding.
 
 Sweeps return one DataFrame row per level (the ``summary()`` columns)::
 
@@ -58,13 +62,14 @@ def open_loop(server: object, rate: float, num_requests: int = 32, input_tokens:
     return run(server, workload, **options)
 
 
-def static_batching(server: object, batch_size: int, num_requests: int = 32,
-                    input_tokens: int = 32, mean_output_tokens: float = 64,
-                    max_output_tokens: int = 256, continuous: bool = False, seed: int = 0,
-                    **options: object) -> Result:
-    """Waves of ``batch_size``; ``continuous=True`` sends the same requests without waves."""
-    workload = StaticBatching(batch_size, num_requests, input_tokens, mean_output_tokens,
-                              max_output_tokens, continuous, seed)
+def static_batching(server: object, batch_size: int, num_requests: int = 96,
+                    input_tokens: int = 32, short_tokens: tuple[int, int] = (4, 32),
+                    long_tokens: tuple[int, int] = (128, 192), long_share: float = 0.125,
+                    continuous: bool = False, seed: int = 0, **options: object) -> Result:
+    """Waves of ``batch_size``; ``continuous=True`` sends the same requests without waves.
+    Answers are mostly short, a ``long_share`` of them long (lengths in tokens, inclusive)."""
+    workload = StaticBatching(batch_size, num_requests, input_tokens, tuple(short_tokens),
+                              tuple(long_tokens), long_share, continuous, seed)
     return run(server, workload, **options)
 
 

@@ -3,29 +3,61 @@
 Decoding one token for one user reads every weight once, so a single stream can go no faster
 than (memory bandwidth) ÷ (bytes of weights). The bandwidth is measured with a large copy —
 numpy on the CPU, torch on a GPU — which reads and writes the array once each.
+
+On a GPU the copy runs in a short child process: vLLM already holds most of the card's memory,
+and a tensor allocated in the notebook's own process would stay reserved by torch's caching
+allocator (and a CUDA context) for the rest of the session. The child's memory is returned to
+the card when it exits.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-COPY_BYTES = 512 * 2**20
+COPY_BYTES = {"cpu": 512 * 2**20, "cuda": 256 * 2**20}
 REPEATS = 5
 GB = 1e9
+CHILD_TIMEOUT_S = 300
 
 
-def measure_bandwidth(kind: str = "cpu", nbytes: int = COPY_BYTES, repeats: int = REPEATS) -> float:
-    """Best copy bandwidth in GB/s (bytes read + bytes written, per second) on ``kind``."""
+def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int = REPEATS,
+                      *, isolated: bool | None = None) -> float:
+    """Best copy bandwidth in GB/s (bytes read + bytes written, per second) on ``kind``.
+
+    ``isolated`` measures in a child process; by default only on a GPU (see the module text).
+    """
+    if kind not in COPY_BYTES:
+        raise ValueError(f"device kind must be 'cpu' or 'cuda', not {kind!r}")
+    nbytes = COPY_BYTES[kind] if nbytes is None else nbytes
     if nbytes < 2**20 or repeats < 1:
         raise ValueError("copy at least 1 MiB at least once")
+    if isolated is None:
+        isolated = kind == "cuda"
+    if isolated:
+        return _in_child(kind, nbytes, repeats)
     if kind == "cuda":
         return _torch_cuda_bandwidth(nbytes, repeats)
-    if kind != "cpu":
-        raise ValueError(f"device kind must be 'cpu' or 'cuda', not {kind!r}")
+    return _numpy_bandwidth(nbytes, repeats)
+
+
+def _in_child(kind: str, nbytes: int, repeats: int) -> float:
+    code = (f"from {__name__} import measure_bandwidth as m; "
+            f"print(m({kind!r}, {nbytes}, {repeats}, isolated=False))")
+    command = [sys.executable, "-c", code]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise RuntimeError(f"the {kind} bandwidth probe failed (exit {done.returncode}):\n{tail}")
+    return float(done.stdout.split()[-1])
+
+
+def _numpy_bandwidth(nbytes: int, repeats: int) -> float:
     source = np.ones(nbytes // 8, dtype=np.float64)
     target = np.empty_like(source)
     best = float("inf")
@@ -49,7 +81,7 @@ def _torch_cuda_bandwidth(nbytes: int, repeats: int) -> float:
         target.copy_(source)
         torch.cuda.synchronize()
         best = min(best, time.perf_counter() - start)
-    return 2 * nbytes / best / GB
+    return 2 * source.nbytes / best / GB
 
 
 def weight_bytes(model_path: str | Path) -> int:
@@ -114,3 +146,4 @@ def ceiling(server: object, measured_tok_s: float | None = None,
     size = weights if weights is not None else weight_bytes(server.model_path)
     return Ceiling(bandwidth_gb_s=measure_bandwidth(kind), weight_bytes=size,
                    measured_tok_s=measured_tok_s)
+

@@ -86,9 +86,15 @@ class RequestRecord:
         return gaps
 
 
-def request_body(planned: PlannedRequest) -> dict[str, object]:
-    """Fields the openai client sends beyond model/prompt/max_tokens/stream."""
+def request_body(planned: PlannedRequest, endpoint: str = "completions") -> dict[str, object]:
+    """Fields the openai client sends beyond model/prompt/max_tokens/stream.
+
+    Chat requests turn thinking off: Qwen3 (the GPU model) writes a <think> trace before its
+    answer unless its chat template is told not to. Templates without the switch ignore it.
+    """
     extra: dict[str, object] = {}
+    if endpoint == "chat":
+        extra["chat_template_kwargs"] = {"enable_thinking": False}
     if planned.ignore_eos:
         extra["ignore_eos"] = True
     if planned.cache_salt is not None:
@@ -114,7 +120,7 @@ async def stream_request(
         "n": planned.n,
         "stream": True,
         "stream_options": {"include_usage": True},
-        "extra_body": request_body(planned),
+        "extra_body": request_body(planned, endpoint),
     }
     if planned.temperature is not None:
         common["temperature"] = planned.temperature

@@ -14,6 +14,10 @@
 ``Result.tokens`` — one row per streamed token:
     request, sample (0..n-1), position (0-based within its sample), t_s, itl_s (NaN for the first)
 
+``Result.summary()`` — the metrics of ``servelab.bench.metrics`` (whole-run and steady-state
+throughput, latency percentiles) plus ``max_in_flight``, ``idle_slot_share`` and what the
+server counted.
+
 ``Result.server`` — one row per ``/metrics`` sample: ``t_s``, ``scrape_s`` (the server's answer
 time) and the columns of ``server_metrics.SERIES``: running, waiting (requests), kv_cache_usage
 (fraction 0..1), and the counters prefix_cache_queries, prefix_cache_hits (tokens), preemptions,
@@ -111,12 +115,18 @@ class Result:
             return []
         return metrics.itls_during(self.records, *window, role="user")
 
+    def steady_window(self) -> tuple[float, float] | None:
+        """(start, end) of the window in which every user is decoding (``metrics.steady``)."""
+        return metrics.steady_window(self.user_records())
+
     def summary(self) -> dict[str, float | str]:
         """The run in one flat dict: vLLM-style metrics (of the users' requests) plus what the
         server counted during the run."""
         row: dict[str, float | str] = {"workload": self.name, "status": self.status}
         row |= metrics.calculate(self.user_records(), self.duration_s, self.slo)
         row["max_in_flight"] = max_in_flight(self.records)
+        row["idle_slot_share"] = metrics.idle_slot_share(self.user_records(),
+                                                         max(1, row["max_in_flight"]))
         row |= self._server_summary()
         return row
 
@@ -145,7 +155,8 @@ class Result:
         total = len(self.user_records())
         text = (
             f"{self.name}: {s['completed']}/{total} ok in {s['duration_s']:.1f} s · "
-            f"{s['output_tok_s']:.0f} output tok/s · {s['user_tok_s']:.1f} tok/s per user · "
+            f"{s['output_tok_s']:.0f} output tok/s{self._steady_text(s)} · "
+            f"{s['user_tok_s']:.1f} tok/s per user · "
             f"TTFT p50 {s['ttft_ms_p50']:.0f} ms · ITL p50 {s['itl_ms_p50']:.0f} ms, "
             f"p99 {s['itl_ms_p99']:.0f} ms"
         )
@@ -154,6 +165,11 @@ class Result:
         if self.status != "complete":
             text += f" [{self.status}: {self.note}]" if self.note else f" [{self.status}]"
         return text
+
+    @staticmethod
+    def _steady_text(summary: dict[str, float | str]) -> str:
+        steady = summary["steady_output_tok_s"]
+        return "" if math.isnan(steady) else f" ({steady:.0f} at steady state)"
 
     def __repr__(self) -> str:
         return f"<Result {self}>"

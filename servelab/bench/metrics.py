@@ -9,7 +9,21 @@ As in ``vllm.benchmarks.serve.calculate_metrics``:
 - throughputs divide by the run's duration; percentiles are numpy's (linear interpolation);
 - goodput counts requests that meet every given SLO (in ms; TPOT of a one-token request is 0).
 
-Added here: ``user_tok_s``, the decode speed a user sees, the mean over requests of 1 / TPOT.
+Added here:
+
+- ``user_tok_s``, the decode speed a user sees, the mean over requests of 1 / TPOT;
+- the steady state: ``output_tok_s`` divides by the whole run, which includes the ramp-up (every
+  prompt prefilled at once) and the tail (the last answers decoding alone). The *steady window*
+  runs from the moment the last user receives its first token to the moment the first user
+  receives its last one: inside it every user is decoding. ``steady_output_tok_s`` counts the
+  output tokens that arrive inside the window and divides by its length;
+  ``steady_user_tok_s`` is that shared by the users. With one user the window is its decode
+  and the figure is its decode speed. Users whose answers never overlap have no window (NaN).
+  A figure such as "32 streams make 2,000 tok/s" describes this steady state;
+- slots: with at most ``k`` requests in flight, each request is given the slot (0..k-1) that
+  freed first; ``idle_slot_share`` is the share of slot time, from the first send to the last
+  token, in which a slot held no request.
+
 For a request with ``n`` > 1 samples the server reports output tokens summed over its samples,
 so its TPOT and ``user_tok_s`` describe the request as a whole, not one sample; its ITLs are
 still per sample.
@@ -89,7 +103,67 @@ def calculate(
     row |= describe((r.e2e for r in done), "e2e")
     if slo:
         row["goodput_req_s"] = sum(meets_slo(r, slo) for r in done) / duration_s
+    row |= steady(done)
     return row
+
+
+def steady_window(records: list[RequestRecord]) -> tuple[float, float] | None:
+    """(start, end) in run seconds of the window in which every user is decoding: from the
+    last user's first token to the first user's last token. None if no user answered or the
+    users' answers never overlap."""
+    spans: dict[int, tuple[float, float]] = {}
+    for record in records:
+        if not record.ok:
+            continue
+        first, last = spans.get(record.planned.user, (record.first_token, record.end))
+        spans[record.planned.user] = (min(first, record.first_token), max(last, record.end))
+    if not spans:
+        return None
+    start = max(first for first, _ in spans.values())
+    end = min(last for _, last in spans.values())
+    return (start, end) if end > start else None
+
+
+def steady(records: list[RequestRecord]) -> dict[str, float]:
+    """Output tokens per second inside the steady window (see the module's docstring)."""
+    row = dict.fromkeys(("steady_start_s", "steady_end_s", "steady_output_tok_s",
+                         "steady_user_tok_s"), float("nan"))
+    window = steady_window(records)
+    if window is None:
+        return row
+    start, end = window
+    done = [r for r in records if r.ok]
+    tokens = sum(start < t <= end for r in done for t in r.token_times)
+    users = len({r.planned.user for r in done})
+    rate = tokens / (end - start)
+    row.update(steady_start_s=start, steady_end_s=end, steady_output_tok_s=rate,
+               steady_user_tok_s=rate / users)
+    return row
+
+
+def assign_slots(records: list[RequestRecord], slots: int) -> list[int]:
+    """The slot (0..slots-1) each request occupied, in ``records`` order: a request sent takes
+    the slot whose previous request closed first. Unsent requests get -1."""
+    order = sorted((r.sent, i) for i, r in enumerate(records) if not np.isnan(r.sent))
+    free_at = [0.0] * slots
+    assigned = [-1] * len(records)
+    for _, i in order:
+        slot = int(np.argmin(free_at))
+        assigned[i] = slot
+        closed = records[i].closed
+        free_at[slot] = np.inf if np.isnan(closed) else closed
+    return assigned
+
+
+def idle_slot_share(records: list[RequestRecord], slots: int) -> float:
+    """Share of ``slots`` × (first send to last token) in which a slot held no request."""
+    sent = [r for r in records if not np.isnan(r.sent)]
+    ends = [r.end for r in sent if r.ok]
+    if not sent or not ends:
+        return float("nan")
+    start, end = min(r.sent for r in sent), max(ends)
+    busy = sum(min(r.end if r.ok else r.closed, end) - r.sent for r in sent)
+    return 1.0 - busy / (slots * (end - start))
 
 
 def itls_during(records: list[RequestRecord], start: float, end: float,

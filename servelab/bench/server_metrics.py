@@ -1,20 +1,27 @@
-"""The server's own view during a run: its Prometheus ``/metrics``, sampled into a time series.
+"""The server's own view: its Prometheus ``/metrics``, read once or sampled into a time series.
 
-The text is parsed with ``prometheus_client``'s parser. Series with several label sets (one per
-engine, per model) are summed, except KV-cache usage, a fraction, of which the largest is kept.
-Counters (``*_total``) are cumulative since the server started: subtract the first sample of a
-run to get what happened during it (``Result.summary`` does).
+``fetch_metrics`` is the one place that reads ``/metrics`` once; ``MetricsSampler`` samples it
+during a run. Both parse with ``prometheus_client``'s parser into the same columns. Series with
+several label sets (one per engine, per model) are summed, except KV-cache usage, a fraction, of
+which the largest is kept. Counters (``*_total``) are cumulative since the server started:
+subtract the first sample of a run to get what happened during it (``Result.summary`` does).
+
+The ``SERIES`` exist in vLLM 0.32 and 0.11.2 alike. ``BY_SOURCE`` (prompt tokens split into
+computed and cache hits) exists in 0.32 only and is NaN on 0.11.2; ``block_size`` comes from
+the labels of ``vllm:cache_config_info`` (both versions).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
 import time
+import urllib.request
 
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-# column name -> vLLM 0.32 sample name
+# column name -> sample name, in vLLM 0.32 and 0.11.2
 SERIES = {
     "running": "vllm:num_requests_running",
     "waiting": "vllm:num_requests_waiting",
@@ -25,29 +32,57 @@ SERIES = {
     "prompt_tokens": "vllm:prompt_tokens_total",
     "generation_tokens": "vllm:generation_tokens_total",
 }
+# column name -> value of the ``source`` label of vllm:prompt_tokens_by_source_total (0.32 only)
+BY_SOURCE_METRIC = "vllm:prompt_tokens_by_source_total"
+BY_SOURCE = {"prompt_tokens_computed": "local_compute", "prompt_tokens_cached": "local_cache_hit"}
+CACHE_CONFIG_METRIC = "vllm:cache_config_info"
+COLUMNS = [*SERIES, *BY_SOURCE, "block_size"]
 COUNTERS = ("prefix_cache_queries", "prefix_cache_hits", "preemptions", "prompt_tokens",
             "generation_tokens")
 KEEP_LARGEST = {"kv_cache_usage"}
 
 
+def _label_number(text: str | None) -> float:
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return math.nan
+
+
 def parse_metrics(text: str) -> dict[str, float]:
-    """One sample of ``SERIES`` from a ``/metrics`` text; a series the server lacks is NaN."""
+    """One sample of ``COLUMNS`` from a ``/metrics`` text; a series the server lacks is NaN."""
     by_sample: dict[str, list[float]] = {}
+    by_source: dict[str, list[float]] = {}
+    block_size = math.nan
     wanted = set(SERIES.values())
     for family in text_string_to_metric_families(text):
         for sample in family.samples:
             if sample.name in wanted:
                 by_sample.setdefault(sample.name, []).append(sample.value)
+            elif sample.name == BY_SOURCE_METRIC:
+                by_source.setdefault(sample.labels.get("source", ""), []).append(sample.value)
+            elif sample.name == CACHE_CONFIG_METRIC:
+                block_size = _label_number(sample.labels.get("block_size"))
     row = {}
     for column, sample_name in SERIES.items():
         values = by_sample.get(sample_name)
         if not values:
-            row[column] = float("nan")
+            row[column] = math.nan
         elif column in KEEP_LARGEST:
             row[column] = max(values)
         else:
             row[column] = sum(values)
+    for column, source in BY_SOURCE.items():
+        values = by_source.get(source)
+        row[column] = sum(values) if values else math.nan
+    row["block_size"] = block_size
     return row
+
+
+def fetch_metrics(url: str, timeout: float = 10.0) -> dict[str, float]:
+    """One sample of ``COLUMNS`` from the server at ``url`` (e.g. ``server.url``)."""
+    with urllib.request.urlopen(url.rstrip("/") + "/metrics", timeout=timeout) as response:
+        return parse_metrics(response.read().decode())
 
 
 class MetricsSampler:

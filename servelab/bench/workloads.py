@@ -168,28 +168,38 @@ class OpenLoop:
         await drive_arrivals(session, plan, self.max_concurrency)
 
 
-def capped_exponential_lengths(mean: float, cap: int, count: int, seed: int) -> np.ndarray:
-    """Output lengths drawn from an exponential of ``mean`` tokens, rounded, within 1..cap."""
-    _positive(mean=mean, cap=cap, count=count)
-    draws = np.random.default_rng(seed).exponential(mean, size=count)
-    return np.clip(np.rint(draws), 1, cap).astype(int)
+def short_and_long_lengths(count: int, short: tuple[int, int], long: tuple[int, int],
+                           long_share: float, seed: int) -> np.ndarray:
+    """``count`` output lengths as chat traffic has them: most answers short (uniform within
+    ``short``, inclusive), a ``long_share`` of them long (uniform within ``long``)."""
+    _positive(count=count)
+    for name, (low, high) in (("short", short), ("long", long)):
+        if not 1 <= low <= high:
+            raise ValueError(f"{name} must be (low, high) with 1 <= low <= high, not {(low, high)}")
+    if not 0 <= long_share <= 1:
+        raise ValueError(f"long_share must be within 0..1, not {long_share}")
+    rng = np.random.default_rng(seed)
+    is_long = rng.random(count) < long_share
+    return np.where(is_long, rng.integers(long[0], long[1] + 1, count),
+                    rng.integers(short[0], short[1] + 1, count)).astype(int)
 
 
 @dataclass(frozen=True)
 class StaticBatching:
     """The naive server: waves of ``batch_size`` requests, the next wave only after the whole
-    wave has finished. Output lengths vary (exponential, capped), so short requests leave their
-    slot idle while the longest one finishes.
+    wave has finished. Most answers are short and a few long (``short_and_long_lengths``), so
+    in most waves the short ones leave their slots idle while a long one finishes.
 
     ``continuous=True`` sends the very same requests with at most ``batch_size`` in flight, a new
     one as soon as any finishes: the same plan, as continuous batching would serve it.
     """
 
     batch_size: int
-    num_requests: int = 32
+    num_requests: int = 96
     input_tokens: int = 32
-    mean_output_tokens: float = 64
-    max_output_tokens: int = 256
+    short_tokens: tuple[int, int] = (4, 32)
+    long_tokens: tuple[int, int] = (128, 192)
+    long_share: float = 0.125
     continuous: bool = False
     seed: int = 0
 
@@ -201,13 +211,15 @@ class StaticBatching:
     def name(self) -> str:
         return "continuous batching" if self.continuous else "static batching"
 
+    def output_lengths(self) -> np.ndarray:
+        return short_and_long_lengths(self.num_requests, tuple(self.short_tokens),
+                                      tuple(self.long_tokens), self.long_share, self.seed)
+
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        lengths = capped_exponential_lengths(self.mean_output_tokens, self.max_output_tokens,
-                                             self.num_requests, self.seed)
         return [
             PlannedRequest(index=i, user=i % self.batch_size, max_tokens=int(length), arrival=0.0,
                            prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)))
-            for i, length in enumerate(lengths)
+            for i, length in enumerate(self.output_lengths())
         ]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:

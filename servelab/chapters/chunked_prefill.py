@@ -1,14 +1,18 @@
-"""Chapter 06: what the engine says about chunked prefill, read from its start-up log.
+"""Chapter 06: chunked prefill — what the engine says it does, how large a chunk to allow, and
+what the users and the document's sender each felt.
 
-vLLM prints its engine configuration (``enable_chunked_prefill=True/False``) when it starts,
-prints the per-step token budget when chunking is on, and warns when chunking is turned off for
-a model that does not officially support that. The chapter shows these lines instead of
-assuming what a flag did: an engine version may refuse the flag, or accept it and chunk anyway.
+vLLM prints its engine configuration (``enable_chunked_prefill=True/False``) and the per-step
+token budget (``max_num_batched_tokens``) when it starts; ``chunking_state`` reads them, so the
+page shows what the engine did rather than what a flag was hoped to do. ``budget_for`` sizes the
+budget from the prefill rate measured on this device; ``compare`` and ``story`` turn the two runs
+into the table and the prose of the page.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -108,27 +112,165 @@ def compare(results: dict[str, object]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("run")
 
 
-def plot_gaps(results: dict[str, object], title: str):
-    """The users' inter-token gaps over time, one panel per run, with the document's prefill
-    (from its arrival to its first token) shaded."""
+# vLLM's scheduler hands out KV-cache blocks of 16 tokens; a budget in whole blocks keeps chunk
+# boundaries on block boundaries.
+BUDGET_STEP = 16
+
+
+def prefill_rate(result: object) -> float:
+    """Prompt tokens per second of a run's first completed request, from its time to first
+    token: how fast this device reads a prompt when nothing else runs."""
+    done = result.requests[result.requests["ok"]]
+    if done.empty:
+        raise RuntimeError(f"no request completed in {result}")
+    row = done.iloc[0]
+    return float(row["prompt_tokens"]) / float(row["ttft_s"])
+
+
+def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int) -> int:
+    """The per-step token budget whose prefill chunk lasts about ``pause_ms`` at
+    ``prefill_tok_s`` (in whole blocks once it is a block or more), kept between ``smallest`` and
+    ``largest``."""
+    if prefill_tok_s <= 0 or pause_ms <= 0:
+        raise ValueError("the prefill rate and the pause must be positive")
+    tokens = int(prefill_tok_s * pause_ms / 1000)
+    if tokens >= BUDGET_STEP:
+        tokens = tokens // BUDGET_STEP * BUDGET_STEP
+    return max(smallest, min(largest, tokens))
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    """How the chunked run's budget was chosen, for the page."""
+
+    first_budget: int  # the first run's budget: at least the document, so it goes in one step
+    prefill_tok_s: float  # the document alone, measured on this device
+    pause_ms: float  # the pause the budget was sized for
+    budget: int  # the budget the chunked run used
+    document_tokens: int
+    users: int
+
+    @property
+    def chunks(self) -> int:
+        return math.ceil(self.document_tokens / self.budget)
+
+    @property
+    def first_run(self) -> str:
+        """How the first run read the document."""
+        if self.first_budget >= self.document_tokens:
+            return "in one step"
+        return f"in {math.ceil(self.document_tokens / self.first_budget)} chunks"
+
+
+def plot_trade(table: pd.DataFrame, title: str):
+    """One point per run: the users' longest pause against the document's own time to first
+    token. Lower is better on both axes; a run cannot usually have both."""
     import matplotlib.pyplot as plt
 
-    from servelab.plots import COLORS, style
+    from servelab.plots import SERIES_COLORS, style
 
     with style():
-        figure, axes = plt.subplots(len(results), 1, figsize=(9, 2.8 * len(results)),
-                                    sharex=True, sharey=True, squeeze=False)
-        for ax, (label, result) in zip(axes[:, 0], results.items(), strict=True):
-            gaps = user_gaps(result)
-            ax.scatter(gaps["t_s"], gaps["itl_ms"], s=6, color=COLORS["decode"],
-                       label="a user's gap before a token")
-            document = document_row(result)
-            ax.axvspan(document["sent_s"], document["first_token_s"], color=COLORS["prefill"],
-                       alpha=0.2, label="document being prefilled")
-            ax.set_ylabel("gap between tokens (ms)")
-            ax.set_title(label, loc="left", fontsize=10)
-            ax.legend(loc="upper right", fontsize=8)
-        axes[-1, 0].set_xlabel("time since the run started (s)")
-        figure.suptitle(title)
+        figure, ax = plt.subplots(figsize=(6.5, 4.0))
+        for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
+            ax.scatter(row["document_ttft_s"], row["users_longest_gap_ms"], s=60, color=color,
+                       label=label, zorder=3)
+        ax.set_xlabel("document's time to first token (s)")
+        ax.set_ylabel("users' longest pause (ms)")
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.legend(fontsize=8)
+        ax.set_title(title, fontsize=11)
         figure.tight_layout()
     return figure
+
+
+def _default_text(plan: BudgetPlan) -> str:
+    text = ("vLLM's current engine always splits prompts into chunks, so there is no switch to "
+            "turn on: the dial is `max_num_batched_tokens`, whose default depends on the device "
+            f"and the engine version. The first server was given {plan.first_budget:,} tokens per "
+            "step, ")
+    if plan.first_budget >= plan.document_tokens:
+        return text + (f"enough for the whole {plan.document_tokens:,}-token document, so it read "
+                       "the document in a single step, as an engine without chunking would. ")
+    return text + (f"less than the {plan.document_tokens:,}-token document, so even the first "
+                   f"run read it {plan.first_run}. ")
+
+
+def _users_text(whole: Mapping[str, float], chunked: Mapping[str, float],
+                plan: BudgetPlan) -> str:
+    longest_whole, longest_chunked = whole["users_longest_gap_ms"], chunked["users_longest_gap_ms"]
+    normal = whole["users_itl_ms_p50"]
+    shorter = longest_chunked * 1.5 < longest_whole
+    pooled_worse = chunked["users_itl_ms_p99"] > whole["users_itl_ms_p99"]
+    head = (f"The users' longest pause was {longest_whole:,.0f} ms with the document read "
+            f"{plan.first_run} and {longest_chunked:,.0f} ms with {plan.budget}-token chunks; "
+            f"a normal gap between their tokens was {normal:.0f} ms. ")
+    pooled = (f"Pooled over the whole run, their 99th-percentile gap went from "
+              f"{whole['users_itl_ms_p99']:,.0f} ms to {chunked['users_itl_ms_p99']:,.0f} ms, "
+              f"and while the document was being read from "
+              f"{whole['itl_ms_p99_after_arrival']:,.0f} ms to "
+              f"{chunked['itl_ms_p99_after_arrival']:,.0f} ms. ")
+    if not shorter:
+        return head + pooled + ("So this run did not show chunking shortening the worst pause: "
+                                "the chunks were not much cheaper than the whole document here. "
+                                "A longer document or a smaller budget would separate them.")
+    if pooled_worse:
+        return head + pooled + (
+            f"The single long stall became up to {plan.chunks} shorter ones, the longest "
+            f"{longest_chunked / normal:.1f}× a normal gap, and there were enough of them that "
+            f"the pooled p99 got worse. Chunking capped the worst pause; it did not make the "
+            f"stream even.")
+    return head + pooled + (
+        "The worst pause was capped and the pooled tail did not get worse: here the shorter, "
+        "more frequent hitches were the better deal for the users.")
+
+
+def _document_text(whole: Mapping[str, float], chunked: Mapping[str, float],
+                   plan: BudgetPlan) -> str:
+    before, after = whole["document_ttft_s"], chunked["document_ttft_s"]
+    numbers = (f"The document's sender waited {before:.2f} s for a first token in the first run "
+               f"and {after:.2f} s with {plan.chunks} chunks")
+    if after > before * 1.05:
+        return numbers + (f", {after / before:.1f}× as long: every chunk is a separate step that "
+                          f"also carries the users' tokens and pays the step's fixed cost, and "
+                          f"that price is charged to the long request.")
+    if after < before * 0.95:
+        return numbers + (": sooner, which is not the usual outcome; on a busy machine the "
+                          "single long step can be the slower one.")
+    return numbers + ": about the same, so on this device the chunks cost the document little."
+
+
+def _sizing_text(plan: BudgetPlan) -> str:
+    wanted = plan.prefill_tok_s * plan.pause_ms / 1000
+    text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this device, "
+            f"so a pause of about {plan.pause_ms:.0f} ms buys {wanted:,.0f} tokens. ")
+    if plan.budget > wanted:
+        return text + (f"A step must have room for every sequence it may hold, so the second run's "
+                       f"budget is {plan.budget} tokens, and its pauses will be longer than aimed "
+                       f"for.")
+    if plan.budget >= plan.document_tokens:
+        return text + ("That covers the whole document, so the second run cannot split it: this "
+                       "device reads prompts fast enough that one step is already short.")
+    return text + (f"Rounded down (to whole blocks of {BUDGET_STEP} tokens when it is that large), "
+                   f"the second run's budget is {plan.budget} tokens.")
+
+
+def story(whole: Mapping[str, float], chunked: Mapping[str, float], plan: BudgetPlan,
+          prediction: str) -> str:
+    """The page's interpretation, in Markdown, from the two rows of ``compare``."""
+    said = prediction.strip() or "(nothing written)"
+    measured = (f"the longest pause was {whole['users_longest_gap_ms']:,.0f} ms with the document "
+                f"read {plan.first_run} and {chunked['users_longest_gap_ms']:,.0f} ms in "
+                f"{plan.budget}-token chunks; the document's first token came after "
+                f"{whole['document_ttft_s']:.2f} s and {chunked['document_ttft_s']:.2f} s.")
+    sizing = _sizing_text(plan)
+    return "\n\n".join([
+        f"**You predicted:** {said} **This run measured:** {measured}",
+        "**What the engine did.** " + _default_text(plan) + sizing,
+        "**What the users felt.** " + _users_text(whole, chunked, plan),
+        "**What the document paid.** " + _document_text(whole, chunked, plan),
+        ("**The dial.** Without a cap on the step, one long prompt turns into a stall for "
+         "everyone who is already reading an answer; a cap turns it into several shorter "
+         "hitches and makes the long prompt's own first token later. The budget decides where "
+         "on that line a server sits; the plot above shows the two points this run measured."),
+    ])

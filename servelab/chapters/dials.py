@@ -1,51 +1,104 @@
-"""Chapter 05: the arithmetic behind the capacity the engine reports, and the sweep's latency.
+"""Chapter 05: the sweep's two latencies, a mixed-length workload, and a refused start.
 
-The KV cache holds, for every token of every running sequence, one key and one value vector per
-layer and KV head. Its size per token follows from the model's configuration; the number of
-tokens the cache holds is the KV memory divided by that; and the number of full-length requests
-it holds at once is those tokens divided by ``max_model_len``.
+``max_model_len`` reserves nothing under paged attention. What it decides is (1) the smallest
+cache the engine agrees to start with, since one request of the full length must fit, and
+(2) how long a conversation may grow, and so how many blocks a few long conversations may take
+from many short ones. The mixed-length workload and :func:`start_refusal` show both.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+import re
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-GIB = 2**30
-DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
+from servelab.bench.client import PlannedRequest
+from servelab.bench.prompts import PromptSource
+from servelab.bench.workloads import SEED_STRIDE, Session, drive_arrivals
+
+_REFUSAL = re.compile(
+    r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, "
+    r"which is larger than the available KV cache memory \((?P<available>[\d.]+) GiB\)\. "
+    r"(?:Based on the available memory, the estimated maximum model length is "
+    r"(?P<estimate>\d+)\. )?"
+)
 
 
-def kv_bytes_per_token(model_path: str, dtype: str | None = None) -> int:
-    """Bytes of KV cache one token takes: 2 (key, value) × layers × KV heads × head size ×
-    bytes per number. ``model_path`` is a local folder or a hub name."""
-    folder = Path(model_path)
-    if (folder / "config.json").is_file():
-        config = json.loads((folder / "config.json").read_text())
-    else:
-        from transformers import AutoConfig
+@dataclass(frozen=True)
+class MixedLengths:
+    """``long_requests`` long prompts (role ``"long"``) and ``short_requests`` short ones (role
+    ``"user"``), all arriving at once, longs first; every request decodes ``max_tokens``.
 
-        config = AutoConfig.from_pretrained(model_path).to_dict()
-    config = config.get("text_config", config)
-    heads = config["num_attention_heads"]
-    kv_heads = config.get("num_key_value_heads") or heads
-    head_dim = config.get("head_dim") or config["hidden_size"] // heads
-    dtype = dtype or config.get("dtype") or config.get("torch_dtype") or "bfloat16"
-    if dtype not in DTYPE_BYTES:
-        raise ValueError(f"unknown KV cache dtype {dtype!r}; known: {sorted(DTYPE_BYTES)}")
-    return 2 * config["num_hidden_layers"] * kv_heads * head_dim * DTYPE_BYTES[dtype]
+    ``Result.summary()`` describes the short ones (role ``"user"``); the server's counters
+    (preemptions) cover the whole run. ``long_requests=0`` is the short-only control.
+    """
+
+    short_requests: int
+    long_requests: int
+    short_input_tokens: int
+    long_input_tokens: int
+    max_tokens: int
+    seed: int = 0
+    name: str = "mixed lengths"
+
+    def __post_init__(self) -> None:
+        if self.short_requests <= 0 or self.long_requests < 0:
+            raise ValueError("need at least one short request and no negative long count")
+        if min(self.short_input_tokens, self.long_input_tokens, self.max_tokens) <= 0:
+            raise ValueError("token counts must be positive")
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        roles = [("long", self.long_input_tokens)] * self.long_requests
+        roles += [("user", self.short_input_tokens)] * self.short_requests
+        return [
+            PlannedRequest(index=index, user=index, role=role, arrival=0.0,
+                           max_tokens=self.max_tokens,
+                           prompt=prompts.text(tokens, self.seed * SEED_STRIDE + index))
+            for index, (role, tokens) in enumerate(roles)
+        ]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan)
 
 
-def capacity_table(kv_tokens: int, model_lens: list[int],
-                   reported: dict[int, float]) -> pd.DataFrame:
-    """Full-length requests the cache holds at each ``max_model_len``: computed as
-    ``kv_tokens / max_model_len``, beside what the engine reported where it was started."""
-    rows = [{"max_model_len": length,
-             "computed_max_concurrency": kv_tokens / length,
-             "engine_reported": reported.get(length, np.nan)} for length in model_lens]
-    return pd.DataFrame(rows).set_index("max_model_len")
+@dataclass(frozen=True)
+class StartRefusal:
+    """vLLM's reason for refusing to start: one full-length request needs more cache than it
+    has. ``estimate`` is the longest ``max_model_len`` it says would fit (None if not given)."""
+
+    max_model_len: int
+    needed_gib: float
+    available_gib: float
+    estimate: int | None
+
+
+def start_refusal(error_text: str) -> StartRefusal | None:
+    """The refusal in a failed start's log tail, or None if the start failed for another
+    reason."""
+    match = _REFUSAL.search(" ".join(error_text.split()))
+    if match is None:
+        return None
+    estimate = match.group("estimate")
+    return StartRefusal(int(match.group("max_model_len")), float(match.group("needed")),
+                        float(match.group("available")), int(estimate) if estimate else None)
+
+
+def refused_request(server: object, prompt: str, max_tokens: int) -> str | None:
+    """Send one request; the first sentence of the server's refusal, or None if it was served."""
+    from openai import BadRequestError, OpenAI
+
+    client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
+    try:
+        client.completions.create(model=server.model, prompt=prompt, max_tokens=max_tokens)
+    except BadRequestError as error:
+        message = error.body.get("message", str(error)) if isinstance(error.body, dict) else str(
+            error)
+        return message.split(". ")[0].strip() + "."
+    finally:
+        client.close()
+    return None
 
 
 def latency_from_arrival(result: object) -> dict[str, float]:
@@ -62,26 +115,26 @@ def latency_from_arrival(result: object) -> dict[str, float]:
 
 
 def plot_sweep(sweep: pd.DataFrame, title: str):
-    """Throughput against p99 latency, one point per ``max_num_seqs`` level (the frame's index):
-    the time a request takes once running, and the time from its arrival."""
+    """Against output throughput, one point per ``max_num_seqs`` level (the frame's index):
+    p99 from arrival to last token (left) and p99 time per output token once running (right)."""
     import matplotlib.pyplot as plt
 
     from servelab.plots import SERIES_COLORS, style
 
     with style():
-        figure, ax = plt.subplots(figsize=(8, 4.4))
-        ax.plot(sweep["output_tok_s"], sweep["served_s_p99"], marker="o", color=SERIES_COLORS[0],
-                label="p99 send → last token (running)")
-        ax.plot(sweep["output_tok_s"], sweep["latency_s_p99"], marker="s", linestyle="--",
-                color=SERIES_COLORS[1], label="p99 arrival → last token (with queue)")
-        for level, row in sweep.iterrows():
-            ax.annotate(f"{level} seq{'s' if level > 1 else ''}",
-                        (row["output_tok_s"], row["served_s_p99"]), textcoords="offset points",
-                        xytext=(4, 6), fontsize=8)
-        ax.set_xlabel("output throughput (tok/s)")
-        ax.set_ylabel("latency (s)")
-        ax.set_yscale("log")
-        ax.legend(fontsize=8)
-        ax.set_title(title, fontsize=10)
+        figure, axes = plt.subplots(1, 2, figsize=(10, 4.0))
+        panels = ((axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
+                  (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)",
+                   SERIES_COLORS[0]))
+        for ax, column, label, color in panels:
+            ax.plot(sweep["output_tok_s"], sweep[column], marker="o", color=color)
+            for level, row in sweep.iterrows():
+                ax.annotate(f"{level} seq{'s' if level > 1 else ''}",
+                            (row["output_tok_s"], row[column]), textcoords="offset points",
+                            xytext=(4, 6), fontsize=8)
+            ax.set_xlabel("output throughput (tok/s)")
+            ax.set_ylabel(label)
+            ax.set_ylim(bottom=0)
+        figure.suptitle(title, fontsize=11, fontweight="bold")
         figure.tight_layout()
     return figure

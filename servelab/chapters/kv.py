@@ -1,18 +1,21 @@
-"""KV-cache arithmetic for chapter 03: bytes per token from a model's config, blocks in use.
+"""KV-cache arithmetic (chapters 03-05): bytes per token, blocks, and a block-table figure.
 
 A decoder keeps, for every token of every sequence, one key and one value vector per KV head in
-every layer. So one token costs layers × KV heads × head dim × 2 (K and V) × bytes per value.
+every layer. So one token costs layers × KV heads × head dim × 2 (K and V) × bytes per value,
+where the bytes per value are those of the dtype the server runs (``Server.flags["dtype"]``, or
+the model's own when that is ``None``, which is what vLLM does).
 """
 
 from __future__ import annotations
 
+import json
 import math
-import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 
-from prometheus_client.parser import text_string_to_metric_families
+from servelab.bench.server_metrics import fetch_metrics
 
-CACHE_CONFIG_METRIC = "vllm:cache_config_info"
+DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 
 
 @dataclass(frozen=True)
@@ -22,7 +25,11 @@ class KVShape:
     layers: int
     kv_heads: int
     head_dim: int
-    bytes_per_value: int
+    dtype: str
+
+    @property
+    def bytes_per_value(self) -> int:
+        return DTYPE_BYTES[self.dtype]
 
     @property
     def bytes_per_token(self) -> int:
@@ -30,42 +37,67 @@ class KVShape:
 
     def formula(self) -> str:
         return (f"{self.layers} layers × {self.kv_heads} KV heads × {self.head_dim} head dim × "
-                f"2 (K and V) × {self.bytes_per_value} bytes = {self.bytes_per_token:,} bytes")
+                f"2 (K and V) × {self.bytes_per_value} bytes ({self.dtype}) = "
+                f"{self.bytes_per_token:,} bytes")
 
     def tokens_in(self, cache_bytes: float) -> int:
         """How many tokens of KV fit in ``cache_bytes``."""
         return int(cache_bytes // self.bytes_per_token)
 
+    def gib_for(self, tokens: int) -> float:
+        """GiB of cache that ``tokens`` tokens take."""
+        return tokens * self.bytes_per_token / 2**30
 
-def kv_shape(model_path: str) -> KVShape:
-    """Read the KV factors from the model's ``config.json`` (a folder or a hub name)."""
-    import torch
-    from transformers import AutoConfig
 
-    config = AutoConfig.from_pretrained(model_path)
-    config = getattr(config, "text_config", config)
-    heads = config.num_attention_heads
-    head_dim = getattr(config, "head_dim", None) or config.hidden_size // heads
-    dtype = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None) or "float16"
-    if isinstance(dtype, str):
-        dtype = getattr(torch, dtype)
+def _config(model_path: str) -> dict:
+    folder = Path(model_path)
+    if (folder / "config.json").is_file():
+        config = json.loads((folder / "config.json").read_text())
+    else:
+        from transformers import AutoConfig
+
+        config = AutoConfig.from_pretrained(model_path).to_dict()
+    return config.get("text_config", config)
+
+
+def kv_shape(model_path: str, dtype: str | None = None) -> KVShape:
+    """The KV factors of a model (a local folder or a hub name) served in ``dtype``.
+
+    Pass the server's dtype (``server.flags["dtype"]`` or ``engine.default_dtype(device)``);
+    ``None`` or ``"auto"`` means the model's own, as in vLLM.
+    """
+    config = _config(model_path)
+    heads = config["num_attention_heads"]
+    if dtype in (None, "auto"):
+        dtype = config.get("dtype") or config.get("torch_dtype") or "bfloat16"
+    if dtype not in DTYPE_BYTES:
+        raise ValueError(f"unknown KV cache dtype {dtype!r}; known: {sorted(DTYPE_BYTES)}")
     return KVShape(
-        layers=config.num_hidden_layers,
-        kv_heads=getattr(config, "num_key_value_heads", None) or heads,
-        head_dim=head_dim,
-        bytes_per_value=torch.tensor([], dtype=dtype).element_size(),
+        layers=config["num_hidden_layers"],
+        kv_heads=config.get("num_key_value_heads") or heads,
+        head_dim=config.get("head_dim") or config["hidden_size"] // heads,
+        dtype=dtype,
     )
+
+
+def kv_bytes_per_token(model_path: str, dtype: str | None = None) -> int:
+    """Bytes of KV cache one token takes; see :func:`kv_shape`."""
+    return kv_shape(model_path, dtype).bytes_per_token
 
 
 def engine_block_size(url: str) -> int:
     """The KV block size (tokens) a running vLLM server reports in ``/metrics``."""
-    with urllib.request.urlopen(url.rstrip("/") + "/metrics", timeout=10) as response:
-        text = response.read().decode()
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name.startswith(CACHE_CONFIG_METRIC) and "block_size" in sample.labels:
-                return int(sample.labels["block_size"])
-    raise RuntimeError(f"{url}/metrics has no {CACHE_CONFIG_METRIC} with a block_size label")
+    block = fetch_metrics(url).get("block_size", math.nan)
+    if math.isnan(block):
+        raise RuntimeError(f"{url}/metrics reports no KV block size")
+    return int(block)
+
+
+def usable_blocks(kv_cache_tokens: int, block_size: int) -> int:
+    """Blocks sequences can use in a cache the engine reports as ``kv_cache_tokens``: vLLM keeps
+    one block back (its "null" block), counts it in the tokens it logs and leaves it out of the
+    usage fraction in ``/metrics`` and of the one-full-request check at start-up."""
+    return max(kv_cache_tokens // block_size - 1, 0)
 
 
 def blocks_for(tokens: int, block_size: int) -> int:

@@ -3,7 +3,9 @@
 PyPI has no prebuilt CPU wheel of llama-cpp-python, so pip compiles llama.cpp (minutes on two
 cores). The default build targets the build machine's own instruction set (GGML_NATIVE); on this
 book's reference CPU that build crashed with a general-protection fault in libggml-cpu on the first
-completion, so the build names the instruction sets explicitly instead, from /proc/cpuinfo. The
+completion, so the build turns each instruction set on or off explicitly instead, from the flags
+/proc/cpuinfo lists (with GGML_NATIVE off, ggml would otherwise enable AVX, AVX2, FMA and F16C
+whether or not the processor has them, and a missing one dies with an illegal instruction). The
 wheel is kept in ``<servelab cache>/wheels`` with a small record of the build, and reinstalled
 from there on later runs.
 
@@ -16,12 +18,11 @@ import importlib.metadata
 import importlib.util
 import json
 import os
-import subprocess
-import sys
 import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from servelab.env import PipError, pip
 from servelab.models import cache_dir
 
 VERSION = "0.3.36"
@@ -29,6 +30,21 @@ DISTRIBUTION = "llama-cpp-python"
 # Modules the server needs beyond the core package (its `server` extra).
 SERVER_MODULES = ("uvicorn", "fastapi", "pydantic_settings", "sse_starlette", "starlette_context",
                   "yaml")
+# ggml's CMake switch for each instruction set, and the /proc/cpuinfo flags it needs.
+# GGML_AVX512 compiles with -mavx512f -mavx512cd -mavx512vl -mavx512dq -mavx512bw.
+GGML_INSTRUCTION_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("GGML_SSE42", ("sse4_2",)),
+    ("GGML_AVX", ("avx",)),
+    ("GGML_AVX2", ("avx2",)),
+    ("GGML_BMI2", ("bmi2",)),
+    ("GGML_FMA", ("fma",)),
+    ("GGML_F16C", ("f16c",)),
+    ("GGML_AVX_VNNI", ("avx_vnni",)),
+    ("GGML_AVX512", ("avx512f", "avx512cd", "avx512vl", "avx512dq", "avx512bw")),
+    ("GGML_AVX512_VBMI", ("avx512f", "avx512vbmi")),
+    ("GGML_AVX512_VNNI", ("avx512f", "avx512_vnni")),
+    ("GGML_AVX512_BF16", ("avx512f", "avx512_bf16")),
+)
 
 
 class LlamaCppUnavailable(RuntimeError):
@@ -43,20 +59,26 @@ def build_record_path() -> Path:
     return wheel_dir() / f"llama_cpp_python-{VERSION}.build.json"
 
 
+def cpu_flags(cpuinfo: str) -> set[str]:
+    """The instruction-set flags of the first processor in ``/proc/cpuinfo`` text."""
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return set(value.split())
+    return set()
+
+
 def cmake_args(cpuinfo: str | None = None) -> str:
-    """GGML flags for this CPU: no native tuning, AVX2/AVX-512 where /proc/cpuinfo lists them."""
+    """GGML flags for this CPU: no native tuning, each instruction set ON only if listed."""
     if cpuinfo is None:
         try:
             cpuinfo = Path("/proc/cpuinfo").read_text()
         except OSError:
             cpuinfo = ""
-    flags = set(cpuinfo.split())
-    args = ["-DGGML_NATIVE=OFF"]
-    if "avx2" in flags:
-        args += ["-DGGML_AVX2=ON", "-DGGML_FMA=ON", "-DGGML_F16C=ON"]
-    if "avx512f" in flags:
-        args.append("-DGGML_AVX512=ON")
-    return " ".join(args)
+    flags = cpu_flags(cpuinfo)
+    switches = [f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
+                for option, needs in GGML_INSTRUCTION_SETS]
+    return " ".join(["-DGGML_NATIVE=OFF", *switches])
 
 
 def installed_version() -> str | None:
@@ -86,16 +108,6 @@ def build_record() -> dict[str, object] | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
-def _pip(*args: str, env: dict[str, str] | None = None) -> None:
-    command = [sys.executable, "-m", "pip", "--disable-pip-version-check", *args]
-    result = subprocess.run(command, capture_output=True, text=True, env=env)
-    if result.returncode != 0:
-        raise LlamaCppUnavailable(
-            f"{' '.join(command)} failed (exit {result.returncode}). llama-cpp-python is compiled "
-            f"from source and needs a C++ compiler and cmake; the end of pip's output:\n"
-            f"{(result.stdout + result.stderr)[-3000:]}")
-
-
 def build_wheel() -> Path:
     """Compile the sdist into a wheel in ``wheel_dir()`` (minutes) and return its path."""
     wheel_dir().mkdir(parents=True, exist_ok=True)
@@ -103,8 +115,8 @@ def build_wheel() -> Path:
     started = time.monotonic()
     print(f"Building {DISTRIBUTION} {VERSION} from source with CMAKE_ARGS={env['CMAKE_ARGS']!r} "
           "(several minutes, once)...", flush=True)
-    _pip("wheel", "--no-deps", "--no-binary", DISTRIBUTION, "-w", str(wheel_dir()),
-         f"{DISTRIBUTION}=={VERSION}", env=env)
+    pip("wheel", "--no-deps", "--no-binary", DISTRIBUTION, "-w", str(wheel_dir()),
+        f"{DISTRIBUTION}=={VERSION}", env=env)
     wheel = cached_wheel()
     if wheel is None:
         raise LlamaCppUnavailable(f"pip reported success but left no wheel in {wheel_dir()}")
@@ -121,9 +133,13 @@ def ensure_llama_cpp() -> str:
     the wheel first if none is cached); returns the installed version."""
     if ready():
         return VERSION
-    wheel = cached_wheel() or build_wheel()
-    _pip("install", "-q", "--only-binary", DISTRIBUTION, "--find-links", str(wheel_dir()),
-         f"{DISTRIBUTION}[server]=={VERSION}")
+    try:
+        wheel = cached_wheel() or build_wheel()
+        pip("install", "-q", "--only-binary", DISTRIBUTION, "--find-links", str(wheel_dir()),
+            f"{DISTRIBUTION}[server]=={VERSION}")
+    except PipError as error:
+        raise LlamaCppUnavailable(f"{error}\n{DISTRIBUTION} is compiled from source: it needs a "
+                                  "C++ compiler and cmake.") from None
     importlib.invalidate_caches()
     version, missing = installed_version(), missing_server_modules()
     if version != VERSION or missing:

@@ -1,35 +1,49 @@
 """Per-request prefill cost for chapter 04: how many prompt tokens the engine really computed.
 
-vLLM counts every prompt token by where its KV came from: ``local_compute`` (prefilled now) or
-``local_cache_hit`` (reused from the prefix cache). Sending requests one at a time and reading
-those counters around each request splits the cost request by request.
+Two ways to split a request's prompt tokens into ``computed`` (prefilled now) and ``from cache``
+(reused from the prefix cache), both from the server's cumulative ``/metrics`` counters:
+
+- vLLM 0.32 counts prompt tokens by source (``vllm:prompt_tokens_by_source_total``): the
+  engine's own split, used wherever it is exported;
+- vLLM 0.11.2 lacks that series, but both versions count prompt tokens
+  (``vllm:prompt_tokens_total``) and prefix-cache hits in tokens
+  (``vllm:prefix_cache_hits_total``): ``from cache`` is the hits and ``computed`` the rest.
+
+Sending requests one at a time and reading the counters around each one splits the cost request
+by request.
 """
 
 from __future__ import annotations
 
-import urllib.request
+import math
 
 import pandas as pd
 from openai import OpenAI
-from prometheus_client.parser import text_string_to_metric_families
 
 from servelab.bench.client import PlannedRequest, request_body
+from servelab.bench.server_metrics import fetch_metrics
 
-SOURCE_METRIC = "vllm:prompt_tokens_by_source_total"
-SOURCES = {"local_compute": "computed", "local_cache_hit": "from cache"}
+SPLIT = ("computed", "from cache")
+
+
+def prompt_split(row: dict[str, float]) -> dict[str, float]:
+    """Cumulative prompt tokens ``computed`` and ``from cache`` from one ``fetch_metrics`` row:
+    the by-source counters where the server has them (0.32), else prompt tokens minus cache
+    hits (0.11.2)."""
+    computed, cached = row.get("prompt_tokens_computed"), row.get("prompt_tokens_cached")
+    if computed is not None and cached is not None and not (
+            math.isnan(computed) or math.isnan(cached)):
+        return {"computed": computed, "from cache": cached}
+    prompt, hits = row.get("prompt_tokens", math.nan), row.get("prefix_cache_hits", math.nan)
+    if math.isnan(prompt) or math.isnan(hits):
+        raise RuntimeError("the server's /metrics has neither vllm:prompt_tokens_by_source_total "
+                           "nor both vllm:prompt_tokens_total and vllm:prefix_cache_hits_total")
+    return {"computed": prompt - hits, "from cache": hits}
 
 
 def prompt_tokens_by_source(url: str) -> dict[str, float]:
-    """Cumulative prompt tokens per source (``computed``, ``from cache``) from ``/metrics``."""
-    with urllib.request.urlopen(url.rstrip("/") + "/metrics", timeout=10) as response:
-        text = response.read().decode()
-    counts = dict.fromkeys(SOURCES.values(), 0.0)
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            source = SOURCES.get(sample.labels.get("source", ""))
-            if sample.name == SOURCE_METRIC and source:
-                counts[source] += sample.value
-    return counts
+    """Cumulative prompt tokens ``computed`` and ``from cache`` of the server at ``url``."""
+    return prompt_split(fetch_metrics(url))
 
 
 def prefill_cost(server: object, plan: list[PlannedRequest]) -> pd.DataFrame:
@@ -43,6 +57,6 @@ def prefill_cost(server: object, plan: list[PlannedRequest]) -> pd.DataFrame:
                                   max_tokens=planned.max_tokens, extra_body=request_body(planned))
         after = prompt_tokens_by_source(server.url)
         rows.append({"request": planned.index,
-                     **{name: after[name] - before[name] for name in SOURCES.values()}})
+                     **{name: after[name] - before[name] for name in SPLIT}})
     client.close()
     return pd.DataFrame(rows)

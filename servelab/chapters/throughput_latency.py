@@ -1,5 +1,11 @@
 """Chapter 07: mixed traffic — a chat stream and a batch job — and how each part fared.
 
+``side_by_side`` splits the device between two servers that run at the same time (on the CPU,
+one half of the cores and of the KV cache each), ``whole_device`` gives a single server all of
+it, and ``run_together`` drives two servers at once: "two deployments" is measured as it would
+run, not each part alone on the whole machine.
+``story`` writes the page's interpretation from the measured numbers.
+
 ``MixedTraffic`` follows the workload protocol of ``servelab.bench.workloads``: chat requests
 (role ``"user"``, so that ``Result.summary()`` describes them) arrive as a Poisson process while
 a batch job (role ``"batch"``) is submitted all at once at the start. ``parts`` picks which of the
@@ -9,15 +15,19 @@ two are sent, so that the very same requests can be split over two deployments.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
-from servelab.bench import metrics
+from servelab.bench import metrics, run
 from servelab.bench.client import PlannedRequest
 from servelab.bench.prompts import PromptSource
 from servelab.bench.workloads import SEED_STRIDE, Session, drive_arrivals, poisson_arrivals
+from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
 
 CHAT, BATCH = "user", "batch"
 PARTS = {"both": (CHAT, BATCH), "chat": (CHAT,), "batch": (BATCH,)}
@@ -122,3 +132,208 @@ def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
         figure.suptitle(title)
         figure.tight_layout()
     return figure
+
+
+# The lesson's GPU example: about 100 tok/s for one stream against about 2,000 for 32 streams.
+LESSON_GPU_GAIN = 20.0
+# Share of the card each of two servers on one GPU may claim (vLLM reserves it at start-up).
+GPU_SHARE = 0.45
+
+
+@dataclass(frozen=True)
+class Share:
+    """A server's share of the device: its extra Server keyword arguments and environment, and
+    a phrase for the page."""
+
+    server_options: dict[str, object] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    described: str = ""
+
+
+def whole_device(device_kind: str, cores: Sequence[int] | None = None) -> Share:
+    """A server that has the device to itself: on the CPU, its engine on every core (vLLM's own
+    default would keep one core back, see ``servelab.chapters.cores``)."""
+    if device_kind == "cuda":
+        return Share(described="the whole GPU")
+    cores = available_cores() if cores is None else sorted(cores)
+    return Share(env=bind_env(cores), described=f"all {len(cores)} cores")
+
+
+def side_by_side(device_kind: str, kv_cache_gib: float,
+                 cores: Sequence[int] | None = None) -> tuple[Share, Share] | None:
+    """How to run two servers on this device at once, or None when it cannot be split.
+
+    On the CPU each server's engine threads are bound to its own half of the cores and each gets
+    half of ``kv_cache_gib``; one core cannot be split. On a GPU each server reserves
+    ``GPU_SHARE`` of the card and both share its compute.
+    """
+    if device_kind == "cuda":
+        share = Share(server_options={"gpu_memory_utilization": GPU_SHARE},
+                      described=f"{GPU_SHARE:.0%} of the GPU's memory, its compute shared")
+        return share, share
+    cores = available_cores() if cores is None else sorted(cores)
+    if len(cores) < 2:
+        return None
+    middle = len(cores) // 2
+    halves = []
+    for part in (cores[:middle], cores[middle:]):
+        env = bind_env(part)
+        noun = "core" if len(part) == 1 else "cores"
+        halves.append(Share(
+            server_options={"kv_cache_gib": kv_cache_gib / 2}, env=env,
+            described=f"{len(part)} {noun} ({env[BIND_VARIABLE]}) and {kv_cache_gib / 2:g} GiB "
+                      f"of KV cache"))
+    return halves[0], halves[1]
+
+
+def run_together(jobs: Mapping[str, tuple[object, object]], **options: object) -> dict[str, object]:
+    """Run each ``label: (server, workload)`` at the same time, one thread each; the results by
+    label."""
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {label: pool.submit(run, server, workload, **options)
+                   for label, (server, workload) in jobs.items()}
+        return {label: future.result() for label, future in futures.items()}
+
+
+@contextmanager
+def running_together(servers: Sequence[object]) -> Iterator[list[object]]:
+    """Start every server at once (their start-ups overlap) and stop them all on leaving.
+
+    Each server is started from a thread of its own, and those threads stay alive until the
+    servers are stopped: a server's process is told to end when the thread that launched it
+    ends (``PR_SET_PDEATHSIG`` in ``servelab.process``).
+    """
+    pool = ThreadPoolExecutor(max_workers=len(servers))
+    try:
+        for future in [pool.submit(server.start) for server in servers]:
+            future.result()
+        yield list(servers)
+    finally:
+        for server in servers:
+            server.stop()
+        pool.shutdown()
+
+
+def sustained_rate(sweep: pd.DataFrame, ttft_slo_ms: float) -> float | None:
+    """The highest rate of a sweep whose p99 time to first token met the SLO (None: none did)."""
+    met = sweep.loc[sweep["ttft_ms_p99"] <= ttft_slo_ms, "rate"]
+    return None if met.empty else float(met.max())
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What the page needs to know about the two configurations and the device."""
+
+    interactive_seqs: int
+    batch_seqs: int
+    ttft_slo_ms: float
+    output_tokens: int
+    device_label: str
+    split: str | None  # how the device was split for the side-by-side run; None: it was not
+
+
+def _rate(value: float | None) -> str:
+    """How far the first tokens stayed within the SLO, as a phrase."""
+    return "at none of the rates tried" if value is None else f"up to {value:g} req/s"
+
+
+def _chat_text(interactive: pd.DataFrame, batch: pd.DataFrame, setting: Setting) -> str:
+    low_i, low_b = interactive.iloc[0], batch.iloc[0]
+    high_i, high_b = interactive.iloc[-1], batch.iloc[-1]
+    top_i = sustained_rate(interactive, setting.ttft_slo_ms)
+    top_b = sustained_rate(batch, setting.ttft_slo_ms)
+    text = (f"At {low_i['rate']:g} req/s a token took {low_i['tpot_ms_p50']:.0f} ms (median) with "
+            f"max_num_seqs={setting.interactive_seqs} and {low_b['tpot_ms_p50']:.0f} ms with "
+            f"{setting.batch_seqs}; at {high_i['rate']:g} req/s, {high_i['tpot_ms_p50']:.0f} ms "
+            f"and {high_b['tpot_ms_p50']:.0f} ms. The p99 first token stayed within "
+            f"{setting.ttft_slo_ms:.0f} ms {_rate(top_i)} with the small cap and "
+            f"{_rate(top_b)} with the large one. ")
+    held_i, held_b = top_i or 0.0, top_b or 0.0
+    if top_i is None and top_b is None:
+        text += ("Both missed the target even at the lowest rate: the SLO is too tight for this "
+                 "device, or the requests too long.")
+    elif held_b > held_i:
+        text += ("The small cap broke first: once requests arrive faster than its few slots "
+                 "finish them, they queue, and the first token waits for the queue.")
+    elif held_i > held_b:
+        text += ("Here the large cap broke first: its longer steps delayed the first tokens "
+                 "more than the small cap's queue did.")
+    else:
+        text += ("Neither cap separated from the other on first tokens over these rates; "
+                 "higher rates or longer answers would be needed to see the queue form.")
+    return text
+
+
+def _throughput_text(interactive: pd.DataFrame, batch: pd.DataFrame, setting: Setting) -> str:
+    peak_i, peak_b = interactive["output_tok_s"].max(), batch["output_tok_s"].max()
+    offered = float(batch["rate"].max()) * setting.output_tokens
+    text = (f"The large cap peaked at {peak_b:,.0f} output tok/s and the small one at "
+            f"{peak_i:,.0f} tok/s. ")
+    if min(peak_i, peak_b) >= 0.8 * offered:
+        return text + (f"Both kept up with the highest rate tried ({offered:,.0f} tok/s of answers "
+                       f"arriving), so these peaks measure the load, not what the servers could "
+                       f"do; the sweep would have to go higher to separate them.")
+    gain = peak_b / peak_i
+    ratio = setting.batch_seqs / setting.interactive_seqs
+    text += (f"On {setting.device_label}, allowing {ratio:g}× as many sequences per step gave "
+             f"{gain:.1f}× the peak throughput")
+    if gain >= 0.5 * min(ratio, LESSON_GPU_GAIN):
+        return text + (", most of what the extra sequences could give: the steps had arithmetic "
+                       "to spare, as on the GPU of the lesson's example (about 20× for 32 "
+                       "streams against one).")
+    if gain < 1.2:
+        return text + (f": almost nothing. A step with {setting.interactive_seqs} sequences "
+                       f"already used most of this device, so a bigger batch mostly made each "
+                       f"step longer. The lesson's GPU example gains about 20× for 32 streams.")
+    return text + (": a real gain, but well below the lesson's GPU example (about 20× for 32 "
+                   "streams): on this device each added sequence made every step longer.")
+
+
+def _mixed_text(table: pd.DataFrame, setting: Setting) -> str:
+    if setting.split is None:
+        return ("This device could not be split between two servers (it has one core), so the "
+                "page makes no claim about two deployments; the one-deployment rows are above.")
+    pair = table.iloc[0]
+    singles = table.iloc[1:]
+    best_chat = singles["chat_ttft_ms_p99"].min()
+    best_job = singles["batch_job_s"].min()
+    text = (f"Side by side, each server with {setting.split}, the chat users' p99 first token "
+            f"was {pair['chat_ttft_ms_p99']:,.0f} ms and the job finished in "
+            f"{pair['batch_job_s']:.1f} s. On one server for everything, the best p99 first "
+            f"token was {best_chat:,.0f} ms and the quickest job {best_job:.1f} s. ")
+    chat_won = pair["chat_ttft_ms_p99"] < 0.95 * best_chat
+    job_won = pair["batch_job_s"] <= 1.05 * best_job
+    if chat_won and job_won:
+        return text + ("With half the device each, the split gave the chat users quicker first "
+                       "tokens and finished the job about as soon or sooner: keeping the job's "
+                       "long requests out of the chat server's steps paid for itself here.")
+    if chat_won:
+        return text + ("The split protected the chat users, and the job paid for it: with half "
+                       "the device it took longer than on a server of its own. That is the "
+                       "trade to decide on — a chat that stays quick, or a job that ends sooner.")
+    if job_won:
+        return text + ("The job did at least as well on its half, but the chat users waited "
+                       "longer than on a shared server: with half the device, the chat server's "
+                       "own steps were slower.")
+    return text + ("Splitting the device lost on both counts here: each half was too small for "
+                   "its traffic, and one server with the whole device did better. Two "
+                   "deployments pay off when each has enough hardware of its own.")
+
+
+def story(interactive: pd.DataFrame, batch: pd.DataFrame, table: pd.DataFrame,
+          setting: Setting, prediction: str) -> str:
+    """The page's interpretation, in Markdown, from the two sweeps and the mixed-traffic table
+    (first row: the two servers side by side; then one row per single server)."""
+    top_i = sustained_rate(interactive, setting.ttft_slo_ms)
+    top_b = sustained_rate(batch, setting.ttft_slo_ms)
+    measured = (f"at the lowest rate a token took {interactive.iloc[0]['tpot_ms_p50']:.0f} ms "
+                f"with max_num_seqs={setting.interactive_seqs} and "
+                f"{batch.iloc[0]['tpot_ms_p50']:.0f} ms with {setting.batch_seqs}; first tokens "
+                f"stayed within the SLO {_rate(top_i)} and {_rate(top_b)}.")
+    said = prediction.strip() or "(nothing written)"
+    return "\n\n".join([
+        f"**You predicted:** {said} **This run measured:** {measured}",
+        "**Interactive chat.** " + _chat_text(interactive, batch, setting),
+        "**Batch processing.** " + _throughput_text(interactive, batch, setting),
+        "**Mixed traffic.** " + _mixed_text(table, setting),
+    ])

@@ -1,20 +1,31 @@
-"""The three check cells of the contract: question (markdown), answer (solution), test (graded).
+"""The check-cell contract: three cells per chapter, their roles, grade ids, tags and builders.
+
+Everything that needs to know which cell of a notebook is the question, the answer or the hidden
+test (the edition generator, the autograder, the demo course, the tests) asks this module.
 
 The test cell is self-contained stdlib code, so graders and notebooks resaved by Colab never need
-servelab. It writes only to stdout: nbgrader scores a test cell with stderr output as zero.
+servelab. It writes only to stdout: nbgrader scores a test cell with stderr output as zero. In the
+instructor source it carries the output it prints when `answer` is the key, tagged for nbval, so
+`pytest --nbval-lax` asserts that the key passes its own hidden test (nbgrader clears outputs
+from the student edition).
 """
 
 from __future__ import annotations
 
+import re
 import textwrap
 
 import nbformat
 from nbformat import NotebookNode
 
-from servelab.checks.model import Check
+from servelab.checks.model import LETTERS, Check
 
 CHECK_TAG = "check"
+NBVAL_TAG = "nbval-check-output"
 NBGRADER_SCHEMA = 3
+ROLES: tuple[str, ...] = ("question", "answer", "test")
+GRADE_ID = re.compile(r"^(?P<chapter>.+)-check-(?P<role>question|answer|test)$")
+ACCEPTED_FORM = 'answer = "B"'  # the one form of an answer cell (any of the letters, in quotes)
 
 _FORM_CHECK = '''\
 # Checks that your answer is one letter. Grading also checks which letter it is.
@@ -42,8 +53,35 @@ def _pieces(text: str, width: int = 72) -> list[str]:
     return textwrap.wrap(text, width, drop_whitespace=False, replace_whitespace=False) or [""]
 
 
-def grade_id(check: Check, part: str) -> str:
-    return f"{check.chapter}-check-{part}"
+def grade_id(chapter: str, role: str) -> str:
+    """The nbgrader grade_id of a chapter's check cell in ``role`` (question, answer, test)."""
+    if role not in ROLES:
+        raise ValueError(f"a check cell's role is one of {', '.join(ROLES)}; got {role!r}")
+    return f"{chapter}-check-{role}"
+
+
+def cell_grade_id(cell: NotebookNode) -> str:
+    """The nbgrader grade_id a cell carries, '' when it has none (or damaged metadata)."""
+    metadata = cell.get("metadata", {})
+    meta = metadata.get("nbgrader") if isinstance(metadata, dict) else None
+    value = meta.get("grade_id", "") if isinstance(meta, dict) else ""
+    return value if isinstance(value, str) else ""
+
+
+def role_of(cell: NotebookNode) -> str | None:
+    """"question", "answer" or "test" for a check cell (by its grade_id), else None."""
+    match = GRADE_ID.match(cell_grade_id(cell))
+    return match["role"] if match else None
+
+
+def chapter_of_cell(cell: NotebookNode) -> str | None:
+    """The chapter a check cell's grade_id names, else None."""
+    match = GRADE_ID.match(cell_grade_id(cell))
+    return match["chapter"] if match else None
+
+
+def cells_with_role(notebook: NotebookNode, role: str) -> list[NotebookNode]:
+    return [cell for cell in notebook.cells if role_of(cell) == role]
 
 
 def question_source(check: Check) -> str:
@@ -57,8 +95,20 @@ def question_source(check: Check) -> str:
     return "\n".join(lines)
 
 
+def answer_line(letter: str | None) -> str:
+    """An answer cell's whole code as a plain literal: ``answer = "C"`` or ``answer = None``."""
+    if letter is not None and letter not in LETTERS:
+        raise ValueError(f"an answer is one of {', '.join(LETTERS)} or None; got {letter!r}")
+    return f"answer = {letter!r}".replace("'", '"')
+
+
 def answer_source(check: Check) -> str:
-    return f'### BEGIN SOLUTION\nanswer = "{check.correct}"\n### END SOLUTION'
+    return f"### BEGIN SOLUTION\n{answer_line(check.correct)}\n### END SOLUTION"
+
+
+def key_output(check: Check) -> str:
+    """What the test cell prints when ``answer`` is the key."""
+    return f"answer {check.correct}: the form is right\n"
 
 
 def graded_source(check: Check) -> str:
@@ -78,24 +128,29 @@ def graded_source(check: Check) -> str:
 
 
 def check_cells(check: Check) -> list[NotebookNode]:
-    """The question, answer and test cells for ``check``, tagged and with nbgrader metadata."""
+    """The question, answer and test cells for ``check``, tagged and with nbgrader metadata.
+
+    The test cell holds the output the key produces, for nbval to compare against.
+    """
     question = nbformat.v4.new_markdown_cell(question_source(check))
     answer = nbformat.v4.new_code_cell(answer_source(check))
     test = nbformat.v4.new_code_cell(graded_source(check))
-    roles = (
-        (question, "question", {"locked": True, "solution": False, "grade": False}),
-        (answer, "answer", {"locked": False, "solution": True, "grade": False}),
-        (test, "test", {"locked": True, "solution": False, "grade": True, "points": 1}),
-    )
-    for cell, part, flags in roles:
-        cell.id = grade_id(check, part)
+    test.outputs = [nbformat.v4.new_output("stream", name="stdout", text=key_output(check))]
+    test.execution_count = 1  # nbval ignores (and reports) outputs of a cell that never ran
+    flags = {
+        "question": {"locked": True, "solution": False, "grade": False},
+        "answer": {"locked": False, "solution": True, "grade": False},
+        "test": {"locked": True, "solution": False, "grade": True, "points": 1},
+    }
+    for cell, role in zip((question, answer, test), ROLES, strict=True):
+        cell.id = grade_id(check.chapter, role)
         cell.metadata = {
-            "tags": [CHECK_TAG],
+            "tags": [CHECK_TAG, NBVAL_TAG] if role == "test" else [CHECK_TAG],
             "nbgrader": {
-                "grade_id": grade_id(check, part),
+                "grade_id": grade_id(check.chapter, role),
                 "schema_version": NBGRADER_SCHEMA,
                 "task": False,
-                **flags,
+                **flags[role],
             },
         }
     return [question, answer, test]
@@ -103,4 +158,3 @@ def check_cells(check: Check) -> list[NotebookNode]:
 
 def is_check_cell(cell: NotebookNode) -> bool:
     return CHECK_TAG in cell.get("metadata", {}).get("tags", [])
-

@@ -12,6 +12,7 @@ BOOK_DIR = REPO_ROOT / "book"
 
 # In reading order. Each id is the nbgrader assignment name and the notebook's file name.
 CHAPTERS: tuple[str, ...] = (
+    "00-serving-many-users",
     "01-serving-engine",
     "02-continuous-batching",
     "03-paged-attention",

@@ -1,9 +1,11 @@
-"""Chapter 08: llama-cpp-python's OpenAI-compatible server as a managed child process.
+"""llama-cpp-python's OpenAI-compatible server as a managed child process (chapter 08's second
+engine).
 
 It is a ``servelab.process.ServerProcess`` like ``servelab.Server``: its own process group, a
 log file, healthy once ``/v1/models`` answers (it has no ``/health``), and taken down as a group
-on ``stop()``, at exit (``servelab.stop_all()``), or when the parent dies. It serves the GGUF
-file itself (``servelab.models.gguf_path()``), the file vLLM's offline model is converted from.
+on ``stop()``, at exit (``servelab.stop_all()``), or when the parent dies. By default it serves the
+GGUF file itself (``servelab.models.gguf_path()``), the file vLLM's offline model is converted
+from; any other GGUF file can be given.
 
 llama-cpp-python's server runs one request at a time (a lock around its single ``Llama``
 object). By default it also cuts a streaming answer short as soon as another request waits
@@ -13,6 +15,7 @@ object). By default it also cuts a streaming answer short as soon as another req
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 
@@ -20,6 +23,7 @@ from servelab.models import OFFLINE_MODEL_NAME, gguf_path
 from servelab.process import ServerProcess
 
 SERVER_MODULE = "llama_cpp.server"
+
 
 def cpu_threads() -> int:
     """The cores this process may run on: llama.cpp's default would use only half of them."""
@@ -66,3 +70,9 @@ class LlamaCppServer(ServerProcess):
         for name, value in self.flags.items():
             args += [f"--{name}", str(value)]
         return args
+
+    @property
+    def command_line(self) -> str:
+        """The command as a reader would type it: no interpreter path, the model file by name."""
+        return shlex.join(["python", "-m", SERVER_MODULE, "--model", Path(self.model_path).name,
+                           *self.command[5:]])

@@ -1,0 +1,29 @@
+"""The one way servelab's tools drive nbgrader: its own command line, in a subprocess.
+
+`run_nbgrader("autograde", "*", cwd=course)` runs `python -m nbgrader autograde "*"` with the
+`nbgrader_config.py` of `cwd` and no configuration from the home folder, and the venv's `bin` on
+PATH (nbgrader runs `alembic` when it creates a gradebook).
+
+FAST_IMPORTS: jsonschema imports the optional `rfc3987_syntax` when it is installed (the book's
+tools pull it in), which builds a grammar for seconds on every start of nbformat; nbformat never
+checks that URI format, so these processes start without it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+FAST_IMPORTS = ('import sys; sys.modules["rfc3987_syntax"] = None; sys.argv[0] = "nbgrader"; '
+                "from nbgrader.apps.nbgraderapp import main; main()")
+
+
+def run_nbgrader(step: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """`python -m nbgrader STEP ARGS...` in `cwd`; the caller reads returncode and the log."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
+    env["JUPYTER_NO_CONFIG"] = "1"
+    return subprocess.run([sys.executable, "-c", FAST_IMPORTS, step, *args], cwd=cwd, env=env,
+                          capture_output=True, text=True, check=False)

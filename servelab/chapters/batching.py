@@ -1,0 +1,256 @@
+"""Chapters 01 and 02: the step-time fit, the arithmetic rate, and the pages' interpretation.
+
+Every ``*_text`` function turns measured numbers into the Markdown a page shows (in a cell
+tagged ``prose``); each branch says only what the numbers given to it support.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+# A gain below this is not read as an effect: run-to-run noise on a shared machine reaches it.
+CLEAR_GAIN = 1.5
+# The fixed part of a step counts as "reading the weights" while it is within this factor of
+# the time one read of all weights takes at the measured bandwidth.
+BANDWIDTH_SLACK = 2.0
+# The lesson's GPU figures (tok/s): one stream, 32 streams in total, and each of the 32.
+LESSON = {"one": 100.0, "total_32": 2000.0, "each_32": 60.0}
+
+
+def prediction_text(prediction: str, measured: str) -> str:
+    """The reader's prediction from the top of the page beside what the run measured."""
+    said = prediction.strip()
+    if not said:
+        return (f"You left the prediction empty; this run measured {measured}. Write one down "
+                "before the next chapter's measurement: a guess you can check teaches more.")
+    return f"You predicted: *{said}*. This run measured {measured}."
+
+
+# -- chapter 01 --------------------------------------------------------------------------------
+def crowd_text(one: Mapping[str, float], many: Mapping[str, float], users: int,
+               smoke: bool) -> str:
+    """One user against ``users`` users: total and per-user speed, from two ``summary()`` rows
+    (steady-state figures: every user decoding)."""
+    gain = many["steady_output_tok_s"] / one["steady_output_tok_s"]
+    each = many["steady_user_tok_s"] / one["steady_user_tok_s"]
+    numbers = (f"One user alone decoded at **{one['steady_output_tok_s']:.0f} tok/s**. With "
+               f"**{users}** users at once the server produced "
+               f"**{many['steady_output_tok_s']:.0f} tok/s** in total, and each user received "
+               f"**{many['steady_user_tok_s']:.1f} tok/s**.")
+    if gain >= CLEAR_GAIN:
+        verdict = (f"The total grew **{gain:.1f}-fold** while each user kept **{each:.0%}** of "
+                   "the speed one user had alone: every decoding step advanced all of them at "
+                   "once.")
+    elif smoke:
+        verdict = (f"The total grew only {gain:.1f}-fold. This is the smoke-size run: its "
+                   "answers are too short for the server's steady state to say much. Run the "
+                   "page at full size to see the effect.")
+    else:
+        verdict = (f"The total grew only {gain:.1f}-fold, so this run did not show the gain "
+                   "batching normally brings; something else may have been using the processor.")
+    return f"{numbers} {verdict}"
+
+
+def token_count_text(client_tokens: float, server_tokens: float) -> str:
+    """Whether the client's token count matches the server's ``/metrics`` counter."""
+    if client_tokens == server_tokens:
+        return (f"The server's own `/metrics` counter agrees with the client: "
+                f"**{server_tokens:.0f}** generated tokens for these runs.")
+    return (f"The server's `/metrics` counted **{server_tokens:.0f}** generated tokens and the "
+            f"client **{client_tokens:.0f}**: something else used the server meanwhile.")
+
+
+# -- chapter 02 --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StepFit:
+    """Step time ≈ ``fixed_ms`` + ``per_sequence_ms`` × batch, fitted by least squares."""
+
+    fixed_ms: float
+    per_sequence_ms: float
+    r_squared: float
+
+    def at(self, batch: float) -> float:
+        return self.fixed_ms + self.per_sequence_ms * batch
+
+    @property
+    def crossover(self) -> float:
+        """The batch at which the per-sequence work costs as much as the fixed part."""
+        return self.fixed_ms / self.per_sequence_ms if self.per_sequence_ms > 0 else math.inf
+
+
+def step_times_ms(concurrency: Sequence[float], steady_tok_s: Sequence[float]) -> np.ndarray:
+    """Time of one decoding step at each level: in the steady state every step gives each of
+    the ``concurrency`` sequences one token, so a step lasts concurrency ÷ throughput."""
+    return 1000.0 * np.asarray(concurrency, float) / np.asarray(steady_tok_s, float)
+
+
+def fit_step_time(batch: Sequence[float], step_ms: Sequence[float]) -> StepFit:
+    """Least-squares line through (batch, step time); needs two or more distinct batches."""
+    x, y = np.asarray(batch, float), np.asarray(step_ms, float)
+    if len(set(x.tolist())) < 2:
+        raise ValueError("fitting a line needs step times at two or more batch sizes")
+    slope, intercept = np.polyfit(x, y, 1)
+    residual = float(np.sum((y - (intercept + slope * x)) ** 2))
+    spread = float(np.sum((y - y.mean()) ** 2))
+    return StepFit(float(intercept), float(slope), 1.0 - residual / spread if spread else 1.0)
+
+
+def regime(fit: StepFit, weight_read_ms: float, largest_batch: float) -> str:
+    """What set the step time over the measured batches: ``compute-bound`` when the
+    per-sequence work at the largest batch costs at least the fixed part; otherwise
+    ``bandwidth-bound`` when the fixed part is about one read of the weights, and
+    ``fixed-cost-bound`` when it is much longer than that."""
+    if fit.per_sequence_ms * largest_batch >= fit.fixed_ms:
+        return "compute-bound"
+    if fit.fixed_ms <= BANDWIDTH_SLACK * weight_read_ms:
+        return "bandwidth-bound"
+    return "fixed-cost-bound"
+
+
+def regime_text(fit: StepFit, weight_read_ms: float, largest_batch: float,
+                points: int) -> str:
+    """The fit in words, branching on :func:`regime`; ``points`` batch sizes were fitted."""
+    line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
+            f"**{fit.per_sequence_ms:.2f} ms** per sequence in it (R² = {fit.r_squared:.2f}). "
+            f"Reading every weight once takes **{weight_read_ms:.1f} ms** at the measured "
+            "bandwidth.")
+    if points < 3:
+        line += (f" With only {points} batch sizes a line fits any numbers exactly, so read "
+                 "this split as rough; the full-size run fits seven.")
+    kind = regime(fit, weight_read_ms, largest_batch)
+    if kind == "compute-bound":
+        return (f"{line} At {largest_batch:.0f} sequences the per-sequence part "
+                f"({fit.per_sequence_ms * largest_batch:.0f} ms) is as large as the fixed part: "
+                f"from a batch of about **{fit.crossover:.0f}** on, the arithmetic for each "
+                "sequence, not the shared work, sets the pace, and adding users mostly slows "
+                "each of them down. This machine is **compute-bound** at the top of the sweep.")
+    if kind == "bandwidth-bound":
+        return (f"{line} The fixed part is about one read of the weights, so a step is "
+                "**bandwidth-bound**: memory traffic for the weights dominates, and since every "
+                "sequence in the batch shares that read, each added sequence costs only its "
+                "small per-sequence part.")
+    return (f"{line} The fixed part is **{fit.fixed_ms / weight_read_ms:.1f}×** a read of the "
+            "weights: on this machine a step is **fixed-cost-bound**. Most of a step is work "
+            "that neither grows with the batch nor is the weight read (on a CPU engine, such "
+            "as scheduling and the per-layer overhead of many small operations). Every "
+            "sequence in the batch shares it, so added sequences still come nearly free; the "
+            "weight reads are shared the same way but are not what dominates here.")
+
+
+def ceiling_text(bandwidth_gb_s: float, weight_bytes: float, single_tok_s: float) -> str:
+    """How close one stream came to the speed that reading all weights per token allows."""
+    weights_mb = weight_bytes / 1e6
+    bound = bandwidth_gb_s * 1e9 / weight_bytes
+    share = single_tok_s / bound
+    numbers = (f"This machine copies memory at **{bandwidth_gb_s:.1f} GB/s** and the weights "
+               f"are **{weights_mb:.0f} MB**, so reading them once per token allows at most "
+               f"**{bound:.0f} tok/s** for one stream. It decoded at "
+               f"**{single_tok_s:.1f} tok/s**: **{share:.0%}** of that bound.")
+    if share >= 0.5:
+        verdict = ("One stream runs close to the bound: a single stream's step is mostly "
+                   "reading the weights, and a batch shares exactly that read.")
+    else:
+        verdict = ("One stream stays far below the bound, so reading the weights is not what "
+                   "takes most of a single stream's step here; the fit below splits a step "
+                   "into the part every sequence shares and the part each one adds.")
+    return f"{numbers} {verdict}"
+
+
+def matmul_flops(kind: str = "cpu", dtype: str = "float32", size: int = 1024,
+                 repeats: int = 5) -> float:
+    """Best FLOP/s of a square matrix multiply in ``dtype`` with torch on ``kind``."""
+    import torch
+
+    device = "cuda" if kind == "cuda" else "cpu"
+    a = torch.ones(size, size, dtype=getattr(torch, dtype), device=device)
+    b = torch.ones_like(a)
+    torch.matmul(a, b)
+    best = math.inf
+    for _ in range(repeats):
+        if device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        torch.matmul(a, b)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * size**3 / best
+
+
+def intensity_text(flops_per_s: float, bandwidth_gb_s: float, bytes_per_weight: float,
+                   fit: StepFit, largest_batch: float) -> str:
+    """The arithmetic-intensity argument with this machine's numbers: from which batch the
+    arithmetic, not the weight reads, should bind, against what the fit saw."""
+    balance = flops_per_s / (bandwidth_gb_s * 1e9)
+    batch_bound = balance * bytes_per_weight / 2.0
+    numbers = (f"This machine multiplies matrices at **{flops_per_s / 1e9:.0f} GFLOP/s** and "
+               f"moves **{bandwidth_gb_s:.1f} GB/s**: it can do **{balance:.0f}** operations "
+               f"in the time it reads one byte. A batch of *B* sequences does 2·*B* operations "
+               f"per weight, and a weight is {bytes_per_weight:.0f} bytes, so on paper the "
+               f"arithmetic catches up with the weight reads at about **{batch_bound:.0f}** "
+               "sequences.")
+    if fit.crossover <= largest_batch:
+        seen = (f"The measured steps agree that a limit arrives: the per-sequence cost caught "
+                f"up with the fixed part at a batch of about {fit.crossover:.0f}.")
+    else:
+        seen = (f"The measured steps never reached that point: up to {largest_batch:.0f} "
+                f"sequences the per-sequence part stayed below the fixed part (the fit puts "
+                f"the crossover at about {fit.crossover:.0f}).")
+    return f"{numbers} {seen}"
+
+
+def scaling_text(single: Mapping[str, float], top: Mapping[str, float], top_users: int,
+                 smoke: bool) -> str:
+    """One stream against ``top_users`` streams at steady state, beside the lesson's GPU."""
+    gain = top["steady_output_tok_s"] / single["steady_output_tok_s"]
+    kept = top["steady_user_tok_s"] / single["steady_output_tok_s"]
+    lesson = LESSON["total_32"] / LESSON["one"]
+    numbers = (f"With every user decoding, one stream made "
+               f"**{single['steady_output_tok_s']:.0f} tok/s** and {top_users} streams "
+               f"**{top['steady_output_tok_s']:.0f} tok/s** in total: **{gain:.1f}×**, with "
+               f"each user at **{kept:.0%}** of the single stream's speed. The lesson's GPU "
+               f"goes from {LESSON['one']:.0f} to {LESSON['total_32']:,.0f} tok/s "
+               f"({lesson:.0f}×), each user at about "
+               f"{LESSON['each_32'] / LESSON['one']:.0%}.")
+    if gain >= 0.75 * lesson * top_users / 32:
+        verdict = "This machine shows the effect at the lesson's strength."
+    elif gain >= CLEAR_GAIN:
+        verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "
+                   "fit below shows what held it back.")
+    elif smoke:
+        verdict = ("This smoke-size run is too small to show the effect; run the page at full "
+                   "size to measure it.")
+    else:
+        verdict = ("The total barely rose, so this run did not show the batching gain; the "
+                   "machine may have been busy with other work.")
+    return f"{numbers} {verdict}"
+
+
+def waves_text(static_s: float, continuous_s: float, idle_static: float,
+               idle_continuous: float, wave_size: int, requests: int, smoke: bool) -> str:
+    """Static waves against continuous batching on the same requests."""
+    speedup = static_s / continuous_s
+    numbers = (f"The same {requests} requests took **{static_s:.1f} s** in waves of {wave_size} "
+               f"and **{continuous_s:.1f} s** continuously (**{speedup:.2f}×** the "
+               f"throughput). Slots stood idle **{idle_static:.0%}** of the time in waves and "
+               f"**{idle_continuous:.0%}** continuously.")
+    if speedup >= CLEAR_GAIN:
+        verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
+                   "answer is done — the red gaps in the first timeline. Continuous batching "
+                   "hands a freed slot to the next request at the next step, so the only "
+                   "idle time left is at the very end, when the queue is empty.")
+    elif speedup > 1.05:
+        verdict = ("Continuous batching won, but by less than the idle share of the waves "
+                   "suggests: the machine may have been busy, or these requests' lengths were "
+                   "too even for the waves to waste much.")
+    elif smoke:
+        verdict = ("At the smoke size there are too few waves for the waste to add up; run the "
+                   "page at full size to see it.")
+    else:
+        verdict = "This run did not show a difference between the two."
+    return f"{numbers} {verdict}"

@@ -1,0 +1,338 @@
+"""Chapter 00, the lesson in one notebook: where the lesson comes from, its GPU figures, the
+per-request prefix probe, the chunk budget, and the text each measurement turns into.
+
+Every ``*_text`` function returns Markdown computed from the numbers it is given and says
+plainly when an effect did not show; the chapter shows it with ``display(Markdown(...))``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from openai import OpenAI
+
+from servelab.bench.client import PlannedRequest, request_body
+from servelab.chapters.prefix import prompt_tokens_by_source
+from servelab.checks.course import REPO_ROOT
+
+# The lesson document chapter 00 follows (course JSON format): tests compare the chapter with it.
+LESSON_FILE_ENV = "SERVELAB_LESSON_FILE"
+DEFAULT_LESSON_FILE = REPO_ROOT.parent / "shared" / "seed" / "000_10ad88a6f5cbc97c.txt"
+
+# An effect counts as shown when the measured ratio clears these bars.
+BATCH_GAIN_SHOWN = 2.0    # total output at the top concurrency against one stream
+KEPT_MOST = 0.5           # share of the single-stream speed each user kept
+REUSE_SHOWN = 0.5         # later requests computed under half the prompt tokens of the control
+TTFT_GAIN_SHOWN = 1.5     # first token that many times sooner with reuse
+PAUSE_GAIN_SHOWN = 1.5    # longest pause that many times shorter with chunking
+SAME_TTFT = 0.05          # document's first token within 5 % counts as "about the same"
+
+
+def lesson_file() -> Path:
+    """``$SERVELAB_LESSON_FILE``, else the lesson document kept beside the repository."""
+    return Path(os.environ.get(LESSON_FILE_ENV) or DEFAULT_LESSON_FILE)
+
+
+@dataclass(frozen=True)
+class LessonSource:
+    """Which lesson a chapter is based on, kept in the notebook's ``servelab.lesson`` metadata."""
+
+    title: str
+    course: str
+    position: int
+    of: int
+    url: str
+    licence: str
+    licence_url: str
+    citation: str
+
+    @classmethod
+    def from_lesson(cls, lesson: Mapping[str, Any]) -> LessonSource:
+        """The source of a lesson document in the course's JSON format."""
+        return cls(title=lesson["lesson"]["title"], course=lesson["course"]["title"],
+                   position=int(lesson["lesson"]["position"]), of=int(lesson["lesson"]["of"]),
+                   url=lesson["lesson"]["url"], licence=lesson["licence"]["name"],
+                   licence_url=lesson["licence"]["url"], citation=lesson["cite"])
+
+    @classmethod
+    def from_metadata(cls, metadata: Mapping[str, Any]) -> LessonSource:
+        return cls(**metadata)
+
+    def metadata(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def attribution(self) -> str:
+        """The credit the lesson's licence asks for: title, creator, source, licence, changes."""
+        return (
+            f"**Based on a lesson.** This chapter follows “{self.title}”, lesson "
+            f"{self.position} of {self.of} in the course *{self.course}* ([source]({self.url})), "
+            f"published under [{self.licence}]({self.licence_url}). Citation: {self.citation} "
+            "Changes: the facts, figures and check come from the lesson; every sentence, "
+            "measurement and line of code here was written for this book."
+        )
+
+
+@dataclass(frozen=True)
+class GpuFigures:
+    """The lesson's figures for one GPU: one stream alone, then ``users`` streams batched."""
+
+    single_tok_s: float = 100.0
+    users: int = 32
+    total_tok_s: float = 2000.0
+    each_tok_s: float = 60.0
+
+    @property
+    def gain(self) -> float:
+        return self.total_tok_s / self.single_tok_s
+
+    @property
+    def kept(self) -> float:
+        return self.each_tok_s / self.single_tok_s
+
+
+LESSON_GPU = GpuFigures()
+
+
+# -- one stream against a batch ----------------------------------------------------------------
+STEADY_TOTAL = "steady_output_tok_s"   # output per second while every user is decoding
+WHOLE_TOTAL = "output_tok_s"           # output per second over the whole run
+
+
+@dataclass(frozen=True)
+class BatchFindings:
+    """One stream against the sweep's top concurrency. ``basis`` says which total was used:
+    the steady state where the sweep has it at both ends, else the whole run."""
+
+    users: int
+    single_total: float
+    top_total: float
+    single_each: float
+    top_each: float
+    basis: str
+
+    @property
+    def gain(self) -> float:
+        return self.top_total / self.single_total
+
+    @property
+    def kept(self) -> float:
+        return self.top_each / self.single_each
+
+    @classmethod
+    def from_sweep(cls, sweep: pd.DataFrame) -> BatchFindings:
+        ordered = sweep.sort_values("concurrency")
+        single, top = ordered.iloc[0], ordered.iloc[-1]
+        steady = STEADY_TOTAL in ordered and not ordered[STEADY_TOTAL].iloc[[0, -1]].isna().any()
+        column = STEADY_TOTAL if steady else WHOLE_TOTAL
+        return cls(users=int(top["concurrency"]), single_total=float(single[column]),
+                   top_total=float(top[column]), single_each=float(single["user_tok_s"]),
+                   top_each=float(top["user_tok_s"]),
+                   basis="while every user was decoding" if steady else "over the whole run")
+
+
+def beside_lesson(sweep: pd.DataFrame, device_label: str,
+                  figures: GpuFigures = LESSON_GPU) -> pd.DataFrame:
+    """The lesson's GPU figures next to this run's, row by row."""
+    found = BatchFindings.from_sweep(sweep)
+    return pd.DataFrame({
+        "": ["one stream, total (tok/s)",
+             f"{figures.users} streams (here {found.users}), total (tok/s)",
+             "… what each user sees (tok/s)", "total against one stream (×)",
+             "share of one stream's speed each keeps"],
+        "lesson (GPU)": [figures.single_tok_s, figures.total_tok_s, figures.each_tok_s,
+                         figures.gain, figures.kept],
+        device_label: [found.single_total, found.top_total, found.top_each, found.gain,
+                       found.kept],
+    })
+
+
+def batching_text(sweep: pd.DataFrame, figures: GpuFigures = LESSON_GPU) -> str:
+    """What the concurrency sweep showed, beside the lesson's figures."""
+    found = BatchFindings.from_sweep(sweep)
+    lesson = (f"The lesson's GPU goes from {figures.single_tok_s:.0f} to "
+              f"{figures.total_tok_s:,.0f} tok/s with {figures.users} streams "
+              f"({figures.gain:.0f}×), each user keeping about {figures.kept:.0%} of the "
+              "single-stream speed.")
+    if found.gain < BATCH_GAIN_SHOWN:
+        return (f"With **{found.users}** users the total ({found.basis}) was only "
+                f"**{found.gain:.1f}×** the single stream's ({found.top_total:.0f} against "
+                f"{found.single_total:.0f} tok/s), so this run did not show the gain from "
+                f"batching. Something else may have been using the processor. {lesson}")
+    measured = (f"With **{found.users}** users decoding together the server produced "
+                f"**{found.top_total:.0f} tok/s** in total ({found.basis}), "
+                f"**{found.gain:.1f}×** the **{found.single_total:.0f} tok/s** of one user "
+                f"alone, and each user decoded at **{found.top_each:.1f} tok/s**, "
+                f"**{found.kept:.0%}** of the single-stream speed.")
+    if found.kept >= KEPT_MOST:
+        cost = ("Each user gave up a little speed and the machine did many times more work: "
+                "the same shape as the lesson's figure.")
+    else:
+        cost = (f"Here each user lost more than in the lesson: a step carrying {found.users} "
+                f"sequences took about {1 / found.kept:.1f}× as long as a step carrying one, "
+                "so on this device a bigger batch costs more per step than on the lesson's GPU.")
+    return f"{measured} {lesson} {cost}"
+
+
+# -- a shared system prompt, reused or not --------------------------------------------------
+def prefill_probe(server: object, plan: list[PlannedRequest]) -> pd.DataFrame:
+    """Send ``plan`` one request at a time, streamed; one row per request with ``ttft_ms`` and
+    its prompt tokens split into ``computed`` and ``from cache`` (the server's counters read
+    before and after it)."""
+    client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
+    rows = []
+    for number, planned in enumerate(plan, start=1):
+        before = prompt_tokens_by_source(server.url)
+        sent = time.perf_counter()
+        first = None
+        stream = client.completions.create(model=server.model, prompt=planned.prompt,
+                                           max_tokens=planned.max_tokens, stream=True,
+                                           extra_body=request_body(planned))
+        for chunk in stream:
+            if first is None and chunk.choices:
+                first = time.perf_counter()
+        after = prompt_tokens_by_source(server.url)
+        if first is None:
+            raise RuntimeError(f"request {number} streamed no token")
+        rows.append({"request": number, "ttft_ms": (first - sent) * 1000.0,
+                     **{name: after[name] - before[name] for name in after}})
+    client.close()
+    return pd.DataFrame(rows)
+
+
+def _later(frame: pd.DataFrame, column: str) -> float:
+    """Mean of ``column`` over every request after the first (the first fills the cache)."""
+    return float(frame[column].iloc[1:].mean())
+
+
+def prefill_tok_s(control: pd.DataFrame) -> float:
+    """Prompt tokens prefilled per second, from requests that computed their whole prompt."""
+    return float(np.median(control["computed"] / (control["ttft_ms"] / 1000.0)))
+
+
+def prefix_text(reuse: pd.DataFrame, control: pd.DataFrame) -> str:
+    """What the per-request probe showed with reuse on (``reuse``) and off (``control``)."""
+    prompt = float(reuse[["computed", "from cache"]].sum(axis=1).iloc[0])
+    computed_on, computed_off = _later(reuse, "computed"), _later(control, "computed")
+    ttft_on, ttft_off = _later(reuse, "ttft_ms"), _later(control, "ttft_ms")
+    if computed_on >= REUSE_SHOWN * computed_off:
+        return (f"After the first request, reuse on computed **{computed_on:.0f}** prompt tokens "
+                f"per request and reuse off **{computed_off:.0f}**: this run did not show the "
+                "cached prefix being reused.")
+    tokens = (f"Every request sent **{prompt:.0f}** prompt tokens. With reuse on, the first one "
+              f"computed **{reuse['computed'].iloc[0]:.0f}** of them and each later one only "
+              f"**{computed_on:.0f}**; the rest came from cached blocks. With reuse off each "
+              f"later request computed **{computed_off:.0f}**.")
+    gain = ttft_off / ttft_on
+    if gain >= TTFT_GAIN_SHOWN:
+        wait = (f"A later request's first token came after **{ttft_on:.0f} ms** instead of "
+                f"**{ttft_off:.0f} ms**, **{gain:.1f}×** sooner: skipping the cached part "
+                f"removed {1 - 1 / gain:.0%} of the wait.")
+    else:
+        wait = (f"Yet a later request's first token came only {gain:.1f}× sooner "
+                f"({ttft_on:.0f} ms against {ttft_off:.0f} ms), so in this run most of the wait "
+                "was not the prompt's prefill.")
+    return f"{tokens} {wait}"
+
+
+# -- a long prompt arriving mid-decode --------------------------------------------------------
+def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float], budget: int,
+                  document_tokens: int) -> str:
+    """What the users felt and what the document paid, with chunks of ``budget`` tokens
+    (``chunked``) and with the document read in one step (``whole``): rows of
+    ``servelab.chapters.chunked_prefill.compare``."""
+    ratio = whole["users_longest_gap_ms"] / chunked["users_longest_gap_ms"]
+    normal = whole["users_itl_ms_p50"]
+    if ratio >= PAUSE_GAIN_SHOWN:
+        pauses = (f"Read in one step, the {document_tokens}-token prompt froze the other users "
+                  f"for **{whole['users_longest_gap_ms'] / 1000:.2f} s** at the longest, against "
+                  f"a usual gap of **{normal:.0f} ms** between their tokens. Read in slices of "
+                  f"at most {budget} tokens, the longest pause was "
+                  f"**{chunked['users_longest_gap_ms'] / 1000:.2f} s**, {ratio:.1f}× shorter.")
+    else:
+        pauses = (f"The users' longest pause was {chunked['users_longest_gap_ms'] / 1000:.2f} s "
+                  f"in slices of {budget} tokens and "
+                  f"{whole['users_longest_gap_ms'] / 1000:.2f} s in one step: this run did not "
+                  "show chunking shortening the freeze.")
+    on, off = chunked["document_ttft_s"], whole["document_ttft_s"]
+    if abs(on - off) <= SAME_TTFT * off:
+        paid = (f"The document's own first token came at about the same time either way "
+                f"({on:.2f} s chunked, {off:.2f} s whole).")
+    elif on > off:
+        paid = (f"The document's sender paid for it: their first token came after **{on:.2f} s** "
+                f"in slices against **{off:.2f} s** in one step.")
+    else:
+        paid = (f"The document's first token came no later in slices ({on:.2f} s against "
+                f"{off:.2f} s in one step), so this run charged the smoother stream to nobody.")
+    return f"{pauses} {paid}"
+
+
+# -- the closing summary ----------------------------------------------------------------------
+def prediction_text(prediction: str) -> str:
+    """The reader's own guess from the top of the chapter, set beside the measurements."""
+    if not prediction.strip():
+        return ("You left `my_prediction` empty; write a guess there before a rerun, then "
+                "compare it with the list above.")
+    return f"You predicted: “{prediction.strip()}”. Compare it with the list above."
+
+
+def summary_text(sweep: pd.DataFrame, reuse: pd.DataFrame, control: pd.DataFrame,
+                 chunked: Mapping[str, float], whole: Mapping[str, float],
+                 prediction: str) -> str:
+    """One line per effect saying what this run measured, then the reader's prediction."""
+    found = BatchFindings.from_sweep(sweep)
+    if found.gain >= BATCH_GAIN_SHOWN:
+        batching = (f"**Batching:** {found.users} users got {found.gain:.1f}× the total of one "
+                    f"user, each at {found.kept:.0%} of its speed.")
+    else:
+        batching = (f"**Batching:** not shown in this run ({found.gain:.1f}× at {found.users} "
+                    "users).")
+    computed_on, computed_off = _later(reuse, "computed"), _later(control, "computed")
+    if computed_on < REUSE_SHOWN * computed_off:
+        ttft_gain = _later(control, "ttft_ms") / _later(reuse, "ttft_ms")
+        prefix = (f"**Prefix caching:** a repeat of the shared prompt computed "
+                  f"{computed_on:.0f} tokens instead of {computed_off:.0f}; first token "
+                  f"{ttft_gain:.1f}× sooner.")
+    else:
+        prefix = "**Prefix caching:** no reuse showed in this run."
+    ratio = whole["users_longest_gap_ms"] / chunked["users_longest_gap_ms"]
+    if ratio >= PAUSE_GAIN_SHOWN:
+        chunking = (f"**Chunked prefill:** the longest pause fell from "
+                    f"{whole['users_longest_gap_ms'] / 1000:.2f} s to "
+                    f"{chunked['users_longest_gap_ms'] / 1000:.2f} s; the document's first token "
+                    f"came at {chunked['document_ttft_s']:.2f} s instead of "
+                    f"{whole['document_ttft_s']:.2f} s.")
+    else:
+        chunking = f"**Chunked prefill:** no shorter pause in this run ({ratio:.1f}×)."
+    lines = [f"- {batching}", f"- {prefix}", f"- {chunking}"]
+    return "\n".join(lines) + "\n\n" + prediction_text(prediction)
+
+
+def plot_prefix(reuse: pd.DataFrame, control: pd.DataFrame, title: str):
+    """Prompt tokens computed and time to first token, request by request, reuse on and off."""
+    import matplotlib.pyplot as plt
+
+    from servelab.plots import SERIES_COLORS, style
+
+    x = np.arange(len(reuse))
+    with style():
+        figure, axes = plt.subplots(1, 2, figsize=(10.0, 3.8))
+        for ax, column, label in ((axes[0], "computed", "prompt tokens computed (tokens)"),
+                                  (axes[1], "ttft_ms", "time to first token (ms)")):
+            ax.bar(x - 0.2, reuse[column], width=0.4, label="reuse on",
+                   color=SERIES_COLORS[0])
+            ax.bar(x + 0.2, control[column], width=0.4, label="reuse off",
+                   color=SERIES_COLORS[1])
+            ax.set_xticks(x, [str(n) for n in reuse["request"]])
+            ax.set_xlabel("request, in the order sent")
+            ax.set_ylabel(label)
+        axes[0].legend()
+        figure.suptitle(title, fontweight="bold")
+        figure.tight_layout()
+    return figure

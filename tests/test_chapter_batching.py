@@ -1,0 +1,109 @@
+"""Chapters 01 and 02's helpers on made-up numbers: the step-time fit and every prose branch."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from servelab.chapters import batching
+
+ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
+
+
+def many(total: float, users: int) -> dict[str, float]:
+    return {"steady_output_tok_s": total, "steady_user_tok_s": total / users}
+
+
+def test_prediction_is_echoed_or_its_absence_noted() -> None:
+    assert "You predicted: *about 5x*" in batching.prediction_text(" about 5x ", "20×")
+    empty = batching.prediction_text("", "20×")
+    assert "left the prediction empty" in empty and "20×" in empty
+
+
+@pytest.mark.parametrize(("total", "smoke", "phrase"), [
+    (400.0, False, "grew **16.0-fold**"),
+    (30.0, True, "smoke-size run"),
+    (30.0, False, "did not show the gain"),
+])
+def test_crowd_text_branches(total: float, smoke: bool, phrase: str) -> None:
+    assert phrase in batching.crowd_text(ONE, many(total, 16), users=16, smoke=smoke)
+
+
+def test_token_count_text_agrees_or_not() -> None:
+    assert "agrees" in batching.token_count_text(100, 100)
+    assert "something else" in batching.token_count_text(100, 120)
+
+
+def test_step_times_and_fit_recover_a_line() -> None:
+    batch = np.array([1, 2, 4, 8, 16, 32])
+    step_ms = 40.0 + 0.7 * batch
+    tok_s = 1000.0 * batch / step_ms
+    assert batching.step_times_ms(batch, tok_s) == pytest.approx(step_ms)
+    fit = batching.fit_step_time(batch, step_ms)
+    assert fit.fixed_ms == pytest.approx(40.0) and fit.per_sequence_ms == pytest.approx(0.7)
+    assert fit.r_squared == pytest.approx(1.0)
+    assert fit.at(10) == pytest.approx(47.0) and fit.crossover == pytest.approx(40 / 0.7)
+    assert math.isinf(batching.StepFit(5.0, 0.0, 1.0).crossover)
+    with pytest.raises(ValueError, match="two or more"):
+        batching.fit_step_time([4, 4], [1.0, 2.0])
+
+
+@pytest.mark.parametrize(("fixed", "per_seq", "read_ms", "kind", "phrase"), [
+    (40.0, 2.0, 10.0, "compute-bound", "**compute-bound**"),
+    (12.0, 0.1, 10.0, "bandwidth-bound", "**bandwidth-bound**"),
+    (40.0, 0.7, 9.0, "fixed-cost-bound", "**fixed-cost-bound**"),
+])
+def test_regime_branches(fixed: float, per_seq: float, read_ms: float, kind: str,
+                         phrase: str) -> None:
+    fit = batching.StepFit(fixed, per_seq, 0.99)
+    assert batching.regime(fit, read_ms, largest_batch=32) == kind
+    text = batching.regime_text(fit, read_ms, largest_batch=32, points=6)
+    assert phrase in text and "rough" not in text
+    assert "rough" in batching.regime_text(fit, read_ms, largest_batch=32, points=2)
+
+
+@pytest.mark.parametrize(("per_seq", "phrase"), [
+    (2.0, "agree that a limit arrives"),
+    (0.5, "never reached that point"),
+])
+def test_intensity_text_branches(per_seq: float, phrase: str) -> None:
+    fit = batching.StepFit(40.0, per_seq, 0.99)
+    text = batching.intensity_text(200e9, 10.0, 2.0, fit, largest_batch=64)
+    assert "**20** operations" in text and "about **20** sequences" in text
+    assert phrase in text
+
+
+@pytest.mark.parametrize(("total", "smoke", "phrase"), [
+    (500.0, False, "at the lesson's strength"),
+    (200.0, False, "less than on the lesson's GPU"),
+    (30.0, True, "too small to show"),
+    (30.0, False, "did not show the batching gain"),
+])
+def test_scaling_text_branches(total: float, smoke: bool, phrase: str) -> None:
+    text = batching.scaling_text(ONE, many(total, 32), top_users=32, smoke=smoke)
+    assert phrase in text and f"{total:.0f} tok/s" in text
+
+
+@pytest.mark.parametrize(("static_s", "smoke", "phrase"), [
+    (40.0, False, "red gaps"),
+    (20.0, False, "by less than"),
+    (16.0, True, "too few waves"),
+    (16.0, False, "did not show a difference"),
+])
+def test_waves_text_branches(static_s: float, smoke: bool, phrase: str) -> None:
+    text = batching.waves_text(static_s, 16.0, 0.6, 0.05, wave_size=16, requests=96,
+                               smoke=smoke)
+    assert phrase in text and "60%" in text
+
+
+def test_matmul_flops_is_a_positive_rate() -> None:
+    assert batching.matmul_flops("cpu", "float32", size=128, repeats=2) > 1e6
+
+
+@pytest.mark.parametrize(("single", "phrase"), [(30.0, "close to the bound"),
+                                                (10.0, "far below the bound")])
+def test_ceiling_text_branches(single: float, phrase: str) -> None:
+    text = batching.ceiling_text(10.0, 270e6, single)
+    assert "**37 tok/s**" in text and phrase in text

@@ -1,0 +1,286 @@
+"""Helpers of chapters 03-05 on made-up numbers: KV arithmetic, block tables, workloads, the
+start-up refusal parser, and every branch of the interpretation text."""
+
+from __future__ import annotations
+
+import json
+
+import matplotlib
+import pandas as pd
+import pytest
+
+from servelab.bench.prompts import WordPrompts
+from servelab.chapters import cache_text
+from servelab.chapters.block_table import Holder, block_table, plot_block_table
+from servelab.chapters.dials import MixedLengths, start_refusal
+from servelab.chapters.kv import blocks_for, kv_bytes_per_token, kv_shape, usable_blocks
+from servelab.chapters.sharing import IdenticalPrompts, SharingExpectation
+
+matplotlib.use("Agg")
+
+SMOL = {"num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3,
+        "hidden_size": 576, "dtype": "bfloat16"}
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    (tmp_path / "config.json").write_text(json.dumps(SMOL))
+    return str(tmp_path)
+
+
+# -- KV arithmetic ------------------------------------------------------------------------------
+def test_kv_bytes_follow_the_served_dtype(model_dir):
+    # 2 (key and value) x 30 layers x 3 KV heads x 64 dims x 2 bytes
+    assert kv_bytes_per_token(model_dir) == 23_040
+    assert kv_bytes_per_token(model_dir, "auto") == 23_040
+    assert kv_bytes_per_token(model_dir, "half") == 23_040
+    assert kv_bytes_per_token(model_dir, "float32") == 46_080
+    assert kv_shape(model_dir, None).dtype == "bfloat16"
+    with pytest.raises(ValueError, match="unknown KV cache dtype"):
+        kv_bytes_per_token(model_dir, "int3")
+
+
+def test_kv_shape_converts_tokens_and_gib(model_dir):
+    shape = kv_shape(model_dir)
+    assert shape.tokens_in(23_040 * 10 + 5) == 10
+    assert shape.gib_for(2**30 // 23_040) == pytest.approx(1.0, rel=1e-4)
+    assert "23,040 bytes" in shape.formula()
+
+
+def test_usable_blocks_leave_out_the_held_back_block():
+    assert usable_blocks(1280, 128) == 9
+    assert usable_blocks(100, 128) == 0
+
+
+def test_blocks_round_up():
+    assert blocks_for(300, 128) == 3
+    assert blocks_for(256, 128) == 2
+    assert blocks_for(0, 16) == 0
+    with pytest.raises(ValueError):
+        blocks_for(10, 0)
+
+
+# -- block tables -------------------------------------------------------------------------------
+def test_block_table_without_sharing_interleaves_growth():
+    table = block_table([Holder("a", 300), Holder("b", 100)], 128)
+    assert table.rows == {"a": [0, 2, 3], "b": [1]}
+    assert table.fill == {"a": 44, "b": 100}
+    assert table.used == table.unshared == 4
+    assert not table.shared
+
+
+def test_block_table_shares_only_full_prompt_blocks():
+    holders = [Holder(f"s{i}", 1000 + 64, shared_tokens=1000) for i in range(4)]
+    table = block_table(holders, 128)
+    assert len(table.shared) == 7                     # 1000 // 128 full blocks
+    assert table.used == 7 + 4 * 2                    # each keeps 2 of its own
+    assert table.unshared == 4 * 9
+    assert all(row[:7] == list(range(7)) for row in table.rows.values())
+    expect = SharingExpectation(4, 1000, 64, 128)
+    assert (expect.shared, expect.unshared) == (table.used, table.unshared)
+
+
+def test_block_table_figure_draws(tmp_path):
+    figure = plot_block_table([Holder("x", 200, 130), Holder("y", 150, 130)], 16, title="t")
+    assert len(figure.axes) == 2
+    with pytest.raises(ValueError):
+        block_table([], 16)
+
+
+# -- workloads and parsers ----------------------------------------------------------------------
+def test_identical_prompts_share_one_prompt():
+    plan = IdenticalPrompts(4, 12, 8, seed=3).plan(WordPrompts())
+    assert len({p.prompt for p in plan}) == 1
+    assert [p.user for p in plan] == [0, 1, 2, 3]
+    assert all(p.temperature == 1.0 for p in plan)
+
+
+def test_mixed_lengths_sends_long_first_and_marks_them():
+    plan = MixedLengths(3, 2, 8, 40, 16, seed=1).plan(WordPrompts())
+    assert [p.role for p in plan] == ["long", "long", "user", "user", "user"]
+    assert all(p.arrival == 0.0 for p in plan)
+    alone = MixedLengths(3, 0, 8, 40, 16).plan(WordPrompts())
+    assert [p.role for p in alone] == ["user"] * 3
+    with pytest.raises(ValueError):
+        MixedLengths(0, 1, 8, 40, 16)
+
+
+REFUSAL_LOG = """ERROR ... ValueError: To serve at least one request with the model's max seq
+len (4096), (0.09 GiB KV cache is needed, which is larger than the available KV cache memory
+(0.05 GiB). Based on the available memory, the estimated maximum model length is 2560. Try
+increasing `gpu_memory_utilization` ..."""
+
+
+def test_start_refusal_is_parsed_from_a_wrapped_log():
+    refusal = start_refusal(REFUSAL_LOG)
+    assert (refusal.max_model_len, refusal.needed_gib, refusal.available_gib,
+            refusal.estimate) == (4096, 0.09, 0.05, 2560)
+    assert start_refusal("CUDA out of memory") is None
+
+
+# -- prose: chapter 03 --------------------------------------------------------------------------
+def _paging(**changes):
+    args = dict(bytes_per_token=23_040, dtype="bfloat16", context_limit=8192,
+                request_tokens=300, block=128, cache_tokens=14_336, naive_fit=1, paged_fit=37,
+                roomy={"running_max": 32, "duration_s": 20.0}, tokens_per_sequence=290.0,
+                cramped={"running_max": 8, "waiting_max": 24, "preemptions": 5,
+                         "duration_s": 61.0, "failed": 0})
+    args.update(changes)
+    return cache_text.paging_text(**args)
+
+
+def test_paging_text_when_everything_shows():
+    text = _paging()
+    assert "**37**" in text and "**37×**" in text
+    assert "**32** sequences ran at once" in text
+    assert "preempted **5** times" in text and "**61 s**" in text
+    assert "Every request still completed" in text
+
+
+def test_paging_text_reports_failures():
+    text = _paging(cramped={"running_max": 8, "waiting_max": 24, "preemptions": 5,
+                            "duration_s": 61.0, "failed": 2})
+    assert "2 requests failed" in text and "still completed" not in text
+
+
+def test_paging_text_without_gain_load_or_squeeze():
+    text = _paging(naive_fit=3, paged_fit=3, roomy={"running_max": 2, "duration_s": 5.0},
+                   cramped={"running_max": 4, "waiting_max": 0, "preemptions": 0,
+                            "duration_s": 5.0})
+    assert "no gain at these sizes" in text
+    assert "did not show paging's gain" in text
+    assert "squeeze did not show" in text
+
+
+def test_paging_text_waits_without_preemption():
+    text = _paging(cramped={"running_max": 8, "waiting_max": 3, "preemptions": 0,
+                            "duration_s": 30.0})
+    assert "no sequence was preempted" in text
+
+
+def test_prediction_echo_with_and_without_a_guess():
+    empty = cache_text.paging_prediction("  ", naive_fit=1, paged_fit=37, context_limit=8192,
+                                         block=128)
+    assert "left the prediction empty" in empty and "37 did (37× as many)" in empty
+    said = cache_text.paging_prediction("ten times", naive_fit=2, paged_fit=10,
+                                        context_limit=8192, block=16)
+    assert "You predicted: *ten times*" in said and "2 requests fit" in said
+
+
+# -- prose: chapter 04 --------------------------------------------------------------------------
+def _cost(computed, cached):
+    return pd.DataFrame({"request": range(1, len(computed) + 1), "computed": computed,
+                         "from cache": cached})
+
+
+ON = {"ttft_ms_p50": 100.0, "prefix_cache_hit_rate": 0.7}
+OFF = {"ttft_ms_p50": 900.0, "prefix_cache_hit_rate": float("nan")}
+
+
+def test_reuse_text_when_reuse_and_speed_show():
+    text = cache_text.reuse_text(_cost([2016, 96, 96], [0, 1920, 1920]),
+                                 _cost([2016] * 3, [0] * 3), ON, OFF, 4)
+    assert "each later one **96**" in text and "**9.0×** sooner" in text
+    assert "hit rate of **70%**" in text
+
+
+def test_reuse_text_when_nothing_shows():
+    text = cache_text.reuse_text(_cost([2016] * 3, [0] * 3), _cost([2016] * 3, [0] * 3),
+                                 {"ttft_ms_p50": 800.0, "prefix_cache_hit_rate": float("nan")},
+                                 OFF, 4)
+    assert "did not show the reuse" in text
+    assert "not clearly sooner" in text
+    assert "no prefix-cache queries" in text
+
+
+def test_reuse_prediction_reports_the_second_request():
+    text = cache_text.reuse_prediction("", _cost([2016, 96], [0, 1920]), ON, OFF)
+    assert "computed 96 of its 2016 prompt tokens" in text and "9.0× sooner" in text
+
+
+EXPECT = SharingExpectation(4, 1000, 64, 128)  # shared 15 blocks, unshared 36
+
+
+def test_sharing_text_when_all_controls_separate():
+    text = cache_text.sharing_text({"n4_on": 15.2, "n4_off": 35.8, "same_on": 15.0,
+                                    "different_on": 36.1},
+                                   {"n4_on": 2688, "n4_off": float("nan")}, EXPECT)
+    assert "need **15** blocks" in text and "**36** if not" in text
+    assert "only when prefix caching was on" in text
+    assert "counted 2,688 prompt tokens found in the cache, against none" in text
+    assert "treats the samples as separate requests" in text
+    assert "nothing to share" in text
+
+
+def test_sharing_text_when_controls_do_not_separate():
+    text = cache_text.sharing_text({"n4_on": 30.0, "n4_off": 33.0, "same_on": 15.0,
+                                    "different_on": 31.0}, {"n4_on": 0, "n4_off": 0}, EXPECT)
+    assert "did not show the children sharing" in text
+    assert "did not match" in text
+    assert "did not separate them" in text
+
+
+# -- prose: chapter 05 --------------------------------------------------------------------------
+def _sweep(out, tpot, arrival):
+    return pd.DataFrame({"output_tok_s": out, "tpot_ms_p99": tpot, "latency_s_p99": arrival},
+                        index=pd.Index([1, 64], name="max_num_seqs"))
+
+
+def test_sweep_text_per_token_worse_backlog_better():
+    text = cache_text.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
+    assert "(**10.0×**)" in text
+    assert "(p99) rose: **35 → 90 ms**" in text
+    assert "(p99) fell: **34.1 → 5.1 s**, because" in text
+    assert "This run shows it" in text
+
+
+def test_sweep_text_when_nothing_moved():
+    text = cache_text.sweep_text(_sweep([30, 31], [35, 36], [10.0, 10.2]))
+    assert "did not show batching's throughput gain" in text
+    assert "stayed about the same" in text
+    assert "did not show here" in text
+    assert "as the lesson says" not in text
+
+
+def test_sweep_text_when_both_latencies_rise():
+    text = cache_text.sweep_text(_sweep([30, 100], [35, 90], [5.0, 9.0]))
+    assert "(p99) rose: **5.0 → 9.0 s**." in text
+
+
+SHORT = {"running_max": 8, "preemptions": 0, "e2e_ms_p99": 6000.0}
+MIXED = {"running_max": 9, "preemptions": 4, "e2e_ms_p99": 14000.0}
+REFUSAL = start_refusal(REFUSAL_LOG)
+
+
+def _context(**changes):
+    args = dict(refusal=REFUSAL, refused_context=4096, cache_tokens=2560, long_context=2048,
+                engine_concurrency=1.25, short_only=SHORT, mixed=MIXED, long_requests=2,
+                short_requests=8, refused_request="This model's maximum context length is 2048.")
+    args.update(changes)
+    return cache_text.context_text(**args)
+
+
+def test_context_text_when_everything_shows():
+    text = _context()
+    assert "refused to start" in text and "2,560 tokens would fit" in text
+    assert "was turned away" in text
+    assert "room for **1.25** requests" in text and "**8** short requests ran at once" in text
+    assert "preempted **4** times" in text and "**6.0 s** to **14.0 s**" in text
+
+
+def test_context_text_when_nothing_shows():
+    text = _context(refusal=None, refused_request=None, mixed=dict(MIXED, preemptions=0))
+    assert "start-up rule is not shown here" in text
+    assert "was not refused in this run" in text
+    assert "did not show long conversations pushing short ones out" in text
+
+
+def test_context_text_when_few_short_requests_ran():
+    text = _context(short_only=dict(SHORT, running_max=1))
+    assert "does not show more requests than that number" in text
+
+
+def test_dials_prediction_names_both_parts():
+    text = cache_text.dials_prediction("more", _sweep([30, 300], [35, 90], [34.1, 5.1]),
+                                       SHORT, MIXED)
+    assert "output 10.0×" in text and "preempted 4 times" in text and "14.0 s" in text

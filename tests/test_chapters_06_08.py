@@ -1,0 +1,378 @@
+"""Chapters 06–08 without an engine: budget sizing, the side-by-side split, the 16-bit GGUF
+file, the shared plots with several runs, and every branch of each page's prose, on made-up
+numbers."""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot
+import numpy as np
+import pandas as pd
+import pytest
+
+from servelab import plots
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.frames import Result
+from servelab.chapters import chunked_prefill, throughput_latency, when_not_to
+from servelab.chapters.chunked_prefill import BudgetPlan, budget_for
+from servelab.chapters.throughput_latency import Setting, side_by_side
+from servelab.chapters.when_not_to import LLAMA_F16, LLAMA_Q4, VLLM, Facts
+from servelab.llama_server import LlamaCppServer
+
+matplotlib.use("Agg")
+
+
+def _record(index: int, sent: float, gaps: list[float], ttft: float, role: str = "user",
+            prompt: int = 10) -> RequestRecord:
+    times = list(np.cumsum([sent + ttft, *gaps]))
+    r = RequestRecord(PlannedRequest(index=index, user=index, prompt="p",
+                                     max_tokens=len(times), role=role))
+    r.sent, r.token_times, r.token_samples = sent, times, [0] * len(times)
+    r.first_token, r.end, r.closed = times[0], times[-1], times[-1] + 0.001
+    r.prompt_tokens, r.output_tokens = prompt, len(times)
+    return r
+
+
+def _interferer_result(stall: float) -> Result:
+    users = [_record(i, 0.0, [0.03, 0.03, stall, 0.03], ttft=0.1) for i in range(2)]
+    document = _record(2, 0.15, [0.03], ttft=stall, role="interferer", prompt=1000)
+    return Result(workload=None, records=[*users, document], duration_s=1.0)
+
+
+# -- chapter 06 ---------------------------------------------------------------------------------
+def test_budget_is_the_pause_at_the_measured_rate_in_whole_blocks():
+    assert budget_for(1000.0, 150, smallest=8, largest=2000) == 144
+    assert budget_for(1000.0, 1, smallest=8, largest=2000) == 8
+    assert budget_for(30.0, 400, smallest=8, largest=2000) == 12
+    assert budget_for(100_000.0, 150, smallest=8, largest=2000) == 2000
+    with pytest.raises(ValueError):
+        budget_for(0.0, 150, smallest=8, largest=2000)
+
+
+def test_prefill_rate_is_prompt_tokens_over_time_to_first_token():
+    result = Result(workload=None, records=[_record(0, 0.0, [], ttft=2.0, prompt=1000)],
+                    duration_s=2.0)
+    assert chunked_prefill.prefill_rate(result) == pytest.approx(500.0)
+
+
+def test_compare_and_the_shared_gap_plot_take_several_runs():
+    runs = {"whole": _interferer_result(0.8), "chunked": _interferer_result(0.2)}
+    table = chunked_prefill.compare(runs)
+    assert table.loc["whole", "users_longest_gap_ms"] == pytest.approx(800)
+    assert table.loc["chunked", "document_ttft_s"] == pytest.approx(0.2)
+    figure = plots.itl_over_time(runs, title="t")
+    assert len(figure.axes) == 2 and all(ax.get_ylabel() for ax in figure.axes)
+    trade = chunked_prefill.plot_trade(table, title="trade")
+    assert trade.axes[0].get_xlabel() == "document's time to first token (s)"
+    matplotlib.pyplot.close("all")
+
+
+def _row(longest, p99, after, p50, ttft):
+    return {"users_longest_gap_ms": longest, "users_itl_ms_p99": p99,
+            "itl_ms_p99_after_arrival": after, "users_itl_ms_p50": p50, "document_ttft_s": ttft}
+
+
+PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, budget=368,
+                  document_tokens=2000, users=4)
+
+
+@pytest.mark.parametrize(("chunked", "says", "never"), [
+    (_row(300, 200, 250, 31, 6.0), "capped the worst pause; it did not make the stream even",
+     "better deal"),
+    (_row(300, 100, 250, 31, 6.0), "the better deal for the users", "did not make"),
+    (_row(700, 100, 650, 31, 6.0), "did not show chunking shortening", "capped"),
+])
+def test_story_06_users_branches(chunked, says, never):
+    whole = _row(800, 150, 700, 31, 5.0)
+    text = chunked_prefill.story(whole, chunked, PLAN, "a long pause")
+    assert says in text and never not in text
+    assert "a long pause" in text and "368 tokens" in text
+    assert "smooth" not in text
+
+
+@pytest.mark.parametrize(("ttft", "says"), [
+    (6.0, "1.2× as long"), (4.0, "sooner"), (5.1, "about the same"),
+])
+def test_story_06_document_branches(ttft, says):
+    text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, ttft),
+                                 PLAN, "")
+    assert says in text
+    assert "(nothing written)" in text
+
+
+@pytest.mark.parametrize(("first", "says"), [
+    (4096, "read the document in a single step"), (512, "read it in 4 chunks"),
+])
+def test_story_06_first_budget_branches(first, says):
+    plan = BudgetPlan(first, 2500, 150, 368, 2000, 4)
+    text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, 6.0),
+                                 plan, "")
+    assert says in text and "max_num_batched_tokens" in text
+
+
+@pytest.mark.parametrize(("rate", "budget", "says"), [
+    (2500, 368, "the second run's budget is 368 tokens"),
+    (30, 12, "the second run's budget is 12 tokens"),
+    (20, 8, "pauses will be longer than aimed for"),
+    (50_000, 2000, "cannot split it"),
+])
+def test_story_06_sizing_branches(rate, budget, says):
+    plan = BudgetPlan(4096, rate, 150, budget, 2000, 4)
+    text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, 6.0),
+                                 plan, "")
+    assert says in text
+
+
+# -- chapter 07 ---------------------------------------------------------------------------------
+def test_side_by_side_splits_cores_and_cache_or_refuses_one_core():
+    chat, job = side_by_side("cpu", 2.0, cores=[0, 1])
+    assert chat.env == {"VLLM_CPU_OMP_THREADS_BIND": "0"}
+    assert job.env == {"VLLM_CPU_OMP_THREADS_BIND": "1"}
+    assert chat.server_options == {"kv_cache_gib": 1.0}
+    four = side_by_side("cpu", 2.0, cores=[3, 0, 2, 1])
+    assert [h.env["VLLM_CPU_OMP_THREADS_BIND"] for h in four] == ["0,1", "2,3"]
+    assert side_by_side("cpu", 2.0, cores=[0]) is None
+    gpu, _ = side_by_side("cuda", 2.0)
+    assert gpu.server_options == {"gpu_memory_utilization": throughput_latency.GPU_SHARE}
+    assert gpu.env == {}
+
+
+def _sweep(tpot, ttft, out):
+    return pd.DataFrame({"rate": [1, 2, 4, 8], "tpot_ms_p50": tpot, "ttft_ms_p99": ttft,
+                         "output_tok_s": out})
+
+
+def _mixed(pair_chat, pair_job):
+    return pd.DataFrame({"chat_ttft_ms_p99": [pair_chat, 900, 1500],
+                         "batch_job_s": [pair_job, 12.0, 8.0],
+                         "chat_tpot_ms_p50": [40, 45, 60]},
+                        index=["two", "one small", "one large"])
+
+
+SETTING = Setting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, output_tokens=32,
+                  device_label="CPU X (2 cores)", split="1 core (0) and 1 GiB of KV cache")
+SMALL = _sweep([40, 45, 50, 55], [300, 600, 1500, 4000], [30, 60, 100, 110])
+
+
+@pytest.mark.parametrize(("batch", "says"), [
+    (_sweep([60, 70, 80, 90], [300, 500, 800, 900], [30, 60, 120, 200]), "The small cap broke"),
+    (_sweep([60, 70, 80, 90], [1200, 1500, 1800, 5000], [30, 60, 120, 200]),
+     "the large cap broke first"),
+    (_sweep([60, 70, 80, 90], [300, 600, 1500, 4000], [30, 60, 120, 200]),
+     "Neither cap separated"),
+])
+def test_story_07_chat_branches(batch, says):
+    text = throughput_latency.story(SMALL, batch, _mixed(500, 9.0), SETTING, "small first")
+    assert says in text and "small first" in text
+
+
+@pytest.mark.parametrize(("peak_small", "peak_large", "says"), [
+    (250, 256, "measure the load, not what the servers could"),
+    (100, 105, "almost nothing"),
+    (20, 200, "most of what the extra sequences could give"),
+    (100, 200, "well below the lesson's GPU example"),
+])
+def test_story_07_throughput_branches(peak_small, peak_large, says):
+    small = _sweep([40] * 4, [300] * 4, [10, 10, 10, peak_small])
+    large = _sweep([60] * 4, [300] * 4, [10, 10, 10, peak_large])
+    text = throughput_latency.story(small, large, _mixed(500, 9.0), SETTING, "")
+    assert says in text
+    assert "2-core" not in text and "CPU X (2 cores)" in text or says.startswith("measure")
+
+
+@pytest.mark.parametrize(("chat", "job", "says"), [
+    (500, 7.0, "paid for itself here"), (500, 8.3, "paid for itself here"),
+    (500, 9.0, "protected the chat users"),
+    (1000, 7.0, "the chat users waited longer"), (1000, 9.0, "lost on both counts"),
+])
+def test_story_07_mixed_branches(chat, job, says):
+    text = throughput_latency.story(SMALL, SMALL, _mixed(chat, job), SETTING, "")
+    assert says in text
+    assert "won on both counts" not in text
+
+
+def test_story_07_without_a_split_makes_no_claim():
+    setting = Setting(4, 64, 1000, 32, "CPU Y (1 core)", split=None)
+    text = throughput_latency.story(SMALL, SMALL, _mixed(500, 7.0).iloc[1:], setting, "")
+    assert "makes no claim about two deployments" in text and "won" not in text
+
+
+# -- chapter 08 ---------------------------------------------------------------------------------
+def test_f16_gguf_dequantizes_packed_tensors_and_keeps_metadata(tmp_path, monkeypatch):
+    import gguf
+
+    from servelab.chapters import gguf_f16
+
+    source = tmp_path / "tiny.Q8_0.gguf"
+    weights = np.linspace(-1, 1, 4 * 64, dtype=np.float32).reshape(4, 64)
+    norm = np.ones(64, dtype=np.float32)
+    writer = gguf.GGUFWriter(source, arch="llama")
+    writer.add_block_count(1)
+    writer.add_file_type(gguf.LlamaFileType.MOSTLY_Q8_0)
+    packed = gguf.quants.quantize(weights, gguf.GGMLQuantizationType.Q8_0)
+    writer.add_tensor("w", packed, raw_dtype=gguf.GGMLQuantizationType.Q8_0)
+    writer.add_tensor("norm", norm)
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+
+    monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path / "cache"))
+    target = gguf_f16.f16_gguf_path(source)
+    written = target.stat().st_mtime_ns
+    assert gguf_f16.f16_gguf_path(source) == target  # reused, not written again
+    assert target.stat().st_mtime_ns == written
+    assert target.parent == tmp_path / "cache"
+    reader = gguf.GGUFReader(target)
+    types = {t.name: t.tensor_type for t in reader.tensors}
+    assert types == {"w": gguf.GGMLQuantizationType.F16, "norm": gguf.GGMLQuantizationType.F32}
+    (w,) = [t for t in reader.tensors if t.name == "w"]
+    assert np.allclose(np.asarray(w.data, dtype=np.float32), weights, atol=0.01)
+    assert reader.fields["llama.block_count"].contents() == 1
+    assert reader.fields["general.file_type"].contents() == gguf.LlamaFileType.MOSTLY_F16
+
+    assert gguf_f16.parameter_count(target) == 4 * 64 + 64
+    assert gguf_f16.bits_per_weight(target) == pytest.approx(target.stat().st_size * 8 / 320)
+    assert gguf_f16.tensor_types(source) == {"Q8_0": 1, "F32": 1}
+
+
+def test_llama_command_line_reads_as_typed(tmp_path):
+    model = tmp_path / "m.gguf"
+    model.write_bytes(b"GGUF")
+    line = LlamaCppServer(model, n_threads=2, port=8123).command_line
+    assert line.startswith("python -m llama_cpp.server --model m.gguf --model_alias ")
+    assert str(tmp_path) not in line
+
+
+def _table(q4, f16, vllm, many_llama, many_vllm):
+    rows = []
+    for engine, one, crowd in ((LLAMA_Q4, q4, many_llama), (LLAMA_F16, f16, many_llama / 2),
+                               (VLLM, vllm, many_vllm)):
+        rows.append({"engine": engine, "users": 1, "user_tok_s": one, "output_tok_s": one,
+                     "ttft_s_p50": 0.1, "ttft_s_p99": 0.1})
+        rows.append({"engine": engine, "users": 32, "user_tok_s": one, "output_tok_s": crowd,
+                     "ttft_s_p50": 5.0, "ttft_s_p99": 10.0})
+    return pd.DataFrame(rows).set_index(["engine", "users"])
+
+
+SETUP = pd.DataFrame({"packages_mb": {"llama.cpp": 20.0, "vLLM": 900.0},
+                      "model_files_mb": {"llama.cpp": 98.0, "vLLM": 270.0}})
+
+
+def _facts(gpu=False, compile_s=700.0):
+    return Facts(many=32, llama_device="the CPU (2 cores)",
+                 vllm_device="GPU T4" if gpu else "the same CPU", vllm_on_gpu=gpu,
+                 q4_bits=5.86, f16_bits=16.1,
+                 start_s={LLAMA_Q4: 1.0, LLAMA_F16: 1.2, VLLM: 40.0}, compile_s=compile_s)
+
+
+@pytest.mark.parametrize(("speeds", "says"), [
+    ((150, 60, 58), "came from the smaller file, not from the engine"),
+    ((150, 90, 58), "led for one user at equal precision too"),
+    ((150, 40, 58), "the 4-bit format alone put llama.cpp ahead"),
+    ((50, 20, 58), "Even the 4-bit file did not put llama.cpp ahead"),
+])
+def test_story_08_one_user_branches(speeds, says):
+    text = when_not_to.story(_table(*speeds, 150, 600), SETUP, _facts(), "llama 2x")
+    assert says in text and "llama 2x" in text
+    assert "5.9 bits" in text and "2.7× the bytes" in text
+
+
+@pytest.mark.parametrize(("many_vllm", "says"), [
+    (600, "4.0× the tokens"), (150, "vLLM did not serve more in total"),
+])
+def test_story_08_many_user_branches(many_vllm, says):
+    text = when_not_to.story(_table(150, 60, 58, 150, many_vllm), SETUP, _facts(), "")
+    assert says in text
+
+
+@pytest.mark.parametrize(("speeds", "many_vllm", "says"), [
+    ((150, 60, 58), 600, "Ask how many requests will be in flight"),
+    ((50, 20, 58), 600, "the choice would be vLLM either way"),
+    ((150, 60, 58), 100, "gives no reason to pick vLLM"),
+])
+def test_story_08_guidance_branches(speeds, many_vllm, says):
+    text = when_not_to.story(_table(*speeds, 150, many_vllm), SETUP, _facts(), "")
+    assert says in text
+    assert "talked about" not in text
+
+
+def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
+    slow_build = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, _facts(), "")
+    assert "11.7 minutes" in slow_build and "longer than vLLM's start" in slow_build
+    assert "cannot load the 4-bit GGUF" in slow_build and "on a GPU" in slow_build
+    quick = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, _facts(compile_s=30.0), "")
+    assert "still less than vLLM's start" in quick
+    unknown = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, _facts(compile_s=None), "")
+    assert "was not recorded" in unknown
+    gpu = when_not_to.story(_table(150, 60, 600, 150, 6000), SETUP, _facts(gpu=True), "")
+    assert "also a comparison between a CPU and a GPU" in gpu
+    assert "mostly the device, not the engine" in gpu
+    assert "came from the smaller file" not in gpu
+    assert "(on different devices, as said above)" in gpu
+
+
+def test_request_timeline_draws_one_panel_per_engine():
+    one = Result(workload=None, records=[_record(0, 0.0, [0.1, 0.1], ttft=0.2)], duration_s=1)
+    two = Result(workload=None, records=[_record(i, 0.0, [0.1], ttft=0.2 * i + 0.1)
+                                         for i in range(3)], duration_s=1)
+    figure = plots.request_timeline({"a": one, "b": two}, title="both")
+    assert [ax.get_title(loc="left") for ax in figure.axes] == ["a", "b"]
+    assert figure.axes[0].get_shared_x_axes().joined(figure.axes[0], figure.axes[1])
+    matplotlib.pyplot.close(figure)
+
+
+def test_story_07_both_missing_the_slo_says_so():
+    late = _sweep([40] * 4, [1500] * 4, [10, 20, 30, 40])
+    text = throughput_latency.story(late, late, _mixed(500, 9.0), SETTING, "")
+    assert "Both missed the target even at the lowest rate" in text
+
+
+def test_a_whole_device_server_is_bound_to_every_core():
+    from servelab.chapters.cores import bind_env
+
+    assert throughput_latency.whole_device("cpu", cores=[1, 0]).env == {
+        "VLLM_CPU_OMP_THREADS_BIND": "0,1"}
+    assert throughput_latency.whole_device("cuda").env == {}
+    with pytest.raises(ValueError):
+        bind_env([])
+
+
+def test_comparison_plot_has_a_bar_per_engine_in_each_panel():
+    figure = when_not_to.plot_comparison(_table(150, 60, 58, 150, 600), 32, title="t")
+    assert [len(ax.patches) for ax in figure.axes] == [3, 3, 3]
+    assert all(ax.get_ylabel() for ax in figure.axes)
+    matplotlib.pyplot.close(figure)
+
+
+class _Launch:
+    """Records which thread started it and whether that thread was alive when it stopped."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.fail, self.thread, self.alive_at_stop = fail, None, None
+
+    def start(self):
+        import threading
+
+        self.thread = threading.current_thread()
+        if self.fail:
+            raise RuntimeError("did not start")
+        return self
+
+    def stop(self) -> None:
+        self.alive_at_stop = self.thread is not None and self.thread.is_alive()
+
+
+def test_servers_run_together_stay_tied_to_live_threads_until_stopped():
+    import threading
+
+    first, second = _Launch(), _Launch()
+    with throughput_latency.running_together([first, second]) as running:
+        assert running == [first, second]
+        assert first.thread is not threading.current_thread()
+    assert first.alive_at_stop and second.alive_at_stop
+    broken, fine = _Launch(fail=True), _Launch()
+    with pytest.raises(RuntimeError, match="did not start"):
+        with throughput_latency.running_together([broken, fine]):
+            pass
+    assert fine.alive_at_stop is not None  # stopped although its partner failed

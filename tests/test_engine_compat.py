@@ -1,0 +1,155 @@
+"""Both supported engine versions, without a GPU: vLLM 0.32 (the CPU engine, fixtures captured
+from a real server here) and vLLM 0.11.2 (the GPU engine, fixtures rendered by its own released
+code; see tests/fixtures/README.md). Every parser of logs and metrics runs on both."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import psutil
+import pytest
+
+from servelab.bench.bandwidth import measure_bandwidth
+from servelab.bench.client import PlannedRequest, request_body
+from servelab.bench.server_metrics import parse_metrics
+from servelab.chapters.chunked_prefill import chunking_state
+from servelab.chapters.prefix import prompt_split
+from servelab.engine import PRE_AMPERE_ATTENTION_BACKEND, Device
+from servelab.server import CapacityNotFound, Server, parse_capacity
+
+FIXTURES = Path(__file__).parent / "fixtures"
+VERSIONS = ["vllm-0.32", "vllm-0.11.2"]
+# What each version's fixtures hold (tests/fixtures/README.md says how they were made).
+BUDGET = {"vllm-0.32": 4, "vllm-0.11.2": 2048}
+BLOCK_SIZE = {"vllm-0.32": 128, "vllm-0.11.2": 16}
+T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0, compute_capability=(7, 5))
+A100 = Device(kind="cuda", name="A100", memory_gib=40.0, compute_capability=(8, 0))
+
+
+def fixture(version: str, name: str) -> str:
+    return (FIXTURES / version / name).read_text()
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_capacity_is_read_from_each_versions_log(version):
+    capacity = parse_capacity(fixture(version, "startup.log"))
+    assert capacity.kv_cache_tokens == 93_184
+    assert capacity.max_model_len == 2048
+    assert capacity.max_concurrency == pytest.approx(45.5)
+
+
+def test_a_log_without_capacity_lines_raises_a_clear_error():
+    log = fixture("vllm-0.11.2", "startup.log")
+    without_report = "".join(line for line in log.splitlines(keepends=True)
+                             if "kv_cache_utils" not in line)
+    with pytest.raises(CapacityNotFound, match="KV cache size"):
+        parse_capacity(without_report)
+    only_size = "".join(line for line in log.splitlines(keepends=True)
+                        if "Maximum concurrency" not in line)
+    with pytest.raises(CapacityNotFound, match="Maximum concurrency"):
+        parse_capacity(only_size)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_chunking_state_is_read_from_each_versions_log(version):
+    state = chunking_state(fixture(version, "startup.log"))
+    assert state.enabled is True
+    assert state.budget == BUDGET[version]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_metrics_column_but_the_by_source_split_exists_in_both(version):
+    row = parse_metrics(fixture(version, "metrics.prom"))
+    by_source = {"prompt_tokens_computed", "prompt_tokens_cached"}
+    missing = {column for column, value in row.items() if math.isnan(value)}
+    assert missing == (set() if version == "vllm-0.32" else by_source)
+    assert row["prompt_tokens"] > 0 and row["generation_tokens"] > 0
+    assert row["prefix_cache_queries"] >= row["prefix_cache_hits"] >= 0
+    assert row["block_size"] == BLOCK_SIZE[version]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_prompt_tokens_split_into_computed_and_cached_on_both(version):
+    row = parse_metrics(fixture(version, "metrics.prom"))
+    split = prompt_split(row)
+    assert split["from cache"] == row["prefix_cache_hits"]
+    assert split["computed"] + split["from cache"] == row["prompt_tokens"]
+
+
+def test_the_by_source_counters_win_where_they_exist():
+    row = parse_metrics(fixture("vllm-0.32", "metrics.prom"))
+    row |= {"prompt_tokens_computed": 7.0, "prompt_tokens_cached": 5.0}
+    assert prompt_split(row) == {"computed": 7.0, "from cache": 5.0}
+    with pytest.raises(RuntimeError, match="neither"):
+        prompt_split(row | {"prompt_tokens_computed": math.nan, "prefix_cache_hits": math.nan})
+
+
+def gpu_servers() -> list[Server]:
+    """Servers exercising every flag ``Server`` can emit on a GPU, each boolean both ways."""
+    servers = []
+    for device in (T4, A100):
+        for switch in (True, False):
+            servers.append(Server(
+                "Qwen/Qwen3-0.6B", device=device, max_model_len=4096,
+                gpu_memory_utilization=0.9, kv_cache_gib=None if switch else 4.0,
+                max_num_seqs=64, enable_prefix_caching=switch, enable_chunked_prefill=switch,
+                max_num_batched_tokens=512, tensor_parallel_size=device.count,
+                enforce_eager=switch, dtype=None if switch else "float16", seed=1))
+        servers.append(Server("Qwen/Qwen3-0.6B", device=device))
+    return servers
+
+
+def test_every_gpu_flag_exists_in_vllm_0_11_2():
+    known = set(fixture("vllm-0.11.2", "cli-flags.txt").split())
+    emitted = {word for server in gpu_servers() for word in server.command[3:]
+               if word.startswith("--")}
+    assert {"--enforce-eager", "--no-enable-prefix-caching", "--kv-cache-memory-bytes",
+            "--tensor-parallel-size", "--served-model-name"} <= emitted
+    assert emitted - known == set()
+
+
+def test_a_t4_gets_an_attention_backend_0_11_2_accepts_ahead_of_flashinfer():
+    lines = [line for line in fixture("vllm-0.11.2", "attention-backends.txt").splitlines()
+             if not line.startswith("#")]
+    verdicts = {line.split()[0]: line.split(maxsplit=1)[1] for line in lines}
+    order = list(verdicts)
+    assert verdicts[PRE_AMPERE_ATTENTION_BACKEND] == "valid"
+    # Left to itself, 0.11.2 would take FlashInfer, first in its order after FlashAttention.
+    assert order.index("FLASHINFER") < order.index(PRE_AMPERE_ATTENTION_BACKEND)
+    assert verdicts["FLASH_ATTN"].startswith("invalid")
+    t4, a100 = Server("m", device=T4), Server("m", device=A100)
+    assert t4.child_env()["VLLM_ATTENTION_BACKEND"] == PRE_AMPERE_ATTENTION_BACKEND
+    assert t4.command_line.startswith(f"VLLM_ATTENTION_BACKEND={PRE_AMPERE_ATTENTION_BACKEND} ")
+    assert "VLLM_ATTENTION_BACKEND" not in a100.command_line
+
+
+def test_chat_requests_turn_thinking_off_and_completions_do_not():
+    planned = PlannedRequest(index=0, user=0, prompt="Hi", max_tokens=4)
+    assert request_body(planned, "chat")["chat_template_kwargs"] == {"enable_thinking": False}
+    assert "chat_template_kwargs" not in request_body(planned)
+
+
+def test_the_bandwidth_probe_can_run_in_a_child_process():
+    """The GPU probe runs in a child so vLLM's card is not shared with the notebook; the same
+    path, on the CPU, returns a bandwidth and leaves no child behind."""
+    before = {child.pid for child in psutil.Process().children()}
+    assert measure_bandwidth("cpu", 8 * 2**20, 2, isolated=True) > 0.1
+    assert {child.pid for child in psutil.Process().children()} == before
+    with pytest.raises(ValueError, match="'cpu' or 'cuda'"):
+        measure_bandwidth("tpu")
+
+
+@pytest.mark.engine
+def test_the_smoke_command_passes_on_this_machine():
+    done = subprocess.run([sys.executable, "-m", "servelab.smoke"], capture_output=True,
+                          text=True, timeout=600)
+    lines = done.stdout.strip().splitlines()
+    checks = [line for line in lines if line.startswith(("PASS ", "FAIL "))]
+    assert lines[-1] == f"{len(checks)} passed, 0 failed", done.stdout + done.stderr[-2000:]
+    assert done.returncode == 0
+    assert [line.split(":")[0] for line in checks] == [
+        "PASS start", "PASS answer", "PASS capacity", "PASS batching", "PASS prefix cache",
+        "PASS chunked prefill"]

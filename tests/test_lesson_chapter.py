@@ -1,0 +1,225 @@
+"""Chapter 00, the lesson in one notebook: its check follows the lesson's, its page names the
+lesson, and every branch of the text it computes is exercised on made-up numbers."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from servelab.chapters.lesson import (
+    LESSON_GPU,
+    BatchFindings,
+    LessonSource,
+    batching_text,
+    beside_lesson,
+    chunking_text,
+    lesson_file,
+    prediction_text,
+    prefill_tok_s,
+    prefix_text,
+    summary_text,
+)
+from servelab.checks import check_from_lesson, find_check_file, is_check_cell, load_check
+from servelab.checks.cells import question_source
+from servelab.checks.course import CHAPTERS, source_notebook
+from servelab.sizes import PROFILES, sizes_for
+
+CHAPTER = "00-serving-many-users"
+
+
+@pytest.fixture(scope="module")
+def lesson() -> dict:
+    path = lesson_file()
+    assert path.exists(), f"the lesson document is missing: {path}"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def notebook() -> nbformat.NotebookNode:
+    return nbformat.read(source_notebook(CHAPTER), as_version=4)
+
+
+# -- the check follows the lesson's ------------------------------------------------------------
+def test_the_check_has_as_many_options_as_the_lesson_and_the_same_key(lesson: dict) -> None:
+    ours = load_check(find_check_file(CHAPTER))
+    theirs = check_from_lesson(lesson, CHAPTER)
+    assert len(ours.options) == len(lesson["check"]["options"])
+    assert ours.correct == theirs.correct
+
+
+def test_the_options_stand_in_the_lessons_display_order(lesson: dict) -> None:
+    """Each wrong option of the lesson names its mechanism first (quantisation, tensor
+    parallelism, ...); ours, rewritten, must name the same one at the same letter."""
+    ours = load_check(find_check_file(CHAPTER))
+    theirs = check_from_lesson(lesson, CHAPTER)
+    for mine, original in zip(ours.options, theirs.options, strict=True):
+        if original.letter == theirs.correct:
+            continue
+        mechanism = re.findall(r"[a-z]+", original.text.lower())[0]
+        assert mechanism in mine.text.lower(), (mine.letter, mechanism, mine.text)
+
+
+def test_the_check_cells_in_the_notebook_are_the_check_file(notebook) -> None:
+    check = load_check(find_check_file(CHAPTER))
+    cells = [cell for cell in notebook.cells if is_check_cell(cell)]
+    assert [cell.source for cell in cells][:1] == [question_source(check)]
+    assert notebook.cells[-3:] == cells
+
+
+# -- the page names its lesson ------------------------------------------------------------------
+def test_the_metadata_names_the_lesson(notebook, lesson: dict) -> None:
+    recorded = LessonSource.from_metadata(notebook.metadata["servelab"]["lesson"])
+    assert recorded == LessonSource.from_lesson(lesson)
+    assert (recorded.title, recorded.position, recorded.of) == (
+        lesson["lesson"]["title"], lesson["lesson"]["position"], lesson["lesson"]["of"])
+    assert recorded.licence == lesson["licence"]["name"]
+
+
+def test_the_page_shows_the_attribution_the_licence_asks_for(notebook) -> None:
+    recorded = LessonSource.from_metadata(notebook.metadata["servelab"]["lesson"])
+    shown = [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
+    assert recorded.attribution() in shown
+    for part in (recorded.title, recorded.course, recorded.url, recorded.licence,
+                 recorded.licence_url):
+        assert part in recorded.attribution()
+
+
+# -- the chapter has the book's shape ---------------------------------------------------------
+def test_it_comes_first_and_has_sizes_for_every_profile() -> None:
+    assert CHAPTERS[0] == CHAPTER
+    for profile in PROFILES:
+        assert sizes_for(CHAPTER, profile).levels[0] == 1
+
+
+def test_prediction_then_measurement_then_computed_prose_then_check(notebook) -> None:
+    sources = [cell.source for cell in notebook.cells]
+    prediction = next(i for i, s in enumerate(sources) if s.startswith('my_prediction = ""'))
+    server = next(i for i, s in enumerate(sources) if "print(server.command_line)" in s)
+    prose = [i for i, cell in enumerate(notebook.cells)
+             if "prose" in cell.metadata.get("tags", [])]
+    check = next(i for i, cell in enumerate(notebook.cells) if is_check_cell(cell))
+    assert prediction < server < prose[0] and prose[-1] < check
+    assert len(prose) == 4
+    assert 'runtime.sizes("00-serving-many-users")' in "\n".join(sources)
+
+
+# -- the text computed from the numbers, branch by branch ---------------------------------------
+def sweep(single: float, top: float, single_each: float, top_each: float,
+          steady: bool = True) -> pd.DataFrame:
+    frame = pd.DataFrame({"concurrency": [1, 32], "output_tok_s": [single * 0.8, top * 0.7],
+                          "user_tok_s": [single_each, top_each]})
+    if steady:
+        frame["steady_output_tok_s"] = [single, top]
+    return frame
+
+
+def test_batching_shown_with_each_user_keeping_most_of_its_speed() -> None:
+    text = batching_text(sweep(100, 2000, 100, 62))
+    assert "**20.0×**" in text and "**62%**" in text and "gave up a little" in text
+    assert "while every user was decoding" in text
+
+
+def test_batching_shown_but_each_user_slowed_a_lot() -> None:
+    text = batching_text(sweep(40, 300, 40, 10))
+    assert "**7.5×**" in text and "lost more than in the lesson" in text and "4.0×" in text
+
+
+def test_batching_not_shown() -> None:
+    text = batching_text(sweep(40, 60, 40, 30))
+    assert "did not show the gain" in text and "1.5×" in text
+
+
+def test_batching_falls_back_to_the_whole_run_without_a_steady_state() -> None:
+    found = BatchFindings.from_sweep(sweep(100, 2000, 100, 60, steady=False))
+    assert found.basis == "over the whole run" and found.top_total == pytest.approx(1400)
+    nan_steady = sweep(100, 2000, 100, 60).assign(steady_output_tok_s=[np.nan, 2000])
+    assert BatchFindings.from_sweep(nan_steady).basis == "over the whole run"
+
+
+def test_the_lessons_figures_stand_beside_this_run() -> None:
+    table = beside_lesson(sweep(50, 500, 50, 25), "a CPU")
+    assert list(table["lesson (GPU)"]) == [100, 2000, 60, LESSON_GPU.gain, LESSON_GPU.kept]
+    assert list(table["a CPU"]) == [50, 500, 25, 10, 0.5]
+
+
+def probe(computed: list[float], cached: list[float], ttft_ms: list[float]) -> pd.DataFrame:
+    return pd.DataFrame({"request": range(1, len(computed) + 1), "ttft_ms": ttft_ms,
+                         "computed": computed, "from cache": cached})
+
+
+CONTROL = probe([2016, 2016, 2016], [0, 0, 0], [4000, 4100, 3900])
+
+
+def test_prefix_reuse_shown_and_first_token_sooner() -> None:
+    text = prefix_text(probe([2016, 16, 16], [0, 2000, 2000], [4000, 200, 200]), CONTROL)
+    assert "**2016**" in text and "only **16**" in text and "**20.0×** sooner" in text
+    assert "removed 95% of the wait" in text
+
+
+def test_prefix_reuse_shown_but_first_token_not_much_sooner() -> None:
+    text = prefix_text(probe([2016, 16, 16], [0, 2000, 2000], [4000, 3500, 3500]), CONTROL)
+    assert "only 1.1× sooner" in text and "most of the wait was not" in text
+
+
+def test_prefix_reuse_not_shown() -> None:
+    text = prefix_text(probe([2016, 2016, 2016], [0, 0, 0], [4000, 4000, 4000]), CONTROL)
+    assert "did not show the cached prefix" in text
+
+
+def test_prefill_speed_from_requests_that_computed_everything() -> None:
+    assert prefill_tok_s(CONTROL.assign(ttft_ms=[2000, 2000, 4000])) == pytest.approx(1008)
+
+
+def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0) -> dict[str, float]:
+    return {"users_longest_gap_ms": longest_ms, "document_ttft_s": ttft_s,
+            "users_itl_ms_p50": p50_ms}
+
+
+def test_chunking_shortens_the_pause_and_the_document_waits_longer() -> None:
+    text = chunking_text(gaps(300, 6.0), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    assert "**4.50 s**" in text and "**0.30 s**, 15.0× shorter" in text
+    assert "**30 ms**" in text and "paid for it" in text
+
+
+def test_chunking_leaves_the_documents_first_token_where_it_was() -> None:
+    text = chunking_text(gaps(300, 5.1), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    assert "about the same time" in text
+
+
+def test_chunking_with_the_document_no_later() -> None:
+    text = chunking_text(gaps(300, 4.0), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    assert "charged the smoother stream to nobody" in text
+
+
+def test_chunking_not_shortening_the_pause() -> None:
+    text = chunking_text(gaps(4000, 5.0), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    assert "did not show chunking shortening" in text
+
+
+def test_the_prediction_is_quoted_or_asked_for() -> None:
+    assert "“10x, 20 tokens”" in prediction_text(" 10x, 20 tokens ")
+    assert "left `my_prediction` empty" in prediction_text("  ")
+
+
+def test_summary_when_every_effect_showed() -> None:
+    text = summary_text(sweep(100, 2000, 100, 60),
+                        probe([2016, 16], [0, 2000], [4000, 200]), CONTROL[:2],
+                        gaps(300, 6.0), gaps(4500, 5.0), prediction="a guess")
+    lines = text.splitlines()
+    assert lines[0] == ("- **Batching:** 32 users got 20.0× the total of one user, each at 60% "
+                        "of its speed.")
+    assert "computed 16 tokens instead of 2016" in lines[1] and "20.5× sooner" in lines[1]
+    assert "from 4.50 s to 0.30 s" in lines[2] and "at 6.00 s instead of 5.00 s" in lines[2]
+    assert "“a guess”" in text
+
+
+def test_summary_when_no_effect_showed() -> None:
+    text = summary_text(sweep(40, 60, 40, 30), CONTROL, CONTROL, gaps(4000, 5.0),
+                        gaps(4500, 5.0), prediction="")
+    assert "not shown in this run (1.5× at 32 users)" in text
+    assert "no reuse showed" in text and "no shorter pause in this run (1.1×)" in text

