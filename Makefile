@@ -12,7 +12,7 @@ setup:
 book: setup
 	$(BIN)/jupyter-book build --all -W .
 
-# Every test, against the real engine and model; builds the book first (the site tests read it).
+# Every test and nbval over the instructor sources, at the smoke size, against the real engine.
 test: setup
 	bash env/run-tests.sh
 

@@ -56,9 +56,9 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                     small_context=2048),
     },
     "04-prefix-caching": {
-        "smoke": dict(prefix_tokens=2000, question_tokens=16, answer_tokens=4, users=2,
+        "smoke": dict(prefix_tokens=384, question_tokens=16, answer_tokens=4, users=2,
                       requests_per_user=1, probe_requests=2, samples=4,
-                      sample_prompt_tokens=600, sample_tokens=16),
+                      sample_prompt_tokens=384, sample_tokens=16),
         "cpu": dict(prefix_tokens=2000, question_tokens=16, answer_tokens=16, users=4,
                     requests_per_user=1, probe_requests=3, samples=4,
                     sample_prompt_tokens=1000, sample_tokens=64),
