@@ -18,7 +18,7 @@ test: setup
 
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
 edition: setup
-	$(BIN)/python -m servelab.edition
+	$(BIN)/python -m course.edition
 
 lint:
 	$(BIN)/ruff check .

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
-from servelab.checks import ACCEPTED_FORM, LETTERS, answer_line
+from course.checks import ACCEPTED_FORM, LETTERS, answer_line
 
 FORM_HINT = (f"the answer cell must hold one line, {ACCEPTED_FORM}, with one of the letters "
              f"{', '.join(LETTERS)} in quotes")

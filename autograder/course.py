@@ -16,9 +16,10 @@ from pathlib import Path
 from nbgrader.api import Gradebook, MissingEntry
 
 from autograder.nbgrader_cli import run_nbgrader
+from course.paths import COURSE_ROOT
 
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?::|$)")
-REPO_COURSE = Path(__file__).resolve().parent.parent / "assignments"
+REPO_COURSE = COURSE_ROOT
 DEFAULT_TIMEOUT = 20
 CONFIG_NAME = "nbgrader_config.py"
 AUTOGRADE_STEPS = (

@@ -21,7 +21,7 @@ from autograder.match import Unreadable, chapter_from_name, chapter_of, parse
 from autograder.outcome import judge
 from autograder.repair import repair
 from autograder.workers import batches, grade_batches
-from servelab.checks import cells_with_role
+from course.checks import cells_with_role
 
 COLUMNS = ("student", "chapter", "score", "max_score", "status", "reason")
 MARKER = ".autograder-output"

@@ -11,7 +11,7 @@ from pathlib import PurePosixPath
 import nbformat
 from nbformat import NotebookNode
 
-from servelab.checks import chapter_of_cell
+from course.checks import chapter_of_cell
 
 COPY_SUFFIX = re.compile(r"\s*\(\d+\)$")
 

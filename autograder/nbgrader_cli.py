@@ -1,8 +1,10 @@
 """The one way servelab's tools drive nbgrader: its own command line, in a subprocess.
 
 `run_nbgrader("autograde", "*", cwd=course)` runs `python -m nbgrader autograde "*"` with the
-`nbgrader_config.py` of `cwd` and no configuration from the home folder, and the venv's `bin` on
-PATH (nbgrader runs `alembic` when it creates a gradebook).
+`nbgrader_config.py` of `cwd` and no configuration from the home folder, the venv's `bin` on
+PATH (nbgrader runs `alembic` when it creates a gradebook) and the repository root on PYTHONPATH:
+the autograder's preprocessors and the course tooling they import (`course.checks`) are not
+installed packages, and `cwd` is a scratch folder.
 
 FAST_IMPORTS: jsonschema imports the optional `rfc3987_syntax` when it is installed (the book's
 tools pull it in), which builds a grammar for seconds on every start of nbformat; nbformat never
@@ -16,6 +18,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from course.paths import REPO_ROOT
+
 FAST_IMPORTS = ('import sys; sys.modules["rfc3987_syntax"] = None; sys.argv[0] = "nbgrader"; '
                 "from nbgrader.apps.nbgraderapp import main; main()")
 
@@ -25,5 +29,6 @@ def run_nbgrader(step: str, *args: str, cwd: Path) -> subprocess.CompletedProces
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["JUPYTER_NO_CONFIG"] = "1"
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO_ROOT), env.get("PYTHONPATH")]))
     return subprocess.run([sys.executable, "-c", FAST_IMPORTS, step, *args], cwd=cwd, env=env,
                           capture_output=True, text=True, check=False)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from nbformat import NotebookNode
 
 from autograder.answer import Answer
-from servelab.checks import role_of
+from course.checks import role_of
 
 
 def _message(cell: NotebookNode) -> str:

@@ -24,7 +24,7 @@ from traitlets import Bool, Integer
 
 from autograder import sandbox
 from autograder.answer import parse_answer
-from servelab.checks import role_of
+from course.checks import role_of
 
 HIDDEN_TEST_NOTE = "# The check's hidden test ran here; its result is below."
 

@@ -13,7 +13,7 @@ import re
 
 from nbformat import NotebookNode
 
-from servelab.checks import cell_grade_id, role_of
+from course.checks import cell_grade_id, role_of
 
 ANSWER_LINE = re.compile(r"^\s*answer\s*=", re.MULTILINE)
 

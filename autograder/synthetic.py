@@ -1,7 +1,7 @@
 """A small demo course built with the real check cells, and synthetic classes built from it.
 
 Tests and benchmarks/grading.py use it; it is also a quick way to try the autograder. Each demo
-chapter's check comes from servelab.checks.check_cells, exactly as a real chapter's does, and
+chapter's check comes from course.checks.check_cells, exactly as a real chapter's does, and
 every demo chapter has measurement cells that would fail loudly (and leave a marker file) if
 grading ever ran them.
 """
@@ -17,8 +17,8 @@ from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from autograder.course import CONFIG_NAME, REPO_COURSE
-from servelab.checks import LETTERS, Check, Option, cells_with_role, check_cells
-from servelab.checks.course import CHAPTERS
+from course.checks import LETTERS, Check, Option, cells_with_role, check_cells
+from course.paths import CHAPTERS
 
 MEASUREMENT_MARKER = "measurement-cell-ran"
 

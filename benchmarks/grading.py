@@ -12,6 +12,7 @@ same for `sandbox=off`; the issue's target is at least 30 with the sandbox, on 2
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from collections import Counter
@@ -19,9 +20,13 @@ from pathlib import Path
 
 import nbformat
 
-from autograder import synthetic
-from autograder.course import REPO_COURSE, ScratchCourse, course_chapters
-from autograder.grade import DEFAULT_JOBS, grade
+# The autograder and the course tooling it imports are not installed: they run from the
+# repository root, which a script started as `python benchmarks/grading.py` does not see.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from autograder import synthetic  # noqa: E402
+from autograder.course import REPO_COURSE, ScratchCourse, course_chapters  # noqa: E402
+from autograder.grade import DEFAULT_JOBS, grade  # noqa: E402
 
 
 def editions(work: Path, demo: bool) -> tuple[Path, dict[str, nbformat.NotebookNode]]:

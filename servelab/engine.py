@@ -16,6 +16,8 @@ from dataclasses import dataclass
 # vLLM's CUDA wheels carry kernels from compute capability 7.0; below 8.0 there is no bfloat16.
 MIN_COMPUTE_CAPABILITY = (7, 0)
 BF16_COMPUTE_CAPABILITY = (8, 0)
+# /proc/cpuinfo flags of processors with native bf16 matrix arithmetic.
+BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 # Below 8.0 (a T4 is 7.5) FlashAttention does not run and vLLM 0.11.2 ranks FlashInfer next
 # (vllm/platforms/cuda.py, _get_backend_priorities), whose kernels are compiled with nvcc on
 # first use: minutes inside the server's start, or a failure where nvcc is missing. Triton's
@@ -100,11 +102,35 @@ def detect_device() -> Device:
                   compute_capability=cc)
 
 
-def default_dtype(device: Device) -> str | None:
-    """``half`` below compute capability 8.0 (no bf16 there); otherwise the model's own."""
-    if device.kind == "cuda" and device.compute_capability < BF16_COMPUTE_CAPABILITY:
-        return "half"
-    return None
+def cpu_flags(cpuinfo: str | None = None) -> set[str]:
+    """The instruction-set flags of the first processor in ``/proc/cpuinfo`` text (this
+    machine's when not given; empty where there is no such file)."""
+    if cpuinfo is None:
+        try:
+            with open("/proc/cpuinfo") as handle:
+                cpuinfo = handle.read()
+        except OSError:
+            cpuinfo = ""
+    for line in cpuinfo.splitlines():
+        key, _, value = line.partition(":")
+        if key.strip() == "flags":
+            return set(value.split())
+    return set()
+
+
+def default_dtype(device: Device, flags: set[str] | None = None) -> str | None:
+    """The dtype the engine computes in on ``device``.
+
+    GPU: ``half`` below compute capability 8.0 (no bf16 there), else the model's own (bf16).
+    CPU: the model's own where the processor has bf16 instructions (``BF16_CPU_FLAGS``); on the
+    others vLLM's CPU kernels emulate bf16 and ``float32`` is several times faster (measured on
+    a 2-core AVX2 EPYC: a 512-token prefill took 14.4 s in bf16 and 2.3 s in float32).
+    ``flags`` are the processor's /proc/cpuinfo flags (read here when not given).
+    """
+    if device.kind == "cuda":
+        return "half" if device.compute_capability < BF16_COMPUTE_CAPABILITY else None
+    flags = cpu_flags() if flags is None else flags
+    return None if flags & BF16_CPU_FLAGS else "float32"
 
 
 def engine_env(device: Device) -> dict[str, str]:

@@ -1,7 +1,7 @@
 """The autograder grades a class of honest and hostile submissions safely, without a server.
 
 The class is built from the student editions of the demo course in autograder.synthetic, whose
-check cells come from the real builders in servelab.checks (the real chapters are graded the
+check cells come from the real builders in course.checks (the real chapters are graded the
 same way by test_real_chapters_grade_right_wrong_and_blank). Measurement cells in the demo
 chapters leave a marker file and raise if they run, so the test proves they don't. Every attack
 of issue 11 is a submission of the same class: honest students must keep their grades, every
@@ -30,8 +30,8 @@ import pytest
 from autograder import synthetic
 from autograder.course import ScratchCourse
 from autograder.grade import COLUMNS, GradingError, grade
-from servelab.checks import cells_with_role, load_check
-from servelab.checks.course import CHECKS_DIR
+from course.checks import cells_with_role, load_check
+from course.paths import CHECKS_DIR
 
 # hand-copied cells (same id) and nbgrader's re-added cells (no id) are part of the class
 pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId",

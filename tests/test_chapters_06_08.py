@@ -4,6 +4,8 @@ numbers."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import matplotlib
 import matplotlib.pyplot
 import numpy as np
@@ -276,6 +278,14 @@ def test_story_08_one_user_branches(speeds, says):
     text = when_not_to.story(_table(*speeds, 150, 600), SETUP, _facts(), "llama 2x")
     assert says in text and "llama 2x" in text
     assert "5.9 bits" in text and "2.7× the bytes" in text
+
+
+def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float32():
+    facts = dataclasses.replace(_facts(), vllm_dtype="float32")
+    text = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, facts, "")
+    assert "computing in float32" in text and "32 bits per weight" in text
+    assert "does not say how much of the lead is the engine" in text
+    assert "came from the smaller file" not in text and "At 16 bits each" not in text
 
 
 @pytest.mark.parametrize(("many_vllm", "says"), [

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from servelab.checks import LETTERS, Check, Option, load_check
-from servelab.checks.course import CHECKS_DIR
+from course.checks import LETTERS, Check, Option, load_check
+from course.paths import CHECKS_DIR
 
 # The key may be at most this many times the mean length of the other options ...
 KEY_LENGTH_RATIO = 1.25

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
-from servelab.checks import (
+from course.checks import (
     CHECK_TAG,
     LETTERS,
     NBVAL_TAG,
@@ -29,10 +29,10 @@ from servelab.checks import (
     role_of,
     write_check,
 )
-from servelab.checks.__main__ import main as checks_main
-from servelab.checks.cells import key_output
-from servelab.checks.course import CHAPTERS, CHECKS_DIR, source_notebook
-from servelab.checks.notebook import write_checks
+from course.checks.__main__ import main as checks_main
+from course.checks.cells import key_output
+from course.checks.notebook import write_checks
+from course.paths import CHAPTERS, CHECKS_DIR, source_notebook
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lesson-check.json"
 
@@ -426,7 +426,7 @@ def test_import_command_brings_a_lesson_check_into_the_course(tmp_path: Path, ca
 
 
 def test_import_command_runs_as_a_module(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "servelab.checks", "import", str(FIXTURE),
+    done = subprocess.run([sys.executable, "-m", "course.checks", "import", str(FIXTURE),
                            "--chapter", "99-lesson", "--checks-dir", str(tmp_path)],
                           capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr

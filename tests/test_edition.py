@@ -13,16 +13,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from servelab.checks import CHECK_TAG, load_check
-from servelab.checks.course import (
-    BOOK_DIR,
-    CHECKS_DIR,
-    COURSE_ROOT,
-    REPO_ROOT,
-    source_notebook,
-    student_notebook,
-)
-from servelab.edition import (
+from course.checks import CHECK_TAG, load_check
+from course.edition import (
     HIDE_CODE_TAG,
     PROSE_TAG,
     colab_url,
@@ -33,13 +25,21 @@ from servelab.edition import (
     stale_chapters,
     toc_text,
 )
-from servelab.launch import (
+from course.launch import (
     INSTALL_TAG,
     LAUNCH_TAG,
     Repository,
     install_cell_source,
     is_install_cell,
     write_launch,
+)
+from course.paths import (
+    BOOK_DIR,
+    CHECKS_DIR,
+    COURSE_ROOT,
+    REPO_ROOT,
+    source_notebook,
+    student_notebook,
 )
 
 CHAPTER = "01-serving-engine"
@@ -57,13 +57,13 @@ runtime = bootstrap()"""
 
 def test_book_is_up_to_date_with_the_source() -> None:
     stale = stale_chapters(COURSE_ROOT, BOOK_DIR)
-    assert stale == [], f"book/ is out of date for {stale}: run python -m servelab.edition"
+    assert stale == [], f"book/ is out of date for {stale}: run python -m course.edition"
 
 
 def test_toc_lists_exactly_the_student_editions() -> None:
     toc = REPO_ROOT / "_toc.yml"
     assert toc.read_text(encoding="utf-8") == toc_text(BOOK_DIR, REPO_ROOT), (
-        "_toc.yml does not match book/: run python -m servelab.edition"
+        "_toc.yml does not match book/: run python -m course.edition"
     )
 
 

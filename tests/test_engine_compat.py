@@ -23,7 +23,7 @@ from servelab.server import CapacityNotFound, Server, parse_capacity
 FIXTURES = Path(__file__).parent / "fixtures"
 VERSIONS = ["vllm-0.32", "vllm-0.11.2"]
 # What each version's fixtures hold (tests/fixtures/README.md says how they were made).
-BUDGET = {"vllm-0.32": 4, "vllm-0.11.2": 2048}
+BUDGET = {"vllm-0.32": 256, "vllm-0.11.2": 2048}
 BLOCK_SIZE = {"vllm-0.32": 128, "vllm-0.11.2": 16}
 T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0, compute_capability=(7, 5))
 A100 = Device(kind="cuda", name="A100", memory_gib=40.0, compute_capability=(8, 0))

@@ -22,9 +22,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from servelab.checks.course import COURSE_ROOT, REPO_ROOT
-from servelab.edition import CONFIG_FILE, generate_editions, repository_setting
-from servelab.launch import INSTALL_TAG, Repository
+from course.edition import CONFIG_FILE, generate_editions, repository_setting
+from course.launch import INSTALL_TAG, Repository
+from course.paths import COURSE_ROOT, REPO_ROOT
 
 pytestmark = pytest.mark.engine
 

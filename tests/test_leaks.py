@@ -13,9 +13,9 @@ import nbformat
 import pytest
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
-from servelab.checks import check_cells, load_check
-from servelab.checks.course import BOOK_DIR, CHAPTERS, CHECKS_DIR
-from servelab.edition import site_under_test
+from course.checks import check_cells, load_check
+from course.edition import site_under_test
+from course.paths import BOOK_DIR, CHAPTERS, CHECKS_DIR
 
 MARKERS = (
     "BEGIN SOLUTION",

@@ -11,6 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from course.checks import check_from_lesson, find_check_file, is_check_cell, load_check
+from course.checks.cells import question_source
+from course.paths import CHAPTERS, source_notebook
 from servelab.chapters.lesson import (
     LESSON_GPU,
     BatchFindings,
@@ -24,9 +27,6 @@ from servelab.chapters.lesson import (
     prefix_text,
     summary_text,
 )
-from servelab.checks import check_from_lesson, find_check_file, is_check_cell, load_check
-from servelab.checks.cells import question_source
-from servelab.checks.course import CHAPTERS, source_notebook
 from servelab.sizes import PROFILES, sizes_for
 
 CHAPTER = "00-serving-many-users"

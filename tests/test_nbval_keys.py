@@ -14,8 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from servelab.checks import LETTERS, check_cells, load_check
-from servelab.checks.course import CHECKS_DIR, REPO_ROOT
+from course.checks import LETTERS, check_cells, load_check
+from course.paths import CHECKS_DIR, REPO_ROOT
 
 SANITIZER = REPO_ROOT / "assignments" / "nbval-sanitize.cfg"
 CHAPTER = "02-continuous-batching"

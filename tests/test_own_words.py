@@ -16,9 +16,9 @@ import nbformat
 import pytest
 import yaml
 
+from course.paths import CHECKS_DIR, REPO_ROOT, SOURCE_DIR
 from servelab.chapters import lesson as lesson_module
 from servelab.chapters.lesson import lesson_file
-from servelab.checks.course import CHECKS_DIR, REPO_ROOT, SOURCE_DIR
 
 RUN = 7
 _FENCED = re.compile(r"```.*?```", re.DOTALL)

@@ -3,6 +3,7 @@
 import _thread
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -84,19 +85,6 @@ def test_capacity_is_read_from_the_engine(server):
         server.capacity.kv_cache_tokens / 1024, rel=0.05)
 
 
-def test_second_server_on_a_busy_port_gets_another_and_kill_9_leaves_no_orphan(server):
-    second = Server(**FLAGS, port=server.port)
-    with second:
-        assert second.port != server.port
-        assert healthy(server) and healthy(second)
-        processes = tree(second.pid)
-        assert len(processes) > 1, "expected the engine core as a child process"
-        os.kill(second.pid, signal.SIGKILL)
-    assert_all_gone(processes)
-    assert not second.running
-    assert healthy(server)
-
-
 def test_a_bad_flag_fails_fast_quoting_the_log():
     started = time.monotonic()
     with pytest.raises(ServerStartError) as error:
@@ -130,22 +118,38 @@ def test_keyboard_interrupt_during_start_leaves_nothing_running():
 KERNEL = """
 import sys
 from servelab import Server
-server = Server(max_model_len=1024, max_num_seqs=8).start()
-print(server.pid, flush=True)
+server = Server(max_model_len=1024, max_num_seqs=8, port=int(sys.argv[1])).start()
+print(server.pid, server.port, flush=True)
 sys.stdin.read()
 """
 
 
-def test_a_killed_kernel_takes_its_server_down():
-    """A kernel killed by a restart runs no atexit handler: its server must go all the same."""
-    kernel = subprocess.Popen([sys.executable, "-c", KERNEL], stdin=subprocess.PIPE,
-                              stdout=subprocess.PIPE, text=True)
-    try:
-        server_pid = int(kernel.stdout.readline())
-        processes = tree(server_pid)
-        assert len(processes) > 1
-        kernel.kill()
-        assert_all_gone(processes)
-    finally:
-        kernel.kill()
-        kernel.wait()
+def test_a_busy_port_is_replaced_and_a_killed_kernel_takes_its_server_down():
+    """A kernel killed by a restart runs no atexit handler: its server must go all the same.
+    The kernel asks for a port this test holds, and its server must take another."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        busy = held.getsockname()[1]
+        kernel = subprocess.Popen([sys.executable, "-c", KERNEL, str(busy)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            server_pid, port = map(int, kernel.stdout.readline().split())
+            assert port != busy
+            processes = tree(server_pid)
+            assert len(processes) > 1
+            kernel.kill()
+            assert_all_gone(processes)
+        finally:
+            kernel.kill()
+            kernel.wait()
+
+
+def test_kill_9_of_the_server_leaves_no_orphan(server):
+    """Last in this file: it kills the module's server."""
+    assert healthy(server)
+    processes = tree(server.pid)
+    assert len(processes) > 1, "expected the engine core as a child process"
+    os.kill(server.pid, signal.SIGKILL)
+    assert_all_gone(processes)
+    assert not server.running

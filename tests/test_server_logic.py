@@ -83,10 +83,13 @@ def test_cpu_sizes_the_kv_cache_in_bytes_not_by_gpu_fraction():
     assert any("--kv-cache-memory-bytes" in note for note in server.notes)
 
 
-def test_dtype_is_half_only_below_compute_capability_8():
+def test_dtype_is_half_below_compute_capability_8_and_float32_on_a_cpu_without_bf16():
     assert default_dtype(T4) == "half"
     assert default_dtype(A100) is None
-    assert default_dtype(CPU) is None
+    assert default_dtype(CPU, flags={"avx2", "avx512f", "avx512_bf16"}) is None
+    assert default_dtype(CPU, flags={"avx2", "amx_bf16"}) is None
+    assert default_dtype(CPU, flags={"avx2", "avx512f"}) == "float32"
+    assert default_dtype(CPU, flags=set()) == "float32"
 
 
 def test_a_gpu_vllm_cannot_run_falls_back_to_the_cpu(monkeypatch):

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
+from course.paths import REPO_ROOT
 from servelab import env
 from servelab.chapters.llama_cpp import cmake_args
-from servelab.checks.course import REPO_ROOT
 from servelab.engine import Device
 
 CPU = Device(kind="cpu", name="test CPU")

@@ -27,15 +27,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from servelab.checks.course import (
-    BOOK_DIR,
-    CHAPTERS,
-    CHECKS_DIR,
-    COURSE_ROOT,
-    REPO_ROOT,
-    source_notebook,
-)
-from servelab.edition import (
+from course.edition import (
     build_book,
     colab_url,
     generate_editions,
@@ -43,6 +35,14 @@ from servelab.edition import (
     launch_badges,
     site_under_test,
     write_toc,
+)
+from course.paths import (
+    BOOK_DIR,
+    CHAPTERS,
+    CHECKS_DIR,
+    COURSE_ROOT,
+    REPO_ROOT,
+    source_notebook,
 )
 
 CHROMIUM = shutil.which("chromium")

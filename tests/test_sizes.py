@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from servelab.checks.course import CHAPTERS
+from course.paths import CHAPTERS
 from servelab.sizes import ENV_VAR, PROFILES, TABLE, SizeError, profile_for, sizes_for
 
 

@@ -20,11 +20,10 @@ from openai import OpenAI
 
 from servelab.bench.client import PlannedRequest, request_body
 from servelab.chapters.prefix import prompt_tokens_by_source
-from servelab.checks.course import REPO_ROOT
 
 # The lesson document chapter 00 follows (course JSON format): tests compare the chapter with it.
 LESSON_FILE_ENV = "SERVELAB_LESSON_FILE"
-DEFAULT_LESSON_FILE = REPO_ROOT.parent / "shared" / "seed" / "000_10ad88a6f5cbc97c.txt"
+LESSON_FILE = Path("shared") / "seed" / "000_10ad88a6f5cbc97c.txt"
 
 # An effect counts as shown when the measured ratio clears these bars.
 BATCH_GAIN_SHOWN = 2.0    # total output at the top concurrency against one stream
@@ -36,8 +35,20 @@ SAME_TTFT = 0.05          # document's first token within 5 % counts as "about t
 
 
 def lesson_file() -> Path:
-    """``$SERVELAB_LESSON_FILE``, else the lesson document kept beside the repository."""
-    return Path(os.environ.get(LESSON_FILE_ENV) or DEFAULT_LESSON_FILE)
+    """``$SERVELAB_LESSON_FILE``, else the lesson document kept beside the repository.
+
+    "Beside" means ``shared/seed/<file>`` in the nearest folder above this module's file, or
+    above the working directory, that has one. When none does, the place it would have beside a
+    repository that is the working directory, for the caller to report as missing.
+    """
+    if os.environ.get(LESSON_FILE_ENV):
+        return Path(os.environ[LESSON_FILE_ENV])
+    here = Path(__file__).resolve().parent
+    for start in (here, Path.cwd().resolve()):
+        for folder in (start, *start.parents):
+            if (folder / LESSON_FILE).is_file():
+                return folder / LESSON_FILE
+    return Path.cwd().resolve().parent / LESSON_FILE
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
+from servelab.engine import cpu_flags
 from servelab.env import PipError, pip
 from servelab.models import cache_dir
 
@@ -57,15 +58,6 @@ def wheel_dir() -> Path:
 
 def build_record_path() -> Path:
     return wheel_dir() / f"llama_cpp_python-{VERSION}.build.json"
-
-
-def cpu_flags(cpuinfo: str) -> set[str]:
-    """The instruction-set flags of the first processor in ``/proc/cpuinfo`` text."""
-    for line in cpuinfo.splitlines():
-        key, _, value = line.partition(":")
-        if key.strip() == "flags":
-            return set(value.split())
-    return set()
 
 
 def cmake_args(cpuinfo: str | None = None) -> str:

@@ -108,6 +108,11 @@ class Facts:
     f16_bits: float
     start_s: Mapping[str, float]  # seconds from launch to the first answer, per engine
     compile_s: float | None  # llama-cpp-python's build on this machine (None: not recorded)
+    vllm_dtype: str = "bfloat16"  # what vLLM computed in (server.flags["dtype"] or the model's)
+
+    @property
+    def vllm_bits(self) -> int:
+        return 32 if self.vllm_dtype in ("float32", "float") else 16
 
 
 def _ratio(a: float, b: float) -> str:
@@ -144,8 +149,9 @@ def _setup_text(setup: pd.DataFrame, facts: Facts) -> str:
                  f"llama.cpp took about {first_time / 60:.1f} minutes in all")
         text += (", longer than vLLM's start; later starts skip the build. "
                  if first_time > vllm_start else ", still less than vLLM's start. ")
-    return text + ("vLLM's CPU engine cannot load the 4-bit GGUF file, so it serves a bf16 copy "
-                   "(vLLM on a GPU has experimental GGUF loading, not used here).")
+    return text + ("vLLM's CPU engine cannot load the 4-bit GGUF file, so it serves a bf16 copy, "
+                   f"computing in {facts.vllm_dtype} (vLLM on a GPU has experimental GGUF "
+                   "loading, not used here).")
 
 
 def _one_user_text(one: pd.DataFrame, facts: Facts) -> str:
@@ -158,6 +164,15 @@ def _one_user_text(one: pd.DataFrame, facts: Facts) -> str:
     if facts.vllm_on_gpu:
         return text + (f"vLLM on the GPU was {_ratio(vllm, f16)} llama.cpp's F16 run on the CPU: "
                        "that gap is mostly the device, not the engine.")
+    if facts.vllm_bits != 16:
+        text += (f"vLLM computed in {facts.vllm_dtype}, {facts.vllm_bits} bits per weight "
+                 "(servelab picks it on a CPU without bf16 instructions, where vLLM's bf16 "
+                 f"kernels are far slower); llama.cpp's F16 run was {_ratio(f16, vllm)} vLLM. ")
+        if q4 > vllm * 1.1:
+            return text + ("So llama.cpp led for one user, but the two engines read different "
+                           "numbers of bytes per weight here, so this run does not say how much "
+                           "of the lead is the engine and how much the file format.")
+        return text + "Even the 4-bit file did not put llama.cpp ahead for one user in this run."
     text += f"At 16 bits each, llama.cpp was {_ratio(f16, vllm)} vLLM. "
     if q4 > vllm * 1.1 and 0.9 <= f16 / vllm <= 1.1:
         return text + ("So llama.cpp's lead for one user came from the smaller file, not from "

@@ -25,8 +25,8 @@ from typing import Any
 
 import yaml
 
-from servelab.checks.course import CHECKS_DIR
-from servelab.checks.model import LETTERS, Check, CheckError, Option
+from course.checks.model import LETTERS, Check, CheckError, Option
+from course.paths import CHECKS_DIR
 
 CHECK_SUFFIXES = (".yml", ".yaml", ".json")
 _TOP_KEYS = {"question", "options", "correct"}

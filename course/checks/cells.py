@@ -18,7 +18,7 @@ import textwrap
 import nbformat
 from nbformat import NotebookNode
 
-from servelab.checks.model import LETTERS, Check
+from course.checks.model import LETTERS, Check
 
 CHECK_TAG = "check"
 NBVAL_TAG = "nbval-check-output"

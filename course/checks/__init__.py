@@ -1,6 +1,6 @@
 """Multiple-choice checks: data files, the lesson-JSON importer and the notebook cells."""
 
-from servelab.checks.cells import (
+from course.checks.cells import (
     ACCEPTED_FORM,
     CHECK_TAG,
     NBVAL_TAG,
@@ -14,9 +14,9 @@ from servelab.checks.cells import (
     is_check_cell,
     role_of,
 )
-from servelab.checks.load import check_from_lesson, find_check_file, load_check
-from servelab.checks.model import LETTERS, Check, CheckError, Option
-from servelab.checks.notebook import write_check, write_checks
+from course.checks.load import check_from_lesson, find_check_file, load_check
+from course.checks.model import LETTERS, Check, CheckError, Option
+from course.checks.notebook import write_check, write_checks
 
 __all__ = [
     "ACCEPTED_FORM",

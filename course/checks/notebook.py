@@ -6,10 +6,10 @@ from pathlib import Path
 
 import nbformat
 
-from servelab.checks.cells import check_cells, is_check_cell
-from servelab.checks.course import CHAPTERS, CHECKS_DIR, SOURCE_DIR, source_notebook
-from servelab.checks.load import find_check_file, load_check
-from servelab.checks.model import Check, CheckError
+from course.checks.cells import check_cells, is_check_cell
+from course.checks.load import find_check_file, load_check
+from course.checks.model import Check, CheckError
+from course.paths import CHAPTERS, CHECKS_DIR, SOURCE_DIR, source_notebook
 
 NB_VERSION = 4
 

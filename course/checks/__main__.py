@@ -1,7 +1,7 @@
-"""``python -m servelab.checks write [ID ...]``: put each chapter's check into its source notebook.
+"""``python -m course.checks write [ID ...]``: put each chapter's check into its source notebook.
 
-``python -m servelab.checks show PATH`` prints a check file (YAML or lesson JSON) as it will be
-shown, which is a quick way to validate one. ``python -m servelab.checks import LESSON.json
+``python -m course.checks show PATH`` prints a check file (YAML or lesson JSON) as it will be
+shown, which is a quick way to validate one. ``python -m course.checks import LESSON.json
 --chapter ID`` brings a check written in the lesson-JSON format into the course as
 ``assignments/checks/<ID>.json`` (options in the lesson's display order); ``write`` then puts it
 into the chapter's source notebook.
@@ -14,11 +14,11 @@ import json
 import sys
 from pathlib import Path
 
-from servelab.checks.cells import question_source
-from servelab.checks.course import CHECKS_DIR
-from servelab.checks.load import CHECK_SUFFIXES, check_from_lesson, load_check
-from servelab.checks.model import Check, CheckError
-from servelab.checks.notebook import write_checks
+from course.checks.cells import question_source
+from course.checks.load import CHECK_SUFFIXES, check_from_lesson, load_check
+from course.checks.model import Check, CheckError
+from course.checks.notebook import write_checks
+from course.paths import CHECKS_DIR
 
 
 def lesson_check_data(check: Check) -> dict:
@@ -49,7 +49,7 @@ def import_lesson(lesson: Path, chapter: str, checks_dir: Path = CHECKS_DIR) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m servelab.checks", description=__doc__,
+    parser = argparse.ArgumentParser(prog="python -m course.checks", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
     write = commands.add_parser("write", help="write checks into source notebooks")
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             target = import_lesson(args.lesson, args.chapter, args.checks_dir)
             check = load_check(target, args.chapter)
             print(f"wrote {target} (correct: {check.correct}); "
-                  f"`python -m servelab.checks write {args.chapter}` puts it in the notebook")
+                  f"`python -m course.checks write {args.chapter}` puts it in the notebook")
         else:
             check = load_check(args.path)
             print(question_source(check))
