@@ -17,6 +17,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
 IGNORED_PARTS = ("__MACOSX", ".ipynb_checkpoints")
 CANVAS_NAME = re.compile(r"^([^_]+)_(?:late_)?\d+_", re.IGNORECASE)
@@ -54,7 +55,7 @@ def _wanted(parts: tuple[str, ...]) -> bool:
     return not any(p.startswith(".") or p in IGNORED_PARTS for p in parts)
 
 
-def _read_capped(handle, limit: int = MAX_NOTEBOOK_BYTES) -> bytes | None:
+def _read_capped(handle: BinaryIO, limit: int = MAX_NOTEBOOK_BYTES) -> bytes | None:
     """At most `limit` bytes; None when there is more."""
     data = handle.read(limit + 1)
     return None if len(data) > limit else data
@@ -73,6 +74,15 @@ def _entry_problem(info: zipfile.ZipInfo, total: int) -> str:
     return ""
 
 
+def _fill(found: InputFile, handle: BinaryIO) -> None:
+    """Read a notebook's bytes into ``found``, or mark it over the size limit."""
+    data = _read_capped(handle)
+    if data is None:
+        found.problem = f"over the {MAX_NOTEBOOK_BYTES} byte limit"
+    else:
+        found.data = data
+
+
 def _from_zip(archive: Path, label: str, owner: str) -> Iterator[InputFile]:
     mtime = archive.stat().st_mtime  # timestamps inside a zip are the uploader's; never used
     total = 0
@@ -87,11 +97,7 @@ def _from_zip(archive: Path, label: str, owner: str) -> Iterator[InputFile]:
             found.problem = _entry_problem(info, total)
             if not found.problem:
                 with zf.open(info) as handle:
-                    data = _read_capped(handle)
-                if data is None:
-                    found.problem = f"over the {MAX_NOTEBOOK_BYTES} byte limit"
-                else:
-                    found.data = data
+                    _fill(found, handle)
             yield found
 
 
@@ -110,11 +116,7 @@ def _loose(file: Path, parts: tuple[str, ...]) -> InputFile:
         found.problem = f"over the {MAX_NOTEBOOK_BYTES} byte limit"
         return found
     with file.open("rb") as handle:
-        data = _read_capped(handle)
-    if data is None:
-        found.problem = f"over the {MAX_NOTEBOOK_BYTES} byte limit"
-    else:
-        found.data = data
+        _fill(found, handle)
     return found
 
 

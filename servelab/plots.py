@@ -12,6 +12,7 @@ from contextlib import contextmanager
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
@@ -159,13 +160,21 @@ def throughput_over_time(results: Result | Mapping[str, Result], title: str | No
                 steady = result.summary()["steady_output_tok_s"]
                 ax.hlines(steady, *window, colors=color, linestyles="--",
                           label=f"{label}: steady {steady:.0f} tok/s (shaded window)")
-        ax.set_xlabel("time since the run started (s)")
-        ax.set_ylabel("output tokens per second")
-        ax.set_ylim(bottom=0)
-        ax.legend(fontsize=8, loc="upper right")
-        ax.set_title(title or "Output rate over the run; shaded: every user decoding")
-        fig.tight_layout()
+        _finish(fig, ax, "time since the run started (s)", "output tokens per second",
+                title or "Output rate over the run; shaded: every user decoding", "upper right")
     return fig
+
+
+def _finish(fig: Figure, ax: Axes, xlabel: str, ylabel: str, title: str,
+            legend_loc: str) -> None:
+    """The book's finish for a one-panel rate or time plot: labelled axes from zero, a small
+    legend, the finding as the title."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    ax.legend(fontsize=8, loc=legend_loc)
+    ax.set_title(title)
+    fig.tight_layout()
 
 
 def step_time_fit(batch: Sequence[float], step_ms: Sequence[float], fixed_ms: float,
@@ -180,12 +189,8 @@ def step_time_fit(batch: Sequence[float], step_ms: Sequence[float], fixed_ms: fl
                 label=f"fit: {fixed_ms:.1f} ms + {per_sequence_ms:.2f} ms × batch")
         ax.axhline(fixed_ms, color=COLORS["waiting"], linestyle=":",
                    label="fixed part (shared by the batch)")
-        ax.set_xlabel("sequences decoding together (batch)")
-        ax.set_ylabel("time of one decoding step (ms)")
-        ax.set_ylim(bottom=0)
-        ax.legend(fontsize=8, loc="upper left")
-        ax.set_title(title or "Decoding-step time against batch size")
-        fig.tight_layout()
+        _finish(fig, ax, "sequences decoding together (batch)", "time of one decoding step (ms)",
+                title or "Decoding-step time against batch size", "upper left")
     return fig
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from servelab.chapters import batching
+from servelab.chapters.prediction import prediction_text
 
 ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
 
@@ -17,8 +18,8 @@ def many(total: float, users: int) -> dict[str, float]:
 
 
 def test_prediction_is_echoed_or_its_absence_noted() -> None:
-    assert "You predicted: *about 5x*" in batching.prediction_text(" about 5x ", "20×")
-    empty = batching.prediction_text("", "20×")
+    assert "You predicted: *about 5x*" in prediction_text(" about 5x ", "20×")
+    empty = prediction_text("", "20×")
     assert "left the prediction empty" in empty and "20×" in empty
 
 

@@ -99,7 +99,7 @@ def test_story_06_document_branches(ttft, says):
     text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, ttft),
                                  PLAN, "")
     assert says in text
-    assert "(nothing written)" in text
+    assert "You left the prediction empty" in text
 
 
 @pytest.mark.parametrize(("first", "says"), [

@@ -22,15 +22,6 @@ BANDWIDTH_SLACK = 2.0
 LESSON = {"one": 100.0, "total_32": 2000.0, "each_32": 60.0}
 
 
-def prediction_text(prediction: str, measured: str) -> str:
-    """The reader's prediction from the top of the page beside what the run measured."""
-    said = prediction.strip()
-    if not said:
-        return (f"You left the prediction empty; this run measured {measured}. Write one down "
-                "before the next chapter's measurement: a guess you can check teaches more.")
-    return f"You predicted: *{said}*. This run measured {measured}."
-
-
 # -- chapter 01 --------------------------------------------------------------------------------
 def crowd_text(one: Mapping[str, float], many: Mapping[str, float], users: int,
                smoke: bool) -> str:

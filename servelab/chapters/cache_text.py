@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 import pandas as pd
 
-from servelab.chapters.batching import prediction_text
 from servelab.chapters.dials import StartRefusal
+from servelab.chapters.prediction import prediction_text
 from servelab.chapters.sharing import SharingExpectation
 
 # An effect counts as shown when the measured numbers clear these bars.

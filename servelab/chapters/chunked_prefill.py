@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from servelab.bench.metrics import itls_during
+from servelab.chapters.prediction import prediction_text
 
 _ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
 _BUDGET = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
@@ -258,14 +259,13 @@ def _sizing_text(plan: BudgetPlan) -> str:
 def story(whole: Mapping[str, float], chunked: Mapping[str, float], plan: BudgetPlan,
           prediction: str) -> str:
     """The page's interpretation, in Markdown, from the two rows of ``compare``."""
-    said = prediction.strip() or "(nothing written)"
     measured = (f"the longest pause was {whole['users_longest_gap_ms']:,.0f} ms with the document "
                 f"read {plan.first_run} and {chunked['users_longest_gap_ms']:,.0f} ms in "
                 f"{plan.budget}-token chunks; the document's first token came after "
                 f"{whole['document_ttft_s']:.2f} s and {chunked['document_ttft_s']:.2f} s.")
     sizing = _sizing_text(plan)
     return "\n\n".join([
-        f"**You predicted:** {said} **This run measured:** {measured}",
+        prediction_text(prediction, measured),
         "**What the engine did.** " + _default_text(plan) + sizing,
         "**What the users felt.** " + _users_text(whole, chunked, plan),
         "**What the document paid.** " + _document_text(whole, chunked, plan),

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from servelab.chapters.prediction import prediction_text
+
 MB = 1e6
 COLUMNS = ["output_tok_s", "user_tok_s", "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
            "e2e_s_p50", "max_in_flight", "completed", "failed"]
@@ -230,9 +232,8 @@ def story(table: pd.DataFrame, setup: pd.DataFrame, facts: Facts, prediction: st
                 f"and {one.loc[VLLM, 'user_tok_s']:.0f} on vLLM; with {facts.many} users vLLM "
                 f"produced {many.loc[VLLM, 'output_tok_s']:.0f} tokens/s in total against "
                 f"{many.loc[LLAMA_Q4, 'output_tok_s']:.0f}.")
-    said = prediction.strip() or "(nothing written)"
     return "\n\n".join([
-        f"**You predicted:** {said} **This run measured:** {measured}",
+        prediction_text(prediction, measured),
         "**Where each engine ran.** " + _where_text(facts),
         "**Set-up and start.** " + _setup_text(setup, facts),
         "**One user.** " + _one_user_text(one, facts),
