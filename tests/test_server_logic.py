@@ -110,3 +110,13 @@ def test_a_busy_port_is_replaced_by_a_free_one():
         busy = holder.getsockname()[1]
         assert free_port(busy) != busy
     assert free_port(busy) == busy
+
+
+def test_only_a_smoke_run_on_the_cpu_keeps_the_engine_core_in_process(monkeypatch):
+    monkeypatch.setenv("SERVELAB_SIZE", "smoke")
+    smoke = Server("/models/m", device=CPU)
+    assert smoke.child_env()["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
+    assert any("VLLM_ENABLE_V1_MULTIPROCESSING" in note for note in smoke.notes)
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in Server("/models/m", device=T4).child_env()
+    monkeypatch.setenv("SERVELAB_SIZE", "cpu")
+    assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in Server("/models/m", device=CPU).child_env()
