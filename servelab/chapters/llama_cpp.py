@@ -62,11 +62,6 @@ def build_record_path() -> Path:
 
 def cmake_args(cpuinfo: str | None = None) -> str:
     """GGML flags for this CPU: no native tuning, each instruction set ON only if listed."""
-    if cpuinfo is None:
-        try:
-            cpuinfo = Path("/proc/cpuinfo").read_text()
-        except OSError:
-            cpuinfo = ""
     flags = cpu_flags(cpuinfo)
     switches = [f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
                 for option, needs in GGML_INSTRUCTION_SETS]
