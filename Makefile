@@ -9,8 +9,9 @@ setup:
 	bash env/setup.sh
 
 # The main job: the executed book, built offline on the CPU engine, warnings as errors.
+# TQDM_DISABLE: a built page would keep each progress bar frozen as it was first drawn.
 book: setup
-	$(BIN)/jupyter-book build --all -W .
+	TQDM_DISABLE=1 $(BIN)/jupyter-book build --all -W .
 
 # Every test and nbval over the instructor sources, at the smoke size, against the real engine.
 test: setup

@@ -133,6 +133,10 @@ def default_dtype(device: Device, flags: set[str] | None = None) -> str | None:
     return None if flags & BF16_CPU_FLAGS else "float32"
 
 
+#: Bytes of one value in each dtype name vLLM accepts for ``--dtype`` (and a model's config).
+DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
+
+
 def engine_env(device: Device) -> dict[str, str]:
     """Environment variables the engine needs on ``device`` (set for the server's process)."""
     if device.kind == "cuda" and device.compute_capability < BF16_COMPUTE_CAPABILITY:

@@ -10,7 +10,7 @@ import matplotlib.pyplot
 import numpy as np
 import pytest
 
-from servelab.bench import metrics
+from servelab.bench import metrics, runner
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result, max_in_flight
 from servelab.bench.prompts import WordPrompts
@@ -337,3 +337,15 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
     assert len(plots.concurrency_curves(steady_sweep).axes[0].lines) == 2
     with pytest.raises(ValueError, match="user_tok_s"):
         plots.concurrency_curves(sweep.drop(columns="user_tok_s"))
+
+
+@pytest.mark.parametrize(("asked", "setting", "shown"), [
+    (True, None, True), (True, "0", True), (True, "1", False), (False, None, False),
+])
+def test_tqdm_disable_turns_the_progress_bar_off(monkeypatch, asked: bool, setting: str | None,
+                                                shown: bool) -> None:
+    if setting is None:
+        monkeypatch.delenv("TQDM_DISABLE", raising=False)
+    else:
+        monkeypatch.setenv("TQDM_DISABLE", setting)
+    assert runner.shows_progress(asked) is shown

@@ -34,7 +34,13 @@ from __future__ import annotations
 
 import pandas as pd
 
-from servelab.bench.bandwidth import Ceiling, ceiling, measure_bandwidth, weight_bytes
+from servelab.bench.bandwidth import (
+    Ceiling,
+    ceiling,
+    measure_bandwidth,
+    parameter_count,
+    weight_bytes,
+)
 from servelab.bench.frames import Result
 from servelab.bench.runner import ServerDiedError, run
 from servelab.bench.workloads import (
@@ -126,6 +132,6 @@ def sweep_rate(server: object, rates: list[float], num_requests: int = 32,
 __all__ = [
     "Ceiling", "ClosedLoop", "Interferer", "OpenLoop", "ParallelSampling", "Result",
     "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
-    "interferer", "measure_bandwidth", "open_loop", "parallel_sampling", "run",
+    "interferer", "measure_bandwidth", "open_loop", "parameter_count", "parallel_sampling", "run",
     "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "weight_bytes",
 ]

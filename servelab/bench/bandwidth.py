@@ -12,6 +12,8 @@ the card when it exits.
 
 from __future__ import annotations
 
+import json
+import math
 import subprocess
 import sys
 import time
@@ -19,6 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from servelab.engine import DTYPE_BYTES
 
 COPY_BYTES = {"cpu": 512 * 2**20, "cuda": 256 * 2**20}
 REPEATS = 5
@@ -84,12 +88,27 @@ def _torch_cuda_bandwidth(nbytes: int, repeats: int) -> float:
     return 2 * source.nbytes / best / GB
 
 
-def weight_bytes(model_path: str | Path) -> int:
-    """Bytes of the model's weights: the size of its ``*.safetensors`` files.
+def weight_bytes(model_path: str | Path, dtype: str | None = None) -> int:
+    """Bytes of weights one decoding step reads: the model's parameters × the bytes of ``dtype``.
 
-    A hub name (not a folder) is looked up in the local Hugging Face cache only; nothing is
-    downloaded.
+    ``dtype`` is the one the server computes in (``Server.flags["dtype"]``); ``None`` or
+    ``"auto"`` means the dtype the weights are stored in, i.e. the size of the ``*.safetensors``
+    files. A hub name (not a folder) is looked up in the local Hugging Face cache only; nothing
+    is downloaded.
     """
+    if dtype in (None, "auto"):
+        return sum(f.stat().st_size for f in _safetensors_files(model_path))
+    if dtype not in DTYPE_BYTES:
+        raise ValueError(f"unknown dtype {dtype!r}; known: {sorted(DTYPE_BYTES)}")
+    return parameter_count(model_path) * DTYPE_BYTES[dtype]
+
+
+def parameter_count(model_path: str | Path) -> int:
+    """How many parameters the model's ``*.safetensors`` files hold (read from their headers)."""
+    return sum(_parameters_in(f) for f in _safetensors_files(model_path))
+
+
+def _safetensors_files(model_path: str | Path) -> list[Path]:
     folder = Path(model_path)
     if not folder.is_dir():
         from huggingface_hub import snapshot_download
@@ -99,12 +118,21 @@ def weight_bytes(model_path: str | Path) -> int:
                                             allow_patterns=["*.safetensors"]))
         except Exception as error:
             raise FileNotFoundError(
-                f"no local weights for {model_path}; pass weight_bytes= yourself"
+                f"no local weights for {model_path}; pass weights= yourself"
             ) from error
-    files = list(folder.glob("*.safetensors"))
+    files = sorted(folder.glob("*.safetensors"))
     if not files:
         raise FileNotFoundError(f"no *.safetensors files in {folder}")
-    return sum(f.stat().st_size for f in files)
+    return files
+
+
+def _parameters_in(path: Path) -> int:
+    """Parameters in one safetensors file, from its header (8-byte length, then JSON)."""
+    with path.open("rb") as handle:
+        length = int.from_bytes(handle.read(8), "little")
+        header = json.loads(handle.read(length))
+    return sum(math.prod(entry["shape"]) for name, entry in header.items()
+               if name != "__metadata__")
 
 
 @dataclass(frozen=True)
@@ -143,7 +171,8 @@ def ceiling(server: object, measured_tok_s: float | None = None,
     ``closed_loop(server, users=1, ...).summary()["user_tok_s"]``.
     """
     kind = getattr(getattr(server, "device", None), "kind", "cpu")
-    size = weights if weights is not None else weight_bytes(server.model_path)
+    dtype = getattr(server, "flags", {}).get("dtype")
+    size = weights if weights is not None else weight_bytes(server.model_path, dtype)
     return Ceiling(bandwidth_gb_s=measure_bandwidth(kind), weight_bytes=size,
                    measured_tok_s=measured_tok_s)
 

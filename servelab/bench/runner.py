@@ -7,13 +7,16 @@ run always gets its own event loop in a worker thread, and the calling thread wa
 - Ctrl-C (or the notebook's interrupt) stops the run and returns the partial result.
 - A server that dies mid-run ends it with :class:`ServerDiedError`, which carries the partial
   result as ``error.result``.
-- Runs longer than a couple of seconds show a progress bar (requests finished).
+- Runs longer than a couple of seconds show a progress bar (requests finished), unless
+  ``TQDM_DISABLE=1`` is set, as the book build does: a static page would keep each bar as it was
+  first drawn, at a few per cent and with a wild time estimate.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import os
 import threading
 import time
 import warnings
@@ -36,6 +39,7 @@ DEFAULT_TIME_LIMIT_S = 300.0
 # 2-core machine scraping every 0.5 s put 1-2 s stalls into ITL p99. Every 2 s it does not.
 DEFAULT_METRICS_INTERVAL_S = 2.0
 PROGRESS_DELAY_S = 2.0
+PROGRESS_OFF_VAR = "TQDM_DISABLE"
 WATCH_INTERVAL_S = 0.5
 HEALTH_TIMEOUT_S = 2.0
 CONNECTION_ERRORS = ("APIConnectionError", "APITimeoutError", "RemoteProtocolError", "ReadError")
@@ -95,7 +99,7 @@ class _Run:
         self.endpoint = endpoint
         self.time_limit = time_limit
         self.metrics_interval = metrics_interval
-        self.progress = progress
+        self.progress = shows_progress(progress)
         self.records: list[RequestRecord] = []
         self.clock_zero = time.perf_counter()
         self.client: AsyncOpenAI | None = None
@@ -220,6 +224,11 @@ def _in_own_loop(make: Callable[[], _Run]) -> tuple[_Run, str, float]:
         raise box["error"]
     status, duration = box["value"]
     return box["run"], status, duration
+
+
+def shows_progress(asked: bool) -> bool:
+    """Whether a run draws its bar: when asked, and ``TQDM_DISABLE`` is unset or 0."""
+    return asked and os.environ.get(PROGRESS_OFF_VAR, "").strip() in ("", "0")
 
 
 def run(

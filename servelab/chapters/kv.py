@@ -14,8 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.bench.server_metrics import fetch_metrics
-
-DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
+from servelab.engine import DTYPE_BYTES
 
 
 @dataclass(frozen=True)

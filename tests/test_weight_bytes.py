@@ -1,0 +1,43 @@
+"""Bytes of weights a decoding step reads, in the dtype the server computes in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from safetensors.numpy import save_file
+
+from servelab.bench.bandwidth import parameter_count, weight_bytes
+
+
+@pytest.fixture()
+def model(tmp_path: Path) -> Path:
+    save_file({"a": np.zeros((3, 4), np.float16), "b": np.zeros(5, np.float16)},
+              str(tmp_path / "model-1.safetensors"))
+    save_file({"c": np.zeros((2, 2, 2), np.float16)}, str(tmp_path / "model-2.safetensors"))
+    return tmp_path
+
+
+def test_parameters_are_counted_from_every_file(model: Path) -> None:
+    assert parameter_count(model) == 12 + 5 + 8
+
+
+def test_the_stored_size_is_used_when_the_dtype_is_the_models_own(model: Path) -> None:
+    stored = sum(f.stat().st_size for f in model.glob("*.safetensors"))
+    assert weight_bytes(model) == stored
+    assert weight_bytes(model, "auto") == stored
+
+
+@pytest.mark.parametrize(("dtype", "size"), [("float32", 4), ("half", 2), ("bfloat16", 2)])
+def test_a_served_dtype_sets_the_bytes_per_parameter(model: Path, dtype: str, size: int) -> None:
+    assert weight_bytes(model, dtype) == 25 * size
+
+
+def test_unknown_dtype_and_missing_weights_say_so(model: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="unknown dtype 'int3'"):
+        weight_bytes(model, "int3")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(FileNotFoundError, match="no \\*.safetensors files"):
+        weight_bytes(empty, "float32")
