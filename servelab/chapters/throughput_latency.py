@@ -28,7 +28,7 @@ from servelab.bench.client import PlannedRequest
 from servelab.bench.prompts import PromptSource
 from servelab.bench.workloads import SEED_STRIDE, Session, drive_arrivals, poisson_arrivals
 from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
-from servelab.chapters.prediction import prediction_text
+from servelab.chapters.prediction import page_story
 
 CHAT, BATCH = "user", "batch"
 PARTS = {"both": (CHAT, BATCH), "chat": (CHAT,), "batch": (BATCH,)}
@@ -331,9 +331,8 @@ def story(interactive: pd.DataFrame, batch: pd.DataFrame, table: pd.DataFrame,
                 f"with max_num_seqs={setting.interactive_seqs} and "
                 f"{batch.iloc[0]['tpot_ms_p50']:.0f} ms with {setting.batch_seqs}; first tokens "
                 f"stayed within the SLO {_rate(top_i)} and {_rate(top_b)}.")
-    return "\n\n".join([
-        prediction_text(prediction, measured),
-        "**Interactive chat.** " + _chat_text(interactive, batch, setting),
-        "**Batch processing.** " + _throughput_text(interactive, batch, setting),
-        "**Mixed traffic.** " + _mixed_text(table, setting),
+    return page_story(prediction, measured, [
+        ("Interactive chat", _chat_text(interactive, batch, setting)),
+        ("Batch processing", _throughput_text(interactive, batch, setting)),
+        ("Mixed traffic", _mixed_text(table, setting)),
     ])
