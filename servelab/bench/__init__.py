@@ -40,6 +40,7 @@ from servelab.bench.runner import ServerDiedError, run
 from servelab.bench.workloads import (
     ClosedLoop,
     Interferer,
+    MixedTraffic,
     OpenLoop,
     ParallelSampling,
     SharedPrefix,
@@ -124,8 +125,8 @@ def sweep_rate(server: object, rates: list[float], num_requests: int = 32,
 
 
 __all__ = [
-    "Ceiling", "ClosedLoop", "Interferer", "OpenLoop", "ParallelSampling", "Result",
-    "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
+    "Ceiling", "ClosedLoop", "Interferer", "MixedTraffic", "OpenLoop", "ParallelSampling",
+    "Result", "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
     "interferer", "measure_bandwidth", "open_loop", "parallel_sampling", "run",
     "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "weight_bytes",
 ]

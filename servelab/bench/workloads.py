@@ -333,3 +333,59 @@ class ParallelSampling:
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
+
+
+# Roles of the mixed traffic's two parts (CHAT is PlannedRequest's default role, the one
+# ``Result.summary()`` describes), and which roles each ``parts`` value sends.
+CHAT, BATCH = "user", "batch"
+PARTS = {"both": (CHAT, BATCH), "chat": (CHAT,), "batch": (BATCH,)}
+
+
+@dataclass(frozen=True)
+class MixedTraffic:
+    """``chat_requests`` chat requests (role ``"user"``, so that ``Result.summary()`` describes
+    them) arrive at ``chat_rate`` req/s, a Poisson process, beside a job of ``batch_requests``
+    longer requests (role ``"batch"``) all submitted at time 0.
+
+    ``parts`` picks which of the two are sent, so that the very same requests can be split over
+    two deployments.
+    """
+
+    chat_rate: float = 2.0
+    chat_requests: int = 10
+    chat_input_tokens: int = 64
+    chat_max_tokens: int = 32
+    batch_requests: int = 12
+    batch_input_tokens: int = 128
+    batch_max_tokens: int = 96
+    parts: str = "both"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.parts not in PARTS:
+            raise ValueError(f"parts must be one of {sorted(PARTS)}, not {self.parts!r}")
+        _positive(chat_rate=self.chat_rate, chat_requests=self.chat_requests,
+                  chat_input_tokens=self.chat_input_tokens, chat_max_tokens=self.chat_max_tokens,
+                  batch_requests=self.batch_requests, batch_input_tokens=self.batch_input_tokens,
+                  batch_max_tokens=self.batch_max_tokens)
+
+    @property
+    def name(self) -> str:
+        return {"both": "chat + batch job", "chat": "chat only", "batch": "batch job only"}[
+            self.parts]
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        # The chat part is an open loop, whose requests carry the default role: CHAT.
+        chat = OpenLoop(self.chat_rate, self.chat_requests, self.chat_input_tokens,
+                        self.chat_max_tokens, seed=self.seed).plan(prompts)
+        batch = [
+            PlannedRequest(index=index, user=index, role=BATCH, arrival=0.0,
+                           max_tokens=self.batch_max_tokens,
+                           prompt=prompts.text(self.batch_input_tokens,
+                                               _prompt_seed(self.seed, index)))
+            for index in range(self.chat_requests, self.chat_requests + self.batch_requests)
+        ]
+        return [p for p in chat + batch if p.role in PARTS[self.parts]]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan)

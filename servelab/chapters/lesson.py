@@ -91,24 +91,30 @@ class LessonSource:
 
 
 @dataclass(frozen=True)
-class GpuFigures:
-    """The lesson's figures for one GPU: one stream alone, then ``users`` streams batched."""
+class BatchGain:
+    """One stream alone against ``users`` streams batched: the total output (tok/s) at each end
+    and the speed each user decoded at."""
 
-    single_tok_s: float = 100.0
-    users: int = 32
-    total_tok_s: float = 2000.0
-    each_tok_s: float = 60.0
+    users: int
+    single_total: float
+    top_total: float
+    single_each: float
+    top_each: float
 
     @property
     def gain(self) -> float:
-        return self.total_tok_s / self.single_tok_s
+        """The batch's total output against one stream's."""
+        return self.top_total / self.single_total
 
     @property
     def kept(self) -> float:
-        return self.each_tok_s / self.single_tok_s
+        """The share of the single-stream speed each batched user kept."""
+        return self.top_each / self.single_each
 
 
-LESSON_GPU = GpuFigures()
+# The lesson's figures for one GPU; one stream alone is both the total and what its user sees.
+LESSON_GPU = BatchGain(users=32, single_total=100.0, top_total=2000.0, single_each=100.0,
+                       top_each=60.0)
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -117,24 +123,11 @@ WHOLE_TOTAL = "output_tok_s"           # output per second over the whole run
 
 
 @dataclass(frozen=True)
-class BatchFindings:
-    """One stream against the sweep's top concurrency. ``basis`` says which total was used:
-    the steady state where the sweep has it at both ends, else the whole run."""
+class BatchFindings(BatchGain):
+    """This run's one stream against the sweep's top concurrency. ``basis`` says which total was
+    used: the steady state where the sweep has it at both ends, else the whole run."""
 
-    users: int
-    single_total: float
-    top_total: float
-    single_each: float
-    top_each: float
     basis: str
-
-    @property
-    def gain(self) -> float:
-        return self.top_total / self.single_total
-
-    @property
-    def kept(self) -> float:
-        return self.top_each / self.single_each
 
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame) -> BatchFindings:
@@ -149,7 +142,7 @@ class BatchFindings:
 
 
 def beside_lesson(sweep: pd.DataFrame, device_label: str,
-                  figures: GpuFigures = LESSON_GPU) -> pd.DataFrame:
+                  figures: BatchGain = LESSON_GPU) -> pd.DataFrame:
     """The lesson's GPU figures next to this run's, row by row."""
     found = BatchFindings.from_sweep(sweep)
     return pd.DataFrame({
@@ -157,18 +150,18 @@ def beside_lesson(sweep: pd.DataFrame, device_label: str,
              f"{figures.users} streams (here {found.users}), total (tok/s)",
              "… what each user sees (tok/s)", "total against one stream (×)",
              "share of one stream's speed each keeps"],
-        "lesson (GPU)": [figures.single_tok_s, figures.total_tok_s, figures.each_tok_s,
+        "lesson (GPU)": [figures.single_total, figures.top_total, figures.top_each,
                          figures.gain, figures.kept],
         device_label: [found.single_total, found.top_total, found.top_each, found.gain,
                        found.kept],
     })
 
 
-def batching_text(sweep: pd.DataFrame, figures: GpuFigures = LESSON_GPU) -> str:
+def batching_text(sweep: pd.DataFrame, figures: BatchGain = LESSON_GPU) -> str:
     """What the concurrency sweep showed, beside the lesson's figures."""
     found = BatchFindings.from_sweep(sweep)
-    lesson = (f"The lesson's GPU goes from {figures.single_tok_s:.0f} to "
-              f"{figures.total_tok_s:,.0f} tok/s with {figures.users} streams "
+    lesson = (f"The lesson's GPU goes from {figures.single_total:.0f} to "
+              f"{figures.top_total:,.0f} tok/s with {figures.users} streams "
               f"({figures.gain:.0f}×), each user keeping about {figures.kept:.0%} of the "
               "single-stream speed.")
     if found.gain < BATCH_GAIN_SHOWN:
