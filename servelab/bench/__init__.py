@@ -40,6 +40,7 @@ from servelab.bench.runner import ServerDiedError, run
 from servelab.bench.workloads import (
     ClosedLoop,
     Interferer,
+    MixedLengths,
     MixedTraffic,
     OpenLoop,
     ParallelSampling,
@@ -125,8 +126,8 @@ def sweep_rate(server: object, rates: list[float], num_requests: int = 32,
 
 
 __all__ = [
-    "Ceiling", "ClosedLoop", "Interferer", "MixedTraffic", "OpenLoop", "ParallelSampling",
-    "Result", "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
-    "interferer", "measure_bandwidth", "open_loop", "parallel_sampling", "run",
+    "Ceiling", "ClosedLoop", "Interferer", "MixedLengths", "MixedTraffic", "OpenLoop",
+    "ParallelSampling", "Result", "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling",
+    "closed_loop", "interferer", "measure_bandwidth", "open_loop", "parallel_sampling", "run",
     "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "weight_bytes",
 ]

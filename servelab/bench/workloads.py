@@ -335,6 +335,43 @@ class ParallelSampling:
         await drive_users(session, plan)
 
 
+@dataclass(frozen=True)
+class MixedLengths:
+    """``long_requests`` long prompts (role ``"long"``) and ``short_requests`` short ones (role
+    ``"user"``), all arriving at once, longs first; every request decodes ``max_tokens``.
+
+    ``Result.summary()`` describes the short ones (role ``"user"``); the server's counters
+    (preemptions) cover the whole run. ``long_requests=0`` is the short-only control.
+    """
+
+    short_requests: int
+    long_requests: int
+    short_input_tokens: int
+    long_input_tokens: int
+    max_tokens: int
+    seed: int = 0
+    name: str = "mixed lengths"
+
+    def __post_init__(self) -> None:
+        _positive(short_requests=self.short_requests, short_input_tokens=self.short_input_tokens,
+                  long_input_tokens=self.long_input_tokens, max_tokens=self.max_tokens)
+        if self.long_requests < 0:
+            raise ValueError(f"long_requests must be 0 or more, not {self.long_requests!r}")
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        roles = [("long", self.long_input_tokens)] * self.long_requests
+        roles += [("user", self.short_input_tokens)] * self.short_requests
+        return [
+            PlannedRequest(index=index, user=index, role=role, arrival=0.0,
+                           max_tokens=self.max_tokens,
+                           prompt=prompts.text(tokens, _prompt_seed(self.seed, index)))
+            for index, (role, tokens) in enumerate(roles)
+        ]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan)
+
+
 # Roles of the mixed traffic's two parts (CHAT is PlannedRequest's default role, the one
 # ``Result.summary()`` describes), and which roles each ``parts`` value sends.
 CHAT, BATCH = "user", "batch"
