@@ -25,6 +25,7 @@ from servelab.bench import metrics, run
 from servelab.bench.workloads import BATCH, CHAT
 from servelab.bench.workloads import MixedTraffic as MixedTraffic  # the chapter imports it here
 from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
+from servelab.chapters.lesson import LESSON_GPU
 from servelab.chapters.prediction import page_story
 
 
@@ -80,8 +81,6 @@ def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
     return figure
 
 
-# The lesson's GPU example: about 100 tok/s for one stream against about 2,000 for 32 streams.
-LESSON_GPU_GAIN = 20.0
 # Share of the card each of two servers on one GPU may claim (vLLM reserves it at start-up).
 GPU_SHARE = 0.45
 
@@ -223,16 +222,17 @@ def _throughput_text(interactive: pd.DataFrame, batch: pd.DataFrame, setting: Se
     ratio = setting.batch_seqs / setting.interactive_seqs
     text += (f"On {setting.device_label}, allowing {ratio:g}× as many sequences per step gave "
              f"{gain:.1f}× the peak throughput")
-    if gain >= 0.5 * min(ratio, LESSON_GPU_GAIN):
+    lesson = f"about {LESSON_GPU.gain:.0f}× for {LESSON_GPU.users} streams"
+    if gain >= 0.5 * min(ratio, LESSON_GPU.gain):
         return text + (", most of what the extra sequences could give: the steps had arithmetic "
-                       "to spare, as on the GPU of the lesson's example (about 20× for 32 "
-                       "streams against one).")
+                       f"to spare, as on the GPU of the lesson's example ({lesson} against "
+                       "one).")
     if gain < 1.2:
         return text + (f": almost nothing. A step with {setting.interactive_seqs} sequences "
                        f"already used most of this device, so a bigger batch mostly made each "
-                       f"step longer. The lesson's GPU example gains about 20× for 32 streams.")
-    return text + (": a real gain, but well below the lesson's GPU example (about 20× for 32 "
-                   "streams): on this device each added sequence made every step longer.")
+                       f"step longer. The lesson's GPU example gains {lesson}.")
+    return text + (f": a real gain, but well below the lesson's GPU example ({lesson}): on this "
+                   "device each added sequence made every step longer.")
 
 
 def _mixed_text(table: pd.DataFrame, setting: Setting) -> str:
