@@ -22,7 +22,7 @@ from servelab.chapters.lesson import (
     beside_lesson,
     chunking_text,
     lesson_file,
-    prediction_text,
+    prediction_beside_list_text,
     prefill_tok_s,
     prefix_text,
     summary_text,
@@ -202,8 +202,8 @@ def test_chunking_not_shortening_the_pause() -> None:
 
 
 def test_the_prediction_is_quoted_or_asked_for() -> None:
-    assert "“10x, 20 tokens”" in prediction_text(" 10x, 20 tokens ")
-    assert "left `my_prediction` empty" in prediction_text("  ")
+    assert "“10x, 20 tokens”" in prediction_beside_list_text(" 10x, 20 tokens ")
+    assert "left `my_prediction` empty" in prediction_beside_list_text("  ")
 
 
 def test_summary_when_every_effect_showed() -> None:

@@ -278,8 +278,10 @@ def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float], budg
 
 
 # -- the closing summary ----------------------------------------------------------------------
-def prediction_text(prediction: str) -> str:
-    """The reader's own guess from the top of the chapter, set beside the measurements."""
+def prediction_beside_list_text(prediction: str) -> str:
+    """The reader's own guess from the top of the chapter, set beside the list of measurements
+    that ``summary_text`` writes above it ("Compare it with the list above"). Pages with one
+    measured phrase use ``servelab.chapters.prediction.prediction_text`` instead."""
     if not prediction.strip():
         return ("You left `my_prediction` empty; write a guess there before a rerun, then "
                 "compare it with the list above.")
@@ -315,7 +317,7 @@ def summary_text(sweep: pd.DataFrame, reuse: pd.DataFrame, control: pd.DataFrame
     else:
         chunking = f"**Chunked prefill:** no shorter pause in this run ({ratio:.1f}×)."
     lines = [f"- {batching}", f"- {prefix}", f"- {chunking}"]
-    return "\n".join(lines) + "\n\n" + prediction_text(prediction)
+    return "\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
 
 
 def plot_prefix(reuse: pd.DataFrame, control: pd.DataFrame, title: str):
