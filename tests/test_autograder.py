@@ -30,7 +30,7 @@ import pytest
 from autograder import synthetic
 from autograder.course import ScratchCourse
 from autograder.grade import COLUMNS, GradingError, grade
-from course.checks import cells_with_role, load_check
+from course.checks import LETTERS, cells_with_role, grade_id, load_check
 from course.paths import CHECKS_DIR
 
 # hand-copied cells (same id) and nbgrader's re-added cells (no id) are part of the class
@@ -373,7 +373,7 @@ def test_only_the_check_cells_ran_and_the_answer_is_a_literal(graded):
     (autograded,) = (out / "nbgrader").glob(f"autograded-*/right/{CH}/{CH}.ipynb")
     nb = nbformat.read(autograded, as_version=4)
     ran = [c for c in nb.cells if c.cell_type == "code" and c.outputs]
-    assert [c.metadata["nbgrader"]["grade_id"] for c in ran] == [f"{CH}-check-test"]
+    assert [c.metadata["nbgrader"]["grade_id"] for c in ran] == [grade_id(CH, "test")]
     assert _cell(nb, "answer").source == 'answer = "C"'
     (attacked,) = (out / "nbgrader").glob(f"autograded-*/transformer/{CH}/{CH}.ipynb")
     assert _cell(nbformat.read(attacked, as_version=4), "answer").source == "answer = None"
@@ -392,7 +392,7 @@ def test_feedback_shows_only_the_students_own_result(graded):
         wrong = "A" if right != "A" else "B"
         html = unescape((graded["out"] / "feedback" / "wrong" / f"{ch}.html").read_text())
         assert synthetic.explanation(ch, wrong) in html
-        others = [x for x in "ABCD" if x not in (right, wrong)]
+        others = [x for x in LETTERS if x not in (right, wrong)]
         assert not any(synthetic.explanation(ch, x) in html for x in others), ch
         assert (graded["out"] / "feedback" / "right" / f"{ch}.html").is_file()
 
