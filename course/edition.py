@@ -29,6 +29,7 @@ import nbformat
 from course import launch
 from course.checks.notebook import write_checks
 from course.launch import Repository, read_repository, write_launch
+from course.nbgrader_cli import run_nbgrader
 from course.paths import (
     BOOK_DIR,
     CHAPTERS,
@@ -187,28 +188,20 @@ def site_under_test(repo_root: Path = REPO_ROOT) -> Path | None:
 
 
 def _run_nbgrader(course_root: Path, book_dir: Path, assignment: str) -> None:
-    """``nbgrader generate_assignment`` with the course's own config and no user config.
+    """``nbgrader generate_assignment`` with the course's own config and no user config
+    (:func:`course.nbgrader_cli.run_nbgrader`, as the autograder runs it).
 
     ``assignment`` is a chapter id or a glob over the source folder, such as ``*``.
     """
     if not (course_root / CONFIG_FILE).exists():
         raise EditionError(f"no {CONFIG_FILE} in {course_root}")
-    env = dict(os.environ)
-    # nbgrader runs `alembic` from PATH; JUPYTER_NO_CONFIG keeps home-folder config out.
-    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
-    env["JUPYTER_NO_CONFIG"] = "1"
-    command = [
-        sys.executable,
-        "-m",
-        "nbgrader",
+    result = run_nbgrader(
         "generate_assignment",
         assignment,
         "--force",
         f"--CourseDirectory.root={course_root.resolve()}",
         f"--CourseDirectory.release_directory={book_dir.resolve()}",
-    ]
-    result = subprocess.run(
-        command, cwd=course_root, env=env, capture_output=True, text=True, check=False
+        cwd=course_root,
     )
     if result.returncode != 0:
         raise EditionError(

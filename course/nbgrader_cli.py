@@ -1,4 +1,6 @@
-"""The one way servelab's tools drive nbgrader: its own command line, in a subprocess.
+"""The one way servelab's tools drive nbgrader: its own command line, in a subprocess. The
+edition generator (`course.edition`) and the autograder's scratch course (`autograder.course`)
+both run it through `run_nbgrader`.
 
 `run_nbgrader("autograde", "*", cwd=course)` runs `python -m nbgrader autograde "*"` with the
 `nbgrader_config.py` of `cwd` and no configuration from the home folder, the venv's `bin` on
