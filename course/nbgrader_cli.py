@@ -22,6 +22,7 @@ from pathlib import Path
 
 from course.paths import REPO_ROOT
 
+CONFIG_NAME = "nbgrader_config.py"  # a course's nbgrader configuration, in its root folder
 FAST_IMPORTS = ('import sys; sys.modules["rfc3987_syntax"] = None; sys.argv[0] = "nbgrader"; '
                 "from nbgrader.apps.nbgraderapp import main; main()")
 

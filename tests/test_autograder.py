@@ -31,7 +31,7 @@ from autograder import synthetic
 from autograder.course import ScratchCourse
 from autograder.grade import COLUMNS, GradingError, grade
 from course.checks import LETTERS, cells_with_role, grade_id, load_check
-from course.paths import CHECKS_DIR
+from course.paths import CHECKS_DIR, COURSE_ROOT
 
 # hand-copied cells (same id) and nbgrader's re-added cells (no id) are part of the class
 pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId",
@@ -41,7 +41,6 @@ CHAPTERS = ("00-serving-many-users", "02-continuous-batching", "05-the-dials")
 CH = "02-continuous-batching"  # the chapter the bad cases use; its right option is C
 MUTANT = "06-chunked-prefill"  # its source's key is changed from C to D: the mutation check
 TIMEOUT = 10
-REPO = Path(__file__).resolve().parent.parent
 SCRIPT = "pwned-by-a-script"
 
 ATTACKS = {  # answer-cell code of issue 11's attacks; none of it may ever run
@@ -425,13 +424,13 @@ def test_changing_one_letter_of_a_key_fails_the_expectations(world, graded):
         check_rows(rows, world["mutant_rows"])
 
 
-@pytest.mark.skipif(not list((REPO / "assignments" / "source").glob("*/*.ipynb")),
+@pytest.mark.skipif(not list((COURSE_ROOT / "source").glob("*/*.ipynb")),
                     reason="no chapter sources yet")
 def test_real_chapters_grade_right_wrong_and_blank(tmp_path):
     """Every real chapter's check: its key (from assignments/checks) scores, a wrong letter
     scores zero and explains itself in the reason and the feedback, a blank edition is no-answer
     (one chapter, to keep the test short), and no measurement cell runs."""
-    course = REPO / "assignments"
+    course = COURSE_ROOT
     editions = editions_of(course, tmp_path / "editions")
     inbox = tmp_path / "inbox"
     keys = {ch: load_check(CHECKS_DIR / f"{ch}.yml", ch).correct for ch in editions}
