@@ -1,4 +1,5 @@
-"""KV-cache arithmetic (chapters 03-05): bytes per token, blocks, and a block-table figure.
+"""KV-cache arithmetic (chapters 03-05): bytes per token and blocks (the block-table figure is
+``servelab.chapters.block_table``).
 
 A decoder keeps, for every token of every sequence, one key and one value vector per KV head in
 every layer. So one token costs layers × KV heads × head dim × 2 (K and V) × bytes per value,
