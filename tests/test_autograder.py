@@ -127,6 +127,11 @@ def world(tmp_path_factory):
     expected: dict[tuple[str, str], tuple[str, str, str]] = {}  # → (score, status, reason)
     inbox = root / "inbox"
 
+    def expect(student, chapter, score, status, reason):
+        """Write one row's expectation; writing a row twice would hide the first expectation."""
+        assert (student, chapter) not in expected, f"{(student, chapter)} expected twice"
+        expected[(student, chapter)] = (score, status, reason)
+
     def submit(student, name, nb, score, status, reason, chapter=CH, raw=None):
         """`reason` is "" when the row's reason must be empty, else a part it must contain."""
         path = inbox / name
@@ -136,7 +141,7 @@ def world(tmp_path_factory):
         else:
             _write(nb, path)
         if student is not None:
-            expected[(student, chapter)] = (score, status, reason)
+            expect(student, chapter, score, status, reason)
         return path
 
     for ch in CHAPTERS:
@@ -248,26 +253,26 @@ def world(tmp_path_factory):
 
     with zipfile.ZipFile(inbox / "platform-export.zip", "w") as zf:
         zf.writestr(f"export/zipped_22_{CH} (1).ipynb", json.dumps(answered('answer = "C"')))
-    expected[("zipped", CH)] = ("1", "ok", "")
+    expect("zipped", CH, "1", "ok", "")
     (inbox / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
-    expected[("", "")] = ("", "malformed", "zip")
+    expect("", "", "", "malformed", "zip")
 
     # a student's upload claiming another student's notebook, dated far in the future
     submit("victim", f"victim_23_{CH}.ipynb", answered('answer = "C"'), "1", "ok", "")
     with zipfile.ZipFile(inbox / f"mallory_24_{CH}.zip", "w") as zf:
         info = zipfile.ZipInfo(f"victim/{CH}/{CH}.ipynb", date_time=(2099, 1, 1, 0, 0, 0))
         zf.writestr(info, json.dumps(answered('answer = "A"')))
-    expected[("mallory", CH)] = ("0", "ok", "name the student 'victim', which is ignored")
+    expect("mallory", CH, "0", "ok", "name the student 'victim', which is ignored")
     _zip_bomb(inbox / f"bomber_25_{CH}.zip", f"{CH}.ipynb")
-    expected[("bomber", CH)] = ("0", "malformed", "over the 33554432 byte limit")
+    expect("bomber", CH, "0", "malformed", "over the 33554432 byte limit")
     (inbox / f"linker_26_{CH}.ipynb").symlink_to(course / "source" / CH / f"{CH}.ipynb")
-    expected[("linker", CH)] = ("0", "skipped", "symbolic link")
+    expect("linker", CH, "0", "skipped", "symbolic link")
 
     layout = root / "nbgrader-export"
     folder = layout / "submitted" / "alice" / CH
     _write(answered('answer = "C"'), folder / f"{CH}.ipynb")
     (folder / "timestamp.txt").write_text("2025-01-01 10:00:00\n")
-    expected[("alice", CH)] = ("1", "ok", "")
+    expect("alice", CH, "1", "ok", "")
     return {"root": root, "course": course, "inputs": [inbox, layout], "expected": expected,
             "editions": editions, "mutant_rows": mutant_rows}
 
@@ -422,6 +427,9 @@ def test_changing_one_letter_of_a_key_fails_the_expectations(world, graded):
     assert len(rows) == 2
     with pytest.raises(AssertionError):
         check_rows(rows, world["mutant_rows"])
+    # ...and for the one reason that matters: the student who gave the real key C scores 0.
+    [old_key] = keyed[("mutantright", MUTANT)]
+    assert (old_key["score"], old_key["status"]) == ("0", "ok"), old_key
 
 
 @pytest.mark.skipif(not list((COURSE_ROOT / "source").glob("*/*.ipynb")),
