@@ -31,6 +31,7 @@ from course.checks import (
 from course.checks.__main__ import main as checks_main
 from course.checks.cells import key_output
 from course.checks.notebook import write_checks
+from course.lesson import lesson_file
 from course.nbgrader_cli import CONFIG_NAME, run_nbgrader
 from course.paths import CHAPTERS, CHECKS_DIR, COURSE_ROOT, source_notebook
 
@@ -403,8 +404,7 @@ def test_the_student_test_cell_leaks_nothing_of_the_key(check: Check, tmp_path: 
     assert '"B"' not in edition.cells[1].source
 
 
-SEED_LESSON = Path("/work/shared/seed/000_10ad88a6f5cbc97c.txt")
-LESSON = SEED_LESSON if SEED_LESSON.exists() else FIXTURE
+LESSON = lesson_file() if lesson_file().exists() else FIXTURE
 
 
 def test_import_command_brings_a_lesson_check_into_the_course(tmp_path: Path, capsys) -> None:

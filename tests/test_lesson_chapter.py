@@ -13,15 +13,14 @@ import pytest
 
 from course.checks import check_from_lesson, find_check_file, is_check_cell, load_check
 from course.checks.cells import question_source
+from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
 from servelab.chapters.lesson import (
     LESSON_GPU,
     BatchFindings,
-    LessonSource,
     batching_text,
     beside_lesson,
     chunking_text,
-    lesson_file,
     prediction_beside_list_text,
     prefill_tok_s,
     prefix_text,

@@ -81,11 +81,6 @@ def kv_shape(model_path: str, dtype: str | None = None) -> KVShape:
     )
 
 
-def kv_bytes_per_token(model_path: str, dtype: str | None = None) -> int:
-    """Bytes of KV cache one token takes; see :func:`kv_shape`."""
-    return kv_shape(model_path, dtype).bytes_per_token
-
-
 def engine_block_size(url: str) -> int:
     """The KV block size (tokens) a running vLLM server reports in ``/metrics``."""
     block = fetch_metrics(url).get("block_size", math.nan)
