@@ -34,6 +34,7 @@ def _spelled(letters: tuple[str, ...], last: str) -> str:
 
 
 _QUOTED_LETTERS = ", ".join(f'"{letter}"' for letter in LETTERS)
+_FORM_RIGHT = "the form is right"  # what the test cell prints after the letter it was given
 
 # The test cell's first part: stdlib code that checks the answer's form, its letters written out
 # from LETTERS.
@@ -54,7 +55,7 @@ elif _given.strip().upper() not in _letters:
     )
 else:
     _choice = _given.strip().upper()
-    print(f"answer {{_choice}}: the form is right")
+    print(f"answer {{_choice}}: {_FORM_RIGHT}")
 '''
 
 
@@ -118,7 +119,7 @@ def answer_source(check: Check) -> str:
 
 def key_output(check: Check) -> str:
     """What the test cell prints when ``answer`` is the key."""
-    return f"answer {check.correct}: the form is right\n"
+    return f"answer {check.correct}: {_FORM_RIGHT}\n"
 
 
 def graded_source(check: Check) -> str:
