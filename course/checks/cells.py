@@ -169,4 +169,6 @@ def check_cells(check: Check) -> list[NotebookNode]:
 
 
 def is_check_cell(cell: NotebookNode) -> bool:
-    return CHECK_TAG in cell.get("metadata", {}).get("tags", [])
+    """Whether ``cell`` is one of a chapter's check cells: decided by :func:`role_of`, like every
+    other question about check cells (their ``check`` tag only labels them)."""
+    return role_of(cell) is not None
