@@ -1,5 +1,5 @@
 """The scratch nbgrader course grading works in: sources copied from the real course, a gradebook
-inside the output folder, and nbgrader's commands run as subprocesses (autograder.nbgrader_cli).
+inside the output folder, and nbgrader's commands run as subprocesses (course.nbgrader_cli).
 
 Submissions are split into batches, one per worker; batch k lives in `submitted-k/`,
 `autograded-k/` and `feedback-k/`, so each worker's `nbgrader autograde "*"` and
@@ -15,13 +15,12 @@ from pathlib import Path
 
 from nbgrader.api import Gradebook, MissingEntry
 
-from autograder.nbgrader_cli import run_nbgrader
+from course.nbgrader_cli import CONFIG_NAME, run_nbgrader
 from course.paths import COURSE_ROOT
 
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt)(?::|$)")
 REPO_COURSE = COURSE_ROOT
 DEFAULT_TIMEOUT = 20
-CONFIG_NAME = "nbgrader_config.py"
 AUTOGRADE_STEPS = (
     "autograder.preprocessors.SandboxedExecute",  # in place of nbgrader's Execute
     "nbgrader.preprocessors.IgnorePattern",

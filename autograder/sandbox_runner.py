@@ -48,7 +48,7 @@ def main(settings_path: str) -> int:
     with open(settings_path) as handle:
         settings = json.load(handle)
     apply_limits(settings["limits"])
-    sys.modules["rfc3987_syntax"] = None  # see autograder/nbgrader_cli.py: FAST_IMPORTS
+    sys.modules["rfc3987_syntax"] = None  # see course/nbgrader_cli.py: FAST_IMPORTS
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError

@@ -16,8 +16,9 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course import CONFIG_NAME, REPO_COURSE
+from autograder.course import REPO_COURSE
 from course.checks import LETTERS, Check, Option, cells_with_role, check_cells
+from course.nbgrader_cli import CONFIG_NAME
 from course.paths import CHAPTERS
 
 MEASUREMENT_MARKER = "measurement-cell-ran"

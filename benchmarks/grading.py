@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from autograder import synthetic  # noqa: E402
 from autograder.course import REPO_COURSE, ScratchCourse, course_chapters  # noqa: E402
 from autograder.grade import DEFAULT_JOBS, grade  # noqa: E402
+from course.checks import LETTERS  # noqa: E402
 
 
 def editions(work: Path, demo: bool) -> tuple[Path, dict[str, nbformat.NotebookNode]]:
@@ -45,7 +46,7 @@ def build_class(inbox: Path, books: dict[str, nbformat.NotebookNode], students: 
     count = 0
     for n in range(students):
         for chapter, edition in books.items():
-            choice = "ABCD"[n % 5] if n % 5 < 4 else None
+            choice = (*LETTERS, None)[n % (len(LETTERS) + 1)]  # every letter, and no answer
             nb = edition if choice is None else synthetic.answered(edition, f'answer = "{choice}"')
             nbformat.write(nb, inbox / f"student{n:03d}_{1000 + n}_{chapter}.ipynb")
             count += 1

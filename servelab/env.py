@@ -231,7 +231,9 @@ def bootstrap(quiet: bool = False) -> Runtime:
     return runtime
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: list[str] | None = None) -> int:
+    """``python -m servelab.env``: 0 on success; 1, with the reason on stderr, when set-up or
+    pip failed."""
     parser = argparse.ArgumentParser(prog="python -m servelab.env")
     parser.add_argument("command", choices=["setup", "describe", "install-torch", "pip"],
                         help="setup: finish env/setup.sh; install-torch: the CPU engine's torch; "
@@ -251,8 +253,10 @@ def main(argv: list[str] | None = None) -> None:
         else:
             print(describe().measured_on())
     except (SetupError, PipError) as error:
-        sys.exit(f"{error}")
+        print(error, file=sys.stderr)
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

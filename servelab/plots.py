@@ -226,38 +226,6 @@ def slot_timeline(result: Result, slots: int, title: str | None = None) -> Figur
     return fig
 
 
-def latency_distributions(results: Result | Mapping[str, Result],
-                          title: str | None = None) -> Figure:
-    """TTFT and ITL distributions (cumulative), one line per labelled result."""
-    if isinstance(results, Result):
-        results = {results.name: results}
-    with style():
-        fig, (left, right) = _figure(2, figsize=(10.0, 4.0))
-        for color, (label, result) in zip(SERIES_COLORS * 4, results.items(), strict=False):
-            frame = result.requests[result.requests["ok"] & (result.requests["role"] == "user")]
-            tokens = result.tokens
-            itls = tokens.loc[tokens["request"].isin(frame["request"]), "itl_s"].dropna()
-            _ecdf(left, frame["ttft_s"] * 1000, label, color)
-            _ecdf(right, itls * 1000, label, color)
-        left.set_xlabel("time to first token (ms)")
-        right.set_xlabel("inter-token latency (ms)")
-        right.set_xscale("log")
-        for ax in (left, right):
-            ax.set_ylabel("fraction of requests" if ax is left else "fraction of token gaps")
-            ax.set_ylim(0, 1.02)
-        left.legend(fontsize=8)
-        fig.suptitle(title or "Latency distributions", fontweight="bold")
-        fig.tight_layout()
-    return fig
-
-
-def _ecdf(ax: plt.Axes, values: Sequence[float], label: str, color: str) -> None:
-    values = np.sort(np.asarray(values, dtype=float))
-    if values.size:
-        ax.step(values, np.arange(1, values.size + 1) / values.size, where="post",
-                label=label, color=color)
-
-
 def itl_over_time(results: Result | Mapping[str, Result], title: str | None = None,
                   role: str = "interferer", role_name: str | None = None) -> Figure:
     """Every user token gap against when it ended; the ``role`` request's arrival marked and

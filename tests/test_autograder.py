@@ -30,8 +30,8 @@ import pytest
 from autograder import synthetic
 from autograder.course import ScratchCourse
 from autograder.grade import COLUMNS, GradingError, grade
-from course.checks import cells_with_role, load_check
-from course.paths import CHECKS_DIR
+from course.checks import LETTERS, cells_with_role, grade_id, load_check
+from course.paths import CHECKS_DIR, COURSE_ROOT
 
 # hand-copied cells (same id) and nbgrader's re-added cells (no id) are part of the class
 pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId",
@@ -41,7 +41,6 @@ CHAPTERS = ("00-serving-many-users", "02-continuous-batching", "05-the-dials")
 CH = "02-continuous-batching"  # the chapter the bad cases use; its right option is C
 MUTANT = "06-chunked-prefill"  # its source's key is changed from C to D: the mutation check
 TIMEOUT = 10
-REPO = Path(__file__).resolve().parent.parent
 SCRIPT = "pwned-by-a-script"
 
 ATTACKS = {  # answer-cell code of issue 11's attacks; none of it may ever run
@@ -128,6 +127,11 @@ def world(tmp_path_factory):
     expected: dict[tuple[str, str], tuple[str, str, str]] = {}  # → (score, status, reason)
     inbox = root / "inbox"
 
+    def expect(student, chapter, score, status, reason):
+        """Write one row's expectation; writing a row twice would hide the first expectation."""
+        assert (student, chapter) not in expected, f"{(student, chapter)} expected twice"
+        expected[(student, chapter)] = (score, status, reason)
+
     def submit(student, name, nb, score, status, reason, chapter=CH, raw=None):
         """`reason` is "" when the row's reason must be empty, else a part it must contain."""
         path = inbox / name
@@ -137,7 +141,7 @@ def world(tmp_path_factory):
         else:
             _write(nb, path)
         if student is not None:
-            expected[(student, chapter)] = (score, status, reason)
+            expect(student, chapter, score, status, reason)
         return path
 
     for ch in CHAPTERS:
@@ -249,26 +253,26 @@ def world(tmp_path_factory):
 
     with zipfile.ZipFile(inbox / "platform-export.zip", "w") as zf:
         zf.writestr(f"export/zipped_22_{CH} (1).ipynb", json.dumps(answered('answer = "C"')))
-    expected[("zipped", CH)] = ("1", "ok", "")
+    expect("zipped", CH, "1", "ok", "")
     (inbox / "broken.zip").write_bytes(b"PK\x03\x04 not really a zip")
-    expected[("", "")] = ("", "malformed", "zip")
+    expect("", "", "", "malformed", "zip")
 
     # a student's upload claiming another student's notebook, dated far in the future
     submit("victim", f"victim_23_{CH}.ipynb", answered('answer = "C"'), "1", "ok", "")
     with zipfile.ZipFile(inbox / f"mallory_24_{CH}.zip", "w") as zf:
         info = zipfile.ZipInfo(f"victim/{CH}/{CH}.ipynb", date_time=(2099, 1, 1, 0, 0, 0))
         zf.writestr(info, json.dumps(answered('answer = "A"')))
-    expected[("mallory", CH)] = ("0", "ok", "name the student 'victim', which is ignored")
+    expect("mallory", CH, "0", "ok", "name the student 'victim', which is ignored")
     _zip_bomb(inbox / f"bomber_25_{CH}.zip", f"{CH}.ipynb")
-    expected[("bomber", CH)] = ("0", "malformed", "over the 33554432 byte limit")
+    expect("bomber", CH, "0", "malformed", "over the 33554432 byte limit")
     (inbox / f"linker_26_{CH}.ipynb").symlink_to(course / "source" / CH / f"{CH}.ipynb")
-    expected[("linker", CH)] = ("0", "skipped", "symbolic link")
+    expect("linker", CH, "0", "skipped", "symbolic link")
 
     layout = root / "nbgrader-export"
     folder = layout / "submitted" / "alice" / CH
     _write(answered('answer = "C"'), folder / f"{CH}.ipynb")
     (folder / "timestamp.txt").write_text("2025-01-01 10:00:00\n")
-    expected[("alice", CH)] = ("1", "ok", "")
+    expect("alice", CH, "1", "ok", "")
     return {"root": root, "course": course, "inputs": [inbox, layout], "expected": expected,
             "editions": editions, "mutant_rows": mutant_rows}
 
@@ -373,7 +377,7 @@ def test_only_the_check_cells_ran_and_the_answer_is_a_literal(graded):
     (autograded,) = (out / "nbgrader").glob(f"autograded-*/right/{CH}/{CH}.ipynb")
     nb = nbformat.read(autograded, as_version=4)
     ran = [c for c in nb.cells if c.cell_type == "code" and c.outputs]
-    assert [c.metadata["nbgrader"]["grade_id"] for c in ran] == [f"{CH}-check-test"]
+    assert [c.metadata["nbgrader"]["grade_id"] for c in ran] == [grade_id(CH, "test")]
     assert _cell(nb, "answer").source == 'answer = "C"'
     (attacked,) = (out / "nbgrader").glob(f"autograded-*/transformer/{CH}/{CH}.ipynb")
     assert _cell(nbformat.read(attacked, as_version=4), "answer").source == "answer = None"
@@ -392,7 +396,7 @@ def test_feedback_shows_only_the_students_own_result(graded):
         wrong = "A" if right != "A" else "B"
         html = unescape((graded["out"] / "feedback" / "wrong" / f"{ch}.html").read_text())
         assert synthetic.explanation(ch, wrong) in html
-        others = [x for x in "ABCD" if x not in (right, wrong)]
+        others = [x for x in LETTERS if x not in (right, wrong)]
         assert not any(synthetic.explanation(ch, x) in html for x in others), ch
         assert (graded["out"] / "feedback" / "right" / f"{ch}.html").is_file()
 
@@ -423,15 +427,18 @@ def test_changing_one_letter_of_a_key_fails_the_expectations(world, graded):
     assert len(rows) == 2
     with pytest.raises(AssertionError):
         check_rows(rows, world["mutant_rows"])
+    # ...and for the one reason that matters: the student who gave the real key C scores 0.
+    [old_key] = keyed[("mutantright", MUTANT)]
+    assert (old_key["score"], old_key["status"]) == ("0", "ok"), old_key
 
 
-@pytest.mark.skipif(not list((REPO / "assignments" / "source").glob("*/*.ipynb")),
+@pytest.mark.skipif(not list((COURSE_ROOT / "source").glob("*/*.ipynb")),
                     reason="no chapter sources yet")
 def test_real_chapters_grade_right_wrong_and_blank(tmp_path):
     """Every real chapter's check: its key (from assignments/checks) scores, a wrong letter
     scores zero and explains itself in the reason and the feedback, a blank edition is no-answer
     (one chapter, to keep the test short), and no measurement cell runs."""
-    course = REPO / "assignments"
+    course = COURSE_ROOT
     editions = editions_of(course, tmp_path / "editions")
     inbox = tmp_path / "inbox"
     keys = {ch: load_check(CHECKS_DIR / f"{ch}.yml", ch).correct for ch in editions}

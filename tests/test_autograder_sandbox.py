@@ -18,8 +18,8 @@ import pytest
 
 from autograder import sandbox
 from autograder.__main__ import main as autograder_main
+from course.paths import COURSE_ROOT, REPO_ROOT
 
-REPO = Path(__file__).resolve().parent.parent
 SLEEPER = "import time; time.sleep(317)"
 
 
@@ -36,7 +36,7 @@ def _sleepers() -> list[psutil.Process]:
 def hostile(tmp_path_factory):
     secret = tmp_path_factory.mktemp("grader") / "gradebook.db"
     secret.write_text("the grader's secret")
-    guarded = [str(secret), str(REPO / "assignments"), str(REPO / "autograder"),
+    guarded = [str(secret), str(COURSE_ROOT), str(REPO_ROOT / "autograder"),
                str(Path.home() / ".ssh"), "/etc/passwd"]
     cells = [
         "import os; print('uid', os.getuid(), os.geteuid())",

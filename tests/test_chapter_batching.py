@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from servelab.chapters import batching
-from servelab.chapters.prediction import prediction_text
+from servelab.chapters.prediction import page_story, prediction_text
 
 ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
 
@@ -21,6 +21,12 @@ def test_prediction_is_echoed_or_its_absence_noted() -> None:
     assert "You predicted: *about 5x*" in prediction_text(" about 5x ", "20×")
     empty = prediction_text("", "20×")
     assert "left the prediction empty" in empty and "20×" in empty
+
+
+def test_a_page_story_opens_with_the_prediction_then_titled_paragraphs() -> None:
+    text = page_story("5x", "20×", [("One user", "Quick."), ("Many users", "Slower.")])
+    assert text.split("\n\n") == [prediction_text("5x", "20×"), "**One user.** Quick.",
+                                   "**Many users.** Slower."]
 
 
 @pytest.mark.parametrize(("total", "smoke", "phrase"), [

@@ -13,7 +13,7 @@ from servelab.bench.prompts import WordPrompts
 from servelab.chapters import cache_text
 from servelab.chapters.block_table import Holder, block_table, plot_block_table
 from servelab.chapters.dials import MixedLengths, start_refusal
-from servelab.chapters.kv import blocks_for, kv_bytes_per_token, kv_shape, usable_blocks
+from servelab.chapters.kv import blocks_for, kv_shape, usable_blocks
 from servelab.chapters.sharing import IdenticalPrompts, SharingExpectation
 
 matplotlib.use("Agg")
@@ -31,13 +31,13 @@ def model_dir(tmp_path):
 # -- KV arithmetic ------------------------------------------------------------------------------
 def test_kv_bytes_follow_the_served_dtype(model_dir):
     # 2 (key and value) x 30 layers x 3 KV heads x 64 dims x 2 bytes
-    assert kv_bytes_per_token(model_dir) == 23_040
-    assert kv_bytes_per_token(model_dir, "auto") == 23_040
-    assert kv_bytes_per_token(model_dir, "half") == 23_040
-    assert kv_bytes_per_token(model_dir, "float32") == 46_080
+    assert kv_shape(model_dir).bytes_per_token == 23_040
+    assert kv_shape(model_dir, "auto").bytes_per_token == 23_040
+    assert kv_shape(model_dir, "half").bytes_per_token == 23_040
+    assert kv_shape(model_dir, "float32").bytes_per_token == 46_080
     assert kv_shape(model_dir, None).dtype == "bfloat16"
     with pytest.raises(ValueError, match="unknown KV cache dtype"):
-        kv_bytes_per_token(model_dir, "int3")
+        kv_shape(model_dir, "int3")
 
 
 def test_kv_shape_converts_tokens_and_gib(model_dir):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import subprocess
 import sys
 import textwrap
@@ -32,7 +31,9 @@ from course.checks import (
 from course.checks.__main__ import main as checks_main
 from course.checks.cells import key_output
 from course.checks.notebook import write_checks
-from course.paths import CHAPTERS, CHECKS_DIR, source_notebook
+from course.lesson import lesson_file
+from course.nbgrader_cli import CONFIG_NAME, run_nbgrader
+from course.paths import CHAPTERS, CHECKS_DIR, COURSE_ROOT, source_notebook
 
 FIXTURE = Path(__file__).parent / "fixtures" / "lesson-check.json"
 
@@ -389,15 +390,11 @@ def test_the_student_test_cell_leaks_nothing_of_the_key(check: Check, tmp_path: 
     notebook.metadata["kernelspec"] = {"name": "python3", "language": "python",
                                        "display_name": "Python 3"}
     nbformat.write(notebook, source / "99-test.ipynb")
-    config = Path(__file__).resolve().parent.parent / "assignments" / "nbgrader_config.py"
-    (course / "nbgrader_config.py").write_text(config.read_text())
-    done = subprocess.run(
-        [sys.executable, "-m", "nbgrader", "generate_assignment", "99-test", "--force",
-         f"--CourseDirectory.root={course}", f"--CourseDirectory.release_directory={course}/rel",
-         f"--CourseDirectory.db_url=sqlite:///{course}/gb.db"],
-        cwd=course, capture_output=True, text=True, check=False,
-        env={**os.environ, "JUPYTER_NO_CONFIG": "1",
-             "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"})
+    (course / CONFIG_NAME).write_text((COURSE_ROOT / CONFIG_NAME).read_text())
+    done = run_nbgrader(
+        "generate_assignment", "99-test", "--force", f"--CourseDirectory.root={course}",
+        f"--CourseDirectory.release_directory={course}/rel",
+        f"--CourseDirectory.db_url=sqlite:///{course}/gb.db", cwd=course)
     assert done.returncode == 0, done.stderr[-2000:]
     edition = nbformat.read(course / "rel" / "99-test" / "99-test.ipynb", as_version=4)
     test = edition.cells[2]
@@ -407,8 +404,7 @@ def test_the_student_test_cell_leaks_nothing_of_the_key(check: Check, tmp_path: 
     assert '"B"' not in edition.cells[1].source
 
 
-SEED_LESSON = Path("/work/shared/seed/000_10ad88a6f5cbc97c.txt")
-LESSON = SEED_LESSON if SEED_LESSON.exists() else FIXTURE
+LESSON = lesson_file() if lesson_file().exists() else FIXTURE
 
 
 def test_import_command_brings_a_lesson_check_into_the_course(tmp_path: Path, capsys) -> None:

@@ -33,6 +33,7 @@ from course.launch import (
     is_install_cell,
     write_launch,
 )
+from course.nbgrader_cli import CONFIG_NAME
 from course.paths import (
     BOOK_DIR,
     CHECKS_DIR,
@@ -104,7 +105,7 @@ def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A throw-away copy of the course with one small chapter, and a hostile home config."""
     home = tmp_path / "home"
     (home / ".jupyter").mkdir(parents=True)
-    (home / ".jupyter" / "nbgrader_config.py").write_text(
+    (home / ".jupyter" / CONFIG_NAME).write_text(
         "c = get_config()\n"
         "c.ClearSolutions.code_stub = {'python': 'raise NotImplementedError()'}\n"
         "c.CourseDirectory.release_directory = '/nonexistent'\n",
@@ -115,7 +116,7 @@ def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
     root = tmp_path / "assignments"
     (root / "checks").mkdir(parents=True)
-    shutil.copy2(COURSE_ROOT / "nbgrader_config.py", root)
+    shutil.copy2(COURSE_ROOT / CONFIG_NAME, root)
     shutil.copy2(CHECKS_DIR / f"{CHAPTER}.yml", root / "checks")
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {

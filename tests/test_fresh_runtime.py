@@ -22,8 +22,9 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from course.edition import CONFIG_FILE, generate_editions, repository_setting
+from course.edition import generate_editions, repository_setting
 from course.launch import INSTALL_TAG, Repository
+from course.nbgrader_cli import CONFIG_NAME
 from course.paths import COURSE_ROOT, REPO_ROOT
 
 pytestmark = pytest.mark.engine
@@ -61,7 +62,7 @@ def student_edition(tmp_path: Path, repository: Repository) -> Path:
     """Chapter 01's student edition, generated from a copy of its source for ``repository``."""
     course = tmp_path / "assignments"
     shutil.copytree(COURSE_ROOT / "checks", course / "checks")
-    shutil.copy2(COURSE_ROOT / CONFIG_FILE, course / CONFIG_FILE)
+    shutil.copy2(COURSE_ROOT / CONFIG_NAME, course / CONFIG_NAME)
     shutil.copytree(COURSE_ROOT / "source" / CHAPTER, course / "source" / CHAPTER)
     [edition] = generate_editions(course, tmp_path / "book", [CHAPTER], repository=repository)
     return edition

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 
-from course.checks import check_cells, load_check
+from course.checks import LETTERS, check_cells, load_check
 from course.edition import site_under_test
 from course.paths import BOOK_DIR, CHAPTERS, CHECKS_DIR
 
@@ -162,7 +162,7 @@ def test_scanner_flags_planted_leaks(
 def test_scanner_ignores_another_letter_in_a_chapter(
     tmp_path: Path, letters: dict[str, str]
 ) -> None:
-    wrong = next(letter for letter in "ABCD" if letter != letters[CHAPTER])
+    wrong = next(letter for letter in LETTERS if letter != letters[CHAPTER])
     folder = tmp_path / "book" / CHAPTER
     folder.mkdir(parents=True)
     (folder / "page.html").write_text(f"<p>answer = &quot;{wrong}&quot;</p>")

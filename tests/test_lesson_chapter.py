@@ -13,16 +13,15 @@ import pytest
 
 from course.checks import check_from_lesson, find_check_file, is_check_cell, load_check
 from course.checks.cells import question_source
+from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
 from servelab.chapters.lesson import (
     LESSON_GPU,
     BatchFindings,
-    LessonSource,
     batching_text,
     beside_lesson,
     chunking_text,
-    lesson_file,
-    prediction_text,
+    prediction_beside_list_text,
     prefill_tok_s,
     prefix_text,
     summary_text,
@@ -202,8 +201,8 @@ def test_chunking_not_shortening_the_pause() -> None:
 
 
 def test_the_prediction_is_quoted_or_asked_for() -> None:
-    assert "“10x, 20 tokens”" in prediction_text(" 10x, 20 tokens ")
-    assert "left `my_prediction` empty" in prediction_text("  ")
+    assert "“10x, 20 tokens”" in prediction_beside_list_text(" 10x, 20 tokens ")
+    assert "left `my_prediction` empty" in prediction_beside_list_text("  ")
 
 
 def test_summary_when_every_effect_showed() -> None:

@@ -1,8 +1,9 @@
 """The book's prose is its own: no run of seven words repeats the lesson it is based on.
 
 Compared, after lower-casing and dropping punctuation, numbers and code: the lesson's body and
-its check (``servelab.chapters.lesson.lesson_file()``) against every markdown cell of every
-source notebook, every check file, ``intro.md`` and the text written by chapter 00's helpers.
+its check (``course.lesson.lesson_file()``) against every markdown cell of every
+source notebook, every check file, ``intro.md`` and the text written by chapter 00's helpers
+(``servelab.chapters.lesson``, ``course.lesson``).
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ import nbformat
 import pytest
 import yaml
 
+from course import lesson as course_lesson
+from course.lesson import lesson_file
 from course.paths import CHECKS_DIR, REPO_ROOT, SOURCE_DIR
 from servelab.chapters import lesson as lesson_module
-from servelab.chapters.lesson import lesson_file
 
 RUN = 7
 _FENCED = re.compile(r"```.*?```", re.DOTALL)
@@ -67,10 +69,10 @@ def book_texts() -> dict[str, str]:
             option = option if isinstance(option, dict) else {"text": option}
             for field, text in option.items():
                 texts[f"{path.name} {letter}.{field}"] = text
-    module = Path(lesson_module.__file__)
-    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            texts[f"{module.name} line {node.lineno}"] = node.value
+    for module in (Path(lesson_module.__file__), Path(course_lesson.__file__)):
+        for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                texts[f"{module.parent.name}/{module.name} line {node.lineno}"] = node.value
     return texts
 
 
@@ -78,7 +80,7 @@ def book_texts() -> dict[str, str]:
 def lesson_runs() -> set[str]:
     path = lesson_file()
     assert path.exists(), (f"the lesson document is missing: {path}; set "
-                           f"{lesson_module.LESSON_FILE_ENV} to its path")
+                           f"{course_lesson.LESSON_FILE_ENV} to its path")
     lesson = json.loads(path.read_text(encoding="utf-8"))
     return set().union(*(runs(text) for text in lesson_texts(lesson)))
 

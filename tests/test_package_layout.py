@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 import tomllib
@@ -76,3 +77,23 @@ def test_the_repository_root_is_found_by_its_contents(tmp_path: Path) -> None:
     assert find_repo_root(tmp_path, REPO_ROOT / "book") == REPO_ROOT
     with pytest.raises(RepositoryNotFound, match="_config.yml and assignments"):
         find_repo_root(tmp_path)
+
+
+def test_the_readmes_repository_map_names_every_module() -> None:
+    """Each top-level folder's entry in README's "How the repository reads" names, in backticks,
+    every module and subpackage the folder holds (``__init__`` and ``__main__`` aside)."""
+    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## How the repository reads", 1)[1].split("\n## ", 1)[0]
+    entries = {match[1]: match[2] for match in re.finditer(
+        r"^- `(\w+)/` — (.*?)(?=^- `|\Z)", section, flags=re.MULTILINE | re.DOTALL)}
+    missing = []
+    for package in ("servelab", "course", "autograder", "benchmarks", "env"):
+        folder = REPO_ROOT / package
+        names = {path.stem for path in folder.glob("*.py") if not path.stem.startswith("__")}
+        names |= {path.name for path in folder.iterdir() if (path / "__init__.py").is_file()}
+        names |= {path.name for path in folder.glob("*.sh")}
+        text = entries.get(package, "")
+        missing += [f"{package}/{name}" for name in sorted(names)
+                    if not re.search(rf"`{re.escape(name)}(?:/|\.py)?`|`{re.escape(name)}`",
+                                     text)]
+    assert missing == [], f"README's repository map does not name: {missing}"

@@ -36,6 +36,7 @@ from course.edition import (
     site_under_test,
     write_toc,
 )
+from course.nbgrader_cli import CONFIG_NAME
 from course.paths import (
     BOOK_DIR,
     CHAPTERS,
@@ -171,7 +172,7 @@ def test_throwaway_chapter_builds_and_renders(tmp_path: Path) -> None:
     for name in ("_config.yml", "intro.md"):
         shutil.copy2(REPO_ROOT / name, repo / name)
     shutil.copytree(CHECKS_DIR, course / "checks")
-    shutil.copy2(COURSE_ROOT / "nbgrader_config.py", course / "nbgrader_config.py")
+    shutil.copy2(COURSE_ROOT / CONFIG_NAME, course / CONFIG_NAME)
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {
         "name": "python3", "display_name": "Python 3", "language": "python",

@@ -27,24 +27,35 @@ ROLES: tuple[str, ...] = ("question", "answer", "test")
 GRADE_ID = re.compile(r"^(?P<chapter>.+)-check-(?P<role>question|answer|test)$")
 ACCEPTED_FORM = 'answer = "B"'  # the one form of an answer cell (any of the letters, in quotes)
 
-_FORM_CHECK = '''\
+
+def _spelled(letters: tuple[str, ...], last: str) -> str:
+    """``A, B, C or D`` (``last`` is the word before the final letter)."""
+    return f"{', '.join(letters[:-1])} {last} {letters[-1]}"
+
+
+_QUOTED_LETTERS = ", ".join(f'"{letter}"' for letter in LETTERS)
+_FORM_RIGHT = "the form is right"  # what the test cell prints after the letter it was given
+
+# The test cell's first part: stdlib code that checks the answer's form, its letters written out
+# from LETTERS.
+_FORM_CHECK = f'''\
 # Checks that your answer is one letter. Grading also checks which letter it is.
-_letters = ("A", "B", "C", "D")
+_letters = ({_QUOTED_LETTERS})
 _given = globals().get("answer")
 _choice = None
 if _given is None:
-    print("no answer yet: set answer to one of the letters A, B, C or D, in quotes")
+    print("no answer yet: set answer to one of the letters {_spelled(LETTERS, 'or')}, in quotes")
 elif not isinstance(_given, str):
     raise ValueError(
-        f"answer must be one letter in quotes, such as 'B'; got {_given!r}"
+        f"answer must be one letter in quotes, such as 'B'; got {{_given!r}}"
     )
 elif _given.strip().upper() not in _letters:
     raise ValueError(
-        f"answer must be exactly one of the letters A, B, C, D; got {_given!r}"
+        f"answer must be exactly one of the letters {', '.join(LETTERS)}; got {{_given!r}}"
     )
 else:
     _choice = _given.strip().upper()
-    print(f"answer {_choice}: the form is right")
+    print(f"answer {{_choice}}: {_FORM_RIGHT}")
 '''
 
 
@@ -108,7 +119,7 @@ def answer_source(check: Check) -> str:
 
 def key_output(check: Check) -> str:
     """What the test cell prints when ``answer`` is the key."""
-    return f"answer {check.correct}: the form is right\n"
+    return f"answer {check.correct}: {_FORM_RIGHT}\n"
 
 
 def graded_source(check: Check) -> str:
@@ -120,7 +131,8 @@ def graded_source(check: Check) -> str:
     hidden += [
         "}",
         f"assert _choice == {check.correct!r}, _feedback.get(",
-        '    _choice, "no answer was given: set answer to one letter, A to D"',
+        f'    _choice, "no answer was given: set answer to one letter, {LETTERS[0]} to '
+        f'{LETTERS[-1]}"',
         ")",
         "### END HIDDEN TESTS",
     ]
@@ -157,4 +169,6 @@ def check_cells(check: Check) -> list[NotebookNode]:
 
 
 def is_check_cell(cell: NotebookNode) -> bool:
-    return CHECK_TAG in cell.get("metadata", {}).get("tags", [])
+    """Whether ``cell`` is one of a chapter's check cells: decided by :func:`role_of`, like every
+    other question about check cells (their ``check`` tag only labels them)."""
+    return role_of(cell) is not None

@@ -46,6 +46,8 @@ from servelab.bench.runner import ServerDiedError, run
 from servelab.bench.workloads import (
     ClosedLoop,
     Interferer,
+    MixedLengths,
+    MixedTraffic,
     OpenLoop,
     ParallelSampling,
     SharedPrefix,
@@ -130,8 +132,9 @@ def sweep_rate(server: object, rates: list[float], num_requests: int = 32,
 
 
 __all__ = [
-    "Ceiling", "ClosedLoop", "Interferer", "OpenLoop", "ParallelSampling", "Result",
-    "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
-    "interferer", "measure_bandwidth", "open_loop", "parameter_count", "parallel_sampling", "run",
+    "Ceiling", "ClosedLoop", "Interferer", "MixedLengths", "MixedTraffic", "OpenLoop",
+    "ParallelSampling", "Result", "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling",
+    "closed_loop", "interferer", "measure_bandwidth", "open_loop", "parallel_sampling",
+    "parameter_count", "run",
     "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "weight_bytes",
 ]

@@ -79,9 +79,14 @@ def parse_metrics(text: str) -> dict[str, float]:
     return row
 
 
+def metrics_url(url: str) -> str:
+    """The address of the Prometheus page of the server at ``url`` (e.g. ``server.url``)."""
+    return url.rstrip("/") + "/metrics"
+
+
 def fetch_metrics(url: str, timeout: float = 10.0) -> dict[str, float]:
     """One sample of ``COLUMNS`` from the server at ``url`` (e.g. ``server.url``)."""
-    with urllib.request.urlopen(url.rstrip("/") + "/metrics", timeout=timeout) as response:
+    with urllib.request.urlopen(metrics_url(url), timeout=timeout) as response:
         return parse_metrics(response.read().decode())
 
 
@@ -92,7 +97,7 @@ class MetricsSampler:
     def __init__(self, url: str, clock_zero: float, interval: float = 2.0) -> None:
         if interval <= 0:
             raise ValueError(f"the sampling interval must be positive, not {interval}")
-        self.url = url.rstrip("/") + "/metrics"
+        self.url = metrics_url(url)
         self.clock_zero = clock_zero
         self.interval = interval
         self.rows: list[dict[str, float]] = []

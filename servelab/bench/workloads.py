@@ -333,3 +333,96 @@ class ParallelSampling:
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
+
+
+@dataclass(frozen=True)
+class MixedLengths:
+    """``long_requests`` long prompts (role ``"long"``) and ``short_requests`` short ones (role
+    ``"user"``), all arriving at once, longs first; every request decodes ``max_tokens``.
+
+    ``Result.summary()`` describes the short ones (role ``"user"``); the server's counters
+    (preemptions) cover the whole run. ``long_requests=0`` is the short-only control.
+    """
+
+    short_requests: int
+    long_requests: int
+    short_input_tokens: int
+    long_input_tokens: int
+    max_tokens: int
+    seed: int = 0
+    name: str = "mixed lengths"
+
+    def __post_init__(self) -> None:
+        _positive(short_requests=self.short_requests, short_input_tokens=self.short_input_tokens,
+                  long_input_tokens=self.long_input_tokens, max_tokens=self.max_tokens)
+        if self.long_requests < 0:
+            raise ValueError(f"long_requests must be 0 or more, not {self.long_requests!r}")
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        roles = [("long", self.long_input_tokens)] * self.long_requests
+        roles += [("user", self.short_input_tokens)] * self.short_requests
+        return [
+            PlannedRequest(index=index, user=index, role=role, arrival=0.0,
+                           max_tokens=self.max_tokens,
+                           prompt=prompts.text(tokens, _prompt_seed(self.seed, index)))
+            for index, (role, tokens) in enumerate(roles)
+        ]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan)
+
+
+# Roles of the mixed traffic's two parts (CHAT is PlannedRequest's default role, the one
+# ``Result.summary()`` describes), and which roles each ``parts`` value sends.
+CHAT, BATCH = "user", "batch"
+PARTS = {"both": (CHAT, BATCH), "chat": (CHAT,), "batch": (BATCH,)}
+
+
+@dataclass(frozen=True)
+class MixedTraffic:
+    """``chat_requests`` chat requests (role ``"user"``, so that ``Result.summary()`` describes
+    them) arrive at ``chat_rate`` req/s, a Poisson process, beside a job of ``batch_requests``
+    longer requests (role ``"batch"``) all submitted at time 0.
+
+    ``parts`` picks which of the two are sent, so that the very same requests can be split over
+    two deployments.
+    """
+
+    chat_rate: float = 2.0
+    chat_requests: int = 10
+    chat_input_tokens: int = 64
+    chat_max_tokens: int = 32
+    batch_requests: int = 12
+    batch_input_tokens: int = 128
+    batch_max_tokens: int = 96
+    parts: str = "both"
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.parts not in PARTS:
+            raise ValueError(f"parts must be one of {sorted(PARTS)}, not {self.parts!r}")
+        _positive(chat_rate=self.chat_rate, chat_requests=self.chat_requests,
+                  chat_input_tokens=self.chat_input_tokens, chat_max_tokens=self.chat_max_tokens,
+                  batch_requests=self.batch_requests, batch_input_tokens=self.batch_input_tokens,
+                  batch_max_tokens=self.batch_max_tokens)
+
+    @property
+    def name(self) -> str:
+        return {"both": "chat + batch job", "chat": "chat only", "batch": "batch job only"}[
+            self.parts]
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        # The chat part is an open loop, whose requests carry the default role: CHAT.
+        chat = OpenLoop(self.chat_rate, self.chat_requests, self.chat_input_tokens,
+                        self.chat_max_tokens, seed=self.seed).plan(prompts)
+        batch = [
+            PlannedRequest(index=index, user=index, role=BATCH, arrival=0.0,
+                           max_tokens=self.batch_max_tokens,
+                           prompt=prompts.text(self.batch_input_tokens,
+                                               _prompt_seed(self.seed, index)))
+            for index in range(self.chat_requests, self.chat_requests + self.batch_requests)
+        ]
+        return [p for p in chat + batch if p.role in PARTS[self.parts]]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan)

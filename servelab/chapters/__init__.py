@@ -1,1 +1,20 @@
-"""Small helpers that belong to one chapter each (``servelab.chapters.<chapter>``)."""
+"""The chapters' helpers and the prose each page computes from its numbers.
+
+A module is named after what it holds, not after a chapter number, because several serve more
+than one chapter (the notebooks import them by these names, so they stay):
+
+- ``lesson`` (00): the lesson's source and GPU figures, the prefix probe, the summary text;
+- ``batching`` (01, 02): the step-time fit, the arithmetic rate, the pages' text;
+- ``kv`` (03-05), ``block_table`` (03, 04), ``cache_text`` (03-05): KV-cache arithmetic, the
+  block-table figure, the pages' text;
+- ``prefix`` (04, 00), ``sharing`` (04): prompt tokens computed against cached, shared blocks;
+- ``dials`` (05): the sweep's latencies and the refused start (its workload, ``MixedLengths``,
+  lives in ``servelab.bench.workloads``);
+- ``chunked_prefill`` (06, 00): the engine's chunking, the budget, the page's text;
+- ``throughput_latency`` (07): two deployments against one (its workload, ``MixedTraffic``, lives
+  in ``servelab.bench.workloads``);
+- ``when_not_to``, ``llama_cpp``, ``gguf_f16`` (08): the two engines compared, llama-cpp-python's
+  build, the 16-bit GGUF file (the llama.cpp server itself is ``servelab.llama_server``);
+- shared by several pages: ``prediction`` (the reader's prediction beside the measurement) and
+  ``cores`` (which CPU cores the engine computes on).
+"""

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from servelab.bench.metrics import itls_during
-from servelab.chapters.prediction import prediction_text
+from servelab.chapters.prediction import page_story
 
 _ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
 _BUDGET = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
@@ -263,14 +263,13 @@ def story(whole: Mapping[str, float], chunked: Mapping[str, float], plan: Budget
                 f"read {plan.first_run} and {chunked['users_longest_gap_ms']:,.0f} ms in "
                 f"{plan.budget}-token chunks; the document's first token came after "
                 f"{whole['document_ttft_s']:.2f} s and {chunked['document_ttft_s']:.2f} s.")
-    sizing = _sizing_text(plan)
-    return "\n\n".join([
-        prediction_text(prediction, measured),
-        "**What the engine did.** " + _default_text(plan) + sizing,
-        "**What the users felt.** " + _users_text(whole, chunked, plan),
-        "**What the document paid.** " + _document_text(whole, chunked, plan),
-        ("**The dial.** Without a cap on the step, one long prompt turns into a stall for "
-         "everyone who is already reading an answer; a cap turns it into several shorter "
-         "hitches and makes the long prompt's own first token later. The budget decides where "
-         "on that line a server sits; the plot above shows the two points this run measured."),
+    return page_story(prediction, measured, [
+        ("What the engine did", _default_text(plan) + _sizing_text(plan)),
+        ("What the users felt", _users_text(whole, chunked, plan)),
+        ("What the document paid", _document_text(whole, chunked, plan)),
+        ("The dial", "Without a cap on the step, one long prompt turns into a stall for "
+                     "everyone who is already reading an answer; a cap turns it into several "
+                     "shorter hitches and makes the long prompt's own first token later. The "
+                     "budget decides where on that line a server sits; the plot above shows the "
+                     "two points this run measured."),
     ])

@@ -3,7 +3,9 @@
 ``max_model_len`` reserves nothing under paged attention. What it decides is (1) the smallest
 cache the engine agrees to start with, since one request of the full length must fit, and
 (2) how long a conversation may grow, and so how many blocks a few long conversations may take
-from many short ones. The mixed-length workload and :func:`start_refusal` show both.
+from many short ones. The mixed-length workload (``MixedLengths``, a workload of
+``servelab.bench.workloads`` that the chapter imports from here) and :func:`start_refusal` show
+both.
 """
 
 from __future__ import annotations
@@ -14,9 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from servelab.bench.client import PlannedRequest
-from servelab.bench.prompts import PromptSource
-from servelab.bench.workloads import SEED_STRIDE, Session, drive_arrivals
+from servelab.bench.workloads import MixedLengths as MixedLengths  # the chapter imports it here
 
 _REFUSAL = re.compile(
     r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, "
@@ -24,43 +24,6 @@ _REFUSAL = re.compile(
     r"(?:Based on the available memory, the estimated maximum model length is "
     r"(?P<estimate>\d+)\. )?"
 )
-
-
-@dataclass(frozen=True)
-class MixedLengths:
-    """``long_requests`` long prompts (role ``"long"``) and ``short_requests`` short ones (role
-    ``"user"``), all arriving at once, longs first; every request decodes ``max_tokens``.
-
-    ``Result.summary()`` describes the short ones (role ``"user"``); the server's counters
-    (preemptions) cover the whole run. ``long_requests=0`` is the short-only control.
-    """
-
-    short_requests: int
-    long_requests: int
-    short_input_tokens: int
-    long_input_tokens: int
-    max_tokens: int
-    seed: int = 0
-    name: str = "mixed lengths"
-
-    def __post_init__(self) -> None:
-        if self.short_requests <= 0 or self.long_requests < 0:
-            raise ValueError("need at least one short request and no negative long count")
-        if min(self.short_input_tokens, self.long_input_tokens, self.max_tokens) <= 0:
-            raise ValueError("token counts must be positive")
-
-    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        roles = [("long", self.long_input_tokens)] * self.long_requests
-        roles += [("user", self.short_input_tokens)] * self.short_requests
-        return [
-            PlannedRequest(index=index, user=index, role=role, arrival=0.0,
-                           max_tokens=self.max_tokens,
-                           prompt=prompts.text(tokens, self.seed * SEED_STRIDE + index))
-            for index, (role, tokens) in enumerate(roles)
-        ]
-
-    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
-        await drive_arrivals(session, plan)
 
 
 @dataclass(frozen=True)

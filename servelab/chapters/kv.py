@@ -1,4 +1,5 @@
-"""KV-cache arithmetic (chapters 03-05): bytes per token, blocks, and a block-table figure.
+"""KV-cache arithmetic (chapters 03-05): bytes per token and blocks (the block-table figure is
+``servelab.chapters.block_table``).
 
 A decoder keeps, for every token of every sequence, one key and one value vector per KV head in
 every layer. So one token costs layers × KV heads × head dim × 2 (K and V) × bytes per value,
@@ -77,11 +78,6 @@ def kv_shape(model_path: str, dtype: str | None = None) -> KVShape:
         head_dim=config.get("head_dim") or config["hidden_size"] // heads,
         dtype=dtype,
     )
-
-
-def kv_bytes_per_token(model_path: str, dtype: str | None = None) -> int:
-    """Bytes of KV cache one token takes; see :func:`kv_shape`."""
-    return kv_shape(model_path, dtype).bytes_per_token
 
 
 def engine_block_size(url: str) -> int:

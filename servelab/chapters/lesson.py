@@ -1,5 +1,6 @@
-"""Chapter 00, the lesson in one notebook: where the lesson comes from, its GPU figures, the
-per-request prefix probe, the chunk budget, and the text each measurement turns into.
+"""Chapter 00, the lesson in one notebook: the lesson's GPU figures, the per-request prefix
+probe, the chunk budget, and the text each measurement turns into. (Where the lesson comes from,
+and the credit its licence asks for, is course tooling: ``course.lesson``.)
 
 Every ``*_text`` function returns Markdown computed from the numbers it is given and says
 plainly when an effect did not show; the chapter shows it with ``display(Markdown(...))``.
@@ -7,12 +8,9 @@ plainly when an effect did not show; the chapter shows it with ``display(Markdow
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -20,10 +18,6 @@ from openai import OpenAI
 
 from servelab.bench.client import PlannedRequest, request_body
 from servelab.chapters.prefix import prompt_tokens_by_source
-
-# The lesson document chapter 00 follows (course JSON format): tests compare the chapter with it.
-LESSON_FILE_ENV = "SERVELAB_LESSON_FILE"
-LESSON_FILE = Path("shared") / "seed" / "000_10ad88a6f5cbc97c.txt"
 
 # An effect counts as shown when the measured ratio clears these bars.
 BATCH_GAIN_SHOWN = 2.0    # total output at the top concurrency against one stream
@@ -34,81 +28,31 @@ PAUSE_GAIN_SHOWN = 1.5    # longest pause that many times shorter with chunking
 SAME_TTFT = 0.05          # document's first token within 5 % counts as "about the same"
 
 
-def lesson_file() -> Path:
-    """``$SERVELAB_LESSON_FILE``, else the lesson document kept beside the repository.
-
-    "Beside" means ``shared/seed/<file>`` in the nearest folder above this module's file, or
-    above the working directory, that has one. When none does, the place it would have beside a
-    repository that is the working directory, for the caller to report as missing.
-    """
-    if os.environ.get(LESSON_FILE_ENV):
-        return Path(os.environ[LESSON_FILE_ENV])
-    here = Path(__file__).resolve().parent
-    for start in (here, Path.cwd().resolve()):
-        for folder in (start, *start.parents):
-            if (folder / LESSON_FILE).is_file():
-                return folder / LESSON_FILE
-    return Path.cwd().resolve().parent / LESSON_FILE
-
-
 @dataclass(frozen=True)
-class LessonSource:
-    """Which lesson a chapter is based on, kept in the notebook's ``servelab.lesson`` metadata."""
+class BatchGain:
+    """One stream alone against ``users`` streams batched: the total output (tok/s) at each end
+    and the speed each user decoded at."""
 
-    title: str
-    course: str
-    position: int
-    of: int
-    url: str
-    licence: str
-    licence_url: str
-    citation: str
-
-    @classmethod
-    def from_lesson(cls, lesson: Mapping[str, Any]) -> LessonSource:
-        """The source of a lesson document in the course's JSON format."""
-        return cls(title=lesson["lesson"]["title"], course=lesson["course"]["title"],
-                   position=int(lesson["lesson"]["position"]), of=int(lesson["lesson"]["of"]),
-                   url=lesson["lesson"]["url"], licence=lesson["licence"]["name"],
-                   licence_url=lesson["licence"]["url"], citation=lesson["cite"])
-
-    @classmethod
-    def from_metadata(cls, metadata: Mapping[str, Any]) -> LessonSource:
-        return cls(**metadata)
-
-    def metadata(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def attribution(self) -> str:
-        """The credit the lesson's licence asks for: title, creator, source, licence, changes."""
-        return (
-            f"**Based on a lesson.** This chapter follows “{self.title}”, lesson "
-            f"{self.position} of {self.of} in the course *{self.course}* ([source]({self.url})), "
-            f"published under [{self.licence}]({self.licence_url}). Citation: {self.citation} "
-            "Changes: the facts, figures and check come from the lesson; every sentence, "
-            "measurement and line of code here was written for this book."
-        )
-
-
-@dataclass(frozen=True)
-class GpuFigures:
-    """The lesson's figures for one GPU: one stream alone, then ``users`` streams batched."""
-
-    single_tok_s: float = 100.0
-    users: int = 32
-    total_tok_s: float = 2000.0
-    each_tok_s: float = 60.0
+    users: int
+    single_total: float
+    top_total: float
+    single_each: float
+    top_each: float
 
     @property
     def gain(self) -> float:
-        return self.total_tok_s / self.single_tok_s
+        """The batch's total output against one stream's."""
+        return self.top_total / self.single_total
 
     @property
     def kept(self) -> float:
-        return self.each_tok_s / self.single_tok_s
+        """The share of the single-stream speed each batched user kept."""
+        return self.top_each / self.single_each
 
 
-LESSON_GPU = GpuFigures()
+# The lesson's figures for one GPU; one stream alone is both the total and what its user sees.
+LESSON_GPU = BatchGain(users=32, single_total=100.0, top_total=2000.0, single_each=100.0,
+                       top_each=60.0)
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -117,24 +61,11 @@ WHOLE_TOTAL = "output_tok_s"           # output per second over the whole run
 
 
 @dataclass(frozen=True)
-class BatchFindings:
-    """One stream against the sweep's top concurrency. ``basis`` says which total was used:
-    the steady state where the sweep has it at both ends, else the whole run."""
+class BatchFindings(BatchGain):
+    """This run's one stream against the sweep's top concurrency. ``basis`` says which total was
+    used: the steady state where the sweep has it at both ends, else the whole run."""
 
-    users: int
-    single_total: float
-    top_total: float
-    single_each: float
-    top_each: float
     basis: str
-
-    @property
-    def gain(self) -> float:
-        return self.top_total / self.single_total
-
-    @property
-    def kept(self) -> float:
-        return self.top_each / self.single_each
 
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame) -> BatchFindings:
@@ -149,7 +80,7 @@ class BatchFindings:
 
 
 def beside_lesson(sweep: pd.DataFrame, device_label: str,
-                  figures: GpuFigures = LESSON_GPU) -> pd.DataFrame:
+                  figures: BatchGain = LESSON_GPU) -> pd.DataFrame:
     """The lesson's GPU figures next to this run's, row by row."""
     found = BatchFindings.from_sweep(sweep)
     return pd.DataFrame({
@@ -157,18 +88,18 @@ def beside_lesson(sweep: pd.DataFrame, device_label: str,
              f"{figures.users} streams (here {found.users}), total (tok/s)",
              "… what each user sees (tok/s)", "total against one stream (×)",
              "share of one stream's speed each keeps"],
-        "lesson (GPU)": [figures.single_tok_s, figures.total_tok_s, figures.each_tok_s,
+        "lesson (GPU)": [figures.single_total, figures.top_total, figures.top_each,
                          figures.gain, figures.kept],
         device_label: [found.single_total, found.top_total, found.top_each, found.gain,
                        found.kept],
     })
 
 
-def batching_text(sweep: pd.DataFrame, figures: GpuFigures = LESSON_GPU) -> str:
+def batching_text(sweep: pd.DataFrame, figures: BatchGain = LESSON_GPU) -> str:
     """What the concurrency sweep showed, beside the lesson's figures."""
     found = BatchFindings.from_sweep(sweep)
-    lesson = (f"The lesson's GPU goes from {figures.single_tok_s:.0f} to "
-              f"{figures.total_tok_s:,.0f} tok/s with {figures.users} streams "
+    lesson = (f"The lesson's GPU goes from {figures.single_total:.0f} to "
+              f"{figures.top_total:,.0f} tok/s with {figures.users} streams "
               f"({figures.gain:.0f}×), each user keeping about {figures.kept:.0%} of the "
               "single-stream speed.")
     if found.gain < BATCH_GAIN_SHOWN:
@@ -285,8 +216,10 @@ def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float], budg
 
 
 # -- the closing summary ----------------------------------------------------------------------
-def prediction_text(prediction: str) -> str:
-    """The reader's own guess from the top of the chapter, set beside the measurements."""
+def prediction_beside_list_text(prediction: str) -> str:
+    """The reader's own guess from the top of the chapter, set beside the list of measurements
+    that ``summary_text`` writes above it ("Compare it with the list above"). Pages with one
+    measured phrase use ``servelab.chapters.prediction.prediction_text`` instead."""
     if not prediction.strip():
         return ("You left `my_prediction` empty; write a guess there before a rerun, then "
                 "compare it with the list above.")
@@ -322,7 +255,7 @@ def summary_text(sweep: pd.DataFrame, reuse: pd.DataFrame, control: pd.DataFrame
     else:
         chunking = f"**Chunked prefill:** no shorter pause in this run ({ratio:.1f}×)."
     lines = [f"- {batching}", f"- {prefix}", f"- {chunking}"]
-    return "\n".join(lines) + "\n\n" + prediction_text(prediction)
+    return "\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
 
 
 def plot_prefix(reuse: pd.DataFrame, control: pd.DataFrame, title: str):

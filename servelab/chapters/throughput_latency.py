@@ -6,10 +6,8 @@ it, and ``run_together`` drives two servers at once: "two deployments" is measur
 run, not each part alone on the whole machine.
 ``story`` writes the page's interpretation from the measured numbers.
 
-``MixedTraffic`` follows the workload protocol of ``servelab.bench.workloads``: chat requests
-(role ``"user"``, so that ``Result.summary()`` describes them) arrive as a Poisson process while
-a batch job (role ``"batch"``) is submitted all at once at the start. ``parts`` picks which of the
-two are sent, so that the very same requests can be split over two deployments.
+The traffic itself, ``MixedTraffic``, is a workload of ``servelab.bench.workloads``; the chapter
+imports it from here with the rest of its helpers.
 """
 
 from __future__ import annotations
@@ -24,63 +22,11 @@ import numpy as np
 import pandas as pd
 
 from servelab.bench import metrics, run
-from servelab.bench.client import PlannedRequest
-from servelab.bench.prompts import PromptSource
-from servelab.bench.workloads import SEED_STRIDE, Session, drive_arrivals, poisson_arrivals
+from servelab.bench.workloads import BATCH, CHAT
+from servelab.bench.workloads import MixedTraffic as MixedTraffic  # the chapter imports it here
 from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
-from servelab.chapters.prediction import prediction_text
-
-CHAT, BATCH = "user", "batch"
-PARTS = {"both": (CHAT, BATCH), "chat": (CHAT,), "batch": (BATCH,)}
-
-
-@dataclass(frozen=True)
-class MixedTraffic:
-    """``chat_requests`` chat requests at ``chat_rate`` req/s beside a job of ``batch_requests``
-    longer requests all submitted at time 0."""
-
-    chat_rate: float = 2.0
-    chat_requests: int = 10
-    chat_input_tokens: int = 64
-    chat_max_tokens: int = 32
-    batch_requests: int = 12
-    batch_input_tokens: int = 128
-    batch_max_tokens: int = 96
-    parts: str = "both"
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if self.parts not in PARTS:
-            raise ValueError(f"parts must be one of {sorted(PARTS)}, not {self.parts!r}")
-        for name in ("chat_rate", "chat_requests", "chat_input_tokens", "chat_max_tokens",
-                     "batch_requests", "batch_input_tokens", "batch_max_tokens"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, not {getattr(self, name)!r}")
-
-    @property
-    def name(self) -> str:
-        return {"both": "chat + batch job", "chat": "chat only", "batch": "batch job only"}[
-            self.parts]
-
-    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        plan = []
-        arrivals = poisson_arrivals(self.chat_rate, self.chat_requests, self.seed)
-        for i, arrival in enumerate(arrivals):
-            plan.append(PlannedRequest(
-                index=i, user=i, role=CHAT, arrival=float(arrival),
-                max_tokens=self.chat_max_tokens,
-                prompt=prompts.text(self.chat_input_tokens, self.seed * SEED_STRIDE + i)))
-        for j in range(self.batch_requests):
-            index = self.chat_requests + j
-            plan.append(PlannedRequest(
-                index=index, user=index, role=BATCH, arrival=0.0,
-                max_tokens=self.batch_max_tokens,
-                prompt=prompts.text(self.batch_input_tokens, self.seed * SEED_STRIDE + index)))
-        wanted = PARTS[self.parts]
-        return [p for p in plan if p.role in wanted]
-
-    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
-        await drive_arrivals(session, plan)
+from servelab.chapters.lesson import LESSON_GPU
+from servelab.chapters.prediction import page_story
 
 
 def part_metrics(result: object, slo: dict[str, float]) -> dict[str, float]:
@@ -135,8 +81,6 @@ def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
     return figure
 
 
-# The lesson's GPU example: about 100 tok/s for one stream against about 2,000 for 32 streams.
-LESSON_GPU_GAIN = 20.0
 # Share of the card each of two servers on one GPU may claim (vLLM reserves it at start-up).
 GPU_SHARE = 0.45
 
@@ -278,16 +222,17 @@ def _throughput_text(interactive: pd.DataFrame, batch: pd.DataFrame, setting: Se
     ratio = setting.batch_seqs / setting.interactive_seqs
     text += (f"On {setting.device_label}, allowing {ratio:g}× as many sequences per step gave "
              f"{gain:.1f}× the peak throughput")
-    if gain >= 0.5 * min(ratio, LESSON_GPU_GAIN):
+    lesson = f"about {LESSON_GPU.gain:.0f}× for {LESSON_GPU.users} streams"
+    if gain >= 0.5 * min(ratio, LESSON_GPU.gain):
         return text + (", most of what the extra sequences could give: the steps had arithmetic "
-                       "to spare, as on the GPU of the lesson's example (about 20× for 32 "
-                       "streams against one).")
+                       f"to spare, as on the GPU of the lesson's example ({lesson} against "
+                       "one).")
     if gain < 1.2:
         return text + (f": almost nothing. A step with {setting.interactive_seqs} sequences "
                        f"already used most of this device, so a bigger batch mostly made each "
-                       f"step longer. The lesson's GPU example gains about 20× for 32 streams.")
-    return text + (": a real gain, but well below the lesson's GPU example (about 20× for 32 "
-                   "streams): on this device each added sequence made every step longer.")
+                       f"step longer. The lesson's GPU example gains {lesson}.")
+    return text + (f": a real gain, but well below the lesson's GPU example ({lesson}): on this "
+                   "device each added sequence made every step longer.")
 
 
 def _mixed_text(table: pd.DataFrame, setting: Setting) -> str:
@@ -331,9 +276,8 @@ def story(interactive: pd.DataFrame, batch: pd.DataFrame, table: pd.DataFrame,
                 f"with max_num_seqs={setting.interactive_seqs} and "
                 f"{batch.iloc[0]['tpot_ms_p50']:.0f} ms with {setting.batch_seqs}; first tokens "
                 f"stayed within the SLO {_rate(top_i)} and {_rate(top_b)}.")
-    return "\n\n".join([
-        prediction_text(prediction, measured),
-        "**Interactive chat.** " + _chat_text(interactive, batch, setting),
-        "**Batch processing.** " + _throughput_text(interactive, batch, setting),
-        "**Mixed traffic.** " + _mixed_text(table, setting),
+    return page_story(prediction, measured, [
+        ("Interactive chat", _chat_text(interactive, batch, setting)),
+        ("Batch processing", _throughput_text(interactive, batch, setting)),
+        ("Mixed traffic", _mixed_text(table, setting)),
     ])

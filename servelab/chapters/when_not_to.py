@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from servelab.chapters.prediction import prediction_text
+from servelab.chapters.prediction import page_story
 
 MB = 1e6
 COLUMNS = ["output_tok_s", "user_tok_s", "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
@@ -232,11 +232,10 @@ def story(table: pd.DataFrame, setup: pd.DataFrame, facts: Facts, prediction: st
                 f"and {one.loc[VLLM, 'user_tok_s']:.0f} on vLLM; with {facts.many} users vLLM "
                 f"produced {many.loc[VLLM, 'output_tok_s']:.0f} tokens/s in total against "
                 f"{many.loc[LLAMA_Q4, 'output_tok_s']:.0f}.")
-    return "\n\n".join([
-        prediction_text(prediction, measured),
-        "**Where each engine ran.** " + _where_text(facts),
-        "**Set-up and start.** " + _setup_text(setup, facts),
-        "**One user.** " + _one_user_text(one, facts),
-        f"**{facts.many} users.** " + _many_text(many, facts),
-        "**The guidance.** " + _guidance_text(one, many, facts),
+    return page_story(prediction, measured, [
+        ("Where each engine ran", _where_text(facts)),
+        ("Set-up and start", _setup_text(setup, facts)),
+        ("One user", _one_user_text(one, facts)),
+        (f"{facts.many} users", _many_text(many, facts)),
+        ("The guidance", _guidance_text(one, many, facts)),
     ])

@@ -1,4 +1,6 @@
-"""The one way servelab's tools drive nbgrader: its own command line, in a subprocess.
+"""The one way servelab's tools drive nbgrader: its own command line, in a subprocess. The
+edition generator (`course.edition`) and the autograder's scratch course (`autograder.course`)
+both run it through `run_nbgrader`.
 
 `run_nbgrader("autograde", "*", cwd=course)` runs `python -m nbgrader autograde "*"` with the
 `nbgrader_config.py` of `cwd` and no configuration from the home folder, the venv's `bin` on
@@ -20,6 +22,7 @@ from pathlib import Path
 
 from course.paths import REPO_ROOT
 
+CONFIG_NAME = "nbgrader_config.py"  # a course's nbgrader configuration, in its root folder
 FAST_IMPORTS = ('import sys; sys.modules["rfc3987_syntax"] = None; sys.argv[0] = "nbgrader"; '
                 "from nbgrader.apps.nbgraderapp import main; main()")
 
