@@ -114,3 +114,8 @@ def test_matmul_flops_is_a_positive_rate() -> None:
 def test_ceiling_text_branches(single: float, phrase: str) -> None:
     text = batching.ceiling_text(10.0, 270e6, single)
     assert "**37 tok/s**" in text and phrase in text
+
+
+def test_a_measured_phrase_ending_in_a_full_stop_gets_one() -> None:
+    assert prediction_text("3x", "8.7× in total.").endswith("8.7× in total.")
+    assert ".." not in prediction_text("", "8.7× in total.")

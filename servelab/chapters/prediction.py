@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 def prediction_text(prediction: str, measured: str) -> str:
     """The reader's prediction from the top of the page beside what the run measured."""
+    measured = measured.rstrip().rstrip(".")
     said = prediction.strip()
     if not said:
         return (f"You left the prediction empty; this run measured {measured}. Write one down "
