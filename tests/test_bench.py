@@ -205,7 +205,7 @@ ALL_WORKLOADS = [
     OpenLoop(rate=2.0, num_requests=5),
     StaticBatching(batch_size=4, num_requests=8),
     SharedPrefix(prefix_tokens=50, users=2),
-    Interferer(users=2, document_tokens=100),
+    Interferer(ClosedLoop(users=2), document_tokens=100),
     ParallelSampling(n=3),
 ]
 
@@ -236,7 +236,7 @@ def test_shared_prefix_shares_exactly_the_prefix() -> None:
 
 
 def test_interferer_arrives_late_with_a_long_prompt() -> None:
-    plan = Interferer(users=3, document_tokens=500, arrival=1.5).plan(WordPrompts())
+    plan = Interferer(ClosedLoop(users=3), document_tokens=500, arrival=1.5).plan(WordPrompts())
     (long,) = [p for p in plan if p.role == "interferer"]
     assert long.arrival == 1.5 and len(long.prompt.split()) == 500
     assert all(p.arrival == 0.0 for p in plan if p.role == "user")

@@ -94,9 +94,9 @@ def interferer(server: object, users: int = 8, user_max_tokens: int = 256,
                document_tokens: int = 2000, arrival: float = 2.0, input_tokens: int = 32,
                seed: int = 0, **options: object) -> Result:
     """``users`` decode while one ``document_tokens``-token prompt arrives at ``arrival`` s."""
-    workload = Interferer(users=users, user_max_tokens=user_max_tokens,
-                          input_tokens=input_tokens, document_tokens=document_tokens,
-                          arrival=arrival, seed=seed)
+    background = ClosedLoop(users, input_tokens=input_tokens, max_tokens=user_max_tokens,
+                            seed=seed)
+    workload = Interferer(background, document_tokens=document_tokens, arrival=arrival)
     return run(server, workload, **options)
 
 

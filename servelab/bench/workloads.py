@@ -14,7 +14,7 @@ comparable; prompts have exact token lengths on the completions endpoint.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -270,36 +270,32 @@ class SharedPrefix:
 
 @dataclass(frozen=True)
 class Interferer:
-    """``users`` users decode ``user_max_tokens`` tokens each; ``arrival`` seconds in, one long
-    prompt of ``document_tokens`` tokens arrives (role ``"interferer"``) and must be prefilled
-    while they decode."""
+    """The ``users`` of a one-request closed loop decode side by side from time 0; ``arrival``
+    seconds in, one long prompt of ``document_tokens`` tokens arrives (role ``"interferer"``) and
+    must be prefilled while they decode. The document's prompt comes from the users' seed."""
 
-    users: int = 8
-    user_max_tokens: int = 256
-    input_tokens: int = 32
+    users: ClosedLoop = ClosedLoop(users=8, input_tokens=32, max_tokens=256)
     document_tokens: int = 2000
     document_max_tokens: int = 8
     arrival: float = 2.0
-    seed: int = 0
     name: str = "interferer"
 
     def __post_init__(self) -> None:
-        _positive(users=self.users, user_max_tokens=self.user_max_tokens,
-                  input_tokens=self.input_tokens, document_tokens=self.document_tokens,
+        if self.users.requests_per_user != 1:
+            raise ValueError("the interferer's users send one request each, not "
+                             f"{self.users.requests_per_user}")
+        _positive(document_tokens=self.document_tokens,
                   document_max_tokens=self.document_max_tokens)
         if self.arrival < 0:
             raise ValueError(f"arrival must be 0 or later, not {self.arrival}")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        plan = [
-            PlannedRequest(index=user, user=user, max_tokens=self.user_max_tokens, arrival=0.0,
-                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, user)))
-            for user in range(self.users)
-        ]
-        document = prompts.text(self.document_tokens, _prompt_seed(self.seed, self.users))
-        plan.append(PlannedRequest(index=self.users, user=self.users, prompt=document,
-                                   max_tokens=self.document_max_tokens, arrival=self.arrival,
-                                   role="interferer"))
+        plan = [replace(planned, arrival=0.0) for planned in self.users.plan(prompts)]
+        count, seed = self.users.users, self.users.seed
+        plan.append(PlannedRequest(index=count, user=count, arrival=self.arrival,
+                                   prompt=prompts.text(self.document_tokens,
+                                                       _prompt_seed(seed, count)),
+                                   max_tokens=self.document_max_tokens, role="interferer"))
         return plan
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
