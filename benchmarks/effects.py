@@ -4,7 +4,7 @@
   tail included); batching_steady: the same ratio inside each run's steady window, where every
   user is decoding (``servelab.bench.metrics.steady``) — what the lesson's "100 tok/s for one
   stream, 2,000 for 32" describes;
-- static_vs_continuous: the same requests (most answers short, one in eight long, seeded),
+- static_vs_continuous: the same requests (most answers 2-8 tokens, one in eight 160-192, seeded),
   continuous batching throughput ÷ static batching (waves of 16) throughput;
 - prefix_ttft: median TTFT on a 2,000-token shared system prompt without ÷ with prefix caching.
   "Without" gives every request its own ``cache_salt``, which keeps vLLM from reusing the cached
@@ -37,8 +37,8 @@ CHUNK_TOKENS = 256
 UNCHUNKED_TOKENS = 4096
 MANY_USERS = 32
 ANSWER_TOKENS = 128
-WAVES = {"batch_size": 16, "num_requests": 96, "short_tokens": (4, 32),
-         "long_tokens": (128, 192), "long_share": 0.125, "seed": 0}
+WAVES = {"batch_size": 16, "num_requests": 96, "input_tokens": 16, "short_tokens": (2, 8),
+         "long_tokens": (160, 192), "long_share": 0.125, "seed": 0}
 QUIET = {"progress": False}
 EAGER_CHOICES = {"auto": None, "on": True, "off": False}
 

@@ -131,7 +131,8 @@ def test_output_lengths_are_mostly_short_with_a_few_long() -> None:
     lengths = short_and_long_lengths(5000, short=(4, 32), long=(128, 192), long_share=0.125,
                                      seed=1)
     long = lengths >= 128
-    assert long.mean() == pytest.approx(0.125, abs=0.02)
+    assert long.sum() == 625  # exactly the share, not about it
+    assert (short_and_long_lengths(96, (2, 8), (160, 192), 0.125, seed=7) >= 160).sum() == 12
     assert lengths[long].min() >= 128 and lengths[long].max() == 192
     assert lengths[~long].min() == 4 and lengths[~long].max() == 32
     assert not np.array_equal(lengths, short_and_long_lengths(5000, (4, 32), (128, 192),

@@ -105,6 +105,18 @@ def test_waves_text_branches(static_s: float, smoke: bool, phrase: str) -> None:
     assert phrase in text and "60%" in text
 
 
+def test_waves_text_weighs_idle_slots_by_what_a_step_costs() -> None:
+    fit = batching.StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
+    text = batching.waves_text(36.0, 20.0, 0.6, 0.2, wave_size=16, requests=96, smoke=False,
+                               fit=fit)
+    assert "would predict 2.0×" in text and "65 ms" in text and "140 ms" in text
+    assert "would predict" not in batching.waves_text(36.0, 20.0, 0.6, 0.2, wave_size=16,
+                                                      requests=96, smoke=False)
+    # A gain as large as the busy shares predict needs no excuse.
+    assert "would predict" not in batching.waves_text(40.0, 20.0, 0.6, 0.2, wave_size=16,
+                                                      requests=96, smoke=False, fit=fit)
+
+
 def test_matmul_flops_is_a_positive_rate() -> None:
     assert batching.matmul_flops("cpu", "float32", size=128, repeats=2) > 1e6
 

@@ -171,7 +171,11 @@ class OpenLoop:
 def short_and_long_lengths(count: int, short: tuple[int, int], long: tuple[int, int],
                            long_share: float, seed: int) -> np.ndarray:
     """``count`` output lengths as chat traffic has them: most answers short (uniform within
-    ``short``, inclusive), a ``long_share`` of them long (uniform within ``long``)."""
+    ``short``, inclusive), a ``long_share`` of them long (uniform within ``long``).
+
+    Exactly ``round(long_share * count)`` answers are long, at seeded random places: drawing
+    each answer's kind at random would let one seed put three long answers in a wave and
+    another none, and the cost of waves would swing with the seed rather than the share."""
     _positive(count=count)
     for name, (low, high) in (("short", short), ("long", long)):
         if not 1 <= low <= high:
@@ -179,7 +183,8 @@ def short_and_long_lengths(count: int, short: tuple[int, int], long: tuple[int, 
     if not 0 <= long_share <= 1:
         raise ValueError(f"long_share must be within 0..1, not {long_share}")
     rng = np.random.default_rng(seed)
-    is_long = rng.random(count) < long_share
+    is_long = np.zeros(count, dtype=bool)
+    is_long[rng.permutation(count)[:round(long_share * count)]] = True
     return np.where(is_long, rng.integers(long[0], long[1] + 1, count),
                     rng.integers(short[0], short[1] + 1, count)).astype(int)
 
