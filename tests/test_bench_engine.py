@@ -54,12 +54,18 @@ def after_tokens(server: Server, tokens: int, action: Callable[[], object],
     """Call ``action`` once the server has generated ``tokens`` more tokens than now: an event
     inside the run, not a timer, so a fast or a slow machine interrupts it at the same point.
     Polls /metrics twice a second (each scrape costs the server time) and gives up once
-    ``done`` is set, so that a run that ended first is never interrupted afterwards."""
+    ``done`` is set, so that a run that ended first is never interrupted afterwards. A failed
+    scrape is retried: on a slow machine one can time out, and a watcher thread that died of it
+    would let the run go on to its time limit (seen once in CI)."""
     start = generated_tokens(server)
 
     def watch() -> None:
         while not done.wait(0.5):
-            if generated_tokens(server) - start >= tokens:
+            try:
+                made = generated_tokens(server) - start
+            except OSError:  # a scrape that timed out on a busy server is tried again
+                continue
+            if made >= tokens:
                 action()
                 return
 
