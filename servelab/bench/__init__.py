@@ -58,7 +58,8 @@ from servelab.bench.workloads import (
 def closed_loop(server: object, users: int, requests_per_user: int = 1, input_tokens: int = 64,
                 max_tokens: int = 64, seed: int = 0, **options: object) -> Result:
     """``users`` users sending requests back to back: concurrency = users."""
-    return run(server, ClosedLoop(users, requests_per_user, input_tokens, max_tokens, seed),
+    return run(server, ClosedLoop(users, requests_per_user, input_tokens=input_tokens,
+                                  max_tokens=max_tokens, seed=seed),
                **options)
 
 
@@ -66,7 +67,8 @@ def open_loop(server: object, rate: float, num_requests: int = 32, input_tokens:
               max_tokens: int = 64, max_concurrency: int | None = None, seed: int = 0,
               **options: object) -> Result:
     """Poisson arrivals at ``rate`` requests/s, whether or not earlier requests are done."""
-    workload = OpenLoop(rate, num_requests, input_tokens, max_tokens, max_concurrency, seed)
+    workload = OpenLoop(rate, num_requests, max_concurrency, input_tokens=input_tokens,
+                        max_tokens=max_tokens, seed=seed)
     return run(server, workload, **options)
 
 
@@ -103,7 +105,8 @@ def interferer(server: object, users: int = 8, user_max_tokens: int = 256,
 def parallel_sampling(server: object, n: int, requests: int = 1, input_tokens: int = 64,
                       max_tokens: int = 64, seed: int = 0, **options: object) -> Result:
     """``n`` samples of one prompt per request (vLLM's ``n``)."""
-    workload = ParallelSampling(n, requests, input_tokens, max_tokens, seed=seed)
+    workload = ParallelSampling(n, requests, input_tokens=input_tokens, max_tokens=max_tokens,
+                                seed=seed)
     return run(server, workload, **options)
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, replace
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 
@@ -99,8 +99,31 @@ async def drive_waves(session: Session, plan: list[PlannedRequest], batch_size: 
                 group.create_task(session.send(planned))
 
 
+@dataclass(frozen=True, kw_only=True)
+class SameSizeRequests:
+    """What the requests of a closed or open loop share: each prompt exactly ``input_tokens``
+    tokens from ``seed``, each answer exactly ``max_tokens`` tokens. Keyword-only, so that a
+    workload's own fields come first and positionally."""
+
+    input_tokens: int = 64
+    max_tokens: int = 64
+    seed: int = 0
+    # The workload's own fields that must be positive, checked with the sizes.
+    positive: ClassVar[tuple[str, ...]] = ()
+
+    def __post_init__(self) -> None:
+        _positive(**{name: getattr(self, name)
+                     for name in ("input_tokens", "max_tokens", *self.positive)})
+
+    def _request(self, index: int, user: int, prompts: PromptSource,
+                 arrival: float | None = None) -> PlannedRequest:
+        return PlannedRequest(index=index, user=user, max_tokens=self.max_tokens, arrival=arrival,
+                              prompt=prompts.text(self.input_tokens,
+                                                  _prompt_seed(self.seed, index)))
+
+
 @dataclass(frozen=True)
-class ClosedLoop:
+class ClosedLoop(SameSizeRequests):
     """``users`` users, each sending ``requests_per_user`` requests back to back.
 
     In flight there are never more than ``users`` requests: the concurrency is the user count.
@@ -108,24 +131,13 @@ class ClosedLoop:
 
     users: int
     requests_per_user: int = 1
-    input_tokens: int = 64
-    max_tokens: int = 64
-    seed: int = 0
     name: str = "closed loop"
 
-    def __post_init__(self) -> None:
-        _positive(users=self.users, requests_per_user=self.requests_per_user,
-                  input_tokens=self.input_tokens, max_tokens=self.max_tokens)
+    positive = ("users", "requests_per_user")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        plan = []
-        for _ in range(self.requests_per_user):
-            for user in range(self.users):
-                index = len(plan)
-                prompt = prompts.text(self.input_tokens, _prompt_seed(self.seed, index))
-                plan.append(PlannedRequest(index=index, user=user, prompt=prompt,
-                                           max_tokens=self.max_tokens))
-        return plan
+        return [self._request(index, index % self.users, prompts)
+                for index in range(self.users * self.requests_per_user)]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
@@ -140,29 +152,20 @@ def poisson_arrivals(rate: float, count: int, seed: int) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class OpenLoop:
+class OpenLoop(SameSizeRequests):
     """Requests arrive as a Poisson process of ``rate`` requests/s, whether or not earlier ones
     have finished (optionally capped at ``max_concurrency`` in flight)."""
 
     rate: float
     num_requests: int = 32
-    input_tokens: int = 64
-    max_tokens: int = 64
     max_concurrency: int | None = None
-    seed: int = 0
     name: str = "open loop"
 
-    def __post_init__(self) -> None:
-        _positive(rate=self.rate, num_requests=self.num_requests,
-                  input_tokens=self.input_tokens, max_tokens=self.max_tokens)
+    positive = ("rate", "num_requests")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         arrivals = poisson_arrivals(self.rate, self.num_requests, self.seed)
-        return [
-            PlannedRequest(index=i, user=i, max_tokens=self.max_tokens, arrival=float(t),
-                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)))
-            for i, t in enumerate(arrivals)
-        ]
+        return [self._request(i, i, prompts, float(t)) for i, t in enumerate(arrivals)]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_arrivals(session, plan, self.max_concurrency)
@@ -308,29 +311,20 @@ class Interferer:
 
 
 @dataclass(frozen=True)
-class ParallelSampling:
+class ParallelSampling(SameSizeRequests):
     """``requests`` requests, each asking for ``n`` samples of one prompt (vLLM's ``n``),
     sent back to back. Sampling is random (``temperature``) so the samples differ."""
 
     n: int
     requests: int = 1
-    input_tokens: int = 64
-    max_tokens: int = 64
     temperature: float = 1.0
-    seed: int = 0
     name: str = "parallel sampling"
 
-    def __post_init__(self) -> None:
-        _positive(n=self.n, requests=self.requests, input_tokens=self.input_tokens,
-                  max_tokens=self.max_tokens)
+    positive = ("n", "requests")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        return [
-            PlannedRequest(index=i, user=0, n=self.n, max_tokens=self.max_tokens,
-                           temperature=self.temperature,
-                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)))
-            for i in range(self.requests)
-        ]
+        return [replace(self._request(i, 0, prompts), n=self.n, temperature=self.temperature)
+                for i in range(self.requests)]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
@@ -414,8 +408,8 @@ class MixedTraffic:
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         # The chat part is an open loop, whose requests carry the default role: CHAT.
-        chat = OpenLoop(self.chat_rate, self.chat_requests, self.chat_input_tokens,
-                        self.chat_max_tokens, seed=self.seed).plan(prompts)
+        chat = OpenLoop(self.chat_rate, self.chat_requests, input_tokens=self.chat_input_tokens,
+                        max_tokens=self.chat_max_tokens, seed=self.seed).plan(prompts)
         batch = [
             PlannedRequest(index=index, user=index, role=BATCH, arrival=0.0,
                            max_tokens=self.batch_max_tokens,
