@@ -199,6 +199,17 @@ def test_slots_are_reused_and_idle_time_is_counted() -> None:
     assert metrics.assign_slots(records, slots=2) == [0, 1, 1]
     # Busy: 3.0 + 0.99 + 1.0 slot-seconds of 2 × 3.0.
     assert metrics.idle_slot_share(records, slots=2) == pytest.approx(1 - 4.99 / 6.0)
+    # Idle: 1.01 slot-seconds, of which none after the last send at 2.1 s (both slots busy).
+    assert metrics.idle_after_last_send(records, slots=2) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_idle_time_after_the_last_send_is_the_tail() -> None:
+    # Two slots: requests 0 and 1 run 0..1 s, request 2 runs 1..4 s alone. Idle: 3 of the
+    # 2 × 4 slot-seconds, all after the last send at 1 s.
+    records = [user_record(0, 0, [0.1, 1.0]), user_record(1, 1, [0.1, 1.0]),
+               user_record(2, 0, [1.1, 4.0])]
+    assert metrics.idle_slot_share(records, slots=2) == pytest.approx(3 / 8)
+    assert metrics.idle_after_last_send(records, slots=2) == pytest.approx(1.0)
 
 
 ALL_WORKLOADS = [

@@ -117,6 +117,19 @@ def test_waves_text_weighs_idle_slots_by_what_a_step_costs() -> None:
                                                       requests=96, smoke=False, fit=fit)
 
 
+@pytest.mark.parametrize(("tail_share", "phrase"), [
+    (0.9, "90% of its idle slot time came after the last request"),
+    (0.4, "Only 40% of its idle slot time came after the last request"),
+    (None, "hands a freed slot to the next request at the next step."),
+])
+def test_waves_text_says_where_the_continuous_idle_time_was(tail_share: float | None,
+                                                            phrase: str) -> None:
+    text = batching.waves_text(40.0, 16.0, 0.6, 0.3, wave_size=16, requests=96, smoke=False,
+                               tail_share=tail_share)
+    assert text.endswith(phrase) if tail_share is None else phrase in text
+    assert "very end" not in text
+
+
 def test_matmul_flops_is_a_positive_rate() -> None:
     assert batching.matmul_flops("cpu", "float32", size=128, repeats=2) > 1e6
 

@@ -15,8 +15,8 @@
     request, sample (0..n-1), position (0-based within its sample), t_s, itl_s (NaN for the first)
 
 ``Result.summary()`` — the metrics of ``servelab.bench.metrics`` (whole-run and steady-state
-throughput, latency percentiles) plus ``max_in_flight``, ``idle_slot_share`` and what the
-server counted.
+throughput, latency percentiles) plus ``max_in_flight``, ``idle_slot_share`` (and the share of
+that idle time after the last send, ``idle_after_last_send``) and what the server counted.
 
 ``Result.server`` — one row per ``/metrics`` sample: ``t_s``, ``scrape_s`` (the server's answer
 time) and the columns of ``server_metrics.SERIES``: running, waiting (requests), kv_cache_usage
@@ -125,8 +125,9 @@ class Result:
         row: dict[str, float | str] = {"workload": self.name, "status": self.status}
         row |= metrics.calculate(self.user_records(), self.duration_s, self.slo)
         row["max_in_flight"] = max_in_flight(self.records)
-        row["idle_slot_share"] = metrics.idle_slot_share(self.user_records(),
-                                                         max(1, row["max_in_flight"]))
+        slots = max(1, row["max_in_flight"])
+        row["idle_slot_share"] = metrics.idle_slot_share(self.user_records(), slots)
+        row["idle_after_last_send"] = metrics.idle_after_last_send(self.user_records(), slots)
         row |= self._server_summary()
         return row
 

@@ -22,7 +22,8 @@ Added here:
   A figure such as "32 streams make 2,000 tok/s" describes this steady state;
 - slots: with at most ``k`` requests in flight, each request is given the slot (0..k-1) that
   freed first; ``idle_slot_share`` is the share of slot time, from the first send to the last
-  token, in which a slot held no request.
+  token, in which a slot held no request, and ``idle_after_last_send`` the share of that idle
+  time that came after the last request was sent (the tail).
 
 For a request with ``n`` > 1 samples the server reports output tokens summed over its samples,
 so its TPOT and ``user_tok_s`` describe the request as a whole, not one sample; its ITLs are
@@ -164,6 +165,23 @@ def idle_slot_share(records: list[RequestRecord], slots: int) -> float:
     start, end = min(r.sent for r in sent), max(ends)
     busy = sum(min(r.end if r.ok else r.closed, end) - r.sent for r in sent)
     return 1.0 - busy / (slots * (end - start))
+
+
+def idle_after_last_send(records: list[RequestRecord], slots: int) -> float:
+    """Share of the idle slot time (as ``idle_slot_share`` counts it) that falls after the last
+    request was sent: the tail, when nothing waits for a slot and the last answers finish alone.
+    The rest fell while requests still waited, between one request's end and the next's send."""
+    sent = [r for r in records if not np.isnan(r.sent)]
+    ends = [r.end for r in sent if r.ok]
+    if not sent or not ends:
+        return float("nan")
+    start, end, last_send = min(r.sent for r in sent), max(ends), max(r.sent for r in sent)
+    stops = [min(r.end if r.ok else r.closed, end) for r in sent]
+    idle = slots * (end - start) - sum(stop - r.sent for r, stop in zip(sent, stops, strict=True))
+    tail_busy = sum(max(0.0, stop - max(r.sent, last_send)) for r, stop in zip(sent, stops,
+                                                                                strict=True))
+    tail_idle = slots * (end - last_send) - tail_busy
+    return tail_idle / idle if idle > 0 else float("nan")
 
 
 def itls_during(records: list[RequestRecord], start: float, end: float,

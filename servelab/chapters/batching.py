@@ -18,6 +18,9 @@ CLEAR_GAIN = 1.5
 # The fixed part of a step counts as "reading the weights" while it is within this factor of
 # the time one read of all weights takes at the measured bandwidth.
 BANDWIDTH_SLACK = 2.0
+# The continuous run's idle slots are "mostly the tail" when at least this share of them came
+# after its last send.
+TAIL_MOSTLY = 0.75
 # The lesson's GPU figures (tok/s): one stream, 32 streams in total, and each of the 32.
 LESSON = {"one": 100.0, "total_32": 2000.0, "each_32": 60.0}
 
@@ -222,13 +225,28 @@ def scaling_text(single: Mapping[str, float], top: Mapping[str, float], top_user
     return f"{numbers} {verdict}"
 
 
+def tail_text(tail_share: float | None) -> str:
+    """Where the continuous run's idle slot time came from, or nothing if it is not known."""
+    if tail_share is None or math.isnan(tail_share):
+        return ""
+    if tail_share >= TAIL_MOSTLY:
+        return (f" {tail_share:.0%} of its idle slot time came after the last request had been "
+                f"sent, when no request was left waiting and the last long answers decoded "
+                f"alone.")
+    return (f" Only {tail_share:.0%} of its idle slot time came after the last request had "
+            f"been sent; the rest fell while requests still waited, in the moments between one "
+            f"answer ending and the next request being sent.")
+
+
 def waves_text(static_s: float, continuous_s: float, idle_static: float,
                idle_continuous: float, wave_size: int, requests: int, smoke: bool,
-               fit: StepFit | None = None) -> str:
-    """Static waves against continuous batching on the same requests. With the step-time
-    ``fit`` it also says why the gain falls short of what the idle slots alone suggest: a step
-    that carries few sequences costs less than a full one, so an idle slot wastes less than a
-    slot's share of a step."""
+               fit: StepFit | None = None, tail_share: float | None = None) -> str:
+    """Static waves against continuous batching on the same requests. ``tail_share`` is the
+    share of the continuous run's idle slot time after its last send (``idle_after_last_send``):
+    it says where that idle time came from. With the step-time ``fit`` the text also says why
+    the gain falls short of what the idle slots alone suggest: a step that carries few
+    sequences costs less than a full one, so an idle slot wastes less than a slot's share of a
+    step."""
     speedup = static_s / continuous_s
     numbers = (f"The same {requests} requests took **{static_s:.1f} s** in waves of {wave_size} "
                f"and **{continuous_s:.1f} s** continuously (**{speedup:.2f}×** the "
@@ -237,8 +255,8 @@ def waves_text(static_s: float, continuous_s: float, idle_static: float,
     if speedup >= CLEAR_GAIN:
         verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
                    "answer is done — the red gaps in the first timeline. Continuous batching "
-                   "hands a freed slot to the next request at the next step, so the only "
-                   "idle time left is at the very end, when the queue is empty.")
+                   "hands a freed slot to the next request at the next step.")
+        verdict += tail_text(tail_share)
     elif speedup > 1.05:
         verdict = ("Continuous batching won, but by less than the idle share of the waves "
                    "suggests: the machine may have been busy, or these requests' lengths were "
