@@ -94,6 +94,7 @@ def test_a_bad_flag_fails_fast_quoting_the_log():
     assert "last lines" in str(error.value)
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_keyboard_interrupt_during_start_leaves_nothing_running():
     server = Server(**FLAGS)
     seen: list[psutil.Process] = []
