@@ -101,9 +101,9 @@ async def drive_waves(session: Session, plan: list[PlannedRequest], batch_size: 
 
 @dataclass(frozen=True, kw_only=True)
 class SameSizeRequests:
-    """What the requests of a closed or open loop share: each prompt exactly ``input_tokens``
-    tokens from ``seed``, each answer exactly ``max_tokens`` tokens. Keyword-only, so that a
-    workload's own fields come first and positionally."""
+    """What the requests of a closed loop, an open loop or parallel sampling share: each prompt
+    exactly ``input_tokens`` tokens from ``seed``, each answer exactly ``max_tokens`` tokens.
+    Keyword-only, so that a workload's own fields come first and positionally."""
 
     input_tokens: int = 64
     max_tokens: int = 64
