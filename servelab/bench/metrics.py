@@ -156,32 +156,43 @@ def assign_slots(records: list[RequestRecord], slots: int) -> list[int]:
     return assigned
 
 
-def idle_slot_share(records: list[RequestRecord], slots: int) -> float:
-    """Share of ``slots`` × (first send to last token) in which a slot held no request."""
+def _slot_holds(records: list[RequestRecord]) -> list[tuple[float, float]] | None:
+    """(send, stop) of each sent request, its stop cut at the run's last token; None when no
+    request finished."""
     sent = [r for r in records if not np.isnan(r.sent)]
     ends = [r.end for r in sent if r.ok]
     if not sent or not ends:
+        return None
+    end = max(ends)
+    return [(r.sent, min(r.end if r.ok else r.closed, end)) for r in sent]
+
+
+def _idle_slot_seconds(holds: list[tuple[float, float]], slots: int) -> float:
+    """Slot-seconds, first send to last token, in which a slot held no request."""
+    start, end = min(send for send, _ in holds), max(stop for _, stop in holds)
+    return slots * (end - start) - sum(stop - send for send, stop in holds)
+
+
+def idle_slot_share(records: list[RequestRecord], slots: int) -> float:
+    """Share of ``slots`` × (first send to last token) in which a slot held no request."""
+    holds = _slot_holds(records)
+    if holds is None:
         return float("nan")
-    start, end = min(r.sent for r in sent), max(ends)
-    busy = sum(min(r.end if r.ok else r.closed, end) - r.sent for r in sent)
-    return 1.0 - busy / (slots * (end - start))
+    start, end = min(send for send, _ in holds), max(stop for _, stop in holds)
+    return _idle_slot_seconds(holds, slots) / (slots * (end - start))
 
 
 def idle_after_last_send(records: list[RequestRecord], slots: int) -> float:
     """Share of the idle slot time (as ``idle_slot_share`` counts it) that falls after the last
     request was sent: the tail, when nothing waits for a slot and the last answers finish alone.
     The rest fell while requests still waited, between one request's end and the next's send."""
-    sent = [r for r in records if not np.isnan(r.sent)]
-    ends = [r.end for r in sent if r.ok]
-    if not sent or not ends:
+    holds = _slot_holds(records)
+    if holds is None:
         return float("nan")
-    start, end, last_send = min(r.sent for r in sent), max(ends), max(r.sent for r in sent)
-    stops = [min(r.end if r.ok else r.closed, end) for r in sent]
-    idle = slots * (end - start) - sum(stop - r.sent for r, stop in zip(sent, stops, strict=True))
-    tail_busy = sum(max(0.0, stop - max(r.sent, last_send)) for r, stop in zip(sent, stops,
-                                                                                strict=True))
-    tail_idle = slots * (end - last_send) - tail_busy
-    return tail_idle / idle if idle > 0 else float("nan")
+    last_send, end = max(send for send, _ in holds), max(stop for _, stop in holds)
+    tail_busy = sum(max(0.0, stop - max(send, last_send)) for send, stop in holds)
+    idle = _idle_slot_seconds(holds, slots)
+    return (slots * (end - last_send) - tail_busy) / idle if idle > 0 else float("nan")
 
 
 def itls_during(records: list[RequestRecord], start: float, end: float,
