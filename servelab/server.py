@@ -203,11 +203,29 @@ class Server(ServerProcess):
 
         It names the model as the reader knows it, not this machine's converted folder, leaves
         out the interpreter, and starts with the engine's environment settings for this device
-        (e.g. the attention backend on a T4); ``command`` is what actually runs.
+        (e.g. the attention backend on a T4) and the ones this server was given (e.g. its GPU or
+        its cores); ``command`` is what actually runs.
         """
-        settings = [f"{name}={value}" for name, value in engine_env(self.device).items()]
+        environment = {**engine_env(self.device), **self.extra_env}
+        settings = [f"{name}={value}" for name, value in environment.items()]
         return shlex.join([*settings, "vllm", "serve", self.model, "--host", self.host,
                            "--port", str(self.shown_port), *self.flag_args()])
+
+    @property
+    def runs_on(self) -> str:
+        """What this server computes on: the CPU, or the GPUs it uses, by index (the GPUs it may
+        see, ``CUDA_VISIBLE_DEVICES``, as many as its tensor-parallel size)."""
+        if self.device.kind == "cpu":
+            return self.device.label
+        visible = self.child_env().get("CUDA_VISIBLE_DEVICES")
+        ids = visible.split(",") if visible else [str(i) for i in range(self.device.count)]
+        used = ids[: int(self.flags["tensor_parallel_size"] or 1)]
+        many = f"{len(used)}x " if len(used) > 1 else ""
+        return f"{many}{self.device.name} (GPU {', '.join(used)})"
+
+    def __repr__(self) -> str:
+        state = f"running on {self.url}" if self.running else "stopped"
+        return f"<{type(self).__name__} {self.model} on {self.runs_on}, {state}>"
 
     def child_env(self) -> dict[str, str]:
         env = super().child_env()

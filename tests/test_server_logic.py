@@ -67,6 +67,20 @@ def test_command_line_is_what_a_reader_types():
     assert shown.command[shown.command.index("--model") + 1] == "/home/me/.cache/servelab/m-bf16"
 
 
+def test_a_server_names_the_gpus_it_uses(monkeypatch):
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    pair = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0,
+                  compute_capability=(7, 5))
+    assert Server("/models/m", device=pair).runs_on == "Tesla T4 (GPU 0)"
+    second = Server("/models/m", device=pair, env={"CUDA_VISIBLE_DEVICES": "1"})
+    assert second.runs_on == "Tesla T4 (GPU 1)"
+    assert second.command_line.startswith(
+        "VLLM_ATTENTION_BACKEND=TRITON_ATTN CUDA_VISIBLE_DEVICES=1 vllm serve m ")
+    assert "GPU 1" in repr(second)
+    split = Server("/models/m", device=pair, tensor_parallel_size=2)
+    assert split.runs_on == "2x Tesla T4 (GPU 0, 1)"
+
+
 def test_a_given_model_is_not_looked_up_or_converted(monkeypatch):
     def refuse(*args: object) -> None:
         raise AssertionError("choose_model ran although model= was given")

@@ -27,6 +27,8 @@ from servelab.bench.workloads import MixedTraffic as MixedTraffic  # the chapter
 from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
 from servelab.chapters.lesson import LESSON_GPU
 from servelab.chapters.prediction import page_story
+from servelab.engine import Device
+from servelab.server import Server
 
 
 def part_metrics(result: object, slo: dict[str, float]) -> dict[str, float]:
@@ -83,6 +85,8 @@ def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
 
 # Share of the card each of two servers on one GPU may claim (vLLM reserves it at start-up).
 GPU_SHARE = 0.45
+# Which GPUs a CUDA process may see, by index.
+GPU_VARIABLE = "CUDA_VISIBLE_DEVICES"
 
 
 @dataclass(frozen=True)
@@ -95,26 +99,39 @@ class Share:
     described: str = ""
 
 
-def whole_device(device_kind: str, cores: Sequence[int] | None = None) -> Share:
+def whole_device(device: Device, cores: Sequence[int] | None = None) -> Share:
     """A server that has the device to itself: on the CPU, its engine on every core (vLLM's own
-    default would keep one core back, see ``servelab.chapters.cores``)."""
-    if device_kind == "cuda":
-        return Share(described="the whole GPU")
+    default would keep one core back, see ``servelab.chapters.cores``); on a GPU machine, the
+    first GPU (vLLM serves a model that fits on one card from one card)."""
+    if device.kind == "cuda":
+        return Share(described=one_gpu(device, 0))
     cores = available_cores() if cores is None else sorted(cores)
     return Share(env=bind_env(cores), described=f"all {len(cores)} cores")
 
 
-def side_by_side(device_kind: str, kv_cache_gib: float,
+def one_gpu(device: Device, index: int) -> str:
+    """The phrase for a server on GPU ``index`` of ``device``, e.g. "GPU 1 of 2 (Tesla T4)"."""
+    whole = "the whole GPU" if device.count == 1 else f"GPU {index} of {device.count}"
+    return f"{whole} ({device.name})"
+
+
+def side_by_side(device: Device, kv_cache_gib: float,
                  cores: Sequence[int] | None = None) -> tuple[Share, Share] | None:
     """How to run two servers on this device at once, or None when it cannot be split.
 
     On the CPU each server's engine threads are bound to its own half of the cores and each gets
-    half of ``kv_cache_gib``; one core cannot be split. On a GPU each server reserves
-    ``GPU_SHARE`` of the card and both share its compute.
+    half of ``kv_cache_gib``; one core cannot be split. With two GPUs or more each server gets a
+    GPU of its own (``CUDA_VISIBLE_DEVICES``); on one GPU each reserves ``GPU_SHARE`` of the card
+    and both share its compute.
     """
-    if device_kind == "cuda":
+    if device.kind == "cuda":
+        if device.count >= 2:
+            first, second = (Share(env={GPU_VARIABLE: str(index)},
+                                   described=one_gpu(device, index)) for index in (0, 1))
+            return first, second
         share = Share(server_options={"gpu_memory_utilization": GPU_SHARE},
-                      described=f"{GPU_SHARE:.0%} of the GPU's memory, its compute shared")
+                      described=f"{GPU_SHARE:.0%} of the {device.name}'s memory, its compute "
+                                "shared")
         return share, share
     cores = available_cores() if cores is None else sorted(cores)
     if len(cores) < 2:
@@ -141,8 +158,14 @@ def run_together(jobs: Mapping[str, tuple[object, object]], **options: object) -
 
 
 @contextmanager
-def running_together(servers: Sequence[object]) -> Iterator[list[object]]:
-    """Start every server at once (their start-ups overlap) and stop them all on leaving.
+def running_together(servers: Sequence[Server]) -> Iterator[list[Server]]:
+    """Start every server and stop them all on leaving.
+
+    CPU servers start at once (their start-ups overlap). A GPU server starts only after the one
+    before it is healthy: vLLM 0.11.2 sizes its KV cache from how much the GPU's used memory
+    changed while it profiled, counting another process's allocations as its own (its worker
+    assumes nothing else on the GPU changes meanwhile), so two overlapping starts on one card
+    end in "No available memory for the cache blocks" or two caches of random sizes.
 
     Each server is started from a thread of its own, and those threads stay alive until the
     servers are stopped: a server's process is told to end when the thread that launched it
@@ -150,8 +173,12 @@ def running_together(servers: Sequence[object]) -> Iterator[list[object]]:
     """
     pool = ThreadPoolExecutor(max_workers=len(servers))
     try:
-        for future in [pool.submit(server.start) for server in servers]:
-            future.result()
+        if all(server.device.kind == "cpu" for server in servers):
+            for future in [pool.submit(server.start) for server in servers]:
+                future.result()
+        else:
+            for server in servers:
+                pool.submit(server.start).result()
         yield list(servers)
     finally:
         for server in servers:
