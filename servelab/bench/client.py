@@ -1,11 +1,17 @@
 """One streamed request on the ``openai`` package, timed token by token.
 
 Timing follows ``vllm.benchmarks.lib.endpoint_request_func``: the clock starts just before the
-request is sent; every streamed chunk that carries a choice is one token arrival (vLLM streams one
-token per chunk); the end of a request is the arrival of its last token, not of the usage chunk
-that follows it. Token counts come from the usage chunk (``stream_options.include_usage``).
-A server that sends no usage chunk (llama-cpp-python) is counted from the stream instead: one
-token per chunk, leaving out a closing chunk that carries only the finish reason.
+request is sent; the end of a request is the arrival of its last token, not of the usage chunk
+that follows it. Token counts come from the final usage chunk (``stream_options.include_usage``).
+
+A streamed chunk is not always one token: when vLLM's API server falls behind its engine (many
+streams on few CPU cores, as on Colab's two vCPUs) it merges the outputs of several engine steps
+into one chunk (``RequestOutputCollector`` in vLLM's output processor). So every request also asks
+for ``continuous_usage_stats``: each chunk then carries its sample's token count so far, and a
+chunk that brought ``k`` tokens is ``k`` token arrivals, spread evenly from the sample's previous
+arrival to this one (one per engine step in that span; a first chunk's are all at its arrival).
+A server that sends no usage (llama-cpp-python) is counted from the stream instead: one token
+per chunk, leaving out a closing chunk that carries only the finish reason.
 """
 
 from __future__ import annotations
@@ -119,7 +125,7 @@ async def stream_request(
         "max_tokens": planned.max_tokens,
         "n": planned.n,
         "stream": True,
-        "stream_options": {"include_usage": True},
+        "stream_options": {"include_usage": True, "continuous_usage_stats": True},
         "extra_body": request_body(planned, endpoint),
     }
     if planned.temperature is not None:
@@ -134,14 +140,21 @@ async def stream_request(
         else:
             raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
         closing: list[int] = []  # arrivals that only carried a finish reason, no text
+        counted: dict[int, int] = {}  # each sample's tokens so far, from continuous usage
         async for chunk in stream:
             now = time.perf_counter() - clock_zero
-            if chunk.usage is not None:
+            if chunk.usage is not None and not chunk.choices:  # the final usage chunk
                 record.prompt_tokens = chunk.usage.prompt_tokens
                 record.output_tokens = chunk.usage.completion_tokens
             for choice in chunk.choices:
                 # A chat stream opens with a chunk that only announces the assistant role.
                 if endpoint == "chat" and choice.delta.role and not choice.delta.content:
+                    continue
+                if chunk.usage is not None:
+                    so_far = chunk.usage.completion_tokens
+                    _add_arrivals(record, choice.index, so_far - counted.get(choice.index, 0),
+                                  now)
+                    counted[choice.index] = so_far
                     continue
                 text = choice.delta.content if endpoint == "chat" else choice.text
                 if choice.finish_reason and not text:
@@ -163,6 +176,20 @@ async def stream_request(
             record.first_token = record.token_times[0]
             record.end = record.token_times[-1]
     return record
+
+
+def _add_arrivals(record: RequestRecord, sample: int, tokens: int, now: float) -> None:
+    """``tokens`` tokens of ``sample`` arrived in one chunk at ``now``: spread them evenly from
+    the sample's previous arrival (if any) to ``now``, the last at ``now``."""
+    if tokens <= 0:
+        return
+    previous = next((t for s, t in zip(reversed(record.token_samples),
+                                        reversed(record.token_times), strict=True)
+                     if s == sample), None)
+    for step in range(1, tokens + 1):
+        at = now if previous is None else previous + (now - previous) * step / tokens
+        record.token_times.append(at)
+        record.token_samples.append(sample)
 
 
 def _count_tokens_from_stream(record: RequestRecord, closing: list[int]) -> None:

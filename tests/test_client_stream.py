@@ -1,0 +1,64 @@
+"""Token arrivals from a stream in which vLLM merged several engine steps into one chunk.
+
+The stream is ``tests/fixtures/vllm-0.32/stream-merged.jsonl``, made by vLLM's own output
+collector and protocol classes (``render_stream.py`` beside it): sample 0 of a two-sample
+request gets one token, then four in one chunk; sample 1 one token per chunk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+from pathlib import Path
+
+import pytest
+from openai._models import construct_type
+from openai.types import Completion
+
+from servelab.bench import client
+from servelab.bench.client import PlannedRequest, RequestRecord, stream_request
+
+STREAM = Path(__file__).parent / "fixtures" / "vllm-0.32" / "stream-merged.jsonl"
+
+
+class _ReplayedCompletions:
+    """An ``AsyncOpenAI``'s ``completions`` that answers with the recorded chunks."""
+
+    def __init__(self) -> None:
+        self.asked: dict[str, object] = {}
+
+    async def create(self, **request: object):
+        self.asked = request
+        # As the client builds each server-sent event: constructed, not validated.
+        chunks = [construct_type(type_=Completion, value=json.loads(line))
+                  for line in STREAM.read_text().splitlines()]
+
+        async def replay():
+            for chunk in chunks:
+                yield chunk
+        return replay()
+
+
+class _ReplayedClient:
+    def __init__(self) -> None:
+        self.completions = _ReplayedCompletions()
+
+
+def test_a_merged_chunk_counts_as_all_its_tokens(monkeypatch: pytest.MonkeyPatch) -> None:
+    ticks = itertools.count()  # the clock moves 1 s at every reading: send, each chunk, close
+    monkeypatch.setattr(client.time, "perf_counter", lambda: float(next(ticks)))
+    replayed = _ReplayedClient()
+    record = RequestRecord(PlannedRequest(index=0, user=0, prompt="p", max_tokens=5, n=2))
+    asyncio.run(stream_request(replayed, "m", record, clock_zero=0.0))
+
+    assert replayed.completions.asked["stream_options"] == {
+        "include_usage": True, "continuous_usage_stats": True}
+    assert record.output_tokens == 10 and record.prompt_tokens == 7
+    assert len(record.token_times) == record.output_tokens
+    first = [t for s, t in zip(record.token_samples, record.token_times, strict=True) if s == 0]
+    # Chunks arrive at 1..8 s; sample 0's merged chunk (4 tokens) is the sixth, at 6 s.
+    assert first == pytest.approx([1.0, 2.25, 3.5, 4.75, 6.0])
+    # Sample 1's chunks came at 2, 3, 4, 5 and 7 s; sample 0's four gaps are 1.25 s each.
+    assert sorted(record.itls()) == pytest.approx([1.0, 1.0, 1.0, 1.25, 1.25, 1.25, 1.25, 2.0])
+    assert record.end == 7.0  # the last token, not the usage chunk at 8 s
