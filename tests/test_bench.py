@@ -22,6 +22,7 @@ from servelab.bench.workloads import (
     ParallelSampling,
     SharedPrefix,
     StaticBatching,
+    isolated,
     poisson_arrivals,
     short_and_long_lengths,
 )
@@ -245,6 +246,18 @@ def test_shared_prefix_shares_exactly_the_prefix() -> None:
     assert len({tuple(w[40:]) for w in words}) == 4
     salted = SharedPrefix(prefix_tokens=40, users=2, reuse_cache=False).plan(WordPrompts())
     assert len({p.cache_salt for p in salted}) == len(salted)
+
+
+def test_runs_are_isolated_from_each_other_in_the_prefix_cache() -> None:
+    plan = ClosedLoop(users=2, requests_per_user=2, input_tokens=8).plan(WordPrompts())
+    first, second = isolated(plan, "run-a"), isolated(plan, "run-b")
+    assert {p.cache_salt for p in first} == {"run-a-run"}
+    assert not {p.cache_salt for p in first} & {p.cache_salt for p in second}
+    assert [p.prompt for p in first] == [p.prompt for p in plan]
+    salted = SharedPrefix(prefix_tokens=40, users=2, reuse_cache=False).plan(WordPrompts())
+    assert len({p.cache_salt for p in isolated(salted, "run-a")}) == len(salted)
+    assert SharedPrefix(prefix_tokens=40).reuses_cache
+    assert not SharedPrefix(prefix_tokens=40, reuse_cache=False).reuses_cache
 
 
 def test_interferer_arrives_late_with_a_long_prompt() -> None:

@@ -169,6 +169,30 @@ def test_sampler_sees_prefix_cache_hits(server: Server) -> None:
     assert len(result.server) >= 2
 
 
+def test_a_run_never_hits_blocks_an_earlier_run_cached(server: Server) -> None:
+    # Prefix caching is on, and both runs send the same seeded 300-token prompt: more than two
+    # of the CPU engine's 128-token blocks (a GPU's are 16), so without the run's own cache salt
+    # the second run would find them cached. Reuse stays possible where it is the lesson.
+    def hits() -> float:
+        return fetch_metrics(server.url)["prefix_cache_hits"]
+
+    options = dict(users=1, input_tokens=300, max_tokens=4, seed=7, metrics_interval=None,
+                   progress=False)
+    bench.closed_loop(server, **options)
+    before = hits()
+    again = bench.closed_loop(server, **options)
+    assert again.summary()["completed"] == 1
+    assert hits() == before
+    reused = bench.shared_prefix(server, prefix_tokens=300, users=1, requests_per_user=2,
+                                 metrics_interval=None, progress=False)
+    assert reused.summary()["completed"] == 2 and hits() > before
+
+
+def test_prefill_fit_separates_the_fixed_cost_from_the_rate(server: Server) -> None:
+    fit = bench.prefill_fit(server, long_tokens=640, short_tokens=80, repeats=2)
+    assert fit.separated and fit.tok_s > 0 and fit.fixed_ms < 1000
+
+
 def test_a_time_limit_keeps_the_partial_result(server: Server) -> None:
     # The limit is sized from this machine's own speed: at least ten times one request's time
     # lets some of the 1,000 requests finish, and not all (they take about 500 times as long).

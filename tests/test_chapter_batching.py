@@ -7,8 +7,10 @@ import math
 import numpy as np
 import pytest
 
+from servelab.bench import bandwidth
 from servelab.chapters import batching
 from servelab.chapters.prediction import page_story, prediction_text
+from servelab.engine import Device
 
 ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
 
@@ -131,7 +133,33 @@ def test_waves_text_says_where_the_continuous_idle_time_was(tail_share: float | 
 
 
 def test_matmul_flops_is_a_positive_rate() -> None:
-    assert batching.matmul_flops("cpu", "float32", size=128, repeats=2) > 1e6
+    assert bandwidth.matmul_flops("cpu", "float32", size=128, repeats=2) > 1e6
+
+
+class _Unstarted:
+    """What ``device_limits`` reads of a server: its device, flags, model and state."""
+
+    def __init__(self, kind: str, dtype: str | None, model_path: str = "",
+                 running: bool = False) -> None:
+        self.device = Device(kind=kind, name="test")
+        self.flags = {"dtype": dtype}
+        self.model_path, self.running = model_path, running
+
+
+def test_the_probes_compute_in_the_servers_dtype(tmp_path) -> None:
+    (tmp_path / "config.json").write_text('{"torch_dtype": "float16"}')
+    assert bandwidth.compute_dtype(_Unstarted("cuda", "half")) == "float16"
+    assert bandwidth.compute_dtype(_Unstarted("cpu", "float32")) == "float32"
+    assert bandwidth.compute_dtype(_Unstarted("cpu", None, str(tmp_path))) == "float16"
+    assert bandwidth.compute_dtype(_Unstarted("cpu", None, str(tmp_path / "hub"))) == "bfloat16"
+    limits = bandwidth.device_limits(_Unstarted("cpu", "float32"))
+    assert limits.dtype == "float32" and limits.bandwidth_gb_s > 0.1 and limits.flops > 1e6
+    assert limits.balance == pytest.approx(limits.flops / (limits.bandwidth_gb_s * 1e9))
+
+
+def test_a_gpu_is_probed_before_its_server_starts() -> None:
+    with pytest.raises(RuntimeError, match="before starting the server"):
+        bandwidth.device_limits(_Unstarted("cuda", "half", running=True))
 
 
 @pytest.mark.parametrize(("single", "phrase"), [(30.0, "close to the bound"),

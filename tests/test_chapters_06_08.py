@@ -15,6 +15,9 @@ import pytest
 from servelab import plots
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
+from servelab.bench.prefill import fit_prefill
+from servelab.bench.prompts import WordPrompts
+from servelab.bench.workloads import PrefillProbe
 from servelab.chapters import chunked_prefill, throughput_latency, when_not_to
 from servelab.chapters.chunked_prefill import BudgetPlan, budget_for
 from servelab.chapters.throughput_latency import Setting, side_by_side
@@ -52,10 +55,24 @@ def test_budget_is_the_pause_at_the_measured_rate_in_whole_blocks():
         budget_for(0.0, 150, smallest=8, largest=2000)
 
 
-def test_prefill_rate_is_prompt_tokens_over_time_to_first_token():
-    result = Result(workload=None, records=[_record(0, 0.0, [], ttft=2.0, prompt=1000)],
-                    duration_s=2.0)
-    assert chunked_prefill.prefill_rate(result) == pytest.approx(500.0)
+def test_the_prefill_rate_leaves_the_fixed_cost_per_request_out():
+    # 30 ms per request whatever its length, then 1,000 tokens/s: 100 tokens at 130 ms, 800 at
+    # 830 ms. Tokens over the whole time would say 964 tokens/s for the long one.
+    fit = fit_prefill(100, 0.130, 800, 0.830)
+    assert fit.tok_s == pytest.approx(1000.0) and fit.fixed_ms == pytest.approx(30.0)
+    assert fit.separated and fit.prefill_ms(400) == pytest.approx(400.0)
+    noisy = fit_prefill(100, 0.5, 800, 0.4)
+    assert not noisy.separated and noisy.tok_s == pytest.approx(2000.0)
+    assert "could not fit" in str(noisy)
+
+
+def test_the_prefill_probe_alternates_two_lengths_after_a_warm_up():
+    plan = PrefillProbe(8, 64, repeats=2).plan(WordPrompts())
+    assert [p.role for p in plan] == ["warm-up", "short", "long", "short", "long"]
+    assert [len(p.prompt.split()) for p in plan] == [8, 8, 64, 8, 64]
+    assert all(p.max_tokens == 1 for p in plan)
+    with pytest.raises(ValueError):
+        PrefillProbe(64, 64)
 
 
 def test_compare_and_the_shared_gap_plot_take_several_runs():

@@ -22,7 +22,6 @@ from servelab.chapters.lesson import (
     beside_lesson,
     chunking_text,
     prediction_beside_list_text,
-    prefill_tok_s,
     prefix_text,
     summary_text,
 )
@@ -170,8 +169,6 @@ def test_prefix_reuse_not_shown() -> None:
     assert "did not show the cached prefix" in text
 
 
-def test_prefill_speed_from_requests_that_computed_everything() -> None:
-    assert prefill_tok_s(CONTROL.assign(ttft_ms=[2000, 2000, 4000])) == pytest.approx(1008)
 
 
 def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0) -> dict[str, float]:

@@ -26,7 +26,9 @@ Sweeps return one DataFrame row per level (the ``summary()`` columns)::
     sweep_rate(server, [1, 2, 4, 8], num_requests=32, max_tokens=64)
 
 Also: ``run(server, workload)`` for any workload dataclass of ``servelab.bench.workloads``;
-``ceiling(server, measured_tok_s)`` for the memory-bandwidth ceiling of one stream;
+``prefill_fit(server, long_tokens)`` for the prefill rate apart from each request's fixed cost;
+``device_limits(server)`` for the device's bandwidth and matrix-multiply rate (before the server
+starts); ``ceiling(server, measured_tok_s)`` for the memory-bandwidth ceiling of one stream;
 ``ServerDiedError`` (partial result in ``.result``). Plots are in ``servelab.plots``.
 """
 
@@ -36,12 +38,15 @@ import pandas as pd
 
 from servelab.bench.bandwidth import (
     Ceiling,
+    DeviceLimits,
     ceiling,
+    device_limits,
     measure_bandwidth,
     parameter_count,
     weight_bytes,
 )
 from servelab.bench.frames import Result
+from servelab.bench.prefill import PrefillFit, prefill_fit
 from servelab.bench.runner import ServerDiedError, run
 from servelab.bench.workloads import (
     ClosedLoop,
@@ -50,6 +55,7 @@ from servelab.bench.workloads import (
     MixedTraffic,
     OpenLoop,
     ParallelSampling,
+    PrefillProbe,
     SharedPrefix,
     StaticBatching,
 )
@@ -135,9 +141,9 @@ def sweep_rate(server: object, rates: list[float], num_requests: int = 32,
 
 
 __all__ = [
-    "Ceiling", "ClosedLoop", "Interferer", "MixedLengths", "MixedTraffic", "OpenLoop",
-    "ParallelSampling", "Result", "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling",
-    "closed_loop", "interferer", "measure_bandwidth", "open_loop", "parallel_sampling",
-    "parameter_count", "run",
+    "Ceiling", "ClosedLoop", "DeviceLimits", "Interferer", "MixedLengths", "MixedTraffic",
+    "OpenLoop", "ParallelSampling", "PrefillFit", "PrefillProbe", "Result", "ServerDiedError",
+    "SharedPrefix", "StaticBatching", "ceiling", "closed_loop", "device_limits", "interferer",
+    "measure_bandwidth", "open_loop", "parallel_sampling", "parameter_count", "prefill_fit", "run",
     "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "weight_bytes",
 ]

@@ -1,13 +1,15 @@
-"""The memory-bandwidth ceiling of single-stream decoding.
+"""What the device can do at most, and the memory-bandwidth ceiling of single-stream decoding.
 
 Decoding one token for one user reads every weight once, so a single stream can go no faster
 than (memory bandwidth) ÷ (bytes of weights). The bandwidth is measured with a large copy —
-numpy on the CPU, torch on a GPU — which reads and writes the array once each.
+numpy on the CPU, torch on a GPU — which reads and writes the array once each; the arithmetic
+rate with a square matrix multiply in the dtype the server computes in.
 
-On a GPU the copy runs in a short child process: vLLM already holds most of the card's memory,
-and a tensor allocated in the notebook's own process would stay reserved by torch's caching
-allocator (and a CUDA context) for the rest of the session. The child's memory is returned to
-the card when it exits.
+On a GPU the probes run before the server starts, in a short child process: once vLLM holds
+most of the card's memory there may be no room for their CUDA context and tensors, and a tensor
+allocated in the notebook's own process would stay reserved by torch's caching allocator (with a
+CUDA context) for the rest of the session. The child's memory is returned to the card when it
+exits.
 """
 
 from __future__ import annotations
@@ -28,6 +30,15 @@ COPY_BYTES = {"cpu": 512 * 2**20, "cuda": 256 * 2**20}
 REPEATS = 5
 GB = 1e9
 CHILD_TIMEOUT_S = 300
+MATMUL_SIZE = 1024
+# vLLM's --dtype names, as torch names them.
+TORCH_DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16",
+                "float": "float32", "float32": "float32"}
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in COPY_BYTES:
+        raise ValueError(f"device kind must be 'cpu' or 'cuda', not {kind!r}")
 
 
 def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int = REPEATS,
@@ -36,29 +47,107 @@ def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int
 
     ``isolated`` measures in a child process; by default only on a GPU (see the module text).
     """
-    if kind not in COPY_BYTES:
-        raise ValueError(f"device kind must be 'cpu' or 'cuda', not {kind!r}")
+    _check_kind(kind)
     nbytes = COPY_BYTES[kind] if nbytes is None else nbytes
     if nbytes < 2**20 or repeats < 1:
         raise ValueError("copy at least 1 MiB at least once")
     if isolated is None:
         isolated = kind == "cuda"
     if isolated:
-        return _in_child(kind, nbytes, repeats)
+        return float(_in_child(f"measure_bandwidth({kind!r}, {nbytes}, {repeats}, "
+                               "isolated=False)", kind))
     if kind == "cuda":
         return _torch_cuda_bandwidth(nbytes, repeats)
     return _numpy_bandwidth(nbytes, repeats)
 
 
-def _in_child(kind: str, nbytes: int, repeats: int) -> float:
-    code = (f"from {__name__} import measure_bandwidth as m; "
-            f"print(m({kind!r}, {nbytes}, {repeats}, isolated=False))")
-    command = [sys.executable, "-c", code]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=CHILD_TIMEOUT_S)
+def _in_child(call: str, kind: str) -> object:
+    """``call`` (an expression of this module's names) evaluated in a child process; its value
+    comes back as JSON."""
+    code = f"import json; from {__name__} import *; print(json.dumps({call}))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=CHILD_TIMEOUT_S)
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
-        raise RuntimeError(f"the {kind} bandwidth probe failed (exit {done.returncode}):\n{tail}")
-    return float(done.stdout.split()[-1])
+        raise RuntimeError(f"the {kind} probe failed (exit {done.returncode}):\n{tail}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def matmul_flops(kind: str = "cpu", dtype: str = "float32", size: int = MATMUL_SIZE,
+                 repeats: int = REPEATS) -> float:
+    """Best FLOP/s of a square matrix multiply in ``dtype`` (a torch name) with torch on
+    ``kind``, in this process."""
+    import torch
+
+    device = "cuda" if kind == "cuda" else "cpu"
+    a = torch.ones(size, size, dtype=getattr(torch, dtype), device=device)
+    b = torch.ones_like(a)
+    torch.matmul(a, b)
+    best = math.inf
+    for _ in range(repeats):
+        if device == "cuda":
+            torch.cuda.synchronize()
+        start = time.perf_counter()
+        torch.matmul(a, b)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * size**3 / best
+
+
+@dataclass(frozen=True)
+class DeviceLimits:
+    """The device's copy bandwidth and its matrix-multiply rate in ``dtype``."""
+
+    bandwidth_gb_s: float
+    flops: float
+    dtype: str
+
+    @property
+    def balance(self) -> float:
+        """Operations the device can do in the time it moves one byte."""
+        return self.flops / (self.bandwidth_gb_s * GB)
+
+    def __str__(self) -> str:
+        return (f"memory bandwidth {self.bandwidth_gb_s:.1f} GB/s; {self.dtype} matrix multiply "
+                f"{self.flops / 1e9:.0f} GFLOP/s; balance {self.balance:.0f} operations per "
+                "byte")
+
+
+def compute_dtype(server: object) -> str:
+    """The torch dtype ``server`` computes in: its ``--dtype``, else the one its model's
+    ``config.json`` names (bfloat16 where it names none or is not a local folder)."""
+    flag = getattr(server, "flags", {}).get("dtype")
+    if flag in (None, "auto"):
+        config = Path(str(getattr(server, "model_path", ""))) / "config.json"
+        stored = json.loads(config.read_text()) if config.is_file() else {}
+        flag = stored.get("torch_dtype") or stored.get("dtype") or "bfloat16"
+    if flag not in TORCH_DTYPES:
+        raise ValueError(f"unknown dtype {flag!r}; known: {sorted(TORCH_DTYPES)}")
+    return TORCH_DTYPES[flag]
+
+
+def _limits(kind: str, dtype: str) -> list[float]:
+    return [measure_bandwidth(kind, isolated=False), matmul_flops(kind, dtype)]
+
+
+def device_limits(server: object) -> DeviceLimits:
+    """The bandwidth and arithmetic rate of ``server``'s device, in the dtype it computes in.
+
+    Call it before the server starts: on a GPU both probes run in one child process, and a
+    running server is refused (see the module text).
+    """
+    kind = getattr(getattr(server, "device", None), "kind", "cpu")
+    _check_kind(kind)
+    dtype = compute_dtype(server)
+    if kind == "cuda":
+        if getattr(server, "running", False):
+            raise RuntimeError("measure the device before starting the server: vLLM holds most "
+                               "of the GPU's memory once it runs")
+        bandwidth, flops = _in_child(f"_limits({kind!r}, {dtype!r})", kind)
+    else:
+        bandwidth, flops = _limits(kind, dtype)
+    return DeviceLimits(bandwidth_gb_s=bandwidth, flops=flops, dtype=dtype)
 
 
 def _numpy_bandwidth(nbytes: int, repeats: int) -> float:
@@ -164,15 +253,18 @@ class Ceiling:
 
 
 def ceiling(server: object, measured_tok_s: float | None = None,
-            *, weights: int | None = None) -> Ceiling:
+            *, bandwidth_gb_s: float | None = None, weights: int | None = None) -> Ceiling:
     """The single-stream ceiling of ``server``'s model on its device.
 
     ``measured_tok_s`` is a measured single-stream decode speed, e.g.
-    ``closed_loop(server, users=1, ...).summary()["user_tok_s"]``.
+    ``closed_loop(server, users=1, ...).summary()["user_tok_s"]``. ``bandwidth_gb_s`` is the
+    device's, measured before the server started (``device_limits``); measured now if not given.
     """
     kind = getattr(getattr(server, "device", None), "kind", "cpu")
     dtype = getattr(server, "flags", {}).get("dtype")
     size = weights if weights is not None else weight_bytes(server.model_path, dtype)
-    return Ceiling(bandwidth_gb_s=measure_bandwidth(kind), weight_bytes=size,
+    if bandwidth_gb_s is None:
+        bandwidth_gb_s = measure_bandwidth(kind)
+    return Ceiling(bandwidth_gb_s=bandwidth_gb_s, weight_bytes=size,
                    measured_tok_s=measured_tok_s)
 

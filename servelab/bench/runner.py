@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import os
+import secrets
 import threading
 import time
 import warnings
@@ -32,7 +33,7 @@ from servelab.bench.frames import Result
 from servelab.bench.metrics import check_slo
 from servelab.bench.prompts import PromptSource, ServerPrompts
 from servelab.bench.server_metrics import MetricsSampler
-from servelab.bench.workloads import Workload
+from servelab.bench.workloads import Workload, isolated
 
 DEFAULT_TIME_LIMIT_S = 300.0
 # Each /metrics scrape costs vLLM's API server time it would spend streaming tokens; on a busy
@@ -265,6 +266,8 @@ def run(
         ) from error
     if not plan:
         raise ValueError(f"{workload!r} plans no requests")
+    if not getattr(workload, "reuses_cache", False):
+        plan = isolated(plan, secrets.token_hex(8))
 
     def make() -> _Run:
         return _Run(target, workload, plan, endpoint, time_limit, metrics_interval, progress)

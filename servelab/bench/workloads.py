@@ -37,6 +37,10 @@ class Session(Protocol):
 
 
 class Workload(Protocol):
+    """What ``servelab.bench.run`` sends and when. A workload whose lesson is prefix reuse has a
+    true ``reuses_cache``; every other one's requests are kept from the prefix cache (see
+    ``isolated``)."""
+
     name: str
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]: ...
@@ -52,6 +56,21 @@ def _positive(**values: float) -> None:
 
 def _prompt_seed(seed: int, index: int) -> int:
     return seed * SEED_STRIDE + index
+
+
+def isolated(plan: list[PlannedRequest], run_id: str) -> list[PlannedRequest]:
+    """``plan`` with every request's cache salt prefixed by ``run_id``, one run's own id.
+
+    Prompts come from seeds, so two runs with the same seed send the same prompts: the levels of
+    a sweep, the two halves of a comparison. With prefix caching on (vLLM's default) a later run
+    would then find an earlier one's blocks cached and skip their prefill; on a GPU's 16-token
+    blocks even short prompts hit. vLLM mixes the salt into the hash of a request's first
+    block, so salted runs cannot hit one another's blocks, while requests of one run that share
+    a salt can still share a prefix. (vLLM refuses a salt with '/', '@' or '\\', or of over
+    128 characters.)
+    """
+    return [replace(planned, cache_salt=f"{run_id}-{planned.cache_salt or 'run'}")
+            for planned in plan]
 
 
 async def drive_users(session: Session, plan: list[PlannedRequest]) -> None:
@@ -260,6 +279,11 @@ class SharedPrefix:
                   requests_per_user=self.requests_per_user,
                   question_tokens=self.question_tokens, max_tokens=self.max_tokens)
 
+    @property
+    def reuses_cache(self) -> bool:
+        """Whether its requests may reuse prefixes cached before the run (``Workload``)."""
+        return self.reuse_cache
+
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         prefix = prompts.text(self.prefix_tokens, _prompt_seed(self.seed, -1))
         plan = []
@@ -325,6 +349,37 @@ class ParallelSampling(SameSizeRequests):
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         return [replace(self._request(i, 0, prompts), n=self.n, temperature=self.temperature)
                 for i in range(self.requests)]
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_users(session, plan)
+
+
+@dataclass(frozen=True)
+class PrefillProbe:
+    """One user sends, one at a time, a short warm-up request (role ``"warm-up"``) and then
+    ``repeats`` prompts of each of two lengths, alternating (roles ``"short"`` and ``"long"``);
+    each answer is one token, so its time to first token is its prefill and the request's fixed
+    cost. ``servelab.bench.prefill`` fits the two apart."""
+
+    short_tokens: int
+    long_tokens: int
+    repeats: int = 3
+    seed: int = 0
+    name: str = "prefill probe"
+
+    def __post_init__(self) -> None:
+        _positive(short_tokens=self.short_tokens, long_tokens=self.long_tokens,
+                  repeats=self.repeats)
+        if self.long_tokens <= self.short_tokens:
+            raise ValueError(f"long_tokens ({self.long_tokens}) must exceed short_tokens "
+                             f"({self.short_tokens})")
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        kinds = [("warm-up", self.short_tokens)]
+        kinds += [("short", self.short_tokens), ("long", self.long_tokens)] * self.repeats
+        return [PlannedRequest(index=index, user=0, role=role, max_tokens=1,
+                               prompt=prompts.text(tokens, _prompt_seed(self.seed, index)))
+                for index, (role, tokens) in enumerate(kinds)]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)

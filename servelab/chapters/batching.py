@@ -7,7 +7,6 @@ tagged ``prose``); each branch says only what the numbers given to it support.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -153,27 +152,6 @@ def ceiling_text(bandwidth_gb_s: float, weight_bytes: float, single_tok_s: float
                    "takes most of a single stream's step here; the fit below splits a step "
                    "into the part every sequence shares and the part each one adds.")
     return f"{numbers} {verdict}"
-
-
-def matmul_flops(kind: str = "cpu", dtype: str = "float32", size: int = 1024,
-                 repeats: int = 5) -> float:
-    """Best FLOP/s of a square matrix multiply in ``dtype`` with torch on ``kind``."""
-    import torch
-
-    device = "cuda" if kind == "cuda" else "cpu"
-    a = torch.ones(size, size, dtype=getattr(torch, dtype), device=device)
-    b = torch.ones_like(a)
-    torch.matmul(a, b)
-    best = math.inf
-    for _ in range(repeats):
-        if device == "cuda":
-            torch.cuda.synchronize()
-        start = time.perf_counter()
-        torch.matmul(a, b)
-        if device == "cuda":
-            torch.cuda.synchronize()
-        best = min(best, time.perf_counter() - start)
-    return 2.0 * size**3 / best
 
 
 def intensity_text(flops_per_s: float, bandwidth_gb_s: float, bytes_per_weight: float,

@@ -153,11 +153,6 @@ def _later(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].iloc[1:].mean())
 
 
-def prefill_tok_s(control: pd.DataFrame) -> float:
-    """Prompt tokens prefilled per second, from requests that computed their whole prompt."""
-    return float(np.median(control["computed"] / (control["ttft_ms"] / 1000.0)))
-
-
 def prefix_text(reuse: pd.DataFrame, control: pd.DataFrame) -> str:
     """What the per-request probe showed with reuse on (``reuse``) and off (``control``)."""
     prompt = float(reuse[["computed", "from cache"]].sum(axis=1).iloc[0])
