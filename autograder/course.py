@@ -49,8 +49,10 @@ def db_url(root: Path) -> str:
     return f"sqlite:///{root / 'gradebook.db'}?timeout=60"
 
 
-def config_text(course_root: Path, root: Path, timeout: int, sandboxed: bool) -> str:
-    """The scratch course's nbgrader_config.py: the course's own config, pointed at `root`."""
+def config_text(course_root: Path, root: Path, timeout: int, sandboxed: bool,
+                cache_dir: Path | None) -> str:
+    """The scratch course's nbgrader_config.py: the course's own config, pointed at `root`;
+    `cache_dir` None runs every notebook's checks (--no-result-cache)."""
     lines = ['"""Written by the autograder: the course\'s config, redirected into this folder."""',
              "c = get_config()  # noqa: F821"]
     if (course_root / CONFIG_NAME).is_file():
@@ -68,7 +70,10 @@ def config_text(course_root: Path, root: Path, timeout: int, sandboxed: bool) ->
         f"c.Autograde.autograde_preprocessors = {list(AUTOGRADE_STEPS)!r}",
         f"c.SandboxedExecute.timeout = {int(timeout)}",
         f"c.SandboxedExecute.sandboxed = {bool(sandboxed)}",
+        f"c.SandboxedExecute.cache_dir = {str(cache_dir or '')!r}",
         f"c.GenerateFeedback.preprocessors = {list(FEEDBACK_STEPS)!r}",
+        # a second layer behind FeedbackOnly's text-only outputs: nbconvert's HTML sanitiser
+        "c.HTMLExporter.sanitize_html = True",
     ]
     return "\n".join(lines) + "\n"
 
@@ -88,10 +93,12 @@ class ScratchCourse:
     root: Path
     timeout: int = DEFAULT_TIMEOUT
     sandboxed: bool = True
+    result_cache: bool = True
 
     def __post_init__(self) -> None:
         self.chapters = course_chapters(self.course_root)
         self.db_url = db_url(self.root)
+        self.cache_dir = self.root / "result-cache" if self.result_cache else None
 
     def path(self, step: str, student: str, chapter: str, batch: int = 0) -> Path:
         """Where a batch keeps a student's notebook in `step` (submitted, autograded, feedback)."""
@@ -107,7 +114,8 @@ class ScratchCourse:
         """
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / CONFIG_NAME).write_text(
-            config_text(self.course_root, self.root, self.timeout, self.sandboxed))
+            config_text(self.course_root, self.root, self.timeout, self.sandboxed,
+                        self.cache_dir))
         for old in self.root.glob("*-[0-9]*"):
             if old.name.split("-")[0] in ("submitted", "autograded", "feedback"):
                 shutil.rmtree(old)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import csv
+import hashlib
+import json
 import logging
 import os
 import shutil
@@ -20,6 +22,7 @@ from autograder.intake import InputFile, collect, student_of
 from autograder.match import Unreadable, chapter_from_name, chapter_of, parse
 from autograder.outcome import judge
 from autograder.repair import repair
+from autograder.shard import Shard, clear_shard, write_shard
 from autograder.workers import batches, grade_batches
 from course.checks import cells_with_role
 
@@ -38,6 +41,7 @@ class Submission:
     """One input notebook on its way to a row of grades.csv."""
 
     file: InputFile
+    ident: str = ""  # which input it is: the PATH's number and the file's label in it
     student: str = ""
     chapter: str = ""
     status: str = ""
@@ -52,6 +56,11 @@ class Submission:
     @property
     def where(self) -> str:
         return self.file.label
+
+    @property
+    def order(self) -> list[str]:
+        """Where its row goes in grades.csv, in a sharded run as in an unsharded one."""
+        return [self.student, self.chapter, self.where]
 
     def row(self) -> dict[str, str]:
         reason = "; ".join(r for r in (self.reason, *self.notes) if r)
@@ -84,10 +93,10 @@ def read_submissions(paths: list[Path], course: ScratchCourse,
     questions = {ch: next((c.source for c in cells_with_role(nb, "question")), "")
                  for ch, nb in releases.items()}
     submissions = []
-    for path in paths:
+    for number, path in enumerate(paths):
         for file in collect(path, course.chapters):
             student, notes = _student(file, course.chapters)
-            sub = Submission(file, student=student, notes=notes)
+            sub = Submission(file, f"{number}:{file.label}", student=student, notes=notes)
             submissions.append(sub)
             try:
                 if file.problem:
@@ -110,6 +119,8 @@ def read_submissions(paths: list[Path], course: ScratchCourse,
                 try:
                     sub.notes += repair(sub.notebook, releases[sub.chapter])
                     sub.answer = literal_answer(sub.notebook)
+                    if sub.answer and sub.answer.not_run:
+                        sub.notes.append(sub.answer.reason_note)
                 except Exception as error:  # one odd notebook must not stop the class's grading
                     sub.status = "error"
                     sub.reason = f"could not be prepared for grading ({error!r})"
@@ -128,19 +139,19 @@ def _student(file: InputFile, chapters: list[str]) -> tuple[str, list[str]]:
 
 
 def literal_answer(nb: nbformat.NotebookNode) -> Answer | None:
-    """Parse the (last) answer cell and replace its source by the literal the kernel will run;
-    None when the notebook has no answer cell."""
+    """Parse the (last) answer cell and replace its source by the literal the kernel will run
+    (with a comment naming the lines that were not run); None when there is no answer cell."""
     answers = cells_with_role(nb, "answer")
     if not answers:
         return None
     cell = answers[-1]
     answer = parse_answer(cell.source)
     if cell.cell_type != "code":
-        code = nbformat.v4.new_code_cell(answer.source, metadata=cell.metadata)
+        code = nbformat.v4.new_code_cell(answer.cell_source, metadata=cell.metadata)
         code.id = cell.get("id", code.id)
         nb.cells[nb.cells.index(cell)] = code
     else:
-        cell.source = answer.source
+        cell.source = answer.cell_source
     return answer
 
 
@@ -157,43 +168,82 @@ def _pick_one_per_student(submissions: list[Submission]) -> None:
             older.reason = f"not graded: {group[-1].where} is a newer submission of this chapter"
 
 
-def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
-          timeout: int = DEFAULT_TIMEOUT, jobs: int = DEFAULT_JOBS,
-          sandboxed: bool = True) -> list[dict[str, str]]:
-    """Grade every notebook under `paths` into `out`; returns the rows written to grades.csv.
+def write_grades(path: Path, rows: list[dict[str, str]]) -> None:
+    """grades.csv: the one writer of its bytes, for a class, a shard and a merge."""
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
 
-    Raises GradingError for an unusable OUT or course, and sandbox.SandboxUnavailable when
-    bubblewrap cannot start (unless `sandboxed` is False: --unsafe-no-sandbox).
-    """
-    out = out.resolve()
-    check_out_folder(out, paths)
-    if sandboxed:
-        sandbox.check_available()
+
+def mark_output(out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(out / "feedback", ignore_errors=True)
     (out / MARKER).write_text("written by python -m autograder\n")
-    course = ScratchCourse(course_root.resolve(), out / "nbgrader", timeout, sandboxed)
+
+
+def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
+          timeout: int = DEFAULT_TIMEOUT, jobs: int = DEFAULT_JOBS,
+          sandboxed: bool = True, result_cache: bool = True,
+          shard: Shard | None = None) -> list[dict[str, str]]:
+    """Grade every notebook under `paths` into `out`; returns the rows written to grades.csv.
+
+    With `shard`, only the students of that shard are graded, into `out`/shard-<I>, which also
+    gets the shard's rows and manifest for `autograder.merge`. Raises GradingError for an
+    unusable OUT or course, and sandbox.SandboxUnavailable when bubblewrap cannot start (unless
+    `sandboxed` is False: --unsafe-no-sandbox).
+    """
+    out = out.resolve()
+    if shard is not None:
+        out = shard.folder(out)
+    check_out_folder(out, paths)
+    if sandboxed:
+        sandbox.check_available()
+    mark_output(out)
+    clear_shard(out)
+    course = ScratchCourse(course_root.resolve(), out / "nbgrader", timeout, sandboxed,
+                           result_cache)
     if not course.chapters:
         raise GradingError(f"no source/<id>/<id>.ipynb under {course_root}")
     with warnings.catch_warnings():
         # nbgrader's gradebook code trips SQLAlchemy warnings that say nothing about the class
         warnings.simplefilter("ignore", SAWarning)
-        submissions, failures = _grade_all(paths, course, jobs)
+        submissions, fingerprint, failures = _grade_all(paths, course, jobs, shard)
         for sub in submissions:
             _finish(sub, course, failures, out)
-    rows = [s.row() for s in sorted(submissions, key=lambda s: (s.student, s.chapter, s.where))]
-    with (out / "grades.csv").open("w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=COLUMNS)
-        writer.writeheader()
-        writer.writerows(rows)
+    ordered = sorted(submissions, key=lambda s: s.order)
+    rows = [s.row() for s in ordered]
+    write_grades(out / "grades.csv", rows)
+    if shard is not None:
+        write_shard(out, shard, fingerprint, [(s.order, s.ident, row)
+                                              for s, row in zip(ordered, rows, strict=True)])
     return rows
 
 
-def _grade_all(paths: list[Path], course: ScratchCourse,
-               jobs: int) -> tuple[list[Submission], dict[int, str]]:
-    """Copy gradable submissions into the scratch course and autograde them."""
+def inputs_fingerprint(submissions: list[Submission], course: ScratchCourse) -> str:
+    """What a class was graded against: every input file (which, its bytes, its time, what was
+    wrong with it), the course's sources and the settings that change grades."""
+    digest = hashlib.sha256()
+    for sub in submissions:
+        item = [sub.ident, hashlib.sha256(sub.file.data).hexdigest(), sub.file.mtime,
+                sub.file.problem, sub.file.status]
+        digest.update(json.dumps(item).encode() + b"\n")
+    for chapter in course.chapters:
+        source = course.course_root / "source" / chapter / f"{chapter}.ipynb"
+        digest.update(chapter.encode() + hashlib.sha256(source.read_bytes()).digest())
+    digest.update(json.dumps([course.timeout, course.sandboxed]).encode())
+    return digest.hexdigest()
+
+
+def _grade_all(paths: list[Path], course: ScratchCourse, jobs: int,
+               shard: Shard | None) -> tuple[list[Submission], str, dict[int, str]]:
+    """Copy gradable submissions (of `shard`'s students) into the scratch course and autograde
+    them; (the submissions of this run, the inputs' fingerprint, each batch's failure)."""
     broken = course.prepare()
     submissions = read_submissions(paths, course, broken)
+    fingerprint = inputs_fingerprint(submissions, course)
+    if shard is not None:
+        submissions = [s for s in submissions if shard.holds(s.student)]
     graded = [s for s in submissions if not s.status]
     batch_of = batches([(s.chapter, s.student) for s in graded], jobs)
     for sub in graded:
@@ -203,7 +253,7 @@ def _grade_all(paths: list[Path], course: ScratchCourse,
         nbformat.write(sub.notebook, target)
     course.add_students({s.student for s in graded})
     log.info("grading %d notebooks in %d batches", len(graded), len(set(batch_of.values())))
-    return submissions, grade_batches(course, batch_of)
+    return submissions, fingerprint, grade_batches(course, batch_of)
 
 
 def _finish(sub: Submission, course: ScratchCourse, failures: dict[int, str], out: Path) -> None:

@@ -2,11 +2,13 @@
 shows the student's own result only.
 
 `SandboxedExecute` takes the place of nbgrader's Execute in `nbgrader autograde`. After nbgrader
-restored the locked cells and hidden tests from the gradebook, it sends only the answer cell (as a
-plain literal, parsed again here) and the test cell to a fresh sandboxed kernel
+restored the locked cells and hidden tests from the gradebook, it sends only the answer cell's
+literal (parsed again here) and the test cell to a fresh sandboxed kernel
 (autograder/sandbox.py) and copies back what they printed. Nothing else in the notebook runs. A
 timeout or a sandbox failure becomes an error output of the test cell (nbgrader scores it zero)
-and `metadata.autograder` says which, for the grades.csv row.
+and `metadata.autograder` says which, for the grades.csv row. With `cache_dir` set, an outcome
+already computed for exactly these sources and limits is taken from the result cache
+(autograder/result_cache.py) instead of starting a kernel.
 
 `FeedbackOnly` runs first in `nbgrader generate_feedback`: the page keeps the question, the
 answer as graded and the test cell's result (for a wrong letter, the chosen option's explanation
@@ -17,13 +19,16 @@ remain, which nbconvert escapes.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from nbconvert.exporters.exporter import ResourcesDict
 from nbformat import NotebookNode
 from nbgrader.preprocessors import NbGraderPreprocessor
-from traitlets import Bool, Integer
+from traitlets import Bool, Integer, Unicode
 
 from autograder import sandbox
 from autograder.answer import parse_answer
+from autograder.result_cache import ResultCache
 from course.checks import role_of
 
 HIDDEN_TEST_NOTE = "# The check's hidden test ran here; its result is below."
@@ -35,16 +40,18 @@ class SandboxedExecute(NbGraderPreprocessor):
     timeout = Integer(20, help="seconds a check cell may run").tag(config=True)
     sandboxed = Bool(True, help="run in bubblewrap (False only with --unsafe-no-sandbox)").tag(
         config=True)
+    cache_dir = Unicode("", help="folder of the result cache; '' runs every notebook").tag(
+        config=True)
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
         run = [c for c in nb.cells if c.cell_type == "code" and role_of(c) in ("answer", "test")]
         for cell in run:
             cell.outputs = []
             cell.execution_count = None
-            if role_of(cell) == "answer":
-                cell.source = parse_answer(cell.source).source
-        result = sandbox.execute([c.source for c in run], self.timeout, sandboxed=self.sandboxed)
-        report = {"status": result.status, "detail": result.detail}
+        sources = [parse_answer(c.source).source if role_of(c) == "answer" else c.source
+                   for c in run]
+        result, cached = self._outcome(sources)
+        report = {"status": result.status, "detail": result.detail, "cached": cached}
         for cell, outputs in zip(run, result.outputs, strict=False):
             cell.outputs = outputs
         if result.status != "ok":
@@ -55,6 +62,21 @@ class SandboxedExecute(NbGraderPreprocessor):
                                                  evalue=result.detail, traceback=[]))
         nb.metadata["autograder"] = report
         return nb, resources
+
+    def _outcome(self, sources: list[str]) -> tuple[sandbox.Result, bool]:
+        """(result, whether it came from the cache) of running `sources` in a sandbox."""
+        limits = sandbox.Limits()
+        if not self.cache_dir:
+            return sandbox.execute(sources, self.timeout, sandboxed=self.sandboxed,
+                                   limits=limits), False
+        cache = ResultCache(Path(self.cache_dir))
+        key = cache.key(sources, self.timeout, limits, self.sandboxed)
+        found = cache.get(key, len(sources))
+        if found is not None:
+            return found, True
+        result = sandbox.execute(sources, self.timeout, sandboxed=self.sandboxed, limits=limits)
+        cache.put(key, sources, result)
+        return result, False
 
 
 def _feedback_output(output: NotebookNode) -> NotebookNode | None:

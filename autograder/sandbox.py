@@ -8,8 +8,9 @@ gradebook, the repository or the home folder. Inside its user namespace it runs 
 with no capabilities (bwrap is started by the grader's own user), with rlimits on memory,
 processes, CPU time, file size and open files; it dies with the grader, and the whole PID
 namespace is killed when the notebook ends or the wall-clock limit passes. Each sandbox has its
-own loopback interface, so kernels of parallel workers cannot race for ports. Only the caller
-reads the result and writes grades.
+own loopback interface, so kernels of parallel workers cannot race for ports. It cannot make user
+namespaces of its own (`--disable-userns`), so no code in it can gain capabilities in a new
+namespace. Only the caller reads the result and writes grades.
 """
 
 from __future__ import annotations
@@ -83,7 +84,8 @@ def _open_path(path: str | Path) -> int:
 
 def _bwrap_argv(fds: dict[str, int], command: list[str]) -> list[str]:
     """bwrap's arguments; `fds` maps a path inside to an O_PATH descriptor of what it shows."""
-    argv = [_bwrap(), "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
+    argv = [_bwrap(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
+            "--new-session", "--cap-drop", "ALL",
             "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID),
             "--ro-bind", "/usr", "/usr"]
     for link in ("bin", "lib", "lib64", "sbin"):
@@ -202,15 +204,25 @@ def _read_result(path: Path, cells: int, log: Path) -> Result:
     try:
         if path.stat().st_size > MAX_RESULT_BYTES:
             return Result("error", "the sandbox's result was too large")
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        outputs = [[_output(o) for o in cell_outputs] for cell_outputs in raw["cells"]]
-        status = raw["status"] if raw["status"] in ("ok", "timeout", "dead-kernel") else "error"
-        detail = str(raw.get("detail", ""))[:400]
+        return result_from_data(json.loads(path.read_text(encoding="utf-8")), cells)
     except (OSError, ValueError, KeyError, TypeError) as error:
         return Result("error", f"the sandbox gave no result ({error}); {_tail(log)}")
+
+
+def result_from_data(raw: dict, cells: int) -> Result:
+    """A Result from the runner's JSON shape (also the result cache's), checked: ValueError,
+    KeyError or TypeError when it is not that shape or not for `cells` cells."""
+    outputs = [[_output(o) for o in cell_outputs] for cell_outputs in raw["cells"]]
+    status = raw["status"] if raw["status"] in ("ok", "timeout", "dead-kernel") else "error"
     if len(outputs) != cells:
-        return Result("error", "the sandbox's result does not match the notebook")
-    return Result(status, detail, outputs)
+        raise ValueError("the sandbox's result does not match the notebook")
+    return Result(status, str(raw.get("detail", ""))[:400], outputs)
+
+
+def result_to_data(result: Result) -> dict:
+    """The runner's JSON shape of `result`; result_from_data reads it back unchanged."""
+    return {"status": result.status, "detail": result.detail,
+            "cells": [[dict(o) for o in outputs] for outputs in result.outputs]}
 
 
 def _output(raw: dict) -> NotebookNode:

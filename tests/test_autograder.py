@@ -27,9 +27,10 @@ import nbformat
 import psutil
 import pytest
 
-from autograder import synthetic
+from autograder import sandbox, synthetic
 from autograder.course import ScratchCourse
 from autograder.grade import COLUMNS, GradingError, grade
+from autograder.result_cache import ResultCache
 from course.checks import LETTERS, cells_with_role, grade_id, load_check
 from course.paths import CHECKS_DIR, COURSE_ROOT
 
@@ -52,20 +53,25 @@ ATTACKS = {  # answer-cell code of issue 11's attacks; none of it may ever run
     "keyreader": ('import glob\nanswer = [open(p).read() for p in '
                   'glob.glob("../../../source/*/*.ipynb")][0][:1]'),
     "rewriter": ('import glob, pathlib\nfor p in glob.glob("../../../submitted*/*/*/*.ipynb"):\n'
-                 '    pathlib.Path(p).write_text("{}")\nanswer = "C"'),
+                 '    pathlib.Path(p).write_text("{}")\nanswer = "A"'),
     "detached": ('import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", '
-                 '"import time; time.sleep(300)"], start_new_session=True)\nanswer = "C"'),
+                 '"import time; time.sleep(300)"], start_new_session=True)\nanswer = "A"'),
     "startup": ('import pathlib\np = pathlib.Path.home() / ".ipython/profile_default/startup"\n'
-                'p.mkdir(parents=True, exist_ok=True)\n(p / "00.py").write_text("answer = 1")\n'
-                'answer = "C"'),
-    "killer": 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nanswer = "C"',
-    "bigline": 'print("x" * 50_000_000)\nanswer = "C"',
+                'p.mkdir(parents=True, exist_ok=True)\n(p / "00.py").write_text("answer = \'C\'")\n'
+                'answer = "A"'),
+    "killer": 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nanswer = "A"',
+    "bigline": 'print("x" * 50_000_000)\nanswer = "A"',
     "scripter": ('from IPython.display import HTML, display\n'
-                 f'display(HTML("<script>alert(\'{SCRIPT}\')</script>"))\nanswer = "C"'),
-    "loop": 'while True:\n    pass\nanswer = "C"',
+                 f'display(HTML("<script>alert(\'{SCRIPT}\')</script>"))\nanswer = "A"'),
+    "loop": 'while True:\n    pass\nanswer = "A"',
     "crash": "import os\nos._exit(1)",
-    "stderr": 'import sys\nprint("noise", file=sys.stderr)\nanswer = "C"',
+    "stderr": 'import sys\nprint("noise", file=sys.stderr)\nanswer = "A"',
+    "rebinder": 'answer = "A"\nglobals().update(answer="C")\nfor answer in ["C"]:\n    pass',
+    "exporter": 'answer = "A"\nimport builtins as answer',
 }
+# The attacks that set `answer` once to a plain (wrong) letter are graded as that letter, their
+# other lines never run; the rest are bad-answer. No attacker can score.
+COMPUTED_ATTACKS = ("strsub", "keyreader", "crash", "rebinder", "exporter")
 
 
 def _write(nb: nbformat.NotebookNode, path: Path) -> Path:
@@ -217,8 +223,28 @@ def world(tmp_path_factory):
         submit(student, f"{student}_11_{CH}.ipynb", answered(source), score, status, reason)
 
     for student, source in ATTACKS.items():
-        submit(student, f"{student}_12_{CH}.ipynb", answered(source), "0", "bad-answer",
-               'answer = "B"')
+        if student in COMPUTED_ATTACKS:
+            submit(student, f"{student}_12_{CH}.ipynb", answered(source), "0", "bad-answer",
+                   'answer = "B"')
+        else:
+            submit(student, f"{student}_12_{CH}.ipynb", answered(source), "0", "ok",
+                   f'{synthetic.explanation(CH, "A")}; only answer = "A" was graded; line')
+
+    leftovers = {  # issue 27: one plain letter plus leftover lines is graded, the rest not run
+        "leftprint": ('answer = "C"\nprint("done")', "1", "ok",
+                      'only answer = "C" was graded; line 2 of the answer cell was not run: '
+                      '`print("done")`'),
+        "leftimport": ('import os\nanswer = " c "\nimport sys; sys.stderr.write("x")', "1", "ok",
+                       "lines 1, 3 of the answer cell were not run: `import os`, `import sys; "
+                       'sys.stderr.write("x")`'),
+        "leftnone": ('answer = None\nprint("later")', "0", "no-answer", "line 2"),
+        "twoassign": ('answer = "A"\nanswer = "C"', "0", "bad-answer", "sets `answer` 2 times"),
+        "augassign": ('answer = "C"\nanswer += ""', "0", "bad-answer", "sets `answer` 2 times"),
+        "computed": ('answer = "C".lower()\nprint(answer)', "0", "bad-answer",
+                     "computed, not written as a literal"),
+    }
+    for student, (source, score, status, reason) in leftovers.items():
+        submit(student, f"{student}_27_{CH}.ipynb", answered(source), score, status, reason)
 
     nb = answered('answer = "C"')  # a right answer with script in the student's own markdown
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(
@@ -379,8 +405,31 @@ def test_only_the_check_cells_ran_and_the_answer_is_a_literal(graded):
     ran = [c for c in nb.cells if c.cell_type == "code" and c.outputs]
     assert [c.metadata["nbgrader"]["grade_id"] for c in ran] == [grade_id(CH, "test")]
     assert _cell(nb, "answer").source == 'answer = "C"'
-    (attacked,) = (out / "nbgrader").glob(f"autograded-*/transformer/{CH}/{CH}.ipynb")
+    (attacked,) = (out / "nbgrader").glob(f"autograded-*/keyreader/{CH}/{CH}.ipynb")
     assert _cell(nbformat.read(attacked, as_version=4), "answer").source == "answer = None"
+    (attacked,) = (out / "nbgrader").glob(f"autograded-*/transformer/{CH}/{CH}.ipynb")
+    kept = _cell(nbformat.read(attacked, as_version=4), "answer").source.splitlines()
+    assert kept[0] == 'answer = "A"' and all(line.startswith("#") for line in kept[1:]), kept
+
+
+def test_feedback_names_the_answer_lines_that_were_not_run(graded):
+    html = unescape((graded["out"] / "feedback" / "leftprint" / f"{CH}.html").read_text())
+    assert "graded only the line above; line 2 of the answer cell was not run" in html
+    assert "print(" not in html  # the page names the line; it never shows a student's code
+
+
+def test_each_cached_outcome_equals_a_fresh_run(graded):
+    """The class needed a handful of kernel runs per chapter (one per letter, blank and
+    malformed), and each stored outcome is what a fresh sandbox gives for the same sources."""
+    entries = ResultCache(graded["out"] / "nbgrader" / "result-cache").entries()
+    ran = [nbformat.read(p, as_version=4).metadata["autograder"]
+           for p in (graded["out"] / "nbgrader").glob("autograded-*/*/*/*.ipynb")]
+    assert len(entries) <= (len(CHAPTERS) + 1) * (len(LETTERS) + 1) < len(ran)
+    assert sum(not r["cached"] for r in ran) >= len(entries)
+    assert sum(r["cached"] for r in ran) >= len(ran) - 2 * len(entries)
+    for entry in entries:
+        fresh = sandbox.execute(entry["sources"], TIMEOUT)
+        assert sandbox.result_to_data(fresh) == entry["result"], entry["sources"]
 
 
 def test_feedback_shows_only_the_students_own_result(graded):

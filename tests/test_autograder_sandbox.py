@@ -121,3 +121,18 @@ def test_grading_refuses_without_a_sandbox(monkeypatch, tmp_path, capsys):
     code = autograder_main(["grade", str(inbox), "--out", str(tmp_path / "out")])
     assert code == 2
     assert "bubblewrap" in capsys.readouterr().err
+
+
+def test_a_sandbox_cannot_make_a_user_namespace_of_its_own():
+    """bwrap runs with --disable-userns: without it, `unshare -U` succeeds inside the sandbox
+    (the kernel's own user namespace would hand it every capability there)."""
+    cells = [
+        ("import subprocess\ndone = subprocess.run(['unshare', '-U', 'true'], "
+         "capture_output=True)\nprint('unshare -U:', 'refused' if done.returncode else 'made')"),
+        ("import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+         "print('unshare(CLONE_NEWUSER):', 'refused' if libc.unshare(0x10000000) else 'made')"),
+    ]
+    result = sandbox.execute(cells, timeout=20)
+    assert result.status == "ok", result
+    assert [_text(outputs).strip() for outputs in result.outputs] == [
+        "unshare -U: refused", "unshare(CLONE_NEWUSER): refused"]
