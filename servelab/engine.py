@@ -36,6 +36,14 @@ class Device:
     memory_gib: float = 0.0
     compute_capability: tuple[int, int] | None = None
     note: str = ""
+    reserved_gib: float = 0.0  # of memory_gib, what the driver keeps for itself (nvidia-smi)
+
+    @property
+    def cuda_memory_gib(self) -> float:
+        """The card's memory as CUDA reports its total (``torch.cuda.mem_get_info``): what vLLM
+        multiplies by ``--gpu-memory-utilization``. nvidia-smi's total (``memory_gib``) also
+        counts what the driver reserves: 15.0 GiB on a T4, of which CUDA reports 14.74."""
+        return self.memory_gib - self.reserved_gib
 
     @property
     def label(self) -> str:
@@ -78,6 +86,21 @@ def query_gpus() -> list[tuple[str, tuple[int, int], float]]:
     return gpus
 
 
+def query_reserved_gib() -> list[float]:
+    """GiB the driver reserves on each GPU (nvidia-smi's ``memory.reserved``); an empty list
+    where nvidia-smi is missing or its driver does not report it."""
+    if shutil.which("nvidia-smi") is None:
+        return []
+    try:
+        out = subprocess.run(
+            ["nvidia-smi", "--query-gpu=memory.reserved", "--format=csv,noheader,nounits"],
+            capture_output=True, text=True, timeout=20, check=True,
+        ).stdout
+        return [float(line) / 1024 for line in out.split()]
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return []
+
+
 def detect_device() -> Device:
     """The GPU if vLLM can run on it, else the CPU (with a note saying why).
 
@@ -98,8 +121,9 @@ def detect_device() -> Device:
             "accelerator)."
         )
         return Device(kind="cpu", name=cpu.name, note=note)
+    reserved = query_reserved_gib()
     return Device(kind="cuda", name=name, count=len(gpus), memory_gib=memory,
-                  compute_capability=cc)
+                  compute_capability=cc, reserved_gib=reserved[0] if reserved else 0.0)
 
 
 def cpu_flags(cpuinfo: str | None = None) -> set[str]:

@@ -117,6 +117,26 @@ def test_a_gpu_vllm_cannot_run_falls_back_to_the_cpu(monkeypatch):
     assert (device.kind, device.count, device.compute_capability) == ("cuda", 2, (7, 5))
 
 
+def _fake_nvidia_smi(folder, script: str) -> str:
+    """A PATH on which ``nvidia-smi`` is ``script`` (a shell body)."""
+    tool = folder / "nvidia-smi"
+    tool.write_text(f"#!/bin/sh\n{script}\n")
+    tool.chmod(0o755)
+    return str(folder)
+
+
+def test_the_memory_cuda_reports_leaves_the_drivers_reserve_out(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path, 'echo 264; echo 264'))
+    assert engine.query_reserved_gib() == [264 / 1024] * 2
+    monkeypatch.delenv("SERVELAB_DEVICE", raising=False)
+    monkeypatch.setattr(engine, "query_gpus", lambda: [("Tesla T4", (7, 5), 15.0)])
+    assert engine.detect_device().cuda_memory_gib == pytest.approx(15.0 - 264 / 1024)
+    # An older driver without the field: nvidia-smi fails, and nvidia-smi's total is used.
+    monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path, 'echo "not a valid field" >&2; exit 2'))
+    assert engine.query_reserved_gib() == []
+    assert engine.detect_device().cuda_memory_gib == 15.0
+
+
 def test_a_busy_port_is_replaced_by_a_free_one():
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))

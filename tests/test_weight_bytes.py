@@ -24,9 +24,19 @@ def test_parameters_are_counted_from_every_file(model: Path) -> None:
 
 
 def test_the_stored_size_is_used_when_the_dtype_is_the_models_own(model: Path) -> None:
-    stored = sum(f.stat().st_size for f in model.glob("*.safetensors"))
+    stored = 25 * 2  # the tensors' bytes, not the files' headers
     assert weight_bytes(model) == stored
     assert weight_bytes(model, "auto") == stored
+
+
+def test_a_tied_output_projection_is_read_once(model: Path) -> None:
+    save_file({"model.embed_tokens.weight": np.zeros((10, 4), np.float16),
+               "lm_head.weight": np.zeros((10, 4), np.float16)},
+              str(model / "model-3.safetensors"))
+    assert parameter_count(model) == 25 + 80
+    (model / "config.json").write_text('{"tie_word_embeddings": true}')
+    assert parameter_count(model) == 25 + 40
+    assert weight_bytes(model) == (25 + 40) * 2
 
 
 @pytest.mark.parametrize(("dtype", "size"), [("float32", 4), ("half", 2), ("bfloat16", 2)])

@@ -181,20 +181,44 @@ def weight_bytes(model_path: str | Path, dtype: str | None = None) -> int:
     """Bytes of weights one decoding step reads: the model's parameters × the bytes of ``dtype``.
 
     ``dtype`` is the one the server computes in (``Server.flags["dtype"]``); ``None`` or
-    ``"auto"`` means the dtype the weights are stored in, i.e. the size of the ``*.safetensors``
-    files. A hub name (not a folder) is looked up in the local Hugging Face cache only; nothing
-    is downloaded.
+    ``"auto"`` means the dtype the weights are stored in, i.e. the bytes of the tensors in the
+    ``*.safetensors`` files. A hub name (not a folder) is looked up in the local Hugging Face
+    cache only; nothing is downloaded. Only what vLLM loads counts (``loaded_tensors``).
     """
     if dtype in (None, "auto"):
-        return sum(f.stat().st_size for f in _safetensors_files(model_path))
+        return sum(end - start for _, (start, end) in loaded_tensors(model_path))
     if dtype not in DTYPE_BYTES:
         raise ValueError(f"unknown dtype {dtype!r}; known: {sorted(DTYPE_BYTES)}")
     return parameter_count(model_path) * DTYPE_BYTES[dtype]
 
 
 def parameter_count(model_path: str | Path) -> int:
-    """How many parameters the model's ``*.safetensors`` files hold (read from their headers)."""
-    return sum(_parameters_in(f) for f in _safetensors_files(model_path))
+    """How many parameters vLLM loads from the model's ``*.safetensors`` files (read from their
+    headers; see ``loaded_tensors``)."""
+    return sum(math.prod(shape) for shape, _ in loaded_tensors(model_path))
+
+
+# A checkpoint may store the output projection although its config ties it to the input
+# embedding; vLLM then loads one matrix for both (the tie), and a step reads it once.
+TIED_OUTPUT = "lm_head.weight"
+
+
+def loaded_tensors(model_path: str | Path) -> list[tuple[list[int], tuple[int, int]]]:
+    """(shape, byte range) of each tensor in the model's ``*.safetensors`` files that vLLM
+    loads: all of them but a stored ``lm_head.weight`` when ``config.json`` ties the word
+    embeddings (``tie_word_embeddings``)."""
+    files = _safetensors_files(model_path)
+    config = files[0].parent / "config.json"
+    tied = config.is_file() and json.loads(config.read_text()).get("tie_word_embeddings", False)
+    tensors = []
+    for path in files:
+        with path.open("rb") as handle:
+            length = int.from_bytes(handle.read(8), "little")
+            header = json.loads(handle.read(length))
+        tensors += [(entry["shape"], tuple(entry["data_offsets"]))
+                    for name, entry in header.items()
+                    if name != "__metadata__" and not (tied and name == TIED_OUTPUT)]
+    return tensors
 
 
 def _safetensors_files(model_path: str | Path) -> list[Path]:
@@ -204,7 +228,7 @@ def _safetensors_files(model_path: str | Path) -> list[Path]:
 
         try:
             folder = Path(snapshot_download(str(model_path), local_files_only=True,
-                                            allow_patterns=["*.safetensors"]))
+                                            allow_patterns=["*.safetensors", "config.json"]))
         except Exception as error:
             raise FileNotFoundError(
                 f"no local weights for {model_path}; pass weights= yourself"
@@ -213,15 +237,6 @@ def _safetensors_files(model_path: str | Path) -> list[Path]:
     if not files:
         raise FileNotFoundError(f"no *.safetensors files in {folder}")
     return files
-
-
-def _parameters_in(path: Path) -> int:
-    """Parameters in one safetensors file, from its header (8-byte length, then JSON)."""
-    with path.open("rb") as handle:
-        length = int.from_bytes(handle.read(8), "little")
-        header = json.loads(handle.read(length))
-    return sum(math.prod(entry["shape"]) for name, entry in header.items()
-               if name != "__metadata__")
 
 
 @dataclass(frozen=True)
