@@ -80,6 +80,17 @@ def test_block_table_shares_only_full_prompt_blocks():
     assert (expect.shared, expect.unshared) == (table.used, table.unshared)
 
 
+def test_a_prompt_that_fills_its_last_block_shares_one_block_less():
+    # 256 tokens are two full blocks of 128, but a later sample reuses at most 255 of them:
+    # its second block is computed again and held by each of the four.
+    expect = SharingExpectation(4, 256, 16, 128)
+    assert (expect.reusable_tokens, expect.shared_blocks) == (255, 1)
+    assert expect.shared == 1 + 4 * 2 and expect.unshared == 4 * 3
+    table = block_table([Holder(f"s{i}", 272, shared_tokens=expect.reusable_tokens)
+                         for i in range(4)], 128)
+    assert table.used == expect.shared
+
+
 def test_block_table_figure_draws(tmp_path):
     figure = plot_block_table([Holder("x", 200, 130), Holder("y", 150, 130)], 16, title="t")
     assert len(figure.axes) == 2

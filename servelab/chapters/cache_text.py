@@ -144,8 +144,12 @@ def sharing_text(peaks: Mapping[str, float], hits: Mapping[str, float],
     n4_on, n4_off = peaks["n4_on"], peaks["n4_off"]
     same, different = peaks["same_on"], peaks["different_on"]
     counts = (f"{expect.copies} sequences of {expect.prompt_tokens} + {expect.output_tokens} "
-              f"tokens need **{expect.shared}** blocks of {expect.block_size} if the prompt's "
-              f"{expect.shared_blocks} full blocks are shared and **{expect.unshared}** if not.")
+              f"tokens need **{expect.shared}** blocks of {expect.block_size} if the first "
+              f"{expect.shared_blocks} blocks of the prompt are shared and **{expect.unshared}** "
+              f"if not. ({expect.shared_blocks} blocks, not {expect.prompt_tokens} ÷ "
+              f"{expect.block_size}: a later sample reuses at most "
+              f"{expect.reusable_tokens} of the {expect.prompt_tokens} prompt tokens, because "
+              "the engine always computes a prompt's last token itself.)")
     if n4_on < SHARING_SHOWN * n4_off:
         sharing = (f"`n={expect.copies}` held about **{n4_on:.0f}** blocks at its peak with "
                    f"prefix caching on and **{n4_off:.0f}** with it off: the children shared "

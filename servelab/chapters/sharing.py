@@ -53,9 +53,18 @@ class SharingExpectation:
     block_size: int
 
     @property
+    def reusable_tokens(self) -> int:
+        """Prompt tokens a later sample can take from the cache: all but the last. vLLM always
+        computes at least a prompt's last token (its logits give the first output token), so
+        a hit stops one token short of the prompt."""
+        return self.prompt_tokens - 1
+
+    @property
     def shared_blocks(self) -> int:
-        """Full blocks of the prompt: the only ones prefix caching can share."""
-        return self.prompt_tokens // self.block_size
+        """Full blocks of the reusable tokens: the only ones prefix caching can share. When the
+        prompt fills its last block exactly, that block is computed, and held, by every
+        sample."""
+        return self.reusable_tokens // self.block_size
 
     @property
     def shared(self) -> int:
