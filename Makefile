@@ -3,7 +3,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup book test edition lint
+.PHONY: setup book test edition release lint
 
 setup:
 	bash env/setup.sh
@@ -20,6 +20,11 @@ test: setup
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
 edition: setup
 	$(BIN)/python -m course.edition
+
+# Tag the commit with _config.yml's install_ref after checking the tree and the editions, and
+# print the pushes (course/release.py; README "Publishing your own copy").
+release: setup
+	$(BIN)/python -m course.release
 
 lint:
 	$(BIN)/ruff check .
