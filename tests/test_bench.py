@@ -71,6 +71,7 @@ def test_metrics_by_hand(records: list[RequestRecord]) -> None:
     assert row["itl_ms_p99"] == pytest.approx(np.percentile(itls, 99) * 1000)
     # Within SLO: request 0 (TTFT 500, TPOT 133) and 1; not 2 (TTFT 1000) nor 3 (TPOT 200).
     assert row["goodput_req_s"] == pytest.approx(2 / 2.0)
+    assert row["slo_attainment"] == pytest.approx(2 / row["completed"])
 
 
 def test_metrics_match_vllms_own_calculation(records: list[RequestRecord]) -> None:

@@ -173,9 +173,9 @@ def test_two_gpus_give_each_half_its_own_gpu_and_label_it():
     assert throughput_latency.whole_device(T4).described == "the whole GPU (Tesla T4)"
 
 
-def _sweep(tpot, ttft, out):
+def _sweep(tpot, ttft, out, waiting=0):
     return pd.DataFrame({"rate": [1, 2, 4, 8], "tpot_ms_p50": tpot, "ttft_ms_p99": ttft,
-                         "output_tok_s": out})
+                         "output_tok_s": out, "waiting_max": [0, 0, 0, waiting]})
 
 
 def _mixed(pair_chat, pair_job):
@@ -202,14 +202,16 @@ def test_story_07_chat_branches(batch, says):
     assert says in text and "small first" in text
 
 
-@pytest.mark.parametrize(("peak_small", "peak_large", "says"), [
-    (250, 256, "measure the load, not what the servers could"),
-    (100, 105, "almost nothing"),
-    (20, 200, "most of what the extra sequences could give"),
-    (100, 200, "well below the lesson's GPU example"),
+@pytest.mark.parametrize(("peak_small", "peak_large", "waiting", "says"), [
+    (250, 256, 3, "measure the load, not what the servers could"),
+    (100, 105, 3, "almost nothing"),
+    (100, 105, 0, "no request ever waited for one of the small cap's slots"),
+    (100, 220, 3, "the large cap kept up with the 256 tok/s offered"),
+    (20, 200, 3, "most of what the extra sequences could give"),
+    (100, 180, 3, "well below the lesson's GPU example"),
 ])
-def test_story_07_throughput_branches(peak_small, peak_large, says):
-    small = _sweep([40] * 4, [300] * 4, [10, 10, 10, peak_small])
+def test_story_07_throughput_branches(peak_small, peak_large, waiting, says):
+    small = _sweep([40] * 4, [300] * 4, [10, 10, 10, peak_small], waiting)
     large = _sweep([60] * 4, [300] * 4, [10, 10, 10, peak_large])
     text = throughput_latency.story(small, large, _mixed(500, 9.0), SETTING, "")
     assert says in text

@@ -7,10 +7,14 @@ As in ``vllm.benchmarks.serve.calculate_metrics``:
 - TPOT = (E2E − TTFT) / (output tokens − 1), for requests with more than one output token;
 - ITL = every gap between two successive tokens of a request, pooled over all requests;
 - throughputs divide by the run's duration; percentiles are numpy's (linear interpolation);
-- goodput counts requests that meet every given SLO (in ms; TPOT of a one-token request is 0).
+- goodput counts requests that meet every given SLO (in ms; TPOT of a one-token request is 0),
+  per second of the run.
 
 Added here:
 
+- ``slo_attainment``, the share of completed requests that met every SLO: goodput divided by the
+  achieved request rate. With few requests a run's duration follows when they happened to arrive,
+  so goodput can sit above or below the nominal arrival rate; the share compares across rates;
 - ``user_tok_s``, the decode speed a user sees, the mean over requests of 1 / TPOT;
 - the steady state: ``output_tok_s`` divides by the whole run, which includes the ramp-up (every
   prompt prefilled at once) and the tail (the last answers decoding alone). The *steady window*
@@ -103,7 +107,9 @@ def calculate(
     row |= describe((gap for r in done for gap in r.itls()), "itl")
     row |= describe((r.e2e for r in done), "e2e")
     if slo:
-        row["goodput_req_s"] = sum(meets_slo(r, slo) for r in done) / duration_s
+        met = sum(meets_slo(r, slo) for r in done)
+        row["goodput_req_s"] = met / duration_s
+        row["slo_attainment"] = met / len(done) if done else float("nan")
     row |= steady(done)
     return row
 

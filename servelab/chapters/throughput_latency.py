@@ -56,22 +56,23 @@ def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
 
 
 def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str):
-    """TTFT p99, output throughput and goodput against the arrival rate, one line per config."""
+    """TTFT p99, output throughput and the share of requests within the SLO against the arrival
+    rate, one line per config."""
     import matplotlib.pyplot as plt
 
     from servelab.plots import SERIES_COLORS, style
 
     with style():
-        figure, (ttft, throughput, goodput) = plt.subplots(1, 3, figsize=(12, 3.8))
+        figure, (ttft, throughput, attained) = plt.subplots(1, 3, figsize=(12, 3.8))
         for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
             ttft.plot(frame["rate"], frame["ttft_ms_p99"], marker="o", color=color, label=label)
             throughput.plot(frame["rate"], frame["output_tok_s"], marker="o", color=color)
-            goodput.plot(frame["rate"], frame["goodput_req_s"], marker="o", color=color)
+            attained.plot(frame["rate"], 100 * frame["slo_attainment"], marker="o", color=color)
         ttft.axhline(ttft_slo_ms, color="grey", linestyle="--", label=f"SLO {ttft_slo_ms:.0f} ms")
         rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})
         for ax, ylabel in ((ttft, "time to first token, p99 (ms)"),
                            (throughput, "output throughput (tok/s)"),
-                           (goodput, "goodput (requests/s within SLO)")):
+                           (attained, "requests within the SLO (%)")):
             ax.set_xlabel("arrival rate (requests/s)")
             ax.set_ylabel(ylabel)
             ax.set_xscale("log", base=2)
@@ -87,6 +88,8 @@ def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
 GPU_SHARE = 0.45
 # Which GPUs a CUDA process may see, by index.
 GPU_VARIABLE = "CUDA_VISIBLE_DEVICES"
+# A server kept up with the load when its peak output reached this share of the tokens offered.
+KEPT_UP = 0.8
 
 
 @dataclass(frozen=True)
@@ -241,11 +244,15 @@ def _throughput_text(interactive: pd.DataFrame, batch: pd.DataFrame, setting: Se
     offered = float(batch["rate"].max()) * setting.output_tokens
     text = (f"The large cap peaked at {peak_b:,.0f} output tok/s and the small one at "
             f"{peak_i:,.0f} tok/s. ")
-    if min(peak_i, peak_b) >= 0.8 * offered:
+    if min(peak_i, peak_b) >= KEPT_UP * offered:
         return text + (f"Both kept up with the highest rate tried ({offered:,.0f} tok/s of answers "
                        f"arriving), so these peaks measure the load, not what the servers could "
                        f"do; the sweep would have to go higher to separate them.")
     gain = peak_b / peak_i
+    # The small cap is full only if requests queued for its slots, the large one only if it
+    # fell short of the load; a verdict on what the device can do needs both.
+    small_queued = float(interactive.get("waiting_max", pd.Series([0.0])).fillna(0).max()) > 0
+    large_full = peak_b < KEPT_UP * offered
     ratio = setting.batch_seqs / setting.interactive_seqs
     text += (f"On {setting.device_label}, allowing {ratio:g}× as many sequences per step gave "
              f"{gain:.1f}× the peak throughput")
@@ -254,6 +261,12 @@ def _throughput_text(interactive: pd.DataFrame, batch: pd.DataFrame, setting: Se
         return text + (", most of what the extra sequences could give: the steps had arithmetic "
                        f"to spare, as on the GPU of the lesson's example ({lesson} against "
                        "one).")
+    if not (small_queued and large_full):
+        seen = ("no request ever waited for one of the small cap's slots" if not small_queued
+                else f"the large cap kept up with the {offered:,.0f} tok/s offered")
+        return text + (f", but {seen}, so the sweep did not reach what the device can do: it "
+                       "cannot tell whether more sequences per step add throughput here. "
+                       "Higher rates would be needed.")
     if gain < 1.2:
         return text + (f": almost nothing. A step with {setting.interactive_seqs} sequences "
                        f"already used most of this device, so a bigger batch mostly made each "
