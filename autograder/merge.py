@@ -55,7 +55,7 @@ def read_shard(folder: Path) -> ShardOutput:
                             str(manifest["inputs"]), list(rows))
         counts = Counter(item["row"]["status"] for item in shard.rows)
         intact = (len(shard.rows) == manifest["rows"] and dict(counts) == manifest["counts"]
-                  and all(tuple(item["row"]) == COLUMNS and isinstance(item["id"], str)
+                  and all(set(item["row"]) == set(COLUMNS) and isinstance(item["id"], str)
                           and len(item["order"]) == 3
                           and all(isinstance(part, str) for part in item["order"])
                           for item in shard.rows))

@@ -16,7 +16,7 @@ import nbformat
 from nbformat import NotebookNode
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from autograder.course import REPO_COURSE
+from autograder.course import REPO_COURSE, ScratchCourse
 from course.checks import LETTERS, Check, Option, cells_with_role, check_cells
 from course.nbgrader_cli import CONFIG_NAME
 from course.paths import CHAPTERS
@@ -87,3 +87,25 @@ def answered(edition: NotebookNode, source: str) -> NotebookNode:
     nb = nbformat.from_dict(json.loads(json.dumps(edition)))
     answer_cell(nb).source = source
     return nb
+
+
+def editions(course: Path, work: Path) -> dict[str, NotebookNode]:
+    """The student edition nbgrader makes of each chapter of `course` (built under `work`)."""
+    scratch = ScratchCourse(course, work)
+    scratch.prepare()
+    return {ch: nbformat.read(scratch.release(ch), as_version=4)
+            for ch in scratch.chapters if scratch.release(ch).is_file()}
+
+
+def write_class(inbox: Path, books: dict[str, NotebookNode], students: int) -> int:
+    """A class of `students`, each answering every chapter: A, B, C, D or nothing in rotation,
+    as Canvas-style files in `inbox`; returns the number of notebooks."""
+    inbox.mkdir(parents=True, exist_ok=True)
+    count = 0
+    for n in range(students):
+        for chapter, edition in books.items():
+            choice = (*LETTERS, None)[n % (len(LETTERS) + 1)]
+            nb = edition if choice is None else answered(edition, f'answer = "{choice}"')
+            nbformat.write(nb, inbox / f"student{n:03d}_{1000 + n}_{chapter}.ipynb")
+            count += 1
+    return count
