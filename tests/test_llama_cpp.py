@@ -12,6 +12,7 @@ from openai import AsyncOpenAI
 
 from servelab.bench.client import PlannedRequest, RequestRecord, stream_request
 from servelab.bench.frames import Result
+from servelab.chapters import llama_cpp
 from servelab.chapters.llama_cpp import cmake_args
 from servelab.chapters.when_not_to import comparison, folder_mb
 from servelab.llama_server import LlamaCppServer
@@ -81,6 +82,21 @@ def test_cmake_args_switch_each_instruction_set_from_the_cpu_flags(cpuinfo, on):
     switches = dict(word[2:].split("=") for word in words[1:])
     assert {name for name, state in switches.items() if state == "ON"} == on
     assert set(switches.values()) <= {"ON", "OFF"}
+
+
+def test_the_build_leaves_out_the_multimodal_library_and_reuses_only_its_own_wheel(
+        tmp_path, monkeypatch):
+    assert "-DLLAVA_BUILD=OFF" in cmake_args("flags : fpu sse2").split()
+    monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
+    wheels = llama_cpp.wheel_dir()
+    wheels.mkdir()
+    (wheels / f"llama_cpp_python-{llama_cpp.VERSION}-py3-none-linux_x86_64.whl").write_bytes(b"")
+    assert llama_cpp.cached_wheel() is None  # no record of how it was built
+    record = {"seconds": 1.0, "cmake_args": "-DGGML_NATIVE=OFF", "cpus": 2, "built": "x"}
+    llama_cpp.build_record_path().write_text(json.dumps(record))
+    assert llama_cpp.cached_wheel() is None  # built with other flags
+    llama_cpp.build_record_path().write_text(json.dumps({**record, "cmake_args": cmake_args()}))
+    assert llama_cpp.cached_wheel() is not None
 
 
 def test_llama_server_command_queues_instead_of_interrupting(tmp_path):

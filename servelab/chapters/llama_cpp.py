@@ -60,12 +60,18 @@ def build_record_path() -> Path:
     return wheel_dir() / f"llama_cpp_python-{VERSION}.build.json"
 
 
+# What chapter 08 does not use: llama-cpp-python's multimodal library (mtmd, for image models),
+# on by default. llama.cpp's own tools, examples and tests are already off in this build.
+UNUSED_PARTS = ("-DLLAVA_BUILD=OFF",)
+
+
 def cmake_args(cpuinfo: str | None = None) -> str:
-    """GGML flags for this CPU: no native tuning, each instruction set ON only if listed."""
+    """GGML flags for this CPU: no native tuning, each instruction set ON only if listed, and
+    nothing built that chapter 08 does not use."""
     flags = cpu_flags(cpuinfo)
     switches = [f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
                 for option, needs in GGML_INSTRUCTION_SETS]
-    return " ".join(["-DGGML_NATIVE=OFF", *switches])
+    return " ".join(["-DGGML_NATIVE=OFF", *switches, *UNUSED_PARTS])
 
 
 def installed_version() -> str | None:
@@ -85,8 +91,13 @@ def ready() -> bool:
 
 
 def cached_wheel() -> Path | None:
+    """The wheel built earlier with this machine's ``cmake_args`` (a wheel built for other
+    instruction sets, or with other parts, is not reused)."""
     wheels = sorted(wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"))
-    return wheels[-1] if wheels else None
+    record = build_record()
+    if not wheels or record is None or record.get("cmake_args") != cmake_args():
+        return None
+    return wheels[-1]
 
 
 def build_record() -> dict[str, object] | None:
@@ -102,11 +113,14 @@ def build_wheel() -> Path:
     started = time.monotonic()
     print(f"Building {DISTRIBUTION} {VERSION} from source with CMAKE_ARGS={env['CMAKE_ARGS']!r} "
           "(several minutes, once)...", flush=True)
+    for stale in wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"):
+        stale.unlink()
     pip("wheel", "--no-deps", "--no-binary", DISTRIBUTION, "-w", str(wheel_dir()),
         f"{DISTRIBUTION}=={VERSION}", env=env)
-    wheel = cached_wheel()
-    if wheel is None:
+    wheels = sorted(wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"))
+    if not wheels:
         raise LlamaCppUnavailable(f"pip reported success but left no wheel in {wheel_dir()}")
+    wheel = wheels[-1]
     seconds = time.monotonic() - started
     build_record_path().write_text(json.dumps({
         "seconds": round(seconds, 1), "cmake_args": env["CMAKE_ARGS"], "cpus": os.cpu_count(),
