@@ -25,6 +25,8 @@ Sweeps return one DataFrame row per level (the ``summary()`` columns)::
     sweep_concurrency(server, [1, 2, 4, 8, 16, 32], requests_per_user=2, max_tokens=64)
     sweep_rate(server, [1, 2, 4, 8], num_requests=32, max_tokens=64)
 
+Before a measurement, ``warm_up(server)`` sends one short request that is not measured.
+
 Also: ``run(server, workload)`` for any workload dataclass of ``servelab.bench.workloads``;
 ``prefill_fit(server, long_tokens)`` for the prefill rate apart from each request's fixed cost;
 ``device_limits(server)`` for the device's bandwidth and matrix-multiply rate (before the server
@@ -59,6 +61,9 @@ from servelab.bench.workloads import (
     SharedPrefix,
     StaticBatching,
 )
+
+# Prompts of no measured run come from this seed.
+WARM_UP_SEED = 99
 
 
 def closed_loop(server: object, users: int, requests_per_user: int = 1, input_tokens: int = 64,
@@ -116,6 +121,13 @@ def parallel_sampling(server: object, n: int, requests: int = 1, input_tokens: i
     return run(server, workload, **options)
 
 
+def warm_up(server: object) -> None:
+    """One short request, not measured: a fresh engine pays one-off costs (first batches,
+    allocations, the client's first connection) that would otherwise land in the first run."""
+    closed_loop(server, users=1, max_tokens=4, seed=WARM_UP_SEED, metrics_interval=None,
+                progress=False)
+
+
 def sweep_concurrency(server: object, levels: list[int], requests_per_user: int = 2,
                       input_tokens: int = 64, max_tokens: int = 64, seed: int = 0,
                       **options: object) -> pd.DataFrame:
@@ -145,5 +157,6 @@ __all__ = [
     "OpenLoop", "ParallelSampling", "PrefillFit", "PrefillProbe", "Result", "ServerDiedError",
     "SharedPrefix", "StaticBatching", "ceiling", "closed_loop", "device_limits", "interferer",
     "measure_bandwidth", "open_loop", "parallel_sampling", "parameter_count", "prefill_fit", "run",
-    "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "weight_bytes",
+    "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "warm_up",
+    "weight_bytes",
 ]
