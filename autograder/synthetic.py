@@ -9,6 +9,7 @@ grading ever ran them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -109,3 +110,29 @@ def write_class(inbox: Path, books: dict[str, NotebookNode], students: int) -> i
             nbformat.write(nb, inbox / f"student{n:03d}_{1000 + n}_{chapter}.ipynb")
             count += 1
     return count
+
+
+def write_mixed_class(inbox: Path, books: dict[str, NotebookNode]) -> None:
+    """Eight students over the chapters of `books`, plus the rows a shard must neither lose nor
+    split: a duplicate pair (one with a leftover line), a corrupt file and files that name no
+    student or no chapter."""
+    write_class(inbox, books, 8)
+    chapter, edition = sorted(books.items())[-1]
+    older = inbox / f"twice_1_{chapter}.ipynb"
+    nbformat.write(answered(edition, 'answer = "A"'), older)
+    newer = inbox / f"twice_1_{chapter} (1).ipynb"
+    nbformat.write(answered(edition, f'answer = "{correct_letter(chapter)}"\nprint(1)'), newer)
+    os.utime(older, (1_000_000, 1_000_000))
+    os.utime(newer, (2_000_000, 2_000_000))
+    (inbox / f"corrupt_2_{chapter}.ipynb").write_text("{not json")
+    nbformat.write(edition, inbox / f"{chapter}.ipynb")
+    (inbox / "mystery.ipynb").write_text("{}")
+
+
+def graded_files(out: Path) -> dict[str, bytes]:
+    """What a grader reads from an OUT: grades.csv and every feedback page, with their bytes."""
+    files = {"grades.csv": (out / "grades.csv").read_bytes()}
+    feedback = out / "feedback"
+    files |= {f"feedback/{p.relative_to(feedback)}": p.read_bytes()
+              for p in sorted(feedback.rglob("*")) if p.is_file()}
+    return files

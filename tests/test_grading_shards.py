@@ -25,40 +25,12 @@ CHAPTERS = ("00-serving-many-users", "02-continuous-batching")
 TIMEOUT = 10
 
 
-def tree(folder: Path) -> dict[str, bytes]:
-    """Every file under `folder`, by relative path, with its bytes."""
-    return {str(p.relative_to(folder)): p.read_bytes()
-            for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
-def outputs(out: Path) -> dict[str, bytes]:
-    """What a grader reads: grades.csv and the feedback tree."""
-    return {"grades.csv": (out / "grades.csv").read_bytes(),
-            **{f"feedback/{k}": v for k, v in tree(out / "feedback").items()}}
-
-
-def write_inbox(inbox: Path, books: dict) -> None:
-    """Eight students over two chapters, plus the rows a shard must not lose or split: a
-    duplicate pair, a leftover line, a corrupt file and files that name no student."""
-    synthetic.write_class(inbox, books, 8)
-    ch = CHAPTERS[1]
-    older = inbox / f"twice_1_{ch}.ipynb"
-    nbformat.write(synthetic.answered(books[ch], 'answer = "A"'), older)
-    newer = inbox / f"twice_1_{ch} (1).ipynb"
-    nbformat.write(synthetic.answered(books[ch], 'answer = "C"\nprint(1)'), newer)
-    os.utime(older, (1_000_000, 1_000_000))
-    os.utime(newer, (2_000_000, 2_000_000))
-    (inbox / f"corrupt_2_{ch}.ipynb").write_text("{not json")
-    nbformat.write(books[ch], inbox / f"{ch}.ipynb")
-    (inbox / "mystery.ipynb").write_text("{}")
-
-
 @pytest.fixture(scope="module")
 def klass(tmp_path_factory):
     root = tmp_path_factory.mktemp("shards")
     course = synthetic.write_course(root / "course", CHAPTERS)
     inbox = root / "inbox"
-    write_inbox(inbox, synthetic.editions(course, root / "editions"))
+    synthetic.write_mixed_class(inbox, synthetic.editions(course, root / "editions"))
     whole = root / "whole"
     rows = grade([inbox], whole, course, timeout=TIMEOUT)
     return {"root": root, "course": course, "inbox": inbox, "whole": whole, "rows": rows}
@@ -88,7 +60,7 @@ def test_the_class_has_every_kind_of_row(klass):
 def test_without_the_cache_every_byte_is_the_same(klass):
     out = klass["root"] / "uncached"
     assert _grade(klass, "--out", str(out), "--no-result-cache") == 0
-    assert outputs(out) == outputs(klass["whole"])
+    assert synthetic.graded_files(out) == synthetic.graded_files(klass["whole"])
     assert not (out / "nbgrader" / "result-cache").exists()
     cached = [nbformat.read(p, as_version=4).metadata["autograder"]["cached"]
               for p in (klass["whole"] / "nbgrader").glob("autograded-*/*/*/*.ipynb")]
@@ -113,7 +85,7 @@ def test_merged_shards_equal_the_unsharded_run_byte_for_byte(klass, shards, caps
     final = klass["root"] / "final"
     assert autograder_main(["merge", *map(str, sorted(shards.glob("shard-*"))),
                             "--out", str(final)]) == 0
-    assert outputs(final) == outputs(klass["whole"])
+    assert synthetic.graded_files(final) == synthetic.graded_files(klass["whole"])
     assert "merged 2 shards" in capsys.readouterr().err
 
 
