@@ -178,8 +178,10 @@ def _finish(fig: Figure, ax: Axes, xlabel: str, ylabel: str, title: str,
 
 
 def step_time_fit(batch: Sequence[float], step_ms: Sequence[float], fixed_ms: float,
-                  per_sequence_ms: float, title: str | None = None) -> Figure:
-    """Measured decoding-step times against batch size, with the fitted line a + b·batch."""
+                  per_sequence_ms: float, title: str | None = None,
+                  weight_read_ms: float | None = None) -> Figure:
+    """Measured decoding-step times against batch size, with the fitted line a + b·batch and,
+    when given, the time one read of all weights takes at the measured bandwidth."""
     batch = np.asarray(batch, dtype=float)
     with style():
         fig, (ax,) = _figure()
@@ -189,6 +191,9 @@ def step_time_fit(batch: Sequence[float], step_ms: Sequence[float], fixed_ms: fl
                 label=f"fit: {fixed_ms:.1f} ms + {per_sequence_ms:.2f} ms × batch")
         ax.axhline(fixed_ms, color=COLORS["waiting"], linestyle=":",
                    label="fixed part (shared by the batch)")
+        if weight_read_ms is not None:
+            ax.axhline(weight_read_ms, color=COLORS["marker"], linestyle="--",
+                       label=f"one read of the weights ({weight_read_ms:.1f} ms)")
         _finish(fig, ax, "sequences decoding together (batch)", "time of one decoding step (ms)",
                 title or "Decoding-step time against batch size", "upper left")
     return fig

@@ -74,12 +74,17 @@ def test_regime_branches(fixed: float, per_seq: float, read_ms: float, kind: str
 
 
 @pytest.mark.parametrize(("per_seq", "phrase"), [
-    (2.0, "agree that a limit arrives"),
-    (0.5, "never reached that point"),
+    (1.5, "The two agree"),
+    (5.0, "each sequence costs **5.0×** what its arithmetic needs"),
 ])
-def test_intensity_text_branches(per_seq: float, phrase: str) -> None:
-    fit = batching.StepFit(40.0, per_seq, 0.99)
-    text = batching.intensity_text(200e9, 10.0, 2.0, fit, largest_batch=64)
+def test_intensity_compares_the_fitted_cost_with_the_arithmetic(per_seq: float,
+                                                                phrase: str) -> None:
+    # 200 GFLOP/s, 10 GB/s, 200 MB of weights in 100 M parameters of 2 bytes: the arithmetic of
+    # one sequence takes 1 ms, one read of the weights 20 ms; balance 20, 20 sequences on paper.
+    found = batching.Intensity.of(200e9, 10.0, 200e6, 100e6, batching.StepFit(40.0, per_seq, 1))
+    assert found.per_sequence_ms_predicted == pytest.approx(1.0)
+    assert found.batch_measured == pytest.approx(20.0 / per_seq)
+    text = batching.intensity_text(found)
     assert "**20** operations" in text and "about **20** sequences" in text
     assert phrase in text
 
