@@ -21,10 +21,12 @@ from servelab.chapters.lesson import (
     batching_text,
     beside_lesson,
     chunking_text,
+    paging_text,
     prediction_beside_list_text,
     prefix_text,
     summary_text,
 )
+from servelab.server import Capacity
 from servelab.sizes import PROFILES, sizes_for
 
 CHAPTER = "00-serving-many-users"
@@ -171,15 +173,24 @@ def test_prefix_reuse_not_shown() -> None:
 
 
 
-def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0) -> dict[str, float]:
+def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0,
+         p99_ms: float = 70.0) -> dict[str, float]:
     return {"users_longest_gap_ms": longest_ms, "document_ttft_s": ttft_s,
-            "users_itl_ms_p50": p50_ms}
+            "users_itl_ms_p50": p50_ms, "users_itl_ms_p99": p99_ms}
 
 
 def test_chunking_shortens_the_pause_and_the_document_waits_longer() -> None:
     text = chunking_text(gaps(300, 6.0), gaps(4500, 5.0), budget=96, document_tokens=2000)
     assert "**4.50 s**" in text and "**0.30 s**, 15.0× shorter" in text
     assert "**30 ms**" in text and "paid for it" in text
+
+
+def test_chunking_that_lengthens_the_ordinary_gaps_says_so() -> None:
+    text = chunking_text(gaps(400, 6.0, p99_ms=390), gaps(4500, 5.0, p99_ms=70), budget=96,
+                         document_tokens=2000)
+    assert "grew from **70 ms** in one step to **390 ms** in slices" in text
+    assert "grew from" not in chunking_text(gaps(300, 6.0), gaps(4500, 5.0), budget=96,
+                                            document_tokens=2000)
 
 
 def test_chunking_leaves_the_documents_first_token_where_it_was() -> None:
@@ -219,3 +230,12 @@ def test_summary_when_no_effect_showed() -> None:
                         gaps(4500, 5.0), prediction="")
     assert "not shown in this run (1.5× at 32 users)" in text
     assert "no reuse showed" in text and "no shorter pause in this run (1.1×)" in text
+
+
+def test_paging_evidence_sets_what_ran_beside_what_the_log_said_fits() -> None:
+    capacity = Capacity(kv_cache_tokens=46_592, max_model_len=8192, max_concurrency=5.69)
+    many = paging_text(capacity, pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}))
+    assert "**5.7** requests" in many and "Yet **32** sequences ran at once" in many
+    few = paging_text(capacity, pd.DataFrame({"running_max": [1.0, 4.0]}))
+    assert "does not show what paging adds" in few
+    assert "no running count" in paging_text(capacity, pd.DataFrame({"x": [1]}))

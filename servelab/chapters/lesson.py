@@ -8,6 +8,7 @@ plainly when an effect did not show; the chapter shows it with ``display(Markdow
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from openai import OpenAI
 
 from servelab.bench.client import PlannedRequest, request_body
 from servelab.chapters.prefix import prompt_tokens_by_source
+from servelab.server import Capacity
 
 # An effect counts as shown when the measured ratio clears these bars.
 BATCH_GAIN_SHOWN = 2.0    # total output at the top concurrency against one stream
@@ -122,6 +124,23 @@ def batching_text(sweep: pd.DataFrame, figures: BatchGain = LESSON_GPU) -> str:
     return f"{measured} {lesson} {cost}"
 
 
+def paging_text(capacity: Capacity, sweep: pd.DataFrame) -> str:
+    """What the engine said fits (requests of the full context) against how many sequences the
+    sweep's server ran at once (``running_max`` sampled from /metrics)."""
+    ran = float(sweep["running_max"].max()) if "running_max" in sweep else math.nan
+    fit = (f"The engine's log said its cache holds {capacity.kv_cache_tokens:,} tokens: room for "
+           f"**{capacity.max_concurrency:.1f}** requests of the full {capacity.max_model_len:,}-"
+           "token context at once.")
+    if math.isnan(ran):
+        return f"{fit} This run sampled no running count to set beside it."
+    if ran > capacity.max_concurrency:
+        return (f"{fit} Yet **{ran:.0f}** sequences ran at once in the sweep: each held only the "
+                "blocks its own tokens filled, not a whole context. That is paged attention "
+                "(chapter 03).")
+    return (f"{fit} In the sweep at most {ran:.0f} ran at once, no more than reserving whole "
+            "contexts would allow, so this run does not show what paging adds.")
+
+
 # -- a shared system prompt, reused or not --------------------------------------------------
 def prefill_probe(server: object, plan: list[PlannedRequest]) -> pd.DataFrame:
     """Send ``plan`` one request at a time, streamed; one row per request with ``ttft_ms`` and
@@ -197,6 +216,12 @@ def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float], budg
                   f"in slices of {budget} tokens and "
                   f"{whole['users_longest_gap_ms'] / 1000:.2f} s in one step: this run did not "
                   "show chunking shortening the freeze.")
+    p99_on, p99_off = chunked["users_itl_ms_p99"], whole["users_itl_ms_p99"]
+    if p99_on > PAUSE_GAIN_SHOWN * p99_off:
+        pauses += (f" Slicing has a price in the ordinary gaps, though: the document's slices "
+                   f"shared many steps with the users, and the slowest 1 % of all their gaps "
+                   f"(p99) grew from **{p99_off:.0f} ms** in one step to **{p99_on:.0f} ms** in "
+                   "slices. One long freeze became many slightly longer steps.")
     on, off = chunked["document_ttft_s"], whole["document_ttft_s"]
     if abs(on - off) <= SAME_TTFT * off:
         paid = (f"The document's own first token came at about the same time either way "
