@@ -262,7 +262,8 @@ def main(argv: list[str] | None = None) -> int:
     ref = repository_setting().install_ref
     if not _tag_exists(ref):
         print(f"note: the install cells name {ref}, which is not a tag here yet: commit, then "
-              f"`git tag {ref}` and push the tag, or students cannot install servelab.")
+              "`make release` (it tags this commit and prints the pushes), or students cannot "
+              "install servelab.")
     return 0
 
 
