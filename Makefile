@@ -3,7 +3,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup book test edition release lint
+.PHONY: setup book test edition release lint gpu-contract
 
 setup:
 	bash env/setup.sh
@@ -28,3 +28,10 @@ release: setup
 
 lint:
 	$(BIN)/ruff check .
+
+# The GPU path checked by vLLM 0.11.2's own code, without a GPU (env/gpu_contract/contract.py):
+# every chapter's server starts on a simulated Colab T4 and Kaggle 2xT4. Its environment (the GPU
+# pins, about 11 GB) is made once under ~/.cache/servelab. Needs .venv (`make setup`); not part of
+# `make test`.
+gpu-contract:
+	$(BIN)/python env/gpu_contract/contract.py

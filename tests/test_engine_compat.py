@@ -5,6 +5,7 @@ code; see tests/fixtures/README.md). Every parser of logs and metrics runs on bo
 from __future__ import annotations
 
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -22,8 +23,10 @@ from servelab.server import CapacityNotFound, Server, parse_capacity
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VERSIONS = ["vllm-0.32", "vllm-0.11.2"]
-# What each version's fixtures hold (tests/fixtures/README.md says how they were made).
-BUDGET = {"vllm-0.32": 256, "vllm-0.11.2": 2048}
+# Each version's start-up logs and the step budget each was started with (tests/fixtures/README.md
+# says how they were made). 0.11.2's parser logs its default budget, 2048, before the real one.
+STARTUPS = [("vllm-0.32", "startup.log", 256), ("vllm-0.11.2", "startup-256.log", 256),
+            ("vllm-0.11.2", "startup-8192.log", 8192)]
 BLOCK_SIZE = {"vllm-0.32": 128, "vllm-0.11.2": 16}
 T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0, compute_capability=(7, 5))
 A100 = Device(kind="cuda", name="A100", memory_gib=40.0, compute_capability=(8, 0))
@@ -33,16 +36,16 @@ def fixture(version: str, name: str) -> str:
     return (FIXTURES / version / name).read_text()
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_capacity_is_read_from_each_versions_log(version):
-    capacity = parse_capacity(fixture(version, "startup.log"))
+@pytest.mark.parametrize(("version", "log", "budget"), STARTUPS)
+def test_capacity_is_read_from_each_versions_log(version, log, budget):
+    capacity = parse_capacity(fixture(version, log))
     assert capacity.kv_cache_tokens == 93_184
     assert capacity.max_model_len == 2048
     assert capacity.max_concurrency == pytest.approx(45.5)
 
 
 def test_a_log_without_capacity_lines_raises_a_clear_error():
-    log = fixture("vllm-0.11.2", "startup.log")
+    log = fixture("vllm-0.11.2", "startup-256.log")
     without_report = "".join(line for line in log.splitlines(keepends=True)
                              if "kv_cache_utils" not in line)
     with pytest.raises(CapacityNotFound, match="KV cache size"):
@@ -53,11 +56,20 @@ def test_a_log_without_capacity_lines_raises_a_clear_error():
         parse_capacity(only_size)
 
 
-@pytest.mark.parametrize("version", VERSIONS)
-def test_chunking_state_is_read_from_each_versions_log(version):
-    state = chunking_state(fixture(version, "startup.log"))
+@pytest.mark.parametrize(("version", "log", "budget"), STARTUPS)
+def test_chunking_state_is_the_budget_the_engine_was_started_with(version, log, budget):
+    state = chunking_state(fixture(version, log))
     assert state.enabled is True
-    assert state.budget == BUDGET[version]
+    assert state.budget == budget
+    assert state.splits(budget + 1) and not state.splits(budget)
+
+
+def test_the_parsers_default_budget_comes_first_in_0_11_2s_log():
+    """What made every GPU page report 2048: the parser's default configs log before the engine's
+    own, in the same API-server process."""
+    log = fixture("vllm-0.11.2", "startup-256.log")
+    budgets = re.findall(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)", log)
+    assert budgets == ["2048", "256"]
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -132,6 +144,7 @@ def test_chat_requests_turn_thinking_off_and_completions_do_not():
     assert "chat_template_kwargs" not in request_body(planned)
 
 
+@pytest.mark.tooling  # the probe runs in a child process
 def test_the_bandwidth_probe_can_run_in_a_child_process():
     """The GPU probe runs in a child so vLLM's card is not shared with the notebook; the same
     path, on the CPU, returns a bandwidth and leaves no child behind."""

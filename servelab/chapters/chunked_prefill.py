@@ -53,11 +53,24 @@ class ChunkingState:
         return text
 
 
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    matches = list(pattern.finditer(text))
+    return matches[-1] if matches else None
+
+
 def chunking_state(log_text: str) -> ChunkingState:
-    """What a vLLM start-up log says about chunked prefill."""
-    enabled = _ENABLED.search(log_text)
-    budget = _BUDGET.search(log_text)
-    warning = _WARNING.search(log_text)
+    """What a vLLM start-up log says about chunked prefill: the last record of each kind.
+
+    The last, because vLLM 0.11.2 builds its command-line parser from default configs
+    (``get_kwargs(VllmConfig)`` instantiates ``SchedulerConfig``), which logs "Chunked prefill is
+    enabled with max_num_batched_tokens=2048." before the engine's own configuration logs the
+    budget it runs with. The engine core's config line does not name the budget, so it cannot be
+    read there; every record after the parser's is the engine's configuration, and the log's last
+    one is what the server uses.
+    """
+    enabled = _last(_ENABLED, log_text)
+    budget = _last(_BUDGET, log_text)
+    warning = _last(_WARNING, log_text)
     return ChunkingState(
         enabled=None if enabled is None else enabled.group(1) == "True",
         budget=int(budget.group(1)) if budget else None,
