@@ -253,6 +253,15 @@ def test_sweep_text_when_nothing_moved():
     assert "as the lesson says" not in text
 
 
+def test_sweep_text_names_a_best_level_in_the_middle():
+    sweep = pd.DataFrame({"output_tok_s": [30, 200, 260], "tpot_ms_p99": [35, 60, 90],
+                          "latency_s_p99": [9.0, 2.0, 2.5]},
+                         index=pd.Index([1, 12, 24], name="max_num_seqs"))
+    text = cache_text.sweep_text(sweep)
+    assert "It was shortest at 12 sequences (2.0 s), not at the most" in text
+    assert "shortest at" not in cache_text.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
+
+
 def test_sweep_text_when_both_latencies_rise():
     text = cache_text.sweep_text(_sweep([30, 100], [35, 90], [5.0, 9.0]))
     assert "(p99) rose: **5.0 → 9.0 s**." in text

@@ -214,6 +214,12 @@ def sweep_text(sweep: pd.DataFrame) -> str:
               f"**{first['latency_s_p99']:.1f} → {last['latency_s_p99']:.1f} s**")
     queued += (", because with a backlog running more at once empties the queue sooner."
                if arrival == "fell" else ".")
+    best = sweep["latency_s_p99"].idxmin()
+    if best not in (low, high):
+        queued += (f" It was shortest at {best} sequences "
+                   f"({sweep.loc[best, 'latency_s_p99']:.1f} s), not at the most: past that "
+                   "point each step carried so many sequences that the longer steps cost more "
+                   "than the shorter queue saved.")
     if tpot == "rose":
         meaning = ("The lesson's *worse tail latency* is the first of these: every step carries "
                    "more sequences and takes longer, so each stream slows. This run shows it. "
@@ -244,8 +250,9 @@ def context_text(*, refusal: StartRefusal | None, refused_context: int, cache_to
         start = (f"**At start-up.** The start with `max_model_len={refused_context:,}` did not "
                  "fail with the expected message in this run, so the start-up rule is not "
                  "shown here.")
-    admitted = (f"**Per request.** A request longer than the limit was turned away "
-                f"(“{refused_request}”)." if refused_request else
+    admitted = (f"**Per request.** A request whose prompt alone filled the limit, asking for "
+                f"an answer on top, was turned away before it ran: “{refused_request}”"
+                if refused_request else
                 "**Per request.** The over-long request was not refused in this run.")
     reported = (f"The engine reported room for **{engine_concurrency:.2f}** requests of "
                 f"{long_context:,} tokens in its {cache_tokens:,}-token cache")

@@ -48,8 +48,13 @@ def start_refusal(error_text: str) -> StartRefusal | None:
                         float(match.group("available")), int(estimate) if estimate else None)
 
 
+REFUSAL_CHARS = 400
+
+
 def refused_request(server: object, prompt: str, max_tokens: int) -> str | None:
-    """Send one request; the first sentence of the server's refusal, or None if it was served."""
+    """Send one request; the server's refusal in full (whitespace collapsed, at most
+    ``REFUSAL_CHARS`` characters), or None if it was served. In full, because the numbers that
+    explain it (the limit, the prompt's tokens, the answer's) come after its first sentence."""
     from openai import BadRequestError, OpenAI
 
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
@@ -58,7 +63,8 @@ def refused_request(server: object, prompt: str, max_tokens: int) -> str | None:
     except BadRequestError as error:
         message = error.body.get("message", str(error)) if isinstance(error.body, dict) else str(
             error)
-        return message.split(". ")[0].strip() + "."
+        message = " ".join(message.split())
+        return message if len(message) <= REFUSAL_CHARS else message[:REFUSAL_CHARS] + "…"
     finally:
         client.close()
     return None
