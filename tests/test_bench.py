@@ -74,6 +74,7 @@ def test_metrics_by_hand(records: list[RequestRecord]) -> None:
     assert row["slo_attainment"] == pytest.approx(2 / row["completed"])
 
 
+@pytest.mark.engine  # imports vLLM's own benchmark code
 def test_metrics_match_vllms_own_calculation(records: list[RequestRecord]) -> None:
     # vLLM is in every test environment (env/requirements-cpu.txt): without it this parity
     # check must fail, not be skipped and pass unseen.
@@ -377,3 +378,10 @@ def test_tqdm_disable_turns_the_progress_bar_off(monkeypatch, asked: bool, setti
     else:
         monkeypatch.setenv("TQDM_DISABLE", setting)
     assert runner.shows_progress(asked) is shown
+
+
+def test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show(
+        records: list[RequestRecord]) -> None:
+    line = runner.final_line("closed loop", records, 2.0)
+    done = sum(r.ok for r in records)
+    assert line == f"closed loop: {done}/{len(records)} req in 2.0 s ({done / 2:.2f} req/s)"

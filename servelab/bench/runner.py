@@ -9,7 +9,8 @@ run always gets its own event loop in a worker thread, and the calling thread wa
   result as ``error.result``.
 - Runs longer than a couple of seconds show a progress bar (requests finished), unless
   ``TQDM_DISABLE=1`` is set, as the book build does: a static page would keep each bar as it was
-  first drawn, at a few per cent and with a wild time estimate.
+  first drawn, at a few per cent and with a wild time estimate. There the run prints its final
+  line instead (requests finished, time, rate), so the page still shows what each run did.
 """
 
 from __future__ import annotations
@@ -227,6 +228,13 @@ def _in_own_loop(make: Callable[[], _Run]) -> tuple[_Run, str, float]:
     return box["run"], status, duration
 
 
+def final_line(name: str, records: list[RequestRecord], duration_s: float) -> str:
+    """What a finished progress bar would say: requests finished, time, rate."""
+    done = sum(record.ok for record in records)
+    rate = done / duration_s if duration_s > 0 else float("nan")
+    return f"{name}: {done}/{len(records)} req in {duration_s:.1f} s ({rate:.2f} req/s)"
+
+
 def shows_progress(asked: bool) -> bool:
     """Whether a run draws its bar: when asked, and ``TQDM_DISABLE`` is unset or 0."""
     return asked and os.environ.get(PROGRESS_OFF_VAR, "").strip() in ("", "0")
@@ -285,6 +293,8 @@ def run(
         server_rows=state.sampler.rows if state.sampler else [], status=status, slo=slo,
         endpoint=endpoint, server_label=target.label,
     )
+    if progress and not shows_progress(progress):
+        print(final_line(workload.name, state.records, duration), flush=True)
     if status == "server died":
         result.note = "the server stopped during the run"
         raise ServerDiedError(
