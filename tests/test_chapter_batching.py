@@ -162,6 +162,12 @@ def test_the_probes_compute_in_the_servers_dtype(tmp_path) -> None:
     assert limits.balance == pytest.approx(limits.flops / (limits.bandwidth_gb_s * 1e9))
 
 
+@pytest.mark.tooling  # a child process, as the probes get on a GPU
+def test_the_probes_a_gpu_runs_in_a_child_process_run_there() -> None:
+    bandwidth_gb_s, flops = bandwidth._in_child("probe_limits", ("cpu", "float32"), "cpu")
+    assert bandwidth_gb_s > 0.1 and flops > 1e6
+
+
 def test_a_gpu_is_probed_before_its_server_starts() -> None:
     with pytest.raises(RuntimeError, match="before starting the server"):
         bandwidth.device_limits(_Unstarted("cuda", "half", running=True))

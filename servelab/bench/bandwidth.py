@@ -54,17 +54,18 @@ def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int
     if isolated is None:
         isolated = kind == "cuda"
     if isolated:
-        return float(_in_child(f"measure_bandwidth({kind!r}, {nbytes}, {repeats}, "
-                               "isolated=False)", kind))
+        return float(_in_child("measure_bandwidth", (kind, nbytes, repeats), kind,
+                               isolated=False))
     if kind == "cuda":
         return _torch_cuda_bandwidth(nbytes, repeats)
     return _numpy_bandwidth(nbytes, repeats)
 
 
-def _in_child(call: str, kind: str) -> object:
-    """``call`` (an expression of this module's names) evaluated in a child process; its value
-    comes back as JSON."""
-    code = f"import json; from {__name__} import *; print(json.dumps({call}))"
+def _in_child(function: str, args: tuple[object, ...], kind: str, **options: object) -> object:
+    """This module's ``function(*args, **options)`` called in a child process; its value comes
+    back as JSON."""
+    code = (f"import json; from {__name__} import {function}; "
+            f"print(json.dumps({function}(*{args!r}, **{options!r})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=CHILD_TIMEOUT_S)
     if done.returncode != 0:
@@ -127,7 +128,8 @@ def compute_dtype(server: object) -> str:
     return TORCH_DTYPES[flag]
 
 
-def _limits(kind: str, dtype: str) -> list[float]:
+def probe_limits(kind: str, dtype: str) -> list[float]:
+    """Bandwidth (GB/s) and matrix-multiply rate (FLOP/s) of ``kind``, in this process."""
     return [measure_bandwidth(kind, isolated=False), matmul_flops(kind, dtype)]
 
 
@@ -144,9 +146,9 @@ def device_limits(server: object) -> DeviceLimits:
         if getattr(server, "running", False):
             raise RuntimeError("measure the device before starting the server: vLLM holds most "
                                "of the GPU's memory once it runs")
-        bandwidth, flops = _in_child(f"_limits({kind!r}, {dtype!r})", kind)
+        bandwidth, flops = _in_child("probe_limits", (kind, dtype), kind)
     else:
-        bandwidth, flops = _limits(kind, dtype)
+        bandwidth, flops = probe_limits(kind, dtype)
     return DeviceLimits(bandwidth_gb_s=bandwidth, flops=flops, dtype=dtype)
 
 
