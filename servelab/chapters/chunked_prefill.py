@@ -131,16 +131,6 @@ def compare(results: dict[str, object]) -> pd.DataFrame:
 BUDGET_STEP = 16
 
 
-def prefill_rate(result: object) -> float:
-    """Prompt tokens per second of a run's first completed request, from its time to first
-    token: how fast this device reads a prompt when nothing else runs."""
-    done = result.requests[result.requests["ok"]]
-    if done.empty:
-        raise RuntimeError(f"no request completed in {result}")
-    row = done.iloc[0]
-    return float(row["prompt_tokens"]) / float(row["ttft_s"])
-
-
 def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int) -> int:
     """The per-step token budget whose prefill chunk lasts about ``pause_ms`` at
     ``prefill_tok_s`` (in whole blocks once it is a block or more), kept between ``smallest`` and
@@ -158,7 +148,7 @@ class BudgetPlan:
     """How the chunked run's budget was chosen, for the page."""
 
     first_budget: int  # the first run's budget: at least the document, so it goes in one step
-    prefill_tok_s: float  # the document alone, measured on this device
+    prefill_tok_s: float  # the document alone, its fixed cost apart (bench.prefill_fit)
     pause_ms: float  # the pause the budget was sized for
     budget: int  # the budget the chunked run used
     document_tokens: int
