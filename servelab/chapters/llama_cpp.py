@@ -115,8 +115,10 @@ def build_wheel() -> Path:
           "(several minutes, once)...", flush=True)
     for stale in wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"):
         stale.unlink()
-    pip("wheel", "--no-deps", "--no-binary", DISTRIBUTION, "-w", str(wheel_dir()),
-        f"{DISTRIBUTION}=={VERSION}", env=env)
+    # --no-cache-dir: pip's wheel cache is keyed by the sdist alone, not by CMAKE_ARGS, so it
+    # would hand back a wheel built earlier with other flags (in a second, as if compiled).
+    pip("wheel", "--no-deps", "--no-cache-dir", "--no-binary", DISTRIBUTION, "-w",
+        str(wheel_dir()), f"{DISTRIBUTION}=={VERSION}", env=env)
     wheels = sorted(wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"))
     if not wheels:
         raise LlamaCppUnavailable(f"pip reported success but left no wheel in {wheel_dir()}")
