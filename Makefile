@@ -3,7 +3,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup book test edition release lint gpu-contract
+.PHONY: setup book test unit edition release lint gpu-contract
 
 setup:
 	bash env/setup.sh
@@ -16,6 +16,12 @@ book: setup
 # Every test and nbval over the instructor sources, at the smoke size, against the real engine.
 test: setup
 	bash env/run-tests.sh
+
+# For developers: lint, then the unit tier alone (tests marked neither engine nor tooling; README
+# "Test tiers"): no engine, no child process, under a minute. `make test` still runs every tier.
+unit: setup
+	$(BIN)/ruff check .
+	$(BIN)/python -m pytest tests -m "not engine and not tooling" -q -p no:cacheprovider
 
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
 edition: setup

@@ -1,4 +1,5 @@
-"""pytest hooks: under nbval, how long each instructor source took, and at what size."""
+"""pytest hooks: under nbval, how long each instructor source took, and at what size; nbval's
+cells are engine tests."""
 
 from __future__ import annotations
 
@@ -23,3 +24,11 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     for path, seconds in sorted(_seconds.items()):
         terminalreporter.write_line(f"{seconds:8.1f} s  {path}")
     terminalreporter.write_line(f"{sum(_seconds.values()):8.1f} s  all chapters")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """nbval runs each instructor source against the real engine: its cells are ``engine`` tests
+    (pyproject.toml's markers), so ``-m "not engine"`` leaves them out."""
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            item.add_marker(pytest.mark.engine)

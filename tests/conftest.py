@@ -1,11 +1,26 @@
-"""Fixtures shared by the test modules."""
+"""Fixtures shared by the test modules, and the watch that keeps unit tests unit tests."""
 
 from __future__ import annotations
 
+import _posixsubprocess
+import contextlib
+import functools
+import os
+import platform
 import signal
-from collections.abc import Iterator
+import subprocess
+import sys
+from collections.abc import Callable, Generator, Iterator
 
 import pytest
+
+# pyproject.toml's test tiers: a test marked with neither is a unit test (README "Test tiers").
+TIERS = ("engine", "tooling")
+# Imported by a unit test (here or by the code it calls), either makes it an engine or tooling test.
+HEAVY_IMPORTS = ("vllm", "nbgrader")
+# The standard library asks `uname -p` once and keeps the answer; libraries ask for it (openai's
+# request headers), so it is asked here, before any test is watched.
+platform.processor()
 
 
 @pytest.fixture
@@ -16,3 +31,62 @@ def ctrl_c_raises() -> Iterator[None]:
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+def _command(args: object) -> str:
+    words = args if isinstance(args, list | tuple) else [args]
+    return " ".join(os.fsdecode(w) if isinstance(w, str | bytes) else str(w) for w in words)
+
+
+@contextlib.contextmanager
+def _recording_processes() -> Iterator[list[str]]:
+    """Every process started meanwhile (subprocess, multiprocessing, ``os.fork``, ``os.system``),
+    let run and recorded by its command."""
+    started: list[str] = []
+
+    def watched(original: Callable, command: Callable[[tuple], str]) -> Callable:
+        @functools.wraps(original)
+        def wrapper(*args: object, **kwargs: object) -> object:
+            started.append(command(args))
+            return original(*args, **kwargs)
+        return wrapper
+
+    patches = [(subprocess.Popen, "_execute_child", lambda a: _command(a[1])),
+               (_posixsubprocess, "fork_exec", lambda a: _command(a[0])),
+               (os, "fork", lambda a: "os.fork()"), (os, "system", lambda a: _command(a[0]))]
+    originals = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
+    for (owner, name, command), (_, _, original) in zip(patches, originals, strict=True):
+        setattr(owner, name, watched(original, command))
+    try:
+        yield started
+    finally:
+        for owner, name, original in originals:
+            setattr(owner, name, original)
+
+
+def _unit_test_watched(item: pytest.Item) -> Generator[None, object, object]:
+    """A unit test starts no process and imports neither vLLM nor nbgrader, in its fixtures
+    (module-scoped ones included), its own code or the code it calls; one that does fails,
+    naming what it did. tests/test_tiers.py reads the test files for what they import."""
+    if any(item.get_closest_marker(tier) for tier in TIERS):
+        return (yield)
+    already = {name for name in HEAVY_IMPORTS if name in sys.modules}
+    with _recording_processes() as started:
+        result = yield
+    imported = [name for name in HEAVY_IMPORTS if name in sys.modules and name not in already]
+    if started or imported:
+        what = [f"started {', '.join(started)}"] if started else []
+        what += [f"imported {', '.join(imported)}"] if imported else []
+        pytest.fail(f"a unit test {' and '.join(what)}: mark it tooling or engine "
+                    "(pyproject.toml's markers, README 'Test tiers')", pytrace=False)
+    return result
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _unit_test_watched(item))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    return (yield from _unit_test_watched(item))

@@ -34,9 +34,11 @@ from autograder.result_cache import ResultCache
 from course.checks import LETTERS, cells_with_role, grade_id, load_check
 from course.paths import CHECKS_DIR, COURSE_ROOT
 
+# Tooling: grades whole classes with nbgrader, each kernel in the bubblewrap sandbox.
 # hand-copied cells (same id) and nbgrader's re-added cells (no id) are part of the class
-pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId",
-                                        "ignore::nbformat.warnings.MissingIDFieldWarning")
+pytestmark = [pytest.mark.tooling,
+              pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId",
+                                         "ignore::nbformat.warnings.MissingIDFieldWarning")]
 
 CHAPTERS = ("00-serving-many-users", "02-continuous-batching", "05-the-dials")
 CH = "02-continuous-batching"  # the chapter the bad cases use; its right option is C

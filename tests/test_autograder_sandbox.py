@@ -61,6 +61,7 @@ def hostile(tmp_path_factory):
             "texts": [_text(outputs) for outputs in result.outputs]}
 
 
+@pytest.mark.tooling  # kernels in the bubblewrap sandbox
 def test_the_kernel_is_not_root_and_has_no_network(hostile):
     assert hostile["result"].status == "ok", hostile["result"]
     uid, blocked, interfaces = hostile["texts"][0], *hostile["texts"][1].splitlines()
@@ -69,6 +70,7 @@ def test_the_kernel_is_not_root_and_has_no_network(hostile):
     assert interfaces == "interfaces ['lo']"
 
 
+@pytest.mark.tooling  # kernels in the bubblewrap sandbox
 def test_the_kernel_sees_none_of_the_grader_files(hostile):
     lines = hostile["texts"][2].splitlines()
     assert all(line.startswith("hidden") for line in lines), lines
@@ -77,6 +79,7 @@ def test_the_kernel_sees_none_of_the_grader_files(hostile):
     assert hostile["secret"].read_text() == "the grader's secret"
 
 
+@pytest.mark.tooling  # kernels in the bubblewrap sandbox
 def test_limits_hold_and_nothing_outlives_the_run(hostile):
     assert hostile["texts"][4].strip() == "detached"
     assert _sleepers() == []
@@ -87,6 +90,7 @@ def test_limits_hold_and_nothing_outlives_the_run(hostile):
         assert len(text.encode()) < 2 * sandbox.Limits().output_bytes
 
 
+@pytest.mark.tooling  # kernels in the bubblewrap sandbox
 def test_a_kernel_that_kills_its_parent_is_an_error_not_a_dead_grader():
     result = sandbox.execute(["import os, signal\nos.kill(os.getppid(), signal.SIGKILL)",
                               "print('after')"], timeout=10)
@@ -94,6 +98,7 @@ def test_a_kernel_that_kills_its_parent_is_an_error_not_a_dead_grader():
     assert os.getpid() and psutil.Process().is_running()
 
 
+@pytest.mark.tooling  # kernels in the bubblewrap sandbox
 def test_an_endless_cell_times_out_even_when_it_ignores_interrupts():
     stubborn = ("while True:\n    try:\n        while True:\n            pass\n"
                 "    except KeyboardInterrupt:\n        pass")
@@ -101,6 +106,7 @@ def test_an_endless_cell_times_out_even_when_it_ignores_interrupts():
     assert result.status == "timeout"
 
 
+@pytest.mark.tooling  # kernels in the bubblewrap sandbox
 def test_two_workers_start_many_kernels_at_once():
     """Each sandbox has its own network namespace, so kernel ports cannot collide."""
     def one(n: int) -> tuple[str, str]:
@@ -123,6 +129,7 @@ def test_grading_refuses_without_a_sandbox(monkeypatch, tmp_path, capsys):
     assert "bubblewrap" in capsys.readouterr().err
 
 
+@pytest.mark.tooling  # kernels in the bubblewrap sandbox
 def test_a_sandbox_cannot_make_a_user_namespace_of_its_own():
     """bwrap runs with --disable-userns: without it, `unshare -U` succeeds inside the sandbox
     (the kernel's own user namespace would hand it every capability there)."""

@@ -260,6 +260,7 @@ def student_cells(check: Check) -> tuple[str, str]:
     return notebook.cells[1].source, notebook.cells[2].source
 
 
+@pytest.mark.tooling  # nbgrader's release preprocessors
 def test_student_edition_cells_have_no_answer(check: Check) -> None:
     answer, test = student_cells(check)
     assert answer == "answer = None  # replace None with the letter you choose, in quotes"
@@ -267,6 +268,7 @@ def test_student_edition_cells_have_no_answer(check: Check) -> None:
 
 
 @pytest.mark.parametrize("given", ['"b"', '" B "', '"B"'])
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_form_check_accepts_one_letter_in_any_case(check: Check, given: str) -> None:
     _, test = student_cells(check)
     result = run_cells(f"answer = {given}", test)
@@ -278,6 +280,7 @@ def test_form_check_accepts_one_letter_in_any_case(check: Check, given: str) -> 
     ("given", "shown"),
     [('"AB"', "'AB'"), ('"A or B"', "'A or B'"), ("2", "2"), ('["B"]', "['B']"), ('""', "''")],
 )
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_form_check_rejects_anything_but_one_letter(check: Check, given: str, shown: str) -> None:
     _, test = student_cells(check)
     result = run_cells(f"answer = {given}", test)
@@ -287,6 +290,7 @@ def test_form_check_rejects_anything_but_one_letter(check: Check, given: str, sh
     assert message.endswith(f"got {shown}")
 
 
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_no_answer_yet_does_not_raise(check: Check) -> None:
     answer, test = student_cells(check)
     result = run_cells(answer, test)
@@ -294,6 +298,7 @@ def test_no_answer_yet_does_not_raise(check: Check) -> None:
     assert result["stdout"].startswith("no answer yet")
 
 
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_hidden_part_passes_on_the_right_letter(check: Check) -> None:
     _, test = check_cells(check)[1:]
     result = run_cells('answer = " b"', test.source)
@@ -301,6 +306,7 @@ def test_hidden_part_passes_on_the_right_letter(check: Check) -> None:
 
 
 @pytest.mark.parametrize("letter", ["A", "C", "D"])
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_hidden_part_explains_the_chosen_wrong_option(check: Check, letter: str) -> None:
     _, test = check_cells(check)[1:]
     result = run_cells(f"answer = {letter.lower()!r}", test.source)
@@ -312,6 +318,7 @@ def test_hidden_part_explains_the_chosen_wrong_option(check: Check, letter: str)
     assert other.wrong not in message
 
 
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_hidden_part_fails_when_no_answer_was_given(check: Check) -> None:
     _, test = check_cells(check)[1:]
     result = run_cells("answer = None", test.source)
@@ -321,6 +328,7 @@ def test_hidden_part_fails_when_no_answer_was_given(check: Check) -> None:
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_every_chapter_check_grades_its_right_letter(chapter: str) -> None:
     check = load_check(CHECKS_DIR / f"{chapter}.yml")
     test = check_cells(check)[2].source
@@ -333,6 +341,7 @@ SOURCES = [chapter for chapter in CHAPTERS if source_notebook(chapter).exists()]
 
 
 @pytest.mark.parametrize("chapter", SOURCES)
+@pytest.mark.tooling  # runs the cells in a child interpreter
 def test_instructor_source_check_passes_with_its_answer(chapter: str) -> None:
     """The check cells as they stand in the instructor source: its answer passes its hidden test."""
     notebook = nbformat.read(source_notebook(chapter), as_version=4)
@@ -381,6 +390,7 @@ def test_role_of_reads_only_check_grade_ids(check: Check) -> None:
         grade_id("99-test", "hint")
 
 
+@pytest.mark.tooling  # nbgrader generate_assignment
 def test_the_student_test_cell_leaks_nothing_of_the_key(check: Check, tmp_path: Path) -> None:
     """nbgrader's generate_assignment, as the edition runs it, drops the key's stored output."""
     course = tmp_path / "course"
@@ -421,6 +431,7 @@ def test_import_command_brings_a_lesson_check_into_the_course(tmp_path: Path, ca
     assert "already holds" in capsys.readouterr().err
 
 
+@pytest.mark.tooling  # a child process
 def test_import_command_runs_as_a_module(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "course.checks", "import", str(FIXTURE),
                            "--chapter", "99-lesson", "--checks-dir", str(tmp_path)],

@@ -56,6 +56,7 @@ from servelab.env import bootstrap  # noqa: E402
 runtime = bootstrap()"""
 
 
+@pytest.mark.tooling  # nbgrader generate_assignment
 def test_book_is_up_to_date_with_the_source() -> None:
     stale = stale_chapters(COURSE_ROOT, BOOK_DIR)
     assert stale == [], f"book/ is out of date for {stale}: run python -m course.edition"
@@ -79,6 +80,7 @@ def test_launch_links_open_the_student_edition_named_in_the_config() -> None:
     assert kaggle_url(CHAPTER, FORK).startswith(f"https://kaggle.com/kernels/welcome?src={FORK.url}")
 
 
+@pytest.mark.tooling  # git ls-files
 def test_only_the_config_names_the_repository() -> None:
     """Every other mention is generated from _config.yml (launch and install cells)."""
     url = repository_setting().url
@@ -133,6 +135,7 @@ def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return root
 
 
+@pytest.mark.tooling  # nbgrader generate_assignment
 def test_generated_edition_follows_the_contract_and_goes_stale(course: Path) -> None:
     book = course.parent / "book"
     assert stale_chapters(course, book) == [CHAPTER]  # no edition yet
@@ -162,6 +165,7 @@ def test_generated_edition_follows_the_contract_and_goes_stale(course: Path) -> 
     assert stale_chapters(course, book) == [CHAPTER]  # an edition without a source
 
 
+@pytest.mark.tooling  # nbgrader, then Jupyter kernels
 def test_student_edition_runs_clean_and_source_passes(course: Path) -> None:
     book = course.parent / "book"
     [edition_path] = generate_editions(course, book)
@@ -180,6 +184,7 @@ def _tags(cell: nbformat.NotebookNode) -> list[str]:
     return cell.metadata.get("tags", [])
 
 
+@pytest.mark.tooling  # nbgrader generate_assignment
 def test_generated_launch_and_install_cells_replace_the_hand_written_ones(course: Path) -> None:
     path = source_notebook(CHAPTER, course / "source")
     source = nbformat.read(path, as_version=4)
@@ -249,6 +254,7 @@ def _run_install_cell(bare: tuple[Path, dict[str, str]], repository: Repository)
     return result.stdout + result.stderr
 
 
+@pytest.mark.tooling  # a new venv, git and pip in a child
 def test_install_cell_says_plainly_that_the_repository_is_missing(
     bare_python: tuple[Path, dict[str, str]], tmp_path: Path,
 ) -> None:
@@ -259,6 +265,7 @@ def test_install_cell_says_plainly_that_the_repository_is_missing(
     assert "Traceback" not in output
 
 
+@pytest.mark.tooling  # a new venv, git and pip in a child
 def test_install_cell_says_plainly_that_the_version_is_not_published(
     bare_python: tuple[Path, dict[str, str]], tmp_path: Path,
 ) -> None:
@@ -274,6 +281,7 @@ def test_install_cell_says_plainly_that_the_version_is_not_published(
     assert "Traceback" not in output
 
 
+@pytest.mark.tooling  # a new venv, git and pip in a child
 def test_install_cell_says_plainly_that_there_is_no_internet(
     bare_python: tuple[Path, dict[str, str]],
 ) -> None:

@@ -38,6 +38,7 @@ def _pins(python: str) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("python", gpu_constraints.PYTHONS)
+@pytest.mark.tooling  # pip's dry run against PyPI
 def test_the_gpu_constraints_resolve_to_themselves(python, tmp_path):
     report = tmp_path / "report.json"
     command = gpu_constraints.resolve_command(python, report, gpu_constraints.requirements())

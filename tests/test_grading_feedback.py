@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import pytest
 from nbconvert.exporters import HTMLExporter
 from nbgrader.converters import GenerateFeedback
 from traitlets.config.loader import PyFileConfigLoader
@@ -14,6 +15,8 @@ from traitlets.config.loader import PyFileConfigLoader
 from autograder import synthetic
 from autograder.course import ScratchCourse
 from course.nbgrader_cli import CONFIG_NAME
+
+pytestmark = pytest.mark.tooling  # nbgrader: a scratch course and its feedback converter
 
 SCRIPT = "alert('pwned')"
 

@@ -51,12 +51,14 @@ def shards(klass):
     return out
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_the_class_has_every_kind_of_row(klass):
     statuses = {row["status"] for row in klass["rows"]}
     assert statuses == {"ok", "no-answer", "duplicate", "malformed", "unmatched"}
     assert any("was not run" in row["reason"] for row in klass["rows"])
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_without_the_cache_every_byte_is_the_same(klass):
     out = klass["root"] / "uncached"
     assert _grade(klass, "--out", str(out), "--no-result-cache") == 0
@@ -69,6 +71,7 @@ def test_without_the_cache_every_byte_is_the_same(klass):
     assert len(cached) - sum(cached) >= len(entries) and sum(cached) > 0
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_each_student_is_graded_in_exactly_one_shard(klass, shards):
     rows = {i: json.loads((shards / f"shard-{i}" / ROWS).read_text()) for i in (0, 1)}
     assert all(rows.values()), "both shards must hold students, or the test proves nothing"
@@ -81,6 +84,7 @@ def test_each_student_is_graded_in_exactly_one_shard(klass, shards):
     assert (manifest["shard"], manifest["shards"], manifest["rows"]) == (0, 2, len(rows[0]))
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_merged_shards_equal_the_unsharded_run_byte_for_byte(klass, shards, capsys):
     final = klass["root"] / "final"
     assert autograder_main(["merge", *map(str, sorted(shards.glob("shard-*"))),
@@ -105,6 +109,7 @@ def _copy(folder: Path, to: Path, **changes) -> Path:
     return to
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_merge_refuses_a_missing_or_unfinished_shard(klass, shards, tmp_path, capsys):
     assert "shard 1 of 2 is missing" in _refused([shards / "shard-0"], tmp_path / "a", capsys)
     killed = shutil.copytree(shards / "shard-1", tmp_path / "killed")
@@ -113,6 +118,7 @@ def test_merge_refuses_a_missing_or_unfinished_shard(klass, shards, tmp_path, ca
     assert "did not finish" in err
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_merge_refuses_another_n_or_a_shard_given_twice(klass, shards, tmp_path, capsys):
     other_n = _copy(shards / "shard-1", tmp_path / "n3", shards=3)
     err = _refused([shards / "shard-0", other_n], tmp_path / "a", capsys)
@@ -122,12 +128,14 @@ def test_merge_refuses_another_n_or_a_shard_given_twice(klass, shards, tmp_path,
     assert "shard 0 is given twice" in err
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_merge_refuses_a_row_that_appears_twice(klass, shards, tmp_path, capsys):
     posing = _copy(shards / "shard-0", tmp_path / "posing", shard=1)
     err = _refused([shards / "shard-0", posing], tmp_path / "a", capsys)
     assert "appears twice" in err
 
 
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_merge_refuses_a_shard_graded_against_other_inputs(klass, shards, tmp_path, capsys):
     inbox = shutil.copytree(klass["inbox"], tmp_path / "inbox", copy_function=shutil.copy2)
     (inbox / f"late_9_{CHAPTERS[0]}.ipynb").write_text("{}")
@@ -147,6 +155,7 @@ def test_shard_specs(monkeypatch):
             parse_shard(bad, environ)
 
 
+@pytest.mark.tooling  # child processes
 def test_the_shard_hash_is_stable_across_processes():
     """Python's own hash() of a str changes with every process (PYTHONHASHSEED); ours may not."""
     code = ("from autograder.shard import shard_of; "

@@ -29,7 +29,9 @@ from autograder.grade import grade
 from autograder.shard import MANIFEST
 from course.paths import REPO_ROOT
 
-pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")
+# Tooling: a Slurm cluster (munged, slurmctld, slurmd) grading with nbgrader and bubblewrap.
+pytestmark = [pytest.mark.tooling,
+              pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
 
 SCRIPT = REPO_ROOT / "autograder" / "cluster" / "grade-array.sbatch"
 CTLD_PORT, SLURMD_PORT = 46817, 46818

@@ -96,6 +96,7 @@ def test_book_has_no_answer_keys(letters: dict[str, str]) -> None:
     assert scan(BOOK_DIR, letters) == []
 
 
+@pytest.mark.tooling  # SERVELAB_BUILD_SITE=1 builds with jupyter-book
 def test_built_site_has_no_answer_keys(letters: dict[str, str]) -> None:
     site = site_under_test()
     if site is None:
@@ -126,11 +127,13 @@ def chapter_notebook(tmp_path: Path, release: bool) -> Path:
     return path
 
 
+@pytest.mark.tooling  # nbgrader's release preprocessors
 def test_scanner_passes_a_clean_student_edition(tmp_path: Path, letters: dict[str, str]) -> None:
     chapter_notebook(tmp_path, release=True)
     assert scan(tmp_path, letters) == []
 
 
+@pytest.mark.tooling  # its helper holds nbgrader's preprocessors
 def test_scanner_flags_the_instructor_source(tmp_path: Path, letters: dict[str, str]) -> None:
     path = chapter_notebook(tmp_path, release=False)
     found = scan(tmp_path, letters)

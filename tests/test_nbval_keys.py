@@ -49,6 +49,7 @@ def test_the_test_cell_asks_nbval_to_compare_its_output(check) -> None:
     assert f"answer {check.correct}" in printed
 
 
+@pytest.mark.tooling  # nbval runs the notebook in a kernel, in a child pytest
 def test_nbval_passes_with_the_key_and_fails_with_a_broken_one(check, tmp_path: Path) -> None:
     cells = check_cells(check)
     passing = _nbval(_write(cells, tmp_path / "key.ipynb"))

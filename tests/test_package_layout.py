@@ -49,6 +49,7 @@ def imported_top_levels(path: Path) -> set[str]:
     return names
 
 
+@pytest.mark.tooling  # setuptools' choice, in a child process
 def test_students_get_servelab_without_the_course_tooling() -> None:
     packages = installed_packages()
     assert "servelab" in packages
@@ -62,6 +63,7 @@ def test_students_get_servelab_without_the_course_tooling() -> None:
     assert tooling == [], f"course tooling in the student package: {tooling}"
 
 
+@pytest.mark.tooling  # setuptools' choice, in a child process
 def test_the_student_package_imports_nothing_from_the_tooling() -> None:
     offenders = []
     for package in installed_packages():

@@ -13,6 +13,8 @@ from course.edition import generate_editions, write_toc
 from course.launch import Repository, read_repository
 from course.paths import REPO_ROOT
 
+pytestmark = pytest.mark.tooling  # git clones and `python -m course.release` in a child
+
 # Git without the machine's or the user's configuration (signing, hooks), and with an identity.
 GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
            "GIT_AUTHOR_NAME": "Instructor", "GIT_AUTHOR_EMAIL": "instructor@example.org",

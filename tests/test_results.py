@@ -237,6 +237,7 @@ def test_every_chapter_records_its_declared_figures_in_a_cell_of_its_own(chapter
 
 
 # -- the published page ------------------------------------------------------------------------
+@pytest.mark.tooling  # a jupyter-book build
 def test_the_book_shows_the_summary_line_and_not_the_json(tmp_path: Path) -> None:
     """A -W build with the repository's _config.yml (execution off) of one page holding a
     stored record output."""

@@ -125,6 +125,7 @@ def _fake_nvidia_smi(folder, script: str) -> str:
     return str(folder)
 
 
+@pytest.mark.tooling  # runs a fake nvidia-smi
 def test_the_memory_cuda_reports_leaves_the_drivers_reserve_out(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path, 'echo 264; echo 264'))
     assert engine.query_reserved_gib() == [264 / 1024] * 2

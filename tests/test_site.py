@@ -46,6 +46,8 @@ from course.paths import (
     source_notebook,
 )
 
+pytestmark = pytest.mark.tooling  # jupyter-book builds, nbgrader and chromium
+
 CHROMIUM = shutil.which("chromium")
 CHROMIUM_FLAGS = (
     "--headless",

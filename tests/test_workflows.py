@@ -7,7 +7,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from course.paths import REPO_ROOT
+
+pytestmark = pytest.mark.tooling  # runs actionlint (and through it shellcheck)
 
 WORKFLOWS = sorted((REPO_ROOT / ".github" / "workflows").glob("*.yml"))
 
