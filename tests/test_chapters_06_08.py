@@ -47,12 +47,13 @@ def _interferer_result(stall: float) -> Result:
 
 # -- chapter 06 ---------------------------------------------------------------------------------
 def test_budget_is_the_pause_at_the_measured_rate_in_whole_blocks():
-    assert budget_for(1000.0, 150, smallest=8, largest=2000) == 144
-    assert budget_for(1000.0, 1, smallest=8, largest=2000) == 8
-    assert budget_for(30.0, 400, smallest=8, largest=2000) == 12
-    assert budget_for(100_000.0, 150, smallest=8, largest=2000) == 2000
+    assert budget_for(1000.0, 150, smallest=8, largest=2000, block=16) == 144
+    assert budget_for(1000.0, 150, smallest=8, largest=2000, block=128) == 128  # CPU blocks
+    assert budget_for(1000.0, 1, smallest=8, largest=2000, block=16) == 8
+    assert budget_for(30.0, 400, smallest=8, largest=2000, block=16) == 12
+    assert budget_for(100_000.0, 150, smallest=8, largest=2000, block=16) == 2000
     with pytest.raises(ValueError):
-        budget_for(0.0, 150, smallest=8, largest=2000)
+        budget_for(0.0, 150, smallest=8, largest=2000, block=16)
 
 
 def test_the_prefill_rate_leaves_the_fixed_cost_per_request_out():
@@ -93,13 +94,14 @@ def _row(longest, p99, after, p50, ttft):
 
 
 PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, budget=368,
-                  document_tokens=2000, users=4)
+                  document_tokens=2000, users=4, block=16)
 
 
 @pytest.mark.parametrize(("chunked", "says", "never"), [
     (_row(300, 200, 250, 31, 6.0), "capped the worst pause; it did not make the stream even",
      "better deal"),
-    (_row(300, 100, 250, 31, 6.0), "the better deal for the users", "did not make"),
+    (_row(300, 90, 250, 31, 6.0), "the better deal for the users", "did not make"),
+    (_row(300, 120, 250, 31, 6.0), "too close for this single run to call", "better deal"),
     (_row(700, 100, 650, 31, 6.0), "did not show chunking shortening", "capped"),
 ])
 def test_story_06_users_branches(chunked, says, never):
@@ -124,7 +126,7 @@ def test_story_06_document_branches(ttft, says):
     (4096, "read the document in a single step"), (512, "read it in 4 chunks"),
 ])
 def test_story_06_first_budget_branches(first, says):
-    plan = BudgetPlan(first, 2500, 150, 368, 2000, 4)
+    plan = BudgetPlan(first, 2500, 150, 368, 2000, 4, 16)
     text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, 6.0),
                                  plan, "")
     assert says in text and "max_num_batched_tokens" in text
@@ -137,7 +139,7 @@ def test_story_06_first_budget_branches(first, says):
     (50_000, 2000, "cannot split it"),
 ])
 def test_story_06_sizing_branches(rate, budget, says):
-    plan = BudgetPlan(4096, rate, 150, budget, 2000, 4)
+    plan = BudgetPlan(4096, rate, 150, budget, 2000, 4, 16)
     text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, 6.0),
                                  plan, "")
     assert says in text

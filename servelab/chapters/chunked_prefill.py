@@ -126,20 +126,21 @@ def compare(results: dict[str, object]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("run")
 
 
-# vLLM's scheduler hands out KV-cache blocks of 16 tokens; a budget in whole blocks keeps chunk
-# boundaries on block boundaries.
-BUDGET_STEP = 16
+# A pause counts as clearly shorter (or a tail clearly better) below this share of the other.
+CLEARLY = 1 / 1.5
 
 
-def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int) -> int:
+def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int,
+               block: int) -> int:
     """The per-step token budget whose prefill chunk lasts about ``pause_ms`` at
-    ``prefill_tok_s`` (in whole blocks once it is a block or more), kept between ``smallest`` and
-    ``largest``."""
-    if prefill_tok_s <= 0 or pause_ms <= 0:
-        raise ValueError("the prefill rate and the pause must be positive")
+    ``prefill_tok_s``, kept between ``smallest`` and ``largest``. Once it is a KV-cache block or
+    more it is rounded down to whole blocks of ``block`` tokens (the engine's own block size:
+    16 on a GPU by default, 128 on the CPU engine), so chunks end on block boundaries."""
+    if prefill_tok_s <= 0 or pause_ms <= 0 or block <= 0:
+        raise ValueError("the prefill rate, the pause and the block size must be positive")
     tokens = int(prefill_tok_s * pause_ms / 1000)
-    if tokens >= BUDGET_STEP:
-        tokens = tokens // BUDGET_STEP * BUDGET_STEP
+    if tokens >= block:
+        tokens = tokens // block * block
     return max(smallest, min(largest, tokens))
 
 
@@ -153,6 +154,7 @@ class BudgetPlan:
     budget: int  # the budget the chunked run used
     document_tokens: int
     users: int
+    block: int  # the engine's KV-cache block, in tokens
 
     @property
     def chunks(self) -> int:
@@ -204,11 +206,13 @@ def _users_text(whole: Mapping[str, float], chunked: Mapping[str, float],
                 plan: BudgetPlan) -> str:
     longest_whole, longest_chunked = whole["users_longest_gap_ms"], chunked["users_longest_gap_ms"]
     normal = whole["users_itl_ms_p50"]
-    shorter = longest_chunked * 1.5 < longest_whole
+    shorter = longest_chunked < CLEARLY * longest_whole
     pooled_worse = chunked["users_itl_ms_p99"] > whole["users_itl_ms_p99"]
+    pooled_better = chunked["users_itl_ms_p99"] < CLEARLY * whole["users_itl_ms_p99"]
     head = (f"The users' longest pause was {longest_whole:,.0f} ms with the document read "
-            f"{plan.first_run} and {longest_chunked:,.0f} ms with {plan.budget}-token chunks; "
-            f"a normal gap between their tokens was {normal:.0f} ms. ")
+            f"{plan.first_run} and {longest_chunked:,.0f} ms with {plan.budget}-token chunks "
+            f"(the budget was sized for pauses of about {plan.pause_ms:.0f} ms); a normal gap "
+            f"between their tokens was {normal:.0f} ms. ")
     pooled = (f"Pooled over the whole run, their 99th-percentile gap went from "
               f"{whole['users_itl_ms_p99']:,.0f} ms to {chunked['users_itl_ms_p99']:,.0f} ms, "
               f"and while the document was being read from "
@@ -224,9 +228,13 @@ def _users_text(whole: Mapping[str, float], chunked: Mapping[str, float],
             f"{longest_chunked / normal:.1f}× a normal gap, and there were enough of them that "
             f"the pooled p99 got worse. Chunking capped the worst pause; it did not make the "
             f"stream even.")
+    if pooled_better:
+        return head + pooled + (
+            "The worst pause was capped and the pooled tail clearly improved too: here the "
+            "shorter, more frequent hitches were the better deal for the users.")
     return head + pooled + (
-        "The worst pause was capped and the pooled tail did not get worse: here the shorter, "
-        "more frequent hitches were the better deal for the users.")
+        "The worst pause was capped and the pooled tail did not get worse; the two tails are "
+        "too close for this single run to call either better.")
 
 
 def _document_text(whole: Mapping[str, float], chunked: Mapping[str, float],
@@ -255,8 +263,8 @@ def _sizing_text(plan: BudgetPlan) -> str:
     if plan.budget >= plan.document_tokens:
         return text + ("That covers the whole document, so the second run cannot split it: this "
                        "device reads prompts fast enough that one step is already short.")
-    return text + (f"Rounded down (to whole blocks of {BUDGET_STEP} tokens when it is that large), "
-                   f"the second run's budget is {plan.budget} tokens.")
+    return text + (f"Rounded down (to whole blocks of {plan.block} tokens, this engine's block, "
+                   f"when it is that large), the second run's budget is {plan.budget} tokens.")
 
 
 def story(whole: Mapping[str, float], chunked: Mapping[str, float], plan: BudgetPlan,
