@@ -304,3 +304,15 @@ def test_dials_prediction_names_both_parts():
     text = cache_text.dials_prediction("more", _sweep([30, 300], [35, 90], [34.1, 5.1]),
                                        SHORT, MIXED)
     assert "output 10.0×" in text and "preempted 4 times" in text and "14.0 s" in text
+
+
+def test_admission_text_explains_waiting_beside_room_and_running_past_the_fit():
+    roomy = {"waiting_max": 13, "running_max": 20}
+    cramped = {"running_max": 14, "preemptions": 3}
+    text = cache_text.admission_text(roomy, 41, cramped, 9)
+    assert "up to **13** requests waited while at most 20 ran, though 41 would fit" in text
+    assert "**14** ran at once, more than the 9 whole requests" in text
+    assert "its 3 preemptions" in text
+    quiet = cache_text.admission_text({"waiting_max": 0, "running_max": 20}, 41,
+                                      {"running_max": 8, "preemptions": 0}, 9)
+    assert quiet == ""

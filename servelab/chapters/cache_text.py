@@ -93,6 +93,31 @@ def paging_text(*, bytes_per_token: int, dtype: str, context_limit: int, request
 
 
 # -- chapter 04 -------------------------------------------------------------------------------
+def admission_text(roomy: Mapping[str, float], paged_fit: int, cramped: Mapping[str, float],
+                   cramped_fit: int) -> str:
+    """Chapter 03: why the running counts differ from what fits. Waiting beside free blocks is
+    the step's token budget; running more than fits is optimistic admission, paid for with
+    preemption. ``*_fit``: whole requests (prompt and answer) each cache holds."""
+    parts = []
+    if roomy["waiting_max"] > 0 and roomy["running_max"] < paged_fit:
+        parts.append(
+            f"In the roomy cache up to **{roomy['waiting_max']:.0f}** requests waited while at "
+            f"most {roomy['running_max']:.0f} ran, though {paged_fit} would fit: memory was not "
+            "what held them. A step has a token budget (`max_num_batched_tokens`), and prompts "
+            "that arrive together are admitted a few per step, as the budget allows.")
+    if cramped["running_max"] > cramped_fit:
+        preempted = (f"which is what its {cramped['preemptions']:.0f} preemptions were"
+                     if cramped["preemptions"] > 0 else
+                     "though in this run no answer grew far enough to need it")
+        parts.append(
+            f"In the small cache **{cramped['running_max']:.0f}** ran at once, more than the "
+            f"{cramped_fit} whole requests it holds: the engine admits a request once its "
+            "prompt's blocks are free, betting that not every answer reaches its full length at "
+            "the same time. When the blocks run out mid-answer it preempts a sequence (frees "
+            f"its blocks and computes it again later), {preempted}.")
+    return " ".join(parts)
+
+
 def reuse_prediction(prediction: str, cost_on: pd.DataFrame, on: Mapping[str, float],
                      off: Mapping[str, float]) -> str:
     """Chapter 04's prediction beside the second request's computed tokens and the TTFT ratio."""
