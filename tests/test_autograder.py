@@ -311,11 +311,26 @@ def _fingerprint(paths: list[Path]) -> dict[str, str]:
             if f.is_file() and not f.is_symlink() and f.stat().st_size < (64 << 20)}
 
 
+def _in_sandbox(process: psutil.Process) -> bool:
+    try:
+        line = " ".join(process.cmdline())
+    except psutil.Error:
+        return False
+    return "time.sleep(300)" in line or "sandbox_runner" in line or "autograder/runner" in line
+
+
 def _sandbox_processes() -> list[psutil.Process]:
+    """Sandbox processes whose grader is gone: the first ancestor outside a sandbox is init.
+    (A live grader's sandboxes belong to someone else's run on this machine: not ours, since
+    ours has returned.)"""
     found = []
-    for process in psutil.process_iter(["cmdline"]):
-        line = " ".join(process.info["cmdline"] or [])
-        if "time.sleep(300)" in line or "sandbox_runner" in line or "autograder/runner" in line:
+    for process in psutil.process_iter():
+        if not _in_sandbox(process):
+            continue
+        owner = process.parent()
+        while owner is not None and _in_sandbox(owner):
+            owner = owner.parent()
+        if owner is None or owner.pid == 1:
             found.append(process)
     return found
 

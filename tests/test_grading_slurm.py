@@ -21,6 +21,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from autograder import synthetic
@@ -58,6 +59,8 @@ def _conf(root: Path, node: str) -> str:
         "MpiDefault": "none", "SelectType": "select/cons_tres", "SelectTypeParameters": "CR_CPU",
         "SchedulerType": "sched/builtin", "ReturnToService": 2,
         "SlurmdParameters": "config_overrides",
+        # slurmd and slurmctld bind to their 127.0.0.1 addresses, not to every address
+        "CommunicationParameters": "NoInAddrAny,NoCtldInAddrAny",
     }
     text = "".join(f"{key}={value}\n" for key, value in lines.items())
     return text + (f"NodeName={node} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} "
@@ -122,6 +125,10 @@ def cluster(tmp_path_factory) -> Iterator[dict[str, str]]:
             pytest.fail(f"the one-node Slurm cluster did not start: {why}\n{_logs(root)}"
                         + "".join(f"\n--- {p.name}:\n{p.read_text(errors='replace')[-800:]}"
                                   for p in sorted(root.glob("*.out"))))
+        listening = {(c.laddr.ip, c.laddr.port) for p in processes
+                     for c in psutil.Process(p.pid).net_connections("inet")
+                     if c.status == psutil.CONN_LISTEN}
+        assert listening == {("127.0.0.1", CTLD_PORT), ("127.0.0.1", SLURMD_PORT)}, listening
         yield env
     finally:
         subprocess.run(["scancel", "--full", "--user=root"], env=env, capture_output=True,
