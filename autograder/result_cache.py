@@ -95,8 +95,3 @@ class ResultCache:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temporary)
-
-    def entries(self) -> list[dict]:
-        """Every stored entry (key, sources, result data), for audits and tests."""
-        return [json.loads(p.read_text(encoding="utf-8"))
-                for p in sorted(self.folder.glob("*.json"))]
