@@ -17,11 +17,13 @@ from sqlalchemy.exc import SAWarning
 
 from autograder import sandbox
 from autograder.answer import Answer, parse_answer
+from autograder.class_results import RESULTS_CSV, Row, class_rows, write_results
 from autograder.course import DEFAULT_TIMEOUT, REPO_COURSE, ScratchCourse
 from autograder.intake import InputFile, collect, student_of
 from autograder.match import Unreadable, chapter_from_name, chapter_of, parse
 from autograder.outcome import judge
 from autograder.repair import repair
+from autograder.result_feedback import add_results
 from autograder.shard import Shard, clear_shard, write_shard
 from autograder.workers import batches, grade_batches
 from course.checks import cells_with_role
@@ -208,16 +210,30 @@ def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
     with warnings.catch_warnings():
         # nbgrader's gradebook code trips SQLAlchemy warnings that say nothing about the class
         warnings.simplefilter("ignore", SAWarning)
-        submissions, fingerprint, failures = _grade_all(paths, course, jobs, shard)
+        submissions, fingerprint, failures, results = _grade_all(paths, course, jobs, shard)
         for sub in submissions:
             _finish(sub, course, failures, out)
     ordered = sorted(submissions, key=lambda s: s.order)
     rows = [s.row() for s in ordered]
     write_grades(out / "grades.csv", rows)
+    _write_results(out, results, shard)
     if shard is not None:
         write_shard(out, shard, fingerprint, [(s.order, s.ident, row)
                                               for s, row in zip(ordered, rows, strict=True)])
     return rows
+
+
+def _write_results(out: Path, results: list[Row], shard: Shard | None) -> None:
+    """class-results.csv (a shard's: its students' rows), a table in each feedback page (medians
+    over the whole class, which every shard reads) and, unsharded, the report; merge draws the
+    report of a sharded class. Nothing here touches grades.csv."""
+    write_results(out / RESULTS_CSV,
+                  [row for row in results if shard is None or shard.holds(row["student"])])
+    add_results(out / "feedback", results)
+    if shard is None:
+        from autograder.class_report import REPORT_HTML, write_report  # matplotlib: only here
+
+        write_report(out / REPORT_HTML, results)
 
 
 def inputs_fingerprint(submissions: list[Submission], course: ScratchCourse) -> str:
@@ -236,12 +252,16 @@ def inputs_fingerprint(submissions: list[Submission], course: ScratchCourse) -> 
 
 
 def _grade_all(paths: list[Path], course: ScratchCourse, jobs: int,
-               shard: Shard | None) -> tuple[list[Submission], str, dict[int, str]]:
+               shard: Shard | None) -> tuple[list[Submission], str, dict[int, str], list[Row]]:
     """Copy gradable submissions (of `shard`'s students) into the scratch course and autograde
-    them; (the submissions of this run, the inputs' fingerprint, each batch's failure)."""
+    them; (the submissions of this run, the inputs' fingerprint, each batch's failure, the
+    whole class's result rows: read from the outputs, never run)."""
     broken = course.prepare()
     submissions = read_submissions(paths, course, broken)
     fingerprint = inputs_fingerprint(submissions, course)
+    results = class_rows((s.student, s.chapter, s.notebook) for s in submissions
+                         if s.notebook is not None and s.student and s.chapter
+                         and s.status != "duplicate")
     if shard is not None:
         submissions = [s for s in submissions if shard.holds(s.student)]
     graded = [s for s in submissions if not s.status]
@@ -253,7 +273,7 @@ def _grade_all(paths: list[Path], course: ScratchCourse, jobs: int,
         nbformat.write(sub.notebook, target)
     course.add_students({s.student for s in graded})
     log.info("grading %d notebooks in %d batches", len(graded), len(set(batch_of.values())))
-    return submissions, fingerprint, grade_batches(course, batch_of)
+    return submissions, fingerprint, grade_batches(course, batch_of), results
 
 
 def _finish(sub: Submission, course: ScratchCourse, failures: dict[int, str], out: Path) -> None:

@@ -5,7 +5,8 @@ each has a manifest (a shard without one did not finish), all were graded as N s
 the same inputs, every index 0..N-1 is there exactly once, each shard's rows match its manifest
 and belong to it, and no row or feedback page comes from two shards. The rows are then put in the
 unsharded run's order and written by the same writer, so FINAL/grades.csv has the bytes an
-unsharded run writes.
+unsharded run writes; so has FINAL/class-results.csv, from each shard's part, and the class
+report is drawn once, from those merged rows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder.class_results import (
+    RESULTS_CSV,
+    ResultsError,
+    Row,
+    ordered,
+    read_results,
+    write_results,
+)
 from autograder.grade import COLUMNS, check_out_folder, mark_output, write_grades
 from autograder.shard import MANIFEST, ROWS, shard_of
 
@@ -120,13 +129,32 @@ def _feedback_pages(shards: list[ShardOutput]) -> dict[Path, Path]:
     return pages
 
 
+def _class_results(shards: list[ShardOutput]) -> list[Row]:
+    """Every shard's part of class-results.csv, each row checked to be its shard's student's."""
+    rows: list[Row] = []
+    for shard in shards:
+        try:
+            part = read_results(shard.folder / RESULTS_CSV)
+        except ResultsError as error:
+            raise MergeError(str(error)) from None
+        stray = next((row["student"] for row in part
+                      if shard_of(row["student"], shard.count) != shard.index), None)
+        if stray is not None:
+            raise MergeError(f"{shard.folder / RESULTS_CSV} holds a result of student "
+                             f"{stray!r}, who belongs to another shard")
+        rows += part
+    return ordered(rows)
+
+
 def merge(folders: list[Path], final: Path) -> list[dict[str, str]]:
-    """Check the shards, then write FINAL/grades.csv and FINAL/feedback; returns the rows."""
+    """Check the shards, then write FINAL/grades.csv, FINAL/feedback, FINAL/class-results.csv
+    and the class report; returns the grades' rows."""
     final = final.resolve()
     check_out_folder(final, folders)
     shards = sorted((read_shard(folder.resolve()) for folder in folders), key=lambda s: s.index)
     check_shards(shards)
     pages = _feedback_pages(shards)
+    results = _class_results(shards)
     items = [item for shard in shards for item in shard.rows]
     items.sort(key=lambda item: item["order"])  # stable: ties stay as their shard wrote them
     rows = [{column: str(item["row"][column]) for column in COLUMNS} for item in items]
@@ -136,4 +164,8 @@ def merge(folders: list[Path], final: Path) -> list[dict[str, str]]:
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(page, target)
     write_grades(final / "grades.csv", rows)
+    write_results(final / RESULTS_CSV, results)
+    from autograder.class_report import REPORT_HTML, write_report  # matplotlib: only here
+
+    write_report(final / REPORT_HTML, results)
     return rows
