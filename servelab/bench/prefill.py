@@ -41,9 +41,12 @@ class PrefillFit:
             return (f"prefill about {self.tok_s:,.0f} prompt tokens/s, fixed cost included: the "
                     f"{self.long_tokens}-token prompts came no later than the "
                     f"{self.short_tokens}-token ones, so this run could not fit the two apart")
+        fitted = f"fitted from {self.short_tokens}- and {self.long_tokens}-token prompts"
+        if self.fixed_ms == 0:
+            return (f"prefill {self.tok_s:,.0f} prompt tokens/s, with no fixed cost per request "
+                    f"measurable beside it ({fitted})")
         return (f"prefill {self.tok_s:,.0f} prompt tokens/s after a fixed {self.fixed_ms:.0f} ms "
-                f"per request (fitted from {self.short_tokens}- and {self.long_tokens}-token "
-                "prompts)")
+                f"per request ({fitted})")
 
 
 def fit_prefill(short_tokens: int, short_ttft_s: float, long_tokens: int,
@@ -54,6 +57,9 @@ def fit_prefill(short_tokens: int, short_ttft_s: float, long_tokens: int,
                           short_tokens=short_tokens, long_tokens=long_tokens, separated=False)
     tok_s = (long_tokens - short_tokens) / (long_ttft_s - short_ttft_s)
     fixed_ms = 1000.0 * (short_ttft_s - short_tokens / tok_s)
+    if fixed_ms < 0:  # within the noise of zero: the long prompt's own rate is the rate
+        return PrefillFit(fixed_ms=0.0, tok_s=long_tokens / long_ttft_s,
+                          short_tokens=short_tokens, long_tokens=long_tokens)
     return PrefillFit(fixed_ms=fixed_ms, tok_s=tok_s, short_tokens=short_tokens,
                       long_tokens=long_tokens)
 
