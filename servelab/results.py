@@ -302,7 +302,8 @@ def _split(chapter: str, profile: str, figures: Mapping[str, Any]
             raise FigureError(f"{chapter}: figure {name!r} is {value!r}, not a number")
         if math.isfinite(value):
             measured[name] = float(value)
-    missing = sorted(set(FIGURES[chapter]) - set(measured))
+    # Missing: what this profile was to measure and did not (a NaN), not the levels of others.
+    missing = sorted(expected_names(chapter, profile) - set(measured))
     return measured, missing
 
 

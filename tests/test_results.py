@@ -130,7 +130,10 @@ def test_per_level_figures_follow_the_profile() -> None:
     assert {"total_tok_s_at_1", "total_tok_s_at_4"} <= smoke
     assert "total_tok_s_at_32" not in smoke and "total_tok_s_at_32" in FIGURES[chapter]
     record = make_record(runtime(profile="smoke"), chapter, figures(chapter, "smoke"))
-    assert "total_tok_s_at_32" in record.missing
+    assert "total_tok_s_at_32" not in record.missing  # another profile's level, not a gap
+    unmeasured = figures(chapter, "smoke") | {"total_tok_s_at_4": float("nan")}
+    assert make_record(runtime(profile="smoke"), chapter, unmeasured).missing == [
+        "total_tok_s_at_4"]
     with pytest.raises(FigureError, match="figures not given"):
         make_record(runtime(profile="gpu"), chapter, figures(chapter, "smoke"))
 
