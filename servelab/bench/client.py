@@ -141,6 +141,7 @@ async def stream_request(
             raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
         closing: list[int] = []  # arrivals that only carried a finish reason, no text
         counted: dict[int, int] = {}  # each sample's tokens so far, from continuous usage
+        last: dict[int, float] = {}  # each sample's latest arrival
         async for chunk in stream:
             now = time.perf_counter() - clock_zero
             if chunk.usage is not None and not chunk.choices:  # the final usage chunk
@@ -152,8 +153,10 @@ async def stream_request(
                     continue
                 if chunk.usage is not None:
                     so_far = chunk.usage.completion_tokens
-                    _add_arrivals(record, choice.index, so_far - counted.get(choice.index, 0),
-                                  now)
+                    new = so_far - counted.get(choice.index, 0)
+                    if new > 0:
+                        _add_arrivals(record, choice.index, new, last.get(choice.index), now)
+                        last[choice.index] = now
                     counted[choice.index] = so_far
                     continue
                 text = choice.delta.content if endpoint == "chat" else choice.text
@@ -178,14 +181,10 @@ async def stream_request(
     return record
 
 
-def _add_arrivals(record: RequestRecord, sample: int, tokens: int, now: float) -> None:
+def _add_arrivals(record: RequestRecord, sample: int, tokens: int, previous: float | None,
+                  now: float) -> None:
     """``tokens`` tokens of ``sample`` arrived in one chunk at ``now``: spread them evenly from
-    the sample's previous arrival (if any) to ``now``, the last at ``now``."""
-    if tokens <= 0:
-        return
-    previous = next((t for s, t in zip(reversed(record.token_samples),
-                                        reversed(record.token_times), strict=True)
-                     if s == sample), None)
+    the sample's ``previous`` arrival (if any) to ``now``, the last at ``now``."""
     for step in range(1, tokens + 1):
         at = now if previous is None else previous + (now - previous) * step / tokens
         record.token_times.append(at)
