@@ -41,11 +41,11 @@ def check_answer(server: Server) -> str:
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
     reply = client.chat.completions.create(
         model=server.model, temperature=0, max_tokens=32,
-        messages=[{"role": "user", "content": "What is the capital of France?"}],
+        messages=[{"role": "user", "content": "What is the capital of Japan?"}],
         extra_body={"chat_template_kwargs": {"enable_thinking": False}},
     ).choices[0].message.content
     client.close()
-    expect("Paris" in reply, f"greedy answer lacks 'Paris': {reply!r}")
+    expect("Tokyo" in reply, f"greedy answer lacks 'Tokyo': {reply!r}")
     return repr(reply.strip())
 
 
