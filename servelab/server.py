@@ -93,8 +93,8 @@ class Server(ServerProcess):
     answered greedy questions wrongly with the book's model ("What is the capital of France?"
     got no "Paris", in float32 on an AVX2 CPU) where eager answered correctly, and compiling
     adds minutes to the first start. (In bf16 on a CPU with AMX the eager engine misses that
-    question as well: the 135M model is that sensitive to precision.) ``tests/test_server.py`` checks the answers of the default mode. An explicit
-    ``True`` or ``False`` always wins.
+    question as well: the 135M model is that sensitive to precision.) ``tests/test_server.py``
+    checks the answers of the default mode. An explicit ``True`` or ``False`` always wins.
     """
 
     engine = "vLLM"
