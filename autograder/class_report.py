@@ -41,6 +41,7 @@ MAIN_FIGURES: dict[str, tuple[str, ...]] = {
     "06-chunked-prefill": ("longest_pause_ms_one_step", "longest_pause_ms_chunked"),
     "07-throughput-vs-latency": ("peak_tok_s_interactive", "peak_tok_s_batch"),
     "08-when-not-to": ("user_tok_s_alone_llama_q4", "user_tok_s_alone_vllm"),
+    "09-past-one-machine": ("hit_rate_round_robin", "hit_rate_cache_aware"),
 }
 # (chapter, figure) -> the lesson's own value, from the modules its pages compare with.
 LESSON_FIGURES: dict[tuple[str, str], float] = {

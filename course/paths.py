@@ -47,6 +47,7 @@ CHAPTERS: tuple[str, ...] = (
     "06-chunked-prefill",
     "07-throughput-vs-latency",
     "08-when-not-to",
+    "09-past-one-machine",
 )
 
 

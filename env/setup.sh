@@ -25,7 +25,7 @@ if [ "$(cat "$STAMP" 2>/dev/null)" != "$want" ]; then
   echo "setup: installing the CPU engine, the tools and servelab (several minutes the first time)"
   "$VENV/bin/python" -m servelab.env pip install -q --upgrade pip
   "$VENV/bin/python" -m servelab.env install-torch
-  "$VENV/bin/python" -m servelab.env pip install -q -e ".[cpu,tools]"
+  "$VENV/bin/python" -m servelab.env pip install -q -e ".[cpu,tools,router]"
 fi
 
 echo "setup: removing torch extras, checking transformers, converting the offline model"

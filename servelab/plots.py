@@ -295,3 +295,57 @@ def kv_usage(result: Result, title: str | None = None) -> Figure:
         ax.set_title(title or "KV-cache usage over the run")
         fig.tight_layout()
     return fig
+
+
+def tenant_spread(spreads: Mapping[str, pd.DataFrame], title: str | None = None) -> Figure:
+    """Requests of each tenant by the replica that served them, one panel per routing policy
+    (``spreads``: policy -> a row per tenant, a column per replica)."""
+    fig, axes = _figure(len(spreads), sharey=True, figsize=(8.0, 3.4))
+    for ax, (policy, spread) in zip(axes, spreads.items(), strict=True):
+        bottom = np.zeros(len(spread))
+        for column, color in zip(spread.columns, SERIES_COLORS, strict=False):
+            ax.bar([f"tenant {t}" for t in spread.index], spread[column], bottom=bottom,
+                   color=color, label=column)
+            bottom += spread[column].to_numpy()
+        ax.set_title(policy, fontsize=10)
+        ax.set_xlabel("tenant")
+    axes[0].set_ylabel("requests served (count)")
+    axes[-1].legend(fontsize=8)
+    fig.suptitle(title or "Which replica served each tenant's requests")
+    fig.tight_layout()
+    return fig
+
+
+def failure_timeline(rows: pd.DataFrame, killed_s: float, noticed_s: float,
+                     title: str | None = None) -> Figure:
+    """Each request's latency by when it was sent, failures marked at the bottom, with the kill
+    and the moment the router counted the replica down (``rows``: sent_s, ok, latency_s)."""
+    fig, (ax,) = _figure()
+    done, failed = rows[rows["ok"]], rows[~rows["ok"]]
+    ax.scatter(done["sent_s"], done["latency_s"], color=COLORS["decode"], s=18,
+               label="answered")
+    ax.scatter(failed["sent_s"], np.zeros(len(failed)), color=COLORS["marker"], marker="x",
+               s=40, label="failed")
+    ax.axvline(killed_s, color=COLORS["marker"], linestyle="--", label="replica killed")
+    if np.isfinite(noticed_s):
+        ax.axvline(noticed_s, color=COLORS["second"], linestyle=":",
+                   label="router counts it down")
+    _finish(fig, ax, "request sent (s after the start)", "sent to last token (s)",
+            title or "A replica dies mid-run", legend_loc="upper right")
+    return fig
+
+
+def setup_bars(table: pd.DataFrame, title: str | None = None) -> Figure:
+    """Output throughput and median time per token of each setup (``table``: setup,
+    output tok/s, TPOT p50 (ms))."""
+    fig, (left, right) = _figure(2, figsize=(8.0, 3.4))
+    colors = SERIES_COLORS[: len(table)]
+    left.bar(table["setup"], table["output tok/s"], color=colors)
+    left.set_ylabel("output (tok/s)")
+    right.bar(table["setup"], table["TPOT p50 (ms)"], color=colors)
+    right.set_ylabel("time per output token, median (ms)")
+    for ax in (left, right):
+        ax.tick_params(axis="x", labelsize=8)
+    fig.suptitle(title or "Two copies against one server")
+    fig.tight_layout()
+    return fig

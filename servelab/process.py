@@ -122,10 +122,14 @@ class ServerProcess:
     def after_start(self) -> None:
         """Called once the server is healthy."""
 
+    def before_start(self) -> None:
+        """Called before the process is launched; raise to refuse the start with a reason."""
+
     # -- life cycle ----------------------------------------------------------------------------
     def start(self) -> ServerProcess:
         if self.running:
             return self
+        self.before_start()
         self.port = free_port(self.requested_port, self.host)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         slug = self.engine.split()[0].lower().replace("'s", "")
@@ -190,6 +194,19 @@ class ServerProcess:
         _signal_group(pgid, signal.SIGKILL)
         if process.poll() is None:
             process.wait()
+        _running.discard(self)
+
+    def kill(self) -> None:
+        """End the whole process group at once with SIGKILL, as a crash would: nothing in it gets
+        to close a connection or answer a request it holds."""
+        process = self._process
+        if process is None:
+            return
+        _signal_group(process.pid, signal.SIGKILL)
+        process.wait()
+        deadline = time.monotonic() + 10.0
+        while _group_alive(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.1)  # the group's other processes, until they are reaped
         _running.discard(self)
 
     def __enter__(self):  # noqa: ANN204 - returns the subclass

@@ -214,6 +214,30 @@ FIGURES: dict[str, dict[str, Figure]] = {
         "bits_per_weight_q4": Figure("bits per weight of the Q4_1 file, block scales included"),
         "bits_per_weight_f16": Figure("bits per weight of the F16 file"),
     },
+    "09-past-one-machine": {
+        **{name: Figure(text) for policy in ("round_robin", "cache_aware") for name, text in (
+            (f"hit_rate_{policy}", f"prefix-cache hit rate of the replicas, {policy} (0-1)"),
+            (f"kept_together_{policy}", f"mean share of a tenant's requests on one replica, "
+                                        f"{policy} (0-1)"),
+            (f"prompt_tokens_computed_{policy}", f"prompt tokens the replicas computed, "
+                                                 f"{policy} (tokens)"),
+            (f"ttft_ms_p50_{policy}", f"median time to first token, {policy} (ms)"),
+            (f"ttft_ms_p99_{policy}", f"99th-percentile time to first token, {policy} (ms)"),
+        )},
+        "failed_requests": Figure("requests that failed when a replica was killed (count)"),
+        "detection_s": Figure("kill to the router counting the replica down (s)"),
+        "retries": Figure("requests the router sent again after a failure (count)"),
+        "output_tok_s_replicas": Figure("output tokens per second, two replicas behind the "
+                                        "router"),
+        "output_tok_s_one_server": Figure("output tokens per second, one server on the whole "
+                                          "device"),
+        "output_tok_s_tensor_parallel": Figure("output tokens per second, one model over two "
+                                               "GPUs"),
+        "tpot_ms_p50_replicas": Figure("median time per output token, two replicas (ms)"),
+        "tpot_ms_p50_one_server": Figure("median time per output token, one server (ms)"),
+        "tpot_ms_p50_tensor_parallel": Figure("median time per output token, one model over two "
+                                              "GPUs (ms)"),
+    },
 }
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from servelab import plots
+from servelab import placement, plots
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.prefill import fit_prefill
@@ -20,10 +20,12 @@ from servelab.bench.prompts import WordPrompts
 from servelab.bench.workloads import PrefillProbe
 from servelab.chapters import chunked_prefill, throughput_latency, when_not_to
 from servelab.chapters.chunked_prefill import BudgetPlan, budget_for
-from servelab.chapters.throughput_latency import Setting, side_by_side
+from servelab.chapters.throughput_latency import Setting
 from servelab.chapters.when_not_to import LLAMA_F16, LLAMA_Q4, VLLM, Facts
 from servelab.engine import Device
 from servelab.llama_server import LlamaCppServer
+from servelab.placement import side_by_side
+from servelab.process import ServerStartError
 
 matplotlib.use("Agg")
 
@@ -165,7 +167,7 @@ def test_side_by_side_splits_cores_and_cache_or_refuses_one_core():
     assert [h.env["VLLM_CPU_OMP_THREADS_BIND"] for h in four] == ["0,1", "2,3"]
     assert side_by_side(CPU, 2.0, cores=[0]) is None
     gpu, _ = side_by_side(T4, 2.0)
-    assert gpu.server_options == {"gpu_memory_utilization": throughput_latency.GPU_SHARE}
+    assert gpu.server_options == {"gpu_memory_utilization": placement.GPU_SHARE}
     assert gpu.env == {}
 
 
@@ -175,8 +177,8 @@ def test_two_gpus_give_each_half_its_own_gpu_and_label_it():
                                        {"CUDA_VISIBLE_DEVICES": "1"})
     assert first.server_options == second.server_options == {}
     assert "GPU 1 of 2" in second.described
-    assert throughput_latency.whole_device(TWO_T4).described == "GPU 0 of 2 (Tesla T4)"
-    assert throughput_latency.whole_device(T4).described == "the whole GPU (Tesla T4)"
+    assert placement.whole_device(TWO_T4).described == "GPU 0 of 2 (Tesla T4)"
+    assert placement.whole_device(T4).described == "the whole GPU (Tesla T4)"
 
 
 def _sweep(tpot, ttft, out, waiting=0):
@@ -383,9 +385,9 @@ def test_story_07_both_missing_the_slo_says_so():
 def test_a_whole_device_server_is_bound_to_every_core():
     from servelab.chapters.cores import bind_env
 
-    assert throughput_latency.whole_device(CPU, cores=[1, 0]).env == {
+    assert placement.whole_device(CPU, cores=[1, 0]).env == {
         "VLLM_CPU_OMP_THREADS_BIND": "0,1"}
-    assert throughput_latency.whole_device(T4).env == {}
+    assert placement.whole_device(T4).env == {}
     with pytest.raises(ValueError):
         bind_env([])
 
@@ -414,7 +416,7 @@ class _Launch:
         time.sleep(0.2)
         self.ended = time.monotonic()
         if self.fail:
-            raise RuntimeError("did not start")
+            raise ServerStartError("vLLM exited with code 1 while starting.")
         return self
 
     def stop(self) -> None:
@@ -423,10 +425,10 @@ class _Launch:
 
 def test_gpu_servers_start_one_after_another_cpu_servers_at_once():
     gpu = [_Launch(device=T4), _Launch(device=T4)]
-    with throughput_latency.running_together(gpu):
+    with placement.running_together(gpu):
         assert gpu[1].began >= gpu[0].ended
     cpu = [_Launch(), _Launch()]
-    with throughput_latency.running_together(cpu):
+    with placement.running_together(cpu):
         assert cpu[1].began < cpu[0].ended
 
 
@@ -434,12 +436,12 @@ def test_servers_run_together_stay_tied_to_live_threads_until_stopped():
     import threading
 
     first, second = _Launch(), _Launch()
-    with throughput_latency.running_together([first, second]) as running:
+    with placement.running_together([first, second]) as running:
         assert running == [first, second]
         assert first.thread is not threading.current_thread()
     assert first.alive_at_stop and second.alive_at_stop
     broken, fine = _Launch(fail=True), _Launch()
-    with pytest.raises(RuntimeError, match="did not start"):
-        with throughput_latency.running_together([broken, fine]):
+    with pytest.raises(ServerStartError, match="server 0 of the 2 .* did not start: vLLM exited"):
+        with placement.running_together([broken, fine]):
             pass
     assert fine.alive_at_stop is not None  # stopped although its partner failed

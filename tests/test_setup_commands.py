@@ -36,7 +36,7 @@ def test_setup_script_and_bootstrap_install_torch_the_same_way(
 ) -> None:
     setup = (REPO_ROOT / "env" / "setup.sh").read_text(encoding="utf-8")
     assert "-m servelab.env install-torch" in setup
-    assert setup.index("install-torch") < setup.index('install -q -e ".[cpu,tools]"')
+    assert setup.index("install-torch") < setup.index('install -q -e ".[cpu,tools,router]"')
 
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(env, "engine_distribution", lambda: None)

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from openai import AsyncOpenAI
 
 NAN = math.nan
+REQUEST_ID_HEADER = "X-Request-Id"
 
 
 @dataclass(frozen=True)
@@ -34,12 +35,15 @@ class PlannedRequest:
     is sent it waits (e.g. for its wave, or for a free slot). ``None`` means a closed-loop user
     sends it as soon as the previous answer is in: it never waits on the client. ``role``
     tells requests of one workload apart, e.g.
-    ``"user"`` and ``"interferer"``. ``cache_salt`` keeps vLLM from reusing cached prefixes.
+    ``"user"`` and ``"interferer"``. A ``prompt`` may be token ids (completions only).
+    ``cache_salt`` keeps vLLM from reusing cached prefixes.
+    ``request_id`` is sent as the ``X-Request-Id`` header: vLLM names the request after it (and
+    logs it with ``--enable-log-requests``), and vLLM's router passes it on to the replica.
     """
 
     index: int
     user: int
-    prompt: str
+    prompt: str | list[int]
     max_tokens: int
     arrival: float | None = None
     n: int = 1
@@ -47,6 +51,7 @@ class PlannedRequest:
     ignore_eos: bool = True
     temperature: float | None = None
     cache_salt: str | None = None
+    request_id: str | None = None
 
 
 @dataclass
@@ -130,6 +135,8 @@ async def stream_request(
     }
     if planned.temperature is not None:
         common["temperature"] = planned.temperature
+    if planned.request_id is not None:
+        common["extra_headers"] = {REQUEST_ID_HEADER: planned.request_id}
     record.sent = time.perf_counter() - clock_zero
     try:
         if endpoint == "completions":

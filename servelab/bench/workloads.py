@@ -14,7 +14,8 @@ comparable; prompts have exact token lengths on the completions endpoint.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import ClassVar, Protocol
 
 import numpy as np
@@ -67,9 +68,11 @@ def isolated(plan: list[PlannedRequest], run_id: str) -> list[PlannedRequest]:
     blocks even short prompts hit. vLLM mixes the salt into the hash of a request's first
     block, so salted runs cannot hit one another's blocks, while requests of one run that share
     a salt can still share a prefix. (vLLM refuses a salt with '/', '@' or '\\', or of over
-    128 characters.)
+    128 characters.) A request's ``request_id`` gets the same prefix, so that ids stay unique
+    across runs on one server.
     """
-    return [replace(planned, cache_salt=f"{run_id}-{planned.cache_salt or 'run'}")
+    return [replace(planned, cache_salt=f"{run_id}-{planned.cache_salt or 'run'}",
+                    request_id=planned.request_id and f"{run_id}-{planned.request_id}")
             for planned in plan]
 
 
@@ -476,3 +479,107 @@ class MixedTraffic:
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_arrivals(session, plan)
+
+
+@dataclass(frozen=True)
+class Tenants:
+    """``tenants`` customers of one service, each with a system prompt of its own of
+    ``prefix_tokens`` tokens, send ``requests_per_tenant`` requests each: the prompt, then a
+    question of ``question_tokens`` of the request's own. Requests arrive as a Poisson process of
+    ``rate`` req/s, the tenants in a seeded random order, so that no simple rotation over
+    replicas can keep a tenant on one replica by chance. ``user`` is the tenant's index (the
+    requests are all of the default role, the users the metrics describe); each
+    request carries a ``request_id`` naming its tenant, to find out later which replica
+    served it.
+
+    With ``send_token_ids`` (the default) each prompt is sent as its token ids, as the
+    completions endpoint allows, and ``prompts`` must tokenize (``ServerPrompts``): vLLM's
+    router (0.1.17) follows prefixes by token, and given text it has no tokenizer for a plain
+    HTTP replica, so its cache-aware policy would route every request as if nothing were cached
+    (its metrics count them as ``missing_tokens``).
+    """
+
+    tenants: int
+    requests_per_tenant: int
+    prefix_tokens: int
+    question_tokens: int = 16
+    max_tokens: int = 8
+    rate: float = 2.0
+    seed: int = 0
+    send_token_ids: bool = True
+    name: str = "tenants"
+
+    def __post_init__(self) -> None:
+        _positive(tenants=self.tenants, requests_per_tenant=self.requests_per_tenant,
+                  prefix_tokens=self.prefix_tokens, question_tokens=self.question_tokens,
+                  max_tokens=self.max_tokens, rate=self.rate)
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        prefixes = [prompts.text(self.prefix_tokens, _prompt_seed(self.seed, -1 - tenant))
+                    for tenant in range(self.tenants)]
+        order = np.random.default_rng(self.seed).permutation(
+            np.repeat(np.arange(self.tenants), self.requests_per_tenant))
+        arrivals = poisson_arrivals(self.rate, len(order), self.seed)
+        plan = []
+        for index, (tenant, arrival) in enumerate(zip(order.tolist(), arrivals, strict=True)):
+            question = prompts.text(self.question_tokens, _prompt_seed(self.seed, index))
+            prompt = f"{prefixes[tenant]} {question}"
+            plan.append(PlannedRequest(
+                index=index, user=tenant,
+                prompt=prompts.tokenize(prompt) if self.send_token_ids else prompt,
+                max_tokens=self.max_tokens, arrival=float(arrival),
+                request_id=f"tenant{tenant}-request{index}"))
+        return plan
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        await drive_arrivals(session, plan)
+
+
+@dataclass
+class FailureDuring:
+    """``workload``, with ``fail()`` called ``at_s`` seconds into the run (a replica killed, for
+    instance), then ``noticed()`` asked every ``watch_interval_s`` until it says yes (the router
+    has stopped counting the replica healthy) or the run ends. ``events`` keeps the run-clock
+    times of "failed" and, if it came, "noticed". Not frozen: the run writes ``events``.
+    """
+
+    workload: Workload
+    at_s: float
+    fail: Callable[[], None]
+    noticed: Callable[[], bool] | None = None
+    watch_interval_s: float = 0.1
+    events: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return f"{self.workload.name}, one failure"
+
+    @property
+    def reuses_cache(self) -> bool:
+        return bool(getattr(self.workload, "reuses_cache", False))
+
+    def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        return self.workload.plan(prompts)
+
+    async def _failure(self, session: Session) -> None:
+        await asyncio.sleep(max(0.0, self.at_s - session.now()))
+        self.events["failed"] = session.now()
+        await asyncio.to_thread(self.fail)
+        while self.noticed is not None:
+            if await asyncio.to_thread(self.noticed):
+                self.events["noticed"] = session.now()
+                return
+            await asyncio.sleep(self.watch_interval_s)
+
+    async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
+        failure = asyncio.create_task(self._failure(session))
+        try:
+            await self.workload.drive(session, plan)
+            if "failed" in self.events and "noticed" not in self.events:
+                # The load ended first: give the watch a moment more, as users would still come.
+                await asyncio.wait([failure], timeout=max(5 * self.watch_interval_s, 2.0))
+            if failure.done() and not failure.cancelled() and failure.exception() is not None:
+                raise failure.exception()
+        finally:
+            failure.cancel()
+            await asyncio.gather(failure, return_exceptions=True)

@@ -15,6 +15,9 @@ than one chapter (the notebooks import them by these names, so they stay):
   in ``servelab.bench.workloads``);
 - ``when_not_to``, ``llama_cpp``, ``gguf_f16`` (08): the two engines compared, llama-cpp-python's
   build, the 16-bit GGUF file (the llama.cpp server itself is ``servelab.llama_server``);
+- ``routing`` (09): routing policies and the prefix cache, a replica that dies, two copies
+  against one server (the replicas and the router are ``servelab.replicas`` and
+  ``servelab.router``);
 - shared by several pages: ``prediction`` (the reader's prediction beside the measurement) and
   ``cores`` (which CPU cores the engine computes on).
 """

@@ -28,6 +28,8 @@ REUSE_SHOWN = 0.5         # later requests computed under half the prompt tokens
 TTFT_GAIN_SHOWN = 1.5     # first token that many times sooner with reuse
 PAUSE_GAIN_SHOWN = 1.5    # longest pause that many times shorter with chunking
 SAME_TTFT = 0.05          # document's first token within 5 % counts as "about the same"
+HIT_RATE_SHOWN = 0.05     # prefix-cache hit rates that many points apart differ (routing)
+SAME_SPEED = 0.15         # output rates within 15 % count as the same (two copies, one server)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,8 @@
 """Chapter 07: mixed traffic — a chat stream and a batch job — and how each part fared.
 
-``side_by_side`` splits the device between two servers that run at the same time (on the CPU,
-one half of the cores and of the KV cache each), ``whole_device`` gives a single server all of
-it, and ``run_together`` drives two servers at once: "two deployments" is measured as it would
-run, not each part alone on the whole machine.
+The servers' shares of the device come from ``servelab.placement``; ``run_together`` drives two
+servers at once, so "two deployments" is measured as it would run, not each part alone on the
+whole machine.
 ``story`` writes the page's interpretation from the measured numbers.
 
 The traffic itself, ``MixedTraffic``, is a workload of ``servelab.bench.workloads``; the chapter
@@ -13,10 +12,9 @@ imports it from here with the rest of its helpers.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -24,11 +22,8 @@ import pandas as pd
 from servelab.bench import metrics, run
 from servelab.bench.workloads import BATCH, CHAT
 from servelab.bench.workloads import MixedTraffic as MixedTraffic  # the chapter imports it here
-from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
 from servelab.chapters.lesson import LESSON_GPU
 from servelab.chapters.prediction import page_story
-from servelab.engine import Device
-from servelab.server import Server
 
 
 def part_metrics(result: object, slo: dict[str, float]) -> dict[str, float]:
@@ -84,71 +79,8 @@ def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
     return figure
 
 
-# Share of the card each of two servers on one GPU may claim (vLLM reserves it at start-up).
-GPU_SHARE = 0.45
-# Which GPUs a CUDA process may see, by index.
-GPU_VARIABLE = "CUDA_VISIBLE_DEVICES"
 # A server kept up with the load when its peak output reached this share of the tokens offered.
 KEPT_UP = 0.8
-
-
-@dataclass(frozen=True)
-class Share:
-    """A server's share of the device: its extra Server keyword arguments and environment, and
-    a phrase for the page."""
-
-    server_options: dict[str, object] = field(default_factory=dict)
-    env: dict[str, str] = field(default_factory=dict)
-    described: str = ""
-
-
-def whole_device(device: Device, cores: Sequence[int] | None = None) -> Share:
-    """A server that has the device to itself: on the CPU, its engine on every core (vLLM's own
-    default would keep one core back, see ``servelab.chapters.cores``); on a GPU machine, the
-    first GPU (vLLM serves a model that fits on one card from one card)."""
-    if device.kind == "cuda":
-        return Share(described=one_gpu(device, 0))
-    cores = available_cores() if cores is None else sorted(cores)
-    return Share(env=bind_env(cores), described=f"all {len(cores)} cores")
-
-
-def one_gpu(device: Device, index: int) -> str:
-    """The phrase for a server on GPU ``index`` of ``device``, e.g. "GPU 1 of 2 (Tesla T4)"."""
-    whole = "the whole GPU" if device.count == 1 else f"GPU {index} of {device.count}"
-    return f"{whole} ({device.name})"
-
-
-def side_by_side(device: Device, kv_cache_gib: float,
-                 cores: Sequence[int] | None = None) -> tuple[Share, Share] | None:
-    """How to run two servers on this device at once, or None when it cannot be split.
-
-    On the CPU each server's engine threads are bound to its own half of the cores and each gets
-    half of ``kv_cache_gib``; one core cannot be split. With two GPUs or more each server gets a
-    GPU of its own (``CUDA_VISIBLE_DEVICES``); on one GPU each reserves ``GPU_SHARE`` of the card
-    and both share its compute.
-    """
-    if device.kind == "cuda":
-        if device.count >= 2:
-            first, second = (Share(env={GPU_VARIABLE: str(index)},
-                                   described=one_gpu(device, index)) for index in (0, 1))
-            return first, second
-        share = Share(server_options={"gpu_memory_utilization": GPU_SHARE},
-                      described=f"{GPU_SHARE:.0%} of the {device.name}'s memory, its compute "
-                                "shared")
-        return share, share
-    cores = available_cores() if cores is None else sorted(cores)
-    if len(cores) < 2:
-        return None
-    middle = len(cores) // 2
-    halves = []
-    for part in (cores[:middle], cores[middle:]):
-        env = bind_env(part)
-        noun = "core" if len(part) == 1 else "cores"
-        halves.append(Share(
-            server_options={"kv_cache_gib": kv_cache_gib / 2}, env=env,
-            described=f"{len(part)} {noun} ({env[BIND_VARIABLE]}) and {kv_cache_gib / 2:g} GiB "
-                      f"of KV cache"))
-    return halves[0], halves[1]
 
 
 def run_together(jobs: Mapping[str, tuple[object, object]], **options: object) -> dict[str, object]:
@@ -158,35 +90,6 @@ def run_together(jobs: Mapping[str, tuple[object, object]], **options: object) -
         futures = {label: pool.submit(run, server, workload, **options)
                    for label, (server, workload) in jobs.items()}
         return {label: future.result() for label, future in futures.items()}
-
-
-@contextmanager
-def running_together(servers: Sequence[Server]) -> Iterator[list[Server]]:
-    """Start every server and stop them all on leaving.
-
-    CPU servers start at once (their start-ups overlap). A GPU server starts only after the one
-    before it is healthy: vLLM 0.11.2 sizes its KV cache from how much the GPU's used memory
-    changed while it profiled, counting another process's allocations as its own (its worker
-    assumes nothing else on the GPU changes meanwhile), so two overlapping starts on one card
-    end in "No available memory for the cache blocks" or two caches of random sizes.
-
-    Each server is started from a thread of its own, and those threads stay alive until the
-    servers are stopped: a server's process is told to end when the thread that launched it
-    ends (``PR_SET_PDEATHSIG`` in ``servelab.process``).
-    """
-    pool = ThreadPoolExecutor(max_workers=len(servers))
-    try:
-        if all(server.device.kind == "cpu" for server in servers):
-            for future in [pool.submit(server.start) for server in servers]:
-                future.result()
-        else:
-            for server in servers:
-                pool.submit(server.start).result()
-        yield list(servers)
-    finally:
-        for server in servers:
-            server.stop()
-        pool.shutdown()
 
 
 def sustained_rate(sweep: pd.DataFrame, ttft_slo_ms: float) -> float | None:

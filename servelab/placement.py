@@ -1,0 +1,120 @@
+"""Where servers run: a share of the device for each server, and starting several together.
+
+The policy lives here, not in the chapters: ``whole_device`` gives one server everything (on the
+CPU its engine on every core), ``side_by_side`` splits the device between two servers that run
+at once (chapter 07's two deployments, chapter 09's replicas), and ``running_together`` starts a
+group of servers in the order the device allows and stops them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
+from servelab.engine import Device
+from servelab.server import Server, ServerStartError
+
+# Share of the card each of two servers on one GPU may claim (vLLM reserves it at start-up).
+GPU_SHARE = 0.45
+# Which GPUs a CUDA process may see, by index.
+GPU_VARIABLE = "CUDA_VISIBLE_DEVICES"
+
+
+@dataclass(frozen=True)
+class Share:
+    """A server's share of the device: its extra Server keyword arguments and environment, and
+    a phrase for the page."""
+
+    server_options: dict[str, object] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
+    described: str = ""
+
+
+def whole_device(device: Device, cores: Sequence[int] | None = None) -> Share:
+    """A server that has the device to itself: on the CPU, its engine on every core (vLLM's own
+    default would keep one core back, see ``servelab.chapters.cores``); on a GPU machine, the
+    first GPU (vLLM serves a model that fits on one card from one card)."""
+    if device.kind == "cuda":
+        return Share(described=one_gpu(device, 0))
+    cores = available_cores() if cores is None else sorted(cores)
+    return Share(env=bind_env(cores), described=f"all {len(cores)} cores")
+
+
+def one_gpu(device: Device, index: int) -> str:
+    """The phrase for a server on GPU ``index`` of ``device``, e.g. "GPU 1 of 2 (Tesla T4)"."""
+    whole = "the whole GPU" if device.count == 1 else f"GPU {index} of {device.count}"
+    return f"{whole} ({device.name})"
+
+
+def side_by_side(device: Device, kv_cache_gib: float,
+                 cores: Sequence[int] | None = None) -> tuple[Share, Share] | None:
+    """How to run two servers on this device at once, or None when it cannot be split.
+
+    On the CPU each server's engine threads are bound to its own half of the cores and each gets
+    half of ``kv_cache_gib``; one core cannot be split. With two GPUs or more each server gets a
+    GPU of its own (``CUDA_VISIBLE_DEVICES``); on one GPU each reserves ``GPU_SHARE`` of the card
+    and both share its compute.
+    """
+    if device.kind == "cuda":
+        if device.count >= 2:
+            first, second = (Share(env={GPU_VARIABLE: str(index)},
+                                   described=one_gpu(device, index)) for index in (0, 1))
+            return first, second
+        share = Share(server_options={"gpu_memory_utilization": GPU_SHARE},
+                      described=f"{GPU_SHARE:.0%} of the {device.name}'s memory, its compute "
+                                "shared")
+        return share, share
+    cores = available_cores() if cores is None else sorted(cores)
+    if len(cores) < 2:
+        return None
+    middle = len(cores) // 2
+    halves = []
+    for part in (cores[:middle], cores[middle:]):
+        env = bind_env(part)
+        noun = "core" if len(part) == 1 else "cores"
+        halves.append(Share(
+            server_options={"kv_cache_gib": kv_cache_gib / 2}, env=env,
+            described=f"{len(part)} {noun} ({env[BIND_VARIABLE]}) and {kv_cache_gib / 2:g} GiB "
+                      f"of KV cache"))
+    return halves[0], halves[1]
+
+
+@contextmanager
+def running_together(servers: Sequence[Server]) -> Iterator[list[Server]]:
+    """Start every server and stop them all on leaving.
+
+    CPU servers start at once (their start-ups overlap). A GPU server starts only after the one
+    before it is healthy: vLLM 0.11.2 sizes its KV cache from how much the GPU's used memory
+    changed while it profiled, counting another process's allocations as its own (its worker
+    assumes nothing else on the GPU changes meanwhile), so two overlapping starts on one card
+    end in "No available memory for the cache blocks" or two caches of random sizes.
+
+    A server that fails to start is named by its place in ``servers`` in the error. Each server
+    is started from a thread of its own, and those threads stay alive until the
+    servers are stopped: a server's process is told to end when the thread that launched it
+    ends (``PR_SET_PDEATHSIG`` in ``servelab.process``).
+    """
+    pool = ThreadPoolExecutor(max_workers=len(servers))
+
+    def start(index: int) -> None:
+        try:
+            servers[index].start()
+        except ServerStartError as error:
+            raise ServerStartError(f"server {index} of the {len(servers)} started together did "
+                                   f"not start: {error}") from None
+
+    try:
+        if all(server.device.kind == "cpu" for server in servers):
+            for future in [pool.submit(start, index) for index in range(len(servers))]:
+                future.result()
+        else:
+            for index in range(len(servers)):
+                pool.submit(start, index).result()
+        yield list(servers)
+    finally:
+        for server in servers:
+            server.stop()
+        pool.shutdown()

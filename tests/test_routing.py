@@ -1,0 +1,221 @@
+"""Chapter 09's pure logic: which replica a vLLM log says it served, the router's metrics page,
+its command line read by the router's own parser, the tenants' traffic, the failure wrapper and
+the findings and words of the page."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.frames import Result
+from servelab.bench.prompts import WordPrompts
+from servelab.bench.workloads import FailureDuring, Tenants, isolated
+from servelab.chapters import routing
+from servelab.chapters.routing import PolicyRun, copies_verdict, failure_of
+from servelab.process import ServerStartError
+from servelab.replicas import received_ids
+from servelab.router import CACHE_AWARE, ROUND_ROBIN, Router, RouterMissing, parse_router_metrics
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.mark.parametrize(("version", "expected"), [
+    ("0.32", ["6e7ee8b88ed6ff1e-tenant2-request1", "6e7ee8b88ed6ff1e-tenant0-request3",
+              "6e7ee8b88ed6ff1e-tenant1-request5"]),
+    ("0.11.2", ["5f0c2a9e1b7d4c3a-tenant0-request0", "5f0c2a9e1b7d4c3a-tenant2-request1",
+                "5f0c2a9e1b7d4c3a-tenant1-request2"]),
+])
+def test_a_replicas_log_names_the_requests_it_received(version: str, expected: list[str]):
+    # The 0.32 log also holds the /tokenize requests that made the prompts: not ours to count.
+    log = (FIXTURES / f"vllm-{version}" / "request-log.txt").read_text()
+    assert received_ids(log) == expected
+
+
+def test_the_routers_metrics_page_says_who_is_healthy_and_who_served_what():
+    page = parse_router_metrics((FIXTURES / "vllm-router-0.1.17" / "metrics.prom").read_text())
+    assert sorted(page.processed.values()) == [6.0, 12.0]
+    assert set(page.healthy) == set(page.processed) and all(page.healthy.values())
+    assert page.retries == 0.0
+    down = parse_router_metrics('vllm_router_worker_health{worker="http://a:1"} 0\n'
+                                'vllm_router_retries_total{route="/v1/completions"} 3\n')
+    assert down.healthy == {"http://a:1": False} and down.retries == 3.0
+
+
+class _Replica:
+    def __init__(self, port: int, running: bool = True) -> None:
+        self.url, self.running, self.model = f"http://127.0.0.1:{port}", running, "m"
+
+
+def test_the_routers_own_parser_reads_the_command_servelab_builds():
+    from vllm_router.launch_router import parse_router_args
+
+    router = Router([_Replica(8001), _Replica(8002)], policy=CACHE_AWARE)
+    router.metrics_port = 29123
+    command = router.command
+    assert command[1:3] == ["-m", "vllm_router.launch_router"]
+    args = parse_router_args(command[3:])
+    assert args.worker_urls == ["http://127.0.0.1:8001", "http://127.0.0.1:8002"]
+    assert args.policy == "cache_aware" and args.prometheus_port == 29123
+    assert (args.health_check_interval_secs, args.health_failure_threshold) == (1, 2)
+    assert router.command_line.startswith("vllm-router --host 127.0.0.1 --port ")
+
+
+def test_a_router_refuses_to_start_without_its_package_or_before_its_replicas(monkeypatch):
+    with pytest.raises(ServerStartError, match=r"not running: replica 1"):
+        Router([_Replica(8001), _Replica(8002, running=False)]).start()
+    monkeypatch.setattr("importlib.util.find_spec", lambda name: None)
+    with pytest.raises(RouterMissing, match="vLLM's router is not installed"):
+        Router([_Replica(8001)]).start()
+    with pytest.raises(ValueError, match="at least one replica"):
+        Router([])
+
+
+class _TokenPrompts(WordPrompts):
+    """Words as prompts, one "token" per word (the tenants' traffic tokenizes its prompts)."""
+
+    def tokenize(self, text: str) -> list[int]:
+        return [len(word) for word in text.split()]
+
+
+def test_tenants_send_their_own_prompt_in_a_shuffled_order_with_ids_naming_them():
+    workload = Tenants(3, 4, prefix_tokens=20, question_tokens=5, rate=2.0, seed=1,
+                       send_token_ids=False)
+    plan = workload.plan(WordPrompts())
+    assert sorted(p.user for p in plan) == [0] * 4 + [1] * 4 + [2] * 4
+    order = [p.user for p in plan]
+    assert order != sorted(order) and order[:3] * 4 != order  # no fixed rotation of tenants
+    for planned in plan:
+        same = [p for p in plan if p.user == planned.user]
+        assert all(p.prompt.split()[:20] == planned.prompt.split()[:20] for p in same)
+        assert planned.request_id == f"tenant{planned.user}-request{planned.index}"
+    assert len({p.prompt.split()[0:20][0] for p in plan}) >= 1
+    arrivals = [p.arrival for p in plan]
+    assert arrivals == sorted(arrivals) and arrivals[0] == 0.0
+    salted = isolated(plan, "run7")
+    assert [p.request_id for p in salted] == [f"run7-{p.request_id}" for p in plan]
+    tokens = Tenants(1, 2, prefix_tokens=8, seed=1).plan(_TokenPrompts())
+    assert all(isinstance(p.prompt, list) and len(p.prompt) == 8 + 16 for p in tokens)
+
+
+class _Clock:
+    """A run's session as the runner gives it: a clock, and requests that take no time."""
+
+    def __init__(self) -> None:
+        self.zero = time.perf_counter()
+        self.sent: list[float] = []
+
+    def now(self) -> float:
+        return time.perf_counter() - self.zero
+
+    async def send(self, planned: PlannedRequest) -> None:
+        self.sent.append(self.now())
+
+
+class _Steady:
+    name, reuses_cache = "steady", False
+
+    def plan(self, prompts: object) -> list[PlannedRequest]:
+        return [PlannedRequest(index=i, user=i, prompt="x", max_tokens=1, arrival=0.1 * i)
+                for i in range(6)]
+
+    async def drive(self, session: _Clock, plan: list[PlannedRequest]) -> None:
+        for planned in plan:
+            await asyncio.sleep(max(0.0, planned.arrival - session.now()))
+            await session.send(planned)
+
+
+def test_a_failure_comes_on_time_and_the_notice_is_timed_on_the_runs_clock():
+    failed_at: list[float] = []
+    asks = iter([False, False, True])
+    clock = _Clock()
+    workload = FailureDuring(_Steady(), at_s=0.2, fail=lambda: failed_at.append(clock.now()),
+                             noticed=lambda: next(asks), watch_interval_s=0.05)
+    asyncio.run(workload.drive(clock, workload.plan(None)))
+    assert len(clock.sent) == 6 and failed_at and 0.2 <= failed_at[0] < 0.3
+    assert workload.events["failed"] <= failed_at[0] < workload.events["noticed"]
+    assert workload.events["noticed"] - workload.events["failed"] >= 0.1
+    assert workload.name == "steady, one failure"
+
+    def broken() -> None:
+        raise OSError("no such process")
+
+    with pytest.raises(OSError, match="no such process"):
+        doomed = FailureDuring(_Steady(), at_s=0.0, fail=broken)
+        asyncio.run(doomed.drive(_Clock(), doomed.plan(None)))
+
+
+def _run(policy: str, spread: list[list[int]], hits: tuple[float, ...],
+         ttft_ms: float) -> PolicyRun:
+    frame = pd.DataFrame(spread, columns=["replica 0", "replica 1"])
+    return PolicyRun(policy=policy, summary={"ttft_ms_p50": ttft_ms, "ttft_ms_p99": 2 * ttft_ms,
+                                             "output_tok_s": 10.0},
+                     spread=frame, queries=(1000.0, 1000.0), hits=hits)
+
+
+def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
+    spreading = _run(ROUND_ROBIN, [[2, 2], [3, 1]], (500.0, 500.0), 600.0)
+    following = _run(CACHE_AWARE, [[4, 0], [0, 4]], (800.0, 750.0), 200.0)
+    assert (spreading.prefills, following.prefills) == (4, 2)
+    assert spreading.kept_together == pytest.approx((0.5 + 0.75) / 2)
+    assert following.kept_together == 1.0
+    assert spreading.hit_rate == 0.5 and following.computed_tokens == 450.0
+    workload = Tenants(2, 4, prefix_tokens=100)
+    text = routing.routing_text(spreading, following, workload)
+    assert "computed 4 times" in text and "kept more of the saving" in text
+    assert "came sooner with cache_aware" in text
+    same = routing.routing_text(spreading, _run(CACHE_AWARE, [[4, 0], [0, 4]], (510.0, 500.0),
+                                                590.0), workload)
+    assert "no clear difference" in same and "not clearly apart" in same
+    table = routing.policy_table([spreading, following])
+    assert list(table["prompt computed (times)"]) == [4, 2]
+
+
+def _record(sent: float, ok: bool, took: float = 0.5) -> RequestRecord:
+    record = RequestRecord(PlannedRequest(index=0, user=0, prompt="x", max_tokens=1))
+    record.sent = sent
+    if ok:
+        record.first_token, record.end, record.token_times = sent + 0.1, sent + took, [sent + 0.1]
+    else:
+        record.error = "APIConnectionError: Connection error."
+    return record
+
+
+def test_a_failures_findings_split_the_requests_at_the_kill():
+    records = [_record(0.0, True), _record(0.5, False), _record(1.2, True, 2.0),
+               _record(1.5, False), _record(3.0, True)]
+    result = Result(workload=_Steady(), records=records, duration_s=4.0)
+    workload = FailureDuring(_Steady(), at_s=1.0, fail=lambda: None)
+    workload.events.update(failed=1.0, noticed=2.5)
+    failure = failure_of(result, workload, retries=3.0)
+    assert (failure.failed_before, failure.failed_after, failure.failed) == (1, 1, 2)
+    assert (failure.sent_before, failure.sent_after) == (2, 3)
+    assert failure.detection_s == 1.5 and failure.latency_s_worst_after == 2.0
+    text = routing.failure_text(failure, 1, 2)
+    assert "1 of the 2 requests sent before it failed" in text and "3 retries" in text
+    workload.events.pop("noticed")
+    late = failure_of(result, workload, retries=0.0)
+    assert math.isnan(late.detection_s)
+    assert "still counted the dead replica healthy" in routing.failure_text(late, 1, 2)
+
+
+def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
+    assert copies_verdict(100.0, 160.0) == "one"
+    assert copies_verdict(160.0, 100.0) == "copies"
+    assert copies_verdict(100.0, 110.0) == "same"
+    table = pd.DataFrame({"setup": ["2 replicas", "1 server"], "output tok/s": [93.0, 161.0],
+                          "TPOT p50 (ms)": [82.0, 46.0]})
+    text = routing.copies_text(table, "cpu", 0)
+    assert "One server with both cores delivered more" in text and "93" in text
+    assert "no second GPU" in routing.two_gpus_note(1)
+    split = pd.concat([table, pd.DataFrame({"setup": ["1 model over 2 GPUs"],
+                                            "output tok/s": [60.0],
+                                            "TPOT p50 (ms)": [30.0]})], ignore_index=True)
+    on_gpus = routing.copies_text(split, "cuda", 2)
+    assert "One server on one GPU delivered more" in on_gpus
+    assert "fewer tokens than two copies" in on_gpus
