@@ -32,5 +32,8 @@ echo "setup: removing torch extras, checking transformers, converting the offlin
 "$VENV/bin/python" -m servelab.env setup
 echo "$want" > "$STAMP"
 
+echo "setup: engine, tools and model ready after ${SECONDS} s"
 bash env/build-llama-cpp.sh
+echo "setup: llama-cpp-python ready after ${SECONDS} s"
 bash env/setup-system.sh
+echo "setup: done in ${SECONDS} s"

@@ -17,6 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
 from servelab.bench import metrics
+from servelab.bench.client import INTERFERER, USER
 from servelab.bench.frames import Result
 
 STYLE = {
@@ -232,7 +233,7 @@ def slot_timeline(result: Result, slots: int, title: str | None = None) -> Figur
 
 
 def itl_over_time(results: Result | Mapping[str, Result], title: str | None = None,
-                  role: str = "interferer", role_name: str | None = None) -> Figure:
+                  role: str = INTERFERER, role_name: str | None = None) -> Figure:
     """Every user token gap against when it ended; the ``role`` request's arrival marked and
     its wait for a first token shaded (called ``role_name`` in the legend). Several labelled
     results get one panel each, stacked on shared axes."""
@@ -244,7 +245,7 @@ def itl_over_time(results: Result | Mapping[str, Result], title: str | None = No
         axes = list(grid[:, 0])
         for ax, (label, result) in zip(axes, panels.items(), strict=True):
             tokens = result.tokens.merge(result.requests[["request", "role"]], on="request")
-            users = tokens[(tokens["role"] == "user") & tokens["itl_s"].notna()]
+            users = tokens[(tokens["role"] == USER) & tokens["itl_s"].notna()]
             ax.scatter(users["t_s"], users["itl_s"] * 1000, s=6, alpha=0.6,
                        color=COLORS["decode"], label="a user's token gap")
             window = result.window(role)

@@ -29,7 +29,7 @@ from servelab.bench.workloads import (
 
 matplotlib.use("Agg")
 
-FIXTURE = Path(__file__).parent / "fixtures" / "vllm_metrics.prom"
+FIXTURE = Path(__file__).parent / "fixtures" / "vllm-0.32" / "metrics.prom"
 
 
 def record(index: int, sent: float, gaps: list[float], ttft: float, prompt: int = 10,

@@ -445,3 +445,13 @@ def test_servers_run_together_stay_tied_to_live_threads_until_stopped():
         with placement.running_together([broken, fine]):
             pass
     assert fine.alive_at_stop is not None  # stopped although its partner failed
+
+
+def test_the_document_is_sized_to_a_few_pauses_at_the_measured_rate():
+    # 4,000 tok/s (bf16 on AMX) and a 400 ms target: 4,800 tokens, 1.2 s in one step.
+    assert chunked_prefill.document_for(4000.0, 400.0, smallest=600, largest=8128) == 4800
+    # A slow CPU keeps the size table's floor; a fast one stops at the context.
+    assert chunked_prefill.document_for(100.0, 400.0, smallest=600, largest=8128) == 600
+    assert chunked_prefill.document_for(40_000.0, 400.0, smallest=600, largest=8128) == 8128
+    with pytest.raises(ValueError, match="must be positive"):
+        chunked_prefill.document_for(0.0, 400.0, smallest=600, largest=8128)

@@ -167,7 +167,8 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert spreading.hit_rate == 0.5 and following.computed_tokens == 450.0
     workload = Tenants(2, 4, prefix_tokens=100)
     text = routing.routing_text(spreading, following, workload)
-    assert "computed 4 times" in text and "kept more of the saving" in text
+    assert "made 4 computations of a prompt" in text and "kept more of the saving" in text
+    assert "should compute 528 and 328 prompt tokens" in text  # 4 x 100 + 8 x 16, 2 x 100 + 128
     assert "came sooner with cache_aware" in text
     same = routing.routing_text(spreading, _run(CACHE_AWARE, [[4, 0], [0, 4]], (510.0, 500.0),
                                                 590.0), workload)

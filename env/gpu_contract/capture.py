@@ -21,7 +21,9 @@ import nbformat
 from nbclient import NotebookClient
 
 MARKER = "GPU-CONTRACT-SERVER "
-# A cell may say how many servers it builds where they are not in its own code (the smoke check).
+# A cell may say how many servers it builds where they are not in its own code (the smoke check,
+# chapter 09's replicas), as a number or by GPU count ({"1": 1, "2": 2}) where it builds more on
+# two GPUs.
 SITES_KEY = "gpu_contract_sites"
 CELL_TIMEOUT_S = 180
 
@@ -160,6 +162,8 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
         if cell.cell_type != "code":
             continue
         sites = cell.metadata.get(SITES_KEY, server_sites(cell.source))
+        if isinstance(sites, dict):
+            sites = sites[str(gpus)]
         if sites:
             cells.append(CellRun(index=index, sites=sites, looped=builds_in_a_loop(cell.source),
                                  servers=_recorded(cell.outputs), error=_error(cell.outputs)))

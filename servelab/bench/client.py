@@ -25,6 +25,9 @@ from openai import AsyncOpenAI
 
 NAN = math.nan
 REQUEST_ID_HEADER = "X-Request-Id"
+# Roles a request may have: the users a run's metrics describe, and a long document sent among
+# them (chapter 06). Workloads name others of their own (chapter 07's batch job, the probes').
+USER, INTERFERER = "user", "interferer"
 
 
 @dataclass(frozen=True)
@@ -47,7 +50,7 @@ class PlannedRequest:
     max_tokens: int
     arrival: float | None = None
     n: int = 1
-    role: str = "user"
+    role: str = USER
     ignore_eos: bool = True
     temperature: float | None = None
     cache_salt: str | None = None

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 from servelab.bench import metrics
-from servelab.bench.client import RequestRecord
+from servelab.bench.client import INTERFERER, USER, RequestRecord
 from servelab.bench.server_metrics import COUNTERS, SERIES
 
 REQUEST_COLUMNS = [
@@ -101,19 +101,19 @@ class Result:
         return pd.DataFrame(self.server_rows, columns=SERVER_COLUMNS)
 
     # -- numbers ---------------------------------------------------------------------------
-    def window(self, role: str = "interferer") -> tuple[float, float] | None:
+    def window(self, role: str = INTERFERER) -> tuple[float, float] | None:
         """(sent, first token) of the first ``role`` request: e.g. the interferer's prefill."""
         for r in self.records:
             if r.planned.role == role and r.ok:
                 return r.sent, r.first_token
         return None
 
-    def itls_during(self, role: str = "interferer") -> list[float]:
+    def itls_during(self, role: str = INTERFERER) -> list[float]:
         """Users' inter-token gaps that overlap the prefill window of the ``role`` request."""
         window = self.window(role)
         if window is None:
             return []
-        return metrics.itls_during(self.records, *window, role="user")
+        return metrics.itls_during(self.records, *window, role=USER)
 
     def steady_window(self) -> tuple[float, float] | None:
         """(start, end) of the window in which every user is decoding (``metrics.steady``)."""
@@ -133,7 +133,7 @@ class Result:
 
     def user_records(self) -> list[RequestRecord]:
         """The requests the metrics describe: the users', not e.g. an interferer's."""
-        return [r for r in self.records if r.planned.role == "user"]
+        return [r for r in self.records if r.planned.role == USER]
 
     def _server_summary(self) -> dict[str, float]:
         frame = self.server

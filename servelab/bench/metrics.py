@@ -40,7 +40,7 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from servelab.bench.client import RequestRecord
+from servelab.bench.client import USER, RequestRecord
 
 PERCENTILES = (50, 90, 99)
 SLO_METRICS = ("ttft", "tpot", "e2e")
@@ -202,7 +202,7 @@ def idle_after_last_send(records: list[RequestRecord], slots: int) -> float:
 
 
 def itls_during(records: list[RequestRecord], start: float, end: float,
-                role: str = "user") -> list[float]:
+                role: str = USER) -> list[float]:
     """ITLs of ``role`` requests whose gap overlaps the window [start, end] (run seconds):
     what decoding users felt while, e.g., a long prompt was being prefilled."""
     gaps = []

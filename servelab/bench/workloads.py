@@ -20,7 +20,7 @@ from typing import ClassVar, Protocol
 
 import numpy as np
 
-from servelab.bench.client import PlannedRequest
+from servelab.bench.client import INTERFERER, USER, PlannedRequest
 from servelab.bench.prompts import PromptSource
 
 # Seeds for prompts are derived from the workload seed so that workloads with different seeds
@@ -330,7 +330,7 @@ class Interferer:
         plan.append(PlannedRequest(index=count, user=count, arrival=self.arrival,
                                    prompt=prompts.text(self.document_tokens,
                                                        _prompt_seed(seed, count)),
-                                   max_tokens=self.document_max_tokens, role="interferer"))
+                                   max_tokens=self.document_max_tokens, role=INTERFERER))
         return plan
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
@@ -413,7 +413,7 @@ class MixedLengths:
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         roles = [("long", self.long_input_tokens)] * self.long_requests
-        roles += [("user", self.short_input_tokens)] * self.short_requests
+        roles += [(USER, self.short_input_tokens)] * self.short_requests
         return [
             PlannedRequest(index=index, user=index, role=role, arrival=0.0,
                            max_tokens=self.max_tokens,
@@ -427,7 +427,7 @@ class MixedLengths:
 
 # Roles of the mixed traffic's two parts (CHAT is PlannedRequest's default role, the one
 # ``Result.summary()`` describes), and which roles each ``parts`` value sends.
-CHAT, BATCH = "user", "batch"
+CHAT, BATCH = USER, "batch"
 PARTS = {"both": (CHAT, BATCH), "chat": (CHAT,), "batch": (BATCH,)}
 
 

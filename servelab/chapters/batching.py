@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from servelab.chapters.lesson import LESSON_GPU
+
 # A gain below this is not read as an effect: run-to-run noise on a shared machine reaches it.
 CLEAR_GAIN = 1.5
 # The fixed part of a step counts as "reading the weights" while it is within this factor of
@@ -22,8 +24,6 @@ AGREE_FACTOR = 2.0
 # The continuous run's idle slots are "mostly the tail" when at least this share of them came
 # after its last send.
 TAIL_MOSTLY = 0.75
-# The lesson's GPU figures (tok/s): one stream, 32 streams in total, and each of the 32.
-LESSON = {"one": 100.0, "total_32": 2000.0, "each_32": 60.0}
 
 
 # -- chapter 01 --------------------------------------------------------------------------------
@@ -235,15 +235,14 @@ def scaling_text(single: Mapping[str, float], top: Mapping[str, float], top_user
     """One stream against ``top_users`` streams at steady state, beside the lesson's GPU."""
     gain = top["steady_output_tok_s"] / single["steady_output_tok_s"]
     kept = top["steady_user_tok_s"] / single["steady_output_tok_s"]
-    lesson = LESSON["total_32"] / LESSON["one"]
+    lesson = LESSON_GPU.gain
     numbers = (f"With every user decoding, one stream made "
                f"**{single['steady_output_tok_s']:.0f} tok/s** and {top_users} streams "
                f"**{top['steady_output_tok_s']:.0f} tok/s** in total: **{gain:.1f}×**, with "
                f"each user at **{kept:.0%}** of the single stream's speed. The lesson's GPU "
-               f"goes from {LESSON['one']:.0f} to {LESSON['total_32']:,.0f} tok/s "
-               f"({lesson:.0f}×), each user at about "
-               f"{LESSON['each_32'] / LESSON['one']:.0%}.")
-    if gain >= 0.75 * lesson * top_users / 32:
+               f"goes from {LESSON_GPU.single_total:.0f} to {LESSON_GPU.top_total:,.0f} tok/s "
+               f"({lesson:.0f}×), each user at about {LESSON_GPU.kept:.0%}.")
+    if gain >= 0.75 * lesson * top_users / LESSON_GPU.users:
         verdict = "This machine shows the effect at the lesson's strength."
     elif gain >= CLEAR_GAIN:
         verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "

@@ -147,12 +147,14 @@ def reuse_text(cost_on: pd.DataFrame, cost_off: pd.DataFrame, on: Mapping[str, f
                 f"{later_off:.0f} with it off: this run did not show the reuse.")
     gain = off["ttft_ms_p50"] / on["ttft_ms_p50"]
     if gain >= TTFT_GAIN_SHOWN:
-        wait = (f"Under load ({requests} requests) the median first token came after "
+        wait = (f"Under load ({requests} requests, after one warm-up request with the shared "
+                f"prompt) the median first token came after "
                 f"**{on['ttft_ms_p50']:.0f} ms** with caching and **{off['ttft_ms_p50']:.0f} ms** "
                 f"without, **{gain:.1f}×** sooner: most of the wait was the shared prompt's "
                 "prefill.")
     else:
-        wait = (f"Under load ({requests} requests) the median first token came after "
+        wait = (f"Under load ({requests} requests, after one warm-up request with the shared "
+                f"prompt) the median first token came after "
                 f"{on['ttft_ms_p50']:.0f} ms with caching and {off['ttft_ms_p50']:.0f} ms "
                 f"without ({gain:.1f}×): not clearly sooner in this run.")
     rate = on["prefix_cache_hit_rate"]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from servelab.bench.client import INTERFERER, USER
 from servelab.bench.metrics import itls_during
 from servelab.chapters.prediction import page_story
 
@@ -82,7 +83,7 @@ def user_gaps(result: object) -> pd.DataFrame:
     """Every inter-token gap of the decoding users: ``request``, ``t_s`` (when the token came)
     and ``itl_ms``."""
     requests = result.requests
-    users = set(requests.loc[requests["role"] == "user", "request"])
+    users = set(requests.loc[requests["role"] == USER, "request"])
     tokens = result.tokens
     gaps = tokens[tokens["request"].isin(users) & tokens["itl_s"].notna()]
     return pd.DataFrame({"request": gaps["request"], "t_s": gaps["t_s"],
@@ -92,7 +93,7 @@ def user_gaps(result: object) -> pd.DataFrame:
 def document_row(result: object) -> pd.Series:
     """The long document's own request row (role ``"interferer"``)."""
     requests = result.requests
-    rows = requests[requests["role"] == "interferer"]
+    rows = requests[requests["role"] == INTERFERER]
     if rows.empty or not bool(rows["ok"].iloc[0]):
         raise RuntimeError(f"the document's request did not complete in {result}")
     return rows.iloc[0]
@@ -113,7 +114,7 @@ def compare(results: dict[str, object]) -> pd.DataFrame:
         gaps = user_gaps(result)["itl_ms"]
         arrival = float(documents[label]["sent_s"])
         after = np.asarray(
-            itls_during(result.records, arrival, arrival + window_s, role="user")) * 1000.0
+            itls_during(result.records, arrival, arrival + window_s, role=USER)) * 1000.0
         rows.append({
             "run": label,
             "users_itl_ms_p50": float(np.percentile(gaps, 50)),
@@ -128,6 +129,21 @@ def compare(results: dict[str, object]) -> pd.DataFrame:
 
 # A pause counts as clearly shorter (or a tail clearly better) below this share of the other.
 CLEARLY = 1 / 1.5
+
+
+# The document is sized so that reading it in one step would take this many pause targets: long
+# enough that chunks of the target's length make a difference, whatever the device's speed.
+DOCUMENT_PAUSES = 3
+
+
+def document_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int) -> int:
+    """The document's length, in tokens: ``DOCUMENT_PAUSES`` times what ``prefill_tok_s``
+    prefills in ``pause_ms``, kept between ``smallest`` and ``largest``. A fixed length would
+    take seconds in one step on a slow CPU and a fraction of the pause target on a fast one,
+    where chunking it could change nothing."""
+    if prefill_tok_s <= 0 or pause_ms <= 0:
+        raise ValueError("the prefill rate and the pause must be positive")
+    return max(smallest, min(largest, int(prefill_tok_s * DOCUMENT_PAUSES * pause_ms / 1000)))
 
 
 def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int,

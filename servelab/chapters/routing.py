@@ -57,6 +57,12 @@ class PolicyRun:
         replica that served any of that tenant's requests."""
         return int((self.spread > 0).to_numpy().sum())
 
+    def expected_computed(self, prefix_tokens: int, question_tokens: int) -> int:
+        """Prompt tokens the replicas should compute if each tenant's prompt is computed once per
+        replica that served the tenant and every other request computes only its question."""
+        requests = int(self.spread.to_numpy().sum())
+        return self.prefills * prefix_tokens + requests * question_tokens
+
     @property
     def kept_together(self) -> float:
         """Mean share of a tenant's requests served by the replica that served most of them
@@ -106,16 +112,20 @@ def policy_table(runs: Sequence[PolicyRun]) -> pd.DataFrame:
 def routing_text(spreading: PolicyRun, following: PolicyRun, workload: Tenants) -> str:
     """What the two policies did with the tenants' prompts, from the two runs."""
     replicas = spreading.spread.shape[1]
+    expected = [run.expected_computed(workload.prefix_tokens, workload.question_tokens)
+                for run in (spreading, following)]
     text = (f"{workload.tenants} tenants sent {workload.requests_per_tenant} requests each, "
-            f"every one opening with its tenant's {workload.prefix_tokens}-token prompt. "
-            f"With {spreading.policy} a tenant's prompt was computed {spreading.prefills} times "
-            f"in all (on average {spreading.kept_together:.0%} of a tenant's requests went to "
-            f"one replica) and with {following.policy} {following.prefills} times "
-            f"({following.kept_together:.0%}); each of the {workload.tenants} prompts needs "
-            f"computing at least once, on every replica that serves its tenant. The replicas' "
-            f"own counters found {spreading.hit_rate:.0%} of the prompt tokens cached with "
-            f"{spreading.policy} and {following.hit_rate:.0%} with {following.policy}, and "
-            f"computed {spreading.computed_tokens:,.0f} against {following.computed_tokens:,.0f}. ")
+            f"every one opening with its tenant's {workload.prefix_tokens}-token prompt. A "
+            f"tenant's prompt has to be computed once on every replica that serves the tenant: "
+            f"with {spreading.policy} that made {spreading.prefills} computations of a prompt "
+            f"(on average {spreading.kept_together:.0%} of a tenant's requests went to one "
+            f"replica), with {following.policy} {following.prefills} "
+            f"({following.kept_together:.0%}). Add each request's {workload.question_tokens}-"
+            f"token question and the replicas should compute {expected[0]:,} and "
+            f"{expected[1]:,} prompt tokens; their own counters say "
+            f"{spreading.computed_tokens:,.0f} and {following.computed_tokens:,.0f}, and found "
+            f"{spreading.hit_rate:.0%} and {following.hit_rate:.0%} of the prompt tokens "
+            "cached. ")
     if following.hit_rate - spreading.hit_rate >= HIT_RATE_SHOWN:
         text += (f"Following the prefixes kept more of the saving prefix caching offers: a "
                  f"spreading policy makes each of the {replicas} replicas compute every "
