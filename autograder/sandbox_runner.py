@@ -49,6 +49,10 @@ def main(settings_path: str) -> int:
         settings = json.load(handle)
     apply_limits(settings["limits"])
     sys.modules["rfc3987_syntax"] = None  # see course/nbgrader_cli.py: FAST_IMPORTS
+    # jupyter_client packs messages with orjson when it is installed (vllm-router brings it);
+    # under the memory limit a kernel packing one large output with orjson dies where the json
+    # packer hands the output over to be cut. Client and kernel both use json.
+    sys.modules["orjson"] = None
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
@@ -57,7 +61,8 @@ def main(settings_path: str) -> int:
     client = NotebookClient(
         nb, timeout=settings["timeout"], kernel_name="python3", allow_errors=True,
         interrupt_on_timeout=False, shutdown_kernel="immediate", record_timing=False,
-        extra_arguments=["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR"],
+        extra_arguments=["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR",
+                         "--Session.packer=json", "--Session.unpacker=json"],
         resources={"metadata": {"path": settings["workdir"]}})
     status, detail = "ok", ""
     try:
