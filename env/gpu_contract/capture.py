@@ -2,7 +2,8 @@
 
 Each notebook runs top to bottom in the project's kernel at ``SERVELAB_SIZE=gpu`` with the GPU
 simulated: ``servelab.engine.query_gpus`` reports one or two Tesla T4s (compute capability 7.5,
-15 GiB), the bootstrap installs nothing, each ``Server`` prints its argv and the environment it
+15 GiB), chapter 02's device probe answers with a T4's datasheet figures, the bootstrap installs
+nothing, each ``Server`` prints its argv and the environment it
 adds for vLLM when it is built, and every server's ``start`` raises instead of starting (the
 llama.cpp server of chapter 08 included). Cells may fail after that (there
 is no server to measure); a ``Server(`` that only a later measurement can reach is then not
@@ -32,6 +33,7 @@ _PATCH = '''\
 import json as _json
 import os as _os
 
+import servelab.bench.bandwidth as _bandwidth
 import servelab.engine as _engine
 import servelab.env as _env
 from servelab.process import ServerProcess as _ServerProcess
@@ -39,6 +41,9 @@ from servelab.server import Server as _Server
 
 _engine.query_gpus = lambda: [("Tesla T4", (7, 5), 15.0)] * {count}
 _env.ensure_engine = lambda device: None
+# Chapter 02 probes the GPU in a child process before its server starts; there is no GPU here,
+# so the probe answers with a T4's datasheet figures (320 GB/s, 65 TFLOP/s in float16).
+_bandwidth._in_child = lambda name, args, kind: [320.0, 65e12]
 _built = _Server.__init__
 
 
