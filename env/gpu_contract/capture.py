@@ -8,6 +8,12 @@ adds for vLLM when it is built, and every server's ``start`` raises instead of s
 llama.cpp server of chapter 08 included). Cells may fail after that (there
 is no server to measure); a ``Server(`` that only a later measurement can reach is then not
 recorded, and the chapter is reported as partial with the error that stopped it.
+
+Three measurements size later servers (chapters 00, 05 and 06), so they are answered as a T4
+would answer them: ``bench.warm_up`` does nothing, ``bench.prefill_fit`` reports ``T4_PREFILL``
+and ``chapters.kv.engine_block_size`` reports vLLM 0.11.2's CUDA block of 16 tokens (the engine
+side then checks the block vLLM configured). The budget or document a chapter derives from them
+goes through the chapter's own code, so the argv checked is the one a T4 would be given.
 """
 
 from __future__ import annotations
@@ -27,15 +33,24 @@ MARKER = "GPU-CONTRACT-SERVER "
 # two GPUs.
 SITES_KEY = "gpu_contract_sites"
 CELL_TIMEOUT_S = 180
+# The prefill a T4 is given in the contract: about a third of its 65 TFLOP/s of float16 spent on
+# the 2 x 0.6 G FLOPs a token of Qwen3-0.6B (the model a T4 gets) costs, after a fixed cost of a
+# few milliseconds. Any plausible rate will do: what is checked is that the budget or document
+# the chapter derives from it starts on 0.11.2.
+T4_PREFILL = {"fixed_ms": 10.0, "tok_s": 18_000.0}
+T4_BLOCK_TOKENS = 16
 
 # Runs in the chapter's kernel before its first cell; {count} is the number of T4s.
 _PATCH = '''\
 import json as _json
 import os as _os
 
+import servelab.bench as _bench
 import servelab.bench.bandwidth as _bandwidth
+import servelab.chapters.kv as _kv
 import servelab.engine as _engine
 import servelab.env as _env
+from servelab.bench.prefill import PrefillFit as _PrefillFit
 from servelab.process import ServerProcess as _ServerProcess
 from servelab.server import Server as _Server
 
@@ -44,6 +59,11 @@ _env.ensure_engine = lambda device: None
 # Chapter 02 probes the GPU in a child process before its server starts; there is no GPU here,
 # so the probe answers with a T4's datasheet figures (320 GB/s, 65 TFLOP/s in float16).
 _bandwidth._in_child = lambda name, args, kind: [320.0, 65e12]
+_bench.warm_up = lambda server: None
+_bench.prefill_fit = lambda server, long_tokens, short_tokens=None, **_: _PrefillFit(
+    fixed_ms={fixed_ms}, tok_s={tok_s}, short_tokens=short_tokens or max(1, long_tokens // 8),
+    long_tokens=long_tokens)
+_kv.engine_block_size = lambda url: {block}
 _built = _Server.__init__
 
 
@@ -150,7 +170,8 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
                 env: dict[str, str]) -> ChapterRun:
     """Execute ``notebook`` in ``folder`` with ``gpus`` simulated T4s and ``env`` added; what
     each cell that names a ``Server(`` recorded."""
-    patch = nbformat.v4.new_code_cell(_PATCH.format(count=gpus, marker=MARKER))
+    patch = nbformat.v4.new_code_cell(_PATCH.format(count=gpus, marker=MARKER,
+                                                     block=T4_BLOCK_TOKENS, **T4_PREFILL))
     notebook.cells.insert(0, patch)
     saved = dict(os.environ)
     os.environ.update(env)
