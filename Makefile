@@ -3,7 +3,7 @@
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: setup book test unit edition release lint gpu-contract
+.PHONY: setup book test unit edition self-study release lint gpu-contract
 
 setup:
 	bash env/setup.sh
@@ -26,6 +26,12 @@ unit: setup
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
 edition: setup
 	$(BIN)/python -m course.edition
+
+# Instructor tools: the self-study site, each check followed by its answers explained, built from
+# a git-ignored copy of book/ into _build/self-study/_build/html (course/self_study.py). It shares
+# `make book`'s execution cache: after `make book` no chapter runs again. Off unless asked for.
+self-study: setup
+	$(BIN)/python -m course.self_study
 
 # Tag the commit with _config.yml's install_ref after checking the tree and the editions, and
 # print the pushes (course/release.py; README "Publishing your own copy").

@@ -1,4 +1,9 @@
-"""Answer keys never leave the instructor source: scan book/ and the built site for them."""
+"""Answer keys never leave the instructor source: scan book/ and the built site for them.
+
+The self-study site (course/self_study.py) is the one exception, and only by explaining each
+check in prose: its notebooks and pages hold every option's explanation, which book/ and the
+graded site must not, and still no key in code form.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +21,7 @@ from nbgrader.preprocessors import ClearHiddenTests, ClearSolutions
 from course.checks import LETTERS, check_cells, load_check
 from course.edition import site_under_test
 from course.paths import BOOK_DIR, CHAPTERS, CHECKS_DIR
+from course.self_study import ANSWERS_CLASS, SELF_STUDY_TAG, build_site, write_tree
 
 MARKERS = (
     "BEGIN SOLUTION",
@@ -87,23 +93,123 @@ def scan(root: Path, letters: dict[str, str]) -> list[str]:
     return leaks
 
 
+def _words(text: str) -> str:
+    """``text`` as lowercase words: markdown, HTML tags, typographic quotes and dashes drop out,
+    so an explanation is found in a notebook's source and on a rendered page alike."""
+    return " ".join(re.findall(r"[0-9a-z]+", text.lower()))
+
+
+def explanations(checks_dir: Path = CHECKS_DIR) -> dict[str, list[str]]:
+    """Each chapter's explanations of its options (why a wrong one looks right, why it is wrong),
+    as :func:`_words`: text only the hidden test and the self-study output may hold."""
+    found = {}
+    for chapter in CHAPTERS:
+        if (checks_dir / f"{chapter}.yml").exists():
+            check = load_check(checks_dir / f"{chapter}.yml")
+            found[chapter] = [_words(text) for option in check.options
+                              for text in (option.tempts, option.wrong) if text]
+    return found
+
+
+def explained(root: Path, explained_by: dict[str, list[str]]) -> list[str]:
+    """Every place under ``root`` that explains a check, as ``path: what``: a self-study block
+    (its tag or class) or one of any chapter's option explanations."""
+    hits = []
+    every = [text for texts in explained_by.values() for text in texts]
+    for path in sorted(root.rglob("*")):
+        if not path.is_file() or path.suffix not in TEXT_SUFFIXES:
+            continue
+        if SKIPPED_DIRS & set(path.relative_to(root).parts):
+            continue
+        raw = path.read_text(encoding="utf-8", errors="replace")
+        hits += [f"{path}: {marker}" for marker in (ANSWERS_CLASS, f'"{SELF_STUDY_TAG}"')
+                 if marker in raw]
+        words = _words(readable_text(path))
+        hits += [f"{path}: explains {text[:40]!r}" for text in every if text in words]
+    return hits
+
+
 @pytest.fixture(scope="module")
 def letters() -> dict[str, str]:
     return correct_letters()
 
 
-def test_book_has_no_answer_keys(letters: dict[str, str]) -> None:
-    assert scan(BOOK_DIR, letters) == []
+@pytest.fixture(scope="module")
+def explained_by() -> dict[str, list[str]]:
+    return explanations()
 
 
-@pytest.mark.tooling  # SERVELAB_BUILD_SITE=1 builds with jupyter-book
-def test_built_site_has_no_answer_keys(letters: dict[str, str]) -> None:
+def built_site() -> Path:
     site = site_under_test()
     if site is None:
         message = "no built site: run jupyter-book build --all -W . or SERVELAB_BUILD_SITE=1"
         if os.environ.get("SERVELAB_REQUIRE_SITE") == "1":
             pytest.fail(message)
         pytest.skip(message)
+    return site
+
+
+def test_book_has_no_answer_keys(letters: dict[str, str]) -> None:
+    assert scan(BOOK_DIR, letters) == []
+
+
+def test_book_explains_no_check(explained_by: dict[str, list[str]]) -> None:
+    assert explained(BOOK_DIR, explained_by) == []
+
+
+@pytest.mark.tooling  # SERVELAB_BUILD_SITE=1 builds with jupyter-book
+def test_built_site_has_no_answer_keys(letters: dict[str, str]) -> None:
+    assert scan(built_site(), letters) == []
+
+
+@pytest.mark.tooling  # SERVELAB_BUILD_SITE=1 builds with jupyter-book
+def test_built_site_explains_no_check(explained_by: dict[str, list[str]]) -> None:
+    assert explained(built_site(), explained_by) == []
+
+
+# --- the self-study output: explanations in prose, in every chapter, and nowhere else ----------
+
+def assert_explains_only_its_own_chapter(
+    pages: list[Path], explained_by: dict[str, list[str]]
+) -> None:
+    """Each page holds every explanation of its own chapter's check and none of another's."""
+    for page in pages:
+        chapter = next(part for part in page.parts if part in CHAPTERS)
+        words = _words(readable_text(page))
+        missing = [text[:40] for text in explained_by[chapter] if text not in words]
+        assert missing == [], f"{page} lacks its check's explanations: {missing}"
+        foreign = [text[:40] for other, texts in explained_by.items() if other != chapter
+                   for text in texts if text in words]
+        assert foreign == [], f"{page} explains another chapter's check: {foreign}"
+
+
+def test_self_study_copy_explains_every_check_with_no_key_in_code(
+    tmp_path: Path, letters: dict[str, str], explained_by: dict[str, list[str]]
+) -> None:
+    before = {path: path.read_bytes() for path in BOOK_DIR.rglob("*") if path.is_file()}
+    notebooks = write_tree(tmp_path / "self-study", execute=False)
+    assert sorted(p.parent.name for p in notebooks) == sorted(explained_by)
+    assert_explains_only_its_own_chapter(notebooks, explained_by)
+    assert scan(tmp_path, letters) == []  # the key is in prose only: no solution, no hidden test
+    hits = explained(tmp_path, explained_by)  # what the default-mode tests look for
+    assert {chapter for chapter in explained_by if any(f"/{chapter}/" in hit for hit in hits)} \
+        == set(explained_by)
+    after = {path: path.read_bytes() for path in BOOK_DIR.rglob("*") if path.is_file()}
+    assert after == before, "writing the self-study copy changed book/"
+    assert explained(BOOK_DIR, explained_by) == []
+
+
+@pytest.mark.tooling  # jupyter-book, with execution off: no chapter runs
+def test_self_study_site_explains_every_check_and_the_graded_site_none(
+    tmp_path: Path, letters: dict[str, str], explained_by: dict[str, list[str]]
+) -> None:
+    tree = tmp_path / "self-study"
+    write_tree(tree, execute=False)
+    site = build_site(tree)
+    pages = [site / "book" / chapter / f"{chapter}.html" for chapter in explained_by]
+    assert_explains_only_its_own_chapter(pages, explained_by)
+    for page in pages:
+        assert page.read_text(encoding="utf-8").count(f'<details class="{ANSWERS_CLASS}">') == 1
     assert scan(site, letters) == []
 
 
