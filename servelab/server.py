@@ -162,7 +162,9 @@ class Server(ServerProcess):
         self.extra_args = list(extra_args)
         # A smoke run (SERVELAB_SIZE=smoke: tests, nbval) measures nothing a lesson states, so on
         # the CPU its engine core runs inside the API server's process: one import of vLLM fewer,
-        # about 15 s sooner at every start on two cores. The lesson sizes keep vLLM's default.
+        # about 11 s sooner at every start on two cores. The lesson sizes keep vLLM's default:
+        # benchmarks/in_process.py measured one stream at half its speed and prefill at twice its
+        # rate in process, which would change what the chapters report.
         self.smoke_in_process = (self.device.kind == "cpu"
                                  and os.environ.get(SIZE_ENV_VAR, "").strip() == "smoke")
         if self.smoke_in_process:
