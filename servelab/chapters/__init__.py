@@ -6,7 +6,8 @@ than one chapter (the notebooks import them by these names, so they stay):
 - ``lesson`` (00): the lesson's source and GPU figures, the prefix probe, the summary text;
 - ``batching`` (01, 02): the step-time fit, the arithmetic rate, the pages' text;
 - ``kv`` (03-05), ``block_table`` (03, 04), ``cache_text`` (03-05): KV-cache arithmetic, the
-  block-table figure, the pages' text;
+  block-table figure, the pages' text; ``capacity`` (03): planning how many users fit on a card
+  from published model figures, and the same arithmetic checked against the engine's count;
 - ``prefix`` (04, 00), ``sharing`` (04): prompt tokens computed against cached, shared blocks;
 - ``dials`` (05): the sweep's latencies and the refused start (its workload, ``MixedLengths``,
   lives in ``servelab.bench.workloads``);
