@@ -34,7 +34,8 @@ from course.paths import CHAPTERS, student_notebook  # noqa: E402
 # file named by SERVELAB_TIMING.
 PROBE = '''
 import json as _json, os as _os, time as _time
-import servelab.bench as _bench, servelab.bench.runner as _runner, servelab.process as _process
+import servelab.bench as _bench, servelab.bench.prefill as _prefill
+import servelab.bench.runner as _runner, servelab.process as _process
 
 def _timed(kind, function, label):
     def wrapper(*args, **kwargs):
@@ -48,14 +49,15 @@ def _timed(kind, function, label):
 
 _process.ServerProcess.start = _timed("start", _process.ServerProcess.start,
                                       lambda server: type(server).__name__)
-_bench.run = _runner.run = _timed("run", _runner.run,
-                                  lambda server, workload, *rest: workload.name)
+_bench.run = _runner.run = _prefill.run = _timed("run", _runner.run,
+                                                 lambda server, workload, *rest: workload.name)
 '''
 
 
-def run_chapter(chapter: str, size: str) -> tuple[list[tuple[int, str, float]], list[list]]:
-    """Execute ``chapter``; (cell index, first line, seconds) per code cell, and the probe's
-    records."""
+def run_chapter(chapter: str, size: str,
+                save: Path | None = None) -> tuple[list[tuple[int, str, float]], list[list]]:
+    """Execute ``chapter`` (written to ``save`` when given, outputs and all); (cell index, first
+    line, seconds) per code cell, and the probe's records."""
     notebook = nbformat.read(student_notebook(chapter), as_version=4)
     notebook.cells.insert(0, nbformat.v4.new_code_cell(PROBE))
     with tempfile.TemporaryDirectory() as folder:
@@ -64,6 +66,8 @@ def run_chapter(chapter: str, size: str) -> tuple[list[tuple[int, str, float]], 
         NotebookClient(notebook, timeout=1200, kernel_name="python3",
                        resources={"metadata": {"path": str(ROOT)}}).execute()
         probe = [json.loads(line) for line in records.read_text().splitlines()]
+    if save is not None:
+        nbformat.write(notebook, save)
     cells = []
     for index, cell in enumerate(notebook.cells[1:], start=1):
         if cell.cell_type != "code":
@@ -85,9 +89,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("chapter", choices=CHAPTERS)
     parser.add_argument("--size", default="cpu", choices=("smoke", "cpu", "gpu"))
+    parser.add_argument("--save", type=Path, help="write the executed notebook here")
     args = parser.parse_args()
     began = time.perf_counter()
-    cells, probe = run_chapter(args.chapter, args.size)
+    cells, probe = run_chapter(args.chapter, args.size, args.save)
     total = time.perf_counter() - began
     for index, first, seconds in cells:
         print(f"cell {index:>2}  {seconds:7.1f} s  {first}")

@@ -248,13 +248,11 @@ def itl_over_time(results: Result | Mapping[str, Result], title: str | None = No
             users = tokens[(tokens["role"] == USER) & tokens["itl_s"].notna()]
             ax.scatter(users["t_s"], users["itl_s"] * 1000, s=6, alpha=0.6,
                        color=COLORS["decode"], label="a user's token gap")
-            window = result.window(role)
-            if window is not None:
-                sent, first = window
+            for number, (sent, first) in enumerate(result.windows(role)):
                 ax.axvline(sent, color=COLORS["marker"], linestyle="--",
-                           label=f"{name} arrives")
+                           label=f"{name} arrives" if number == 0 else None)
                 ax.axvspan(sent, first, color=COLORS["prefill"], alpha=0.2,
-                           label=f"{name} waits for its first token")
+                           label=f"{name} waits for its first token" if number == 0 else None)
             ax.set_yscale("log")
             ax.set_ylabel("inter-token latency (ms)")
             if len(panels) > 1:

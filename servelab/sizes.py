@@ -81,12 +81,12 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                     long_input_tokens=600, mixed_output_tokens=160),
     },
     "06-chunked-prefill": {
-        "smoke": dict(users=2, user_tokens=24, document_tokens=160, pause_ms=400,
-                      arrival_s=0.5, max_model_len=1024),
+        "smoke": dict(users=2, user_tokens=40, document_tokens=160, pause_ms=400,
+                      arrival_s=0.5, documents=2, spacing_s=0.4, max_model_len=1024),
         "cpu": dict(users=4, user_tokens=256, document_tokens=600, pause_ms=400,
-                    arrival_s=1.0, max_model_len=8192),
+                    arrival_s=1.0, documents=3, spacing_s=3.0, max_model_len=8192),
         "gpu": dict(users=16, user_tokens=512, document_tokens=2000, pause_ms=40,
-                    arrival_s=1.5, max_model_len=4096),
+                    arrival_s=1.5, documents=3, spacing_s=1.5, max_model_len=4096),
     },
     "07-throughput-vs-latency": {
         "smoke": dict(rates=[2, 8], requests_per_rate=4, input_tokens=32, output_tokens=8,

@@ -269,6 +269,18 @@ def test_interferer_arrives_late_with_a_long_prompt() -> None:
     assert all(p.arrival == 0.0 for p in plan if p.role == "user")
 
 
+def test_several_documents_arrive_spaced_apart_each_a_different_text() -> None:
+    plan = Interferer(ClosedLoop(users=2), document_tokens=50, arrival=1.0, documents=3,
+                      spacing=2.5).plan(WordPrompts())
+    documents = [p for p in plan if p.role == "interferer"]
+    assert [p.arrival for p in documents] == [1.0, 3.5, 6.0]
+    assert len({p.prompt for p in documents}) == 3 and len({p.index for p in plan}) == 5
+    with pytest.raises(ValueError, match="spacing"):
+        Interferer(documents=2)
+    with pytest.raises(ValueError, match="documents"):
+        Interferer(documents=0)
+
+
 def test_bad_workloads_are_refused() -> None:
     with pytest.raises(ValueError, match="users"):
         ClosedLoop(users=0)

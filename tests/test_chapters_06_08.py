@@ -17,6 +17,7 @@ from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.prefill import fit_prefill
 from servelab.bench.prompts import WordPrompts
+from servelab.bench.spread import Spread
 from servelab.bench.workloads import PrefillProbe
 from servelab.chapters import chunked_prefill, throughput_latency, when_not_to
 from servelab.chapters.chunked_prefill import BudgetPlan, budget_for
@@ -94,9 +95,28 @@ def test_compare_and_the_shared_gap_plot_take_several_runs():
     matplotlib.pyplot.close("all")
 
 
-def _row(longest, p99, after, p50, ttft):
-    return {"users_longest_gap_ms": longest, "users_itl_ms_p99": p99,
-            "itl_ms_p99_after_arrival": after, "users_itl_ms_p50": p50, "document_ttft_s": ttft}
+def _row(longest, p99, after, p50, ttft, n=3):
+    """A run's row of ``compare``: each per-document figure 10 % either side of its median."""
+    row = {"users_itl_ms_p99": p99, "users_itl_ms_p50": p50}
+    for key, median in (("users_longest_gap_ms", longest), ("itl_ms_p99_after_arrival", after),
+                        ("document_ttft_s", ttft)):
+        row |= Spread(median, 0.9 * median, 1.1 * median, n).columns(key)
+    return row
+
+
+def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
+    users = [_record(i, 0.0, [0.03] * 3 + [0.5] + [0.03] * 20 + [0.7] + [0.03] * 20, ttft=0.1)
+             for i in range(2)]
+    documents = [_record(2, 0.15, [0.03], ttft=0.5, role="interferer"),
+                 _record(3, 0.8, [0.03], ttft=0.7, role="interferer"),
+                 _record(4, 9.0, [0.03], ttft=0.2, role="interferer")]  # the users are done
+    row = chunked_prefill.compare({"run": Result(None, [*users, *documents], 10.0)}).iloc[0]
+    pause = Spread.in_row(row, "users_longest_gap_ms")
+    assert (pause.low, pause.high, pause.n) == pytest.approx((500, 700, 2))
+    assert Spread.in_row(row, "document_ttft_s").median == pytest.approx(0.6)
+    late = [_record(2, 9.0, [0.03], ttft=0.2, role="interferer")]
+    with pytest.raises(RuntimeError, match="no user was still decoding"):
+        chunked_prefill.compare({"late": Result(None, [*users, *late], 10.0)})
 
 
 PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, budget=368,
@@ -104,11 +124,12 @@ PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, budget=36
 
 
 @pytest.mark.parametrize(("chunked", "says", "never"), [
-    (_row(300, 200, 250, 31, 6.0), "capped the worst pause; it did not make the stream even",
+    (_row(300, 200, 1000, 31, 6.0), "capped the worst pause; it did not make the stream even",
      "better deal"),
     (_row(300, 90, 250, 31, 6.0), "the better deal for the users", "did not make"),
-    (_row(300, 120, 250, 31, 6.0), "too close for this single run to call", "better deal"),
+    (_row(300, 120, 650, 31, 6.0), "cannot call either one better", "better deal"),
     (_row(700, 100, 650, 31, 6.0), "did not show chunking shortening", "capped"),
+    (_row(300, 90, 250, 31, 6.0, n=1), "no spread to weigh", "capped"),
 ])
 def test_story_06_users_branches(chunked, says, never):
     whole = _row(800, 150, 700, 31, 5.0)
@@ -119,7 +140,8 @@ def test_story_06_users_branches(chunked, says, never):
 
 
 @pytest.mark.parametrize(("ttft", "says"), [
-    (6.0, "1.2× as long"), (4.0, "sooner"), (5.1, "about the same"),
+    (6.5, "1.3× as long"), (4.0, "sooner beyond the spread"),
+    (5.1, "cannot tell the two waits apart"),
 ])
 def test_story_06_document_branches(ttft, says):
     text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, ttft),

@@ -14,7 +14,8 @@ exact token lengths)::
                     long_tokens=(128, 192), long_share=0.125,
                     continuous=False)                               # waves vs continuous
     shared_prefix(server, prefix_tokens=2000, users=4, reuse_cache=True)
-    interferer(server, users=8, document_tokens=2000, arrival=2.0)  # long prompt mid-decode
+    interferer(server, users=8, document_tokens=2000, arrival=2.0,
+               documents=1, spacing=0.0)                        # long prompts mid-decode
     parallel_sampling(server, n=4, max_tokens=64)
 
 Throughput comes two ways (both defined in ``servelab.bench.metrics``): ``output_tok_s`` over
@@ -31,7 +32,9 @@ Also: ``run(server, workload)`` for any workload dataclass of ``servelab.bench.w
 ``prefill_fit(server, long_tokens)`` for the prefill rate apart from each request's fixed cost;
 ``device_limits(server)`` for the device's bandwidth and matrix-multiply rate (before the server
 starts); ``ceiling(server, measured_tok_s)`` for the memory-bandwidth ceiling of one stream;
-``ServerDiedError`` (partial result in ``.result``). Plots are in ``servelab.plots``.
+``ServerDiedError`` (partial result in ``.result``); ``spread.Spread`` for a figure measured
+several times (median, range) and whether two differ beyond their ranges. Plots are in
+``servelab.plots``.
 """
 
 from __future__ import annotations
@@ -105,11 +108,14 @@ def shared_prefix(server: object, prefix_tokens: int, users: int = 4, requests_p
 
 def interferer(server: object, users: int = 8, user_max_tokens: int = 256,
                document_tokens: int = 2000, arrival: float = 2.0, input_tokens: int = 32,
-               seed: int = 0, **options: object) -> Result:
-    """``users`` decode while one ``document_tokens``-token prompt arrives at ``arrival`` s."""
+               seed: int = 0, documents: int = 1, spacing: float = 0.0,
+               **options: object) -> Result:
+    """``users`` decode while a ``document_tokens``-token prompt arrives at ``arrival`` s (and
+    ``documents - 1`` more, ``spacing`` s apart)."""
     background = ClosedLoop(users, input_tokens=input_tokens, max_tokens=user_max_tokens,
                             seed=seed)
-    workload = Interferer(background, document_tokens=document_tokens, arrival=arrival)
+    workload = Interferer(background, document_tokens=document_tokens, arrival=arrival,
+                          documents=documents, spacing=spacing)
     return run(server, workload, **options)
 
 

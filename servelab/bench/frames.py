@@ -103,10 +103,13 @@ class Result:
     # -- numbers ---------------------------------------------------------------------------
     def window(self, role: str = INTERFERER) -> tuple[float, float] | None:
         """(sent, first token) of the first ``role`` request: e.g. the interferer's prefill."""
-        for r in self.records:
-            if r.planned.role == role and r.ok:
-                return r.sent, r.first_token
-        return None
+        windows = self.windows(role)
+        return windows[0] if windows else None
+
+    def windows(self, role: str = INTERFERER) -> list[tuple[float, float]]:
+        """(sent, first token) of every completed ``role`` request, in the order sent."""
+        return sorted((r.sent, r.first_token) for r in self.records
+                      if r.planned.role == role and r.ok)
 
     def itls_during(self, role: str = INTERFERER) -> list[float]:
         """Users' inter-token gaps that overlap the prefill window of the ``role`` request."""

@@ -306,13 +306,17 @@ class SharedPrefix:
 @dataclass(frozen=True)
 class Interferer:
     """The ``users`` of a one-request closed loop decode side by side from time 0; ``arrival``
-    seconds in, one long prompt of ``document_tokens`` tokens arrives (role ``"interferer"``) and
-    must be prefilled while they decode. The document's prompt comes from the users' seed."""
+    seconds in, a long prompt of ``document_tokens`` tokens arrives (role ``"interferer"``) and
+    must be prefilled while they decode. ``documents`` > 1 sends more, ``spacing`` seconds
+    apart, each a different text: repeats of the same disturbance within one run, so a page can
+    show the spread of what each one cost. The prompts come from the users' seed."""
 
     users: ClosedLoop = ClosedLoop(users=8, input_tokens=32, max_tokens=256)
     document_tokens: int = 2000
     document_max_tokens: int = 8
     arrival: float = 2.0
+    documents: int = 1
+    spacing: float = 0.0
     name: str = "interferer"
 
     def __post_init__(self) -> None:
@@ -320,17 +324,23 @@ class Interferer:
             raise ValueError("the interferer's users send one request each, not "
                              f"{self.users.requests_per_user}")
         _positive(document_tokens=self.document_tokens,
-                  document_max_tokens=self.document_max_tokens)
+                  document_max_tokens=self.document_max_tokens, documents=self.documents)
         if self.arrival < 0:
             raise ValueError(f"arrival must be 0 or later, not {self.arrival}")
+        if self.documents > 1 and self.spacing <= 0:
+            raise ValueError(f"{self.documents} documents need a spacing above 0 s, not "
+                             f"{self.spacing}")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         plan = [replace(planned, arrival=0.0) for planned in self.users.plan(prompts)]
         count, seed = self.users.users, self.users.seed
-        plan.append(PlannedRequest(index=count, user=count, arrival=self.arrival,
-                                   prompt=prompts.text(self.document_tokens,
-                                                       _prompt_seed(seed, count)),
-                                   max_tokens=self.document_max_tokens, role=INTERFERER))
+        for number in range(self.documents):
+            index = count + number
+            plan.append(PlannedRequest(index=index, user=index,
+                                       arrival=self.arrival + number * self.spacing,
+                                       prompt=prompts.text(self.document_tokens,
+                                                           _prompt_seed(seed, index)),
+                                       max_tokens=self.document_max_tokens, role=INTERFERER))
         return plan
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:

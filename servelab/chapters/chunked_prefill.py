@@ -20,6 +20,7 @@ import pandas as pd
 
 from servelab.bench.client import INTERFERER, USER
 from servelab.bench.metrics import itls_during
+from servelab.bench.spread import Spread
 from servelab.chapters.prediction import page_story
 
 _ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
@@ -90,41 +91,56 @@ def user_gaps(result: object) -> pd.DataFrame:
                          "itl_ms": gaps["itl_s"] * 1000.0}).reset_index(drop=True)
 
 
-def document_row(result: object) -> pd.Series:
-    """The long document's own request row (role ``"interferer"``)."""
+def document_rows(result: object) -> pd.DataFrame:
+    """The long documents' own request rows (role ``"interferer"``), in the order sent."""
     requests = result.requests
-    rows = requests[requests["role"] == INTERFERER]
-    if rows.empty or not bool(rows["ok"].iloc[0]):
-        raise RuntimeError(f"the document's request did not complete in {result}")
-    return rows.iloc[0]
+    rows = requests[requests["role"] == INTERFERER].sort_values("sent_s")
+    if rows.empty or not bool(rows["ok"].all()):
+        raise RuntimeError(f"a document's request did not complete in {result}")
+    return rows
 
 
 def compare(results: dict[str, object]) -> pd.DataFrame:
-    """One row per run: what the decoding users felt and what the document's sender waited.
+    """One row per run: what the decoding users felt and what each document's sender waited.
 
-    ``users_itl_ms_p99`` pools every gap of the run, as ``vllm bench serve`` does; when few users
-    stream, one freeze per user is under 1 % of their gaps and this percentile can miss it.
-    ``itl_ms_p99_after_arrival`` takes only the gaps that overlap the same stretch of time in
-    every run: from the document's arrival until the slowest run's document got its first token.
+    ``users_itl_ms_p50`` and ``users_itl_ms_p99`` pool every gap of the run, as ``vllm bench
+    serve`` does; when few users stream, one freeze per user is under 1 % of their gaps and the
+    pooled p99 can miss it. The rest is per document (a run may send several, spaced apart):
+    the gaps that overlap the same stretch after its arrival in every run (until the slowest
+    document of all runs got its first token, or the next document came) give
+    ``users_longest_gap_ms`` and ``itl_ms_p99_after_arrival``; ``document_ttft_s`` is its wait.
+    Each is the median over the run's documents with ``_low``, ``_high`` and ``_n``
+    (:class:`~servelab.bench.spread.Spread`). A document beside which no user was decoding any
+    more is left out.
     """
-    documents = {label: document_row(result) for label, result in results.items()}
-    window_s = max(float(row["ttft_s"]) for row in documents.values())
-    rows = []
+    documents = {label: document_rows(result) for label, result in results.items()}
+    window_s = max(float(rows["ttft_s"].max()) for rows in documents.values())
+    table = []
     for label, result in results.items():
         gaps = user_gaps(result)["itl_ms"]
-        arrival = float(documents[label]["sent_s"])
-        after = np.asarray(
-            itls_during(result.records, arrival, arrival + window_s, role=USER)) * 1000.0
-        rows.append({
+        arrivals = [float(sent) for sent in documents[label]["sent_s"]]
+        longest, tails, waits = [], [], []
+        for number, (arrival, wait) in enumerate(zip(arrivals, documents[label]["ttft_s"],
+                                                      strict=True)):
+            end = min([arrival + window_s, *arrivals[number + 1:number + 2]])
+            during = np.asarray(itls_during(result.records, arrival, end, role=USER)) * 1000.0
+            if during.size:
+                longest.append(float(during.max()))
+                tails.append(float(np.percentile(during, 99)))
+                waits.append(float(wait))
+        if not longest:
+            raise RuntimeError(f"no user was still decoding when a document arrived in {result}: "
+                               "give the users more tokens or send the documents sooner")
+        table.append({
             "run": label,
             "users_itl_ms_p50": float(np.percentile(gaps, 50)),
             "users_itl_ms_p99": float(np.percentile(gaps, 99)),
-            "itl_ms_p99_after_arrival": float(np.percentile(after, 99)),
-            "users_longest_gap_ms": float(gaps.max()),
-            "document_ttft_s": float(documents[label]["ttft_s"]),
+            **Spread.of(longest).columns("users_longest_gap_ms"),
+            **Spread.of(tails).columns("itl_ms_p99_after_arrival"),
+            **Spread.of(waits).columns("document_ttft_s"),
             "users_output_tok_s": float(result.summary()["output_tok_s"]),
         })
-    return pd.DataFrame(rows).set_index("run")
+    return pd.DataFrame(table).set_index("run")
 
 
 # A pause counts as clearly shorter (or a tail clearly better) below this share of the other.
@@ -186,7 +202,8 @@ class BudgetPlan:
 
 def plot_trade(table: pd.DataFrame, title: str):
     """One point per run: the users' longest pause against the document's own time to first
-    token. Lower is better on both axes; a run cannot usually have both."""
+    token, each the median over the run's documents with bars from lowest to highest. Lower is
+    better on both axes; a run cannot usually have both."""
     import matplotlib.pyplot as plt
 
     from servelab.plots import SERIES_COLORS, style
@@ -194,8 +211,12 @@ def plot_trade(table: pd.DataFrame, title: str):
     with style():
         figure, ax = plt.subplots(figsize=(6.5, 4.0))
         for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
-            ax.scatter(row["document_ttft_s"], row["users_longest_gap_ms"], s=60, color=color,
-                       label=label, zorder=3)
+            wait = Spread.in_row(row, "document_ttft_s")
+            pause = Spread.in_row(row, "users_longest_gap_ms")
+            ax.errorbar(wait.median, pause.median,
+                        xerr=[[wait.median - wait.low], [wait.high - wait.median]],
+                        yerr=[[pause.median - pause.low], [pause.high - pause.median]],
+                        fmt="o", markersize=8, capsize=4, color=color, label=label, zorder=3)
         ax.set_xlabel("document's time to first token (s)")
         ax.set_ylabel("users' longest pause (ms)")
         ax.set_xlim(left=0)
@@ -220,52 +241,64 @@ def _default_text(plan: BudgetPlan) -> str:
 
 def _users_text(whole: Mapping[str, float], chunked: Mapping[str, float],
                 plan: BudgetPlan) -> str:
-    longest_whole, longest_chunked = whole["users_longest_gap_ms"], chunked["users_longest_gap_ms"]
+    pause_whole = Spread.in_row(whole, "users_longest_gap_ms")
+    pause_chunked = Spread.in_row(chunked, "users_longest_gap_ms")
+    tail_whole = Spread.in_row(whole, "itl_ms_p99_after_arrival")
+    tail_chunked = Spread.in_row(chunked, "itl_ms_p99_after_arrival")
     normal = whole["users_itl_ms_p50"]
-    shorter = longest_chunked < CLEARLY * longest_whole
-    pooled_worse = chunked["users_itl_ms_p99"] > whole["users_itl_ms_p99"]
-    pooled_better = chunked["users_itl_ms_p99"] < CLEARLY * whole["users_itl_ms_p99"]
-    head = (f"The users' longest pause was {longest_whole:,.0f} ms with the document read "
-            f"{plan.first_run} and {longest_chunked:,.0f} ms with {plan.budget}-token chunks "
-            f"(the budget was sized for pauses of about {plan.pause_ms:.0f} ms); a normal gap "
-            f"between their tokens was {normal:.0f} ms. ")
-    pooled = (f"Pooled over the whole run, their 99th-percentile gap went from "
-              f"{whole['users_itl_ms_p99']:,.0f} ms to {chunked['users_itl_ms_p99']:,.0f} ms, "
-              f"and while the document was being read from "
-              f"{whole['itl_ms_p99_after_arrival']:,.0f} ms to "
-              f"{chunked['itl_ms_p99_after_arrival']:,.0f} ms. ")
+    shorter = (pause_chunked.below(pause_whole)
+               and pause_chunked.median < CLEARLY * pause_whole.median)
+    head = (f"The longest pause a document caused the users was {pause_whole.median:,.0f} ms "
+            f"({pause_whole.range_text(' ms')}) with the document read {plan.first_run}, and "
+            f"{pause_chunked.median:,.0f} ms ({pause_chunked.range_text(' ms')}) with "
+            f"{plan.budget}-token chunks (the budget was sized for pauses of about "
+            f"{plan.pause_ms:.0f} ms); a normal gap between their tokens was {normal:.0f} ms. ")
+    pooled = (f"While each document was being read, the users' 99th-percentile gap was "
+              f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms')}) and then "
+              f"{tail_chunked.median:,.0f} ms ({tail_chunked.range_text(' ms')}); pooled over "
+              f"the whole run it went from {whole['users_itl_ms_p99']:,.0f} to "
+              f"{chunked['users_itl_ms_p99']:,.0f} ms. ")
+    if pause_whole.n < 2 or pause_chunked.n < 2:
+        return head + pooled + ("With one document per run there is no spread to weigh the "
+                                "difference against, so this run cannot say whether chunking "
+                                "shortened the worst pause.")
     if not shorter:
-        return head + pooled + ("So this run did not show chunking shortening the worst pause: "
-                                "the chunks were not much cheaper than the whole document here. "
-                                "A longer document or a smaller budget would separate them.")
-    if pooled_worse:
+        return head + pooled + ("So this run did not show chunking shortening the worst pause "
+                                "by more than the spread between its documents: the chunks were "
+                                "not much cheaper than the whole document here. A longer "
+                                "document or a smaller budget would separate them.")
+    if tail_chunked.above(tail_whole):
         return head + pooled + (
-            f"The single long stall became up to {plan.chunks} shorter ones, the longest "
-            f"{longest_chunked / normal:.1f}× a normal gap, and there were enough of them that "
-            f"the pooled p99 got worse. Chunking capped the worst pause; it did not make the "
-            f"stream even.")
-    if pooled_better:
+            f"Each long stall became up to {plan.chunks} shorter ones, the longest "
+            f"{pause_chunked.median / normal:.1f}× a normal gap, and there were enough of them "
+            f"that the tail while a document was read got worse beyond its spread. Chunking "
+            f"capped the worst pause; it did not make the stream even.")
+    if tail_chunked.below(tail_whole) and tail_chunked.median < CLEARLY * tail_whole.median:
         return head + pooled + (
-            "The worst pause was capped and the pooled tail clearly improved too: here the "
-            "shorter, more frequent hitches were the better deal for the users.")
+            "The worst pause was capped, and the tail while a document was read improved by "
+            "more than its spread too: here the shorter, more frequent hitches were the better "
+            "deal for the users.")
     return head + pooled + (
-        "The worst pause was capped and the pooled tail did not get worse; the two tails are "
-        "too close for this single run to call either better.")
+        "The worst pause was capped beyond the spread; the tails while a document was read "
+        "overlap between the documents, so this run cannot call either one better.")
 
 
 def _document_text(whole: Mapping[str, float], chunked: Mapping[str, float],
                    plan: BudgetPlan) -> str:
-    before, after = whole["document_ttft_s"], chunked["document_ttft_s"]
-    numbers = (f"The document's sender waited {before:.2f} s for a first token in the first run "
-               f"and {after:.2f} s with {plan.chunks} chunks")
-    if after > before * 1.05:
-        return numbers + (f", {after / before:.1f}× as long: every chunk is a separate step that "
-                          f"also carries the users' tokens and pays the step's fixed cost, and "
-                          f"that price is charged to the long request.")
-    if after < before * 0.95:
-        return numbers + (": sooner, which is not the usual outcome; on a busy machine the "
-                          "single long step can be the slower one.")
-    return numbers + ": about the same, so on this device the chunks cost the document little."
+    before = Spread.in_row(whole, "document_ttft_s")
+    after = Spread.in_row(chunked, "document_ttft_s")
+    numbers = (f"A document's sender waited {before.median:.2f} s for a first token in the first "
+               f"run ({before.range_text(' s', 2)}) and {after.median:.2f} s with {plan.chunks} "
+               f"chunks ({after.range_text(' s', 2)})")
+    if after.above(before):
+        return numbers + (f", {after.median / before.median:.1f}× as long: every chunk is a "
+                          f"separate step that also carries the users' tokens and pays the "
+                          f"step's fixed cost, and that price is charged to the long request.")
+    if after.below(before):
+        return numbers + (": sooner beyond the spread, which is not the usual outcome; on a "
+                          "busy machine the single long step can be the slower one.")
+    return numbers + (": the ranges overlap, so this run cannot tell the two waits apart; on "
+                      "this device the chunks cost the document little, if anything.")
 
 
 def _sizing_text(plan: BudgetPlan) -> str:
@@ -286,9 +319,10 @@ def _sizing_text(plan: BudgetPlan) -> str:
 def story(whole: Mapping[str, float], chunked: Mapping[str, float], plan: BudgetPlan,
           prediction: str) -> str:
     """The page's interpretation, in Markdown, from the two rows of ``compare``."""
-    measured = (f"the longest pause was {whole['users_longest_gap_ms']:,.0f} ms with the document "
-                f"read {plan.first_run} and {chunked['users_longest_gap_ms']:,.0f} ms in "
-                f"{plan.budget}-token chunks; the document's first token came after "
+    measured = (f"a longest pause (the median over the documents) of "
+                f"{whole['users_longest_gap_ms']:,.0f} ms with the document read "
+                f"{plan.first_run} and of {chunked['users_longest_gap_ms']:,.0f} ms in "
+                f"{plan.budget}-token chunks, and a document's first token after "
                 f"{whole['document_ttft_s']:.2f} s and {chunked['document_ttft_s']:.2f} s.")
     return page_story(prediction, measured, [
         ("What the engine did", _default_text(plan) + _sizing_text(plan)),
@@ -296,7 +330,7 @@ def story(whole: Mapping[str, float], chunked: Mapping[str, float], plan: Budget
         ("What the document paid", _document_text(whole, chunked, plan)),
         ("The dial", "Without a cap on the step, one long prompt turns into a stall for "
                      "everyone who is already reading an answer; a cap turns it into several "
-                     "shorter hitches and makes the long prompt's own first token later. The "
+                     "shorter hitches and can make the long prompt's own first token later. The "
                      "budget decides where on that line a server sits; the plot above shows the "
                      "two points this run measured."),
     ])

@@ -1,0 +1,58 @@
+"""Repeated measurements of one figure, and when two of them differ by more than their noise.
+
+A page compares two settings only when their ranges are apart: the worst of the better one is
+still better than the best of the other. Otherwise it says the run cannot tell them apart. With
+three repeats each, two ranges that do not overlap is a plain, strict rule a reader can check
+against the table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Spread:
+    """``n`` measurements of one figure: their median, lowest and highest."""
+
+    median: float
+    low: float
+    high: float
+    n: int
+
+    @classmethod
+    def of(cls, values: Iterable[float]) -> Spread:
+        """The spread of ``values``, NaNs left out; at least one value must remain."""
+        kept = [float(value) for value in values if not math.isnan(float(value))]
+        if not kept:
+            raise ValueError("a spread needs at least one measured value")
+        return cls(float(np.median(kept)), min(kept), max(kept), len(kept))
+
+    @classmethod
+    def in_row(cls, row: Mapping[str, float], key: str) -> Spread:
+        """The spread a table row holds as ``key`` (the median), ``key_low``, ``key_high`` and
+        ``key_n``; a row with ``key`` alone is one measurement."""
+        median = float(row[key])
+        return cls(median, float(row.get(f"{key}_low", median)),
+                   float(row.get(f"{key}_high", median)), int(row.get(f"{key}_n", 1)))
+
+    def columns(self, key: str) -> dict[str, float]:
+        """The row entries ``in_row`` reads back."""
+        return {key: self.median, f"{key}_low": self.low, f"{key}_high": self.high,
+                f"{key}_n": self.n}
+
+    def below(self, other: Spread) -> bool:
+        """Lower than ``other`` beyond the noise: this range ends before ``other``'s begins,
+        and each has at least two measurements (one value has no range to compare)."""
+        return self.n > 1 and other.n > 1 and self.high < other.low
+
+    def above(self, other: Spread) -> bool:
+        return other.below(self)
+
+    def range_text(self, unit: str = "", digits: int = 0) -> str:
+        """``"range 180-260 ms over 3"``: what a sentence puts beside the median."""
+        return (f"range {self.low:,.{digits}f}–{self.high:,.{digits}f}{unit} over {self.n}")
