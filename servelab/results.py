@@ -196,6 +196,10 @@ FIGURES: dict[str, dict[str, Figure]] = {
                     "requests per second within the SLO at {n} req/s, small max_num_seqs"),
         **per_level("07-throughput-vs-latency", "rates", "goodput_req_s_batch_at_{n}",
                     "requests per second within the SLO at {n} req/s, large max_num_seqs"),
+        "little_in_flight": Figure("requests in the server at once by Little's law, arrival "
+                                   "rate x mean request time, one run of the small max_num_seqs"),
+        "engine_in_flight": Figure("requests running or waiting as the engine counted them, "
+                                   "averaged over the same run's /metrics samples"),
     },
     "08-when-not-to": {
         "user_tok_s_alone_llama_q4": Figure("tokens per second one user saw, llama.cpp Q4_1"),

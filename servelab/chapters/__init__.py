@@ -12,6 +12,8 @@ than one chapter (the notebooks import them by these names, so they stay):
 - ``dials`` (05): the sweep's latencies and the refused start (its workload, ``MixedLengths``,
   lives in ``servelab.bench.workloads``);
 - ``chunked_prefill`` (06, 00): the engine's chunking, the budget, the page's text;
+- ``serving_metrics`` (07): the metrics read off one run, percentiles, Little's law against the
+  engine's count, what the late requests missed;
 - ``throughput_latency`` (07): two deployments against one (its workload, ``MixedTraffic``, lives
   in ``servelab.bench.workloads``);
 - ``when_not_to``, ``llama_cpp``, ``gguf_f16`` (08): the two engines compared, llama-cpp-python's

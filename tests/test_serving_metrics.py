@@ -1,0 +1,86 @@
+"""Chapter 07's opening on made-up runs: percentiles, Little's law against the engine's count,
+and which part of the SLO the late requests missed (servelab.chapters.serving_metrics)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.frames import Result
+from servelab.chapters.serving_metrics import MetricsFindings, metrics_text, percentile_table
+
+SLO = {"ttft": 500.0, "tpot": 250.0}
+
+
+def _request(index: int, sent: float, ttft: float, gap: float, tokens: int = 5) -> RequestRecord:
+    record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens))
+    times = list(sent + ttft + gap * np.arange(tokens))
+    record.sent, record.token_times, record.token_samples = sent, times, [0] * tokens
+    record.first_token, record.end, record.closed = times[0], times[-1], times[-1] + 0.001
+    record.prompt_tokens, record.output_tokens = 10, tokens
+    return record
+
+
+def _run(in_flight: float | None, slow_first: bool = False) -> Result:
+    """Ten requests, one every 0.5 s, each 1.0 s long (0.2 s to a first token, four gaps of
+    0.2 s): λ = 2/s and W = 1 s, so Little's law says 2 in flight."""
+    records = [_request(i, 0.5 * i, 0.2, 0.2) for i in range(10)]
+    if slow_first:
+        records[3] = _request(3, 1.5, 0.9, 0.025)  # late first token, same length
+    rows = [] if in_flight is None else [
+        {"t_s": t, "running": in_flight, "waiting": 0.0} for t in np.arange(0.5, 5.0, 1.0)]
+    return Result(workload=None, records=records, duration_s=5.5, server_rows=rows, slo=SLO)
+
+
+def test_little_holds_when_the_engine_counts_what_lambda_times_w_says():
+    found = MetricsFindings.of(_run(in_flight=2.0), SLO)
+    assert found.arrival_rate == pytest.approx(2.0) and found.mean_latency_s == pytest.approx(1.0)
+    # Over the 5.5 s from the first send to the last token, 10 requests of 1 s each.
+    assert found.little_in_flight == pytest.approx(10 / 5.5) and found.little_agrees
+    assert found.steady and "the law and the engine agree" in metrics_text(found)
+    assert "a queue grew" not in metrics_text(found)
+
+
+def test_a_queue_that_grows_all_run_is_named():
+    # Arrivals every 0.5 s, each request waiting 0.5 s longer than the one before.
+    records = [_request(i, 0.5 * i, 0.2 + 0.5 * i, 0.2) for i in range(10)]
+    found = MetricsFindings.of(Result(None, records, 15.0, slo=SLO), SLO)
+    assert found.arrival_rate == pytest.approx(2.0) and found.passing_rate == pytest.approx(1.0)
+    assert not found.steady and "a queue grew all through the run" in metrics_text(found)
+
+
+@pytest.mark.parametrize(("in_flight", "agrees", "says"), [
+    (4.0, False, "more than the client saw"),
+    (1.0, False, "ms of each request spent outside the engine's count"),
+    (None, None, "nothing to hold that figure against"),
+])
+def test_little_says_when_it_cannot_be_checked_or_does_not_hold(in_flight, agrees, says):
+    found = MetricsFindings.of(_run(in_flight), SLO)
+    assert found.little_agrees is agrees and says in metrics_text(found)
+
+
+def test_goodput_counts_what_met_both_parts_and_names_what_missed():
+    met_all = MetricsFindings.of(_run(2.0), SLO)
+    assert (met_all.met, met_all.attainment) == (10, 1.0)
+    assert "throughput and goodput are the same" in metrics_text(met_all)
+    late = MetricsFindings.of(_run(2.0, slow_first=True), SLO)
+    assert (late.met, late.missed_ttft, late.missed_tpot) == (9, 1, 0)
+    assert "1 waited too long for a first token and 0 streamed too slowly" in metrics_text(late)
+    assert "90%" in metrics_text(late)
+
+
+def test_the_table_gives_percentiles_the_worst_one_and_the_slo():
+    table = percentile_table(_run(2.0, slow_first=True), SLO)
+    assert table.loc["time to first token", "worst (ms)"] == pytest.approx(900.0)
+    assert table.loc["time to first token", "SLO (ms)"] == 500.0
+    assert table.loc["gap between tokens", "worst (ms)"] == pytest.approx(200.0)
+    assert np.isnan(table.loc["whole request", "SLO (ms)"])
+    assert list(table.columns[:4]) == ["mean (ms)", "p50 (ms)", "p90 (ms)", "p99 (ms)"]
+
+
+def test_a_short_run_is_told_that_its_p99_is_its_worst():
+    text = metrics_text(MetricsFindings.of(_run(2.0), SLO))
+    assert "1 % of them is less than one request" in text
+    with pytest.raises(ValueError):
+        MetricsFindings.of(Result(None, [_request(0, 0.0, 0.1, 0.1)], 1.0), SLO)
