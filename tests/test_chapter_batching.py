@@ -9,6 +9,7 @@ import pytest
 
 from servelab.bench import bandwidth
 from servelab.chapters import batching
+from servelab.chapters.batch_findings import LESSON_GPU, BatchFindings, two_level_sweep
 from servelab.chapters.prediction import page_story, prediction_text
 from servelab.engine import Device
 
@@ -89,6 +90,13 @@ def test_intensity_compares_the_fitted_cost_with_the_arithmetic(per_seq: float,
     assert phrase in text
 
 
+def test_crowd_text_reads_the_shared_findings() -> None:
+    """Chapter 01's numbers are the findings chapters 00 and 02 read, not a sum of its own."""
+    text = batching.crowd_text(ONE, many(400.0, 16), users=16, smoke=False)
+    assert "**25 tok/s**" in text and "**400 tok/s**" in text and "**25.0 tok/s**" in text
+    assert "kept **100%**" in text
+
+
 @pytest.mark.parametrize(("total", "smoke", "phrase"), [
     (500.0, False, "at the lesson's strength"),
     (200.0, False, "less than on the lesson's GPU"),
@@ -96,8 +104,19 @@ def test_intensity_compares_the_fitted_cost_with_the_arithmetic(per_seq: float,
     (30.0, False, "did not show the batching gain"),
 ])
 def test_scaling_text_branches(total: float, smoke: bool, phrase: str) -> None:
-    text = batching.scaling_text(ONE, many(total, 32), top_users=32, smoke=smoke)
+    found = BatchFindings.from_sweep(two_level_sweep(ONE, many(total, 32), 32))
+    text = batching.scaling_text(found, smoke=smoke)
     assert phrase in text and f"{total:.0f} tok/s" in text
+    assert text.startswith("Counted while every user was decoding, one stream made **25 tok/s**")
+
+
+def test_the_lessons_figures_stand_beside_this_run() -> None:
+    found = BatchFindings.from_sweep(two_level_sweep(ONE, many(500.0, 32), 32))
+    table = batching.beside_lesson(found, "a CPU")
+    assert list(table["lesson (GPU, 32 streams)"]) == [100, 2000, 60, LESSON_GPU.gain,
+                                                       LESSON_GPU.kept]
+    assert list(table["a CPU"]) == pytest.approx([25, 500, 500 / 32, 20, 0.625])
+    assert table[""].iloc[1] == "32 streams, total (tok/s)"
 
 
 @pytest.mark.parametrize(("static_s", "smoke", "phrase"), [
@@ -176,8 +195,10 @@ def test_a_gpu_is_probed_before_its_server_starts() -> None:
 @pytest.mark.parametrize(("single", "phrase"), [(30.0, "close to the bound"),
                                                 (10.0, "far below the bound")])
 def test_ceiling_text_branches(single: float, phrase: str) -> None:
-    text = batching.ceiling_text(10.0, 270e6, single)
-    assert "**37 tok/s**" in text and phrase in text
+    text = batching.ceiling_text(bandwidth.Ceiling(10.0, 270_000_000, single))
+    assert "**37 tok/s**" in text and phrase in text and "**270 MB**" in text
+    with pytest.raises(ValueError, match="measured speed"):
+        batching.ceiling_text(bandwidth.Ceiling(10.0, 270_000_000))
 
 
 def test_a_measured_phrase_ending_in_a_full_stop_gets_one() -> None:

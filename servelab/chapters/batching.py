@@ -1,7 +1,9 @@
 """Chapters 01 and 02: the step-time fit, the arithmetic rate, and the pages' interpretation.
 
 Every ``*_text`` function turns measured numbers into the Markdown a page shows (in a cell
-tagged ``prose``); each branch says only what the numbers given to it support.
+tagged ``prose``); each branch says only what the numbers given to it support. One stream
+against a crowd is :class:`~servelab.chapters.batch_findings.BatchFindings`, and every bar a
+verdict here uses is in that module's table.
 """
 
 from __future__ import annotations
@@ -11,42 +13,57 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
-from servelab.chapters.lesson import LESSON_GPU
+from servelab.bench.bandwidth import Ceiling
+from servelab.chapters.batch_findings import (
+    AGREE_FACTOR,
+    BANDWIDTH_SLACK,
+    CEILING_NEAR,
+    CONTINUOUS_CLEAR,
+    CONTINUOUS_WON,
+    LESSON_GPU,
+    TAIL_MOSTLY,
+    BatchFindings,
+    BatchVerdict,
+    two_level_sweep,
+)
 
-# A gain below this is not read as an effect: run-to-run noise on a shared machine reaches it.
-CLEAR_GAIN = 1.5
-# The fixed part of a step counts as "reading the weights" while it is within this factor of
-# the time one read of all weights takes at the measured bandwidth.
-BANDWIDTH_SLACK = 2.0
-# A measured cost agrees with a predicted one within this factor either way.
-AGREE_FACTOR = 2.0
-# The continuous run's idle slots are "mostly the tail" when at least this share of them came
-# after its last send.
-TAIL_MOSTLY = 0.75
+
+def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
+    """The lesson's GPU figures next to this run's, row by row (chapters 00 and 02)."""
+    return pd.DataFrame({
+        "": ["one stream, total (tok/s)", f"{found.users} streams, total (tok/s)",
+             f"{found.users} streams, each user (tok/s)", "total against one stream (×)",
+             "share of one stream's speed each user keeps"],
+        f"lesson (GPU, {LESSON_GPU.users} streams)": [
+            LESSON_GPU.single_total, LESSON_GPU.top_total, LESSON_GPU.top_each, LESSON_GPU.gain,
+            LESSON_GPU.kept],
+        device_label: [found.single_total, found.top_total, found.top_each, found.gain,
+                       found.kept],
+    })
 
 
 # -- chapter 01 --------------------------------------------------------------------------------
 def crowd_text(one: Mapping[str, float], many: Mapping[str, float], users: int,
                smoke: bool) -> str:
-    """One user against ``users`` users: total and per-user speed, from two ``summary()`` rows
-    (steady-state figures: every user decoding)."""
-    gain = many["steady_output_tok_s"] / one["steady_output_tok_s"]
-    each = many["steady_user_tok_s"] / one["steady_user_tok_s"]
-    numbers = (f"One user alone decoded at **{one['steady_output_tok_s']:.0f} tok/s**. With "
-               f"**{users}** users at once the server produced "
-               f"**{many['steady_output_tok_s']:.0f} tok/s** in total, and each user received "
-               f"**{many['steady_user_tok_s']:.1f} tok/s**.")
-    if gain >= CLEAR_GAIN:
-        verdict = (f"The total grew **{gain:.1f}-fold** while each user kept **{each:.0%}** of "
-                   "the speed one user had alone: every decoding step advanced all of them at "
-                   "once.")
+    """One user against ``users`` users, from two ``summary()`` rows, in the findings every
+    batching page shares (steady-state figures: every user decoding)."""
+    found = BatchFindings.from_sweep(two_level_sweep(one, many, users))
+    numbers = (f"One user alone decoded at **{found.single_total:.0f} tok/s**. With "
+               f"**{found.users}** users at once the server produced "
+               f"**{found.top_total:.0f} tok/s** in total, and each user received "
+               f"**{found.top_each:.1f} tok/s**.")
+    if found.shown:
+        verdict = (f"The total grew **{found.gain:.1f}-fold** while each user kept "
+                   f"**{found.kept:.0%}** of the speed one user had alone: every decoding step "
+                   "advanced all of them at once.")
     elif smoke:
-        verdict = (f"The total grew only {gain:.1f}-fold. This is the smoke-size run: its "
+        verdict = (f"The total grew only {found.gain:.1f}-fold. This is the smoke-size run: its "
                    "answers are too short for the server's steady state to say much. Run the "
                    "page at full size to see the effect.")
     else:
-        verdict = (f"The total grew only {gain:.1f}-fold, so this run did not show the gain "
+        verdict = (f"The total grew only {found.gain:.1f}-fold, so this run did not show the gain "
                    "batching normally brings; something else may have been using the processor.")
     return f"{numbers} {verdict}"
 
@@ -139,16 +156,16 @@ def regime_text(fit: StepFit, weight_read_ms: float, largest_batch: float,
             "weight reads are shared the same way but are not what dominates here.")
 
 
-def ceiling_text(bandwidth_gb_s: float, weight_bytes: float, single_tok_s: float) -> str:
+def ceiling_text(limit: Ceiling) -> str:
     """How close one stream came to the speed that reading all weights per token allows."""
-    weights_mb = weight_bytes / 1e6
-    bound = bandwidth_gb_s * 1e9 / weight_bytes
-    share = single_tok_s / bound
-    numbers = (f"This machine copies memory at **{bandwidth_gb_s:.1f} GB/s** and the weights "
-               f"are **{weights_mb:.0f} MB**, so reading them once per token allows at most "
-               f"**{bound:.0f} tok/s** for one stream. It decoded at "
-               f"**{single_tok_s:.1f} tok/s**: **{share:.0%}** of that bound.")
-    if share >= 0.5:
+    if limit.fraction is None:
+        raise ValueError("the ceiling's text needs the single stream's measured speed")
+    numbers = (f"This machine copies memory at **{limit.bandwidth_gb_s:.1f} GB/s** and the "
+               f"weights are **{limit.weight_bytes / 1e6:.0f} MB**, so reading them once per "
+               f"token allows at most **{limit.ceiling_tok_s:.0f} tok/s** for one stream. It "
+               f"decoded at **{limit.measured_tok_s:.1f} tok/s**: **{limit.fraction:.0%}** of "
+               "that bound.")
+    if limit.fraction >= CEILING_NEAR:
         verdict = ("One stream runs close to the bound: a single stream's step is mostly "
                    "reading the weights, and a batch shares exactly that read.")
     else:
@@ -230,21 +247,17 @@ def intensity_text(found: Intensity) -> str:
     return f"{numbers} {measured} {seen}"
 
 
-def scaling_text(single: Mapping[str, float], top: Mapping[str, float], top_users: int,
-                 smoke: bool) -> str:
-    """One stream against ``top_users`` streams at steady state, beside the lesson's GPU."""
-    gain = top["steady_output_tok_s"] / single["steady_output_tok_s"]
-    kept = top["steady_user_tok_s"] / single["steady_output_tok_s"]
-    lesson = LESSON_GPU.gain
-    numbers = (f"With every user decoding, one stream made "
-               f"**{single['steady_output_tok_s']:.0f} tok/s** and {top_users} streams "
-               f"**{top['steady_output_tok_s']:.0f} tok/s** in total: **{gain:.1f}×**, with "
-               f"each user at **{kept:.0%}** of the single stream's speed. The lesson's GPU "
-               f"goes from {LESSON_GPU.single_total:.0f} to {LESSON_GPU.top_total:,.0f} tok/s "
-               f"({lesson:.0f}×), each user at about {LESSON_GPU.kept:.0%}.")
-    if gain >= 0.75 * lesson * top_users / LESSON_GPU.users:
+def scaling_text(found: BatchFindings, smoke: bool) -> str:
+    """One stream against the sweep's top, beside the lesson's GPU."""
+    numbers = (f"Counted {found.basis}, one stream made **{found.single_total:.0f} tok/s** and "
+               f"{found.users} streams **{found.top_total:.0f} tok/s** in total: "
+               f"**{found.gain:.1f}×**, with each user at **{found.kept:.0%}** of the single "
+               f"stream's speed. The lesson's GPU goes from {LESSON_GPU.single_total:.0f} to "
+               f"{LESSON_GPU.top_total:,.0f} tok/s ({LESSON_GPU.gain:.0f}×), each user at about "
+               f"{LESSON_GPU.kept:.0%}.")
+    if found.verdict is BatchVerdict.AS_IN_LESSON:
         verdict = "This machine shows the effect at the lesson's strength."
-    elif gain >= CLEAR_GAIN:
+    elif found.verdict is BatchVerdict.WEAKER:
         verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "
                    "fit below shows what held it back.")
     elif smoke:
@@ -283,12 +296,12 @@ def waves_text(static_s: float, continuous_s: float, idle_static: float,
                f"and **{continuous_s:.1f} s** continuously (**{speedup:.2f}×** the "
                f"throughput). Slots stood idle **{idle_static:.0%}** of the time in waves and "
                f"**{idle_continuous:.0%}** continuously.")
-    if speedup >= CLEAR_GAIN:
+    if speedup >= CONTINUOUS_CLEAR:
         verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
                    "answer is done — the red gaps in the first timeline. Continuous batching "
                    "hands a freed slot to the next request at the next step.")
         verdict += tail_text(tail_share)
-    elif speedup > 1.05:
+    elif speedup > CONTINUOUS_WON:
         verdict = ("Continuous batching won, but by less than the idle share of the waves "
                    "suggests: the machine may have been busy, or these requests' lengths were "
                    "too even for the waves to waste much.")
@@ -298,7 +311,7 @@ def waves_text(static_s: float, continuous_s: float, idle_static: float,
     else:
         verdict = "This run did not show a difference between the two."
     if_steps_cost_alike = (1 - idle_continuous) / max(1 - idle_static, 1e-9)
-    if fit is not None and 1.05 < speedup < if_steps_cost_alike:
+    if fit is not None and CONTINUOUS_WON < speedup < if_steps_cost_alike:
         verdict += (f" Had every step cost the same however full it was, the busy shares "
                     f"({1 - idle_static:.0%} against {1 - idle_continuous:.0%}) would predict "
                     f"{if_steps_cost_alike:.1f}×. But by the fit above a step with one sequence "

@@ -1,6 +1,7 @@
-"""Chapter 00, the lesson in one notebook: the lesson's GPU figures, the per-request prefix
-probe, the chunk budget, and the text each measurement turns into. (Where the lesson comes from,
-and the credit its licence asks for, is course tooling: ``course.lesson``.)
+"""Chapter 00, the lesson in one notebook: the per-request prefix probe, the chunk budget, and
+the text each measurement turns into. Batching's findings and the lesson's GPU figures are
+``servelab.chapters.batch_findings``, shared with chapters 01 and 02. (Where the lesson comes
+from, and the credit its licence asks for, is course tooling: ``course.lesson``.)
 
 Every ``*_text`` function returns Markdown computed from the numbers it is given and says
 plainly when an effect did not show; the chapter shows it with ``display(Markdown(...))``.
@@ -11,19 +12,17 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 from openai import OpenAI
 
 from servelab.bench.client import PlannedRequest, request_body
+from servelab.chapters.batch_findings import LESSON_GPU, BatchFindings, BatchVerdict
 from servelab.chapters.prefix import prompt_tokens_by_source
 from servelab.server import Capacity
 
-# An effect counts as shown when the measured ratio clears these bars.
-BATCH_GAIN_SHOWN = 2.0    # total output at the top concurrency against one stream
-KEPT_MOST = 0.5           # share of the single-stream speed each user kept
+# The other effects' bars (batching's are in ``servelab.chapters.batch_findings``).
 REUSE_SHOWN = 0.5         # later requests computed under half the prompt tokens of the control
 TTFT_GAIN_SHOWN = 1.5     # first token that many times sooner with reuse
 PAUSE_GAIN_SHOWN = 1.5    # longest pause that many times shorter with chunking
@@ -32,81 +31,14 @@ HIT_RATE_SHOWN = 0.05     # prefix-cache hit rates that many points apart differ
 SAME_SPEED = 0.15         # output rates within 15 % count as the same (two copies, one server)
 
 
-@dataclass(frozen=True)
-class BatchGain:
-    """One stream alone against ``users`` streams batched: the total output (tok/s) at each end
-    and the speed each user decoded at."""
-
-    users: int
-    single_total: float
-    top_total: float
-    single_each: float
-    top_each: float
-
-    @property
-    def gain(self) -> float:
-        """The batch's total output against one stream's."""
-        return self.top_total / self.single_total
-
-    @property
-    def kept(self) -> float:
-        """The share of the single-stream speed each batched user kept."""
-        return self.top_each / self.single_each
-
-
-# The lesson's figures for one GPU; one stream alone is both the total and what its user sees.
-LESSON_GPU = BatchGain(users=32, single_total=100.0, top_total=2000.0, single_each=100.0,
-                       top_each=60.0)
-
-
 # -- one stream against a batch ----------------------------------------------------------------
-STEADY_TOTAL = "steady_output_tok_s"   # output per second while every user is decoding
-WHOLE_TOTAL = "output_tok_s"           # output per second over the whole run
-
-
-@dataclass(frozen=True)
-class BatchFindings(BatchGain):
-    """This run's one stream against the sweep's top concurrency. ``basis`` says which total was
-    used: the steady state where the sweep has it at both ends, else the whole run."""
-
-    basis: str
-
-    @classmethod
-    def from_sweep(cls, sweep: pd.DataFrame) -> BatchFindings:
-        ordered = sweep.sort_values("concurrency")
-        single, top = ordered.iloc[0], ordered.iloc[-1]
-        steady = STEADY_TOTAL in ordered and not ordered[STEADY_TOTAL].iloc[[0, -1]].isna().any()
-        column = STEADY_TOTAL if steady else WHOLE_TOTAL
-        return cls(users=int(top["concurrency"]), single_total=float(single[column]),
-                   top_total=float(top[column]), single_each=float(single["user_tok_s"]),
-                   top_each=float(top["user_tok_s"]),
-                   basis="while every user was decoding" if steady else "over the whole run")
-
-
-def beside_lesson(sweep: pd.DataFrame, device_label: str,
-                  figures: BatchGain = LESSON_GPU) -> pd.DataFrame:
-    """The lesson's GPU figures next to this run's, row by row."""
-    found = BatchFindings.from_sweep(sweep)
-    return pd.DataFrame({
-        "": ["one stream, total (tok/s)",
-             f"{figures.users} streams (here {found.users}), total (tok/s)",
-             "… what each user sees (tok/s)", "total against one stream (×)",
-             "share of one stream's speed each keeps"],
-        "lesson (GPU)": [figures.single_total, figures.top_total, figures.top_each,
-                         figures.gain, figures.kept],
-        device_label: [found.single_total, found.top_total, found.top_each, found.gain,
-                       found.kept],
-    })
-
-
-def batching_text(sweep: pd.DataFrame, figures: BatchGain = LESSON_GPU) -> str:
+def batching_text(found: BatchFindings) -> str:
     """What the concurrency sweep showed, beside the lesson's figures."""
-    found = BatchFindings.from_sweep(sweep)
-    lesson = (f"The lesson's GPU goes from {figures.single_total:.0f} to "
-              f"{figures.top_total:,.0f} tok/s with {figures.users} streams "
-              f"({figures.gain:.0f}×), each user keeping about {figures.kept:.0%} of the "
+    lesson = (f"The lesson's GPU goes from {LESSON_GPU.single_total:.0f} to "
+              f"{LESSON_GPU.top_total:,.0f} tok/s with {LESSON_GPU.users} streams "
+              f"({LESSON_GPU.gain:.0f}×), each user keeping about {LESSON_GPU.kept:.0%} of the "
               "single-stream speed.")
-    if found.gain < BATCH_GAIN_SHOWN:
+    if found.verdict is BatchVerdict.NOT_SHOWN:
         return (f"With **{found.users}** users the total ({found.basis}) was only "
                 f"**{found.gain:.1f}×** the single stream's ({found.top_total:.0f} against "
                 f"{found.single_total:.0f} tok/s), so this run did not show the gain from "
@@ -116,12 +48,12 @@ def batching_text(sweep: pd.DataFrame, figures: BatchGain = LESSON_GPU) -> str:
                 f"**{found.gain:.1f}×** the **{found.single_total:.0f} tok/s** of one user "
                 f"alone, and each user decoded at **{found.top_each:.1f} tok/s**, "
                 f"**{found.kept:.0%}** of the single-stream speed.")
-    if found.kept >= KEPT_MOST:
+    if found.verdict is BatchVerdict.AS_IN_LESSON:
         cost = ("Each user gave up a little speed and the machine did many times more work: "
                 "the same shape as the lesson's figure.")
     else:
         cost = (f"Here each user lost more than in the lesson: a step carrying {found.users} "
-                f"sequences took about {1 / found.kept:.1f}× as long as a step carrying one, "
+                f"sequences took about {found.step_cost:.1f}× as long as a step carrying one, "
                 "so on this device a bigger batch costs more per step than on the lesson's GPU.")
     return f"{measured} {lesson} {cost}"
 
@@ -248,12 +180,11 @@ def prediction_beside_list_text(prediction: str) -> str:
     return f"You predicted: “{prediction.strip()}”. Compare it with the list above."
 
 
-def summary_text(sweep: pd.DataFrame, reuse: pd.DataFrame, control: pd.DataFrame,
+def summary_text(found: BatchFindings, reuse: pd.DataFrame, control: pd.DataFrame,
                  chunked: Mapping[str, float], whole: Mapping[str, float],
                  prediction: str) -> str:
     """One line per effect saying what this run measured, then the reader's prediction."""
-    found = BatchFindings.from_sweep(sweep)
-    if found.gain >= BATCH_GAIN_SHOWN:
+    if found.shown:
         batching = (f"**Batching:** {found.users} users got {found.gain:.1f}× the total of one "
                     f"user, each at {found.kept:.0%} of its speed.")
     else:

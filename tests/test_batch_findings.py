@@ -1,0 +1,119 @@
+"""The batching findings every page and the smoke check share, on made-up sweeps: which levels
+and which totals they read, and each verdict on either side of its bar."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from servelab.chapters.batch_findings import (
+    LESSON_GPU,
+    LESSON_STRENGTH,
+    SHOWN_GAIN,
+    STEADY_BASIS,
+    WHOLE_BASIS,
+    BatchFindings,
+    BatchVerdict,
+    two_level_sweep,
+)
+
+
+def sweep(totals: dict[int, float], steady: bool = True) -> pd.DataFrame:
+    """One row per concurrency; the whole-run total is a tenth below the steady one."""
+    frame = pd.DataFrame({"concurrency": list(totals),
+                          "output_tok_s": [0.9 * total for total in totals.values()]})
+    if steady:
+        frame["steady_output_tok_s"] = list(totals.values())
+    return frame
+
+
+def test_the_lessons_figures() -> None:
+    assert (LESSON_GPU.users, LESSON_GPU.gain, LESSON_GPU.kept) == (32, 20.0, 0.6)
+    assert LESSON_GPU.gain_per_stream == pytest.approx(0.625)
+
+
+def test_one_stream_against_32_on_the_steady_basis() -> None:
+    found = BatchFindings.from_sweep(sweep({4: 90.0, 1: 25.0, 32: 400.0, 16: 300.0}))
+    assert (found.users, found.single_total, found.top_total) == (32, 25.0, 400.0)
+    assert found.basis == STEADY_BASIS and found.gain == pytest.approx(16.0)
+    assert found.top_each == pytest.approx(12.5) and found.single_each == 25.0
+    assert found.kept == pytest.approx(found.gain / found.users) == pytest.approx(0.5)
+    assert found.step_cost == pytest.approx(2.0)
+
+
+def test_32_streams_are_compared_even_where_the_sweep_goes_higher() -> None:
+    assert BatchFindings.from_sweep(sweep({1: 25.0, 32: 400.0, 64: 600.0})).users == 32
+
+
+def test_a_sweep_below_32_compares_its_highest_level() -> None:
+    found = BatchFindings.from_sweep(sweep({1: 25.0, 4: 80.0}))
+    assert found.users == 4 and found.gain == pytest.approx(3.2)
+
+
+@pytest.mark.parametrize("frame", [
+    sweep({1: 25.0, 32: 400.0}, steady=False),
+    sweep({1: 25.0, 32: 400.0}).assign(steady_output_tok_s=[np.nan, 400.0]),
+    sweep({1: 25.0, 32: 400.0}).assign(steady_output_tok_s=[25.0, np.nan]),
+])
+def test_without_a_steady_state_at_both_ends_both_totals_are_whole_run(frame) -> None:
+    found = BatchFindings.from_sweep(frame)
+    assert found.basis == WHOLE_BASIS
+    assert (found.single_total, found.top_total) == pytest.approx((22.5, 360.0))
+
+
+def test_a_steady_state_missing_only_between_the_ends_does_not_matter() -> None:
+    frame = sweep({1: 25.0, 8: 100.0, 32: 400.0}).assign(
+        steady_output_tok_s=[25.0, np.nan, 400.0])
+    assert BatchFindings.from_sweep(frame).basis == STEADY_BASIS
+
+
+@pytest.mark.parametrize("totals", [{4: 80.0, 32: 400.0}, {1: 25.0}])
+def test_a_sweep_without_one_stream_and_a_crowd_is_refused(totals: dict[int, float]) -> None:
+    with pytest.raises(ValueError, match="concurrency 1"):
+        BatchFindings.from_sweep(sweep(totals))
+
+
+def at(gain: float, users: int = 32) -> BatchFindings:
+    return BatchFindings.from_sweep(sweep({1: 10.0, users: 10.0 * gain}))
+
+
+# The lesson's strength at 32 streams: three quarters of its 20x.
+AS_STRONG = LESSON_STRENGTH * LESSON_GPU.gain
+
+
+@pytest.mark.parametrize(("gain", "users", "verdict"), [
+    (SHOWN_GAIN - 0.01, 32, BatchVerdict.NOT_SHOWN),
+    (SHOWN_GAIN, 32, BatchVerdict.WEAKER),
+    (AS_STRONG - 0.1, 32, BatchVerdict.WEAKER),
+    (AS_STRONG, 32, BatchVerdict.AS_IN_LESSON),
+    (28.0, 32, BatchVerdict.AS_IN_LESSON),
+    # The lesson's bar scales with the streams measured: at 4, a gain of 1.875.
+    (1.8, 4, BatchVerdict.WEAKER),
+    (1.9, 4, BatchVerdict.AS_IN_LESSON),
+    # Per stream as strong as the lesson, yet too small a gain to tell from noise.
+    (1.4, 2, BatchVerdict.NOT_SHOWN),
+])
+def test_each_verdict_on_either_side_of_its_bar(gain: float, users: int,
+                                                verdict: BatchVerdict) -> None:
+    found = at(gain, users)
+    assert found.verdict is verdict
+    assert found.shown is (verdict is not BatchVerdict.NOT_SHOWN)
+
+
+def test_a_run_that_measured_nothing_shows_nothing() -> None:
+    frame = sweep({1: 25.0, 32: np.nan}, steady=False)
+    found = BatchFindings.from_sweep(frame)
+    assert math.isnan(found.gain) and found.verdict is BatchVerdict.NOT_SHOWN
+
+
+def test_two_summary_rows_make_a_sweep() -> None:
+    """What the smoke check and chapter 01 have: one run alone and one run of a crowd."""
+    one = {"output_tok_s": 20.0, "steady_output_tok_s": 25.0, "failed": 0}
+    many = {"output_tok_s": 300.0, "steady_output_tok_s": 400.0, "failed": 0}
+    frame = two_level_sweep(one, many, 16)
+    assert list(frame["concurrency"]) == [1, 16] and list(frame["failed"]) == [0, 0]
+    found = BatchFindings.from_sweep(frame)
+    assert found.users == 16 and found.gain == pytest.approx(16.0)
