@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from servelab.bench.prompts import WordPrompts
+from servelab.bench.spread import Spread
 from servelab.chapters import cache_text
 from servelab.chapters.block_table import Holder, block_table, plot_block_table
 from servelab.chapters.dials import MixedLengths, start_refusal
@@ -188,19 +189,26 @@ ON = {"ttft_ms_p50": 100.0, "prefix_cache_hit_rate": 0.7}
 OFF = {"ttft_ms_p50": 900.0, "prefix_cache_hit_rate": float("nan")}
 
 
+FAST, SLOW = Spread.of([80.0, 100.0, 130.0, 90.0]), Spread.of([700.0, 900.0, 1100.0, 800.0])
+
+
 def test_reuse_text_when_reuse_and_speed_show():
     text = cache_text.reuse_text(_cost([2016, 96, 96], [0, 1920, 1920]),
-                                 _cost([2016] * 3, [0] * 3), ON, OFF, 4)
-    assert "each later one **96**" in text and "**9.0×** sooner" in text
-    assert "hit rate of **70%**" in text
+                                 _cost([2016] * 3, [0] * 3), ON, OFF, FAST, SLOW)
+    assert "each later one **96**" in text and "**8.9×** sooner" in text
+    assert "range 80–130 ms over 4 with caching" in text and "hit rate of **70%**" in text
 
 
-def test_reuse_text_when_nothing_shows():
+@pytest.mark.parametrize("on", [
+    Spread.of([700.0, 800.0, 850.0, 900.0]),   # about the same
+    Spread.of([100.0, 150.0, 200.0, 750.0]),   # far apart at the median, one slow request
+])
+def test_reuse_text_when_the_load_cannot_tell(on):
     text = cache_text.reuse_text(_cost([2016] * 3, [0] * 3), _cost([2016] * 3, [0] * 3),
                                  {"ttft_ms_p50": 800.0, "prefix_cache_hit_rate": float("nan")},
-                                 OFF, 4)
+                                 OFF, on, SLOW)
     assert "did not show the reuse" in text
-    assert "not clearly sooner" in text
+    assert "cannot say the cache made first tokens sooner" in text and "sooner (" not in text
     assert "no prefix-cache queries" in text
 
 
