@@ -3,7 +3,10 @@
 A module is named after what it holds, not after a chapter number, because several serve more
 than one chapter (the notebooks import them by these names, so they stay):
 
-- ``lesson`` (00): the lesson's source and GPU figures, the prefix probe, the summary text;
+- ``lesson`` (00): the lesson's source, the prefix probe, the summary text, the bars of the
+  effects other than batching;
+- ``batch_findings`` (00-02, the smoke check): the batching effect's one findings record, the
+  lesson's GPU figures and batching's bars;
 - ``batching`` (01, 02): the step-time fit, the arithmetic rate, the pages' text;
 - ``kv`` (03-05), ``block_table`` (03, 04), ``cache_text`` (03-05): KV-cache arithmetic, the
   block-table figure, the pages' text; ``capacity`` (03): planning how many users fit on a card

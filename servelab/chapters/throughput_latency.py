@@ -22,7 +22,7 @@ import pandas as pd
 from servelab.bench import metrics, run
 from servelab.bench.workloads import BATCH, CHAT
 from servelab.bench.workloads import MixedTraffic as MixedTraffic  # the chapter imports it here
-from servelab.chapters.lesson import LESSON_GPU
+from servelab.chapters.batch_findings import LESSON_GPU
 from servelab.chapters.prediction import page_story
 
 
