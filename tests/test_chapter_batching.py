@@ -38,7 +38,8 @@ def test_a_page_story_opens_with_the_prediction_then_titled_paragraphs() -> None
     (30.0, False, "did not show the gain"),
 ])
 def test_crowd_text_branches(total: float, smoke: bool, phrase: str) -> None:
-    assert phrase in batching.crowd_text(ONE, many(total, 16), users=16, smoke=smoke)
+    found = BatchFindings.from_sweep(two_level_sweep(ONE, many(total, 16), 16))
+    assert phrase in batching.crowd_text(found, smoke=smoke)
 
 
 def test_token_count_text_agrees_or_not() -> None:
@@ -90,11 +91,18 @@ def test_intensity_compares_the_fitted_cost_with_the_arithmetic(per_seq: float,
     assert phrase in text
 
 
-def test_crowd_text_reads_the_shared_findings() -> None:
-    """Chapter 01's numbers are the findings chapters 00 and 02 read, not a sum of its own."""
-    text = batching.crowd_text(ONE, many(400.0, 16), users=16, smoke=False)
+def test_crowd_text_words_the_record_it_is_given() -> None:
+    """Chapter 01 words the record it built, the kind chapters 00 and 02 read: every figure in
+    the text is one of the record's, none summed again from the rows."""
+    found = BatchFindings.from_sweep(two_level_sweep(ONE, many(400.0, 16), 16))
+    text = batching.crowd_text(found, smoke=False)
     assert "**25 tok/s**" in text and "**400 tok/s**" in text and "**25.0 tok/s**" in text
-    assert "kept **100%**" in text
+    assert "kept **100%**" in text and "**16.0-fold**" in text
+    # A record whose numbers differ from the rows it came from is worded as it stands.
+    other = BatchFindings(users=8, single_total=10.0, top_total=60.0, single_each=10.0,
+                          top_each=7.5, basis="over the whole run")
+    text = batching.crowd_text(other, smoke=False)
+    assert "**8** users" in text and "**6.0-fold**" in text and "kept **75%**" in text
 
 
 @pytest.mark.parametrize(("total", "smoke", "phrase"), [

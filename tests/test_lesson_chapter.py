@@ -16,12 +16,17 @@ from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
 from servelab.chapters.batch_findings import BatchFindings
 from servelab.chapters.lesson import (
+    SlicePlan,
+    SliceVerdict,
+    TailVerdict,
     batching_text,
     chunking_text,
     paging_text,
     prediction_beside_list_text,
     prefix_text,
+    slice_verdict,
     summary_text,
+    tail_verdict,
 )
 from servelab.server import Capacity
 from servelab.sizes import PROFILES, sizes_for
@@ -158,32 +163,69 @@ def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0,
             "users_itl_ms_p50": p50_ms, "users_itl_ms_p99": p99_ms}
 
 
+# 96-token slices planned at 100 ms each; a 2,000-token document is 21 of them.
+PLAN = SlicePlan(budget=96, estimate_ms=100.0, document_tokens=2000)
+
+
+def chunked_text(chunked: dict[str, float], whole: dict[str, float]) -> str:
+    return chunking_text(chunked, whole, PLAN)
+
+
 def test_chunking_shortens_the_pause_and_the_document_waits_longer() -> None:
-    text = chunking_text(gaps(300, 6.0), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    text = chunked_text(gaps(300, 6.0), gaps(4500, 5.0))
     assert "**4.50 s**" in text and "**0.30 s**, 15.0× shorter" in text
     assert "**30 ms**" in text and "paid for it" in text
 
 
-def test_chunking_that_lengthens_the_ordinary_gaps_says_so() -> None:
-    text = chunking_text(gaps(400, 6.0, p99_ms=390), gaps(4500, 5.0, p99_ms=70), budget=96,
-                         document_tokens=2000)
-    assert "grew from **70 ms** in one step to **390 ms** in slices" in text
-    assert "grew from" not in chunking_text(gaps(300, 6.0), gaps(4500, 5.0), budget=96,
-                                            document_tokens=2000)
+@pytest.mark.parametrize(("chunked_p99", "whole_p99", "verdict", "phrase"), [
+    (390.0, 70.0, TailVerdict.WORSE, "grew from **70 ms** in one step to **390 ms** in slices"),
+    (70.0, 390.0, TailVerdict.BETTER, "fell from **390 ms** in one step to **70 ms**"),
+    (80.0, 70.0, TailVerdict.SAME, "did not show slicing changing that tail"),
+])
+def test_the_pooled_tail_is_judged_either_way(chunked_p99: float, whole_p99: float,
+                                              verdict: TailVerdict, phrase: str) -> None:
+    chunked, whole = gaps(400, 6.0, p99_ms=chunked_p99), gaps(4500, 5.0, p99_ms=whole_p99)
+    assert tail_verdict(chunked, whole) is verdict
+    text = chunked_text(chunked, whole)
+    assert phrase in text
+    assert ("grew from" in text) == (verdict is TailVerdict.WORSE)
+
+
+@pytest.mark.parametrize(("longest_ms", "ttft_s", "verdict", "phrase"), [
+    # 130 ms is within 1.5x of the 100 ms plan.
+    (130.0, 2.0, SliceVerdict.AS_PLANNED, "stayed within 1.5× of that plan"),
+    # 2.1 s over 21 slices is 100 ms a slice, yet one pause took 400 ms.
+    (400.0, 2.1, SliceVerdict.ONE_STEP_OVER, "a single step can run over the plan"),
+    # 6.3 s over 21 slices is 300 ms a slice: every slice over the plan.
+    (400.0, 6.3, SliceVerdict.ALL_OVER, "a slice cost more than the rate"),
+])
+def test_the_slices_are_held_against_their_plan(longest_ms: float, ttft_s: float,
+                                                verdict: SliceVerdict, phrase: str) -> None:
+    chunked = gaps(longest_ms, ttft_s)
+    assert PLAN.slices == 21
+    assert slice_verdict(PLAN, chunked) is verdict
+    text = chunked_text(chunked, gaps(4500, 5.0))
+    assert "planned to take about **100 ms**" in text and phrase in text
+    assert ("work the plan leaves out" in text) == (verdict is not SliceVerdict.AS_PLANNED)
+    if verdict is SliceVerdict.ONE_STEP_OVER:
+        assert "about **100 ms** a slice" in text
+        assert "**400 ms**, 4.00× the plan, past that bar" in text
+    if verdict is SliceVerdict.ALL_OVER:
+        assert "about **300 ms** a slice, 3.0× the plan" in text
 
 
 def test_chunking_leaves_the_documents_first_token_where_it_was() -> None:
-    text = chunking_text(gaps(300, 5.1), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    text = chunked_text(gaps(300, 5.1), gaps(4500, 5.0))
     assert "about the same time" in text
 
 
 def test_chunking_with_the_document_no_later() -> None:
-    text = chunking_text(gaps(300, 4.0), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    text = chunked_text(gaps(300, 4.0), gaps(4500, 5.0))
     assert "charged the smoother stream to nobody" in text
 
 
 def test_chunking_not_shortening_the_pause() -> None:
-    text = chunking_text(gaps(4000, 5.0), gaps(4500, 5.0), budget=96, document_tokens=2000)
+    text = chunked_text(gaps(4000, 5.0), gaps(4500, 5.0))
     assert "did not show chunking shortening" in text
 
 

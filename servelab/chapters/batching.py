@@ -9,7 +9,7 @@ verdict here uses is in that module's table.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -26,7 +26,6 @@ from servelab.chapters.batch_findings import (
     TAIL_MOSTLY,
     BatchFindings,
     BatchVerdict,
-    two_level_sweep,
 )
 
 
@@ -45,11 +44,10 @@ def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
 
 
 # -- chapter 01 --------------------------------------------------------------------------------
-def crowd_text(one: Mapping[str, float], many: Mapping[str, float], users: int,
-               smoke: bool) -> str:
-    """One user against ``users`` users, from two ``summary()`` rows, in the findings every
-    batching page shares (steady-state figures: every user decoding)."""
-    found = BatchFindings.from_sweep(two_level_sweep(one, many, users))
+def crowd_text(found: BatchFindings, smoke: bool) -> str:
+    """One user against a crowd, worded from the findings every batching page shares (chapter
+    01 builds them with ``two_level_sweep`` from its two ``summary()`` rows: steady-state
+    figures, every user decoding)."""
     numbers = (f"One user alone decoded at **{found.single_total:.0f} tok/s**. With "
                f"**{found.users}** users at once the server produced "
                f"**{found.top_total:.0f} tok/s** in total, and each user received "

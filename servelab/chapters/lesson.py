@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -29,6 +31,9 @@ PAUSE_GAIN_SHOWN = 1.5    # longest pause that many times shorter with chunking
 SAME_TTFT = 0.05          # document's first token within 5 % counts as "about the same"
 HIT_RATE_SHOWN = 0.05     # prefix-cache hit rates that many points apart differ (routing)
 SAME_SPEED = 0.15         # output rates within 15 % count as the same (two copies, one server)
+# A slice's step ran over its plan (the lone-prompt prefill rate applied to the budget) when it
+# took more than this many times the plan; below it the plan held within timing noise.
+SLICE_OVER_PLAN = 1.5
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -132,11 +137,109 @@ def prefix_text(reuse: pd.DataFrame, control: pd.DataFrame) -> str:
 
 
 # -- a long prompt arriving mid-decode --------------------------------------------------------
-def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float], budget: int,
-                  document_tokens: int) -> str:
-    """What the users felt and what the document paid, with chunks of ``budget`` tokens
+@dataclass(frozen=True)
+class SlicePlan:
+    """How the chunked run was planned: at most ``budget`` tokens a step, which the prefill rate
+    of a lone prompt says a step reads in about ``estimate_ms``, for a ``document_tokens``
+    prompt."""
+
+    budget: int
+    estimate_ms: float
+    document_tokens: int
+
+    @property
+    def slices(self) -> int:
+        return math.ceil(self.document_tokens / self.budget)
+
+
+class SliceVerdict(StrEnum):
+    """How the slices' steps compared with their plan."""
+
+    AS_PLANNED = "as planned"          # even the longest pause stayed near the plan
+    ONE_STEP_OVER = "a step over"      # a typical slice near the plan, the longest far over it
+    ALL_OVER = "every slice over"      # even the average slice ran over the plan
+
+
+def average_slice_ms(plan: SlicePlan, chunked: Mapping[str, float]) -> float:
+    """The document's wait for its first token shared by its slices: what a slice's step took
+    on average (an upper bound, since the wait also holds the step that made the token)."""
+    return 1000.0 * chunked["document_ttft_s"] / plan.slices
+
+
+def slice_verdict(plan: SlicePlan, chunked: Mapping[str, float]) -> SliceVerdict:
+    """The longest pause and the average slice of the chunked run against the plan."""
+    bar = SLICE_OVER_PLAN * plan.estimate_ms
+    if chunked["users_longest_gap_ms"] <= bar:
+        return SliceVerdict.AS_PLANNED
+    if average_slice_ms(plan, chunked) <= bar:
+        return SliceVerdict.ONE_STEP_OVER
+    return SliceVerdict.ALL_OVER
+
+
+class TailVerdict(StrEnum):
+    """What slicing did to the slowest 1 % of the users' gaps, pooled over the run."""
+
+    WORSE = "worse"
+    BETTER = "better"
+    SAME = "not clearly changed"
+
+
+def tail_verdict(chunked: Mapping[str, float], whole: Mapping[str, float]) -> TailVerdict:
+    """The pooled p99 gap in slices against in one step, by chapter 00's pause bar."""
+    on, off = chunked["users_itl_ms_p99"], whole["users_itl_ms_p99"]
+    if on > PAUSE_GAIN_SHOWN * off:
+        return TailVerdict.WORSE
+    if off > PAUSE_GAIN_SHOWN * on:
+        return TailVerdict.BETTER
+    return TailVerdict.SAME
+
+
+def _plan_text(plan: SlicePlan, chunked: Mapping[str, float]) -> str:
+    longest = chunked["users_longest_gap_ms"]
+    average = average_slice_ms(plan, chunked)
+    planned = (f"Each slice was planned to take about **{plan.estimate_ms:.0f} ms**: the rate at "
+               f"which the first server read a lone prompt, applied to {plan.budget} tokens.")
+    verdict = slice_verdict(plan, chunked)
+    if verdict is SliceVerdict.AS_PLANNED:
+        return (f"{planned} The longest pause in slices, {longest:.0f} ms, stayed within "
+                f"{SLICE_OVER_PLAN:g}× of that plan.")
+    left_out = ("The plan counts only a slice's own tokens read alone; in the run every step "
+                "also carried the users' tokens, and each later slice attends to all the "
+                "document's tokens before it, work the plan leaves out.")
+    spread = (f"The document's {chunked['document_ttft_s']:.2f} s wait for its first token, "
+              f"shared by its {plan.slices} slices, comes to about **{average:.0f} ms** a slice")
+    if verdict is SliceVerdict.ONE_STEP_OVER:
+        return (f"{planned} {spread}, within {SLICE_OVER_PLAN:g}× of the plan, yet the longest "
+                f"pause was **{longest:.0f} ms**, {longest / plan.estimate_ms:.2f}× the plan, "
+                f"past that bar: a single step can run over the plan while the average slice "
+                f"does not. {left_out}")
+    return (f"{planned} {spread}, {average / plan.estimate_ms:.1f}× the plan, and the longest "
+            f"pause was **{longest:.0f} ms**: on this device a slice cost more than the rate of "
+            f"a lone prompt predicts. {left_out}")
+
+
+def _tail_text(chunked: Mapping[str, float], whole: Mapping[str, float]) -> str:
+    on, off = chunked["users_itl_ms_p99"], whole["users_itl_ms_p99"]
+    verdict = tail_verdict(chunked, whole)
+    if verdict is TailVerdict.WORSE:
+        return (f"Slicing has a price in the ordinary gaps, though: the document's slices shared "
+                f"many steps with the users, and the slowest 1 % of all their gaps (p99) grew "
+                f"from **{off:.0f} ms** in one step to **{on:.0f} ms** in slices. One long "
+                "freeze became many shorter ones, each still longer than a usual gap.")
+    if verdict is TailVerdict.BETTER:
+        return (f"The slowest 1 % of all the users' gaps (p99) fell from **{off:.0f} ms** in one "
+                f"step to **{on:.0f} ms** in slices: the single freeze had set the tail.")
+    return (f"The slowest 1 % of all the users' gaps (p99) was {on:.0f} ms in slices and "
+            f"{off:.0f} ms in one step, within {PAUSE_GAIN_SHOWN:g}× of each other, so this "
+            "run did not show slicing changing that tail.")
+
+
+def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float],
+                  plan: SlicePlan) -> str:
+    """What the users felt and what the document paid, with chunks planned by ``plan``
     (``chunked``) and with the document read in one step (``whole``): rows of
     ``servelab.chapters.chunked_prefill.compare``."""
+    budget, document_tokens = plan.budget, plan.document_tokens
     ratio = whole["users_longest_gap_ms"] / chunked["users_longest_gap_ms"]
     normal = whole["users_itl_ms_p50"]
     if ratio >= PAUSE_GAIN_SHOWN:
@@ -150,12 +253,6 @@ def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float], budg
                   f"in slices of {budget} tokens and "
                   f"{whole['users_longest_gap_ms'] / 1000:.2f} s in one step: this run did not "
                   "show chunking shortening the freeze.")
-    p99_on, p99_off = chunked["users_itl_ms_p99"], whole["users_itl_ms_p99"]
-    if p99_on > PAUSE_GAIN_SHOWN * p99_off:
-        pauses += (f" Slicing has a price in the ordinary gaps, though: the document's slices "
-                   f"shared many steps with the users, and the slowest 1 % of all their gaps "
-                   f"(p99) grew from **{p99_off:.0f} ms** in one step to **{p99_on:.0f} ms** in "
-                   "slices. One long freeze became many slightly longer steps.")
     on, off = chunked["document_ttft_s"], whole["document_ttft_s"]
     if abs(on - off) <= SAME_TTFT * off:
         paid = (f"The document's own first token came at about the same time either way "
@@ -166,7 +263,7 @@ def chunking_text(chunked: Mapping[str, float], whole: Mapping[str, float], budg
     else:
         paid = (f"The document's first token came no later in slices ({on:.2f} s against "
                 f"{off:.2f} s in one step), so this run charged the smoother stream to nobody.")
-    return f"{pauses} {paid}"
+    return (f"{pauses} {_plan_text(plan, chunked)} {_tail_text(chunked, whole)}\n\n{paid}")
 
 
 # -- the closing summary ----------------------------------------------------------------------
