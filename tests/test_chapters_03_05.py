@@ -13,7 +13,7 @@ from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
 from servelab.chapters import cache_text
 from servelab.chapters.block_table import Holder, block_table, plot_block_table
-from servelab.chapters.dials import MixedLengths, start_refusal
+from servelab.chapters.dials import MixedLengths, OverLong, start_refusal
 from servelab.chapters.kv import blocks_for, kv_shape, usable_blocks
 from servelab.chapters.sharing import IdenticalPrompts, SharingExpectation
 
@@ -253,6 +253,20 @@ def test_sweep_text_per_token_worse_backlog_better():
     assert "This run shows it" in text
 
 
+@pytest.mark.parametrize(("medians", "phrase"), [
+    ([8.0, 2.0, 2.5], "shortest at 12 sequences (**2.0 s**) and longer again at 24 (**2.5 s**)"),
+    ([8.0, 2.0, 2.1], "2.1 s at 24 sequences, within 10% of the shortest, 2.0 s at 12"),
+    ([8.0, 2.0, 1.5], "1.5 s at 24 sequences, the shortest of any level"),
+])
+def test_sweep_text_weighs_the_median_from_arrival(medians, phrase):
+    sweep = pd.DataFrame({"output_tok_s": [30, 120, 180], "tpot_ms_p99": [35, 60, 90],
+                          "latency_s_p99": [16.0, 3.0, 2.6], "latency_s_p50": medians},
+                         index=pd.Index([1, 12, 24], name="max_num_seqs"))
+    text = cache_text.sweep_text(sweep)
+    assert phrase in text
+    assert ("longer again" in text) == (medians[-1] > 1.1 * min(medians))
+
+
 def test_sweep_text_when_nothing_moved():
     text = cache_text.sweep_text(_sweep([30, 31], [35, 36], [10.0, 10.2]))
     assert "did not show batching's throughput gain" in text
@@ -283,7 +297,8 @@ REFUSAL = start_refusal(REFUSAL_LOG)
 def _context(**changes):
     args = dict(refusal=REFUSAL, refused_context=4096, cache_tokens=2560, long_context=2048,
                 engine_concurrency=1.25, short_only=SHORT, mixed=MIXED, long_requests=2,
-                short_requests=8, refused_request="This model's maximum context length is 2048.")
+                short_requests=8,
+                over_long=OverLong(2100, 16, 2048, "This model's maximum context length is 2048."))
     args.update(changes)
     return cache_text.context_text(**args)
 
@@ -296,8 +311,20 @@ def test_context_text_when_everything_shows():
     assert "preempted **4** times" in text and "**6.0 s** to **14.0 s**" in text
 
 
+def test_a_refusal_about_the_room_left_is_explained():
+    exact = OverLong(2048, 16, 2048, "max_tokens must be at least 1, got 0.")
+    assert exact.room == 0 and exact.names_room
+    text = _context(over_long=exact)
+    assert "“max_tokens must be at least 1, got 0.”" in text
+    assert "speaks of 0 answer tokens, not the 16 asked for" in text
+    over = OverLong(2100, 16, 2048, "This model's maximum context length is 2048.")
+    assert over.room == 0 and not over.names_room
+    assert "speaks of" not in _context(over_long=over)
+
+
 def test_context_text_when_nothing_shows():
-    text = _context(refusal=None, refused_request=None, mixed=dict(MIXED, preemptions=0))
+    text = _context(refusal=None, over_long=OverLong(2048, 16, 2048, None),
+                    mixed=dict(MIXED, preemptions=0))
     assert "start-up rule is not shown here" in text
     assert "was not refused in this run" in text
     assert "did not show long conversations pushing short ones out" in text

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from servelab.bench.spread import Spread
-from servelab.chapters.dials import StartRefusal
+from servelab.chapters.dials import OverLong, StartRefusal
 from servelab.chapters.lesson import REUSE_SHOWN, TTFT_GAIN_SHOWN
 from servelab.chapters.prediction import prediction_text
 from servelab.chapters.sharing import SharingExpectation
@@ -224,6 +224,22 @@ def dials_prediction(prediction: str, sweep: pd.DataFrame, short_only: Mapping[s
         f"{mixed['e2e_ms_p99'] / 1000:.1f} s instead of {short_only['e2e_ms_p99'] / 1000:.1f} s"))
 
 
+def _median_text(sweep: pd.DataFrame) -> str:
+    """The median from arrival at the most sequences against its shortest over the levels."""
+    if "latency_s_p50" not in sweep:
+        return ""
+    median, high = sweep["latency_s_p50"], sweep.index[-1]
+    fastest, top = median.idxmin(), float(median.iloc[-1])
+    if fastest != high and top > (1 + CHANGED) * median.min():
+        return (f" The median from arrival was shortest at {fastest} sequences "
+                f"(**{median.min():.1f} s**) and longer again at {high} (**{top:.1f} s**): for "
+                "the typical request the longer steps there cost more than the shorter queue "
+                "saved.")
+    where = "the shortest of any level" if fastest == high else (
+        f"within {CHANGED:.0%} of the shortest, {median.min():.1f} s at {fastest}")
+    return f" The median from arrival was {top:.1f} s at {high} sequences, {where}."
+
+
 def sweep_text(sweep: pd.DataFrame) -> str:
     """Chapter 05: throughput and both latencies from the fewest to the most sequences per
     step; ``sweep`` is indexed by level with ``output_tok_s``, ``tpot_ms_p99`` and
@@ -253,6 +269,7 @@ def sweep_text(sweep: pd.DataFrame) -> str:
                    f"({sweep.loc[best, 'latency_s_p99']:.1f} s), not at the most: past that "
                    "point each step carried so many sequences that the longer steps cost more "
                    "than the shorter queue saved.")
+    queued += _median_text(sweep)
     if tpot == "rose":
         meaning = ("The lesson's *worse tail latency* is the first of these: every step carries "
                    "more sequences and takes longer, so each stream slows. This run shows it. "
@@ -268,7 +285,7 @@ def sweep_text(sweep: pd.DataFrame) -> str:
 def context_text(*, refusal: StartRefusal | None, refused_context: int, cache_tokens: int,
                  long_context: int, engine_concurrency: float, short_only: Mapping[str, float],
                  mixed: Mapping[str, float], long_requests: int, short_requests: int,
-                 refused_request: str | None) -> str:
+                 over_long: OverLong) -> str:
     """Chapter 05: what ``max_model_len`` decides, from a refused start, a request over the
     limit, and the short requests alone and beside ``long_requests`` long ones."""
     if refusal is not None:
@@ -283,10 +300,18 @@ def context_text(*, refusal: StartRefusal | None, refused_context: int, cache_to
         start = (f"**At start-up.** The start with `max_model_len={refused_context:,}` did not "
                  "fail with the expected message in this run, so the start-up rule is not "
                  "shown here.")
-    admitted = (f"**Per request.** A request whose prompt alone filled the limit, asking for "
-                f"an answer on top, was turned away before it ran: “{refused_request}”"
-                if refused_request else
-                "**Per request.** The over-long request was not refused in this run.")
+    asked = (f"A request of {over_long.prompt_tokens:,} prompt tokens asking for "
+             f"{over_long.max_tokens} answer tokens, on a limit of {over_long.limit:,}")
+    if over_long.message is None:
+        admitted = f"**Per request.** {asked} was served: it was not refused in this run."
+    else:
+        admitted = (f"**Per request.** {asked}, was turned away before it ran: "
+                    f"“{over_long.message}”")
+    if over_long.names_room:
+        admitted += (f" The message speaks of {over_long.room} answer tokens, not the "
+                     f"{over_long.max_tokens} asked for: {over_long.room} is what the limit "
+                     "leaves after the prompt. So the server measured the answer against the "
+                     "room the prompt left, and with none left it refused.")
     reported = (f"The engine reported room for **{engine_concurrency:.2f}** requests of "
                 f"{long_context:,} tokens in its {cache_tokens:,}-token cache")
     if short_only["running_max"] > engine_concurrency:

@@ -51,6 +51,27 @@ def start_refusal(error_text: str) -> StartRefusal | None:
 REFUSAL_CHARS = 400
 
 
+@dataclass(frozen=True)
+class OverLong:
+    """One request of ``prompt_tokens`` asking for ``max_tokens`` more from a server whose
+    limit is ``limit``, and the server's refusal (None if it was served)."""
+
+    prompt_tokens: int
+    max_tokens: int
+    limit: int
+    message: str | None
+
+    @property
+    def room(self) -> int:
+        """The answer tokens the limit leaves after the prompt."""
+        return max(self.limit - self.prompt_tokens, 0)
+
+    @property
+    def names_room(self) -> bool:
+        """The refusal is about the answer's length cut to the room left, not the prompt's."""
+        return self.message is not None and f"got {self.room}" in self.message
+
+
 def refused_request(server: object, prompt: str, max_tokens: int) -> str | None:
     """Send one request; the server's refusal in full (whitespace collapsed, at most
     ``REFUSAL_CHARS`` characters), or None if it was served. In full, because the numbers that
