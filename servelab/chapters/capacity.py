@@ -114,7 +114,7 @@ def whole_block_tokens(shape: KVShape, cache_bytes: int, block: int) -> int:
     count vLLM reports as its KV cache size (the block it keeps back included)."""
     if cache_bytes <= 0:
         return 0
-    return cache_bytes // (shape.bytes_per_token * block) * block
+    return shape.tokens_in(cache_bytes) // block * block
 
 
 @dataclass(frozen=True)
@@ -288,9 +288,10 @@ class EngineCheck:
         return int(self.blocks / per_request * self.max_model_len)
 
 
-def _held_back(blocks: int) -> str:
+def _held_back(kv_tokens: int, block: int) -> str:
+    usable = usable_blocks(kv_tokens, block)
     return (f" That count includes the one block vLLM keeps back for itself (its null block), "
-            f"so {max(blocks - 1, 0):,} blocks are there for sequences.")
+            f"so {usable:,} blocks are there for sequences.")
 
 
 def engine_check_text(check: EngineCheck) -> str:
@@ -302,7 +303,7 @@ def engine_check_text(check: EngineCheck) -> str:
               f"**{check.reported:,}**.")
     if check.difference == 0:
         return (sum_up + " The two agree to the token: the engine sizes its cache with exactly "
-                "this arithmetic." + _held_back(check.blocks))
+                "this arithmetic." + _held_back(check.predicted, check.block))
     apart = abs(check.difference)
     direction = "fewer" if check.difference < 0 else "more"
     if check.reported == check.counted_in_requests:
@@ -311,9 +312,9 @@ def engine_check_text(check: EngineCheck) -> str:
         return (sum_up + f" That is {apart:,} tokens {direction} than predicted, and it is what "
                 "the same blocks give when this vLLM counts them as requests of "
                 f"{check.max_model_len:,} tokens and multiplies back: {why}."
-                + _held_back(check.blocks))
+                + _held_back(check.predicted, check.block))
     return (sum_up + f" They differ by {apart:,} tokens ({apart / check.block:.1f} blocks; the "
             f"engine has {direction}): the engine did not get the memory or the token size "
             "assumed here. Compare the dtype the server ran with (`server.flags['dtype']`) and "
             "the KV cache dtype in its log, and the block size in its `/metrics`."
-            + _held_back(check.reported // check.block))
+            + _held_back(check.reported, check.block))
