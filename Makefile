@@ -9,7 +9,8 @@ setup:
 	bash env/setup.sh
 
 # The main job: the executed book, built offline on the CPU engine, warnings as errors.
-# TQDM_DISABLE: a built page would keep each progress bar frozen as it was first drawn.
+# TQDM_DISABLE: a built page would keep each progress bar frozen as it was first drawn; with bars
+# off, each server start and measurement run prints its final line instead (servelab.progress).
 book: setup
 	TQDM_DISABLE=1 $(BIN)/jupyter-book build --all -W .
 
@@ -17,10 +18,12 @@ book: setup
 test: setup
 	bash env/run-tests.sh
 
-# For developers: lint, then the unit tier alone (tests marked neither engine nor tooling; README
-# "Test tiers"): no engine, no child process, under a minute. `make test` still runs every tier.
+# For developers: lint (ruff, then mypy over the files pyproject.toml names), then the unit tier
+# alone (tests marked neither engine nor tooling; README "Test tiers"): no engine, no child
+# process, under a minute. `make test` still runs every tier.
 unit: setup
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest tests -m "not engine and not tooling" -q -p no:cacheprovider
 
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
@@ -38,8 +41,10 @@ self-study: setup
 release: setup
 	$(BIN)/python -m course.release
 
+# ruff, then the type checker ([tool.mypy] in pyproject.toml says which files).
 lint:
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 # The GPU path checked by vLLM 0.11.2's own code, without a GPU (env/gpu_contract/contract.py):
 # every chapter's server starts on a simulated Colab T4 and Kaggle 2xT4. Its environment (the GPU

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import dataclass
+from typing import TypedDict
 
 from course.checks import ACCEPTED_FORM, LETTERS, answer_line
 
@@ -87,7 +88,12 @@ def _shown(line: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[:SHOWN_CHARS] + "..."
 
 
-def _not_run(source: str, tree: ast.Module, kept: ast.stmt) -> dict[str, tuple]:
+class _NotRun(TypedDict):
+    not_run: tuple[int, ...]
+    not_run_code: tuple[str, ...]
+
+
+def _not_run(source: str, tree: ast.Module, kept: ast.stmt) -> _NotRun:
     """The numbers and code of the lines of statements other than `kept` (Answer's fields)."""
     lines = NEWLINE.split(source)  # as Python numbers lines: not str.splitlines's breaks
     own = set(range(kept.lineno, (kept.end_lineno or kept.lineno) + 1))

@@ -70,7 +70,7 @@ def _label(group: tuple[str, str]) -> str:
 def _title(figure: str, groups: dict[tuple[str, str], list[float]], lesson: float | None) -> str:
     """The finding: where the medians lie, beside the lesson's figure."""
     found = {group: statistics.median(values) for group, values in groups.items()}
-    low, high = min(found, key=found.get), max(found, key=found.get)
+    low, high = min(found, key=found.__getitem__), max(found, key=found.__getitem__)
     finding = (f"median {found[low]:.3g} on {_label(low)}" if len(found) == 1 else
                f"median {found[low]:.3g} in every group" if found[low] == found[high] else
                f"median from {found[low]:.3g} on {_label(low)} to {found[high]:.3g} on "

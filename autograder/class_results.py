@@ -73,7 +73,8 @@ def _record_rows(student: str, chapter: str, record: Record, earlier: int) -> li
     found = doubts(record, chapter, earlier)
     whole = [why for figure, why in found if figure is None]
     rows = []
-    for figure, value in sorted(record.figures.items()) or [("", None)]:
+    figures: list[tuple[str, float | None]] = [*sorted(record.figures.items())]
+    for figure, value in figures or [("", None)]:
         reasons = whole + [why for name, why in found if name == figure and figure]
         flag = (f"implausible: {'; '.join(reasons)}" if reasons
                 else "smoke size" if record.size_profile == "smoke" else "none")

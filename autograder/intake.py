@@ -17,7 +17,7 @@ import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO
 
 IGNORED_PARTS = ("__MACOSX", ".ipynb_checkpoints")
 CANVAS_NAME = re.compile(r"^([^_]+)_(?:late_)?\d+_", re.IGNORECASE)
@@ -55,7 +55,7 @@ def _wanted(parts: tuple[str, ...]) -> bool:
     return not any(p.startswith(".") or p in IGNORED_PARTS for p in parts)
 
 
-def _read_capped(handle: BinaryIO, limit: int = MAX_NOTEBOOK_BYTES) -> bytes | None:
+def _read_capped(handle: IO[bytes], limit: int = MAX_NOTEBOOK_BYTES) -> bytes | None:
     """At most `limit` bytes; None when there is more."""
     data = handle.read(limit + 1)
     return None if len(data) > limit else data
@@ -74,7 +74,7 @@ def _entry_problem(info: zipfile.ZipInfo, total: int) -> str:
     return ""
 
 
-def _fill(found: InputFile, handle: BinaryIO) -> None:
+def _fill(found: InputFile, handle: IO[bytes]) -> None:
     """Read a notebook's bytes into ``found``, or mark it over the size limit."""
     data = _read_capped(handle)
     if data is None:

@@ -16,6 +16,7 @@ import shutil
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from autograder.class_results import (
     RESULTS_CSV,
@@ -44,7 +45,8 @@ class ShardOutput:
     rows: list[dict]
 
 
-def _read_json(path: Path, what: str) -> object:
+def _read_json(path: Path, what: str) -> Any:
+    """The JSON in ``path``, whatever it holds: ``read_shard`` checks its shape."""
     if not path.is_file():
         raise MergeError(f"{path.parent} has no {path.name}: {what}")
     if path.stat().st_size > MAX_JSON_BYTES:

@@ -28,9 +28,9 @@ def cap(text: str, max_bytes: int, max_lines: int) -> str:
     return kept
 
 
-def capped_outputs(outputs: list, max_bytes: int, max_lines: int) -> list[dict]:
+def capped_outputs(outputs: list, max_bytes: int, max_lines: int) -> list[dict[str, object]]:
     """Stream and error outputs only (rich outputs are dropped), each capped."""
-    kept = []
+    kept: list[dict[str, object]] = []
     for output in outputs:
         kind = output.get("output_type")
         if kind == "stream":
@@ -48,11 +48,14 @@ def main(settings_path: str) -> int:
     with open(settings_path) as handle:
         settings = json.load(handle)
     apply_limits(settings["limits"])
-    sys.modules["rfc3987_syntax"] = None  # see course/nbgrader_cli.py: FAST_IMPORTS
+    # See course/nbgrader_cli.py: FAST_IMPORTS. None in sys.modules makes importing a module
+    # fail at once (the import system's documented way to block one); typeshed types the
+    # mapping's values as modules only, hence the two ignores.
+    sys.modules["rfc3987_syntax"] = None  # type: ignore[assignment]
     # jupyter_client packs messages with orjson when it is installed (vllm-router brings it);
     # under the memory limit a kernel packing one large output with orjson dies where the json
     # packer hands the output over to be cut. Client and kernel both use json.
-    sys.modules["orjson"] = None
+    sys.modules["orjson"] = None  # type: ignore[assignment]
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError, DeadKernelError

@@ -25,11 +25,13 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import replace
 
 import numpy as np
 
 import servelab.bench as bench
 from servelab import Server
+from servelab.bench.options import RunOptions
 
 MAX_MODEL_LEN = 4096
 DOCUMENT_TOKENS = 2000
@@ -37,9 +39,9 @@ CHUNK_TOKENS = 256
 UNCHUNKED_TOKENS = 4096
 MANY_USERS = 32
 ANSWER_TOKENS = 128
-WAVES = {"batch_size": 16, "num_requests": 96, "input_tokens": 16, "short_tokens": (2, 8),
-         "long_tokens": (160, 192), "long_share": 0.125, "seed": 0}
-QUIET = {"progress": False}
+WAVES = bench.StaticBatching(batch_size=16, num_requests=96, input_tokens=16, short_tokens=(2, 8),
+                             long_tokens=(160, 192), long_share=0.125, seed=0)
+QUIET: RunOptions = {"progress": False}
 EAGER_CHOICES = {"auto": None, "on": True, "off": False}
 
 
@@ -50,7 +52,7 @@ def server(max_num_batched_tokens: int, enforce_eager: bool | None) -> Server:
 
 
 def p99_itl_during_prefill(result: bench.Result) -> float:
-    gaps = result.itls_during("interferer")
+    gaps = result.itls_during(bench.Role.INTERFERER)
     if not gaps:
         raise RuntimeError(f"no user token gaps overlap the long prefill: {result}")
     return float(np.percentile(gaps, 99))
@@ -88,17 +90,17 @@ def main() -> None:
         print(f"batching:\n  {single}\n  {many}\n  steady state: each of {MANY_USERS} users "
               f"decodes at {share:.0%} of the single stream's speed", flush=True)
 
-        static = bench.static_batching(chunked, continuous=False, **WAVES, **QUIET)
-        continuous = bench.static_batching(chunked, continuous=True, **WAVES, **QUIET)
+        static = bench.run(chunked, WAVES, **QUIET)
+        continuous = bench.run(chunked, replace(WAVES, continuous=True), **QUIET)
         static_vs_continuous = ratio(continuous, static, "output_tok_s")
         print(f"static vs continuous:\n  {static}\n  {continuous}\n  idle slot share: static "
               f"{static.summary()['idle_slot_share']:.0%}, continuous "
               f"{continuous.summary()['idle_slot_share']:.0%}", flush=True)
 
-        shared = {"prefix_tokens": DOCUMENT_TOKENS, "users": 1, "requests_per_user": 3,
-                  "max_tokens": 8}
-        cached = bench.shared_prefix(chunked, reuse_cache=True, seed=3, **shared, **QUIET)
-        uncached = bench.shared_prefix(chunked, reuse_cache=False, seed=4, **shared, **QUIET)
+        cached = bench.shared_prefix(chunked, DOCUMENT_TOKENS, users=1, requests_per_user=3,
+                                     max_tokens=8, reuse_cache=True, seed=3, **QUIET)
+        uncached = bench.shared_prefix(chunked, DOCUMENT_TOKENS, users=1, requests_per_user=3,
+                                       max_tokens=8, reuse_cache=False, seed=4, **QUIET)
         prefix_ttft = ratio(uncached, cached, "ttft_ms_p50")
         print(f"prefix caching:\n  with: {cached}\n  without: {uncached}\n"
               f"  prefix-cache hit rate with: {cached.summary()['prefix_cache_hit_rate']:.2f}",

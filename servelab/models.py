@@ -99,7 +99,9 @@ def _convert(source: Path, target: Path, fingerprint: str) -> None:
         )
         # The GGUF loader marks the model as quantized although its weights are now plain bf16:
         # transformers would refuse to save it, and vLLM would look for a GGUF quantizer.
-        model.hf_quantizer = None
+        # nn.Module types every attribute it sets as Tensor | Module; this one is transformers'
+        # quantizer slot, which holds None on an unquantized model.
+        model.hf_quantizer = None  # type: ignore[assignment]
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
         model.save_pretrained(str(staging), safe_serialization=True)

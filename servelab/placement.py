@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
 from servelab.engine import Device
@@ -23,12 +24,19 @@ GPU_SHARE = 0.45
 GPU_VARIABLE = "CUDA_VISIBLE_DEVICES"
 
 
+class ShareOptions(TypedDict, total=False):
+    """The ``Server`` keyword arguments that size a server's share of the device."""
+
+    kv_cache_gib: float
+    gpu_memory_utilization: float
+
+
 @dataclass(frozen=True)
 class Share:
     """A server's share of the device: its extra Server keyword arguments and environment, and
     a phrase for the page."""
 
-    server_options: dict[str, object] = field(default_factory=dict)
+    server_options: ShareOptions = field(default_factory=ShareOptions)
     env: dict[str, str] = field(default_factory=dict)
     described: str = ""
 

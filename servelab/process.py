@@ -1,9 +1,11 @@
 """An HTTP server run as a managed child process: the life cycle every engine in the book shares.
 
 The child runs in its own process group, logs to a file, and counts as started once its health
-path answers. A child that dies while starting raises at once, quoting the tail of its log. The
-whole group is taken down on ``stop()``, on leaving a ``with`` block, at interpreter exit
-(``stop_all`` is registered with ``atexit``) and when the parent process dies (a kernel restart).
+path answers; the wait shows its time so far, or, where bars are off (the built book), one line
+at the end (``servelab.progress``). A child that dies while starting raises at once, quoting the
+tail of its log. The whole group is taken down on ``stop()``, on leaving a ``with`` block, at
+interpreter exit (``stop_all`` is registered with ``atexit``) and when the parent process dies
+(a kernel restart).
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+from servelab.progress import Waiting
 
 LOG_TAIL_LINES = 40
 
@@ -140,17 +144,23 @@ class ServerProcess:
                 env=self.child_env(), preexec_fn=_die_with_parent,
             )
         _running.add(self)
+        waiting = Waiting(self.engine)
+        began = time.monotonic()
         try:
-            self._wait_until_healthy()
+            self._wait_until_healthy(waiting)
         except BaseException:
+            waiting.failed()
             self.stop()
             raise
+        waiting.done(time.monotonic() - began)
         self.after_start()
         return self
 
-    def _wait_until_healthy(self) -> None:
+    def _wait_until_healthy(self, waiting: Waiting) -> None:
         deadline = time.monotonic() + self.start_timeout
         while time.monotonic() < deadline:
+            waiting.tick()
+            assert self._process is not None, "start() launched the process before waiting"
             code = self._process.poll()
             if code is not None:
                 raise ServerStartError(

@@ -10,8 +10,10 @@ which replica served each request a workload named (``PlannedRequest.request_id`
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
+from pathlib import Path
+from typing import TypedDict, Unpack
 
 from servelab.engine import Device, detect_device
 from servelab.placement import Share, running_together, side_by_side
@@ -24,31 +26,51 @@ LOG_REQUESTS = "--enable-log-requests"
 _RECEIVED = re.compile(r"Received request (?:chat)?cmpl-(\S+?)(?:-\d+)?: ")
 
 
+class ReplicaOptions(TypedDict, total=False):
+    """The ``Server`` keyword arguments every replica is given alike (``Replicas`` sets the
+    device, the share of it and the port of each)."""
+
+    model: str | None
+    max_model_len: int | None
+    max_num_seqs: int | None
+    enable_prefix_caching: bool | None
+    enable_chunked_prefill: bool | None
+    max_num_batched_tokens: int | None
+    tensor_parallel_size: int | None
+    enforce_eager: bool | None
+    dtype: str | None
+    seed: int | None
+    host: str
+    start_timeout: float
+    log_dir: str | Path | None
+
+
 def received_ids(log_text: str) -> list[str]:
     """The request ids (as the client named them) a vLLM log says were received, in order."""
     return _RECEIVED.findall(log_text)
 
 
 class Replicas:
-    """Two replicas of one vLLM server; keyword options go to every ``Server``.
+    """Two replicas of one vLLM server; ``env``, ``extra_args`` and the other keyword options go
+    to every ``Server``.
 
     The device's split (``side_by_side``) decides each replica's cores or GPU; on one core there
     is nothing to split, and ``ValueError`` says so.
     """
 
     def __init__(self, device: Device | None = None,
-                 kv_cache_gib: float = DEFAULT_CPU_KV_CACHE_GIB,
-                 **server_options: object) -> None:
+                 kv_cache_gib: float = DEFAULT_CPU_KV_CACHE_GIB, *,
+                 env: dict[str, str] | None = None, extra_args: Sequence[str] = (),
+                 **server_options: Unpack[ReplicaOptions]) -> None:
         self.device = device or detect_device()
         shares = side_by_side(self.device, kv_cache_gib)
         if shares is None:
             raise ValueError(f"{self.device.label} cannot be split between two replicas: it "
                              "has one core")
         self.shares: tuple[Share, ...] = shares
-        extra = [*server_options.pop("extra_args", ()), LOG_REQUESTS]
-        env = server_options.pop("env", None) or {}
-        self.servers = [Server(device=self.device, env={**env, **share.env}, extra_args=extra,
-                               **{**server_options, **share.server_options})
+        extra = [*extra_args, LOG_REQUESTS]
+        self.servers = [Server(device=self.device, env={**(env or {}), **share.env},
+                               extra_args=extra, **server_options, **share.server_options)
                         for share in shares]
         self._stack: ExitStack | None = None
 
@@ -71,7 +93,7 @@ class Replicas:
     def __exit__(self, *exc: object) -> None:
         self.stop()
 
-    def __iter__(self):  # noqa: ANN204 - an iterator of Server
+    def __iter__(self) -> Iterator[Server]:
         return iter(self.servers)
 
     def __len__(self) -> int:
@@ -84,10 +106,11 @@ class Replicas:
     def model(self) -> str:
         return self.servers[0].model
 
-    def served_by(self, request_ids: Iterable[str]) -> dict[str, int]:
-        """{request id: index of the replica whose log received it} for the ids given; an id no
+    def served_by(self, request_ids: Iterable[str | None]) -> dict[str, int]:
+        """{request id: index of the replica whose log received it} for the ids given (a
+        ``PlannedRequest.request_id``: None for a request its workload did not name); an id no
         replica logged (a request that never reached one) is left out."""
-        wanted = set(request_ids)
+        wanted = {request_id for request_id in request_ids if request_id is not None}
         found: dict[str, int] = {}
         for index, server in enumerate(self.servers):
             for request_id in received_ids(server.log_text()):

@@ -20,14 +20,18 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from servelab.engine import engine_distribution
-from servelab.sizes import PROFILES, TABLE
+from servelab.engine import DeviceKind, engine_distribution
+from servelab.sizes import TABLE, Profile
 
-SCHEMA_VERSION = 1
+if TYPE_CHECKING:
+    from servelab.env import Runtime
+
+SchemaVersion = Literal[1]  # the type checker holds the two together
+SCHEMA_VERSION: SchemaVersion = 1
 MIME_TYPE = "application/vnd.servelab.result+json"
 MAX_RECORD_BYTES = 16_000  # a record is about 2 kB; anything much larger is not one of ours
 MAX_RECORDS = 32  # per notebook: each chapter writes one
@@ -252,7 +256,7 @@ class FigureError(ValueError):
 class DeviceInfo(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    kind: Literal["cpu", "cuda"]
+    kind: DeviceKind
     name: Text
     count: int = Field(ge=1, le=64)
     memory_gib: Finite = Field(ge=0)
@@ -264,7 +268,7 @@ class Record(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-    schema_version: Literal[SCHEMA_VERSION]
+    schema_version: SchemaVersion
     chapter: Text
     servelab_version: Text
     engine: Text
@@ -272,7 +276,7 @@ class Record(BaseModel):
     engine_version: Text | None
     device: DeviceInfo
     model: Text
-    size_profile: Literal[PROFILES]
+    size_profile: Profile
     figures: dict[Text, Finite]
     missing: list[Text] = Field(max_length=256)
 
@@ -312,7 +316,7 @@ def expected_names(chapter: str, profile: str) -> set[str]:
     has one, that profile measures."""
     sizes = TABLE[chapter][profile]
     return {name for name, figure in FIGURES[chapter].items()
-            if figure.level is None or figure.level in sizes[figure.knob]}
+            if figure.level is None or figure.knob is None or figure.level in sizes[figure.knob]}
 
 
 def _split(chapter: str, profile: str, figures: Mapping[str, Any]
@@ -344,7 +348,7 @@ def _version(distribution: str | None) -> str | None:
         return None
 
 
-def make_record(runtime: Any, chapter: str, figures: Mapping[str, Any]) -> Record:
+def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any]) -> Record:
     """The record of ``figures`` measured on ``runtime`` (a ``servelab.env.Runtime``)."""
     measured, missing = _split(chapter, runtime.size_profile, figures)
     device = runtime.device
@@ -359,7 +363,7 @@ def make_record(runtime: Any, chapter: str, figures: Mapping[str, Any]) -> Recor
         missing=missing)
 
 
-def record_results(runtime: Any, chapter: str, figures: Mapping[str, Any]) -> Record:
+def record_results(runtime: Runtime, chapter: str, figures: Mapping[str, Any]) -> Record:
     """Validate ``figures`` against the chapter's declared names, display the record (JSON for
     the grader, one summary line for the reader) and return it."""
     from IPython.display import display

@@ -16,13 +16,14 @@ import math
 import shlex
 import sys
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
 from servelab.process import ServerProcess, ServerStartError, free_port
+from servelab.running import RunningServer
 
 ROUTER_MODULE = "vllm_router.launch_router"
 ROUTER_PACKAGE = "vllm_router"
@@ -81,7 +82,7 @@ class Router(ServerProcess):
 
     def __init__(
         self,
-        replicas: Sequence[ServerProcess],
+        replicas: Iterable[RunningServer],
         policy: str = ROUND_ROBIN,
         *,
         health_interval_s: int = HEALTH_INTERVAL_S,
@@ -92,11 +93,11 @@ class Router(ServerProcess):
         start_timeout: float = 120.0,
         log_dir: str | Path | None = None,
     ) -> None:
-        if not replicas:
+        self.replicas = list(replicas)
+        if not self.replicas:
             raise ValueError("a router needs at least one replica")
         super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir)
-        self.replicas = list(replicas)
-        self.model = getattr(self.replicas[0], "model", "")
+        self.model = self.replicas[0].model
         self.policy = policy
         self.health_interval_s = health_interval_s
         self.health_failures = health_failures
@@ -135,7 +136,7 @@ class Router(ServerProcess):
                 "`python -m servelab.env router`, or `pip install` the pin in "
                 "env/requirements-router.txt, and run this cell again.")
         down = [f"replica {index} ({replica!r})" for index, replica in enumerate(self.replicas)
-                if not getattr(replica, "running", True)]
+                if not replica.running]
         if down:
             raise ServerStartError(f"the router needs running replicas; not running: "
                                    f"{', '.join(down)}. Start them first.")

@@ -22,6 +22,8 @@ from servelab.sizes import ENV_VAR as SIZE_ENV_VAR
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 GIB = 2**30
+# A vLLM flag's value: None leaves it to vLLM, a bool is --flag / --no-flag, others are words.
+Flag = str | int | float | bool | None
 # On the CPU engine the KV cache is sized in bytes; this is the book's default there.
 DEFAULT_CPU_KV_CACHE_GIB = 2.0
 
@@ -146,7 +148,7 @@ class Server(ServerProcess):
                 )
                 gpu_memory_utilization = None
             kv_cache_gib = DEFAULT_CPU_KV_CACHE_GIB if kv_cache_gib is None else kv_cache_gib
-        self.flags: dict[str, object] = {
+        self.flags: dict[str, Flag] = {
             "max_model_len": max_model_len,
             "gpu_memory_utilization": gpu_memory_utilization,
             "kv_cache_memory_bytes": int(kv_cache_gib * GIB) if kv_cache_gib else None,

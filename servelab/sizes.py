@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal, get_args
 
-PROFILES: tuple[str, ...] = ("smoke", "cpu", "gpu")
+Profile = Literal["smoke", "cpu", "gpu"]
+PROFILES: tuple[Profile, ...] = get_args(Profile)
 ENV_VAR = "SERVELAB_SIZE"
 
 # chapter id -> profile -> the chapter's knobs. Every profile of a chapter has the same keys.
@@ -91,18 +92,18 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
     "07-throughput-vs-latency": {
         "smoke": dict(rates=[2, 8], requests_per_rate=4, input_tokens=32, output_tokens=8,
                       metrics_rate=4, metrics_requests=6, interactive_seqs=4, batch_seqs=64,
-                      ttft_slo_ms=1000, tpot_slo_ms=1000,
+                      ttft_slo_ms=1000, tpot_slo_ms=1000, mix_repeats=2,
                       mix=dict(chat_rate=2.0, chat_requests=3, batch_requests=4,
                                batch_max_tokens=16)),
         "cpu": dict(rates=[1, 2, 4], requests_per_rate=8, input_tokens=64, output_tokens=24,
                     metrics_rate=1.5, metrics_requests=24, interactive_seqs=4, batch_seqs=64,
-                    ttft_slo_ms=1000, tpot_slo_ms=250,
+                    ttft_slo_ms=1000, tpot_slo_ms=250, mix_repeats=3,
                     mix=dict(chat_rate=1.0, chat_requests=6, batch_requests=8,
                              batch_max_tokens=48)),
         "gpu": dict(rates=[2, 4, 8, 16, 32], requests_per_rate=64, input_tokens=128,
                     output_tokens=128, metrics_rate=2, metrics_requests=128,
                     interactive_seqs=8, batch_seqs=128, ttft_slo_ms=1000,
-                    tpot_slo_ms=100,
+                    tpot_slo_ms=100, mix_repeats=3,
                     mix=dict(chat_rate=4.0, chat_requests=32, batch_requests=96,
                              batch_max_tokens=256)),
     },
@@ -115,15 +116,15 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "smoke": dict(tenants=2, requests_per_tenant=3, prefix_tokens=256, question_tokens=16,
                       answer_tokens=4, rate=4.0, failure_rate=4.0, failure_requests=16,
                       kill_at_s=1.5, failure_output_tokens=8, users=4, input_tokens=32,
-                      output_tokens=16, max_model_len=1024),
+                      output_tokens=16, max_model_len=1024, policy_repeats=2, setup_repeats=2),
         "cpu": dict(tenants=3, requests_per_tenant=6, prefix_tokens=1024, question_tokens=16,
                     answer_tokens=8, rate=2.0, failure_rate=4.0, failure_requests=32,
                     kill_at_s=3.0, failure_output_tokens=16, users=8, input_tokens=32,
-                    output_tokens=48, max_model_len=2048),
+                    output_tokens=48, max_model_len=2048, policy_repeats=3, setup_repeats=3),
         "gpu": dict(tenants=8, requests_per_tenant=16, prefix_tokens=2000, question_tokens=16,
                     answer_tokens=32, rate=8.0, failure_rate=16.0, failure_requests=240,
                     kill_at_s=5.0, failure_output_tokens=64, users=64, input_tokens=128,
-                    output_tokens=128, max_model_len=4096),
+                    output_tokens=128, max_model_len=4096, policy_repeats=3, setup_repeats=3),
     },
 }
 
@@ -164,7 +165,7 @@ class Sizes(Mapping[str, Any]):
         return f"<Sizes {self.chapter} {self.profile}: {self._values}>"
 
 
-def profile_for(device_kind: str) -> str:
+def profile_for(device_kind: str) -> Profile:
     """``SERVELAB_SIZE`` if set, else ``gpu`` on a CUDA device and ``cpu`` elsewhere."""
     forced = os.environ.get(ENV_VAR, "").strip()
     if forced:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from openai import OpenAI
 
 from servelab import bench
+from servelab.bench.options import RunOptions
 from servelab.bench.server_metrics import fetch_metrics
 from servelab.chapters.batch_findings import BatchFindings, two_level_sweep
 from servelab.chapters.chunked_prefill import chunking_state
@@ -23,7 +24,7 @@ from servelab.server import Server
 
 STEP_BUDGET = 256  # tokens per step: a prompt longer than this is prefilled in chunks
 LONG_PROMPT_WORDS = 600
-STREAMS = 32  # must show batching by the chapters' own bar (batch_findings.SHOWN_GAIN)
+STREAMS = 32  # must show batching by the chapters' own bar (thresholds.SHOWN_GAIN)
 
 
 class CheckFailed(AssertionError):
@@ -41,7 +42,7 @@ def check_answer(server: Server) -> str:
         model=server.model, temperature=0, max_tokens=32,
         messages=[{"role": "user", "content": "What is the capital of Japan?"}],
         extra_body={"chat_template_kwargs": {"enable_thinking": False}},
-    ).choices[0].message.content
+    ).choices[0].message.content or ""
     client.close()
     expect("Tokyo" in reply, f"greedy answer lacks 'Tokyo': {reply!r}")
     return repr(reply.strip())
@@ -56,9 +57,10 @@ def check_capacity(server: Server) -> str:
 
 
 def check_batching(server: Server) -> str:
-    options = {"input_tokens": 32, "max_tokens": 48, "progress": False, "metrics_interval": None}
-    one = bench.closed_loop(server, users=1, **options).summary()
-    many = bench.closed_loop(server, users=STREAMS, **options).summary()
+    quiet: RunOptions = {"progress": False, "metrics_interval": None}
+    one = bench.closed_loop(server, users=1, input_tokens=32, max_tokens=48, **quiet).summary()
+    many = bench.closed_loop(server, users=STREAMS, input_tokens=32, max_tokens=48,
+                             **quiet).summary()
     for result in (one, many):
         expect(result["failed"] == 0, f"{result['failed']:.0f} requests failed")
     found = BatchFindings.from_sweep(two_level_sweep(one, many, STREAMS))
@@ -74,6 +76,8 @@ def _complete(server: Server, prompt: str) -> int:
     done = client.completions.create(model=server.model, prompt=prompt, max_tokens=2,
                                      temperature=0)
     client.close()
+    if done.usage is None:
+        raise CheckFailed("the server's answer counted no usage (prompt tokens)")
     return done.usage.prompt_tokens
 
 

@@ -11,14 +11,13 @@ import pytest
 
 from servelab.chapters.batch_findings import (
     LESSON_GPU,
-    LESSON_STRENGTH,
-    SHOWN_GAIN,
     STEADY_BASIS,
     WHOLE_BASIS,
     BatchFindings,
     BatchVerdict,
     two_level_sweep,
 )
+from servelab.chapters.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
 
 def sweep(totals: dict[int, float], steady: bool = True) -> pd.DataFrame:

@@ -54,6 +54,18 @@ def records() -> list[RequestRecord]:
     ]
 
 
+def test_a_stream_that_came_in_one_chunk_has_no_decode_speed_and_breaks_nothing(
+        records: list[RequestRecord]) -> None:
+    """A proxy can hand over a short answer's tokens at once: TPOT 0, left out of user_tok_s."""
+    buffered = record(7, 0.0, [0.0, 0.0], ttft=0.4)
+    row = metrics.calculate([*records, buffered], duration_s=2.0)
+    assert row["completed"] == 5
+    assert row["user_tok_s"] == pytest.approx(np.mean([1 / t for t in (0.4 / 3, 0.25 / 5,
+                                                                           0.4 / 2)]))
+    alone = metrics.calculate([buffered], duration_s=1.0)
+    assert math.isnan(alone["user_tok_s"])
+
+
 def test_metrics_by_hand(records: list[RequestRecord]) -> None:
     failed = RequestRecord(PlannedRequest(index=9, user=9, prompt="p", max_tokens=4))
     failed.error = "APIConnectionError: Connection error."
@@ -378,18 +390,6 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
     assert len(plots.concurrency_curves(steady_sweep).axes[0].lines) == 2
     with pytest.raises(ValueError, match="user_tok_s"):
         plots.concurrency_curves(sweep.drop(columns="user_tok_s"))
-
-
-@pytest.mark.parametrize(("asked", "setting", "shown"), [
-    (True, None, True), (True, "0", True), (True, "1", False), (False, None, False),
-])
-def test_tqdm_disable_turns_the_progress_bar_off(monkeypatch, asked: bool, setting: str | None,
-                                                shown: bool) -> None:
-    if setting is None:
-        monkeypatch.delenv("TQDM_DISABLE", raising=False)
-    else:
-        monkeypatch.setenv("TQDM_DISABLE", setting)
-    assert runner.shows_progress(asked) is shown
 
 
 def test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show(

@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 from servelab.bench import bandwidth
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.frames import Result
 from servelab.chapters import batching
 from servelab.chapters.batch_findings import LESSON_GPU, BatchFindings, two_level_sweep
 from servelab.chapters.prediction import page_story, prediction_text
@@ -61,18 +63,32 @@ def test_step_times_and_fit_recover_a_line() -> None:
         batching.fit_step_time([4, 4], [1.0, 2.0])
 
 
-@pytest.mark.parametrize(("fixed", "per_seq", "read_ms", "kind", "phrase"), [
-    (40.0, 2.0, 10.0, "compute-bound", "**compute-bound**"),
-    (12.0, 0.1, 10.0, "bandwidth-bound", "**bandwidth-bound**"),
-    (40.0, 0.7, 9.0, "fixed-cost-bound", "**fixed-cost-bound**"),
+@pytest.mark.parametrize(("fixed", "per_seq", "read_ms", "kind"), [
+    (40.0, 2.0, 10.0, batching.Regime.COMPUTE),      # 64 ms per sequence at 32 >= 40 ms fixed
+    (12.0, 0.1, 10.0, batching.Regime.BANDWIDTH),    # fixed 1.2 reads of the weights
+    (40.0, 0.7, 9.0, batching.Regime.FIXED_COST),    # fixed 4.4 reads
 ])
-def test_regime_branches(fixed: float, per_seq: float, read_ms: float, kind: str,
-                         phrase: str) -> None:
-    fit = batching.StepFit(fixed, per_seq, 0.99)
-    assert batching.regime(fit, read_ms, largest_batch=32) == kind
-    text = batching.regime_text(fit, read_ms, largest_batch=32, points=6)
-    assert phrase in text and "rough" not in text
-    assert "rough" in batching.regime_text(fit, read_ms, largest_batch=32, points=2)
+def test_each_regime_follows_from_the_fit(fixed: float, per_seq: float, read_ms: float,
+                                          kind: batching.Regime) -> None:
+    found = batching.RegimeFindings.of(batching.StepFit(fixed, per_seq, 0.99), read_ms,
+                                       [1, 4, 8, 16, 32, 32])
+    assert (found.largest_batch, found.points, found.rough) == (32, 5, False)
+    assert found.regime is kind
+    assert f"**{kind}**" in batching.regime_text(found)
+
+
+def test_a_fit_through_two_batch_sizes_is_called_rough() -> None:
+    found = batching.RegimeFindings.of(batching.StepFit(40.0, 0.7, 1.0), 9.0, [1, 4])
+    assert found.rough and "rough" in batching.regime_text(found)
+
+
+def test_the_regime_text_words_the_records_figures() -> None:
+    compute = batching.RegimeFindings(batching.StepFit(26.5, 1.94, 0.99), 10.8, 32, 5)
+    assert compute.per_sequence_at_top_ms == pytest.approx(62.08)
+    text = batching.regime_text(compute)
+    assert "(62 ms) is **2.3×** the fixed part (26 ms)" in text and "about **14**" in text
+    fixed = batching.RegimeFindings(batching.StepFit(40.0, 0.7, 0.99), 9.0, 32, 5)
+    assert "**4.4×** a read of the weights" in batching.regime_text(fixed)
 
 
 @pytest.mark.parametrize(("per_seq", "phrase"), [
@@ -127,6 +143,26 @@ def test_the_lessons_figures_stand_beside_this_run() -> None:
     assert table[""].iloc[1] == "32 streams, total (tok/s)"
 
 
+def _waves(static_s: float, idle_continuous: float = 0.05, fit: batching.StepFit | None = None,
+           tail_share: float | None = None) -> batching.WavesFindings:
+    """96 requests in waves of 16 against 16 s continuously, 60% of the waves' slots idle."""
+    return batching.WavesFindings(
+        requests=96, wave_size=16, static_s=static_s, continuous_s=16.0, idle_static=0.6,
+        idle_continuous=idle_continuous, tail_share=tail_share,
+        step_one_ms=None if fit is None else fit.at(1),
+        step_full_ms=None if fit is None else fit.at(16))
+
+
+@pytest.mark.parametrize(("static_s", "verdict"), [
+    (24.0, batching.WavesVerdict.CLEAR),      # 1.5x: CONTINUOUS_CLEAR
+    (20.0, batching.WavesVerdict.WON),        # 1.25x
+    (16.8, batching.WavesVerdict.NOT_SHOWN),  # 1.05x: CONTINUOUS_WON is not beaten
+])
+def test_each_waves_verdict_follows_from_the_durations(static_s: float,
+                                                       verdict: batching.WavesVerdict) -> None:
+    assert _waves(static_s).verdict is verdict
+
+
 @pytest.mark.parametrize(("static_s", "smoke", "phrase"), [
     (40.0, False, "red gaps"),
     (20.0, False, "by less than"),
@@ -134,34 +170,57 @@ def test_the_lessons_figures_stand_beside_this_run() -> None:
     (16.0, False, "did not show a difference"),
 ])
 def test_waves_text_branches(static_s: float, smoke: bool, phrase: str) -> None:
-    text = batching.waves_text(static_s, 16.0, 0.6, 0.05, wave_size=16, requests=96,
-                               smoke=smoke)
-    assert phrase in text and "60%" in text
+    text = batching.waves_text(_waves(static_s), smoke=smoke)
+    assert phrase in text and "60%" in text and "The same 96 requests" in text
 
 
 def test_waves_text_weighs_idle_slots_by_what_a_step_costs() -> None:
     fit = batching.StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
-    text = batching.waves_text(36.0, 20.0, 0.6, 0.2, wave_size=16, requests=96, smoke=False,
-                               fit=fit)
+    # Busy shares 40% against 80%: 2.0x if steps cost alike; 1.8x measured.
+    found = _waves(28.8, idle_continuous=0.2, fit=fit)
+    assert found.if_steps_cost_alike == pytest.approx(2.0) and found.short_of_slots
+    text = batching.waves_text(found, smoke=False)
     assert "would predict 2.0×" in text and "65 ms" in text and "140 ms" in text
-    assert "would predict" not in batching.waves_text(36.0, 20.0, 0.6, 0.2, wave_size=16,
-                                                      requests=96, smoke=False)
+    assert not _waves(28.8, idle_continuous=0.2).short_of_slots  # no fit, nothing to say why
     # A gain as large as the busy shares predict needs no excuse.
-    assert "would predict" not in batching.waves_text(40.0, 20.0, 0.6, 0.2, wave_size=16,
-                                                      requests=96, smoke=False, fit=fit)
+    assert not _waves(40.0, idle_continuous=0.2, fit=fit).short_of_slots
 
 
-@pytest.mark.parametrize(("tail_share", "phrase"), [
-    (0.9, "90% of its idle slot time came after the last request"),
-    (0.4, "Only 40% of its idle slot time came after the last request"),
-    (None, "hands a freed slot to the next request at the next step."),
+@pytest.mark.parametrize(("tail_share", "mostly", "phrase"), [
+    (0.9, True, "90% of its idle slot time came after the last request"),
+    (0.4, False, "Only 40% of its idle slot time came after the last request"),
+    (None, None, "hands a freed slot to the next request at the next step."),
 ])
 def test_waves_text_says_where_the_continuous_idle_time_was(tail_share: float | None,
+                                                            mostly: bool | None,
                                                             phrase: str) -> None:
-    text = batching.waves_text(40.0, 16.0, 0.6, 0.3, wave_size=16, requests=96, smoke=False,
-                               tail_share=tail_share)
+    found = _waves(40.0, idle_continuous=0.3, tail_share=tail_share)
+    assert found.tail_mostly is mostly
+    text = batching.waves_text(found, smoke=False)
     assert text.endswith(phrase) if tail_share is None else phrase in text
-    assert "very end" not in text
+
+
+def _static_run(ends: list[float]) -> Result:
+    records = []
+    for index, end in enumerate(ends):
+        record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=2))
+        record.sent, record.token_times, record.token_samples = 0.0, [end / 2, end], [0, 0]
+        record.first_token, record.end, record.closed = end / 2, end, end
+        record.prompt_tokens, record.output_tokens = 4, 2
+        records.append(record)
+    return Result(workload=None, records=records, duration_s=max(ends))
+
+
+def test_the_waves_findings_are_read_off_the_two_runs() -> None:
+    # Two slots, both sent at once: one request ends at 1 s and one at 4 s in the waves, so a
+    # slot idles 3 of the 8 slot-seconds; continuously both end at 2 s.
+    fit = batching.StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
+    found = batching.WavesFindings.of(_static_run([1.0, 4.0]), _static_run([2.0, 2.0]), 2, fit)
+    assert (found.requests, found.static_s, found.continuous_s) == (2, 4.0, 2.0)
+    assert found.idle_static == pytest.approx(3 / 8) and found.idle_continuous == 0.0
+    assert found.tail_share is None  # no idle time continuously: nothing to place
+    assert (found.step_one_ms, found.step_full_ms) == (65.0, 70.0)
+    assert found.speedup == 2.0 and found.verdict is batching.WavesVerdict.CLEAR
 
 
 def test_matmul_flops_is_a_positive_rate() -> None:
@@ -200,13 +259,17 @@ def test_a_gpu_is_probed_before_its_server_starts() -> None:
         bandwidth.device_limits(_Unstarted("cuda", "half", running=True))
 
 
-@pytest.mark.parametrize(("single", "phrase"), [(30.0, "close to the bound"),
-                                                (10.0, "far below the bound")])
-def test_ceiling_text_branches(single: float, phrase: str) -> None:
-    text = batching.ceiling_text(bandwidth.Ceiling(10.0, 270_000_000, single))
+@pytest.mark.parametrize(("single", "near", "phrase"), [
+    (18.6, True, "close to the bound"),    # 50% of the 37 tok/s ceiling: CEILING_NEAR
+    (18.4, False, "far below the bound"),
+])
+def test_ceiling_text_branches(single: float, near: bool, phrase: str) -> None:
+    found = batching.CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000, single))
+    assert found.near is near
+    text = batching.ceiling_text(found)
     assert "**37 tok/s**" in text and phrase in text and "**270 MB**" in text
     with pytest.raises(ValueError, match="measured speed"):
-        batching.ceiling_text(bandwidth.Ceiling(10.0, 270_000_000))
+        batching.CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000))
 
 
 def test_a_measured_phrase_ending_in_a_full_stop_gets_one() -> None:

@@ -1,5 +1,6 @@
 """Helpers of chapters 03-05 on made-up numbers: KV arithmetic, block tables, workloads, the
-start-up refusal parser, and every branch of the interpretation text."""
+start-up refusal parser, and the interpretation text rendered from findings records (each
+record's verdicts are tested on their own in ``test_cache_findings.py``)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,19 @@ from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
 from servelab.chapters import cache_text
 from servelab.chapters.block_table import Holder, block_table, plot_block_table
+from servelab.chapters.dial_findings import ContextFindings, SweepFindings
 from servelab.chapters.dials import MixedLengths, OverLong, start_refusal
-from servelab.chapters.kv import blocks_for, kv_shape, usable_blocks
+from servelab.chapters.kv import RequestFit, blocks_for, kv_shape, usable_blocks
+from servelab.chapters.paging_findings import (
+    AdmissionFindings,
+    PagingFindings,
+    SqueezeFindings,
+    TokenCost,
+)
+from servelab.chapters.reuse_findings import LoadReuseFindings, ReuseFindings
 from servelab.chapters.sharing import IdenticalPrompts, SharingExpectation
+from servelab.chapters.sharing_findings import SharingFindings
+from servelab.server import Capacity
 
 matplotlib.use("Agg")
 
@@ -131,52 +142,72 @@ def test_start_refusal_is_parsed_from_a_wrapped_log():
 
 
 # -- prose: chapter 03 --------------------------------------------------------------------------
-def _paging(**changes):
-    args = dict(bytes_per_token=23_040, dtype="bfloat16", context_limit=8192,
-                request_tokens=300, block=128, cache_tokens=14_336, naive_fit=1, paged_fit=37,
-                roomy={"running_max": 32, "duration_s": 20.0}, tokens_per_sequence=290.0,
-                cramped={"running_max": 8, "waiting_max": 24, "preemptions": 5,
-                         "duration_s": 61.0, "failed": 0})
-    args.update(changes)
-    return cache_text.paging_text(**args)
+# 14,336 tokens are 111 usable blocks of 128: one 8,192-token context (64 blocks) or 37
+# 300-token requests (3 blocks each).
+CAPACITY = Capacity(kv_cache_tokens=14_336, max_model_len=8192, max_concurrency=1.75)
+COST = TokenCost(bytes_per_token=23_040, dtype="bfloat16", context_limit=8192,
+                 request_tokens=300, context_mib=180.0, request_mib=6.6)
+ROOMY = {"running_max": 32.0, "waiting_max": 0.0, "duration_s": 20.0}
+CRAMPED = {"running_max": 8.0, "waiting_max": 24.0, "preemptions": 5.0, "duration_s": 61.0,
+           "failed": 0.0}
+
+
+def _paging(capacity=CAPACITY, roomy=ROOMY, cramped=CRAMPED, request_tokens=300):
+    paging = PagingFindings.from_run(capacity, 128, request_tokens, roomy,
+                                     tokens_per_sequence=290.0)
+    return cache_text.paging_text(paging, COST, SqueezeFindings.from_runs(roomy, cramped))
 
 
 def test_paging_text_when_everything_shows():
     text = _paging()
-    assert "**37**" in text and "**37×**" in text
+    assert "**37**" in text and "**37×**" in text and "**180 MiB**" in text
     assert "**32** sequences ran at once" in text
     assert "preempted **5** times" in text and "**61 s**" in text
     assert "Every request still completed" in text
 
 
 def test_paging_text_reports_failures():
-    text = _paging(cramped={"running_max": 8, "waiting_max": 24, "preemptions": 5,
-                            "duration_s": 61.0, "failed": 2})
+    text = _paging(cramped=dict(CRAMPED, failed=2.0))
     assert "2 requests failed" in text and "still completed" not in text
 
 
 def test_paging_text_without_gain_load_or_squeeze():
-    text = _paging(naive_fit=3, paged_fit=3, roomy={"running_max": 2, "duration_s": 5.0},
-                   cramped={"running_max": 4, "waiting_max": 0, "preemptions": 0,
-                            "duration_s": 5.0})
+    # A 2,048-token context in 512 tokens' cache: one fits reserved, and one paged.
+    tight = Capacity(kv_cache_tokens=2048 + 128, max_model_len=2048, max_concurrency=1.06)
+    text = _paging(capacity=tight, roomy={"running_max": 1.0, "duration_s": 5.0},
+                   cramped={"running_max": 4.0, "waiting_max": 0.0, "preemptions": 0.0,
+                            "duration_s": 5.0}, request_tokens=2000)
     assert "no gain at these sizes" in text
     assert "did not show paging's gain" in text
     assert "squeeze did not show" in text
 
 
 def test_paging_text_waits_without_preemption():
-    text = _paging(cramped={"running_max": 8, "waiting_max": 3, "preemptions": 0,
-                            "duration_s": 30.0})
+    text = _paging(cramped=dict(CRAMPED, waiting_max=3.0, preemptions=0.0))
     assert "no sequence was preempted" in text
 
 
 def test_prediction_echo_with_and_without_a_guess():
-    empty = cache_text.paging_prediction("  ", naive_fit=1, paged_fit=37, context_limit=8192,
-                                         block=128)
+    paging = PagingFindings.from_run(CAPACITY, 128, 300, ROOMY)
+    empty = cache_text.paging_prediction("  ", paging)
     assert "left the prediction empty" in empty and "37 did (37× as many)" in empty
-    said = cache_text.paging_prediction("ten times", naive_fit=2, paged_fit=10,
-                                        context_limit=8192, block=16)
+    two = Capacity(kv_cache_tokens=2 * 8192 + 16, max_model_len=8192, max_concurrency=2.0)
+    said = cache_text.paging_prediction("ten times", PagingFindings.from_run(two, 16, 300, ROOMY))
     assert "You predicted: *ten times*" in said and "2 requests fit" in said
+
+
+def test_admission_text_explains_waiting_beside_room_and_running_past_the_fit():
+    roomy = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
+    small = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
+    admission = AdmissionFindings.from_runs({"waiting_max": 13, "running_max": 20}, roomy,
+                                            {"running_max": 14, "preemptions": 3}, small)
+    text = cache_text.admission_text(admission)
+    assert "up to **13** requests waited while at most 20 ran, though 41 would fit" in text
+    assert "**14** ran at once, more than the 9 whole requests" in text
+    assert "its 3 preemptions" in text
+    quiet = AdmissionFindings.from_runs({"waiting_max": 0, "running_max": 20}, roomy,
+                                        {"running_max": 8, "preemptions": 0}, small)
+    assert cache_text.admission_text(quiet) == ""
 
 
 # -- prose: chapter 04 --------------------------------------------------------------------------
@@ -186,15 +217,14 @@ def _cost(computed, cached):
 
 
 ON = {"ttft_ms_p50": 100.0, "prefix_cache_hit_rate": 0.7}
-OFF = {"ttft_ms_p50": 900.0, "prefix_cache_hit_rate": float("nan")}
-
-
+UNCOUNTED = {"ttft_ms_p50": 800.0, "prefix_cache_hit_rate": float("nan")}
 FAST, SLOW = Spread.of([80.0, 100.0, 130.0, 90.0]), Spread.of([700.0, 900.0, 1100.0, 800.0])
+REUSED = ReuseFindings.from_probe(_cost([2016, 96, 96], [0, 1920, 1920]),
+                                  _cost([2016] * 3, [0] * 3))
 
 
 def test_reuse_text_when_reuse_and_speed_show():
-    text = cache_text.reuse_text(_cost([2016, 96, 96], [0, 1920, 1920]),
-                                 _cost([2016] * 3, [0] * 3), ON, OFF, FAST, SLOW)
+    text = cache_text.reuse_text(REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
     assert "each later one **96**" in text and "**8.9×** sooner" in text
     assert "range 80–130 ms over 4 with caching" in text and "hit rate of **70%**" in text
 
@@ -204,26 +234,25 @@ def test_reuse_text_when_reuse_and_speed_show():
     Spread.of([100.0, 150.0, 200.0, 750.0]),   # far apart at the median, one slow request
 ])
 def test_reuse_text_when_the_load_cannot_tell(on):
-    text = cache_text.reuse_text(_cost([2016] * 3, [0] * 3), _cost([2016] * 3, [0] * 3),
-                                 {"ttft_ms_p50": 800.0, "prefix_cache_hit_rate": float("nan")},
-                                 OFF, on, SLOW)
+    same = ReuseFindings.from_probe(_cost([2016] * 3, [0] * 3), _cost([2016] * 3, [0] * 3))
+    text = cache_text.reuse_text(same, LoadReuseFindings.from_load(on, SLOW, UNCOUNTED))
     assert "did not show the reuse" in text
     assert "cannot say the cache made first tokens sooner" in text and "sooner (" not in text
     assert "no prefix-cache queries" in text
 
 
 def test_reuse_prediction_reports_the_second_request():
-    text = cache_text.reuse_prediction("", _cost([2016, 96], [0, 1920]), ON, OFF)
-    assert "computed 96 of its 2016 prompt tokens" in text and "9.0× sooner" in text
+    text = cache_text.reuse_prediction("", REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
+    assert "computed 96 of its 2016 prompt tokens" in text and "8.9× sooner" in text
 
 
 EXPECT = SharingExpectation(4, 1000, 64, 128)  # shared 15 blocks, unshared 36
 
 
 def test_sharing_text_when_all_controls_separate():
-    text = cache_text.sharing_text({"n4_on": 15.2, "n4_off": 35.8, "same_on": 15.0,
-                                    "different_on": 36.1},
-                                   {"n4_on": 2688, "n4_off": float("nan")}, EXPECT)
+    text = cache_text.sharing_text(SharingFindings.from_peaks(
+        {"n4_on": 15.2, "n4_off": 35.8, "same_on": 15.0, "different_on": 36.1},
+        {"n4_on": 2688, "n4_off": float("nan")}, EXPECT))
     assert "need **15** blocks" in text and "**36** if not" in text
     assert "only when prefix caching was on" in text
     assert "counted 2,688 prompt tokens found in the cache, against none" in text
@@ -232,8 +261,9 @@ def test_sharing_text_when_all_controls_separate():
 
 
 def test_sharing_text_when_controls_do_not_separate():
-    text = cache_text.sharing_text({"n4_on": 30.0, "n4_off": 33.0, "same_on": 15.0,
-                                    "different_on": 31.0}, {"n4_on": 0, "n4_off": 0}, EXPECT)
+    text = cache_text.sharing_text(SharingFindings.from_peaks(
+        {"n4_on": 30.0, "n4_off": 33.0, "same_on": 15.0, "different_on": 31.0},
+        {"n4_on": 0, "n4_off": 0}, EXPECT))
     assert "did not show the children sharing" in text
     assert "did not match" in text
     assert "did not separate them" in text
@@ -241,8 +271,9 @@ def test_sharing_text_when_controls_do_not_separate():
 
 # -- prose: chapter 05 --------------------------------------------------------------------------
 def _sweep(out, tpot, arrival):
-    return pd.DataFrame({"output_tok_s": out, "tpot_ms_p99": tpot, "latency_s_p99": arrival},
-                        index=pd.Index([1, 64], name="max_num_seqs"))
+    return SweepFindings.from_sweep(pd.DataFrame(
+        {"output_tok_s": out, "tpot_ms_p99": tpot, "latency_s_p99": arrival},
+        index=pd.Index([1, 64], name="max_num_seqs")))
 
 
 def test_sweep_text_per_token_worse_backlog_better():
@@ -262,7 +293,7 @@ def test_sweep_text_weighs_the_median_from_arrival(medians, phrase):
     sweep = pd.DataFrame({"output_tok_s": [30, 120, 180], "tpot_ms_p99": [35, 60, 90],
                           "latency_s_p99": [16.0, 3.0, 2.6], "latency_s_p50": medians},
                          index=pd.Index([1, 12, 24], name="max_num_seqs"))
-    text = cache_text.sweep_text(sweep)
+    text = cache_text.sweep_text(SweepFindings.from_sweep(sweep))
     assert phrase in text
     assert ("longer again" in text) == (medians[-1] > 1.1 * min(medians))
 
@@ -272,14 +303,14 @@ def test_sweep_text_when_nothing_moved():
     assert "did not show batching's throughput gain" in text
     assert "stayed about the same" in text
     assert "did not show here" in text
-    assert "as the lesson says" not in text
+    assert "The median from arrival" not in text   # the sweep measured no medians
 
 
 def test_sweep_text_names_a_best_level_in_the_middle():
     sweep = pd.DataFrame({"output_tok_s": [30, 200, 260], "tpot_ms_p99": [35, 60, 90],
                           "latency_s_p99": [9.0, 2.0, 2.5]},
                          index=pd.Index([1, 12, 24], name="max_num_seqs"))
-    text = cache_text.sweep_text(sweep)
+    text = cache_text.sweep_text(SweepFindings.from_sweep(sweep))
     assert "It was shortest at 12 sequences (2.0 s), not at the most" in text
     assert "shortest at" not in cache_text.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
 
@@ -292,19 +323,19 @@ def test_sweep_text_when_both_latencies_rise():
 SHORT = {"running_max": 8, "preemptions": 0, "e2e_ms_p99": 6000.0}
 MIXED = {"running_max": 9, "preemptions": 4, "e2e_ms_p99": 14000.0}
 REFUSAL = start_refusal(REFUSAL_LOG)
+SMALL = Capacity(kv_cache_tokens=2560, max_model_len=2048, max_concurrency=1.25)
+OVER = OverLong(2100, 16, 2048, "This model's maximum context length is 2048.")
 
 
 def _context(**changes):
-    args = dict(refusal=REFUSAL, refused_context=4096, cache_tokens=2560, long_context=2048,
-                engine_concurrency=1.25, short_only=SHORT, mixed=MIXED, long_requests=2,
-                short_requests=8,
-                over_long=OverLong(2100, 16, 2048, "This model's maximum context length is 2048."))
+    args = dict(refusal=REFUSAL, refused_context=4096, over_long=OVER, capacity=SMALL,
+                short_only=SHORT, mixed=MIXED, short_requests=8, long_requests=2)
     args.update(changes)
-    return cache_text.context_text(**args)
+    return ContextFindings.from_runs(**args)
 
 
 def test_context_text_when_everything_shows():
-    text = _context()
+    text = cache_text.context_text(_context())
     assert "refused to start" in text and "2,560 tokens would fit" in text
     assert "was turned away" in text
     assert "room for **1.25** requests" in text and "**8** short requests ran at once" in text
@@ -314,40 +345,28 @@ def test_context_text_when_everything_shows():
 def test_a_refusal_about_the_room_left_is_explained():
     exact = OverLong(2048, 16, 2048, "max_tokens must be at least 1, got 0.")
     assert exact.room == 0 and exact.names_room
-    text = _context(over_long=exact)
+    text = cache_text.context_text(_context(over_long=exact))
     assert "“max_tokens must be at least 1, got 0.”" in text
     assert "speaks of 0 answer tokens, not the 16 asked for" in text
-    over = OverLong(2100, 16, 2048, "This model's maximum context length is 2048.")
-    assert over.room == 0 and not over.names_room
-    assert "speaks of" not in _context(over_long=over)
+    assert OVER.room == 0 and not OVER.names_room
+    assert "speaks of" not in cache_text.context_text(_context())
 
 
 def test_context_text_when_nothing_shows():
-    text = _context(refusal=None, over_long=OverLong(2048, 16, 2048, None),
-                    mixed=dict(MIXED, preemptions=0))
+    text = cache_text.context_text(_context(refusal=None, over_long=OverLong(2048, 16, 2048, None),
+                                            mixed=dict(MIXED, preemptions=0)))
     assert "start-up rule is not shown here" in text
     assert "was not refused in this run" in text
     assert "did not show long conversations pushing short ones out" in text
 
 
 def test_context_text_when_few_short_requests_ran():
-    text = _context(short_only=dict(SHORT, running_max=1))
+    text = cache_text.context_text(_context(short_only=dict(SHORT, running_max=1)))
     assert "does not show more requests than that number" in text
 
 
 def test_dials_prediction_names_both_parts():
     text = cache_text.dials_prediction("more", _sweep([30, 300], [35, 90], [34.1, 5.1]),
-                                       SHORT, MIXED)
-    assert "output 10.0×" in text and "preempted 4 times" in text and "14.0 s" in text
-
-
-def test_admission_text_explains_waiting_beside_room_and_running_past_the_fit():
-    roomy = {"waiting_max": 13, "running_max": 20}
-    cramped = {"running_max": 14, "preemptions": 3}
-    text = cache_text.admission_text(roomy, 41, cramped, 9)
-    assert "up to **13** requests waited while at most 20 ran, though 41 would fit" in text
-    assert "**14** ran at once, more than the 9 whole requests" in text
-    assert "its 3 preemptions" in text
-    quiet = cache_text.admission_text({"waiting_max": 0, "running_max": 20}, 41,
-                                      {"running_max": 8, "preemptions": 0}, 9)
-    assert quiet == ""
+                                       _context())
+    assert "output 10.0×" in text and "(p99) 0.15×" in text
+    assert "preempted 4 times" in text and "14.0 s" in text

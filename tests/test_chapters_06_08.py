@@ -19,10 +19,9 @@ from servelab.bench.prefill import fit_prefill
 from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import PrefillProbe
-from servelab.chapters import chunked_prefill, throughput_latency, when_not_to
+from servelab.chapters import chunked_prefill, when_not_to
 from servelab.chapters.chunked_prefill import BudgetPlan, budget_for
-from servelab.chapters.throughput_latency import Setting
-from servelab.chapters.when_not_to import LLAMA_F16, LLAMA_Q4, VLLM, Facts
+from servelab.chapters.when_not_to import LLAMA_F16, LLAMA_Q4, VLLM, EngineFindings, Facts
 from servelab.engine import Device
 from servelab.llama_server import LlamaCppServer
 from servelab.placement import side_by_side
@@ -203,68 +202,6 @@ def test_two_gpus_give_each_half_its_own_gpu_and_label_it():
     assert placement.whole_device(T4).described == "the whole GPU (Tesla T4)"
 
 
-def _sweep(tpot, ttft, out, waiting=0):
-    return pd.DataFrame({"rate": [1, 2, 4, 8], "tpot_ms_p50": tpot, "ttft_ms_p99": ttft,
-                         "output_tok_s": out, "waiting_max": [0, 0, 0, waiting]})
-
-
-def _mixed(pair_chat, pair_job):
-    return pd.DataFrame({"chat_ttft_ms_p99": [pair_chat, 900, 1500],
-                         "batch_job_s": [pair_job, 12.0, 8.0],
-                         "chat_tpot_ms_p50": [40, 45, 60]},
-                        index=["two", "one small", "one large"])
-
-
-SETTING = Setting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, output_tokens=32,
-                  device_label="CPU X (2 cores)", split="1 core (0) and 1 GiB of KV cache")
-SMALL = _sweep([40, 45, 50, 55], [300, 600, 1500, 4000], [30, 60, 100, 110])
-
-
-@pytest.mark.parametrize(("batch", "says"), [
-    (_sweep([60, 70, 80, 90], [300, 500, 800, 900], [30, 60, 120, 200]), "The small cap broke"),
-    (_sweep([60, 70, 80, 90], [1200, 1500, 1800, 5000], [30, 60, 120, 200]),
-     "the large cap broke first"),
-    (_sweep([60, 70, 80, 90], [300, 600, 1500, 4000], [30, 60, 120, 200]),
-     "Neither cap separated"),
-])
-def test_story_07_chat_branches(batch, says):
-    text = throughput_latency.story(SMALL, batch, _mixed(500, 9.0), SETTING, "small first")
-    assert says in text and "small first" in text
-
-
-@pytest.mark.parametrize(("peak_small", "peak_large", "waiting", "says"), [
-    (250, 256, 3, "measure the load, not what the servers could"),
-    (100, 105, 3, "almost nothing"),
-    (100, 105, 0, "no request ever waited for one of the small cap's slots"),
-    (100, 220, 3, "the large cap kept up with the 256 tok/s offered"),
-    (20, 200, 3, "most of what the extra sequences could give"),
-    (100, 180, 3, "well below the lesson's GPU example"),
-])
-def test_story_07_throughput_branches(peak_small, peak_large, waiting, says):
-    small = _sweep([40] * 4, [300] * 4, [10, 10, 10, peak_small], waiting)
-    large = _sweep([60] * 4, [300] * 4, [10, 10, 10, peak_large])
-    text = throughput_latency.story(small, large, _mixed(500, 9.0), SETTING, "")
-    assert says in text
-    assert "2-core" not in text and "CPU X (2 cores)" in text or says.startswith("measure")
-
-
-@pytest.mark.parametrize(("chat", "job", "says"), [
-    (500, 7.0, "paid for itself here"), (500, 8.3, "paid for itself here"),
-    (500, 9.0, "protected the chat users"),
-    (1000, 7.0, "the chat users waited longer"), (1000, 9.0, "lost on both counts"),
-])
-def test_story_07_mixed_branches(chat, job, says):
-    text = throughput_latency.story(SMALL, SMALL, _mixed(chat, job), SETTING, "")
-    assert says in text
-    assert "won on both counts" not in text
-
-
-def test_story_07_without_a_split_makes_no_claim():
-    setting = Setting(4, 64, 1000, 32, "CPU Y (1 core)", split=None)
-    text = throughput_latency.story(SMALL, SMALL, _mixed(500, 7.0).iloc[1:], setting, "")
-    assert "makes no claim about two deployments" in text and "won" not in text
-
-
 # -- chapter 08 ---------------------------------------------------------------------------------
 def test_f16_gguf_dequantizes_packed_tensors_and_keeps_metadata(tmp_path, monkeypatch):
     import gguf
@@ -327,6 +264,10 @@ SETUP = pd.DataFrame({"packages_mb": {"llama.cpp": 20.0, "vLLM": 900.0},
                       "model_files_mb": {"llama.cpp": 98.0, "vLLM": 270.0}})
 
 
+def _story(table, facts, prediction):
+    return when_not_to.story(EngineFindings.of(table, SETUP, facts), prediction)
+
+
 def _facts(gpu=False, compile_s=700.0):
     return Facts(many=32, llama_device="the CPU (2 cores)",
                  vllm_device="GPU T4" if gpu else "the same CPU", vllm_on_gpu=gpu,
@@ -341,14 +282,32 @@ def _facts(gpu=False, compile_s=700.0):
     ((50, 20, 58), "Even the 4-bit file did not put llama.cpp ahead"),
 ])
 def test_story_08_one_user_branches(speeds, says):
-    text = when_not_to.story(_table(*speeds, 150, 600), SETUP, _facts(), "llama 2x")
+    text = _story(_table(*speeds, 150, 600), _facts(), "llama 2x")
     assert says in text and "llama 2x" in text
     assert "5.9 bits" in text and "2.7× the bytes" in text
 
 
+@pytest.mark.parametrize(("a", "pace"), [(111.0, when_not_to.Pace.FASTER),
+                                         (110.0, when_not_to.Pace.ALIKE),
+                                         (90.0, when_not_to.Pace.ALIKE),
+                                         (89.0, when_not_to.Pace.SLOWER)])
+def test_two_speeds_are_alike_within_the_named_band(a, pace):
+    assert when_not_to.Against(a, 100.0).pace is pace
+
+
+def test_the_engine_findings_read_each_run_once():
+    found = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts())
+    assert found.crowd_llama == LLAMA_Q4 and found.crowd_lead.ratio == pytest.approx(4.0)
+    assert found.q4_leads and found.alone_llama and found.crowd_vllm
+    assert found.disk_mb == {"llama.cpp": 118.0, "vLLM": 1170.0}
+    assert found.first_start_s == pytest.approx(701.0) and found.build_slower
+    assert EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP,
+                             _facts(compile_s=None)).build_slower is None
+
+
 def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float32():
     facts = dataclasses.replace(_facts(), vllm_dtype="float32")
-    text = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, facts, "")
+    text = _story(_table(150, 60, 58, 150, 600), facts, "")
     assert "computing in float32" in text and "32 bits per weight" in text
     assert "does not say how much of the lead is the engine" in text
     assert "came from the smaller file" not in text and "At 16 bits each" not in text
@@ -358,7 +317,7 @@ def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float3
     (600, "4.0× the tokens"), (150, "vLLM did not serve more in total"),
 ])
 def test_story_08_many_user_branches(many_vllm, says):
-    text = when_not_to.story(_table(150, 60, 58, 150, many_vllm), SETUP, _facts(), "")
+    text = _story(_table(150, 60, 58, 150, many_vllm), _facts(), "")
     assert says in text
 
 
@@ -368,20 +327,20 @@ def test_story_08_many_user_branches(many_vllm, says):
     ((150, 60, 58), 100, "gives no reason to pick vLLM"),
 ])
 def test_story_08_guidance_branches(speeds, many_vllm, says):
-    text = when_not_to.story(_table(*speeds, 150, many_vllm), SETUP, _facts(), "")
+    text = _story(_table(*speeds, 150, many_vllm), _facts(), "")
     assert says in text
     assert "talked about" not in text
 
 
 def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
-    slow_build = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, _facts(), "")
+    slow_build = _story(_table(150, 60, 58, 150, 600), _facts(), "")
     assert "11.7 minutes" in slow_build and "longer than vLLM's start" in slow_build
     assert "cannot load the 4-bit GGUF" in slow_build and "on a GPU" in slow_build
-    quick = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, _facts(compile_s=30.0), "")
+    quick = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=30.0), "")
     assert "still less than vLLM's start" in quick
-    unknown = when_not_to.story(_table(150, 60, 58, 150, 600), SETUP, _facts(compile_s=None), "")
+    unknown = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=None), "")
     assert "was not recorded" in unknown
-    gpu = when_not_to.story(_table(150, 60, 600, 150, 6000), SETUP, _facts(gpu=True), "")
+    gpu = _story(_table(150, 60, 600, 150, 6000), _facts(gpu=True), "")
     assert "also a comparison between a CPU and a GPU" in gpu
     assert "mostly the device, not the engine" in gpu
     assert "came from the smaller file" not in gpu
@@ -396,12 +355,6 @@ def test_request_timeline_draws_one_panel_per_engine():
     assert [ax.get_title(loc="left") for ax in figure.axes] == ["a", "b"]
     assert figure.axes[0].get_shared_x_axes().joined(figure.axes[0], figure.axes[1])
     matplotlib.pyplot.close(figure)
-
-
-def test_story_07_both_missing_the_slo_says_so():
-    late = _sweep([40] * 4, [1500] * 4, [10, 20, 30, 40])
-    text = throughput_latency.story(late, late, _mixed(500, 9.0), SETTING, "")
-    assert "Both missed the target even at the lowest rate" in text
 
 
 def test_a_whole_device_server_is_bound_to_every_core():

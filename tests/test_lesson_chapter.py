@@ -16,18 +16,23 @@ from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
 from servelab.chapters.batch_findings import BatchFindings
 from servelab.chapters.lesson import (
-    SlicePlan,
-    SliceVerdict,
-    TailVerdict,
     batching_text,
     chunking_text,
     paging_text,
     prediction_beside_list_text,
     prefix_text,
-    slice_verdict,
     summary_text,
-    tail_verdict,
 )
+from servelab.chapters.lesson_findings import (
+    ChunkFindings,
+    DocumentVerdict,
+    LessonFindings,
+    SlicePlan,
+    SliceVerdict,
+    TailVerdict,
+)
+from servelab.chapters.paging_findings import PagingFindings
+from servelab.chapters.reuse_findings import ReuseFindings
 from servelab.server import Capacity
 from servelab.sizes import PROFILES, sizes_for
 
@@ -139,22 +144,25 @@ def probe(computed: list[float], cached: list[float], ttft_ms: list[float]) -> p
 CONTROL = probe([2016, 2016, 2016], [0, 0, 0], [4000, 4100, 3900])
 
 
+def reuse(computed: list[float], cached: list[float], ttft_ms: list[float],
+          control: pd.DataFrame = CONTROL) -> ReuseFindings:
+    return ReuseFindings.from_probe(probe(computed, cached, ttft_ms), control)
+
+
 def test_prefix_reuse_shown_and_first_token_sooner() -> None:
-    text = prefix_text(probe([2016, 16, 16], [0, 2000, 2000], [4000, 200, 200]), CONTROL)
+    text = prefix_text(reuse([2016, 16, 16], [0, 2000, 2000], [4000, 200, 200]))
     assert "**2016**" in text and "only **16**" in text and "**20.0×** sooner" in text
     assert "removed 95% of the wait" in text
 
 
 def test_prefix_reuse_shown_but_first_token_not_much_sooner() -> None:
-    text = prefix_text(probe([2016, 16, 16], [0, 2000, 2000], [4000, 3500, 3500]), CONTROL)
+    text = prefix_text(reuse([2016, 16, 16], [0, 2000, 2000], [4000, 3500, 3500]))
     assert "only 1.1× sooner" in text and "most of the wait was not" in text
 
 
 def test_prefix_reuse_not_shown() -> None:
-    text = prefix_text(probe([2016, 2016, 2016], [0, 0, 0], [4000, 4000, 4000]), CONTROL)
+    text = prefix_text(reuse([2016, 2016, 2016], [0, 0, 0], [4000, 4000, 4000]))
     assert "did not show the cached prefix" in text
-
-
 
 
 def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0,
@@ -167,12 +175,14 @@ def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0,
 PLAN = SlicePlan(budget=96, estimate_ms=100.0, document_tokens=2000)
 
 
-def chunked_text(chunked: dict[str, float], whole: dict[str, float]) -> str:
-    return chunking_text(chunked, whole, PLAN)
+def chunks(chunked: dict[str, float], whole: dict[str, float]) -> ChunkFindings:
+    return ChunkFindings.from_runs(chunked, whole, PLAN)
 
 
 def test_chunking_shortens_the_pause_and_the_document_waits_longer() -> None:
-    text = chunked_text(gaps(300, 6.0), gaps(4500, 5.0))
+    found = chunks(gaps(300, 6.0), gaps(4500, 5.0))
+    assert found.shortened and found.document_verdict is DocumentVerdict.LATER
+    text = chunking_text(found)
     assert "**4.50 s**" in text and "**0.30 s**, 15.0× shorter" in text
     assert "**30 ms**" in text and "paid for it" in text
 
@@ -184,9 +194,9 @@ def test_chunking_shortens_the_pause_and_the_document_waits_longer() -> None:
 ])
 def test_the_pooled_tail_is_judged_either_way(chunked_p99: float, whole_p99: float,
                                               verdict: TailVerdict, phrase: str) -> None:
-    chunked, whole = gaps(400, 6.0, p99_ms=chunked_p99), gaps(4500, 5.0, p99_ms=whole_p99)
-    assert tail_verdict(chunked, whole) is verdict
-    text = chunked_text(chunked, whole)
+    found = chunks(gaps(400, 6.0, p99_ms=chunked_p99), gaps(4500, 5.0, p99_ms=whole_p99))
+    assert found.tail_verdict is verdict
+    text = chunking_text(found)
     assert phrase in text
     assert ("grew from" in text) == (verdict is TailVerdict.WORSE)
 
@@ -201,10 +211,10 @@ def test_the_pooled_tail_is_judged_either_way(chunked_p99: float, whole_p99: flo
 ])
 def test_the_slices_are_held_against_their_plan(longest_ms: float, ttft_s: float,
                                                 verdict: SliceVerdict, phrase: str) -> None:
-    chunked = gaps(longest_ms, ttft_s)
+    found = chunks(gaps(longest_ms, ttft_s), gaps(4500, 5.0))
     assert PLAN.slices == 21
-    assert slice_verdict(PLAN, chunked) is verdict
-    text = chunked_text(chunked, gaps(4500, 5.0))
+    assert found.slice_verdict is verdict
+    text = chunking_text(found)
     assert "planned to take about **100 ms**" in text and phrase in text
     assert ("work the plan leaves out" in text) == (verdict is not SliceVerdict.AS_PLANNED)
     if verdict is SliceVerdict.ONE_STEP_OVER:
@@ -214,19 +224,22 @@ def test_the_slices_are_held_against_their_plan(longest_ms: float, ttft_s: float
         assert "about **300 ms** a slice, 3.0× the plan" in text
 
 
-def test_chunking_leaves_the_documents_first_token_where_it_was() -> None:
-    text = chunked_text(gaps(300, 5.1), gaps(4500, 5.0))
-    assert "about the same time" in text
-
-
-def test_chunking_with_the_document_no_later() -> None:
-    text = chunked_text(gaps(300, 4.0), gaps(4500, 5.0))
-    assert "charged the smoother stream to nobody" in text
+@pytest.mark.parametrize(("ttft_s", "verdict", "phrase"), [
+    (5.1, DocumentVerdict.SAME, "about the same time"),              # within 5 % of 5.0 s
+    (4.0, DocumentVerdict.NO_LATER, "charged the smoother stream to nobody"),
+    (6.0, DocumentVerdict.LATER, "paid for it"),
+])
+def test_the_documents_own_first_token(ttft_s: float, verdict: DocumentVerdict,
+                                       phrase: str) -> None:
+    found = chunks(gaps(300, ttft_s), gaps(4500, 5.0))
+    assert found.document_verdict is verdict
+    assert phrase in chunking_text(found)
 
 
 def test_chunking_not_shortening_the_pause() -> None:
-    text = chunked_text(gaps(4000, 5.0), gaps(4500, 5.0))
-    assert "did not show chunking shortening" in text
+    found = chunks(gaps(4000, 5.0), gaps(4500, 5.0))
+    assert not found.shortened
+    assert "did not show chunking shortening" in chunking_text(found)
 
 
 def test_the_prediction_is_quoted_or_asked_for() -> None:
@@ -235,9 +248,10 @@ def test_the_prediction_is_quoted_or_asked_for() -> None:
 
 
 def test_summary_when_every_effect_showed() -> None:
-    text = summary_text(found(100, 2000),
-                        probe([2016, 16], [0, 2000], [4000, 200]), CONTROL[:2],
-                        gaps(300, 6.0), gaps(4500, 5.0), prediction="a guess")
+    lesson = LessonFindings(found(100, 2000),
+                            reuse([2016, 16], [0, 2000], [4000, 200], CONTROL[:2]),
+                            chunks(gaps(300, 6.0), gaps(4500, 5.0)))
+    text = summary_text(lesson, prediction="a guess")
     lines = text.splitlines()
     assert lines[0] == ("- **Batching:** 32 users got 20.0× the total of one user, each at 62% "
                         "of its speed.")
@@ -247,16 +261,21 @@ def test_summary_when_every_effect_showed() -> None:
 
 
 def test_summary_when_no_effect_showed() -> None:
-    text = summary_text(found(40, 50), CONTROL, CONTROL, gaps(4000, 5.0),
-                        gaps(4500, 5.0), prediction="")
+    lesson = LessonFindings(found(40, 50), ReuseFindings.from_probe(CONTROL, CONTROL),
+                            chunks(gaps(4000, 5.0), gaps(4500, 5.0)))
+    text = summary_text(lesson, prediction="")
     assert "not shown in this run (1.2× at 32 users)" in text
     assert "no reuse showed" in text and "no shorter pause in this run (1.1×)" in text
 
 
 def test_paging_evidence_sets_what_ran_beside_what_the_log_said_fits() -> None:
+    # 46,592 tokens are 364 blocks of 128, 363 for sequences: 5 contexts of 64 blocks.
     capacity = Capacity(kv_cache_tokens=46_592, max_model_len=8192, max_concurrency=5.69)
-    many = paging_text(capacity, pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}))
+
+    def text(load: object) -> str:
+        return paging_text(PagingFindings.from_run(capacity, 128, 80, load))
+
+    many = text(pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}))
     assert "**5.7** requests" in many and "Yet **32** sequences ran at once" in many
-    few = paging_text(capacity, pd.DataFrame({"running_max": [1.0, 4.0]}))
-    assert "does not show what paging adds" in few
-    assert "no running count" in paging_text(capacity, pd.DataFrame({"x": [1]}))
+    assert "does not show what paging adds" in text(pd.DataFrame({"running_max": [1.0, 4.0]}))
+    assert "no running count" in text(pd.DataFrame({"x": [1]}))

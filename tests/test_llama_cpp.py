@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shlex
+import shutil
+import subprocess
+from pathlib import Path
 
 import httpx
 import pytest
@@ -77,16 +81,61 @@ def test_stream_of_only_a_closing_chunk_is_an_error():
     ("flags : fpu sse2", set()),
 ])
 def test_cmake_args_switch_each_instruction_set_from_the_cpu_flags(cpuinfo, on):
-    words = cmake_args(cpuinfo).split()
+    words = shlex.split(cmake_args(cpuinfo))
     assert words[0] == "-DGGML_NATIVE=OFF"
-    switches = dict(word[2:].split("=") for word in words[1:])
+    switches = dict(word[2:].split("=") for word in words[1:] if word.startswith("-DGGML_"))
+    assert set(switches) == {option for option, _ in llama_cpp.GGML_INSTRUCTION_SETS}
     assert {name for name, state in switches.items() if state == "ON"} == on
     assert set(switches.values()) <= {"ON", "OFF"}
 
 
-def test_the_build_leaves_out_the_multimodal_library_and_reuses_only_its_own_wheel(
-        tmp_path, monkeypatch):
-    assert "-DLLAVA_BUILD=OFF" in cmake_args("flags : fpu sse2").split()
+def test_the_build_leaves_out_what_the_binding_does_not_load(tmp_path, monkeypatch):
+    monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path / "cache dir"))
+    words = shlex.split(cmake_args("flags : fpu sse2"))
+    assert "-DLLAVA_BUILD=OFF" in words  # the multimodal library
+    # llama.cpp's common library: the file CMake reads in llama.cpp's project() shadows the
+    # FORCE'd cache entry with a normal variable (a path with a space stays one word).
+    include = Path(next(word for word in words if word.startswith(
+        "-DCMAKE_PROJECT_llama.cpp_INCLUDE=")).split("=", 1)[1])
+    assert include == llama_cpp.no_common_path()
+
+
+# llama-cpp-python 0.3.36's CMake in miniature: it forces llama.cpp's common library on.
+_BINDING = """cmake_minimum_required(VERSION 3.21)
+project(llama_cpp NONE)
+set(LLAMA_BUILD_COMMON ON CACHE BOOL "Build llama.cpp common library" FORCE)
+add_subdirectory(vendor/llama.cpp)
+"""
+_LLAMA = """cmake_minimum_required(VERSION 3.14...3.28)
+project("llama.cpp" NONE)
+option(LLAMA_BUILD_COMMON "llama: build common utils library" OFF)
+file(WRITE ${CMAKE_BINARY_DIR}/common.txt "${LLAMA_BUILD_COMMON}")
+"""
+
+
+@pytest.mark.tooling  # runs cmake
+@pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
+def test_cmake_reads_the_common_library_as_off_though_the_binding_forces_it_on(tmp_path,
+                                                                               monkeypatch):
+    monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path / "cache"))
+    source = tmp_path / "src"
+    (source / "vendor" / "llama.cpp").mkdir(parents=True)
+    (source / "CMakeLists.txt").write_text(_BINDING)
+    (source / "vendor" / "llama.cpp" / "CMakeLists.txt").write_text(_LLAMA)
+    llama_cpp.wheel_dir().mkdir(parents=True)
+    llama_cpp.no_common_path().write_text(llama_cpp.NO_COMMON)
+
+    def common(*args: str) -> str:
+        build = tmp_path / f"build{len(list(tmp_path.glob('build*')))}"
+        subprocess.run(["cmake", "-S", str(source), "-B", str(build), *args], check=True,
+                       capture_output=True)
+        return (build / "common.txt").read_text()
+
+    assert common("-DLLAMA_BUILD_COMMON=OFF") == "ON"  # why a -D is not enough
+    assert common(*shlex.split(cmake_args("flags : fpu sse2"))) == "OFF"
+
+
+def test_the_build_reuses_only_its_own_wheel(tmp_path, monkeypatch):
     monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
     wheels = llama_cpp.wheel_dir()
     wheels.mkdir()

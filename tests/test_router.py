@@ -19,7 +19,7 @@ import pytest
 
 from servelab.bench.prompts import ServerPrompts
 from servelab.bench.workloads import Tenants
-from servelab.chapters.routing import measure_policy
+from servelab.chapters.routing import measure_policies
 from servelab.process import _group_alive
 from servelab.replicas import Replicas
 from servelab.router import CACHE_AWARE, ROUND_ROBIN, Router
@@ -49,13 +49,13 @@ def test_round_robin_uses_both_and_cache_aware_keeps_each_tenant_on_one(replicas
     # over two replicas cannot keep any tenant on one of them.
     tenants = Tenants(3, 4, prefix_tokens=256, max_tokens=2, rate=4.0, seed=3)
     prompts = ServerPrompts(replicas[0].url, replicas.model)
-    spreading, router = measure_policy(replicas, ROUND_ROBIN, tenants, prompts)
-    assert not router.running
+    runs = measure_policies(replicas, (ROUND_ROBIN, CACHE_AWARE), tenants, prompts, repeats=1)
+    spreading, following = runs[ROUND_ROBIN][0], runs[CACHE_AWARE][0]
+    assert "--policy round_robin" in spreading.command_line
     assert spreading.summary["completed"] == 12
     assert (spreading.spread.sum(axis=0) > 0).all(), spreading.spread
     assert spreading.spread.to_numpy().sum() == 12  # every request found in a replica's log
     assert spreading.kept_together < 1.0, spreading.spread
-    following, _ = measure_policy(replicas, CACHE_AWARE, tenants, prompts)
     assert following.kept_together >= 0.75, following.spread
     assert following.kept_together > spreading.kept_together
     assert following.hit_rate > spreading.hit_rate, (following, spreading)

@@ -9,12 +9,14 @@ import math
 import time
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.prompts import WordPrompts
+from servelab.bench.spread import Spread
 from servelab.bench.workloads import FailureDuring, Tenants, isolated
 from servelab.chapters import routing
 from servelab.chapters.routing import PolicyRun, copies_verdict, failure_of
@@ -166,15 +168,46 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert following.kept_together == 1.0
     assert spreading.hit_rate == 0.5 and following.computed_tokens == 450.0
     workload = Tenants(2, 4, prefix_tokens=100)
-    text = routing.routing_text(spreading, following, workload)
-    assert "made 4 computations of a prompt" in text and "kept more of the saving" in text
-    assert "should compute 528 and 328 prompt tokens" in text  # 4 x 100 + 8 x 16, 2 x 100 + 128
-    assert "came sooner with cache_aware" in text
-    same = routing.routing_text(spreading, _run(CACHE_AWARE, [[4, 0], [0, 4]], (510.0, 500.0),
-                                                590.0), workload)
-    assert "no clear difference" in same and "not clearly apart" in same
-    table = routing.policy_table([spreading, following])
-    assert list(table["prompt computed (times)"]) == [4, 2]
+    found = routing.RoutingFindings.of([spreading] * 2, [following] * 2, workload)
+    assert found.expected_tokens[0].median == 528  # 4 x 100 + 8 x 16
+    assert found.pooled_spreads[ROUND_ROBIN].to_numpy().tolist() == [[4, 4], [6, 2]]
+    table = routing.policy_table(found)
+    assert list(table["prompt computed (times)"]) == [4, 2] and list(table["runs"]) == [2, 2]
+    text = routing.routing_text(found)
+    assert "made 4 computations of a prompt" in text and "should compute 528 and 328" in text
+
+
+def _routing(hits: tuple[list[float], list[float]],
+             ttft_ms: tuple[list[float], list[float]]) -> routing.RoutingFindings:
+    """Findings from runs with these hit rates (out of 1,000 tokens per replica) and medians."""
+    def runs(policy: str, rates: list[float], ttfts: list[float]) -> list[PolicyRun]:
+        return [_run(policy, [[4, 0], [0, 4]], (1000 * rate, 1000 * rate), ttft)
+                for rate, ttft in zip(rates, ttfts, strict=True)]
+    return routing.RoutingFindings.of(runs(ROUND_ROBIN, hits[0], ttft_ms[0]),
+                                      runs(CACHE_AWARE, hits[1], ttft_ms[1]),
+                                      Tenants(2, 4, prefix_tokens=100))
+
+
+def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_medians():
+    ttft = ([300.0, 310.0], [300.0, 310.0])
+    assert _routing(([0.50, 0.52], [0.70, 0.72]), ttft).cache == "following"
+    assert _routing(([0.70, 0.72], [0.50, 0.52]), ttft).cache == "spreading"
+    assert _routing(([0.50, 0.72], [0.60, 0.70]), ttft).cache == "same"  # ranges overlap
+    assert _routing(([0.50, 0.51], [0.52, 0.53]), ttft).cache == "same"  # apart, 2 points
+    assert _routing(([0.50], [0.70]), ([300.0], [300.0])).cache == "same"  # one run: no range
+    assert "in every run" in routing.routing_text(_routing(([0.5, 0.5], [0.7, 0.7]), ttft))
+    assert "cannot tell the two hit rates" in routing.routing_text(
+        _routing(([0.50, 0.72], [0.60, 0.70]), ttft))
+
+
+def test_the_first_token_verdict_needs_the_ranges_apart_and_the_gain():
+    hits = ([0.5, 0.5], [0.7, 0.7])
+    assert _routing(hits, ([600.0, 640.0], [200.0, 260.0])).first_token == "sooner"
+    assert _routing(hits, ([200.0, 260.0], [600.0, 640.0])).first_token == "later"
+    assert _routing(hits, ([300.0, 640.0], [200.0, 400.0])).first_token == "unclear"
+    assert _routing(hits, ([300.0, 320.0], [250.0, 260.0])).first_token == "unclear"  # 1.2x
+    sooner = routing.routing_text(_routing(hits, ([600.0, 640.0], [200.0, 260.0])))
+    assert "came sooner with cache_aware (median 230 ms (200–260) against 620 ms" in sooner
 
 
 def _record(sent: float, ok: bool, took: float = 0.5) -> RequestRecord:
@@ -187,36 +220,62 @@ def _record(sent: float, ok: bool, took: float = 0.5) -> RequestRecord:
     return record
 
 
+class _Router:
+    health_interval_s, health_failures = 1, 2
+
+
 def test_a_failures_findings_split_the_requests_at_the_kill():
     records = [_record(0.0, True), _record(0.5, False), _record(1.2, True, 2.0),
                _record(1.5, False), _record(3.0, True)]
     result = Result(workload=_Steady(), records=records, duration_s=4.0)
     workload = FailureDuring(_Steady(), at_s=1.0, fail=lambda: None)
     workload.events.update(failed=1.0, noticed=2.5)
-    failure = failure_of(result, workload, retries=3.0)
+    failure = failure_of(result, workload, _Router(), retries=3.0)
     assert (failure.failed_before, failure.failed_after, failure.failed) == (1, 1, 2)
     assert (failure.sent_before, failure.sent_after) == (2, 3)
     assert failure.detection_s == 1.5 and failure.latency_s_worst_after == 2.0
-    text = routing.failure_text(failure, 1, 2)
+    text = routing.failure_text(failure)
     assert "1 of the 2 requests sent before it failed" in text and "3 retries" in text
     workload.events.pop("noticed")
-    late = failure_of(result, workload, retries=0.0)
+    late = failure_of(result, workload, _Router(), retries=0.0)
     assert math.isnan(late.detection_s)
-    assert "still counted the dead replica healthy" in routing.failure_text(late, 1, 2)
+    assert "still counted the dead replica healthy" in routing.failure_text(late)
+
+
+def _results(*rates: float) -> list[Result]:
+    """Closed-loop runs of one user each giving ``rate`` tokens over one second."""
+    out = []
+    for rate in rates:
+        record = RequestRecord(PlannedRequest(index=0, user=0, prompt="x", max_tokens=int(rate)))
+        record.sent, record.first_token, record.end = 0.0, 0.0, 1.0
+        record.token_times = [float(t) for t in np.linspace(0.0, 1.0, int(rate))]
+        record.token_samples = [0] * int(rate)
+        record.output_tokens = int(rate)
+        out.append(Result(workload=_Steady(), records=[record], duration_s=1.0))
+    return out
 
 
 def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
-    assert copies_verdict(100.0, 160.0) == "one"
-    assert copies_verdict(160.0, 100.0) == "copies"
-    assert copies_verdict(100.0, 110.0) == "same"
-    table = pd.DataFrame({"setup": ["2 replicas", "1 server"], "output tok/s": [93.0, 161.0],
-                          "TPOT p50 (ms)": [82.0, 46.0]})
-    text = routing.copies_text(table, "cpu", 0)
-    assert "One server with both cores delivered more" in text and "93" in text
+    spread = Spread.of
+    assert copies_verdict(spread([100.0, 105.0]), spread([160.0, 170.0])) == "one"
+    assert copies_verdict(spread([160.0, 170.0]), spread([100.0, 105.0])) == "copies"
+    assert copies_verdict(spread([100.0, 105.0]), spread([108.0, 110.0])) == "same"  # < 15 %
+    assert copies_verdict(spread([100.0, 200.0]), spread([150.0, 160.0])) == "same"  # overlap
+    assert copies_verdict(spread([100.0]), spread([160.0])) == "same"  # no range
+    found = routing.CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
+                                       _results(160, 162)}, "cpu", 0)
+    assert found.verdict == "one" and found.split is None
+    assert found.one.output_tok_s.median == pytest.approx(161.0, rel=0.02)
+    text = routing.copies_text(found)
+    assert "One server with both cores delivered more" in text and "(93–95)" in text
     assert "no second GPU" in routing.two_gpus_note(1)
-    split = pd.concat([table, pd.DataFrame({"setup": ["1 model over 2 GPUs"],
-                                            "output tok/s": [60.0],
-                                            "TPOT p50 (ms)": [30.0]})], ignore_index=True)
-    on_gpus = routing.copies_text(split, "cuda", 2)
-    assert "One server on one GPU delivered more" in on_gpus
-    assert "fewer tokens than two copies" in on_gpus
+    on_gpus = routing.CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
+                                         _results(160, 162), "1 model over 2 GPUs":
+                                         _results(60, 62)}, "cuda", 2)
+    assert on_gpus.split_verdict == "copies"
+    words = routing.copies_text(on_gpus)
+    assert "One server on one GPU delivered more" in words and "fewer tokens than two" in words
+    assert list(routing.setup_table(on_gpus)["runs"]) == [2, 2, 2]
+    assert "cannot tell" in routing.copies_title(
+        routing.CopiesFindings.of({"a": _results(90, 120), "b": _results(100, 110)}, "cpu", 0),
+        "this CPU")

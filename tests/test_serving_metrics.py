@@ -3,12 +3,19 @@ and which part of the SLO the late requests missed (servelab.chapters.serving_me
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
-from servelab.chapters.serving_metrics import MetricsFindings, metrics_text, percentile_table
+from servelab.chapters.serving_metrics import (
+    MetricsFindings,
+    metrics_text,
+    percentile_table,
+)
+from servelab.chapters.thresholds import TAIL_REQUESTS
 
 SLO = {"ttft": 500.0, "tpot": 250.0}
 
@@ -84,3 +91,11 @@ def test_a_short_run_is_told_that_its_p99_is_its_worst():
     assert "1 % of them is less than one request" in text
     with pytest.raises(ValueError):
         MetricsFindings.of(Result(None, [_request(0, 0.0, 0.1, 0.1)], 1.0), SLO)
+
+
+def test_a_p99_describes_a_tail_only_past_the_named_count_of_requests():
+    found = MetricsFindings.of(_run(2.0), SLO)
+    assert found.requests < TAIL_REQUESTS and not found.tail_described
+    assert "says little more than the worst" in metrics_text(found)
+    many = dataclasses.replace(found, requests=TAIL_REQUESTS, met=TAIL_REQUESTS)
+    assert many.tail_described and "says little more than the worst" not in metrics_text(many)

@@ -1,7 +1,8 @@
 """The built site in a real browser: Debian's headless Chromium, no Playwright, no network.
 
-A chapter page must show its plots (img elements loaded, with a nonzero size), its
-"Measured on" line, a Colab link to the student edition and a Kaggle link.
+A chapter page must show its plots (img elements loaded, with a nonzero size, each with alt text
+that says what it shows), its "Measured on" line, a Colab link to the student edition and a
+Kaggle link.
 
 The page is opened from a copy of the site with one script added before ``</body>``. The script
 waits for the plots to decode, then writes what it found into the DOM as JSON, which
@@ -68,7 +69,8 @@ PROBE_SCRIPT = """<script>
   Promise.all(plots.map((img) => img.decode().catch(() => null))).then(() => {
     const images = plots.map((img) => {
       const box = img.getBoundingClientRect();
-      return {src: img.getAttribute("src"), complete: img.complete,
+      return {src: (img.getAttribute("src") || "").slice(0, 80), alt: img.getAttribute("alt"),
+              complete: img.complete,
               naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight,
               width: box.width, height: box.height};
     });
@@ -82,6 +84,13 @@ PROBE_SCRIPT = """<script>
   });
 })();
 </script>""".replace("PROBE_ID", PROBE_ID)
+
+# Alt text that names no finding: empty, a bare word like "image" or "plot 2", a file path (what
+# Sphinx writes when an output gives no alt) or IPython's text for a figure ("<Figure size ...>").
+GENERIC_ALT = re.compile(
+    r"(?i)^\s*((image|img|figure|fig|plot|chart|graph|output|png)\s*\d*"
+    r"|[\w./-]+\.(png|jpe?g|gif|svg)|<Figure size .*>)?\s*$")
+MIN_ALT_WORDS = 6  # a finding, the axes: more than a caption's few words
 
 # The test job (env/run-tests.sh) builds the site first and sets SERVELAB_REQUIRE_SITE=1: there a
 # missing site, page or browser is a failure, not a skip.
@@ -128,6 +137,10 @@ def assert_chapter_page(report: dict, chapter: str) -> None:
             f"plot did not load: {image}"
         )
         assert image["width"] > 0 and image["height"] > 0, f"plot not shown: {image}"
+        alt = image["alt"] or ""
+        assert not GENERIC_ALT.match(alt) and len(alt.split()) >= MIN_ALT_WORDS, (
+            f"plot without alt text that says what it shows: {image}"
+        )
     assert any(line.startswith("Measured on") for line in report["lines"]), (
         "no output line starting 'Measured on'"
     )
@@ -159,8 +172,11 @@ def test_chapter_page_shows_plots_measured_on_and_launch_links(
 
 THROWAWAY_CELLS = (
     "import platform\nprint('Measured on: ' + platform.platform())",
-    "import matplotlib.pyplot as plt\n\nfig, ax = plt.subplots()\nax.plot([1, 2, 3], [3, 1, 2])\n"
-    "plt.show()",
+    # A figure of the chapter's own, drawn inline: importing servelab.plots gives it its alt text.
+    "import matplotlib.pyplot as plt\n\nfrom servelab import plots\n\nwith plots.style():\n"
+    "    fig, ax = plt.subplots()\n    ax.plot([1, 2, 3], [3, 1, 2], label='made up')\n"
+    "    ax.set(xlabel='time (s)', ylabel='rate (tokens/s)', title='The rate falls, then rises')\n"
+    "    plots.legend_below(fig)\nplt.show()",
 )
 
 

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
 from course.paths import REPO_ROOT
 
@@ -41,3 +42,17 @@ def test_actionlint_reports_a_broken_workflow(tmp_path: Path) -> None:
     result = actionlint(broken)
     assert result.returncode == 1, result.stdout + result.stderr
     assert 'property "pip-cahce" is not defined' in result.stdout
+
+
+def test_the_site_workflow_publishes_the_answers_only_when_the_repository_asks() -> None:
+    """The self-study site (every check's key) joins the deployed site only behind the
+    repository variable, and before the upload of the site it joins."""
+    steps = yaml.safe_load((REPO_ROOT / ".github" / "workflows" / "book.yml").read_text(
+        encoding="utf-8"))["jobs"]["build"]["steps"]
+    names = [step.get("name", "") for step in steps]
+    self_study = next(step for step in steps if "make self-study" in step.get("run", ""))
+    assert self_study.get("if") == "vars.SELF_STUDY == 'true'"
+    assert "_build/html/self-study" in self_study["run"]
+    assert names.index(self_study["name"]) < names.index("Upload the site")
+    assert all("make self-study" not in step.get("run", "") for step in steps
+               if step is not self_study)

@@ -149,7 +149,7 @@ def check_cells(check: Check) -> list[NotebookNode]:
     test = nbformat.v4.new_code_cell(graded_source(check))
     test.outputs = [nbformat.v4.new_output("stream", name="stdout", text=key_output(check))]
     test.execution_count = 1  # nbval ignores (and reports) outputs of a cell that never ran
-    flags = {
+    flags: dict[str, dict[str, bool | int]] = {
         "question": {"locked": True, "solution": False, "grade": False},
         "answer": {"locked": False, "solution": True, "grade": False},
         "test": {"locked": True, "solution": False, "grade": True, "points": 1},

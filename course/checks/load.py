@@ -106,7 +106,7 @@ def check_from_lesson(data: Any, chapter: str) -> Check:
         option = options[index]
         if not _is_option(option):
             raise CheckError(f"option {index} must be an object with text")
-        explanation = _text(option.get("tempting"), f"option {index} tempting", required=False)
+        explanation = _optional_text(option.get("tempting"), f"option {index} tempting")
         built.append(Option(letter=letter, text=_text(option["text"], f"option {index} text"),
                             wrong=None if index == right[0] else explanation))
     return Check(chapter=chapter, question=_text(check_data.get("question"), "question"),
@@ -144,12 +144,15 @@ def _is_option(option: Any) -> bool:
     return isinstance(option, dict) and "text" in option
 
 
-def _text(value: Any, what: str, required: bool = True) -> str | None:
+def _optional_text(value: Any, what: str) -> str | None:
+    """``_text`` of ``value``, or None where there is none."""
+    return None if value is None else _text(value, what)
+
+
+def _text(value: Any, what: str) -> str:
     """A plain string, unwrapping the reader variant's ``[{"text": ...}]`` lists."""
     if isinstance(value, list) and all(isinstance(part, dict) for part in value):
         value = "".join(str(part.get("text", "")) for part in value)
-    if value is None and not required:
-        return None
     if not isinstance(value, str) or not value.strip():
         raise CheckError(f"{what} must be non-empty text; got {value!r}")
     return " ".join(value.split())

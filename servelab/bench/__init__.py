@@ -1,9 +1,11 @@
 """servelab.bench: measure a running vLLM server the way ``vllm bench serve`` does.
 
-Every function takes a running ``servelab.Server`` first and returns a :class:`Result`
+Every function takes a running server first (a ``servelab.running.RunningServer``: a
+``servelab.Server``, a ``LlamaCppServer`` or a ``Router``) and returns a :class:`Result`
 (``result.requests``, ``result.tokens``, ``result.server`` DataFrames; ``result.summary()``
-dict; ``print(result)`` one line). Keyword arguments not listed go to :func:`run`
-(``time_limit``, ``slo``, ``endpoint``, ``metrics_interval``, ``progress``).
+dict of numbers; ``print(result)`` one line). Keyword arguments not listed go to :func:`run`
+(``RunOptions``: ``time_limit``, ``slo``, ``endpoint``, ``metrics_interval``, ``progress``,
+``prompts``).
 
 Workloads (all with fixed output lengths, ``ignore_eos`` + ``max_tokens``, and seeded prompts of
 exact token lengths)::
@@ -39,6 +41,8 @@ several times (median, range) and whether two differ beyond their ranges. Plots 
 
 from __future__ import annotations
 
+from typing import Unpack
+
 import pandas as pd
 
 from servelab.bench.bandwidth import (
@@ -51,6 +55,7 @@ from servelab.bench.bandwidth import (
     weight_bytes,
 )
 from servelab.bench.frames import Result
+from servelab.bench.options import RunOptions
 from servelab.bench.prefill import PrefillFit, prefill_fit
 from servelab.bench.runner import ServerDiedError, run
 from servelab.bench.workloads import (
@@ -61,55 +66,60 @@ from servelab.bench.workloads import (
     OpenLoop,
     ParallelSampling,
     PrefillProbe,
+    Role,
     SharedPrefix,
     StaticBatching,
 )
+from servelab.running import RunningServer
 
 # Prompts of no measured run come from this seed.
 WARM_UP_SEED = 99
 
 
-def closed_loop(server: object, users: int, requests_per_user: int = 1, input_tokens: int = 64,
-                max_tokens: int = 64, seed: int = 0, **options: object) -> Result:
+def closed_loop(server: RunningServer, users: int, requests_per_user: int = 1,
+                input_tokens: int = 64, max_tokens: int = 64, seed: int = 0,
+                **options: Unpack[RunOptions]) -> Result:
     """``users`` users sending requests back to back: concurrency = users."""
     return run(server, ClosedLoop(users, requests_per_user, input_tokens=input_tokens,
                                   max_tokens=max_tokens, seed=seed),
                **options)
 
 
-def open_loop(server: object, rate: float, num_requests: int = 32, input_tokens: int = 64,
+def open_loop(server: RunningServer, rate: float, num_requests: int = 32, input_tokens: int = 64,
               max_tokens: int = 64, max_concurrency: int | None = None, seed: int = 0,
-              **options: object) -> Result:
+              **options: Unpack[RunOptions]) -> Result:
     """Poisson arrivals at ``rate`` requests/s, whether or not earlier requests are done."""
     workload = OpenLoop(rate, num_requests, max_concurrency, input_tokens=input_tokens,
                         max_tokens=max_tokens, seed=seed)
     return run(server, workload, **options)
 
 
-def static_batching(server: object, batch_size: int, num_requests: int = 96,
+def static_batching(server: RunningServer, batch_size: int, num_requests: int = 96,
                     input_tokens: int = 32, short_tokens: tuple[int, int] = (4, 32),
                     long_tokens: tuple[int, int] = (128, 192), long_share: float = 0.125,
-                    continuous: bool = False, seed: int = 0, **options: object) -> Result:
+                    continuous: bool = False, seed: int = 0,
+                    **options: Unpack[RunOptions]) -> Result:
     """Waves of ``batch_size``; ``continuous=True`` sends the same requests without waves.
     Answers are mostly short, a ``long_share`` of them long (lengths in tokens, inclusive)."""
-    workload = StaticBatching(batch_size, num_requests, input_tokens, tuple(short_tokens),
-                              tuple(long_tokens), long_share, continuous, seed)
+    workload = StaticBatching(batch_size, num_requests, input_tokens, short_tokens, long_tokens,
+                              long_share, continuous, seed)
     return run(server, workload, **options)
 
 
-def shared_prefix(server: object, prefix_tokens: int, users: int = 4, requests_per_user: int = 2,
-                  question_tokens: int = 16, max_tokens: int = 16, reuse_cache: bool = True,
-                  seed: int = 0, **options: object) -> Result:
+def shared_prefix(server: RunningServer, prefix_tokens: int, users: int = 4,
+                  requests_per_user: int = 2, question_tokens: int = 16, max_tokens: int = 16,
+                  reuse_cache: bool = True, seed: int = 0,
+                  **options: Unpack[RunOptions]) -> Result:
     """A shared system prompt of exactly ``prefix_tokens`` tokens before distinct questions."""
     workload = SharedPrefix(prefix_tokens, users, requests_per_user, question_tokens,
                             max_tokens, reuse_cache, seed)
     return run(server, workload, **options)
 
 
-def interferer(server: object, users: int = 8, user_max_tokens: int = 256,
+def interferer(server: RunningServer, users: int = 8, user_max_tokens: int = 256,
                document_tokens: int = 2000, arrival: float = 2.0, input_tokens: int = 32,
                seed: int = 0, documents: int = 1, spacing: float = 0.0,
-               **options: object) -> Result:
+               **options: Unpack[RunOptions]) -> Result:
     """``users`` decode while a ``document_tokens``-token prompt arrives at ``arrival`` s (and
     ``documents - 1`` more, ``spacing`` s apart)."""
     background = ClosedLoop(users, input_tokens=input_tokens, max_tokens=user_max_tokens,
@@ -119,50 +129,50 @@ def interferer(server: object, users: int = 8, user_max_tokens: int = 256,
     return run(server, workload, **options)
 
 
-def parallel_sampling(server: object, n: int, requests: int = 1, input_tokens: int = 64,
-                      max_tokens: int = 64, seed: int = 0, **options: object) -> Result:
+def parallel_sampling(server: RunningServer, n: int, requests: int = 1, input_tokens: int = 64,
+                      max_tokens: int = 64, seed: int = 0, **options: Unpack[RunOptions]) -> Result:
     """``n`` samples of one prompt per request (vLLM's ``n``)."""
     workload = ParallelSampling(n, requests, input_tokens=input_tokens, max_tokens=max_tokens,
                                 seed=seed)
     return run(server, workload, **options)
 
 
-def warm_up(server: object) -> None:
+def warm_up(server: RunningServer) -> None:
     """One short request, not measured: a fresh engine pays one-off costs (first batches,
     allocations, the client's first connection) that would otherwise land in the first run."""
     closed_loop(server, users=1, max_tokens=4, seed=WARM_UP_SEED, metrics_interval=None,
                 progress=False)
 
 
-def sweep_concurrency(server: object, levels: list[int], requests_per_user: int = 2,
+def sweep_concurrency(server: RunningServer, levels: list[int], requests_per_user: int = 2,
                       input_tokens: int = 64, max_tokens: int = 64, seed: int = 0,
-                      **options: object) -> pd.DataFrame:
+                      **options: Unpack[RunOptions]) -> pd.DataFrame:
     """A closed loop at each concurrency in ``levels``: one row per level."""
     rows = []
     for users in levels:
         result = closed_loop(server, users, requests_per_user, input_tokens, max_tokens, seed,
                              **options)
-        rows.append({"concurrency": users, **result.summary()})
+        rows.append({"concurrency": users, **result.row()})
     return pd.DataFrame(rows)
 
 
-def sweep_rate(server: object, rates: list[float], num_requests: int = 32,
+def sweep_rate(server: RunningServer, rates: list[float], num_requests: int = 32,
                input_tokens: int = 64, max_tokens: int = 64, seed: int = 0,
-               **options: object) -> pd.DataFrame:
+               **options: Unpack[RunOptions]) -> pd.DataFrame:
     """An open loop at each arrival rate in ``rates`` (req/s): one row per rate."""
     rows = []
     for rate in rates:
         result = open_loop(server, rate, num_requests, input_tokens, max_tokens, seed=seed,
                            **options)
-        rows.append({"rate": rate, **result.summary()})
+        rows.append({"rate": rate, **result.row()})
     return pd.DataFrame(rows)
 
 
 __all__ = [
     "Ceiling", "ClosedLoop", "DeviceLimits", "Interferer", "MixedLengths", "MixedTraffic",
-    "OpenLoop", "ParallelSampling", "PrefillFit", "PrefillProbe", "Result", "ServerDiedError",
-    "SharedPrefix", "StaticBatching", "ceiling", "closed_loop", "device_limits", "interferer",
-    "measure_bandwidth", "open_loop", "parallel_sampling", "parameter_count", "prefill_fit", "run",
-    "shared_prefix", "static_batching", "sweep_concurrency", "sweep_rate", "warm_up",
-    "weight_bytes",
+    "OpenLoop", "ParallelSampling", "PrefillFit", "PrefillProbe", "Result", "Role", "RunOptions",
+    "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
+    "device_limits", "interferer", "measure_bandwidth", "open_loop", "parallel_sampling",
+    "parameter_count", "prefill_fit", "run", "shared_prefix", "static_batching",
+    "sweep_concurrency", "sweep_rate", "warm_up", "weight_bytes",
 ]

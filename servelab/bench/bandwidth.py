@@ -19,12 +19,14 @@ import math
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
-from servelab.engine import DTYPE_BYTES
+from servelab.engine import DTYPE_BYTES, Device
 
 COPY_BYTES = {"cpu": 512 * 2**20, "cuda": 256 * 2**20}
 REPEATS = 5
@@ -34,6 +36,23 @@ MATMUL_SIZE = 1024
 # vLLM's --dtype names, as torch names them.
 TORCH_DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16",
                 "float": "float32", "float32": "float32"}
+
+
+class ModelServer(Protocol):
+    """What the probes read of a vLLM server, started or not (``servelab.Server`` fits): the
+    device it serves on, its flags (``dtype``), its model's folder and whether it runs."""
+
+    @property
+    def device(self) -> Device: ...
+
+    @property
+    def flags(self) -> Mapping[str, object]: ...
+
+    @property
+    def model_path(self) -> str: ...
+
+    @property
+    def running(self) -> bool: ...
 
 
 def _check_kind(kind: str) -> None:
@@ -61,9 +80,9 @@ def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int
     return _numpy_bandwidth(nbytes, repeats)
 
 
-def _in_child(function: str, args: tuple[object, ...], kind: str, **options: object) -> object:
+def _in_child(function: str, args: tuple[object, ...], kind: str, **options: object) -> Any:
     """This module's ``function(*args, **options)`` called in a child process; its value comes
-    back as JSON."""
+    back as JSON (so typed as whatever the JSON holds)."""
     code = (f"import json; from {__name__} import {function}; "
             f"print(json.dumps({function}(*{args!r}, **{options!r})))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -115,12 +134,12 @@ class DeviceLimits:
                 "byte")
 
 
-def compute_dtype(server: object) -> str:
+def compute_dtype(server: ModelServer) -> str:
     """The torch dtype ``server`` computes in: its ``--dtype``, else the one its model's
     ``config.json`` names (bfloat16 where it names none or is not a local folder)."""
-    flag = getattr(server, "flags", {}).get("dtype")
+    flag = server.flags.get("dtype")
     if flag in (None, "auto"):
-        config = Path(str(getattr(server, "model_path", ""))) / "config.json"
+        config = Path(server.model_path) / "config.json"
         stored = json.loads(config.read_text()) if config.is_file() else {}
         flag = stored.get("torch_dtype") or stored.get("dtype") or "bfloat16"
     if flag not in TORCH_DTYPES:
@@ -133,17 +152,17 @@ def probe_limits(kind: str, dtype: str) -> list[float]:
     return [measure_bandwidth(kind, isolated=False), matmul_flops(kind, dtype)]
 
 
-def device_limits(server: object) -> DeviceLimits:
+def device_limits(server: ModelServer) -> DeviceLimits:
     """The bandwidth and arithmetic rate of ``server``'s device, in the dtype it computes in.
 
     Call it before the server starts: on a GPU both probes run in one child process, and a
     running server is refused (see the module text).
     """
-    kind = getattr(getattr(server, "device", None), "kind", "cpu")
+    kind = server.device.kind
     _check_kind(kind)
     dtype = compute_dtype(server)
     if kind == "cuda":
-        if getattr(server, "running", False):
+        if server.running:
             raise RuntimeError("measure the device before starting the server: vLLM holds most "
                                "of the GPU's memory once it runs")
         bandwidth, flops = _in_child("probe_limits", (kind, dtype), kind)
@@ -269,7 +288,7 @@ class Ceiling:
         return text
 
 
-def ceiling(server: object, measured_tok_s: float | None = None,
+def ceiling(server: ModelServer, measured_tok_s: float | None = None,
             *, bandwidth_gb_s: float | None = None, weights: int | None = None) -> Ceiling:
     """The single-stream ceiling of ``server``'s model on its device.
 
@@ -277,8 +296,9 @@ def ceiling(server: object, measured_tok_s: float | None = None,
     ``closed_loop(server, users=1, ...).summary()["user_tok_s"]``. ``bandwidth_gb_s`` is the
     device's, measured before the server started (``device_limits``); measured now if not given.
     """
-    kind = getattr(getattr(server, "device", None), "kind", "cpu")
-    dtype = getattr(server, "flags", {}).get("dtype")
+    kind = server.device.kind
+    flag = server.flags.get("dtype")
+    dtype = flag if isinstance(flag, str) else None
     size = weights if weights is not None else weight_bytes(server.model_path, dtype)
     if bandwidth_gb_s is None:
         bandwidth_gb_s = measure_bandwidth(kind)

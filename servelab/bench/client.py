@@ -20,43 +20,42 @@ import asyncio
 import math
 import time
 from dataclasses import dataclass, field
+from typing import Literal, Required, TypedDict
 
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
+from openai.types import Completion
+from openai.types.chat import (
+    ChatCompletionChunk,
+    ChatCompletionMessageParam,
+    ChatCompletionStreamOptionsParam,
+)
+from openai.types.chat.chat_completion_chunk import Choice as ChatChoice
+
+from servelab.bench.workloads import PlannedRequest, Role
 
 NAN = math.nan
 REQUEST_ID_HEADER = "X-Request-Id"
-# Roles a request may have: the users a run's metrics describe, and a long document sent among
-# them (chapter 06). Workloads name others of their own (chapter 07's batch job, the probes').
-USER, INTERFERER = "user", "interferer"
+# servelab.plots imports the two roles from here; their home is servelab.bench.workloads.Role.
+USER, INTERFERER = Role.USER, Role.INTERFERER
 
 
-@dataclass(frozen=True)
-class PlannedRequest:
-    """A request a workload will send.
+class _StreamOptions(ChatCompletionStreamOptionsParam, total=False):
+    """openai's stream options and vLLM's own: the tokens so far in every chunk's usage."""
 
-    ``arrival`` is when the request arrives, in seconds after the run starts; from then until it
-    is sent it waits (e.g. for its wave, or for a free slot). ``None`` means a closed-loop user
-    sends it as soon as the previous answer is in: it never waits on the client. ``role``
-    tells requests of one workload apart, e.g.
-    ``"user"`` and ``"interferer"``. A ``prompt`` may be token ids (completions only).
-    ``cache_salt`` keeps vLLM from reusing cached prefixes.
-    ``request_id`` is sent as the ``X-Request-Id`` header: vLLM names the request after it (and
-    logs it with ``--enable-log-requests``), and vLLM's router passes it on to the replica.
-    """
-
-    index: int
-    user: int
-    prompt: str | list[int]
-    max_tokens: int
-    arrival: float | None = None
-    n: int = 1
-    role: str = USER
-    ignore_eos: bool = True
-    temperature: float | None = None
-    cache_salt: str | None = None
-    request_id: str | None = None
+    continuous_usage_stats: bool
 
 
+class _StreamedRequest(TypedDict, total=False):
+    """What both endpoints are sent besides the prompt or the messages."""
+
+    model: Required[str]
+    max_tokens: Required[int]
+    n: Required[int]
+    stream: Required[Literal[True]]
+    stream_options: Required[_StreamOptions]
+    extra_body: Required[dict[str, object]]
+    temperature: float
+    extra_headers: dict[str, str]
 @dataclass
 class RequestRecord:
     """What happened to one request. Times are seconds after the run started (NaN: never)."""
@@ -128,7 +127,7 @@ async def stream_request(
     Errors are kept in ``record.error``; cancellation is recorded and re-raised.
     """
     planned = record.planned
-    common: dict[str, object] = {
+    common: _StreamedRequest = {
         "model": model,
         "max_tokens": planned.max_tokens,
         "n": planned.n,
@@ -141,11 +140,15 @@ async def stream_request(
     if planned.request_id is not None:
         common["extra_headers"] = {REQUEST_ID_HEADER: planned.request_id}
     record.sent = time.perf_counter() - clock_zero
+    stream: AsyncStream[Completion] | AsyncStream[ChatCompletionChunk]
     try:
         if endpoint == "completions":
             stream = await client.completions.create(prompt=planned.prompt, **common)
         elif endpoint == "chat":
-            messages = [{"role": "user", "content": planned.prompt}]
+            if not isinstance(planned.prompt, str):
+                raise ValueError("token ids can be sent to the completions endpoint only")
+            messages: list[ChatCompletionMessageParam] = [
+                {"role": "user", "content": planned.prompt}]
             stream = await client.chat.completions.create(messages=messages, **common)
         else:
             raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
@@ -158,9 +161,13 @@ async def stream_request(
                 record.prompt_tokens = chunk.usage.prompt_tokens
                 record.output_tokens = chunk.usage.completion_tokens
             for choice in chunk.choices:
-                # A chat stream opens with a chunk that only announces the assistant role.
-                if endpoint == "chat" and choice.delta.role and not choice.delta.content:
-                    continue
+                if isinstance(choice, ChatChoice):
+                    # A chat stream opens with a chunk that only announces the assistant role.
+                    if choice.delta.role and not choice.delta.content:
+                        continue
+                    text = choice.delta.content
+                else:
+                    text = choice.text
                 if chunk.usage is not None:
                     so_far = chunk.usage.completion_tokens
                     new = so_far - counted.get(choice.index, 0)
@@ -169,7 +176,6 @@ async def stream_request(
                         last[choice.index] = now
                     counted[choice.index] = so_far
                     continue
-                text = choice.delta.content if endpoint == "chat" else choice.text
                 if choice.finish_reason and not text:
                     closing.append(len(record.token_times))
                 record.token_times.append(now)

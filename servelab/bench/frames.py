@@ -1,7 +1,7 @@
 """A run's results: the raw records, and pandas DataFrames with documented columns.
 
 ``Result.requests`` — one row per request (times in seconds after the run started):
-    request, user, role, n, max_tokens      what was asked (``role``: "user", "interferer", ...)
+    request, user, role, n, max_tokens      what was asked (``role``: a ``Role``'s string)
     prompt_tokens, output_tokens            counted by the server (usage); output over all n samples
     queued_s      when the request arrived (its planned arrival; closed loop: when sent)
     sent_s, first_token_s, end_s            send, first token, last token
@@ -16,7 +16,9 @@
 
 ``Result.summary()`` — the metrics of ``servelab.bench.metrics`` (whole-run and steady-state
 throughput, latency percentiles) plus ``max_in_flight``, ``idle_slot_share`` (and the share of
-that idle time after the last send, ``idle_after_last_send``) and what the server counted.
+that idle time after the last send, ``idle_after_last_send``) and what the server counted: every
+value a number. ``Result.row()`` is that summary after the run's ``workload`` and ``status``, one
+row of a sweep's frame.
 
 ``Result.server`` — one row per ``/metrics`` sample: ``t_s``, ``scrape_s`` (the server's answer
 time) and the columns of ``server_metrics.SERIES``: running, waiting (requests), kv_cache_usage
@@ -33,8 +35,9 @@ import numpy as np
 import pandas as pd
 
 from servelab.bench import metrics
-from servelab.bench.client import INTERFERER, USER, RequestRecord
+from servelab.bench.client import RequestRecord
 from servelab.bench.server_metrics import COUNTERS, SERIES
+from servelab.bench.workloads import Role, Workload
 
 REQUEST_COLUMNS = [
     "request", "user", "role", "n", "max_tokens", "prompt_tokens", "output_tokens",
@@ -48,9 +51,10 @@ SERVER_COLUMNS = ["t_s", "scrape_s", *SERIES]
 @dataclass
 class Result:
     """Everything one run measured. ``status`` is "complete", "time limit", "interrupted" or
-    "server died"; ``note`` says more when a run ended early."""
+    "server died"; ``note`` says more when a run ended early. ``workload`` is None for records
+    gathered without one (a test's made-up requests)."""
 
-    workload: object
+    workload: Workload | None
     records: list[RequestRecord]
     duration_s: float
     server_rows: list[dict[str, float]] = field(default_factory=list)
@@ -62,7 +66,7 @@ class Result:
 
     @property
     def name(self) -> str:
-        return getattr(self.workload, "name", type(self.workload).__name__)
+        return "records" if self.workload is None else self.workload.name
 
     # -- frames ----------------------------------------------------------------------------
     @property
@@ -72,7 +76,7 @@ class Result:
             p = r.planned
             per_token = metrics.tpot(r)
             rows.append({
-                "request": p.index, "user": p.user, "role": p.role, "n": p.n,
+                "request": p.index, "user": p.user, "role": str(p.role), "n": p.n,
                 "max_tokens": p.max_tokens, "prompt_tokens": r.prompt_tokens,
                 "output_tokens": r.output_tokens, "queued_s": r.queued, "sent_s": r.sent,
                 "first_token_s": r.first_token, "end_s": r.end, "closed_s": r.closed,
@@ -101,42 +105,45 @@ class Result:
         return pd.DataFrame(self.server_rows, columns=SERVER_COLUMNS)
 
     # -- numbers ---------------------------------------------------------------------------
-    def window(self, role: str = INTERFERER) -> tuple[float, float] | None:
+    def window(self, role: Role = Role.INTERFERER) -> tuple[float, float] | None:
         """(sent, first token) of the first ``role`` request: e.g. the interferer's prefill."""
         windows = self.windows(role)
         return windows[0] if windows else None
 
-    def windows(self, role: str = INTERFERER) -> list[tuple[float, float]]:
+    def windows(self, role: Role = Role.INTERFERER) -> list[tuple[float, float]]:
         """(sent, first token) of every completed ``role`` request, in the order sent."""
         return sorted((r.sent, r.first_token) for r in self.records
                       if r.planned.role == role and r.ok)
 
-    def itls_during(self, role: str = INTERFERER) -> list[float]:
+    def itls_during(self, role: Role = Role.INTERFERER) -> list[float]:
         """Users' inter-token gaps that overlap the prefill window of the ``role`` request."""
         window = self.window(role)
         if window is None:
             return []
-        return metrics.itls_during(self.records, *window, role=USER)
+        return metrics.itls_during(self.records, *window, role=Role.USER)
 
     def steady_window(self) -> tuple[float, float] | None:
         """(start, end) of the window in which every user is decoding (``metrics.steady``)."""
         return metrics.steady_window(self.user_records())
 
-    def summary(self) -> dict[str, float | str]:
-        """The run in one flat dict: vLLM-style metrics (of the users' requests) plus what the
-        server counted during the run."""
-        row: dict[str, float | str] = {"workload": self.name, "status": self.status}
-        row |= metrics.calculate(self.user_records(), self.duration_s, self.slo)
-        row["max_in_flight"] = max_in_flight(self.records)
-        slots = max(1, row["max_in_flight"])
+    def summary(self) -> dict[str, float]:
+        """The run's numbers in one flat dict: vLLM-style metrics (of the users' requests) plus
+        what the server counted during the run."""
+        row = metrics.calculate(self.user_records(), self.duration_s, self.slo)
+        row["max_in_flight"] = in_flight = max_in_flight(self.records)
+        slots = max(1, in_flight)
         row["idle_slot_share"] = metrics.idle_slot_share(self.user_records(), slots)
         row["idle_after_last_send"] = metrics.idle_after_last_send(self.user_records(), slots)
         row |= self._server_summary()
         return row
 
+    def row(self) -> dict[str, float | str]:
+        """``summary()`` after the run's ``workload`` name and ``status``: a sweep's row."""
+        return {"workload": self.name, "status": self.status, **self.summary()}
+
     def user_records(self) -> list[RequestRecord]:
         """The requests the metrics describe: the users', not e.g. an interferer's."""
-        return [r for r in self.records if r.planned.role == USER]
+        return [r for r in self.records if r.planned.role == Role.USER]
 
     def _server_summary(self) -> dict[str, float]:
         frame = self.server
@@ -171,7 +178,7 @@ class Result:
         return text
 
     @staticmethod
-    def _steady_text(summary: dict[str, float | str]) -> str:
+    def _steady_text(summary: dict[str, float]) -> str:
         steady = summary["steady_output_tok_s"]
         return "" if math.isnan(steady) else f" ({steady:.0f} at steady state)"
 

@@ -40,7 +40,8 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from servelab.bench.client import USER, RequestRecord
+from servelab.bench.client import RequestRecord
+from servelab.bench.workloads import Role
 
 PERCENTILES = (50, 90, 99)
 SLO_METRICS = ("ttft", "tpot", "e2e")
@@ -100,7 +101,10 @@ def calculate(
         "request_per_s": len(done) / duration_s,
         "output_tok_s": output / duration_s,
         "total_tok_s": (prompt + output) / duration_s,
-        "user_tok_s": float(np.mean([1.0 / t for t in tpots])) if tpots else float("nan"),
+        # A request whose tokens all came in one chunk (a proxy can buffer a short stream) has
+        # a TPOT of 0 and no decode speed a user saw: it is left out of the mean.
+        "user_tok_s": (float(np.mean([1.0 / t for t in tpots if t > 0]))
+                       if any(t > 0 for t in tpots) else float("nan")),
     }
     row |= describe((r.ttft for r in done), "ttft")
     row |= describe(tpots, "tpot")
@@ -202,7 +206,7 @@ def idle_after_last_send(records: list[RequestRecord], slots: int) -> float:
 
 
 def itls_during(records: list[RequestRecord], start: float, end: float,
-                role: str = USER) -> list[float]:
+                role: Role = Role.USER) -> list[float]:
     """ITLs of ``role`` requests whose gap overlaps the window [start, end] (run seconds):
     what decoding users felt while, e.g., a long prompt was being prefilled."""
     gaps = []

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from servelab.bench.runner import run
-from servelab.bench.workloads import PrefillProbe
+from servelab.bench.workloads import PrefillProbe, Role
+from servelab.running import RunningServer
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,7 @@ def fit_prefill(short_tokens: int, short_ttft_s: float, long_tokens: int,
                       long_tokens=long_tokens)
 
 
-def prefill_fit(server: object, long_tokens: int, short_tokens: int | None = None,
+def prefill_fit(server: RunningServer, long_tokens: int, short_tokens: int | None = None,
                 repeats: int = 3, seed: int = 97) -> PrefillFit:
     """Fit this server's prefill rate and fixed cost per request from ``repeats`` prompts of
     ``short_tokens`` (an eighth of ``long_tokens`` by default) and of ``long_tokens`` each,
@@ -74,7 +75,7 @@ def prefill_fit(server: object, long_tokens: int, short_tokens: int | None = Non
                  metrics_interval=None)
     done = result.requests[result.requests["ok"]]
     medians = {role: float(np.median(done.loc[done["role"] == role, "ttft_s"]))
-               for role in ("short", "long") if (done["role"] == role).any()}
+               for role in (Role.SHORT, Role.LONG) if (done["role"] == role).any()}
     if len(medians) < 2:
         raise RuntimeError(f"the prefill probe did not complete a prompt of each length: {result}")
-    return fit_prefill(short_tokens, medians["short"], long_tokens, medians["long"])
+    return fit_prefill(short_tokens, medians[Role.SHORT], long_tokens, medians[Role.LONG])

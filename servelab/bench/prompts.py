@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import random
 import urllib.request
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 WORDS = (
     "time year people way day man thing woman life child world school state family student "
@@ -32,6 +32,13 @@ class PromptSource(Protocol):
     """Anything that makes a prompt of ``n_tokens`` tokens from a seed."""
 
     def text(self, n_tokens: int, seed: int) -> str: ...
+
+
+@runtime_checkable
+class TokenizingSource(PromptSource, Protocol):
+    """A prompt source that also gives the server's token ids of a text (``ServerPrompts``)."""
+
+    def tokenize(self, text: str) -> list[int]: ...
 
 
 def seeded_words(seed: int, count: int) -> list[str]:

@@ -7,17 +7,16 @@ run always gets its own event loop in a worker thread, and the calling thread wa
 - Ctrl-C (or the notebook's interrupt) stops the run and returns the partial result.
 - A server that dies mid-run ends it with :class:`ServerDiedError`, which carries the partial
   result as ``error.result``.
-- Runs longer than a couple of seconds show a progress bar (requests finished), unless
-  ``TQDM_DISABLE=1`` is set, as the book build does: a static page would keep each bar as it was
-  first drawn, at a few per cent and with a wild time estimate. There the run prints its final
-  line instead (requests finished, time, rate), so the page still shows what each run did.
+- Runs longer than a couple of seconds show a progress bar (requests finished). Where bars are
+  off (``TQDM_DISABLE=1``, as in the book build: ``servelab.progress``) the run prints the line
+  its finished bar would show instead (requests finished, time, rate), so a built page still
+  shows what each run did.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
-import os
 import secrets
 import threading
 import time
@@ -35,13 +34,13 @@ from servelab.bench.metrics import check_slo
 from servelab.bench.prompts import PromptSource, ServerPrompts
 from servelab.bench.server_metrics import MetricsSampler
 from servelab.bench.workloads import Workload, isolated
+from servelab.progress import DELAY_S, bars_shown
+from servelab.running import RunningServer
 
 DEFAULT_TIME_LIMIT_S = 300.0
 # Each /metrics scrape costs vLLM's API server time it would spend streaming tokens; on a busy
 # 2-core machine scraping every 0.5 s put 1-2 s stalls into ITL p99. Every 2 s it does not.
 DEFAULT_METRICS_INTERVAL_S = 2.0
-PROGRESS_DELAY_S = 2.0
-PROGRESS_OFF_VAR = "TQDM_DISABLE"
 WATCH_INTERVAL_S = 0.5
 HEALTH_TIMEOUT_S = 2.0
 CONNECTION_ERRORS = ("APIConnectionError", "APITimeoutError", "RemoteProtocolError", "ReadError")
@@ -71,7 +70,7 @@ class Target:
         return self.url.rstrip("/") + "/v1"
 
     @classmethod
-    def of(cls, server: object) -> Target:
+    def of(cls, server: RunningServer) -> Target:
         for needed in ("url", "model"):
             if not hasattr(server, needed):
                 raise TypeError(f"expected a servelab.Server, got {server!r} (no .{needed})")
@@ -101,7 +100,7 @@ class _Run:
         self.endpoint = endpoint
         self.time_limit = time_limit
         self.metrics_interval = metrics_interval
-        self.progress = shows_progress(progress)
+        self.progress = bars_shown(progress)
         self.records: list[RequestRecord] = []
         self.clock_zero = time.perf_counter()
         self.client: AsyncOpenAI | None = None
@@ -116,6 +115,7 @@ class _Run:
     async def send(self, planned: PlannedRequest) -> RequestRecord:
         record = RequestRecord(planned)
         self.records.append(record)
+        assert self.client is not None, "send() runs inside main(), which makes the client"
         await stream_request(self.client, self.target.model, record, self.clock_zero,
                              self.endpoint)
         if self.bar is not None:
@@ -148,15 +148,19 @@ class _Run:
         # No retries: a retried request would be timed from its first attempt.
         self.client = AsyncOpenAI(base_url=self.target.base_url, api_key="servelab",
                                   max_retries=0, timeout=self.time_limit,
-                                  http_client=DefaultAsyncHttpxClient(limits=limits))
+                                  # openai 3 types this as its httpx2 fork's Limits; the
+                                  # client reads either package's Limits by attribute.
+                                  http_client=DefaultAsyncHttpxClient(
+                                      limits=limits))  # type: ignore[arg-type]
         self.bar = tqdm(total=len(self.plan), desc=self.workload.name, unit="req",
-                        delay=PROGRESS_DELAY_S, disable=not self.progress)
+                        delay=DELAY_S, disable=not self.progress)
         helpers = []
         if self.metrics_interval:
             self.sampler = MetricsSampler(self.target.url, self.clock_zero, self.metrics_interval)
             helpers.append(asyncio.create_task(self.sampler.run()))
-        self.main_task = asyncio.current_task()
-        helpers.append(asyncio.create_task(self._watch_server(self.main_task)))
+        self.main_task = main_task = asyncio.current_task()
+        assert main_task is not None, "main() runs as a task"
+        helpers.append(asyncio.create_task(self._watch_server(main_task)))
         self.clock_zero = time.perf_counter()
         if self.sampler is not None:
             self.sampler.clock_zero = self.clock_zero
@@ -188,11 +192,22 @@ def _finish_pending(loop: asyncio.AbstractEventLoop) -> None:
     loop.run_until_complete(loop.shutdown_asyncgens())
 
 
+@dataclass
+class _Outcome:
+    """What the worker thread of ``_in_own_loop`` hands back to the calling thread."""
+
+    run: _Run | None = None
+    loop: asyncio.AbstractEventLoop | None = None
+    task: asyncio.Task[tuple[str, float]] | None = None
+    value: tuple[str, float] | None = None
+    error: BaseException | None = None
+
+
 def _in_own_loop(make: Callable[[], _Run]) -> tuple[_Run, str, float]:
     """Run ``_Run.main`` on a new event loop in a worker thread; Ctrl-C in the calling thread
     cancels it, and the partial result still comes back."""
     started, finished = threading.Event(), threading.Event()
-    box: dict[str, object] = {}
+    box = _Outcome()
 
     def worker() -> None:
         loop = asyncio.new_event_loop()
@@ -200,11 +215,11 @@ def _in_own_loop(make: Callable[[], _Run]) -> tuple[_Run, str, float]:
         try:
             run = make()
             task = loop.create_task(run.main())
-            box["run"], box["loop"], box["task"] = run, loop, task
+            box.run, box.loop, box.task = run, loop, task
             started.set()
-            box["value"] = loop.run_until_complete(task)
+            box.value = loop.run_until_complete(task)
         except BaseException as error:  # handed to the calling thread
-            box["error"] = error
+            box.error = error
         finally:
             _finish_pending(loop)
             loop.close()
@@ -219,13 +234,13 @@ def _in_own_loop(make: Callable[[], _Run]) -> tuple[_Run, str, float]:
         try:
             finished.wait(0.1)
         except KeyboardInterrupt:
-            loop = box.get("loop")
-            if loop is not None and not loop.is_closed():
-                loop.call_soon_threadsafe(box["task"].cancel)
-    if "error" in box:
-        raise box["error"]
-    status, duration = box["value"]
-    return box["run"], status, duration
+            if box.loop is not None and box.task is not None and not box.loop.is_closed():
+                box.loop.call_soon_threadsafe(box.task.cancel)
+    if box.error is not None:
+        raise box.error
+    assert box.run is not None and box.value is not None, "the worker ended without a result"
+    status, duration = box.value
+    return box.run, status, duration
 
 
 def final_line(name: str, records: list[RequestRecord], duration_s: float) -> str:
@@ -235,13 +250,8 @@ def final_line(name: str, records: list[RequestRecord], duration_s: float) -> st
     return f"{name}: {done}/{len(records)} req in {duration_s:.1f} s ({rate:.2f} req/s)"
 
 
-def shows_progress(asked: bool) -> bool:
-    """Whether a run draws its bar: when asked, and ``TQDM_DISABLE`` is unset or 0."""
-    return asked and os.environ.get(PROGRESS_OFF_VAR, "").strip() in ("", "0")
-
-
 def run(
-    server: object,
+    server: RunningServer,
     workload: Workload,
     *,
     endpoint: str = "completions",
@@ -293,7 +303,7 @@ def run(
         server_rows=state.sampler.rows if state.sampler else [], status=status, slo=slo,
         endpoint=endpoint, server_label=target.label,
     )
-    if progress and not shows_progress(progress):
+    if progress and not bars_shown(progress):
         print(final_line(workload.name, state.records, duration), flush=True)
     if status == "server died":
         result.note = "the server stopped during the run"

@@ -43,9 +43,11 @@ KEEP_LARGEST = {"kv_cache_usage"}
 
 
 def _label_number(text: str | None) -> float:
+    if text is None:
+        return math.nan
     try:
         return float(text)
-    except (TypeError, ValueError):
+    except ValueError:
         return math.nan
 
 

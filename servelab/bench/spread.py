@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Spread:
         return cls(float(np.median(kept)), min(kept), max(kept), len(kept))
 
     @classmethod
-    def in_row(cls, row: Mapping[str, float], key: str) -> Spread:
+    def in_row(cls, row: Mapping[str, float] | pd.Series, key: str) -> Spread:
         """The spread a table row holds as ``key`` (the median), ``key_low``, ``key_high`` and
         ``key_n``; a row with ``key`` alone is one measurement."""
         median = float(row[key])

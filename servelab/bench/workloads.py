@@ -16,16 +16,55 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from typing import ClassVar, Protocol
 
 import numpy as np
 
-from servelab.bench.client import INTERFERER, USER, PlannedRequest
-from servelab.bench.prompts import PromptSource
+from servelab.bench.prompts import PromptSource, TokenizingSource
 
 # Seeds for prompts are derived from the workload seed so that workloads with different seeds
 # never share prompts (and so never share cached prefixes by accident).
 SEED_STRIDE = 1_000_003
+
+
+class Role(StrEnum):
+    """What a request is within its workload. A run's metrics (``Result.summary()``) describe
+    its ``USER`` requests, ``PlannedRequest``'s default; the other roles disturb or probe them.
+    Each member equals its string (``Role.USER == "user"``), the value of the ``role`` column."""
+
+    USER = "user"  # the users; chapter 07's chat traffic is theirs too
+    INTERFERER = "interferer"  # chapter 06's long document, arriving among decoding users
+    BATCH = "batch"  # chapter 07's batch job, submitted all at once
+    LONG = "long"  # the long prompts of MixedLengths and PrefillProbe
+    SHORT = "short"  # PrefillProbe's short prompts
+    WARM_UP = "warm-up"  # PrefillProbe's first request, left out of its fit
+
+
+@dataclass(frozen=True)
+class PlannedRequest:
+    """A request a workload will send.
+
+    ``arrival`` is when the request arrives, in seconds after the run starts; from then until it
+    is sent it waits (e.g. for its wave, or for a free slot). ``None`` means a closed-loop user
+    sends it as soon as the previous answer is in: it never waits on the client. ``role``
+    tells requests of one workload apart. A ``prompt`` may be token ids (completions only).
+    ``cache_salt`` keeps vLLM from reusing cached prefixes.
+    ``request_id`` is sent as the ``X-Request-Id`` header: vLLM names the request after it (and
+    logs it with ``--enable-log-requests``), and vLLM's router passes it on to the replica.
+    """
+
+    index: int
+    user: int
+    prompt: str | list[int]
+    max_tokens: int
+    arrival: float | None = None
+    n: int = 1
+    role: Role = Role.USER
+    ignore_eos: bool = True
+    temperature: float | None = None
+    cache_salt: str | None = None
+    request_id: str | None = None
 
 
 class Session(Protocol):
@@ -42,14 +81,15 @@ class Workload(Protocol):
     true ``reuses_cache``; every other one's requests are kept from the prefix cache (see
     ``isolated``)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]: ...
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None: ...
 
 
-def _positive(**values: float) -> None:
+def _positive(**values: float | None) -> None:
     for name, value in values.items():
         if value is None or value <= 0:
             raise ValueError(f"{name} must be positive, not {value!r}")
@@ -242,8 +282,8 @@ class StaticBatching:
         return "continuous batching" if self.continuous else "static batching"
 
     def output_lengths(self) -> np.ndarray:
-        return short_and_long_lengths(self.num_requests, tuple(self.short_tokens),
-                                      tuple(self.long_tokens), self.long_share, self.seed)
+        return short_and_long_lengths(self.num_requests, self.short_tokens, self.long_tokens,
+                                      self.long_share, self.seed)
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         return [
@@ -289,7 +329,7 @@ class SharedPrefix:
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         prefix = prompts.text(self.prefix_tokens, _prompt_seed(self.seed, -1))
-        plan = []
+        plan: list[PlannedRequest] = []
         for _ in range(self.requests_per_user):
             for user in range(self.users):
                 index = len(plan)
@@ -306,7 +346,7 @@ class SharedPrefix:
 @dataclass(frozen=True)
 class Interferer:
     """The ``users`` of a one-request closed loop decode side by side from time 0; ``arrival``
-    seconds in, a long prompt of ``document_tokens`` tokens arrives (role ``"interferer"``) and
+    seconds in, a long prompt of ``document_tokens`` tokens arrives (``Role.INTERFERER``) and
     must be prefilled while they decode. ``documents`` > 1 sends more, ``spacing`` seconds
     apart, each a different text: repeats of the same disturbance within one run, so a page can
     show the spread of what each one cost. The prompts come from the users' seed."""
@@ -340,7 +380,8 @@ class Interferer:
                                        arrival=self.arrival + number * self.spacing,
                                        prompt=prompts.text(self.document_tokens,
                                                            _prompt_seed(seed, index)),
-                                       max_tokens=self.document_max_tokens, role=INTERFERER))
+                                       max_tokens=self.document_max_tokens,
+                                       role=Role.INTERFERER))
         return plan
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
@@ -369,8 +410,8 @@ class ParallelSampling(SameSizeRequests):
 
 @dataclass(frozen=True)
 class PrefillProbe:
-    """One user sends, one at a time, a short warm-up request (role ``"warm-up"``) and then
-    ``repeats`` prompts of each of two lengths, alternating (roles ``"short"`` and ``"long"``);
+    """One user sends, one at a time, a short warm-up request (``Role.WARM_UP``) and then
+    ``repeats`` prompts of each of two lengths, alternating (``Role.SHORT`` and ``Role.LONG``);
     each answer is one token, so its time to first token is its prefill and the request's fixed
     cost. ``servelab.bench.prefill`` fits the two apart."""
 
@@ -388,8 +429,8 @@ class PrefillProbe:
                              f"({self.short_tokens})")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        kinds = [("warm-up", self.short_tokens)]
-        kinds += [("short", self.short_tokens), ("long", self.long_tokens)] * self.repeats
+        kinds = [(Role.WARM_UP, self.short_tokens)]
+        kinds += [(Role.SHORT, self.short_tokens), (Role.LONG, self.long_tokens)] * self.repeats
         return [PlannedRequest(index=index, user=0, role=role, max_tokens=1,
                                prompt=prompts.text(tokens, _prompt_seed(self.seed, index)))
                 for index, (role, tokens) in enumerate(kinds)]
@@ -400,10 +441,10 @@ class PrefillProbe:
 
 @dataclass(frozen=True)
 class MixedLengths:
-    """``long_requests`` long prompts (role ``"long"``) and ``short_requests`` short ones (role
-    ``"user"``), all arriving at once, longs first; every request decodes ``max_tokens``.
+    """``long_requests`` long prompts (``Role.LONG``) and ``short_requests`` short ones
+    (``Role.USER``), all arriving at once, longs first; every request decodes ``max_tokens``.
 
-    ``Result.summary()`` describes the short ones (role ``"user"``); the server's counters
+    ``Result.summary()`` describes the short ones (the users); the server's counters
     (preemptions) cover the whole run. ``long_requests=0`` is the short-only control.
     """
 
@@ -422,8 +463,8 @@ class MixedLengths:
             raise ValueError(f"long_requests must be 0 or more, not {self.long_requests!r}")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        roles = [("long", self.long_input_tokens)] * self.long_requests
-        roles += [(USER, self.short_input_tokens)] * self.short_requests
+        roles = [(Role.LONG, self.long_input_tokens)] * self.long_requests
+        roles += [(Role.USER, self.short_input_tokens)] * self.short_requests
         return [
             PlannedRequest(index=index, user=index, role=role, arrival=0.0,
                            max_tokens=self.max_tokens,
@@ -435,17 +476,18 @@ class MixedLengths:
         await drive_arrivals(session, plan)
 
 
-# Roles of the mixed traffic's two parts (CHAT is PlannedRequest's default role, the one
-# ``Result.summary()`` describes), and which roles each ``parts`` value sends.
-CHAT, BATCH = USER, "batch"
-PARTS = {"both": (CHAT, BATCH), "chat": (CHAT,), "batch": (BATCH,)}
+# Which roles each of MixedTraffic's ``parts`` sends: the chat requests are the users.
+PARTS = {"both": (Role.USER, Role.BATCH), "chat": (Role.USER,), "batch": (Role.BATCH,)}
+# The two parts' roles by the names chapter 07 gives them (servelab.chapters.throughput_latency
+# imports these; new code reads Role).
+CHAT, BATCH = Role.USER, Role.BATCH
 
 
 @dataclass(frozen=True)
 class MixedTraffic:
-    """``chat_requests`` chat requests (role ``"user"``, so that ``Result.summary()`` describes
+    """``chat_requests`` chat requests (``Role.USER``, so that ``Result.summary()`` describes
     them) arrive at ``chat_rate`` req/s, a Poisson process, beside a job of ``batch_requests``
-    longer requests (role ``"batch"``) all submitted at time 0.
+    longer requests (``Role.BATCH``) all submitted at time 0.
 
     ``parts`` picks which of the two are sent, so that the very same requests can be split over
     two deployments.
@@ -475,11 +517,11 @@ class MixedTraffic:
             self.parts]
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        # The chat part is an open loop, whose requests carry the default role: CHAT.
+        # The chat part is an open loop, whose requests carry the default role: the users.
         chat = OpenLoop(self.chat_rate, self.chat_requests, input_tokens=self.chat_input_tokens,
                         max_tokens=self.chat_max_tokens, seed=self.seed).plan(prompts)
         batch = [
-            PlannedRequest(index=index, user=index, role=BATCH, arrival=0.0,
+            PlannedRequest(index=index, user=index, role=Role.BATCH, arrival=0.0,
                            max_tokens=self.batch_max_tokens,
                            prompt=prompts.text(self.batch_input_tokens,
                                                _prompt_seed(self.seed, index)))
@@ -525,6 +567,12 @@ class Tenants:
                   max_tokens=self.max_tokens, rate=self.rate)
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
+        tokenizer = None
+        if self.send_token_ids:
+            if not isinstance(prompts, TokenizingSource):
+                raise TypeError(f"token ids need a prompt source that tokenizes (ServerPrompts), "
+                                f"not {prompts!r}")
+            tokenizer = prompts
         prefixes = [prompts.text(self.prefix_tokens, _prompt_seed(self.seed, -1 - tenant))
                     for tenant in range(self.tenants)]
         order = np.random.default_rng(self.seed).permutation(
@@ -536,7 +584,7 @@ class Tenants:
             prompt = f"{prefixes[tenant]} {question}"
             plan.append(PlannedRequest(
                 index=index, user=tenant,
-                prompt=prompts.tokenize(prompt) if self.send_token_ids else prompt,
+                prompt=prompt if tokenizer is None else tokenizer.tokenize(prompt),
                 max_tokens=self.max_tokens, arrival=float(arrival),
                 request_id=f"tenant{tenant}-request{index}"))
         return plan
@@ -588,8 +636,10 @@ class FailureDuring:
             if "failed" in self.events and "noticed" not in self.events:
                 # The load ended first: give the watch a moment more, as users would still come.
                 await asyncio.wait([failure], timeout=max(5 * self.watch_interval_s, 2.0))
-            if failure.done() and not failure.cancelled() and failure.exception() is not None:
-                raise failure.exception()
+            if failure.done() and not failure.cancelled():
+                error = failure.exception()
+                if error is not None:
+                    raise error
         finally:
             failure.cancel()
             await asyncio.gather(failure, return_exceptions=True)

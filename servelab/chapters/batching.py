@@ -1,9 +1,11 @@
 """Chapters 01 and 02: the step-time fit, the arithmetic rate, and the pages' interpretation.
 
-Every ``*_text`` function turns measured numbers into the Markdown a page shows (in a cell
-tagged ``prose``); each branch says only what the numbers given to it support. One stream
-against a crowd is :class:`~servelab.chapters.batch_findings.BatchFindings`, and every bar a
-verdict here uses is in that module's table.
+Each effect has a frozen findings record built by one constructor from the run
+(:class:`RegimeFindings`, :class:`CeilingFindings`, :class:`Intensity`, :class:`WavesFindings`;
+one stream against a crowd is :class:`~servelab.chapters.batch_findings.BatchFindings`), whose
+properties are its numbers and named verdicts. The ``*_text`` functions only word a record for
+the page (a cell tagged ``prose``). Every bar a verdict here uses is a named constant, most in
+``batch_findings``'s table.
 """
 
 from __future__ import annotations
@@ -11,21 +13,22 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
 from servelab.bench.bandwidth import Ceiling
-from servelab.chapters.batch_findings import (
+from servelab.bench.frames import Result
+from servelab.chapters.batch_findings import LESSON_GPU, BatchFindings, BatchVerdict
+from servelab.chapters.thresholds import (
     AGREE_FACTOR,
     BANDWIDTH_SLACK,
     CEILING_NEAR,
     CONTINUOUS_CLEAR,
     CONTINUOUS_WON,
-    LESSON_GPU,
+    FIRM_FIT_POINTS,
     TAIL_MOSTLY,
-    BatchFindings,
-    BatchVerdict,
 )
 
 
@@ -110,43 +113,83 @@ def fit_step_time(batch: Sequence[float], step_ms: Sequence[float]) -> StepFit:
     return StepFit(float(intercept), float(slope), 1.0 - residual / spread if spread else 1.0)
 
 
-def regime(fit: StepFit, weight_read_ms: float, largest_batch: float) -> str:
-    """What set the step time over the measured batches: ``compute-bound`` when the
-    per-sequence work at the largest batch costs at least the fixed part; otherwise
-    ``bandwidth-bound`` when the fixed part is about one read of the weights, and
-    ``fixed-cost-bound`` when it is much longer than that."""
-    if fit.per_sequence_ms * largest_batch >= fit.fixed_ms:
-        return "compute-bound"
-    if fit.fixed_ms <= BANDWIDTH_SLACK * weight_read_ms:
-        return "bandwidth-bound"
-    return "fixed-cost-bound"
+class Regime(StrEnum):
+    """What set the step time over the measured batches."""
+
+    COMPUTE = "compute-bound"
+    BANDWIDTH = "bandwidth-bound"
+    FIXED_COST = "fixed-cost-bound"
 
 
-def regime_text(fit: StepFit, weight_read_ms: float, largest_batch: float,
-                points: int) -> str:
-    """The fit in words, branching on :func:`regime`; ``points`` batch sizes were fitted."""
+@dataclass(frozen=True)
+class RegimeFindings:
+    """The step-time fit held against one read of the weights, up to the sweep's largest batch
+    (``points`` distinct batch sizes were fitted)."""
+
+    fit: StepFit
+    weight_read_ms: float
+    largest_batch: float
+    points: int
+
+    @classmethod
+    def of(cls, fit: StepFit, weight_read_ms: float, batches: Sequence[float]) -> RegimeFindings:
+        sizes = [float(batch) for batch in batches]
+        return cls(fit, weight_read_ms, max(sizes), len(set(sizes)))
+
+    @property
+    def per_sequence_at_top_ms(self) -> float:
+        """What the sequences of the largest batch add to a step between them."""
+        return self.fit.per_sequence_ms * self.largest_batch
+
+    @property
+    def per_sequence_share(self) -> float:
+        """The largest batch's per-sequence part against the fixed part."""
+        return self.per_sequence_at_top_ms / self.fit.fixed_ms
+
+    @property
+    def fixed_in_reads(self) -> float:
+        """The fixed part in reads of all weights."""
+        return self.fit.fixed_ms / self.weight_read_ms
+
+    @property
+    def rough(self) -> bool:
+        return self.points < FIRM_FIT_POINTS
+
+    @property
+    def regime(self) -> Regime:
+        """``compute-bound`` when the per-sequence work at the largest batch costs at least the
+        fixed part; otherwise ``bandwidth-bound`` when the fixed part is about one read of the
+        weights, and ``fixed-cost-bound`` when it is much longer than that."""
+        if self.per_sequence_at_top_ms >= self.fit.fixed_ms:
+            return Regime.COMPUTE
+        if self.fixed_in_reads <= BANDWIDTH_SLACK:
+            return Regime.BANDWIDTH
+        return Regime.FIXED_COST
+
+
+def regime_text(found: RegimeFindings) -> str:
+    """The fit in words, branching on the findings' regime."""
+    fit = found.fit
     line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
             f"**{fit.per_sequence_ms:.2f} ms** per sequence in it (R² = {fit.r_squared:.2f}). "
-            f"Reading every weight once takes **{weight_read_ms:.1f} ms** at the measured "
+            f"Reading every weight once takes **{found.weight_read_ms:.1f} ms** at the measured "
             "bandwidth.")
-    if points < 3:
-        line += (f" With only {points} batch sizes a line fits any numbers exactly, so read "
-                 "this split as rough; the full-size run fits seven.")
-    kind = regime(fit, weight_read_ms, largest_batch)
-    if kind == "compute-bound":
-        share = fit.per_sequence_ms * largest_batch / fit.fixed_ms
-        return (f"{line} At {largest_batch:.0f} sequences the per-sequence part "
-                f"({fit.per_sequence_ms * largest_batch:.0f} ms) is **{share:.1f}×** the fixed "
-                f"part ({fit.fixed_ms:.0f} ms): "
-                f"from a batch of about **{fit.crossover:.0f}** on, the arithmetic for each "
-                "sequence, not the shared work, sets the pace, and adding users mostly slows "
-                "each of them down. This machine is **compute-bound** at the top of the sweep.")
-    if kind == "bandwidth-bound":
+    if found.rough:
+        line += (f" With only {found.points} batch sizes a line fits any numbers exactly, so "
+                 "read this split as rough; the full-size run fits more.")
+    if found.regime is Regime.COMPUTE:
+        return (f"{line} At {found.largest_batch:.0f} sequences the per-sequence part "
+                f"({found.per_sequence_at_top_ms:.0f} ms) is **{found.per_sequence_share:.1f}×** "
+                f"the fixed part ({fit.fixed_ms:.0f} ms): from a batch of about "
+                f"**{fit.crossover:.0f}** on, the arithmetic for each sequence, not the shared "
+                "work, sets the pace, and adding users mostly slows each of them down. This "
+                "machine is **compute-bound** at the top of the sweep.")
+    if found.regime is Regime.BANDWIDTH:
         return (f"{line} The fixed part is about one read of the weights, so a step is "
                 "**bandwidth-bound**: memory traffic for the weights dominates, and since every "
                 "sequence in the batch shares that read, each added sequence costs only its "
                 "small per-sequence part.")
-    return (f"{line} The fixed part is **{fit.fixed_ms / weight_read_ms:.1f}×** a read of the "
+    return (f"{line} The fixed part is **{found.fixed_in_reads:.1f}×** a read of the "
             "weights: on this machine a step is **fixed-cost-bound**. Most of a step is work "
             "that neither grows with the batch nor is the weight read (on a CPU engine, such "
             "as scheduling and the per-layer overhead of many small operations). Every "
@@ -154,16 +197,36 @@ def regime_text(fit: StepFit, weight_read_ms: float, largest_batch: float,
             "weight reads are shared the same way but are not what dominates here.")
 
 
-def ceiling_text(limit: Ceiling) -> str:
-    """How close one stream came to the speed that reading all weights per token allows."""
-    if limit.fraction is None:
-        raise ValueError("the ceiling's text needs the single stream's measured speed")
-    numbers = (f"This machine copies memory at **{limit.bandwidth_gb_s:.1f} GB/s** and the "
-               f"weights are **{limit.weight_bytes / 1e6:.0f} MB**, so reading them once per "
-               f"token allows at most **{limit.ceiling_tok_s:.0f} tok/s** for one stream. It "
-               f"decoded at **{limit.measured_tok_s:.1f} tok/s**: **{limit.fraction:.0%}** of "
+@dataclass(frozen=True)
+class CeilingFindings:
+    """How close one stream came to the speed that reading all weights once per token allows."""
+
+    bandwidth_gb_s: float
+    weight_mb: float
+    ceiling_tok_s: float
+    measured_tok_s: float
+    fraction: float
+
+    @classmethod
+    def of(cls, limit: Ceiling) -> CeilingFindings:
+        if limit.measured_tok_s is None or limit.fraction is None:
+            raise ValueError("the ceiling's findings need the single stream's measured speed")
+        return cls(limit.bandwidth_gb_s, limit.weight_bytes / 1e6, limit.ceiling_tok_s,
+                   limit.measured_tok_s, limit.fraction)
+
+    @property
+    def near(self) -> bool:
+        return self.fraction >= CEILING_NEAR
+
+
+def ceiling_text(found: CeilingFindings) -> str:
+    """The ceiling in words."""
+    numbers = (f"This machine copies memory at **{found.bandwidth_gb_s:.1f} GB/s** and the "
+               f"weights are **{found.weight_mb:.0f} MB**, so reading them once per "
+               f"token allows at most **{found.ceiling_tok_s:.0f} tok/s** for one stream. It "
+               f"decoded at **{found.measured_tok_s:.1f} tok/s**: **{found.fraction:.0%}** of "
                "that bound.")
-    if limit.fraction >= CEILING_NEAR:
+    if found.near:
         verdict = ("One stream runs close to the bound: a single stream's step is mostly "
                    "reading the weights, and a batch shares exactly that read.")
     else:
@@ -213,10 +276,14 @@ class Intensity:
         return self.weight_read_ms / self.per_sequence_ms if self.per_sequence_ms > 0 else math.inf
 
     @property
+    def cost_factor(self) -> float:
+        """The fitted per-sequence cost against what the arithmetic alone needs."""
+        return self.per_sequence_ms / self.per_sequence_ms_predicted
+
+    @property
     def agrees(self) -> bool:
         """The fitted per-sequence cost is within ``AGREE_FACTOR`` of the arithmetic's."""
-        ratio = self.per_sequence_ms / self.per_sequence_ms_predicted
-        return 1 / AGREE_FACTOR <= ratio <= AGREE_FACTOR
+        return 1 / AGREE_FACTOR <= self.cost_factor <= AGREE_FACTOR
 
 
 def intensity_text(found: Intensity) -> str:
@@ -237,11 +304,10 @@ def intensity_text(found: Intensity) -> str:
         seen = ("The two agree: the cost each sequence adds is its arithmetic, as the argument "
                 "assumes.")
     else:
-        factor = found.per_sequence_ms / found.per_sequence_ms_predicted
-        seen = (f"They do not agree: each sequence costs **{factor:.1f}×** what its arithmetic "
-                "needs, so other work also grows with the batch here (attention over each "
-                "sequence's own cache, sampling, the engine's bookkeeping per sequence), and "
-                "the paper figure is only a bound.")
+        seen = (f"They do not agree: each sequence costs **{found.cost_factor:.1f}×** what its "
+                "arithmetic needs, so other work also grows with the batch here (attention "
+                "over each sequence's own cache, sampling, the engine's bookkeeping per "
+                "sequence), and the paper figure is only a bound.")
     return f"{numbers} {measured} {seen}"
 
 
@@ -267,39 +333,103 @@ def scaling_text(found: BatchFindings, smoke: bool) -> str:
     return f"{numbers} {verdict}"
 
 
-def tail_text(tail_share: float | None) -> str:
+class WavesVerdict(StrEnum):
+    """Continuous batching against static waves on the same requests."""
+
+    CLEAR = "continuous clearly quicker"
+    WON = "continuous quicker"
+    NOT_SHOWN = "no difference shown"
+
+
+@dataclass(frozen=True)
+class WavesFindings:
+    """The same requests in static waves of ``wave_size`` and continuously: how long each took,
+    the share of slot time that stood idle, where the continuous run's idle time fell
+    (``tail_share``: after its last send; None when unknown), and from the step-time fit what a
+    step of one sequence and a full step cost (None without a fit)."""
+
+    requests: int
+    wave_size: int
+    static_s: float
+    continuous_s: float
+    idle_static: float
+    idle_continuous: float
+    tail_share: float | None = None
+    step_one_ms: float | None = None
+    step_full_ms: float | None = None
+
+    @classmethod
+    def of(cls, waves: Result, flowing: Result, wave_size: int,
+           fit: StepFit | None = None) -> WavesFindings:
+        static, continuous = waves.summary(), flowing.summary()
+        tail = float(continuous["idle_after_last_send"])
+        return cls(requests=len(waves.records), wave_size=wave_size, static_s=waves.duration_s,
+                   continuous_s=flowing.duration_s,
+                   idle_static=float(static["idle_slot_share"]),
+                   idle_continuous=float(continuous["idle_slot_share"]),
+                   tail_share=None if math.isnan(tail) else tail,
+                   step_one_ms=None if fit is None else fit.at(1),
+                   step_full_ms=None if fit is None else fit.at(wave_size))
+
+    @property
+    def speedup(self) -> float:
+        return self.static_s / self.continuous_s
+
+    @property
+    def verdict(self) -> WavesVerdict:
+        if self.speedup >= CONTINUOUS_CLEAR:
+            return WavesVerdict.CLEAR
+        if self.speedup > CONTINUOUS_WON:
+            return WavesVerdict.WON
+        return WavesVerdict.NOT_SHOWN
+
+    @property
+    def tail_mostly(self) -> bool | None:
+        """Whether most of the continuous run's idle slot time came after its last send."""
+        return None if self.tail_share is None else self.tail_share >= TAIL_MOSTLY
+
+    @property
+    def if_steps_cost_alike(self) -> float:
+        """The gain the busy shares predict if every step cost the same however full it was."""
+        busy_static = 1 - self.idle_static
+        return (1 - self.idle_continuous) / busy_static if busy_static > 0 else math.inf
+
+    @property
+    def short_of_slots(self) -> bool:
+        """Continuous won, by less than the busy shares predict, and the fit can say why."""
+        return (self.step_one_ms is not None and self.verdict is not WavesVerdict.NOT_SHOWN
+                and self.speedup < self.if_steps_cost_alike)
+
+
+def tail_text(found: WavesFindings) -> str:
     """Where the continuous run's idle slot time came from, or nothing if it is not known."""
-    if tail_share is None or math.isnan(tail_share):
+    if found.tail_mostly is None:
         return ""
-    if tail_share >= TAIL_MOSTLY:
-        return (f" {tail_share:.0%} of its idle slot time came after the last request had been "
-                f"sent, when no request was left waiting and the last long answers decoded "
+    if found.tail_mostly:
+        return (f" {found.tail_share:.0%} of its idle slot time came after the last request had "
+                f"been sent, when no request was left waiting and the last long answers decoded "
                 f"alone.")
-    return (f" Only {tail_share:.0%} of its idle slot time came after the last request had "
-            f"been sent; the rest fell while requests still waited, in the moments between one "
-            f"answer ending and the next request being sent.")
+    return (f" Only {found.tail_share:.0%} of its idle slot time came after the last request "
+            f"had been sent; the rest fell while requests still waited, in the moments between "
+            f"one answer ending and the next request being sent.")
 
 
-def waves_text(static_s: float, continuous_s: float, idle_static: float,
-               idle_continuous: float, wave_size: int, requests: int, smoke: bool,
-               fit: StepFit | None = None, tail_share: float | None = None) -> str:
-    """Static waves against continuous batching on the same requests. ``tail_share`` is the
-    share of the continuous run's idle slot time after its last send (``idle_after_last_send``):
-    it says where that idle time came from. With the step-time ``fit`` the text also says why
-    the gain falls short of what the idle slots alone suggest: a step that carries few
-    sequences costs less than a full one, so an idle slot wastes less than a slot's share of a
-    step."""
-    speedup = static_s / continuous_s
-    numbers = (f"The same {requests} requests took **{static_s:.1f} s** in waves of {wave_size} "
-               f"and **{continuous_s:.1f} s** continuously (**{speedup:.2f}×** the "
-               f"throughput). Slots stood idle **{idle_static:.0%}** of the time in waves and "
-               f"**{idle_continuous:.0%}** continuously.")
-    if speedup >= CONTINUOUS_CLEAR:
+def waves_text(found: WavesFindings, smoke: bool) -> str:
+    """Static waves against continuous batching on the same requests. With the step-time fit
+    the text also says why the gain falls short of what the idle slots alone suggest: a step
+    that carries few sequences costs less than a full one, so an idle slot wastes less than a
+    slot's share of a step."""
+    numbers = (f"The same {found.requests} requests took **{found.static_s:.1f} s** in waves of "
+               f"{found.wave_size} and **{found.continuous_s:.1f} s** continuously "
+               f"(**{found.speedup:.2f}×** the throughput). Slots stood idle "
+               f"**{found.idle_static:.0%}** of the time in waves and "
+               f"**{found.idle_continuous:.0%}** continuously.")
+    if found.verdict is WavesVerdict.CLEAR:
         verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
                    "answer is done — the red gaps in the first timeline. Continuous batching "
                    "hands a freed slot to the next request at the next step.")
-        verdict += tail_text(tail_share)
-    elif speedup > CONTINUOUS_WON:
+        verdict += tail_text(found)
+    elif found.verdict is WavesVerdict.WON:
         verdict = ("Continuous batching won, but by less than the idle share of the waves "
                    "suggests: the machine may have been busy, or these requests' lengths were "
                    "too even for the waves to waste much.")
@@ -308,12 +438,12 @@ def waves_text(static_s: float, continuous_s: float, idle_static: float,
                    "page at full size to see it.")
     else:
         verdict = "This run did not show a difference between the two."
-    if_steps_cost_alike = (1 - idle_continuous) / max(1 - idle_static, 1e-9)
-    if fit is not None and CONTINUOUS_WON < speedup < if_steps_cost_alike:
+    if found.short_of_slots:
         verdict += (f" Had every step cost the same however full it was, the busy shares "
-                    f"({1 - idle_static:.0%} against {1 - idle_continuous:.0%}) would predict "
-                    f"{if_steps_cost_alike:.1f}×. But by the fit above a step with one sequence "
-                    f"costs {fit.at(1):.0f} ms and a full one of {wave_size} costs "
-                    f"{fit.at(wave_size):.0f} ms, so a wave's nearly empty steps are cheap, "
-                    f"and the waste in time is smaller than the waste in slots.")
+                    f"({1 - found.idle_static:.0%} against {1 - found.idle_continuous:.0%}) "
+                    f"would predict {found.if_steps_cost_alike:.1f}×. But by the fit above a "
+                    f"step with one sequence costs {found.step_one_ms:.0f} ms and a full one of "
+                    f"{found.wave_size} costs {found.step_full_ms:.0f} ms, so a wave's nearly "
+                    f"empty steps are cheap, and the waste in time is smaller than the waste in "
+                    f"slots.")
     return f"{numbers} {verdict}"

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from servelab.chapters.kv import blocks_for
-from servelab.plots import COLORS, SERIES_COLORS, style
+from servelab.plots import COLORS, SERIES_COLORS, legend_below, style
 
 SHARED_COLOR = "#7a7a7a"
 FREE_COLOR = "#eeeeee"
@@ -90,7 +90,7 @@ def plot_block_table(holders: Sequence[Holder], block_size: int, title: str) -> 
     pool_rows = -(-pool // POOL_COLUMNS)
     with style():
         figure, (left, right) = plt.subplots(
-            1, 2, figsize=(10, 1.2 + 0.55 * max(len(holders), pool_rows)),
+            1, 2, figsize=(10, 1.6 + 0.55 * max(len(holders), pool_rows)), layout="constrained",
             gridspec_kw={"width_ratios": [max(width, 4), POOL_COLUMNS * 0.7]})
         for y, holder in enumerate(reversed(holders)):
             row = table.rows[holder.name]
@@ -123,7 +123,6 @@ def plot_block_table(holders: Sequence[Holder], block_size: int, title: str) -> 
         if table.shared:
             legend.insert(0, Patch(color=SHARED_COLOR, label="shared prompt blocks"))
         legend.append(Patch(color=FREE_COLOR, label="free"))
-        right.legend(handles=legend, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        legend_below(figure, legend)
         figure.suptitle(title, fontsize=11, fontweight="bold")
-        figure.tight_layout()
     return figure

@@ -109,6 +109,13 @@ def card_of(device: Device) -> Card | None:
                 "CUDA's total on this runtime (nvidia-smi's, less what the driver keeps)")
 
 
+def planning_cards(device: Device) -> list[Card]:
+    """The cards a plan covers on ``device``: the two of ``CARDS``, and this runtime's own GPU
+    as a third where it has one."""
+    own = card_of(device)
+    return [*CARDS, own] if own is not None else list(CARDS)
+
+
 def whole_block_tokens(shape: KVShape, cache_bytes: int, block: int) -> int:
     """The KV tokens a cache of ``cache_bytes`` holds in whole blocks of ``block`` tokens: the
     count vLLM reports as its KV cache size (the block it keeps back included)."""

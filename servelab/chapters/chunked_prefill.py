@@ -18,10 +18,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from servelab.bench.client import INTERFERER, USER
+from servelab.bench.frames import Result
 from servelab.bench.metrics import itls_during
 from servelab.bench.spread import Spread
+from servelab.bench.workloads import Role
 from servelab.chapters.prediction import page_story
+from servelab.chapters.thresholds import CLEARLY
 
 _ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
 _BUDGET = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
@@ -80,27 +82,27 @@ def chunking_state(log_text: str) -> ChunkingState:
     )
 
 
-def user_gaps(result: object) -> pd.DataFrame:
+def user_gaps(result: Result) -> pd.DataFrame:
     """Every inter-token gap of the decoding users: ``request``, ``t_s`` (when the token came)
     and ``itl_ms``."""
     requests = result.requests
-    users = set(requests.loc[requests["role"] == USER, "request"])
+    users = set(requests.loc[requests["role"] == Role.USER, "request"])
     tokens = result.tokens
     gaps = tokens[tokens["request"].isin(users) & tokens["itl_s"].notna()]
     return pd.DataFrame({"request": gaps["request"], "t_s": gaps["t_s"],
                          "itl_ms": gaps["itl_s"] * 1000.0}).reset_index(drop=True)
 
 
-def document_rows(result: object) -> pd.DataFrame:
-    """The long documents' own request rows (role ``"interferer"``), in the order sent."""
+def document_rows(result: Result) -> pd.DataFrame:
+    """The long documents' own request rows (``Role.INTERFERER``), in the order sent."""
     requests = result.requests
-    rows = requests[requests["role"] == INTERFERER].sort_values("sent_s")
+    rows = requests[requests["role"] == Role.INTERFERER].sort_values("sent_s")
     if rows.empty or not bool(rows["ok"].all()):
         raise RuntimeError(f"a document's request did not complete in {result}")
     return rows
 
 
-def compare(results: dict[str, object]) -> pd.DataFrame:
+def compare(results: Mapping[str, Result]) -> pd.DataFrame:
     """One row per run: what the decoding users felt and what each document's sender waited.
 
     ``users_itl_ms_p50`` and ``users_itl_ms_p99`` pool every gap of the run, as ``vllm bench
@@ -123,7 +125,7 @@ def compare(results: dict[str, object]) -> pd.DataFrame:
         for number, (arrival, wait) in enumerate(zip(arrivals, documents[label]["ttft_s"],
                                                       strict=True)):
             end = min([arrival + window_s, *arrivals[number + 1:number + 2]])
-            during = np.asarray(itls_during(result.records, arrival, end, role=USER)) * 1000.0
+            during = np.asarray(itls_during(result.records, arrival, end, role=Role.USER)) * 1000.0
             if during.size:
                 longest.append(float(during.max()))
                 tails.append(float(np.percentile(during, 99)))
@@ -141,10 +143,6 @@ def compare(results: dict[str, object]) -> pd.DataFrame:
             "users_output_tok_s": float(result.summary()["output_tok_s"]),
         })
     return pd.DataFrame(table).set_index("run")
-
-
-# A pause counts as clearly shorter (or a tail clearly better) below this share of the other.
-CLEARLY = 1 / 1.5
 
 
 # The document is sized so that reading it in one step would take this many pause targets: long
@@ -206,10 +204,10 @@ def plot_trade(table: pd.DataFrame, title: str):
     better on both axes; a run cannot usually have both."""
     import matplotlib.pyplot as plt
 
-    from servelab.plots import SERIES_COLORS, style
+    from servelab.plots import SERIES_COLORS, legend_below, style
 
     with style():
-        figure, ax = plt.subplots(figsize=(6.5, 4.0))
+        figure, ax = plt.subplots(figsize=(6.5, 4.0), layout="constrained")
         for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
             wait = Spread.in_row(row, "document_ttft_s")
             pause = Spread.in_row(row, "users_longest_gap_ms")
@@ -221,9 +219,8 @@ def plot_trade(table: pd.DataFrame, title: str):
         ax.set_ylabel("users' longest pause (ms)")
         ax.set_xlim(left=0)
         ax.set_ylim(bottom=0)
-        ax.legend(fontsize=8)
         ax.set_title(title, fontsize=11)
-        figure.tight_layout()
+        legend_below(figure)
     return figure
 
 

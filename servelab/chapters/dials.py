@@ -6,6 +6,9 @@ cache the engine agrees to start with, since one request of the full length must
 from many short ones. The mixed-length workload (``MixedLengths``, a workload of
 ``servelab.bench.workloads`` that the chapter imports from here) and :func:`start_refusal` show
 both.
+
+Where a setting depends on the device (the memory dial, whether tensor parallelism can run at
+all), :class:`MemoryDial` and :func:`tensor_parallel_sizes` decide, so the page asks once.
 """
 
 from __future__ import annotations
@@ -16,7 +19,57 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from servelab.bench.frames import Result
 from servelab.bench.workloads import MixedLengths as MixedLengths  # the chapter imports it here
+from servelab.chapters.capacity import DEFAULT_SHARE
+from servelab.engine import Device
+from servelab.running import RunningServer
+from servelab.server import DEFAULT_CPU_KV_CACHE_GIB
+
+# On a GPU the chapter gives vLLM its default share of the card (``DEFAULT_SHARE``), and its
+# table compares these.
+GPU_SHARES = (0.7, 0.8, 0.9, 0.95)
+# On a CPU the cache is sized directly: Server's default, beside these sizes in the table.
+CPU_CACHE_GIBS = (0.5, 1.0, 2.0, 4.0)
+
+
+@dataclass(frozen=True)
+class MemoryDial:
+    """The KV memory setting a runtime serves with, as ``Server``'s keyword ``flag`` set to
+    ``value``, and the ``settings`` the chapter's table sets beside it. On a GPU it is a share
+    of the card (``card_gib``, CUDA's total); on a CPU, where a share would be one of all RAM,
+    a cache size in GiB."""
+
+    flag: str
+    value: float
+    settings: tuple[float, ...]
+    card_gib: float | None
+
+    @classmethod
+    def for_device(cls, device: Device) -> MemoryDial:
+        if device.kind == "cuda":
+            return cls("gpu_memory_utilization", DEFAULT_SHARE, GPU_SHARES,
+                       device.cuda_memory_gib)
+        return cls("kv_cache_gib", DEFAULT_CPU_KV_CACHE_GIB, CPU_CACHE_GIBS, None)
+
+    @property
+    def server_args(self) -> dict[str, float]:
+        """The keyword to pass to ``Server``."""
+        return {self.flag: self.value}
+
+    def cache_gib(self, setting: float, kv_gib: float) -> float:
+        """The KV cache ``setting`` gives, from the ``kv_gib`` the engine reported at
+        ``value``. A share moves the cache by its difference of the card (an estimate: the
+        weights and working space are assumed to stay the same size); a size is itself."""
+        if self.card_gib is None:
+            return setting
+        return kv_gib + (setting - self.value) * self.card_gib
+
+
+def tensor_parallel_sizes(device: Device) -> tuple[int, ...]:
+    """The tensor-parallel sizes the chapter compares on ``device``: one GPU against two where
+    it has two, none elsewhere."""
+    return (1, 2) if device.kind == "cuda" and device.count >= 2 else ()
 
 _REFUSAL = re.compile(
     r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, "
@@ -72,7 +125,7 @@ class OverLong:
         return self.message is not None and f"got {self.room}" in self.message
 
 
-def refused_request(server: object, prompt: str, max_tokens: int) -> str | None:
+def refused_request(server: RunningServer, prompt: str, max_tokens: int) -> str | None:
     """Send one request; the server's refusal in full (whitespace collapsed, at most
     ``REFUSAL_CHARS`` characters), or None if it was served. In full, because the numbers that
     explain it (the limit, the prompt's tokens, the answer's) come after its first sentence."""
@@ -91,7 +144,7 @@ def refused_request(server: object, prompt: str, max_tokens: int) -> str | None:
     return None
 
 
-def latency_from_arrival(result: object) -> dict[str, float]:
+def latency_from_arrival(result: Result) -> dict[str, float]:
     """p50/p99 of last token − arrival (s), counting any time a request waited in a queue,
     on the client or in the server; and the requests the server ran at most at once."""
     requests = result.requests
@@ -119,7 +172,7 @@ def plot_sweep(sweep: pd.DataFrame, title: str):
         for ax, column, label, color in panels:
             ax.plot(sweep["output_tok_s"], sweep[column], marker="o", color=color)
             for level, row in sweep.iterrows():
-                ax.annotate(f"{level} seq{'s' if level > 1 else ''}",
+                ax.annotate(f"{level} seq{'s' if str(level) != '1' else ''}",
                             (row["output_tok_s"], row[column]), textcoords="offset points",
                             xytext=(4, 6), fontsize=8)
             ax.set_xlabel("output throughput (tok/s)")

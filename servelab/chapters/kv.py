@@ -48,6 +48,10 @@ class KVShape:
         """GiB of cache that ``tokens`` tokens take."""
         return tokens * self.bytes_per_token / 2**30
 
+    def mib_for(self, tokens: int) -> float:
+        """MiB of cache that ``tokens`` tokens take."""
+        return tokens * self.bytes_per_token / 2**20
+
 
 def _config(model_path: str) -> dict:
     folder = Path(model_path)
@@ -100,3 +104,34 @@ def blocks_for(tokens: int, block_size: int) -> int:
     if tokens < 0 or block_size <= 0:
         raise ValueError(f"need tokens >= 0 and block_size > 0, got {tokens}, {block_size}")
     return math.ceil(tokens / block_size)
+
+
+@dataclass(frozen=True)
+class RequestFit:
+    """How many requests of ``request_tokens`` a cache of ``blocks`` usable blocks holds at
+    once: each reserving the full ``context_limit`` up front, and each taking blocks as it
+    grows (paged)."""
+
+    blocks: int
+    block: int
+    context_limit: int
+    request_tokens: int
+
+    @classmethod
+    def of(cls, kv_cache_tokens: int, block: int, context_limit: int,
+           request_tokens: int) -> RequestFit:
+        """From the cache the engine reports (the block it keeps back left out)."""
+        return cls(usable_blocks(kv_cache_tokens, block), block, context_limit, request_tokens)
+
+    @property
+    def reserved(self) -> int:
+        return self.blocks // blocks_for(self.context_limit, self.block)
+
+    @property
+    def paged(self) -> int:
+        return self.blocks // blocks_for(self.request_tokens, self.block)
+
+    @property
+    def request_held(self) -> int:
+        """Tokens of cache one finished request holds: its tokens in whole blocks."""
+        return blocks_for(self.request_tokens, self.block) * self.block

@@ -1,13 +1,14 @@
 """Chapter 08: llama-cpp-python, built once from its PyPI sdist and cached as a wheel.
 
-PyPI has no prebuilt CPU wheel of llama-cpp-python, so pip compiles llama.cpp (minutes on two
-cores). The default build targets the build machine's own instruction set (GGML_NATIVE); on this
-book's reference CPU that build crashed with a general-protection fault in libggml-cpu on the first
-completion, so the build turns each instruction set on or off explicitly instead, from the flags
-/proc/cpuinfo lists (with GGML_NATIVE off, ggml would otherwise enable AVX, AVX2, FMA and F16C
-whether or not the processor has them, and a missing one dies with an illegal instruction). The
-wheel is kept in ``<servelab cache>/wheels`` with a small record of the build, and reinstalled
-from there on later runs.
+PyPI has no prebuilt CPU wheel of llama-cpp-python, so pip compiles llama.cpp, only the parts the
+binding loads (``first_build()``: minutes on two cores). The default build targets the build
+machine's own instruction set (GGML_NATIVE); on this book's reference CPU that build crashed with
+a general-protection fault in libggml-cpu on the first completion, so the build turns each
+instruction set on or off explicitly instead, from the flags /proc/cpuinfo lists (with
+GGML_NATIVE off, ggml would otherwise enable AVX, AVX2, FMA and F16C whether or not the processor
+has them, and a missing one dies with an illegal instruction). The wheel is kept in
+``<servelab cache>/wheels`` with a small record of the build, and reinstalled from there on later
+runs.
 
 ``python -m servelab.chapters.llama_cpp`` builds and installs it (env/build-llama-cpp.sh calls it).
 """
@@ -18,6 +19,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import shlex
 import time
 from datetime import UTC, datetime
 from pathlib import Path
@@ -48,6 +50,13 @@ GGML_INSTRUCTION_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
+# One first build with these cmake_args, as build_wheel timed it (the sdist's download, the build
+# environment, the compile): what a runtime without the cached wheel, such as a fresh Colab one,
+# can expect. Colab's free runtime has two vCPUs as well; a slower CPU takes longer.
+REFERENCE_BUILD_S = 191.1
+REFERENCE_CPU = "a 2-core Intel Xeon with AVX-512 BF16 (2 December 2026)"
+
+
 class LlamaCppUnavailable(RuntimeError):
     """llama-cpp-python is not installed and could not be built or installed here."""
 
@@ -60,18 +69,29 @@ def build_record_path() -> Path:
     return wheel_dir() / f"llama_cpp_python-{VERSION}.build.json"
 
 
-# What chapter 08 does not use: llama-cpp-python's multimodal library (mtmd, for image models),
-# on by default. llama.cpp's own tools, examples and tests are already off in this build.
+# What chapter 08 does not use; the Python binding loads only libllama and libggml. LLAVA_BUILD:
+# llama-cpp-python's multimodal library (mtmd, for image models), on by default. llama.cpp's
+# common library (argument parsing, chat-template parsers, downloads over HTTPS; 53 of the 127
+# files compiled): llama-cpp-python forces LLAMA_BUILD_COMMON on with a FORCE'd cache entry,
+# which no -D overrides, so a file CMake reads at the end of llama.cpp's project() sets a normal
+# variable of that name, which shadows the entry. llama.cpp's tools, examples, tests and server
+# are already off when it is built as a subproject.
 UNUSED_PARTS = ("-DLLAVA_BUILD=OFF",)
+NO_COMMON = "set(LLAMA_BUILD_COMMON OFF)\n"
+
+
+def no_common_path() -> Path:
+    return wheel_dir() / "llama-cpp-no-common.cmake"
 
 
 def cmake_args(cpuinfo: str | None = None) -> str:
     """GGML flags for this CPU: no native tuning, each instruction set ON only if listed, and
-    nothing built that chapter 08 does not use."""
+    nothing built that chapter 08 does not use (``build_wheel`` writes ``no_common_path()``)."""
     flags = cpu_flags(cpuinfo)
     switches = [f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
                 for option, needs in GGML_INSTRUCTION_SETS]
-    return " ".join(["-DGGML_NATIVE=OFF", *switches, *UNUSED_PARTS])
+    no_common = shlex.quote(f"-DCMAKE_PROJECT_llama.cpp_INCLUDE={no_common_path()}")
+    return " ".join(["-DGGML_NATIVE=OFF", *switches, *UNUSED_PARTS, no_common])
 
 
 def installed_version() -> str | None:
@@ -106,15 +126,21 @@ def build_record() -> dict[str, object] | None:
     return json.loads(path.read_text()) if path.is_file() else None
 
 
+def first_build() -> str:
+    """How long the first build took on the machine the book was built on, in words."""
+    return f"{REFERENCE_BUILD_S / 60:.1f} minutes on {REFERENCE_CPU}"
+
+
 def build_wheel() -> Path:
     """Compile the sdist into a wheel in ``wheel_dir()`` (minutes) and return its path."""
     wheel_dir().mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CMAKE_ARGS": cmake_args()}
     started = time.monotonic()
     print(f"Building {DISTRIBUTION} {VERSION} from source with CMAKE_ARGS={env['CMAKE_ARGS']!r} "
-          "(several minutes, once)...", flush=True)
+          f"(once; {first_build()})...", flush=True)
     for stale in wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"):
         stale.unlink()
+    no_common_path().write_text(NO_COMMON)
     # --no-cache-dir: pip's wheel cache is keyed by the sdist alone, not by CMAKE_ARGS, so it
     # would hand back a wheel built earlier with other flags (in a second, as if compiled).
     pip("wheel", "--no-deps", "--no-cache-dir", "--no-binary", DISTRIBUTION, "-w",

@@ -22,6 +22,7 @@ from openai import OpenAI
 
 from servelab.bench.client import PlannedRequest, request_body
 from servelab.bench.server_metrics import fetch_metrics
+from servelab.running import RunningServer
 
 SPLIT = ("computed", "from cache")
 
@@ -46,7 +47,7 @@ def prompt_tokens_by_source(url: str) -> dict[str, float]:
     return prompt_split(fetch_metrics(url))
 
 
-def prefill_cost(server: object, plan: list[PlannedRequest]) -> pd.DataFrame:
+def prefill_cost(server: RunningServer, plan: list[PlannedRequest]) -> pd.DataFrame:
     """Send ``plan`` one request at a time; one row per request with its prompt tokens split
     into ``computed`` and ``from cache``."""
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)

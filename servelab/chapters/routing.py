@@ -1,50 +1,57 @@
 """Chapter 09: replicas behind vLLM's router. What each routing policy did with the tenants'
 prompts, what users saw when a replica died, and two copies against one server.
 
-Measuring (``measure_policy``, ``failure_rows``) is apart from the findings (``PolicyRun``,
-``Failure``, ``copies_verdict``), and the findings apart from the words (``*_text``).
+Measuring (``measure_policies``, ``measure_setup``, ``failure_of``) is apart from the findings
+(``RoutingFindings``, ``Failure``, ``CopiesFindings``: numbers and named verdicts), and the
+findings apart from the words (``*_text``, ``story``). Each comparison rests on repeated runs: two
+figures are called apart only when their ranges are (``servelab.bench.spread``).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import numpy as np
 import pandas as pd
 
 from servelab.bench import run
 from servelab.bench.frames import Result
 from servelab.bench.prompts import PromptSource
 from servelab.bench.server_metrics import fetch_metrics
-from servelab.bench.workloads import FailureDuring, Tenants
-from servelab.chapters.lesson import HIT_RATE_SHOWN, SAME_SPEED, TTFT_GAIN_SHOWN
+from servelab.bench.spread import Spread
+from servelab.bench.workloads import ClosedLoop, FailureDuring, Tenants
 from servelab.chapters.prediction import page_story
+from servelab.chapters.thresholds import HIT_RATE_SHOWN, SAME_SPEED, TTFT_GAIN_SHOWN
 from servelab.replicas import Replicas
 from servelab.router import Router
+from servelab.server import Server
+
+# vllm-router's own defaults for --health-check-interval-secs and --health-failure-threshold
+# (its --help); servelab's Router checks far more often (servelab.router.HEALTH_INTERVAL_S).
+ROUTER_DEFAULT_HEALTH = (60, 3)
 
 
 @dataclass(frozen=True)
 class PolicyRun:
     """One routing policy's run of the tenants' traffic: the client's metrics, how many requests
-    of each tenant each replica served (``spread``: a row per tenant, a column per replica), and
-    each replica's prefix-cache counters during the run (prompt tokens looked up, found)."""
+    of each tenant each replica served (``spread``: a row per tenant, a column per replica), each
+    replica's prefix-cache counters during the run (prompt tokens looked up, found), and the
+    router's command line."""
 
     policy: str
     summary: dict[str, float]
     spread: pd.DataFrame
     queries: tuple[float, ...]
     hits: tuple[float, ...]
+    command_line: str = ""
 
     @property
     def hit_rate(self) -> float:
         """Share of the prompt tokens looked up that the replicas found cached, all together."""
         total = sum(self.queries)
         return sum(self.hits) / total if total else math.nan
-
-    @property
-    def replica_hit_rates(self) -> list[float]:
-        return [h / q if q else math.nan for h, q in zip(self.hits, self.queries, strict=True)]
 
     @property
     def computed_tokens(self) -> float:
@@ -71,82 +78,185 @@ class PolicyRun:
         return float((self.spread.max(axis=1) / totals).mean())
 
 
-def measure_policy(replicas: Replicas, policy: str, workload: Tenants, prompts: PromptSource,
-                   **router_options: object) -> tuple[PolicyRun, Router]:
+def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
+                   prompts: PromptSource) -> PolicyRun:
     """Start a router with ``policy`` in front of the running ``replicas``, send ``workload``
-    through it, stop the router, and return what happened (and the stopped router, whose
-    command line the page prints)."""
-    router = Router(replicas, policy=policy, **router_options)
+    through it (on a cold cache: each run salts its requests), stop the router, and return what
+    happened."""
+    router = Router(replicas, policy=policy)
     with router:
         before = [fetch_metrics(replica.url) for replica in replicas]
         result = run(router, workload, prompts=prompts, metrics_interval=None)
         after = [fetch_metrics(replica.url) for replica in replicas]
     tenant_of = {record.planned.request_id: record.planned.user for record in result.records}
-    spread = pd.DataFrame(0, index=pd.Index(range(workload.tenants), name="tenant"),
-                          columns=[f"replica {index}" for index in range(len(replicas))])
+    counts = np.zeros((workload.tenants, len(replicas)), dtype=int)
     for request_id, index in replicas.served_by(tenant_of).items():
-        spread.iloc[tenant_of[request_id], index] += 1
+        counts[tenant_of[request_id], index] += 1
+    spread = pd.DataFrame(counts, index=pd.Index(range(workload.tenants), name="tenant"),
+                          columns=[f"replica {index}" for index in range(len(replicas))])
     return PolicyRun(
         policy=policy, summary=result.summary(), spread=spread,
         queries=tuple(a["prefix_cache_queries"] - b["prefix_cache_queries"]
                       for a, b in zip(after, before, strict=True)),
         hits=tuple(a["prefix_cache_hits"] - b["prefix_cache_hits"]
                    for a, b in zip(after, before, strict=True)),
-    ), router
+        command_line=router.command_line,
+    )
 
 
-def policy_table(runs: Sequence[PolicyRun]) -> pd.DataFrame:
-    """One row per policy: what the page compares."""
-    return pd.DataFrame({
-        "policy": [r.policy for r in runs],
-        "tenant's requests on one replica": [r.kept_together for r in runs],
-        "prompt computed (times)": [r.prefills for r in runs],
-        "prompt tokens computed": [r.computed_tokens for r in runs],
-        "hit rate": [r.hit_rate for r in runs],
-        "TTFT p50 (ms)": [r.summary["ttft_ms_p50"] for r in runs],
-        "TTFT p99 (ms)": [r.summary["ttft_ms_p99"] for r in runs],
-        "output tok/s": [r.summary["output_tok_s"] for r in runs],
-    })
+def measure_policies(replicas: Replicas, policies: Sequence[str], workload: Tenants,
+                     prompts: PromptSource, repeats: int) -> dict[str, list[PolicyRun]]:
+    """``repeats`` runs of ``workload`` under each policy, interleaved (A, B, A, B, ...) so that
+    a drift in the machine's speed falls on both alike."""
+    runs: dict[str, list[PolicyRun]] = {policy: [] for policy in policies}
+    for _ in range(repeats):
+        for policy in policies:
+            runs[policy].append(measure_policy(replicas, policy, workload, prompts))
+    return runs
 
 
-def routing_text(spreading: PolicyRun, following: PolicyRun, workload: Tenants) -> str:
-    """What the two policies did with the tenants' prompts, from the two runs."""
-    replicas = spreading.spread.shape[1]
-    expected = [run.expected_computed(workload.prefix_tokens, workload.question_tokens)
-                for run in (spreading, following)]
-    text = (f"{workload.tenants} tenants sent {workload.requests_per_tenant} requests each, "
-            f"every one opening with its tenant's {workload.prefix_tokens}-token prompt. A "
-            f"tenant's prompt has to be computed once on every replica that serves the tenant: "
-            f"with {spreading.policy} that made {spreading.prefills} computations of a prompt "
-            f"(on average {spreading.kept_together:.0%} of a tenant's requests went to one "
-            f"replica), with {following.policy} {following.prefills} "
-            f"({following.kept_together:.0%}). Add each request's {workload.question_tokens}-"
-            f"token question and the replicas should compute {expected[0]:,} and "
-            f"{expected[1]:,} prompt tokens; their own counters say "
-            f"{spreading.computed_tokens:,.0f} and {following.computed_tokens:,.0f}, and found "
-            f"{spreading.hit_rate:.0%} and {following.hit_rate:.0%} of the prompt tokens "
-            "cached. ")
-    if following.hit_rate - spreading.hit_rate >= HIT_RATE_SHOWN:
-        text += (f"Following the prefixes kept more of the saving prefix caching offers: a "
-                 f"spreading policy makes each of the {replicas} replicas compute every "
-                 "tenant's prompt for itself. ")
-    elif spreading.hit_rate - following.hit_rate >= HIT_RATE_SHOWN:
-        text += ("Here the spreading policy found more in the cache, against what the policies "
-                 "are built for: look at the spread above for the reason. ")
-    else:
-        text += ("The two hit rates are within a few points of each other: in this run routing "
-                 "made no clear difference to the cache. ")
-    fast, slow = following.summary["ttft_ms_p50"], spreading.summary["ttft_ms_p50"]
-    if slow >= TTFT_GAIN_SHOWN * fast:
-        text += (f"First tokens came sooner with {following.policy} (median {fast:,.0f} ms "
-                 f"against {slow:,.0f} ms): a prompt found in the cache is not prefilled again.")
-    elif fast >= TTFT_GAIN_SHOWN * slow:
-        text += (f"Yet first tokens came later with {following.policy} (median {fast:,.0f} ms "
-                 f"against {slow:,.0f} ms): keeping tenants together can pile their requests "
-                 "onto one replica while the other idles.")
-    else:
-        text += (f"The median first token was {fast:,.0f} ms with {following.policy} and "
-                 f"{slow:,.0f} ms with {spreading.policy}, not clearly apart in one run.")
+def _first_token(spreading: Spread, following: Spread) -> str:
+    """"sooner", "later" or "unclear": the median first token with the prefix-following policy,
+    called apart only when the ranges are and the medians differ ``TTFT_GAIN_SHOWN``-fold."""
+    if following.below(spreading) and spreading.median >= TTFT_GAIN_SHOWN * following.median:
+        return "sooner"
+    if following.above(spreading) and following.median >= TTFT_GAIN_SHOWN * spreading.median:
+        return "later"
+    return "unclear"
+
+
+def _cache(spreading: Spread, following: Spread) -> str:
+    """"following", "spreading" or "same": which policy found more prompt tokens cached, by
+    ``HIT_RATE_SHOWN`` points or more and beyond the runs' ranges."""
+    if following.above(spreading) and following.median - spreading.median >= HIT_RATE_SHOWN:
+        return "following"
+    if following.below(spreading) and spreading.median - following.median >= HIT_RATE_SHOWN:
+        return "spreading"
+    return "same"
+
+
+def _by_policy(both: tuple[Sequence[PolicyRun], Sequence[PolicyRun]],
+               figure: Callable[[PolicyRun], float]) -> tuple[Spread, Spread]:
+    """``figure``'s spread over each policy's runs."""
+    return (Spread.of(figure(r) for r in both[0]), Spread.of(figure(r) for r in both[1]))
+
+
+@dataclass(frozen=True)
+class RoutingFindings:
+    """What two policies did with the same tenants' traffic over repeated runs, ``spreading``
+    first and ``following`` second in each pair: prompt computations, the share of a tenant's
+    requests kept on one replica, prompt tokens expected and counted, hit rate and median first
+    token, each over the runs; the requests per tenant and replica summed over the runs; and the
+    verdicts ``cache`` (``_cache``) and ``first_token`` (``_first_token``)."""
+
+    policies: tuple[str, str]
+    workload: Tenants
+    replicas: int
+    runs: int
+    prefills: tuple[Spread, Spread]
+    kept_together: tuple[Spread, Spread]
+    expected_tokens: tuple[Spread, Spread]
+    computed_tokens: tuple[Spread, Spread]
+    hit_rate: tuple[Spread, Spread]
+    ttft_ms_p50: tuple[Spread, Spread]
+    ttft_ms_p99: tuple[Spread, Spread]
+    pooled_spreads: dict[str, pd.DataFrame]
+    cache: str
+    first_token: str
+
+    @classmethod
+    def of(cls, spreading: Sequence[PolicyRun], following: Sequence[PolicyRun],
+           workload: Tenants) -> RoutingFindings:
+        both = (spreading, following)
+        hits = _by_policy(both, lambda r: r.hit_rate)
+        ttft = _by_policy(both, lambda r: r.summary["ttft_ms_p50"])
+        return cls(
+            policies=(spreading[0].policy, following[0].policy), workload=workload,
+            replicas=spreading[0].spread.shape[1], runs=min(len(spreading), len(following)),
+            prefills=_by_policy(both, lambda r: r.prefills),
+            kept_together=_by_policy(both, lambda r: r.kept_together),
+            expected_tokens=_by_policy(both, lambda r: r.expected_computed(
+                workload.prefix_tokens, workload.question_tokens)),
+            computed_tokens=_by_policy(both, lambda r: r.computed_tokens),
+            hit_rate=hits, ttft_ms_p50=ttft,
+            ttft_ms_p99=_by_policy(both, lambda r: r.summary["ttft_ms_p99"]),
+            pooled_spreads={runs[0].policy: sum((r.spread for r in runs[1:]), runs[0].spread)
+                            for runs in both},
+            cache=_cache(*hits), first_token=_first_token(*ttft),
+        )
+
+
+def policy_table(found: RoutingFindings) -> pd.DataFrame:
+    """One row per policy: what the page compares, medians over the runs with their ranges."""
+    rows = []
+    for index, policy in enumerate(found.policies):
+        hits, ttft = found.hit_rate[index], found.ttft_ms_p50[index]
+        rows.append({
+            "policy": policy, "runs": hits.n,
+            "tenant's requests on one replica": found.kept_together[index].median,
+            "prompt computed (times)": found.prefills[index].median,
+            "prompt tokens computed": found.computed_tokens[index].median,
+            "hit rate": hits.median, "hit rate low": hits.low, "hit rate high": hits.high,
+            "TTFT p50 (ms)": ttft.median, "TTFT p50 low": ttft.low,
+            "TTFT p50 high": ttft.high,
+        })
+    return pd.DataFrame(rows)
+
+
+def spread_title(found: RoutingFindings) -> str:
+    """The tenant-spread figure's finding."""
+    (spreading, following), kept = found.policies, found.kept_together
+    return (f"{spreading}: {kept[0].median:.0%} of a tenant's requests on one replica; "
+            f"{following}: {kept[1].median:.0%} (median of {found.runs} runs)")
+
+
+def _share(spread: Spread) -> str:
+    """A share over the runs: "82% (80–83%)", or "82% in every run" when they agree."""
+    if f"{spread.low:.0%}" == f"{spread.high:.0%}":
+        return f"{spread.median:.0%} in every run"
+    return f"{spread.median:.0%} ({spread.low:.0%}–{spread.high:.0%})"
+
+
+def routing_text(found: RoutingFindings) -> str:
+    """What the two policies did with the tenants' prompts, from the repeated runs."""
+    work = found.workload
+    (spreading, following) = found.policies
+    hits, ttft = found.hit_rate, found.ttft_ms_p50
+    text = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
+            f"opening with its tenant's {work.prefix_tokens}-token prompt; each policy ran this "
+            f"traffic {found.runs} times, interleaved, each time on a cold cache. A tenant's "
+            "prompt has to be computed once on every replica that serves the tenant: with "
+            f"{spreading} that made {found.prefills[0].median:.0f} computations of a prompt in a "
+            f"run (median; {found.kept_together[0].median:.0%} of a tenant's requests went to one "
+            f"replica), with {following} {found.prefills[1].median:.0f} "
+            f"({found.kept_together[1].median:.0%}). Add each request's {work.question_tokens}-"
+            f"token question and the replicas should compute "
+            f"{found.expected_tokens[0].median:,.0f} and {found.expected_tokens[1].median:,.0f} "
+            "prompt tokens; "
+            f"their own counters say {found.computed_tokens[0].median:,.0f} and "
+            f"{found.computed_tokens[1].median:,.0f}, and found {_share(hits[0])} and "
+            f"{_share(hits[1])} of the prompt tokens cached. ")
+    text += {
+        "following": ("Following the prefixes kept more of the saving prefix caching offers, in "
+                      f"every run: a spreading policy makes each of the {found.replicas} replicas "
+                      "compute every tenant's prompt for itself. "),
+        "spreading": ("Here the spreading policy found more in the cache, in every run, against "
+                      "what the policies are built for: look at the spread above for the "
+                      "reason. "),
+        "same": ("The runs cannot tell the two hit rates apart: their ranges touch, or they "
+                 "differ by only a few points. In these runs routing made no clear difference "
+                 "to the cache. "),
+    }[found.cache]
+    medians = (f"median {ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
+               f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
+    text += {
+        "sooner": (f"First tokens came sooner with {following} ({medians}): a prompt found in "
+                   "the cache is not prefilled again."),
+        "later": (f"Yet first tokens came later with {following} ({medians}): keeping tenants "
+                  "together can pile their requests onto one replica while the other idles."),
+        "unclear": (f"The median first token with {following} against {spreading} was "
+                    f"{medians}: the runs cannot tell them apart."),
+    }[found.first_token]
     return text
 
 
@@ -165,6 +275,8 @@ class Failure:
     latency_s_before: float  # median arrival-to-last-token before the kill
     latency_s_worst_after: float  # worst of those sent after the kill that succeeded
     retries: float      # requests the router sent again, to another replica
+    health_interval_s: int  # how often the router checked each replica's /health
+    health_failures: int    # failed checks in a row before it counted a replica down
 
     @property
     def failed(self) -> int:
@@ -185,8 +297,9 @@ def failure_rows(result: Result) -> pd.DataFrame:
     })
 
 
-def failure_of(result: Result, workload: FailureDuring, retries: float) -> Failure:
-    """The findings of one failure run (``workload.events`` holds the kill and the notice)."""
+def failure_of(result: Result, workload: FailureDuring, router: Router, retries: float) -> Failure:
+    """The findings of one failure run through ``router`` (``workload.events`` holds the kill
+    and the notice; ``retries``, the router's own count)."""
     rows = failure_rows(result)
     killed = workload.events.get("failed", math.nan)
     before, after = rows[rows["sent_s"] < killed], rows[rows["sent_s"] >= killed]
@@ -197,11 +310,12 @@ def failure_of(result: Result, workload: FailureDuring, retries: float) -> Failu
         sent_before=len(before), sent_after=len(after),
         latency_s_before=float(before.loc[before["ok"], "latency_s"].median()),
         latency_s_worst_after=float(worst) if not pd.isna(worst) else math.nan,
-        retries=retries,
+        retries=retries, health_interval_s=router.health_interval_s,
+        health_failures=router.health_failures,
     )
 
 
-def failure_text(failure: Failure, interval_s: int, failures: int) -> str:
+def failure_text(failure: Failure) -> str:
     """What users saw, in the order it happened."""
     if failure.failed_before:
         lost = (f"{failure.failed_before} of the {failure.sent_before} requests sent before it "
@@ -209,6 +323,7 @@ def failure_text(failure: Failure, interval_s: int, failures: int) -> str:
                 "a stream cut halfway")
     else:
         lost = f"None of the {failure.sent_before} requests sent before it failed"
+    interval_s, failures = failure.health_interval_s, failure.health_failures
     text = f"The replica was killed {failure.killed_s:.1f} s into the run. {lost}. "
     if math.isnan(failure.noticed_s):
         text += ("The router still counted the dead replica healthy when the run ended: its "
@@ -225,42 +340,115 @@ def failure_text(failure: Failure, interval_s: int, failures: int) -> str:
     if not math.isnan(failure.latency_s_worst_after):
         text += (f"; the slowest that succeeded took {failure.latency_s_worst_after:.1f} s, "
                  f"against a median of {failure.latency_s_before:.1f} s before the kill")
-    return text + ". With the router's default health check (every 60 s, 3 failures) the dead " \
-        "replica would have kept getting requests for minutes."
+    default_s, default_failures = ROUTER_DEFAULT_HEALTH
+    return text + (f". With the router's default health check (every {default_s} s, "
+                   f"{default_failures} failures) the dead replica would have kept getting "
+                   "requests for minutes.")
 
 
-def copies_verdict(copies_tok_s: float, one_tok_s: float) -> str:
-    """"copies", "one" or "same": which delivered more output, beyond ``SAME_SPEED``."""
-    if copies_tok_s > (1 + SAME_SPEED) * one_tok_s:
+def measure_setup(target: Router | Server, users: ClosedLoop, repeats: int) -> list[Result]:
+    """``repeats`` runs of the closed loop ``users`` against one running setup."""
+    return [run(target, users, metrics_interval=None) for _ in range(repeats)]
+
+
+@dataclass(frozen=True)
+class SetupRuns:
+    """One setup's repeated closed-loop runs: its output rate and median time per token."""
+
+    label: str
+    output_tok_s: Spread
+    tpot_ms_p50: Spread
+
+    @classmethod
+    def of(cls, label: str, results: Sequence[Result]) -> SetupRuns:
+        summaries = [result.summary() for result in results]
+        return cls(label, Spread.of(float(s["output_tok_s"]) for s in summaries),
+                   Spread.of(float(s["tpot_ms_p50"]) for s in summaries))
+
+
+def copies_verdict(copies: Spread, other: Spread) -> str:
+    """"copies", "one" or "same": which delivered more output, called apart only when the runs'
+    ranges are and the medians differ by more than ``SAME_SPEED``."""
+    if copies.above(other) and copies.median > (1 + SAME_SPEED) * other.median:
         return "copies"
-    if one_tok_s > (1 + SAME_SPEED) * copies_tok_s:
+    if copies.below(other) and other.median > (1 + SAME_SPEED) * copies.median:
         return "one"
     return "same"
 
 
-def copies_text(table: pd.DataFrame, device_kind: str, gpus: int) -> str:
-    """Two replicas against one server (and, with two GPUs, one model split over both), from
-    ``table``: a row per setup with "setup", "output tok/s" and "TPOT p50 (ms)"; the first row is
-    the replicas, the second the one server."""
-    copies, one = table.iloc[0], table.iloc[1]
-    text = (f"The same closed loop of users gave {copies['output tok/s']:,.0f} output tok/s on "
-            f"{copies['setup']} and {one['output tok/s']:,.0f} on {one['setup']}; a token took "
-            f"{copies['TPOT p50 (ms)']:.0f} ms (median) against {one['TPOT p50 (ms)']:.0f} ms. ")
-    verdict = copies_verdict(copies["output tok/s"], one["output tok/s"])
-    if device_kind == "cpu":
+@dataclass(frozen=True)
+class CopiesFindings:
+    """Two replicas behind the router against one server with the whole device and, with two
+    GPUs, one model split over both (``split``); ``verdict`` (copies against one server) and
+    ``split_verdict`` (copies against the split model) from ``copies_verdict``."""
+
+    copies: SetupRuns
+    one: SetupRuns
+    split: SetupRuns | None
+    device_kind: str
+    gpus: int
+    verdict: str
+    split_verdict: str | None
+
+    @classmethod
+    def of(cls, runs: Mapping[str, Sequence[Result]], device_kind: str,
+           gpus: int) -> CopiesFindings:
+        """``runs``: the replicas' runs first, then the one server's, then the split model's."""
+        setups = [SetupRuns.of(label, results) for label, results in runs.items()]
+        copies, one, split = setups[0], setups[1], (setups[2] if len(setups) > 2 else None)
+        return cls(copies, one, split, device_kind, gpus,
+                   copies_verdict(copies.output_tok_s, one.output_tok_s),
+                   None if split is None else copies_verdict(copies.output_tok_s,
+                                                             split.output_tok_s))
+
+    @property
+    def setups(self) -> list[SetupRuns]:
+        return [self.copies, self.one, *([self.split] if self.split else [])]
+
+
+def setup_table(found: CopiesFindings) -> pd.DataFrame:
+    """One row per setup, medians over its runs with the output rate's range."""
+    return pd.DataFrame([{
+        "setup": setup.label, "runs": setup.output_tok_s.n,
+        "output tok/s": setup.output_tok_s.median, "output tok/s low": setup.output_tok_s.low,
+        "output tok/s high": setup.output_tok_s.high, "TPOT p50 (ms)": setup.tpot_ms_p50.median,
+    } for setup in found.setups])
+
+
+def copies_title(found: CopiesFindings, device_label: str) -> str:
+    """The setups figure's finding."""
+    return f"On {device_label}, " + {
+        "copies": "two copies delivered more", "one": "one server delivered more",
+        "same": "the runs cannot tell two copies from one server"}[found.verdict]
+
+
+def _setup_text(setup: SetupRuns) -> str:
+    rate = setup.output_tok_s
+    return (f"{rate.median:,.0f} output tok/s ({rate.low:,.0f}–{rate.high:,.0f}) on "
+            f"{setup.label}")
+
+
+def copies_text(found: CopiesFindings) -> str:
+    """Two replicas against one server (and, with two GPUs, one model split over both)."""
+    copies, one = found.copies, found.one
+    text = (f"Over {copies.output_tok_s.n} runs each, the same closed loop of users gave "
+            f"{_setup_text(copies)} and {_setup_text(one)}; a token took "
+            f"{copies.tpot_ms_p50.median:.0f} ms (median) against "
+            f"{one.tpot_ms_p50.median:.0f} ms. ")
+    if found.device_kind == "cpu":
         text += {
-            "copies": "Two one-core copies delivered more than one server on both cores: on "
-                      "this CPU a single engine did not turn two cores into twice one core's "
-                      "work. ",
-            "one": "One server with both cores delivered more than two one-core copies: one "
-                   "engine batches every user's tokens into one step, and the copies each "
-                   "carried the cost of a whole server on half the machine. ",
-            "same": "Within this run's noise the two setups delivered the same: splitting two "
-                    "cores into two copies bought no throughput, only a second process. ",
-        }[verdict]
+            "copies": "Two one-core copies delivered more than one server on both cores, in "
+                      "every run: on this CPU a single engine did not turn two cores into twice "
+                      "one core's work. ",
+            "one": "One server with both cores delivered more than two one-core copies, in "
+                   "every run: one engine batches every user's tokens into one step, and the "
+                   "copies each carried the cost of a whole server on half the machine. ",
+            "same": "The runs cannot tell the two setups apart: splitting two cores into two "
+                    "copies bought no clear throughput, only a second process. ",
+        }[found.verdict]
         text += ("On a CPU the copies share one memory bus, so this run cannot show what copies "
                  "on separate GPUs give; it shows what splitting one machine costs.")
-    elif gpus < 2:
+    elif found.gpus < 2:
         text += ("Both copies shared one GPU here, each with part of its memory and both with "
                  "its compute: copies pay off when each has a device of its own.")
     else:
@@ -269,22 +457,21 @@ def copies_text(table: pd.DataFrame, device_kind: str, gpus: int) -> str:
                       "copy brought a device of its own to the load. ",
             "one": "One server on one GPU delivered more than two copies on two: this load "
                    "did not need the second GPU, and the router's hop cost time. ",
-            "same": "Within this run's noise the copies on two GPUs delivered what one GPU "
-                    "did: the load did not need the second GPU. ",
-        }[verdict]
-    if len(table) > 2:
-        split = table.iloc[2]
+            "same": "The runs cannot tell the copies on two GPUs from one GPU: the load did "
+                    "not clearly need the second GPU. ",
+        }[found.verdict]
+    if found.split is not None:
         text += (f"Split over two GPUs with tensor parallelism the model gave "
-                 f"{split['output tok/s']:,.0f} tok/s at {split['TPOT p50 (ms)']:.0f} ms a "
+                 f"{_setup_text(found.split)} at {found.split.tpot_ms_p50.median:.0f} ms a "
                  "token: ")
         text += {
             "copies": "fewer tokens than two copies, as the lesson says: splitting a model "
                       "that fits on one card adds the GPUs' exchange to every step.",
             "one": "more than two copies, against the lesson's rule of thumb, on this model "
                    "and these GPUs.",
-            "same": "about as much as two copies; the lesson's reason to prefer copies, the "
-                    "GPUs' exchange at every step, did not show in throughput here.",
-        }[copies_verdict(copies["output tok/s"], split["output tok/s"])]
+            "same": "the runs cannot tell it from two copies; the lesson's reason to prefer "
+                    "copies, the GPUs' exchange at every step, did not show in throughput here.",
+        }[found.split_verdict or "same"]
     return text.rstrip()
 
 
@@ -298,16 +485,24 @@ def two_gpus_note(gpus: int) -> str:
             "rule is to split a model only when it does not fit on one card.")
 
 
-def story(prediction: str, spreading: PolicyRun, following: PolicyRun, workload: Tenants,
-          failure: Failure, health: tuple[int, int], copies: pd.DataFrame, device_kind: str,
-          gpus: int) -> str:
+@dataclass(frozen=True)
+class PastOneMachine:
+    """The page's findings: routing, the failure, copies against one server."""
+
+    routing: RoutingFindings
+    failure: Failure
+    copies: CopiesFindings
+
+
+def story(prediction: str, found: PastOneMachine) -> str:
     """The page's interpretation, in Markdown."""
-    measured = (f"a hit rate of {spreading.hit_rate:.0%} with {spreading.policy} and "
-                f"{following.hit_rate:.0%} with {following.policy}; {failure.failed} failed "
-                f"requests when a replica died")
+    (spreading, following), hits = found.routing.policies, found.routing.hit_rate
+    measured = (f"a hit rate of {hits[0].median:.0%} with {spreading} and "
+                f"{hits[1].median:.0%} with {following} (medians of {found.routing.runs} runs); "
+                f"{found.failure.failed} failed requests when a replica died")
     return page_story(prediction, measured, [
-        ("Routing and the prefix cache", routing_text(spreading, following, workload)),
-        ("A replica dies", failure_text(failure, *health)),
-        ("Two copies or one server", copies_text(copies, device_kind, gpus)),
+        ("Routing and the prefix cache", routing_text(found.routing)),
+        ("A replica dies", failure_text(found.failure)),
+        ("Two copies or one server", copies_text(found.copies)),
     ])
 

@@ -16,16 +16,15 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from servelab.bench.frames import Result
 from servelab.bench.metrics import PERCENTILES
+from servelab.chapters.thresholds import LITTLE_AGREES, TAIL_REQUESTS
 
-# Little's law and the engine's sampled count "agree" within this share of the engine's count:
-# /metrics is sampled once a second, so a short run's average moves by a request or so.
-LITTLE_AGREES = 0.25
 METRIC_NAMES = {"ttft": "time to first token", "tpot": "time per output token",
                 "itl": "gap between tokens", "e2e": "whole request"}
 
 
-def percentile_table(result: object, slo: Mapping[str, float]) -> pd.DataFrame:
+def percentile_table(result: Result, slo: Mapping[str, float]) -> pd.DataFrame:
     """One row per metric (ms): mean, p50, p90, p99 (from the run's summary), the worst one
     and the SLO limit where one was set."""
     summary, requests = result.summary(), result.requests
@@ -62,7 +61,7 @@ class MetricsFindings:
     slo: Mapping[str, float]
 
     @classmethod
-    def of(cls, result: object, slo: Mapping[str, float]) -> MetricsFindings:
+    def of(cls, result: Result, slo: Mapping[str, float]) -> MetricsFindings:
         requests = result.requests
         done = requests[requests["ok"].astype(bool)]
         if len(done) < 2:
@@ -111,6 +110,11 @@ class MetricsFindings:
         return (self.little_in_flight - self.engine_in_flight) / self.passing_rate
 
     @property
+    def client_saw_more(self) -> bool:
+        """Whether the law counts more in flight than the engine did (time outside its count)."""
+        return self.outside_engine_s > 0
+
+    @property
     def little_agrees(self) -> bool | None:
         """Whether λ × W matches the engine's own average count (None: no samples to hold it
         against)."""
@@ -123,13 +127,22 @@ class MetricsFindings:
     def attainment(self) -> float:
         return self.met / self.requests
 
+    @property
+    def all_met(self) -> bool:
+        return self.met == self.requests
+
+    @property
+    def tail_described(self) -> bool:
+        """Whether the run had enough requests for its p99 to describe a tail."""
+        return self.requests >= TAIL_REQUESTS
+
 
 def _percentile_words(found: MetricsFindings) -> str:
     text = (f"Half of the {found.requests} requests had a first token within "
             f"{found.ttft_p50_ms:,.0f} ms (the p50, or median); the p99 was "
             f"{found.ttft_p99_ms:,.0f} ms and the slowest request waited "
             f"{found.ttft_worst_ms:,.0f} ms. ")
-    if found.requests < 100:
+    if not found.tail_described:
         text += (f"With {found.requests} requests, 1 % of them is less than one request, so the "
                  f"p99 is drawn between the two slowest and says little more than the worst "
                  f"one did: a p99 needs hundreds of requests before it describes a tail. ")
@@ -162,7 +175,7 @@ def _little_words(found: MetricsFindings) -> str:
     text += (engine + f", more than {LITTLE_AGREES:.0%} away. The two do not count the same "
              "span: the client counts a request from its send to its last token, the engine from "
              "when it reaches the scheduler until it finishes, and it is sampled once a second. ")
-    if found.outside_engine_s > 0:
+    if found.client_saw_more:
         outside_ms = found.outside_engine_s * 1000
         return text + (f"Read through the law, the gap is about {outside_ms:,.0f} ms of each "
                        f"request spent outside the engine's count: in the HTTP server, or "
@@ -178,7 +191,7 @@ def _slo_words(found: MetricsFindings) -> str:
     text = (f"The SLO here is {target}. {found.met} of {found.requests} requests met it "
             f"({found.attainment:.0%}): that share is the *attainment*, and goodput is the same "
             f"count per second. ")
-    if found.met == found.requests:
+    if found.all_met:
         return text + "No request missed, so throughput and goodput are the same at this rate."
     return text + (f"Of the others, {found.missed_ttft} waited too long for a first token and "
                    f"{found.missed_tpot} streamed too slowly (a request can miss both); those "

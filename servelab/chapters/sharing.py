@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.bench.client import PlannedRequest
+from servelab.bench.frames import Result
 from servelab.bench.prompts import PromptSource
-from servelab.bench.workloads import SEED_STRIDE, Session, drive_users
+from servelab.bench.workloads import SEED_STRIDE, PlannedRequest, Session, drive_users
 from servelab.chapters.kv import blocks_for
 
 
@@ -77,6 +77,6 @@ class SharingExpectation:
                                         self.block_size)
 
 
-def peak_blocks(result: object, total_blocks: int) -> float:
+def peak_blocks(result: Result, total_blocks: int) -> float:
     """Most KV blocks in use during ``result``, from the server's sampled usage fraction."""
-    return float(result.summary()["kv_cache_usage_max"]) * total_blocks
+    return result.summary()["kv_cache_usage_max"] * total_blocks

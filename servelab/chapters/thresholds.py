@@ -1,0 +1,98 @@
+"""Every bar a chapter's verdict is measured against, in one table.
+
+A finding is "shown", "clear" or "the same" only against a number named here; the findings
+records (``*_findings.py``, ``batching``, ``routing`` ...) import them and the wording functions
+never compare. Comparisons of repeated runs also need their ranges apart
+(``servelab.bench.spread``): these bars say how large a difference must be besides.
+"""
+
+from __future__ import annotations
+
+# -- Batching (chapters 00, 01, 02; the smoke check) ---------------------------------------------
+# Batching shows when the total at the top of a sweep is at least this many times one stream's.
+# Below it run-to-run noise on a shared machine can produce the ratio without any batching.
+# (The smoke check once measured exactly 2.0x over the whole run on a 2-core AVX2 machine.)
+SHOWN_GAIN = 1.5
+# The effect has the lesson's strength when the gain per stream (the gain ÷ the streams, which
+# in the steady state is the share of one stream's speed each user keeps) is at least this
+# share of the lesson's own: at 32 streams a gain of 15× against the lesson's 20×.
+LESSON_STRENGTH = 0.75
+# Continuous batching beat static waves clearly when the same requests took at least this many
+# times longer in waves. The same noise argument as SHOWN_GAIN and so the same value, but a ratio
+# of two durations of one set of requests, not of totals at two loads: named apart so that
+# either can move without the other.
+CONTINUOUS_CLEAR = 1.5
+# Above this the continuous run won at all; below it the two durations are within timing noise.
+CONTINUOUS_WON = 1.05
+# The continuous run's idle slot time is "mostly the tail" when this share came after the last
+# request was sent.
+TAIL_MOSTLY = 0.75
+# One stream runs "close to" the bandwidth ceiling (all weights read once per token) at or above
+# this share of it.
+CEILING_NEAR = 0.5
+# The fixed part of a step counts as "reading the weights" while it is within this factor of one
+# read of all weights at the measured bandwidth.
+BANDWIDTH_SLACK = 2.0
+# A fitted per-sequence cost agrees with the arithmetic's prediction within this factor either way.
+AGREE_FACTOR = 2.0
+# A line through fewer batch sizes than this fits any numbers exactly, so its split is rough.
+FIRM_FIT_POINTS = 3
+
+# -- Prefix reuse (chapters 00, 04) --------------------------------------------------------------
+# n=4 shared the prompt when, with caching on, it held under this share of the blocks it held
+# without; two peaks within SAME_BLOCKS of each other count as the same.
+SHARING_SHOWN = 0.75
+SAME_BLOCKS = 0.25
+# Reuse shows when later requests computed under this share of the prompt tokens the control
+# computed: a cached prefix removes most of them, noise removes none.
+REUSE_SHOWN = 0.5
+# A first token counts as sooner when it came at least this many times sooner with reuse.
+TTFT_GAIN_SHOWN = 1.5
+
+# -- The dials (chapter 05) ----------------------------------------------------------------------
+# The top level's output against one sequence per step shows batching's gain at this ratio.
+THROUGHPUT_SHOWN = 1.2
+# A latency that moved more than this share rose or fell; within it, it stayed about the same.
+CHANGED = 0.10
+
+# -- Chunked prefill (chapters 00, 06) -----------------------------------------------------------
+# Chunking shortened the users' longest pause when it was at least this many times shorter in
+# slices; the pooled p99 gap moved when one side was this many times the other.
+PAUSE_GAIN_SHOWN = 1.5
+# The document's first token within this share either way came at "about the same" time.
+SAME_TTFT = 0.05
+# A slice's step ran over its plan (the lone-prompt prefill rate applied to the budget) when it
+# took more than this many times the plan; below it the plan held within timing noise.
+SLICE_OVER_PLAN = 1.5
+# A pause counts as clearly shorter (or a tail clearly better) below this share of the other.
+CLEARLY = 1 / PAUSE_GAIN_SHOWN
+
+# -- Serving metrics and the throughput/latency trade (chapter 07) -------------------------------
+# Little's law and the engine's sampled count "agree" within this share of the engine's count:
+# /metrics is sampled once a second, so a short run's average moves by a request or so.
+LITTLE_AGREES = 0.25
+# A p99 describes a tail only with at least this many requests: with fewer, 1 % of them is less
+# than one request and the p99 is drawn between the two slowest.
+TAIL_REQUESTS = 100
+# A server kept up with the load when its peak output reached this share of the tokens offered.
+KEPT_UP = 0.8
+# The large cap gave "most of what the extra sequences could give" when its peak was at least
+# this share of the smaller of two gains: the ratio of the caps, and the lesson's GPU gain.
+MOST_OF_EXTRA = 0.5
+# Within this factor either way of the small cap's peak, a saturated device's large cap added
+# "almost nothing"; below the small cap's peak by more, it lost throughput. The sweep is one run
+# per rate, and a few percent is within its noise.
+SATURATED_GAIN = 1.2
+
+# -- A single-user engine (chapter 08) -----------------------------------------------------------
+# Two speeds are "about as fast" within this share of each other; beyond it one leads. One run
+# per engine on a shared machine moves by about this much.
+ALIKE = 0.1
+# One user alone is served "at least as quickly" by llama.cpp when its packed file reaches this
+# share of vLLM's speed.
+ALONE_KEEPS = 1 - ALIKE
+
+# -- Past one machine (chapter 09) ---------------------------------------------------------------
+# Chapter 09's bars (``servelab.chapters.routing`` imports them from here, with the reuse bar).
+HIT_RATE_SHOWN = 0.05     # prefix-cache hit rates that many points apart differ (routing)
+SAME_SPEED = 0.15         # output rates within 15 % count as the same (two copies, one server)
