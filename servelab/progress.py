@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import os
 
-from tqdm.auto import tqdm
-
 OFF_VAR = "TQDM_DISABLE"
 # Work that ends sooner than this draws no bar at all.
 DELAY_S = 2.0
@@ -27,6 +25,10 @@ class Waiting:
     or, where bars are off, one line at the end."""
 
     def __init__(self, what: str) -> None:
+        # Imported here: set-up runs servelab.env, which imports this package, before tqdm is
+        # installed (tests/test_setup_commands.py).
+        from tqdm.auto import tqdm
+
         self.what = what
         self.bar = tqdm(desc=f"{what} starting", bar_format="{desc} {elapsed}", delay=DELAY_S,
                         disable=not bars_shown())
