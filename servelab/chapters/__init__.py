@@ -8,12 +8,13 @@ than one chapter (the notebooks import them by these names, so they stay):
   ``batch_findings`` (00-02, the smoke check; with the lesson's GPU figures),
   ``paging_findings`` (00, 03), ``reuse_findings`` and ``sharing_findings`` (00, 04),
   ``dial_findings`` (05), ``lesson_findings`` (00: chunking and the page's summary);
-- ``lesson`` (00): the lesson's source, the prefix probe, the page's words;
+- ``lesson`` (00): the lesson's source and the page's words;
 - ``batching`` (01, 02): the step-time fit, the arithmetic rate, the pages' text;
 - ``kv`` (03-05), ``block_table`` (03, 04), ``cache_text`` (03-05): KV-cache arithmetic, the
   block-table figure, the pages' text; ``capacity`` (03): planning how many users fit on a card
   from published model figures, and the same arithmetic checked against the engine's count;
-- ``prefix`` (04, 00), ``sharing`` (04): prompt tokens computed against cached, shared blocks;
+- ``prefix`` (04, 00), ``sharing`` (04): the prefill probe (prompt tokens computed against
+  cached, and the first token, request by request), shared blocks;
 - ``dials`` (05): the sweep's latencies and the refused start (its workload, ``MixedLengths``,
   lives in ``servelab.bench.workloads``);
 - ``chunked_prefill`` (06, 00): the engine's chunking, the budget, the page's text;

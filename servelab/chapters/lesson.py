@@ -11,13 +11,9 @@ did not show; the chapter shows it with ``display(Markdown(...))``.
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pandas as pd
-from openai import OpenAI
 
-from servelab.bench.client import PlannedRequest, request_body
 from servelab.chapters.batch_findings import LESSON_GPU, BatchFindings, BatchVerdict
 from servelab.chapters.lesson_findings import (
     ChunkFindings,
@@ -27,10 +23,8 @@ from servelab.chapters.lesson_findings import (
     TailVerdict,
 )
 from servelab.chapters.paging_findings import PagingFindings, RanVerdict
-from servelab.chapters.prefix import prompt_tokens_by_source
 from servelab.chapters.reuse_findings import ReuseFindings
 from servelab.chapters.thresholds import PAUSE_GAIN_SHOWN, SLICE_OVER_PLAN
-from servelab.running import RunningServer
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -77,29 +71,6 @@ def paging_text(paging: PagingFindings) -> str:
 
 
 # -- a shared system prompt, reused or not --------------------------------------------------
-def prefill_probe(server: RunningServer, plan: list[PlannedRequest]) -> pd.DataFrame:
-    """Send ``plan`` one request at a time, streamed; one row per request with ``ttft_ms`` and
-    its prompt tokens split into ``computed`` and ``from cache`` (the server's counters read
-    before and after it)."""
-    client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
-    rows = []
-    for number, planned in enumerate(plan, start=1):
-        before = prompt_tokens_by_source(server.url)
-        sent = time.perf_counter()
-        first = None
-        stream = client.completions.create(model=server.model, prompt=planned.prompt,
-                                           max_tokens=planned.max_tokens, stream=True,
-                                           extra_body=request_body(planned))
-        for chunk in stream:
-            if first is None and chunk.choices:
-                first = time.perf_counter()
-        after = prompt_tokens_by_source(server.url)
-        if first is None:
-            raise RuntimeError(f"request {number} streamed no token")
-        rows.append({"request": number, "ttft_ms": (first - sent) * 1000.0,
-                     **{name: after[name] - before[name] for name in after}})
-    client.close()
-    return pd.DataFrame(rows)
 
 
 def prefix_text(reuse: ReuseFindings) -> str:

@@ -16,6 +16,7 @@ by request.
 from __future__ import annotations
 
 import math
+import time
 
 import pandas as pd
 from openai import OpenAI
@@ -47,17 +48,26 @@ def prompt_tokens_by_source(url: str) -> dict[str, float]:
     return prompt_split(fetch_metrics(url))
 
 
-def prefill_cost(server: RunningServer, plan: list[PlannedRequest]) -> pd.DataFrame:
-    """Send ``plan`` one request at a time; one row per request with its prompt tokens split
-    into ``computed`` and ``from cache``."""
+def prefill_probe(server: RunningServer, plan: list[PlannedRequest]) -> pd.DataFrame:
+    """Send ``plan`` one request at a time, streamed; one row per request with ``ttft_ms`` and
+    its prompt tokens split into ``computed`` and ``from cache`` (the server's counters read
+    before and after it)."""
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
     rows = []
-    for planned in plan:
+    for number, planned in enumerate(plan, start=1):
         before = prompt_tokens_by_source(server.url)
-        client.completions.create(model=server.model, prompt=planned.prompt,
-                                  max_tokens=planned.max_tokens, extra_body=request_body(planned))
+        sent = time.perf_counter()
+        first = None
+        stream = client.completions.create(model=server.model, prompt=planned.prompt,
+                                           max_tokens=planned.max_tokens, stream=True,
+                                           extra_body=request_body(planned))
+        for chunk in stream:
+            if first is None and chunk.choices:
+                first = time.perf_counter()
         after = prompt_tokens_by_source(server.url)
-        rows.append({"request": planned.index,
+        if first is None:
+            raise RuntimeError(f"request {number} streamed no token")
+        rows.append({"request": number, "ttft_ms": (first - sent) * 1000.0,
                      **{name: after[name] - before[name] for name in SPLIT}})
     client.close()
     return pd.DataFrame(rows)
