@@ -211,9 +211,9 @@ def spread_title(found: RoutingFindings) -> str:
 
 
 def _share(spread: Spread) -> str:
-    """A share over the runs: "82% (80–83%)", or "82% in every run" when they agree."""
+    """A share over the runs: "82% (80–83%)", or "82% (every run)" when they agree."""
     if f"{spread.low:.0%}" == f"{spread.high:.0%}":
-        return f"{spread.median:.0%} in every run"
+        return f"{spread.median:.0%} (every run)"
     return f"{spread.median:.0%} ({spread.low:.0%}–{spread.high:.0%})"
 
 
@@ -247,13 +247,14 @@ def routing_text(found: RoutingFindings) -> str:
                  "differ by only a few points. In these runs routing made no clear difference "
                  "to the cache. "),
     }[found.cache]
-    medians = (f"median {ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
+    medians = (f"{ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
                f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
     text += {
-        "sooner": (f"First tokens came sooner with {following} ({medians}): a prompt found in "
-                   "the cache is not prefilled again."),
-        "later": (f"Yet first tokens came later with {following} ({medians}): keeping tenants "
-                  "together can pile their requests onto one replica while the other idles."),
+        "sooner": (f"First tokens came sooner with {following} (median {medians}): a prompt "
+                   "found in the cache is not prefilled again."),
+        "later": (f"Yet first tokens came later with {following} (median {medians}): keeping "
+                  "tenants together can pile their requests onto one replica while the other "
+                  "idles."),
         "unclear": (f"The median first token with {following} against {spreading} was "
                     f"{medians}: the runs cannot tell them apart."),
     }[found.first_token]
