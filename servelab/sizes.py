@@ -116,15 +116,15 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "smoke": dict(tenants=2, requests_per_tenant=3, prefix_tokens=256, question_tokens=16,
                       answer_tokens=4, rate=4.0, failure_rate=4.0, failure_requests=16,
                       kill_at_s=1.5, failure_output_tokens=8, users=4, input_tokens=32,
-                      output_tokens=16, max_model_len=1024, policy_repeats=2, setup_repeats=2),
+                      output_tokens=16, max_model_len=1024, repeats=2),
         "cpu": dict(tenants=3, requests_per_tenant=6, prefix_tokens=1024, question_tokens=16,
                     answer_tokens=8, rate=2.0, failure_rate=4.0, failure_requests=32,
                     kill_at_s=3.0, failure_output_tokens=16, users=8, input_tokens=32,
-                    output_tokens=48, max_model_len=2048, policy_repeats=3, setup_repeats=3),
+                    output_tokens=48, max_model_len=2048, repeats=3),
         "gpu": dict(tenants=8, requests_per_tenant=16, prefix_tokens=2000, question_tokens=16,
                     answer_tokens=32, rate=8.0, failure_rate=16.0, failure_requests=240,
                     kill_at_s=5.0, failure_output_tokens=64, users=64, input_tokens=128,
-                    output_tokens=128, max_model_len=4096, policy_repeats=3, setup_repeats=3),
+                    output_tokens=128, max_model_len=4096, repeats=3),
     },
 }
 
