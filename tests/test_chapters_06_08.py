@@ -20,7 +20,16 @@ from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import PrefillProbe
 from servelab.chapters import chunked_prefill, when_not_to
-from servelab.chapters.chunked_prefill import BudgetPlan, budget_for
+from servelab.chapters.chunked_prefill import (
+    BudgetPlan,
+    PauseVerdict,
+    Reading,
+    ReadingTail,
+    Sizing,
+    TradeFindings,
+    WaitVerdict,
+    budget_for,
+)
 from servelab.chapters.when_not_to import LLAMA_F16, LLAMA_Q4, VLLM, EngineFindings, Facts
 from servelab.engine import Device
 from servelab.llama_server import LlamaCppServer
@@ -119,58 +128,90 @@ def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
 
 
 PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, budget=368,
-                  document_tokens=2000, users=4, block=16)
+                  document_tokens=2000, block=16)
+WHOLE = _row(800, 150, 700, 31, 5.0)
 
 
-@pytest.mark.parametrize(("chunked", "says", "never"), [
-    (_row(300, 200, 1000, 31, 6.0), "capped the worst pause; it did not make the stream even",
-     "better deal"),
-    (_row(300, 90, 250, 31, 6.0), "the better deal for the users", "did not make"),
-    (_row(300, 120, 650, 31, 6.0), "cannot call either one better", "better deal"),
-    (_row(700, 100, 650, 31, 6.0), "did not show chunking shortening", "capped"),
-    (_row(300, 90, 250, 31, 6.0, n=1), "no spread to weigh", "capped"),
+def findings(chunked: dict[str, float], whole: dict[str, float] = WHOLE,
+             plan: BudgetPlan = PLAN) -> TradeFindings:
+    return TradeFindings.from_runs(chunked=chunked, whole=whole, plan=plan)
+
+
+def test_the_findings_read_the_two_rows_and_their_ratios():
+    found = findings(_row(300, 200, 1000, 31, 6.0))
+    pause = found.pause_whole
+    assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((800, 720, 880, 3))
+    assert (found.usual_gap_ms, found.pooled_whole_ms, found.pooled_chunked_ms) == (31, 150, 200)
+    assert found.pause_over_usual == pytest.approx(300 / 31)
+    assert found.wait_ratio == pytest.approx(1.2)
+    assert (PLAN.chunks, PLAN.first_chunks, PLAN.wanted_tokens) == (6, 1, 375)
+
+
+@pytest.mark.parametrize(("chunked", "plan", "verdict"), [
+    (_row(300, 200, 1000, 31, 6.0), PLAN, PauseVerdict.SHORTER),
+    (_row(700, 200, 1000, 31, 6.0), PLAN, PauseVerdict.NOT_SHOWN),  # ranges overlap
+    (_row(540, 200, 1000, 31, 6.0), PLAN, PauseVerdict.NOT_SHOWN),  # apart, not by the bar
+    (_row(300, 200, 1000, 31, 6.0, n=1), PLAN, PauseVerdict.NO_SPREAD),
+    (_row(300, 200, 1000, 31, 6.0), dataclasses.replace(PLAN, budget=2000),
+     PauseVerdict.NOT_SPLIT),
 ])
-def test_story_06_users_branches(chunked, says, never):
-    whole = _row(800, 150, 700, 31, 5.0)
-    text = chunked_prefill.story(whole, chunked, PLAN, "a long pause")
-    assert says in text and never not in text
-    assert "a long pause" in text and "368 tokens" in text
-    assert "smooth" not in text
+def test_pause_verdicts(chunked, plan, verdict):
+    assert findings(chunked, plan=plan).pause_verdict is verdict
 
 
-@pytest.mark.parametrize(("ttft", "says"), [
-    (6.5, "1.3× as long"), (4.0, "sooner beyond the spread"),
-    (5.1, "cannot tell the two waits apart"),
+@pytest.mark.parametrize(("after", "verdict"), [
+    (1000, ReadingTail.WORSE), (250, ReadingTail.BETTER), (500, ReadingTail.LOWER),
+    (650, ReadingTail.OVERLAP),
 ])
-def test_story_06_document_branches(ttft, says):
-    text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, ttft),
-                                 PLAN, "")
-    assert says in text
+def test_tail_verdicts_while_a_document_is_read(after, verdict):
+    assert findings(_row(300, 100, after, 31, 6.0)).tail_verdict is verdict
+
+
+@pytest.mark.parametrize(("ttft", "plan", "verdict"), [
+    (6.5, PLAN, WaitVerdict.LATER), (4.0, PLAN, WaitVerdict.SOONER),
+    (5.1, PLAN, WaitVerdict.OVERLAP),
+    (6.5, dataclasses.replace(PLAN, budget=2000), WaitVerdict.NOT_SPLIT),
+])
+def test_wait_verdicts(ttft, plan, verdict):
+    assert findings(_row(300, 100, 250, 31, ttft), plan=plan).wait_verdict is verdict
+
+
+@pytest.mark.parametrize(("plan", "first", "sizing"), [
+    (PLAN, Reading.ONE_STEP, Sizing.TARGET),
+    (BudgetPlan(512, 2500, 150, 368, 2000, 16), Reading.CHUNKS, Sizing.TARGET),
+    (BudgetPlan(4096, 20, 150, 8, 2000, 16), Reading.ONE_STEP, Sizing.FLOOR),
+    (BudgetPlan(4096, 50_000, 150, 2000, 2000, 16), Reading.ONE_STEP, Sizing.WHOLE),
+])
+def test_plan_verdicts(plan, first, sizing):
+    assert (plan.first_read, plan.sizing) == (first, sizing)
+
+
+def test_story_06_words_a_capped_pause_with_a_worse_tail():
+    text = chunked_prefill.story(findings(_row(300, 200, 1000, 31, 6.5)), "a long pause")
+    assert "a long pause" in text and "368-token chunks" in text
+    assert "up to 6 shorter ones" in text and "did not make the stream even" in text
+    assert "1.3× as long" in text and "read the document in a single step" in text
+    assert "better deal" not in text
+
+
+def test_story_06_says_when_the_run_cannot_tell():
+    text = chunked_prefill.story(findings(_row(300, 100, 650, 31, 5.1, n=1)), "")
+    assert "cannot say whether chunking shortened" in text
+    assert "cannot tell the two waits apart" in text and "capped" not in text
     assert "You left the prediction empty" in text
 
 
-@pytest.mark.parametrize(("first", "says"), [
-    (4096, "read the document in a single step"), (512, "read it in 4 chunks"),
-])
-def test_story_06_first_budget_branches(first, says):
-    plan = BudgetPlan(first, 2500, 150, 368, 2000, 4, 16)
-    text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, 6.0),
-                                 plan, "")
-    assert says in text and "max_num_batched_tokens" in text
-
-
-@pytest.mark.parametrize(("rate", "budget", "says"), [
-    (2500, 368, "the second run's budget is 368 tokens"),
-    (30, 12, "the second run's budget is 12 tokens"),
-    (20, 8, "pauses will be longer than aimed for"),
-    (50_000, 2000, "cannot split it"),
-])
-def test_story_06_sizing_branches(rate, budget, says):
-    plan = BudgetPlan(4096, rate, 150, budget, 2000, 4, 16)
-    text = chunked_prefill.story(_row(800, 150, 700, 31, 5.0), _row(300, 100, 250, 31, 6.0),
-                                 plan, "")
-    assert says in text
-
+def test_story_06_words_the_plan_it_was_given():
+    chunks_first = BudgetPlan(512, 2500, 150, 368, 2000, 16)
+    text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=chunks_first), "")
+    assert "even the first run read it in 4 chunks" in text
+    assert "the better deal for the users" in text
+    unsplit = BudgetPlan(4096, 50_000, 150, 2000, 2000, 16)
+    text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=unsplit), "")
+    assert "cannot split it" in text and "not chunking" in text and "capped" not in text
+    floor = BudgetPlan(4096, 20, 150, 8, 2000, 16)
+    assert "longer than aimed for" in chunked_prefill.story(
+        findings(_row(300, 100, 250, 31, 6.0), plan=floor), "")
 
 # -- chapter 07 ---------------------------------------------------------------------------------
 CPU = Device(kind="cpu", name="test cpu")

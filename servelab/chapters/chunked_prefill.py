@@ -4,8 +4,8 @@ what the users and the document's sender each felt.
 vLLM prints its engine configuration (``enable_chunked_prefill=True/False``) and the per-step
 token budget (``max_num_batched_tokens``) when it starts; ``chunking_state`` reads them, so the
 page shows what the engine did rather than what a flag was hoped to do. ``budget_for`` sizes the
-budget from the prefill rate measured on this device; ``compare`` and ``story`` turn the two runs
-into the table and the prose of the page.
+budget from the prefill rate measured on this device; ``compare`` turns the two runs into the
+page's table, :class:`TradeFindings` judges its two rows once, and ``story`` only words them.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -23,7 +24,7 @@ from servelab.bench.metrics import itls_during
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Role
 from servelab.chapters.prediction import page_story
-from servelab.chapters.thresholds import CLEARLY
+from servelab.chapters.thresholds import CLEARLY, PAUSE_GAIN_SHOWN
 
 _ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
 _BUDGET = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
@@ -174,16 +175,34 @@ def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: in
     return max(smallest, min(largest, tokens))
 
 
+class Reading(StrEnum):
+    """How a run's budget let it read the document."""
+
+    ONE_STEP = "in one step"  # the budget holds the whole document
+    CHUNKS = "in chunks"  # the budget is shorter than the document
+
+
+def _reading(chunks: int) -> Reading:
+    return Reading.ONE_STEP if chunks == 1 else Reading.CHUNKS
+
+
+class Sizing(StrEnum):
+    """What set the chunked run's budget, against the tokens the pause target buys."""
+
+    FLOOR = "the sequences a step holds"  # raised to ``smallest``: over the target
+    WHOLE = "the whole document"  # the target buys the document: nothing to split
+    TARGET = "the pause target"  # the target's tokens, in whole blocks once that large
+
+
 @dataclass(frozen=True)
 class BudgetPlan:
     """How the chunked run's budget was chosen, for the page."""
 
-    first_budget: int  # the first run's budget: at least the document, so it goes in one step
+    first_budget: int  # the first run's budget (the page gives it the whole context)
     prefill_tok_s: float  # the document alone, its fixed cost apart (bench.prefill_fit)
     pause_ms: float  # the pause the budget was sized for
     budget: int  # the budget the chunked run used
     document_tokens: int
-    users: int
     block: int  # the engine's KV-cache block, in tokens
 
     @property
@@ -191,11 +210,135 @@ class BudgetPlan:
         return math.ceil(self.document_tokens / self.budget)
 
     @property
-    def first_run(self) -> str:
-        """How the first run read the document."""
-        if self.first_budget >= self.document_tokens:
-            return "in one step"
-        return f"in {math.ceil(self.document_tokens / self.first_budget)} chunks"
+    def first_chunks(self) -> int:
+        """How many steps the first run's budget needed for the document."""
+        return math.ceil(self.document_tokens / self.first_budget)
+
+    @property
+    def first_read(self) -> Reading:
+        return _reading(self.first_chunks)
+
+    @property
+    def second_read(self) -> Reading:
+        return _reading(self.chunks)
+
+    @property
+    def wanted_tokens(self) -> float:
+        """The tokens the pause target buys at the measured prefill rate."""
+        return self.prefill_tok_s * self.pause_ms / 1000
+
+    @property
+    def sizing(self) -> Sizing:
+        if self.budget > self.wanted_tokens:
+            return Sizing.FLOOR
+        if self.budget >= self.document_tokens:
+            return Sizing.WHOLE
+        return Sizing.TARGET
+
+
+class PauseVerdict(StrEnum):
+    """The users' longest pause with chunks against in one step, over the runs' documents."""
+
+    NOT_SPLIT = "the chunked run read it in one step too"  # nothing for chunking to change
+    NO_SPREAD = "one document a run"  # a single value has no range to weigh a difference by
+    SHORTER = "shorter"  # ranges apart, and below CLEARLY of the one-step pause
+    NOT_SHOWN = "not shorter beyond the spread"
+
+
+class ReadingTail(StrEnum):
+    """The users' p99 gap while a document was read, with chunks against in one step."""
+
+    WORSE = "worse beyond the spread"
+    BETTER = "better"  # ranges apart, and below CLEARLY of the one-step tail
+    LOWER = "lower beyond the spread, by less than the bar"
+    OVERLAP = "the ranges overlap"
+
+
+class WaitVerdict(StrEnum):
+    """The document's own first token with chunks against in one step."""
+
+    NOT_SPLIT = "the chunked run read it in one step too"
+    LATER = "later beyond the spread"
+    SOONER = "sooner beyond the spread"
+    OVERLAP = "the ranges overlap"
+
+
+def _clearly_below(low: Spread, high: Spread) -> bool:
+    """``low`` under ``high`` beyond both ranges and by the pause bar besides."""
+    return low.below(high) and low.median < CLEARLY * high.median
+
+
+@dataclass(frozen=True)
+class TradeFindings:
+    """Chapter 06's two runs, each a spread over its documents: the users' longest pause (ms),
+    their p99 gap while a document was read (ms) and the document's first token (s); besides,
+    the users' usual gap in one step and their pooled p99 either way (ms), and the plan."""
+
+    plan: BudgetPlan
+    pause_whole: Spread
+    pause_chunked: Spread
+    tail_whole: Spread
+    tail_chunked: Spread
+    wait_whole: Spread
+    wait_chunked: Spread
+    usual_gap_ms: float
+    pooled_whole_ms: float
+    pooled_chunked_ms: float
+
+    @classmethod
+    def from_runs(cls, chunked: Mapping[str, float], whole: Mapping[str, float],
+                  plan: BudgetPlan) -> TradeFindings:
+        """From the two rows of :func:`compare`."""
+        return cls(plan=plan,
+                   pause_whole=Spread.in_row(whole, "users_longest_gap_ms"),
+                   pause_chunked=Spread.in_row(chunked, "users_longest_gap_ms"),
+                   tail_whole=Spread.in_row(whole, "itl_ms_p99_after_arrival"),
+                   tail_chunked=Spread.in_row(chunked, "itl_ms_p99_after_arrival"),
+                   wait_whole=Spread.in_row(whole, "document_ttft_s"),
+                   wait_chunked=Spread.in_row(chunked, "document_ttft_s"),
+                   usual_gap_ms=float(whole["users_itl_ms_p50"]),
+                   pooled_whole_ms=float(whole["users_itl_ms_p99"]),
+                   pooled_chunked_ms=float(chunked["users_itl_ms_p99"]))
+
+    @property
+    def pause_verdict(self) -> PauseVerdict:
+        if self.plan.second_read is Reading.ONE_STEP:
+            return PauseVerdict.NOT_SPLIT
+        if self.pause_whole.n < 2 or self.pause_chunked.n < 2:
+            return PauseVerdict.NO_SPREAD
+        if _clearly_below(self.pause_chunked, self.pause_whole):
+            return PauseVerdict.SHORTER
+        return PauseVerdict.NOT_SHOWN
+
+    @property
+    def tail_verdict(self) -> ReadingTail:
+        if self.tail_chunked.above(self.tail_whole):
+            return ReadingTail.WORSE
+        if _clearly_below(self.tail_chunked, self.tail_whole):
+            return ReadingTail.BETTER
+        if self.tail_chunked.below(self.tail_whole):
+            return ReadingTail.LOWER
+        return ReadingTail.OVERLAP
+
+    @property
+    def wait_verdict(self) -> WaitVerdict:
+        if self.plan.second_read is Reading.ONE_STEP:
+            return WaitVerdict.NOT_SPLIT
+        if self.wait_chunked.above(self.wait_whole):
+            return WaitVerdict.LATER
+        if self.wait_chunked.below(self.wait_whole):
+            return WaitVerdict.SOONER
+        return WaitVerdict.OVERLAP
+
+    @property
+    def pause_over_usual(self) -> float:
+        """The longest pause with chunks, in usual gaps."""
+        return self.pause_chunked.median / self.usual_gap_ms
+
+    @property
+    def wait_ratio(self) -> float:
+        """How many times as long the document waited with chunks."""
+        return self.wait_chunked.median / self.wait_whole.median
 
 
 def plot_trade(table: pd.DataFrame, title: str):
@@ -224,74 +367,89 @@ def plot_trade(table: pd.DataFrame, title: str):
     return figure
 
 
+def _first_run(plan: BudgetPlan) -> str:
+    """How the first run read the document, as a phrase."""
+    if plan.first_read is Reading.ONE_STEP:
+        return "in one step"
+    return f"in {plan.first_chunks} chunks"
+
+
 def _default_text(plan: BudgetPlan) -> str:
     text = ("vLLM's current engine always splits prompts into chunks, so there is no switch to "
             "turn on: the dial is `max_num_batched_tokens`, whose default depends on the device "
             f"and the engine version. The first server was given {plan.first_budget:,} tokens per "
             "step, ")
-    if plan.first_budget >= plan.document_tokens:
+    if plan.first_read is Reading.ONE_STEP:
         return text + (f"enough for the whole {plan.document_tokens:,}-token document, so it read "
                        "the document in a single step, as an engine without chunking would. ")
     return text + (f"less than the {plan.document_tokens:,}-token document, so even the first "
-                   f"run read it {plan.first_run}. ")
+                   f"run read it {_first_run(plan)}. ")
 
 
-def _users_text(whole: Mapping[str, float], chunked: Mapping[str, float],
-                plan: BudgetPlan) -> str:
-    pause_whole = Spread.in_row(whole, "users_longest_gap_ms")
-    pause_chunked = Spread.in_row(chunked, "users_longest_gap_ms")
-    tail_whole = Spread.in_row(whole, "itl_ms_p99_after_arrival")
-    tail_chunked = Spread.in_row(chunked, "itl_ms_p99_after_arrival")
-    normal = whole["users_itl_ms_p50"]
-    shorter = (pause_chunked.below(pause_whole)
-               and pause_chunked.median < CLEARLY * pause_whole.median)
+def _users_text(findings: TradeFindings) -> str:
+    plan, pause_whole, pause_chunked = findings.plan, findings.pause_whole, findings.pause_chunked
+    tail_whole, tail_chunked = findings.tail_whole, findings.tail_chunked
     head = (f"The longest pause a document caused the users was {pause_whole.median:,.0f} ms "
-            f"({pause_whole.range_text(' ms')}) with the document read {plan.first_run}, and "
+            f"({pause_whole.range_text(' ms')}) with the document read {_first_run(plan)}, and "
             f"{pause_chunked.median:,.0f} ms ({pause_chunked.range_text(' ms')}) with "
             f"{plan.budget}-token chunks (the budget was sized for pauses of about "
-            f"{plan.pause_ms:.0f} ms); a normal gap between their tokens was {normal:.0f} ms. ")
+            f"{plan.pause_ms:.0f} ms); a normal gap between their tokens was "
+            f"{findings.usual_gap_ms:.0f} ms. ")
     pooled = (f"While each document was being read, the users' 99th-percentile gap was "
               f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms')}) and then "
               f"{tail_chunked.median:,.0f} ms ({tail_chunked.range_text(' ms')}); pooled over "
-              f"the whole run it went from {whole['users_itl_ms_p99']:,.0f} to "
-              f"{chunked['users_itl_ms_p99']:,.0f} ms. ")
-    if pause_whole.n < 2 or pause_chunked.n < 2:
+              f"the whole run it went from {findings.pooled_whole_ms:,.0f} to "
+              f"{findings.pooled_chunked_ms:,.0f} ms. ")
+    if findings.pause_verdict is PauseVerdict.NOT_SPLIT:
+        return head + pooled + ("The second run read the document in one step too, so whatever "
+                                "differs between the two runs is their own noise, not chunking.")
+    if findings.pause_verdict is PauseVerdict.NO_SPREAD:
         return head + pooled + ("With one document per run there is no spread to weigh the "
                                 "difference against, so this run cannot say whether chunking "
                                 "shortened the worst pause.")
-    if not shorter:
+    if findings.pause_verdict is PauseVerdict.NOT_SHOWN:
         return head + pooled + ("So this run did not show chunking shortening the worst pause "
                                 "by more than the spread between its documents: the chunks were "
                                 "not much cheaper than the whole document here. A longer "
                                 "document or a smaller budget would separate them.")
-    if tail_chunked.above(tail_whole):
-        return head + pooled + (
-            f"Each long stall became up to {plan.chunks} shorter ones, the longest "
-            f"{pause_chunked.median / normal:.1f}× a normal gap, and there were enough of them "
-            f"that the tail while a document was read got worse beyond its spread. Chunking "
-            f"capped the worst pause; it did not make the stream even.")
-    if tail_chunked.below(tail_whole) and tail_chunked.median < CLEARLY * tail_whole.median:
-        return head + pooled + (
-            "The worst pause was capped, and the tail while a document was read improved by "
-            "more than its spread too: here the shorter, more frequent hitches were the better "
-            "deal for the users.")
-    return head + pooled + (
-        "The worst pause was capped beyond the spread; the tails while a document was read "
-        "overlap between the documents, so this run cannot call either one better.")
+    return head + pooled + _reading_tail_text(findings)
 
 
-def _document_text(whole: Mapping[str, float], chunked: Mapping[str, float],
-                   plan: BudgetPlan) -> str:
-    before = Spread.in_row(whole, "document_ttft_s")
-    after = Spread.in_row(chunked, "document_ttft_s")
+def _reading_tail_text(findings: TradeFindings) -> str:
+    """The tail while a document was read, once the worst pause was capped."""
+    verdict = findings.tail_verdict
+    if verdict is ReadingTail.WORSE:
+        return (f"Each long stall became up to {findings.plan.chunks} shorter ones, the longest "
+                f"{findings.pause_over_usual:.1f}× a normal gap, and there were enough of them "
+                f"that the tail while a document was read got worse beyond its spread. Chunking "
+                f"capped the worst pause; it did not make the stream even.")
+    if verdict is ReadingTail.BETTER:
+        return ("The worst pause was capped, and the tail while a document was read improved by "
+                "more than its spread too: here the shorter, more frequent hitches were the "
+                "better deal for the users.")
+    if verdict is ReadingTail.LOWER:
+        return (f"The worst pause was capped beyond the spread; the tail while a document was "
+                f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×, "
+                f"too little for this run to call the hitches the better deal.")
+    return ("The worst pause was capped beyond the spread; the tails while a document was read "
+            "overlap between the documents, so this run cannot call either one better.")
+
+
+def _document_text(findings: TradeFindings) -> str:
+    plan, before, after = findings.plan, findings.wait_whole, findings.wait_chunked
+    second = (f"with {plan.chunks} chunks" if plan.second_read is Reading.CHUNKS
+              else "in the second run")
     numbers = (f"A document's sender waited {before.median:.2f} s for a first token in the first "
-               f"run ({before.range_text(' s', 2)}) and {after.median:.2f} s with {plan.chunks} "
-               f"chunks ({after.range_text(' s', 2)})")
-    if after.above(before):
-        return numbers + (f", {after.median / before.median:.1f}× as long: every chunk is a "
-                          f"separate step that also carries the users' tokens and pays the "
-                          f"step's fixed cost, and that price is charged to the long request.")
-    if after.below(before):
+               f"run ({before.range_text(' s', 2)}) and {after.median:.2f} s {second} "
+               f"({after.range_text(' s', 2)})")
+    if findings.wait_verdict is WaitVerdict.NOT_SPLIT:
+        return numbers + (": that run read it in one step too, so whatever separates the two "
+                          "waits is not chunking's doing.")
+    if findings.wait_verdict is WaitVerdict.LATER:
+        return numbers + (f", {findings.wait_ratio:.1f}× as long: every chunk is a separate step "
+                          f"that also carries the users' tokens and pays the step's fixed cost, "
+                          f"and that price is charged to the long request.")
+    if findings.wait_verdict is WaitVerdict.SOONER:
         return numbers + (": sooner beyond the spread, which is not the usual outcome; on a "
                           "busy machine the single long step can be the slower one.")
     return numbers + (": the ranges overlap, so this run cannot tell the two waits apart; on "
@@ -299,32 +457,31 @@ def _document_text(whole: Mapping[str, float], chunked: Mapping[str, float],
 
 
 def _sizing_text(plan: BudgetPlan) -> str:
-    wanted = plan.prefill_tok_s * plan.pause_ms / 1000
     text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this device, "
-            f"so a pause of about {plan.pause_ms:.0f} ms buys {wanted:,.0f} tokens. ")
-    if plan.budget > wanted:
+            f"so a pause of about {plan.pause_ms:.0f} ms buys {plan.wanted_tokens:,.0f} tokens. ")
+    if plan.sizing is Sizing.FLOOR:
         return text + (f"A step must have room for every sequence it may hold, so the second run's "
                        f"budget is {plan.budget} tokens, and its pauses will be longer than aimed "
                        f"for.")
-    if plan.budget >= plan.document_tokens:
+    if plan.sizing is Sizing.WHOLE:
         return text + ("That covers the whole document, so the second run cannot split it: this "
                        "device reads prompts fast enough that one step is already short.")
     return text + (f"Rounded down (to whole blocks of {plan.block} tokens, this engine's block, "
                    f"when it is that large), the second run's budget is {plan.budget} tokens.")
 
 
-def story(whole: Mapping[str, float], chunked: Mapping[str, float], plan: BudgetPlan,
-          prediction: str) -> str:
-    """The page's interpretation, in Markdown, from the two rows of ``compare``."""
+def story(findings: TradeFindings, prediction: str) -> str:
+    """The page's interpretation, in Markdown, from the findings of the two runs."""
+    plan = findings.plan
     measured = (f"a longest pause (the median over the documents) of "
-                f"{whole['users_longest_gap_ms']:,.0f} ms with the document read "
-                f"{plan.first_run} and of {chunked['users_longest_gap_ms']:,.0f} ms in "
+                f"{findings.pause_whole.median:,.0f} ms with the document read "
+                f"{_first_run(plan)} and of {findings.pause_chunked.median:,.0f} ms in "
                 f"{plan.budget}-token chunks, and a document's first token after "
-                f"{whole['document_ttft_s']:.2f} s and {chunked['document_ttft_s']:.2f} s.")
+                f"{findings.wait_whole.median:.2f} s and {findings.wait_chunked.median:.2f} s.")
     return page_story(prediction, measured, [
         ("What the engine did", _default_text(plan) + _sizing_text(plan)),
-        ("What the users felt", _users_text(whole, chunked, plan)),
-        ("What the document paid", _document_text(whole, chunked, plan)),
+        ("What the users felt", _users_text(findings)),
+        ("What the document paid", _document_text(findings)),
         ("The dial", "Without a cap on the step, one long prompt turns into a stall for "
                      "everyone who is already reading an answer; a cap turns it into several "
                      "shorter hitches and can make the long prompt's own first token later. The "
