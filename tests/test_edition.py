@@ -15,6 +15,7 @@ from nbclient import NotebookClient
 
 from course.checks import CHECK_TAG, load_check
 from course.edition import (
+    FOLD_CODE_TAG,
     HIDE_CODE_TAG,
     PROSE_TAG,
     colab_url,
@@ -213,6 +214,7 @@ def test_generated_launch_and_install_cells_replace_the_hand_written_ones(course
         cell.source for cell in source.cells[:4]]
     assert f"git+{FORK.url}@{FORK.install_ref}" in edition.cells[3].source
     assert _tags(edition.cells[4]) == [PROSE_TAG, HIDE_CODE_TAG]
+    assert _tags(edition.cells[3]) == [INSTALL_TAG, FOLD_CODE_TAG]  # folded on the site only
     assert stale_chapters(course, course.parent / "book", repository=FORK) == []
     moved = Repository(FORK.url, FORK.branch, "v9.8.8")
     assert stale_chapters(course, course.parent / "book", repository=moved) == [CHAPTER]

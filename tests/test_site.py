@@ -2,7 +2,7 @@
 
 A chapter page must show its plots (img elements loaded, with a nonzero size, each with alt text
 that says what it shows), its "Measured on" line, a Colab link to the student edition and a
-Kaggle link.
+Kaggle link, and keep the install cell's code folded away.
 
 The page is opened from a copy of the site with one script added before ``</body>``. The script
 waits for the plots to decode, then writes what it found into the DOM as JSON, which
@@ -63,6 +63,7 @@ CHROMIUM_FLAGS = (
     "--virtual-time-budget=20000",
 )
 PROBE_ID = "servelab-probe"
+INSTALL_MARK = "runtime = bootstrap()"  # the install cell's last line (course.launch)
 PROBE_SCRIPT = """<script>
 (() => {
   const plots = [...document.querySelectorAll(".cell_output img")];
@@ -77,13 +78,17 @@ PROBE_SCRIPT = """<script>
     const links = [...document.querySelectorAll("a[href]")].map((a) => a.href);
     const outputs = [...document.querySelectorAll(".cell_output")].map((o) => o.innerText);
     const lines = outputs.join("\\n").split("\\n").map((line) => line.trim());
+    // The install cell's code: on the page, and drawn only once a reader unfolds it.
+    const install = [...document.querySelectorAll(".cell_input pre")]
+      .filter((code) => code.textContent.includes(INSTALL_MARK))
+      .map((code) => code.checkVisibility());
     const report = document.createElement("pre");
     report.id = "PROBE_ID";
-    report.textContent = JSON.stringify({images, links, lines});
+    report.textContent = JSON.stringify({images, links, lines, install});
     document.body.appendChild(report);
   });
 })();
-</script>""".replace("PROBE_ID", PROBE_ID)
+</script>""".replace("PROBE_ID", PROBE_ID).replace("INSTALL_MARK", json.dumps(INSTALL_MARK))
 
 # Alt text that names no finding: empty, a bare word like "image" or "plot 2", a file path (what
 # Sphinx writes when an output gives no alt) or IPython's text for a figure ("<Figure size ...>").
@@ -143,6 +148,9 @@ def assert_chapter_page(report: dict, chapter: str) -> None:
         )
     assert any(line.startswith("Measured on") for line in report["lines"]), (
         "no output line starting 'Measured on'"
+    )
+    assert report["install"] == [False], (
+        f"the install cell's code should be on the page once, folded away: {report['install']}"
     )
     assert colab_url(chapter) in report["links"], "no Colab link to the student edition"
     assert kaggle_url(chapter) in report["links"], (

@@ -1,6 +1,6 @@
 """Chapter 07's sweeps and mixed traffic on made-up numbers: each verdict of the findings, the
-spread over repeated servings, and a few rendered paragraphs
-(servelab.chapters.throughput_latency)."""
+spread over repeated runs and servings, the tables the page prints, and a few rendered
+paragraphs (servelab.chapters.throughput_latency, its words in throughput_text)."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import BATCH, CHAT
 from servelab.chapters import throughput_latency as tl
+from servelab.chapters import throughput_text as words
 from servelab.chapters.throughput_latency import (
     PAIR,
     Capacity,
@@ -24,84 +25,155 @@ from servelab.chapters.throughput_latency import (
     Setting,
     SweepFindings,
 )
+from servelab.tables import readable
 
-SETTING = Setting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, output_tokens=32,
+SETTING = Setting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000,
                   device_label="CPU X (2 cores)")
 SPLIT = "1 core (0) and 1 GiB of KV cache"
+RATES = (2.0, 8.0, 16.0)
 
 
-def _sweep(tpot, ttft, out, waiting=0):
-    return pd.DataFrame({"rate": [1, 2, 4, 8], "tpot_ms_p50": tpot, "ttft_ms_p99": ttft,
-                         "output_tok_s": out, "waiting_max": [0, 0, 0, waiting]})
+def _rates(ttft, tpot=((40, 41, 42),) * 3, out=((20, 21, 22), (60, 62, 64), (80, 82, 84)),
+           in_flight=((2, 3, 4), (6, 7, 8), (9, 10, 12))):
+    """A sweep's rate table from made-up runs: each argument one tuple of run values a rate."""
+    rows = [{"repeat": repeat, "rate": rate, "ttft_ms_p99": ttft[i][repeat],
+             "tpot_ms_p50": tpot[i][repeat], "output_tok_s": out[i][repeat],
+             "slo_attainment": 1.0, "max_in_flight": in_flight[i][repeat],
+             "goodput_req_s": rate, "waiting_max": 0.0}
+            for i, rate in enumerate(RATES) for repeat in range(3)]
+    return tl.rate_table(pd.DataFrame(rows))
 
 
-SMALL = _sweep([40, 45, 50, 55], [300, 600, 1500, 4000], [30, 60, 100, 110])
+MET, MISSED, ACROSS = (300, 400, 500), (1200, 1500, 1800), (800, 1000, 1200)
+SMALL = _rates((MET, MISSED, MISSED))
 
 
-@pytest.mark.parametrize(("batch", "verdict"), [
-    (_sweep([60] * 4, [300, 500, 800, 900], [30] * 4), FirstTokens.SMALL_BROKE),
-    (_sweep([60] * 4, [1200, 1500, 1800, 5000], [30] * 4), FirstTokens.LARGE_BROKE),
-    (_sweep([60] * 4, [300, 600, 1500, 4000], [30] * 4), FirstTokens.NOT_SEPARATED),
+def test_a_rate_table_keeps_each_figures_median_and_range():
+    table = _rates((MET, MISSED, (900, 2000, 1100)))
+    assert list(table["rate"]) == list(RATES)
+    top = table.iloc[-1]
+    assert Spread.in_row(top, "ttft_ms_p99") == Spread(1100.0, 900.0, 2000.0, 3)
+    assert Spread.in_row(top, "max_in_flight") == Spread(10.0, 9.0, 12.0, 3)
+    assert top["goodput_req_s"] == 16.0
+
+
+def test_the_sweep_takes_the_rates_in_turn_and_each_pass_its_own_seed(monkeypatch):
+    calls = []
+
+    def fake_open_loop(server, rate, count, **options):
+        calls.append((rate, count, options["seed"]))
+        return Result(workload=None, records=[_request(0, CHAT, 0.0, 0.1)], duration_s=1.0)
+
+    monkeypatch.setattr(tl, "open_loop", fake_open_loop)
+    runs = tl.sweep_repeated(object(), [2, 16], [4, 12], 3, input_tokens=8, max_tokens=4)
+    assert calls == [(2, 4, 0), (16, 12, 0), (2, 4, 1), (16, 12, 1), (2, 4, 2), (16, 12, 2)]
+    assert list(runs["repeat"]) == [0, 0, 1, 1, 2, 2] and list(runs["rate"]) == [2, 16] * 3
+
+
+def test_the_printed_tables_show_the_range_beside_the_median_under_readable_names():
+    shown = readable(tl.rate_view(_rates((MET, MISSED, (900, 2000, 1100)))))
+    assert shown.index.name == "arrival rate (req/s)"
+    assert shown.loc[16.0, "first token p99 (ms)"] == "1,100 (900–2,000)"
+    assert shown.loc[2.0, "most requests in flight"] == "3 (2–4)"
+    mixed = readable(tl.setups_view(_mixed_table(500, 7.0, spread=0.02)))
+    assert mixed.index.name == "set-up"
+    assert mixed.loc[PAIR, "chat: first token p99 (ms)"] == "500 (490–510)"
+    assert mixed.loc["one small", "job: finished after (s)"] == "12.0 (11.5–12.5)"
+
+
+def test_both_sweeps_must_cover_the_same_rates():
+    with pytest.raises(ValueError, match="same rates"):
+        SweepFindings.of(SMALL, SMALL.iloc[:2], SETTING)
+
+
+@pytest.mark.parametrize(("small", "large", "verdict", "says"), [
+    ((MET, MISSED, MISSED), (MET, MET, MISSED), FirstTokens.SMALL_BROKE,
+     "The small cap broke first: at 8 req/s"),
+    ((MET, MET, MET), (MET, MISSED, MISSED), FirstTokens.LARGE_BROKE,
+     "The large cap broke first: at 8 req/s"),
+    ((MET, ACROSS, MISSED), (MET, MET, ACROSS), FirstTokens.STRADDLED,
+     "At 8 req/s the runs fell on both sides of the target"),
+    ((MET, MISSED, MISSED), (MET, MISSED, MISSED), FirstTokens.NOT_SEPARATED,
+     "Neither cap separated"),
+    ((MISSED, MISSED, MISSED), (MISSED, MET, MET), FirstTokens.BOTH_MISSED,
+     "Both missed the target in every run even at the lowest rate"),
 ])
-def test_which_cap_broke_first_follows_the_slo(batch, verdict):
-    assert SweepFindings.of(SMALL, batch, SETTING).first_tokens is verdict
+def test_which_cap_broke_first_needs_every_run_on_one_side_of_the_slo(small, large, verdict,
+                                                                      says):
+    found = SweepFindings.of(_rates(small), _rates(large), SETTING)
+    assert found.first_tokens is verdict
+    assert says in words._chat_text(found)
 
 
-def test_both_missing_the_slo_at_the_lowest_rate_is_said():
-    late = _sweep([40] * 4, [1500] * 4, [10, 20, 30, 40])
-    found = SweepFindings.of(late, late, SETTING)
-    assert found.first_tokens is FirstTokens.BOTH_MISSED
-    assert (found.sustained_i, found.sustained_b) == (None, None)
-    assert "Both missed the target even at the lowest rate" in tl._chat_text(found)
+def test_the_slo_holds_up_to_the_last_rate_every_run_met():
+    found = SweepFindings.of(_rates((MET, ACROSS, MET)), _rates((MISSED,) * 3), SETTING)
+    assert (found.sustained_i, found.sustained_b) == (2.0, None)
+    text = words._chat_text(found)
+    assert "in every run up to 2 req/s with max_num_seqs=4 and at none of the rates tried" in text
 
 
-# 8 req/s × 32 tokens: 256 tok/s offered at the top rate; KEPT_UP is 80% of it, 204.8 tok/s.
-@pytest.mark.parametrize(("peak_small", "peak_large", "waiting", "verdict"), [
-    (250, 256, 3, Capacity.LOAD_BOUND),
-    (20, 200, 3, Capacity.MOST_OF_EXTRA),    # 10× against half of min(16, 20)
-    (100, 105, 0, Capacity.NO_QUEUE),        # no request waited for a small-cap slot
-    (100, 220, 3, Capacity.LARGE_KEPT_UP),   # the large cap reached 86% of the load
-    (100, 119, 3, Capacity.SATURATED),       # 1.19× < SATURATED_GAIN
-    (100, 84, 3, Capacity.SATURATED),        # 0.84× > 1 / SATURATED_GAIN
-    (100, 83, 3, Capacity.LOST),
-    (100, 180, 3, Capacity.SOME_GAIN),
+@pytest.mark.parametrize(("tpot", "outcome", "says"), [
+    ((30, 31, 32), Outcome.BETTER, "the large cap's tokens came quicker, beyond the spread"),
+    ((50, 55, 60), Outcome.WORSE, "the large cap's tokens came slower, beyond the spread"),
+    ((38, 41, 44), Outcome.UNTOLD, "the ranges overlap or the medians are within 10%"),
+    ((43, 44, 45), Outcome.UNTOLD, "so the runs cannot tell the caps apart here"),  # 7% apart
 ])
-def test_each_capacity_verdict(peak_small, peak_large, waiting, verdict):
-    small = _sweep([40] * 4, [300] * 4, [10, 10, 10, peak_small], waiting)
-    large = _sweep([60] * 4, [300] * 4, [10, 10, 10, peak_large])
+def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome, says):
+    found = SweepFindings.of(SMALL, _rates((MET,) * 3, tpot=(tpot,) * 3), SETTING)
+    assert found.pace_low is outcome and found.pace_high is outcome
+    assert "41 ms (40–42) with the small cap" in words._chat_text(found)
+    assert says in words._chat_text(found)
+
+
+# The large cap's runs had 9, 10, 12 requests in flight at 16 req/s: 10 sequences at once, 2.5×
+# the small cap's 4 slots; MOST_OF_EXTRA asks for half of that, 1.25×, beyond the spread.
+@pytest.mark.parametrize(("small_in_flight", "large_out", "verdict", "says"), [
+    ((4, 6, 9), (160, 170, 180), Capacity.NO_QUEUE, "no more than 4 requests were in flight"),
+    ((6, 7, 9), (150, 160, 170), Capacity.MOST_OF_EXTRA, "at least half of the 2.5× that many"),
+    ((6, 7, 9), (90, 95, 100), Capacity.SOME_GAIN, "well below what the extra sequences"),
+    ((6, 7, 9), (60, 65, 70), Capacity.LOST, "Yet the large cap produced less"),
+    ((6, 7, 9), (70, 83, 95), Capacity.UNTOLD, "The two ranges overlap or the medians are"),
+    ((6, 7, 9), (85, 88, 89), Capacity.UNTOLD, "these runs cannot tell whether the extra"),
+])
+def test_each_capacity_verdict(small_in_flight, large_out, verdict, says):
+    small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), small_in_flight))
+    large = _rates((MET,) * 3, out=((20, 21, 22), (60, 62, 64), large_out))
     found = SweepFindings.of(small, large, SETTING)
-    assert found.offered == 256 and found.capacity is verdict
+    assert found.capacity is verdict
+    assert found.large_seqs == 10 and found.seq_ratio == 2.5
+    text = words._throughput_text(found)
+    assert says in text and "At 16 req/s the large cap produced" in text
+    if verdict is not Capacity.NO_QUEUE:
+        assert "(at the busiest moment 6 to 9, run by run)" in text
+        assert "ran up to 10 at once: 2.5× as many" in text
+        assert "far below its cap of 64" in text
 
 
-def test_saturation_is_worded_only_with_both_caps_at_their_limit():
-    small = _sweep([40] * 4, [300] * 4, [10, 10, 10, 100], waiting=3)
-    saturated = tl._throughput_text(SweepFindings.of(small, _sweep([60] * 4, [300] * 4,
-                                                                   [10, 10, 10, 105]), SETTING))
-    assert "almost nothing" in saturated and "Requests queued" in saturated
-    assert "CPU X (2 cores)" in saturated and "16× as many sequences" in saturated
-    unqueued = _sweep([40] * 4, [300] * 4, [10, 10, 10, 100], waiting=0)
-    untold = tl._throughput_text(SweepFindings.of(unqueued, _sweep([60] * 4, [300] * 4,
-                                                                   [10, 10, 10, 105]), SETTING))
-    assert "cannot tell whether more sequences per step add throughput" in untold
-    assert "almost nothing" not in untold
-    lost = tl._throughput_text(SweepFindings.of(small, _sweep([60] * 4, [300] * 4,
-                                                              [10, 10, 10, 40]), SETTING))
-    assert "0.4× the peak throughput: less than the small cap" in lost
-    assert "60 ms apart at the lowest rate against 40 ms" in lost and "almost nothing" not in lost
+def test_a_load_that_filled_the_large_cap_is_not_called_short_of_it():
+    many = ((64, 70, 80),) * 3
+    found = SweepFindings.of(_rates((MET,) * 3, in_flight=many), _rates((MET,) * 3,
+                                                                      in_flight=many), SETTING)
+    assert found.large_seqs == 64 and not found.large_unfilled
+    assert "far below its cap" not in words._throughput_text(found)
 
 
-def _mixed(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
+def _mixed_table(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
     """The pair (when ``split``) and two single servers: the small cap's chat p99 900 ms
     (850-950) and job 12 s (11.5-12.5), the large cap's 1,500 ms and 8 s (7.5-8.5); the pair's
     ranges are ``spread`` either side of its medians."""
     def row(chat, job, width_chat, width_job):
         return {**Spread(chat, chat - width_chat, chat + width_chat, n).columns(
             "chat_ttft_ms_p99"), **Spread(job, job - width_job, job + width_job, n).columns(
-            "batch_job_s")}
+            "batch_job_s"), "chat_tpot_ms_p50": 60.0, "chat_within_slo": 1.0,
+            "batch_output_tok_s": 50.0}
     rows = {PAIR: row(pair_chat, pair_job, spread * pair_chat, spread * pair_job)} if split else {}
     rows["one small"] = row(900.0, 12.0, 50.0, 0.5)
     rows["one large"] = row(1500.0, 8.0, 50.0, 0.5)
-    return MixedFindings.of(tl.setups_table(rows), split)
+    return tl.setups_table(rows)
+
+
+def _mixed(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
+    return MixedFindings.of(_mixed_table(pair_chat, pair_job, spread, n, split), split)
 
 
 @pytest.mark.parametrize(("chat", "job", "outcomes", "says"), [
@@ -118,7 +190,7 @@ def test_each_mixed_outcome_and_its_words(chat, job, outcomes, says):
     found = _mixed(chat, job, spread=0.02)
     assert (found.chat, found.job) == outcomes
     assert (found.best_chat.median, found.best_job.median) == (900.0, 8.0)
-    text = tl._mixed_text(found)
+    text = words._mixed_text(found)
     assert says in text
     if Outcome.UNTOLD in outcomes:
         assert "does not say whether two deployments beat one" in text
@@ -129,7 +201,7 @@ def test_overlapping_ranges_make_no_claim_however_far_apart_the_medians():
     # The pair's median chat is 44% below the best single's, but its range reaches into it.
     found = _mixed(500, 7.0, spread=0.8)
     assert found.chat is Outcome.UNTOLD and found.job is Outcome.UNTOLD
-    text = tl._mixed_text(found)
+    text = words._mixed_text(found)
     assert "500 ms (range 100–900 ms over 3)" in text
     assert "cannot tell the set-ups apart" in text and "paid for itself" not in text
 
@@ -138,21 +210,21 @@ def test_a_single_serving_has_no_spread_to_weigh():
     found = _mixed(500, 7.0, n=1)
     assert found.chat is Outcome.UNTOLD
     assert "With one run each there is no spread to weigh the difference for the chat users and " \
-           "the job against" in tl._mixed_text(found)
+           "the job against" in words._mixed_text(found)
 
 
 def test_without_a_split_the_page_makes_no_claim():
     found = _mixed(500, 7.0, split=None)
     assert found.chat is None and found.job is None
-    text = tl._mixed_text(found)
+    text = words._mixed_text(found)
     assert "makes no claim about two deployments" in text and "won" not in text
 
 
 def test_the_story_opens_with_the_prediction_and_words_all_three_parts():
-    text = tl.story(SweepFindings.of(SMALL, SMALL, SETTING), _mixed(500, 7.0), "small first")
+    text = words.story(SweepFindings.of(SMALL, SMALL, SETTING), _mixed(500, 7.0), "small first")
     assert text.startswith("You predicted: *small first*")
     assert "**Interactive chat.**" in text and "**Mixed traffic.**" in text
-    assert "a token took 40 ms with max_num_seqs=4" in text
+    assert "a token took 41 ms with max_num_seqs=4 and 41 ms with 64 (medians of 3 runs)" in text
 
 
 def _request(index: int, role: str, sent: float, ttft: float, tokens: int = 4) -> RequestRecord:

@@ -74,15 +74,14 @@ LITTLE_AGREES = 0.25
 # A p99 describes a tail only with at least this many requests: with fewer, 1 % of them is less
 # than one request and the p99 is drawn between the two slowest.
 TAIL_REQUESTS = 100
-# A server kept up with the load when its peak output reached this share of the tokens offered.
-KEPT_UP = 0.8
-# The large cap gave "most of what the extra sequences could give" when its peak was at least
-# this share of the smaller of two gains: the ratio of the caps, and the lesson's GPU gain.
+# The large cap gave "at least half of what the extra sequences could give" when, its output's
+# range above the small cap's, the gain was at least this share of the smaller of two gains: the
+# sequences it ran at once against the small cap's slots, and the lesson's GPU gain.
 MOST_OF_EXTRA = 0.5
-# Within this factor either way of the small cap's peak, a saturated device's large cap added
-# "almost nothing"; below the small cap's peak by more, it lost throughput. The sweep is one run
-# per rate, and a few percent is within its noise.
-SATURATED_GAIN = 1.2
+# The two caps' figures (time per token, output) differ only when their ranges are apart and
+# their medians more than this share apart. The ranges are over one server's repeats; the two
+# servers run minutes apart, and a shared machine's speed drifts by a few percent between them.
+SERVERS_ALIKE = 0.10
 
 # -- A single-user engine (chapter 08) -----------------------------------------------------------
 # Two speeds are "about as fast" within this share of each other; beyond it one leads. One run

@@ -1,16 +1,15 @@
-"""Chapter 07: mixed traffic — a chat stream and a batch job — and how each part fared.
+"""Chapter 07: two rate sweeps and mixed traffic — a chat stream and a batch job.
 
-The servers' shares of the device come from ``servelab.placement``; ``run_together`` drives two
-servers at once, so "two deployments" is measured as it would run, not each part alone on the
-whole machine. The mixed traffic is served ``sizes.mix_repeats`` times on each deployment, and
-``setup_row`` gives each comparison's median and range.
+Every comparison rests on repeated runs: ``sweep_repeated`` serves each rate ``sizes.repeats``
+times, the rates in turn within each pass, and ``rate_table`` gives each rate's median and range
+(:class:`~servelab.bench.spread.Spread`); the mix is served as often on each deployment, and
+``setup_row`` gives its spreads. ``*_view`` is what the page prints: each median with its range.
+``run_together`` drives two servers at once (their shares of the device from
+``servelab.placement``), so "two deployments" is measured as it would run.
 
-The findings are built apart from the words: ``SweepFindings`` from the two rate sweeps,
-``MixedFindings`` from the mixed-traffic table, each with its numbers and named verdicts and
-every bar a named constant; ``story`` only words them.
-
-The traffic itself, ``MixedTraffic``, is a workload of ``servelab.bench.workloads``; the chapter
-imports it from here with the rest of its helpers.
+``SweepFindings`` (the sweeps) and ``MixedFindings`` (the mix) hold the numbers and named
+verdicts, every bar a named constant; ``servelab.chapters.throughput_text`` words them. The
+traffic, ``MixedTraffic``, is a workload of ``servelab.bench.workloads``, imported from here.
 """
 
 from __future__ import annotations
@@ -20,20 +19,20 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import takewhile
 from typing import Unpack
 
 import numpy as np
 import pandas as pd
 
-from servelab.bench import metrics, run
+from servelab.bench import metrics, open_loop, run
 from servelab.bench.frames import Result
 from servelab.bench.options import RunOptions
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import BATCH, CHAT, Workload
 from servelab.bench.workloads import MixedTraffic as MixedTraffic  # the chapter imports it here
 from servelab.chapters.batch_findings import LESSON_GPU
-from servelab.chapters.prediction import page_story
-from servelab.chapters.thresholds import KEPT_UP, MOST_OF_EXTRA, SATURATED_GAIN
+from servelab.chapters.thresholds import MOST_OF_EXTRA, SERVERS_ALIKE
 from servelab.running import RunningServer
 
 
@@ -56,30 +55,102 @@ def part_metrics(result: Result, slo: dict[str, float]) -> dict[str, float]:
     return row
 
 
+def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequence[int],
+                   repeats: int, input_tokens: int, max_tokens: int,
+                   **options: Unpack[RunOptions]) -> pd.DataFrame:
+    """``repeats`` passes over ``rates``, ``requests[i]`` Poisson arrivals at ``rates[i]`` req/s:
+    one row per run, with its ``repeat`` and ``rate``. Within a pass the rates are taken in turn,
+    so a slow spell of a shared machine falls on every rate rather than on one. Pass ``k`` draws
+    its arrivals from seed ``k``: the same for every server."""
+    rows = []
+    for repeat in range(repeats):
+        for rate, count in zip(rates, requests, strict=True):
+            result = open_loop(server, rate, count, input_tokens=input_tokens,
+                               max_tokens=max_tokens, seed=repeat, **options)
+            rows.append({"repeat": repeat, "rate": rate, **result.row()})
+    return pd.DataFrame(rows)
+
+
+# What a rate's row keeps of its runs: a spread (median, lowest, highest, count) or the median.
+SPREAD_KEYS = ("ttft_ms_p99", "tpot_ms_p50", "output_tok_s", "slo_attainment", "max_in_flight")
+MEDIAN_KEYS = ("goodput_req_s", "waiting_max")
+
+
+def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per rate of ``sweep_repeated``'s runs: ``SPREAD_KEYS`` as spreads (the median
+    under the key itself, then ``_low``, ``_high``, ``_n``) and ``MEDIAN_KEYS`` as medians."""
+    rows = []
+    for _, group in runs.groupby("rate", sort=True):
+        row: dict[str, float] = {"rate": float(group["rate"].iloc[0])}
+        for key in SPREAD_KEYS:
+            row |= Spread.of(group[key]).columns(key)
+        row |= {key: float(group[key].median()) for key in MEDIAN_KEYS if key in group}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _with_range(row: pd.Series, key: str, digits: int) -> str:
+    """``"978 (961–1,034)"``: the median, then the lowest and highest run in brackets."""
+    spread = Spread.in_row(row, key)
+    if spread.n < 2:
+        return f"{spread.median:,.{digits}f}"
+    return f"{spread.median:,.{digits}f} ({spread.low:,.{digits}f}–{spread.high:,.{digits}f})"
+
+
+def spread_view(table: pd.DataFrame, spreads: Mapping[str, int],
+                medians: Mapping[str, int]) -> pd.DataFrame:
+    """What the page prints of a table of spreads: each key of ``spreads`` as its median with
+    the range in brackets, each of ``medians`` as a number, both to the digits given."""
+    view = pd.DataFrame(index=table.index)
+    for key, digits in spreads.items():
+        view[key] = [_with_range(row, key, digits) for _, row in table.iterrows()]
+    for key, digits in medians.items():
+        view[key] = table[key].round(digits)
+    return view
+
+
+def rate_view(table: pd.DataFrame) -> pd.DataFrame:
+    """A sweep's rate table as the page prints it, one row per rate."""
+    return spread_view(table.set_index("rate"),
+                       {"ttft_ms_p99": 0, "tpot_ms_p50": 0, "output_tok_s": 0,
+                        "slo_attainment": 2, "max_in_flight": 0}, {"waiting_max": 0})
+
+
 def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
     """One row per way of serving the mixed traffic."""
     return pd.DataFrame.from_dict(rows, orient="index").rename_axis("setup")
 
 
+def setups_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The mixed-traffic table as the page prints it."""
+    return spread_view(table, {"chat_ttft_ms_p99": 0, "batch_job_s": 1},
+                       {"chat_tpot_ms_p50": 0, "chat_within_slo": 2, "batch_output_tok_s": 0})
+
+
 def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str):
     """TTFT p99, output throughput and the share of requests within the SLO against the arrival
-    rate, one line per config."""
+    rate, one line per config through the medians of ``rate_table``, a bar over each rate's
+    lowest to highest run."""
     import matplotlib.pyplot as plt
 
     from servelab.plots import SERIES_COLORS, legend_below, style
 
     with style():
-        figure, (ttft, throughput, attained) = plt.subplots(1, 3, figsize=(12, 3.8),
-                                                            layout="constrained")
+        figure, axes = plt.subplots(1, 3, figsize=(12, 3.8), layout="constrained")
+        panels = (("ttft_ms_p99", 1.0, "time to first token, p99 (ms)"),
+                  ("output_tok_s", 1.0, "output throughput (tok/s)"),
+                  ("slo_attainment", 100.0, "requests within the SLO (%)"))
         for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
-            ttft.plot(frame["rate"], frame["ttft_ms_p99"], marker="o", color=color, label=label)
-            throughput.plot(frame["rate"], frame["output_tok_s"], marker="o", color=color)
-            attained.plot(frame["rate"], 100 * frame["slo_attainment"], marker="o", color=color)
-        ttft.axhline(ttft_slo_ms, color="grey", linestyle="--", label=f"SLO {ttft_slo_ms:.0f} ms")
+            for ax, (key, scale, _) in zip(axes, panels, strict=True):
+                median = scale * frame[key]
+                below, above = median - scale * frame[f"{key}_low"], scale * frame[
+                    f"{key}_high"] - median
+                ax.errorbar(frame["rate"], median, yerr=[below, above], marker="o", capsize=4,
+                            color=color, label=label if key == "ttft_ms_p99" else None)
+        axes[0].axhline(ttft_slo_ms, color="grey", linestyle="--",
+                        label=f"SLO {ttft_slo_ms:.0f} ms")
         rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})
-        for ax, ylabel in ((ttft, "time to first token, p99 (ms)"),
-                           (throughput, "output throughput (tok/s)"),
-                           (attained, "requests within the SLO (%)")):
+        for ax, (_, _, ylabel) in zip(axes, panels, strict=True):
             ax.set_xlabel("arrival rate (requests/s)")
             ax.set_ylabel(ylabel)
             ax.set_xscale("log", base=2)
@@ -103,12 +174,6 @@ def run_together(jobs: Mapping[str, tuple[RunningServer, Workload]],
 PAIR = "two deployments, side by side"
 
 
-def sustained_rate(sweep: pd.DataFrame, ttft_slo_ms: float) -> float | None:
-    """The highest rate of a sweep whose p99 time to first token met the SLO (None: none did)."""
-    met = sweep.loc[sweep["ttft_ms_p99"] <= ttft_slo_ms, "rate"]
-    return None if met.empty else float(met.max())
-
-
 @dataclass(frozen=True)
 class Setting:
     """What the page needs to know about the two configurations and the device."""
@@ -116,111 +181,198 @@ class Setting:
     interactive_seqs: int
     batch_seqs: int
     ttft_slo_ms: float
-    output_tokens: int
     device_label: str
 
 
 class FirstTokens(StrEnum):
-    """Which cap's p99 first token left the SLO at the lower rate."""
+    """Which cap's p99 first token left the SLO at the lower rate, in every run."""
 
     BOTH_MISSED = "both missed at the lowest rate"
     SMALL_BROKE = "the small cap broke first"
     LARGE_BROKE = "the large cap broke first"
+    STRADDLED = "the runs fell on both sides of the target"
     NOT_SEPARATED = "neither separated"
 
 
 class Capacity(StrEnum):
-    """What the two peaks say about more sequences per step on this device."""
+    """What the two caps' output at the top rate says about more sequences per step."""
 
-    LOAD_BOUND = "both kept up with the load"
-    MOST_OF_EXTRA = "most of what the extra sequences could give"
-    NO_QUEUE = "the small cap never queued"
-    LARGE_KEPT_UP = "the large cap kept up"
-    SATURATED = "almost nothing: the device was saturated"
+    NO_QUEUE = "the small cap's slots were not always full"
+    MOST_OF_EXTRA = "at least half of what the extra sequences could give"
+    SOME_GAIN = "a real gain, below what the extra sequences could give"
     LOST = "less than the small cap"
-    SOME_GAIN = "a real gain, below the lesson's"
+    UNTOLD = "within the spread"
+
+
+class Outcome(StrEnum):
+    """One set-up against another on a time (lower is better), over repeated runs."""
+
+    BETTER = "better beyond the spread"
+    WORSE = "worse beyond the spread"
+    UNTOLD = "within the spread"
+
+
+def _outcome(one: Spread, other: Spread, alike: float = 0.0) -> Outcome:
+    """``one`` against ``other``, lower better; medians within ``alike`` × ``other``'s: alike."""
+    if abs(one.median - other.median) <= alike * other.median:
+        return Outcome.UNTOLD
+    if one.below(other):
+        return Outcome.BETTER
+    if one.above(other):
+        return Outcome.WORSE
+    return Outcome.UNTOLD
 
 
 @dataclass(frozen=True)
 class SweepFindings:
-    """The two rate sweeps side by side: the pace of tokens at the lowest and highest rate
-    (``*_i`` with the small cap, ``*_b`` with the large one), the highest rate whose first
-    tokens met the SLO, each peak against the tokens offered at the top rate, and whether any
-    request queued for one of the small cap's slots."""
+    """The two sweeps side by side, from ``rate_table``'s rows (``*_i`` with the small cap,
+    ``*_b`` with the large one): the pace of tokens at the lowest and highest rate, the p99
+    first token at every rate, the output and the most requests in flight at the top rate, and
+    each cap's highest median output."""
 
     setting: Setting
+    rates: tuple[float, ...]
     low_rate: float
     high_rate: float
-    tpot_low_i: float
-    tpot_low_b: float
-    tpot_high_i: float
-    tpot_high_b: float
-    sustained_i: float | None
-    sustained_b: float | None
+    tpot_low_i: Spread
+    tpot_low_b: Spread
+    tpot_high_i: Spread
+    tpot_high_b: Spread
+    ttft_i: tuple[Spread, ...]
+    ttft_b: tuple[Spread, ...]
+    output_i: Spread
+    output_b: Spread
+    in_flight_i: Spread
+    in_flight_b: Spread
     peak_i: float
     peak_b: float
-    offered: float
-    small_queued: bool
 
     @classmethod
     def of(cls, interactive: pd.DataFrame, batch: pd.DataFrame,
            setting: Setting) -> SweepFindings:
-        low_i, low_b = interactive.iloc[0], batch.iloc[0]
-        high_i, high_b = interactive.iloc[-1], batch.iloc[-1]
-        waiting = interactive.get("waiting_max", pd.Series([0.0])).fillna(0)
-        return cls(setting=setting, low_rate=float(low_i["rate"]), high_rate=float(high_i["rate"]),
-                   tpot_low_i=float(low_i["tpot_ms_p50"]), tpot_low_b=float(low_b["tpot_ms_p50"]),
-                   tpot_high_i=float(high_i["tpot_ms_p50"]),
-                   tpot_high_b=float(high_b["tpot_ms_p50"]),
-                   sustained_i=sustained_rate(interactive, setting.ttft_slo_ms),
-                   sustained_b=sustained_rate(batch, setting.ttft_slo_ms),
+        if list(interactive["rate"]) != list(batch["rate"]):
+            raise ValueError("the two sweeps must cover the same rates: "
+                             f"{list(interactive['rate'])} and {list(batch['rate'])}")
+        (low_i, high_i), (low_b, high_b) = ((t.iloc[0], t.iloc[-1]) for t in (interactive, batch))
+        rates = tuple(float(rate) for rate in interactive["rate"])
+        return cls(setting=setting, rates=rates, low_rate=rates[0], high_rate=rates[-1],
+                   tpot_low_i=Spread.in_row(low_i, "tpot_ms_p50"),
+                   tpot_low_b=Spread.in_row(low_b, "tpot_ms_p50"),
+                   tpot_high_i=Spread.in_row(high_i, "tpot_ms_p50"),
+                   tpot_high_b=Spread.in_row(high_b, "tpot_ms_p50"),
+                   ttft_i=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in interactive.iterrows()),
+                   ttft_b=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in batch.iterrows()),
+                   output_i=Spread.in_row(high_i, "output_tok_s"),
+                   output_b=Spread.in_row(high_b, "output_tok_s"),
+                   in_flight_i=Spread.in_row(high_i, "max_in_flight"),
+                   in_flight_b=Spread.in_row(high_b, "max_in_flight"),
                    peak_i=float(interactive["output_tok_s"].max()),
-                   peak_b=float(batch["output_tok_s"].max()),
-                   offered=float(batch["rate"].max()) * setting.output_tokens,
-                   small_queued=float(waiting.max()) > 0)
+                   peak_b=float(batch["output_tok_s"].max()))
+
+    def _met(self, spread: Spread) -> bool:
+        """Every run's p99 first token within the SLO."""
+        return spread.high <= self.setting.ttft_slo_ms
+
+    def _missed(self, spread: Spread) -> bool:
+        """Every run's p99 first token over the SLO."""
+        return spread.low > self.setting.ttft_slo_ms
+
+    def _held(self, spreads: tuple[Spread, ...]) -> float | None:
+        """The highest rate up to which every run met the SLO (None: not even the lowest)."""
+        held = [rate for rate, _ in takewhile(lambda pair: self._met(pair[1]),
+                                              zip(self.rates, spreads, strict=True))]
+        return held[-1] if held else None
+
+    @property
+    def sustained_i(self) -> float | None:
+        return self._held(self.ttft_i)
+
+    @property
+    def sustained_b(self) -> float | None:
+        return self._held(self.ttft_b)
+
+    def _first_split(self) -> tuple[float, FirstTokens] | None:
+        """The lowest rate where one cap missed in every run and the other met, and which."""
+        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
+            if self._missed(small) and self._met(large):
+                return rate, FirstTokens.SMALL_BROKE
+            if self._missed(large) and self._met(small):
+                return rate, FirstTokens.LARGE_BROKE
+        return None
+
+    @property
+    def straddled_rate(self) -> float | None:
+        """The lowest rate at which one cap's runs fell on both sides of the SLO."""
+        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
+            if any(not self._met(s) and not self._missed(s) for s in (small, large)):
+                return rate
+        return None
+
+    @property
+    def split_rate(self) -> float | None:
+        """Where the caps' first tokens parted (``_first_split``); None where they never did."""
+        split = self._first_split()
+        return None if split is None else split[0]
 
     @property
     def first_tokens(self) -> FirstTokens:
-        if self.sustained_i is None and self.sustained_b is None:
+        if self._missed(self.ttft_i[0]) and self._missed(self.ttft_b[0]):
             return FirstTokens.BOTH_MISSED
-        held_i, held_b = self.sustained_i or 0.0, self.sustained_b or 0.0
-        if held_b > held_i:
-            return FirstTokens.SMALL_BROKE
-        if held_i > held_b:
-            return FirstTokens.LARGE_BROKE
+        split = self._first_split()
+        if split is not None:
+            return split[1]
+        if self.straddled_rate is not None:
+            return FirstTokens.STRADDLED
         return FirstTokens.NOT_SEPARATED
 
     @property
-    def cap_ratio(self) -> float:
-        return self.setting.batch_seqs / self.setting.interactive_seqs
+    def pace_low(self) -> Outcome:
+        """The large cap's time per token against the small cap's at the lowest rate."""
+        return _outcome(self.tpot_low_b, self.tpot_low_i, SERVERS_ALIKE)
+
+    @property
+    def pace_high(self) -> Outcome:
+        return _outcome(self.tpot_high_b, self.tpot_high_i, SERVERS_ALIKE)
+
+    @property
+    def small_queued(self) -> bool:
+        """At the top rate every run had more requests in flight than the small cap has slots,
+        so some of them waited for one: the load reached the small cap."""
+        return self.in_flight_i.low > self.setting.interactive_seqs
+
+    @property
+    def large_seqs(self) -> float:
+        """The large cap's sequences at once at the top rate: in flight (median), up to its cap."""
+        return min(self.in_flight_b.median, float(self.setting.batch_seqs))
+
+    @property
+    def seq_ratio(self) -> float:
+        """The large cap's sequences at once against the small cap's slots."""
+        return self.large_seqs / self.setting.interactive_seqs
+
+    @property
+    def large_unfilled(self) -> bool:
+        """The load never reached the large cap, so the sweep does not show its limit."""
+        return self.large_seqs < self.setting.batch_seqs
 
     @property
     def gain(self) -> float:
-        """The large cap's peak against the small cap's."""
-        return self.peak_b / self.peak_i
-
-    @property
-    def large_full(self) -> bool:
-        """The large cap fell short of the load, so its peak is what it could do."""
-        return self.peak_b < KEPT_UP * self.offered
+        """The large cap's output at the top rate against the small cap's (medians)."""
+        return self.output_b.median / self.output_i.median
 
     @property
     def capacity(self) -> Capacity:
-        """A verdict on what the device can do needs both caps at their limit: the small one
-        full only if requests queued for its slots, the large one only if it fell short of the
-        load."""
-        if min(self.peak_i, self.peak_b) >= KEPT_UP * self.offered:
-            return Capacity.LOAD_BOUND
-        if self.gain >= MOST_OF_EXTRA * min(self.cap_ratio, LESSON_GPU.gain):
-            return Capacity.MOST_OF_EXTRA
+        """A verdict on more sequences per step needs the small cap full (requests queued for
+        its slots in every run) and the two outputs apart (``SERVERS_ALIKE``)."""
         if not self.small_queued:
             return Capacity.NO_QUEUE
-        if not self.large_full:
-            return Capacity.LARGE_KEPT_UP
-        if self.gain <= 1 / SATURATED_GAIN:
+        outcome = _outcome(self.output_i, self.output_b, SERVERS_ALIKE)  # BETTER: the small lower
+        if outcome is Outcome.WORSE:
             return Capacity.LOST
-        if self.gain < SATURATED_GAIN:
-            return Capacity.SATURATED
+        if outcome is Outcome.UNTOLD:
+            return Capacity.UNTOLD
+        if self.gain >= MOST_OF_EXTRA * min(self.seq_ratio, LESSON_GPU.gain):
+            return Capacity.MOST_OF_EXTRA
         return Capacity.SOME_GAIN
 
 
@@ -239,23 +391,6 @@ def setup_row(chat_runs: Sequence[Result], job_runs: Sequence[Result],
         "chat_within_slo": float(np.nanmedian([row["chat_within_slo"] for row in chats])),
         "batch_output_tok_s": float(np.median([row["batch_output_tok_s"] for row in jobs])),
     }
-
-
-class Outcome(StrEnum):
-    """The side-by-side pair against the best single server, for one part of the traffic."""
-
-    BETTER = "better beyond the spread"
-    WORSE = "worse beyond the spread"
-    UNTOLD = "within the spread"
-
-
-def _outcome(pair: Spread, best: Spread) -> Outcome:
-    """Lower is better: a time or a wait."""
-    if pair.below(best):
-        return Outcome.BETTER
-    if pair.above(best):
-        return Outcome.WORSE
-    return Outcome.UNTOLD
 
 
 @dataclass(frozen=True)
@@ -292,134 +427,3 @@ class MixedFindings:
     @property
     def job(self) -> Outcome | None:
         return None if self.pair_job is None else _outcome(self.pair_job, self.best_job)
-
-
-# -- the words ---------------------------------------------------------------------------------
-def _rate(value: float | None) -> str:
-    """How far the first tokens stayed within the SLO, as a phrase."""
-    return "at none of the rates tried" if value is None else f"up to {value:g} req/s"
-
-
-def _chat_text(found: SweepFindings) -> str:
-    setting = found.setting
-    text = (f"At {found.low_rate:g} req/s a token took {found.tpot_low_i:.0f} ms (median) with "
-            f"max_num_seqs={setting.interactive_seqs} and {found.tpot_low_b:.0f} ms with "
-            f"{setting.batch_seqs}; at {found.high_rate:g} req/s, {found.tpot_high_i:.0f} ms "
-            f"and {found.tpot_high_b:.0f} ms. The p99 first token stayed within "
-            f"{setting.ttft_slo_ms:.0f} ms {_rate(found.sustained_i)} with the small cap and "
-            f"{_rate(found.sustained_b)} with the large one. ")
-    return text + {
-        FirstTokens.BOTH_MISSED: ("Both missed the target even at the lowest rate: the SLO is "
-                                  "too tight for this device, or the requests too long."),
-        FirstTokens.SMALL_BROKE: ("The small cap broke first: once requests arrive faster than "
-                                  "its few slots finish them, they queue, and the first token "
-                                  "waits for the queue."),
-        FirstTokens.LARGE_BROKE: ("Here the large cap broke first: its longer steps delayed the "
-                                  "first tokens more than the small cap's queue did."),
-        FirstTokens.NOT_SEPARATED: ("Neither cap separated from the other on first tokens over "
-                                    "these rates; higher rates or longer answers would be "
-                                    "needed to see the queue form."),
-    }[found.first_tokens]
-
-
-def _throughput_text(found: SweepFindings) -> str:
-    text = (f"The large cap peaked at {found.peak_b:,.0f} output tok/s and the small one at "
-            f"{found.peak_i:,.0f} tok/s. ")
-    if found.capacity is Capacity.LOAD_BOUND:
-        return text + (f"Both kept up with the highest rate tried ({found.offered:,.0f} tok/s "
-                       f"of answers arriving), so these peaks measure the load, not what the "
-                       f"servers could do; the sweep would have to go higher to separate them.")
-    text += (f"On {found.setting.device_label}, allowing {found.cap_ratio:g}× as many sequences "
-             f"per step gave {found.gain:.1f}× the peak throughput")
-    lesson = f"about {LESSON_GPU.gain:.0f}× for {LESSON_GPU.users} streams"
-    if found.capacity is Capacity.MOST_OF_EXTRA:
-        return text + (", most of what the extra sequences could give: the steps had arithmetic "
-                       f"to spare, as on the GPU of the lesson's example ({lesson} against "
-                       "one).")
-    if found.capacity in (Capacity.NO_QUEUE, Capacity.LARGE_KEPT_UP):
-        seen = ("no request ever waited for one of the small cap's slots"
-                if found.capacity is Capacity.NO_QUEUE
-                else f"the large cap kept up with the {found.offered:,.0f} tok/s offered")
-        return text + (f", but {seen}, so the sweep did not reach what the device can do: it "
-                       "cannot tell whether more sequences per step add throughput here. "
-                       "Higher rates would be needed.")
-    if found.capacity is Capacity.SATURATED:
-        return text + (f": almost nothing. Requests queued for the small cap's slots and the "
-                       f"large cap fell short of the load, so both ran at their limit: a step "
-                       f"with {found.setting.interactive_seqs} sequences already used most of "
-                       f"this device, and a bigger batch mostly made each step longer. The "
-                       f"lesson's GPU example gains {lesson}.")
-    if found.capacity is Capacity.LOST:
-        return text + (f": less than the small cap, although requests queued for its slots and "
-                       f"the large cap fell short of the load. Its tokens came "
-                       f"{found.tpot_low_b:.0f} ms apart at the lowest rate against "
-                       f"{found.tpot_low_i:.0f} ms with the small cap, so on this device the "
-                       f"longer steps cost more than the extra sequences brought in. A sweep is "
-                       f"one run per rate, and on a shared machine other work can slow one "
-                       f"server's run; either way, more sequences per step did not add "
-                       f"throughput here.")
-    return text + (f": a real gain, but well below the lesson's GPU example ({lesson}): on this "
-                   "device each added sequence made every step longer.")
-
-
-def _part_words(outcome: Outcome | None, pair: Spread, best: Spread, what: str) -> str:
-    """One part of the traffic, side by side against one server, as a clause."""
-    if outcome is Outcome.BETTER:
-        return f"{what} did better side by side, beyond the spread of the runs"
-    if outcome is Outcome.WORSE:
-        return f"{what} did worse side by side, beyond the spread of the runs"
-    if pair.n < 2 or best.n < 2:
-        return f"with one run each there is no spread to weigh the difference for {what} against"
-    return f"for {what} the ranges overlap, so this run cannot tell the set-ups apart"
-
-
-def _mixed_text(found: MixedFindings) -> str:
-    if found.split is None or found.pair_chat is None or found.pair_job is None:
-        return ("This device could not be split between two servers (it has one core), so the "
-                "page makes no claim about two deployments; the one-deployment rows are above.")
-    chat, job = found.pair_chat, found.pair_job
-    text = (f"Side by side, each server with {found.split}, the chat users' p99 first token "
-            f"was {chat.median:,.0f} ms ({chat.range_text(' ms')}) and the job finished in "
-            f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, "
-            f"the best p99 first token was {found.best_chat.median:,.0f} ms "
-            f"({found.best_chat.range_text(' ms')}) and the quickest job "
-            f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}). ")
-    outcomes = (found.chat, found.job)
-    if outcomes == (Outcome.BETTER, Outcome.BETTER):
-        return text + ("With half the device each, the split gave the chat users quicker first "
-                       "tokens and finished the job sooner: keeping the job's long requests out "
-                       "of the chat server's steps paid for itself here.")
-    if outcomes == (Outcome.BETTER, Outcome.WORSE):
-        return text + ("The split protected the chat users, and the job paid for it: with half "
-                       "the device it took longer than on a server of its own. That is the "
-                       "trade to decide on — a chat that stays quick, or a job that ends sooner.")
-    if outcomes == (Outcome.WORSE, Outcome.BETTER):
-        return text + ("The job did better on its half, but the chat users waited longer than "
-                       "on a shared server: with half the device, the chat server's own steps "
-                       "were slower.")
-    if outcomes == (Outcome.WORSE, Outcome.WORSE):
-        return text + ("Splitting the device lost on both counts here: each half was too small "
-                       "for its traffic, and one server with the whole device did better. Two "
-                       "deployments pay off when each has enough hardware of its own.")
-    if outcomes == (Outcome.UNTOLD, Outcome.UNTOLD):
-        told = _part_words(Outcome.UNTOLD, chat, found.best_chat, "the chat users and the job")
-    else:
-        told = "; ".join((_part_words(found.chat, chat, found.best_chat, "the chat users"),
-                          _part_words(found.job, job, found.best_job, "the job")))
-    return text + (f"{told[0].upper()}{told[1:]}. So this run does not say whether two "
-                   "deployments beat one here.")
-
-
-def story(sweeps: SweepFindings, mixed: MixedFindings, prediction: str) -> str:
-    """The page's interpretation, in Markdown, from the two sweeps' and the mixed traffic's
-    findings."""
-    setting = sweeps.setting
-    measured = (f"at the lowest rate a token took {sweeps.tpot_low_i:.0f} ms "
-                f"with max_num_seqs={setting.interactive_seqs} and {sweeps.tpot_low_b:.0f} ms "
-                f"with {setting.batch_seqs}; first tokens stayed within the SLO "
-                f"{_rate(sweeps.sustained_i)} and {_rate(sweeps.sustained_b)}.")
-    return page_story(prediction, measured, [
-        ("Interactive chat", _chat_text(sweeps)),
-        ("Batch processing", _throughput_text(sweeps)),
-        ("Mixed traffic", _mixed_text(mixed)),
-    ])
