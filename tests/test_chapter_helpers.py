@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from servelab.bench.prompts import WordPrompts
+from servelab.bench.workloads import MixedTraffic
 from servelab.chapters.chunked_prefill import chunking_state
-from servelab.chapters.throughput_latency import MixedTraffic
 
 CHUNKED_LOG = """\
 INFO [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: model='m', \

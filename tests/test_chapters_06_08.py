@@ -23,9 +23,11 @@ from servelab.chapters import chunked_prefill, when_not_to
 from servelab.chapters.chunked_prefill import (
     BudgetPlan,
     PauseVerdict,
+    PooledTail,
     Reading,
     ReadingTail,
     Sizing,
+    TargetVerdict,
     TradeFindings,
     WaitVerdict,
     budget_for,
@@ -35,6 +37,7 @@ from servelab.engine import Device
 from servelab.llama_server import LlamaCppServer
 from servelab.placement import side_by_side
 from servelab.process import ServerStartError
+from servelab.tables import readable
 
 matplotlib.use("Agg")
 
@@ -122,6 +125,10 @@ def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
     pause = Spread.in_row(row, "users_longest_gap_ms")
     assert (pause.low, pause.high, pause.n) == pytest.approx((500, 700, 2))
     assert Spread.in_row(row, "document_ttft_s").median == pytest.approx(0.6)
+    shown = readable(chunked_prefill.compare_view(row.to_frame().T)).T["run"]
+    assert shown["users' longest pause (ms)"] == "600 (500–700)"
+    assert shown["document's first token (s)"] == "0.60 (0.50–0.70)"
+    assert not any("_n" in name or "lowest" in name for name in shown.index)  # no counts shown
     late = [_record(2, 9.0, [0.03], ttft=0.2, role="interferer")]
     with pytest.raises(RuntimeError, match="no user was still decoding"):
         chunked_prefill.compare({"late": Result(None, [*users, *late], 10.0)})
@@ -165,6 +172,37 @@ def test_pause_verdicts(chunked, plan, verdict):
 ])
 def test_tail_verdicts_while_a_document_is_read(after, verdict):
     assert findings(_row(300, 100, after, 31, 6.0)).tail_verdict is verdict
+
+
+@pytest.mark.parametrize(("chunked", "verdict", "says"), [
+    (_row(200, 100, 250, 31, 6.0), TargetVerdict.NEAR, "came within 1.5× of the target"),
+    (_row(300, 100, 250, 31, 6.0), TargetVerdict.OVER, "over 1.5× the 150 ms"),  # 270 > 225
+    (_row(80, 100, 250, 31, 6.0), TargetVerdict.UNDER, "a larger budget would still"),  # 88
+])
+def test_the_chunked_pauses_are_held_against_their_target(chunked, verdict, says):
+    found = findings(chunked)
+    assert found.target_verdict is verdict
+    assert says in chunked_prefill.effect_text(found)
+
+
+@pytest.mark.parametrize(("pooled", "verdict", "says"), [
+    (300, PooledTail.WORSE, "traded one long freeze for many smaller ones"),  # 300 > 1.5 × 150
+    (200, PooledTail.ALIKE, "whole run stayed within 1.5×"),
+    (90, PooledTail.BETTER, "fell by more than the bar as well"),
+])
+def test_a_better_tail_while_reading_is_weighed_against_the_whole_runs(pooled, verdict, says):
+    found = findings(_row(300, pooled, 250, 31, 6.0))
+    assert found.tail_verdict is ReadingTail.BETTER and found.pooled_verdict is verdict
+    text = chunked_prefill.effect_text(found)
+    assert says in text and ("better deal" in text) == (verdict is not PooledTail.WORSE)
+
+
+def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
+    found = findings(_row(300, 200, 1000, 31, 6.5))
+    users, document = chunked_prefill.effect_text(found).split("\n\n")
+    story = chunked_prefill.story(found, "")
+    assert users in story and document in story and "up to 6 shorter ones" in users
+    assert "1.3× as long" in document
 
 
 @pytest.mark.parametrize(("ttft", "plan", "verdict"), [

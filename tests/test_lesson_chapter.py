@@ -14,23 +14,17 @@ from course.checks import check_from_lesson, find_check_file, is_check_cell, loa
 from course.checks.cells import question_source
 from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
+from servelab.bench.spread import Spread
 from servelab.chapters.batch_findings import BatchFindings
+from servelab.chapters.chunked_prefill import BudgetPlan, TradeFindings
 from servelab.chapters.lesson import (
     batching_text,
-    chunking_text,
     paging_text,
     prediction_beside_list_text,
     prefix_text,
     summary_text,
 )
-from servelab.chapters.lesson_findings import (
-    ChunkFindings,
-    DocumentVerdict,
-    LessonFindings,
-    SlicePlan,
-    SliceVerdict,
-    TailVerdict,
-)
+from servelab.chapters.lesson_findings import LessonFindings
 from servelab.chapters.paging_findings import PagingFindings
 from servelab.chapters.reuse_findings import ReuseFindings
 from servelab.server import Capacity
@@ -165,81 +159,22 @@ def test_prefix_reuse_not_shown() -> None:
     assert "did not show the cached prefix" in text
 
 
-def gaps(longest_ms: float, ttft_s: float, p50_ms: float = 30.0,
-         p99_ms: float = 70.0) -> dict[str, float]:
-    return {"users_longest_gap_ms": longest_ms, "document_ttft_s": ttft_s,
-            "users_itl_ms_p50": p50_ms, "users_itl_ms_p99": p99_ms}
+def gaps(longest_ms: float, ttft_s: float) -> dict[str, float]:
+    """A row of ``chunked_prefill.compare`` over three documents, 10 % either side."""
+    row = {"users_itl_ms_p50": 30.0, "users_itl_ms_p99": 70.0}
+    for key, median in (("users_longest_gap_ms", longest_ms), ("document_ttft_s", ttft_s),
+                        ("itl_ms_p99_after_arrival", 100.0)):
+        row |= Spread(median, 0.9 * median, 1.1 * median, 3).columns(key)
+    return row
 
 
-# 96-token slices planned at 100 ms each; a 2,000-token document is 21 of them.
-PLAN = SlicePlan(budget=96, estimate_ms=100.0, document_tokens=2000)
+# 96-token slices of a 2,000-token document, sized for 100 ms pauses.
+PLAN = BudgetPlan(first_budget=8192, prefill_tok_s=960, pause_ms=100, budget=96,
+                  document_tokens=2000, block=16)
 
 
-def chunks(chunked: dict[str, float], whole: dict[str, float]) -> ChunkFindings:
-    return ChunkFindings.from_runs(chunked, whole, PLAN)
-
-
-def test_chunking_shortens_the_pause_and_the_document_waits_longer() -> None:
-    found = chunks(gaps(300, 6.0), gaps(4500, 5.0))
-    assert found.shortened and found.document_verdict is DocumentVerdict.LATER
-    text = chunking_text(found)
-    assert "**4.50 s**" in text and "**0.30 s**, 15.0× shorter" in text
-    assert "**30 ms**" in text and "paid for it" in text
-
-
-@pytest.mark.parametrize(("chunked_p99", "whole_p99", "verdict", "phrase"), [
-    (390.0, 70.0, TailVerdict.WORSE, "grew from **70 ms** in one step to **390 ms** in slices"),
-    (70.0, 390.0, TailVerdict.BETTER, "fell from **390 ms** in one step to **70 ms**"),
-    (80.0, 70.0, TailVerdict.SAME, "did not show slicing changing that tail"),
-])
-def test_the_pooled_tail_is_judged_either_way(chunked_p99: float, whole_p99: float,
-                                              verdict: TailVerdict, phrase: str) -> None:
-    found = chunks(gaps(400, 6.0, p99_ms=chunked_p99), gaps(4500, 5.0, p99_ms=whole_p99))
-    assert found.tail_verdict is verdict
-    text = chunking_text(found)
-    assert phrase in text
-    assert ("grew from" in text) == (verdict is TailVerdict.WORSE)
-
-
-@pytest.mark.parametrize(("longest_ms", "ttft_s", "verdict", "phrase"), [
-    # 130 ms is within 1.5x of the 100 ms plan.
-    (130.0, 2.0, SliceVerdict.AS_PLANNED, "stayed within 1.5× of that plan"),
-    # 2.1 s over 21 slices is 100 ms a slice, yet one pause took 400 ms.
-    (400.0, 2.1, SliceVerdict.ONE_STEP_OVER, "a single step can run over the plan"),
-    # 6.3 s over 21 slices is 300 ms a slice: every slice over the plan.
-    (400.0, 6.3, SliceVerdict.ALL_OVER, "a slice cost more than the rate"),
-])
-def test_the_slices_are_held_against_their_plan(longest_ms: float, ttft_s: float,
-                                                verdict: SliceVerdict, phrase: str) -> None:
-    found = chunks(gaps(longest_ms, ttft_s), gaps(4500, 5.0))
-    assert PLAN.slices == 21
-    assert found.slice_verdict is verdict
-    text = chunking_text(found)
-    assert "planned to take about **100 ms**" in text and phrase in text
-    assert ("work the plan leaves out" in text) == (verdict is not SliceVerdict.AS_PLANNED)
-    if verdict is SliceVerdict.ONE_STEP_OVER:
-        assert "about **100 ms** a slice" in text
-        assert "**400 ms**, 4.00× the plan, past that bar" in text
-    if verdict is SliceVerdict.ALL_OVER:
-        assert "about **300 ms** a slice, 3.0× the plan" in text
-
-
-@pytest.mark.parametrize(("ttft_s", "verdict", "phrase"), [
-    (5.1, DocumentVerdict.SAME, "about the same time"),              # within 5 % of 5.0 s
-    (4.0, DocumentVerdict.NO_LATER, "charged the smoother stream to nobody"),
-    (6.0, DocumentVerdict.LATER, "paid for it"),
-])
-def test_the_documents_own_first_token(ttft_s: float, verdict: DocumentVerdict,
-                                       phrase: str) -> None:
-    found = chunks(gaps(300, ttft_s), gaps(4500, 5.0))
-    assert found.document_verdict is verdict
-    assert phrase in chunking_text(found)
-
-
-def test_chunking_not_shortening_the_pause() -> None:
-    found = chunks(gaps(4000, 5.0), gaps(4500, 5.0))
-    assert not found.shortened
-    assert "did not show chunking shortening" in chunking_text(found)
+def chunks(chunked: dict[str, float], whole: dict[str, float]) -> TradeFindings:
+    return TradeFindings.from_runs(chunked=chunked, whole=whole, plan=PLAN)
 
 
 def test_the_prediction_is_quoted_or_asked_for() -> None:
@@ -250,13 +185,17 @@ def test_the_prediction_is_quoted_or_asked_for() -> None:
 def test_summary_when_every_effect_showed() -> None:
     lesson = LessonFindings(found(100, 2000),
                             reuse([2016, 16], [0, 2000], [4000, 200], CONTROL[:2]),
-                            chunks(gaps(300, 6.0), gaps(4500, 5.0)))
+                            chunks(gaps(300, 7.0), gaps(4500, 5.0)))
     text = summary_text(lesson, prediction="a guess")
     lines = text.splitlines()
     assert lines[0] == ("- **Batching:** 32 users got 20.0× the total of one user, each at 62% "
                         "of its speed.")
     assert "computed 16 tokens instead of 2016" in lines[1] and "20.5× sooner" in lines[1]
-    assert "from 4.50 s to 0.30 s" in lines[2] and "at 6.00 s instead of 5.00 s" in lines[2]
+    assert "from 4.50 s to 0.30 s (medians over 3 documents" in lines[2]
+    assert "came later, after 7.00 s against 5.00 s" in lines[2]
+    overlapping = LessonFindings(lesson.batching, lesson.reuse,
+                                 chunks(gaps(300, 5.2), gaps(4500, 5.0)))
+    assert "ranges overlapping: no cost this run can tell" in summary_text(overlapping, "")
     assert "“a guess”" in text
 
 
@@ -265,7 +204,8 @@ def test_summary_when_no_effect_showed() -> None:
                             chunks(gaps(4000, 5.0), gaps(4500, 5.0)))
     text = summary_text(lesson, prediction="")
     assert "not shown in this run (1.2× at 32 users)" in text
-    assert "no reuse showed" in text and "no shorter pause in this run (1.1×)" in text
+    assert "no reuse showed" in text
+    assert "did not show a shorter pause beyond its spread (4.50 s in one step, 4.00 s" in text
 
 
 def test_paging_evidence_sets_what_ran_beside_what_the_log_said_fits() -> None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from servelab.tables import LABELS, label, readable
+from servelab.bench.spread import Spread
+from servelab.tables import LABELS, label, readable, spread_view
 
 
 @pytest.mark.parametrize(("key", "words"), [
@@ -49,3 +50,11 @@ def test_readable_renames_each_level_and_keeps_a_missing_index_name() -> None:
 
 def test_a_non_string_column_is_kept() -> None:
     assert list(readable(pd.DataFrame({0: [1], "failed": [0]})).columns) == [0, "failed requests"]
+
+
+def test_a_spread_prints_as_its_median_and_range_and_a_single_value_alone():
+    table = pd.DataFrame([{**Spread(120.0, 100.0, 150.0, 3).columns("ttft_ms_p99"), "rate": 2.0},
+                          {**Spread(90.0, 90.0, 90.0, 1).columns("ttft_ms_p99"), "rate": 4.0}])
+    view = spread_view(table.set_index("rate"), {"ttft_ms_p99": 0})
+    assert list(view["ttft_ms_p99"]) == ["120 (100–150)", "90"]
+    assert list(view.columns) == ["ttft_ms_p99"]  # the _low, _high and _n columns are folded in

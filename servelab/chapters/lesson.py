@@ -1,8 +1,9 @@
 """Chapter 00, the lesson in one notebook: the per-request prefix probe and the words each
 measurement turns into. Every effect is found elsewhere, once, and shared with its deep-dive
 chapter: batching in ``servelab.chapters.batch_findings`` (01, 02), paging in
-``paging_findings`` (03), prefix reuse in ``reuse_findings`` (04), chunked prefill and the
-summary's three effects in ``lesson_findings``. (Where the lesson comes from, and the credit its
+``paging_findings`` (03), prefix reuse in ``reuse_findings`` (04), chunked prefill in
+``chunked_prefill`` (06, whose words chapter 00 shows too), and the summary's three effects in
+``lesson_findings``. (Where the lesson comes from, and the credit its
 licence asks for, is course tooling: ``course.lesson``.)
 
 Every ``*_text`` function words a findings record in Markdown and says plainly when an effect
@@ -15,16 +16,10 @@ import numpy as np
 import pandas as pd
 
 from servelab.chapters.batch_findings import LESSON_GPU, BatchFindings, BatchVerdict
-from servelab.chapters.lesson_findings import (
-    ChunkFindings,
-    DocumentVerdict,
-    LessonFindings,
-    SliceVerdict,
-    TailVerdict,
-)
+from servelab.chapters.chunked_prefill import PauseVerdict, TradeFindings, WaitVerdict
+from servelab.chapters.lesson_findings import LessonFindings
 from servelab.chapters.paging_findings import PagingFindings, RanVerdict
 from servelab.chapters.reuse_findings import ReuseFindings
-from servelab.chapters.thresholds import PAUSE_GAIN_SHOWN, SLICE_OVER_PLAN
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -94,75 +89,6 @@ def prefix_text(reuse: ReuseFindings) -> str:
     return f"{tokens} {wait}"
 
 
-# -- a long prompt arriving mid-decode --------------------------------------------------------
-def _plan_text(chunks: ChunkFindings) -> str:
-    plan = chunks.plan
-    planned = (f"Each slice was planned to take about **{plan.estimate_ms:.0f} ms**: the rate at "
-               f"which the first server read a lone prompt, applied to {plan.budget} tokens.")
-    verdict = chunks.slice_verdict
-    if verdict is SliceVerdict.AS_PLANNED:
-        return (f"{planned} The longest pause in slices, {chunks.longest_sliced_ms:.0f} ms, "
-                f"stayed within {SLICE_OVER_PLAN:g}× of that plan.")
-    left_out = ("The plan counts only a slice's own tokens read alone; in the run every step "
-                "also carried the users' tokens, and each later slice attends to all the "
-                "document's tokens before it, work the plan leaves out.")
-    spread = (f"The document's {chunks.document_sliced_s:.2f} s wait for its first token, "
-              f"shared by its {plan.slices} slices, comes to about "
-              f"**{chunks.average_slice_ms:.0f} ms** a slice")
-    if verdict is SliceVerdict.ONE_STEP_OVER:
-        return (f"{planned} {spread}, within {SLICE_OVER_PLAN:g}× of the plan, yet the longest "
-                f"pause was **{chunks.longest_sliced_ms:.0f} ms**, "
-                f"{chunks.longest_over_plan:.2f}× the plan, past that bar: a single step can run "
-                f"over the plan while the average slice does not. {left_out}")
-    return (f"{planned} {spread}, {chunks.average_over_plan:.1f}× the plan, and the longest "
-            f"pause was **{chunks.longest_sliced_ms:.0f} ms**: on this device a slice cost more "
-            f"than the rate of a lone prompt predicts. {left_out}")
-
-
-def _tail_text(chunks: ChunkFindings) -> str:
-    on, off = chunks.tail_sliced_ms, chunks.tail_whole_ms
-    if chunks.tail_verdict is TailVerdict.WORSE:
-        return (f"Slicing has a price in the ordinary gaps, though: the document's slices shared "
-                f"many steps with the users, and the slowest 1 % of all their gaps (p99) grew "
-                f"from **{off:.0f} ms** in one step to **{on:.0f} ms** in slices. One long "
-                "freeze became many shorter ones, each still longer than a usual gap.")
-    if chunks.tail_verdict is TailVerdict.BETTER:
-        return (f"The slowest 1 % of all the users' gaps (p99) fell from **{off:.0f} ms** in one "
-                f"step to **{on:.0f} ms** in slices: the single freeze had set the tail.")
-    return (f"The slowest 1 % of all the users' gaps (p99) was {on:.0f} ms in slices and "
-            f"{off:.0f} ms in one step, within {PAUSE_GAIN_SHOWN:g}× of each other, so this "
-            "run did not show slicing changing that tail.")
-
-
-def _paid_text(chunks: ChunkFindings) -> str:
-    on, off = chunks.document_sliced_s, chunks.document_whole_s
-    if chunks.document_verdict is DocumentVerdict.SAME:
-        return (f"The document's own first token came at about the same time either way "
-                f"({on:.2f} s chunked, {off:.2f} s whole).")
-    if chunks.document_verdict is DocumentVerdict.LATER:
-        return (f"The document's sender paid for it: their first token came after "
-                f"**{on:.2f} s** in slices against **{off:.2f} s** in one step.")
-    return (f"The document's first token came no later in slices ({on:.2f} s against "
-            f"{off:.2f} s in one step), so this run charged the smoother stream to nobody.")
-
-
-def chunking_text(chunks: ChunkFindings) -> str:
-    """What the users felt and what the document paid, read in slices and in one step."""
-    budget, document_tokens = chunks.plan.budget, chunks.plan.document_tokens
-    sliced_s, whole_s = chunks.longest_sliced_ms / 1000, chunks.longest_whole_ms / 1000
-    if chunks.shortened:
-        pauses = (f"Read in one step, the {document_tokens}-token prompt froze the other users "
-                  f"for **{whole_s:.2f} s** at the longest, against a usual gap of "
-                  f"**{chunks.usual_gap_ms:.0f} ms** between their tokens. Read in slices of at "
-                  f"most {budget} tokens, the longest pause was **{sliced_s:.2f} s**, "
-                  f"{chunks.pause_gain:.1f}× shorter.")
-    else:
-        pauses = (f"The users' longest pause was {sliced_s:.2f} s in slices of {budget} tokens "
-                  f"and {whole_s:.2f} s in one step: this run did not show chunking shortening "
-                  "the freeze.")
-    return f"{pauses} {_plan_text(chunks)} {_tail_text(chunks)}\n\n{_paid_text(chunks)}"
-
-
 # -- the closing summary ----------------------------------------------------------------------
 def prediction_beside_list_text(prediction: str) -> str:
     """The reader's own guess from the top of the chapter, set beside the list of measurements
@@ -172,6 +98,17 @@ def prediction_beside_list_text(prediction: str) -> str:
         return ("You left `my_prediction` empty; write a guess there before a rerun, then "
                 "compare it with the list above.")
     return f"You predicted: “{prediction.strip()}”. Compare it with the list above."
+
+
+def _wait_words(chunks: TradeFindings) -> str:
+    """The document's own first token either way, as the summary's clause."""
+    chunked, whole = chunks.wait_chunked.median, chunks.wait_whole.median
+    if chunks.wait_verdict is WaitVerdict.LATER:
+        return f"a document's first token came later, after {chunked:.2f} s against {whole:.2f} s"
+    if chunks.wait_verdict is WaitVerdict.SOONER:
+        return f"a document's first token came sooner, after {chunked:.2f} s against {whole:.2f} s"
+    return (f"a document's first token came after {chunked:.2f} s and {whole:.2f} s, ranges "
+            "overlapping: no cost this run can tell")
 
 
 def summary_text(found: LessonFindings, prediction: str) -> str:
@@ -189,15 +126,16 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
                   f"{reuse.ttft_gain:.1f}× sooner.")
     else:
         prefix = "**Prefix caching:** no reuse showed in this run."
-    if chunks.shortened:
-        chunking = (f"**Chunked prefill:** the longest pause fell from "
-                    f"{chunks.longest_whole_ms / 1000:.2f} s to "
-                    f"{chunks.longest_sliced_ms / 1000:.2f} s; the document's first token came "
-                    f"at {chunks.document_sliced_s:.2f} s instead of "
-                    f"{chunks.document_whole_s:.2f} s.")
+    pause_whole, pause_chunked = chunks.pause_whole, chunks.pause_chunked
+    if chunks.pause_verdict is PauseVerdict.SHORTER:
+        chunking = (f"**Chunked prefill:** the users' longest pause fell from "
+                    f"{pause_whole.median / 1000:.2f} s to {pause_chunked.median / 1000:.2f} s "
+                    f"(medians over {min(pause_whole.n, pause_chunked.n)} documents, ranges "
+                    f"apart); {_wait_words(chunks)}.")
     else:
-        chunking = (f"**Chunked prefill:** no shorter pause in this run "
-                    f"({chunks.pause_gain:.1f}×).")
+        chunking = (f"**Chunked prefill:** this run did not show a shorter pause beyond its "
+                    f"spread ({pause_whole.median / 1000:.2f} s in one step, "
+                    f"{pause_chunked.median / 1000:.2f} s in chunks).")
     lines = [f"- {batching}", f"- {prefix}", f"- {chunking}"]
     return "\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
 

@@ -9,7 +9,7 @@ times, the rates in turn within each pass, and ``rate_table`` gives each rate's 
 
 ``SweepFindings`` (the sweeps) and ``MixedFindings`` (the mix) hold the numbers and named
 verdicts, every bar a named constant; ``servelab.chapters.throughput_text`` words them. The
-traffic, ``MixedTraffic``, is a workload of ``servelab.bench.workloads``, imported from here.
+traffic, ``MixedTraffic``, is a workload of ``servelab.bench``.
 """
 
 from __future__ import annotations
@@ -25,12 +25,12 @@ from typing import Unpack
 import numpy as np
 import pandas as pd
 
+from servelab import tables
 from servelab.bench import metrics, open_loop, run
 from servelab.bench.frames import Result
 from servelab.bench.options import RunOptions
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import BATCH, CHAT, Workload
-from servelab.bench.workloads import MixedTraffic as MixedTraffic  # the chapter imports it here
 from servelab.chapters.batch_findings import LESSON_GPU
 from servelab.chapters.thresholds import MOST_OF_EXTRA, SERVERS_ALIKE
 from servelab.running import RunningServer
@@ -89,29 +89,9 @@ def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _with_range(row: pd.Series, key: str, digits: int) -> str:
-    """``"978 (961–1,034)"``: the median, then the lowest and highest run in brackets."""
-    spread = Spread.in_row(row, key)
-    if spread.n < 2:
-        return f"{spread.median:,.{digits}f}"
-    return f"{spread.median:,.{digits}f} ({spread.low:,.{digits}f}–{spread.high:,.{digits}f})"
-
-
-def spread_view(table: pd.DataFrame, spreads: Mapping[str, int],
-                medians: Mapping[str, int]) -> pd.DataFrame:
-    """What the page prints of a table of spreads: each key of ``spreads`` as its median with
-    the range in brackets, each of ``medians`` as a number, both to the digits given."""
-    view = pd.DataFrame(index=table.index)
-    for key, digits in spreads.items():
-        view[key] = [_with_range(row, key, digits) for _, row in table.iterrows()]
-    for key, digits in medians.items():
-        view[key] = table[key].round(digits)
-    return view
-
-
 def rate_view(table: pd.DataFrame) -> pd.DataFrame:
     """A sweep's rate table as the page prints it, one row per rate."""
-    return spread_view(table.set_index("rate"),
+    return tables.spread_view(table.set_index("rate"),
                        {"ttft_ms_p99": 0, "tpot_ms_p50": 0, "output_tok_s": 0,
                         "slo_attainment": 2, "max_in_flight": 0}, {"waiting_max": 0})
 
@@ -123,7 +103,7 @@ def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
 
 def setups_view(table: pd.DataFrame) -> pd.DataFrame:
     """The mixed-traffic table as the page prints it."""
-    return spread_view(table, {"chat_ttft_ms_p99": 0, "batch_job_s": 1},
+    return tables.spread_view(table, {"chat_ttft_ms_p99": 0, "batch_job_s": 1},
                        {"chat_tpot_ms_p50": 0, "chat_within_slo": 2, "batch_output_tok_s": 0})
 
 
