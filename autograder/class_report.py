@@ -24,7 +24,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from autograder.class_results import COUNTED, Row, device_class  # noqa: E402
-from servelab.chapters.batch_findings import LESSON_GPU  # noqa: E402
+from servelab.lessons.batching.findings import LESSON_GPU  # noqa: E402
 from servelab.plots import COLORS, SERIES_COLORS, style  # noqa: E402
 from servelab.results import FIGURES  # noqa: E402
 

@@ -35,7 +35,7 @@ from course.paths import CHAPTERS, student_notebook  # noqa: E402
 PROBE = '''
 import json as _json, os as _os, time as _time
 import servelab.bench as _bench, servelab.bench.prefill as _prefill
-import servelab.bench.runner as _runner, servelab.process as _process
+import servelab.bench.runner as _runner, servelab.engines.process as _process
 
 def _timed(kind, function, label):
     def wrapper(*args, **kwargs):

@@ -4,11 +4,11 @@
 # its server's dependencies into .venv. Safe to run again: it returns at once when all is
 # installed. A build or install saturates the CPU, so it holds the lock that engine runs take.
 # The instruction sets (AVX, AVX2, FMA, F16C, AVX-512, ...) are switched on only where
-# /proc/cpuinfo lists them: servelab.chapters.llama_cpp.cmake_args.
+# /proc/cpuinfo lists them: servelab.engines.llama_build.cmake_args.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if .venv/bin/python -c 'import sys; from servelab.chapters.llama_cpp import ready; sys.exit(not ready())'; then
+if .venv/bin/python -c 'import sys; from servelab.engines.llama_build import ready; sys.exit(not ready())'; then
   echo "build-llama-cpp: llama-cpp-python is installed"
   exit 0
 fi
-exec flock /tmp/servelab-engine.lock .venv/bin/python -m servelab.chapters.llama_cpp
+exec flock /tmp/servelab-engine.lock .venv/bin/python -m servelab.engines.llama_build

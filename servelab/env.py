@@ -26,7 +26,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from servelab.engine import Device, detect_device, engine_distribution, engine_label
+from servelab.hardware import Device, detect_device, engine_distribution, engine_label
 from servelab.models import model_name, offline_model_dir
 from servelab.sizes import Profile, Sizes, profile_for, sizes_for
 

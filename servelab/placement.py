@@ -14,9 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TypedDict
 
-from servelab.chapters.cores import BIND_VARIABLE, available_cores, bind_env
-from servelab.engine import Device
-from servelab.server import Server, ServerStartError
+from servelab.engines.vllm_server import Server, ServerStartError
+from servelab.hardware import BIND_VARIABLE, Device, available_cores, bind_env
 
 # Share of the card each of two servers on one GPU may claim (vLLM reserves it at start-up).
 GPU_SHARE = 0.45
@@ -43,7 +42,7 @@ class Share:
 
 def whole_device(device: Device, cores: Sequence[int] | None = None) -> Share:
     """A server that has the device to itself: on the CPU, its engine on every core (vLLM's own
-    default would keep one core back, see ``servelab.chapters.cores``); on a GPU machine, the
+    default would keep one core back, see ``servelab.hardware``); on a GPU machine, the
     first GPU (vLLM serves a model that fits on one card from one card)."""
     if device.kind == "cuda":
         return Share(described=one_gpu(device, 0))
@@ -103,7 +102,7 @@ def running_together(servers: Sequence[Server]) -> Iterator[list[Server]]:
     A server that fails to start is named by its place in ``servers`` in the error. Each server
     is started from a thread of its own, and those threads stay alive until the
     servers are stopped: a server's process is told to end when the thread that launched it
-    ends (``PR_SET_PDEATHSIG`` in ``servelab.process``).
+    ends (``PR_SET_PDEATHSIG`` in ``servelab.engines.process``).
     """
     pool = ThreadPoolExecutor(max_workers=len(servers))
 

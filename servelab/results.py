@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from servelab.engine import DeviceKind, engine_distribution
+from servelab.hardware import DeviceKind, engine_distribution
 from servelab.sizes import TABLE, Profile
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from servelab.chapters.batch_findings import (
+from servelab.lessons.batching.findings import (
     LESSON_GPU,
     STEADY_BASIS,
     WHOLE_BASIS,
@@ -17,7 +17,7 @@ from servelab.chapters.batch_findings import (
     BatchVerdict,
     two_level_sweep,
 )
-from servelab.chapters.thresholds import LESSON_STRENGTH, SHOWN_GAIN
+from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
 
 def sweep(totals: dict[int, float], steady: bool = True) -> pd.DataFrame:

@@ -9,15 +9,16 @@ import pandas as pd
 import pytest
 
 from servelab.bench.spread import Spread
-from servelab.chapters.capacity import CARDS, planning_cards
-from servelab.chapters.dial_findings import (
+from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB, Capacity
+from servelab.hardware import Device
+from servelab.lessons.dials.findings import (
     ContextFindings,
     MedianVerdict,
     Movement,
     SweepFindings,
     movement,
 )
-from servelab.chapters.dials import (
+from servelab.lessons.dials.runs import (
     CPU_CACHE_GIBS,
     GPU_SHARES,
     MemoryDial,
@@ -25,19 +26,18 @@ from servelab.chapters.dials import (
     StartRefusal,
     tensor_parallel_sizes,
 )
-from servelab.chapters.kv import RequestFit, kv_shape
-from servelab.chapters.paging_findings import (
+from servelab.lessons.paging.capacity import CARDS, planning_cards
+from servelab.lessons.paging.findings import (
     AdmissionFindings,
     PagingFindings,
     RanVerdict,
     SqueezeFindings,
     TokenCost,
 )
-from servelab.chapters.reuse_findings import LoadReuseFindings, ReuseFindings
-from servelab.chapters.sharing import SharingExpectation
-from servelab.chapters.sharing_findings import SharingFindings, counted
-from servelab.engine import Device
-from servelab.server import DEFAULT_CPU_KV_CACHE_GIB, Capacity
+from servelab.lessons.paging.kv import RequestFit, kv_shape
+from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
+from servelab.lessons.prefix.sharing import SharingExpectation
+from servelab.lessons.prefix.sharing_findings import SharingFindings, counted
 
 NAN = math.nan
 # 14,336 tokens in blocks of 128 are 112, one kept back: 111 for sequences.

@@ -15,7 +15,9 @@ import pytest
 
 from course.paths import source_notebook
 from servelab.bench.server_metrics import parse_metrics
-from servelab.chapters.capacity import (
+from servelab.engines.vllm_server import parse_capacity
+from servelab.hardware import Device
+from servelab.lessons.paging.capacity import (
     ALLOWANCE_GIB,
     CARDS,
     GIB,
@@ -31,9 +33,7 @@ from servelab.chapters.capacity import (
     users_column,
     whole_block_tokens,
 )
-from servelab.chapters.kv import KVShape, kv_shape
-from servelab.engine import Device
-from servelab.server import parse_capacity
+from servelab.lessons.paging.kv import KVShape, kv_shape
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMOL = KVShape(layers=30, kv_heads=3, head_dim=64, dtype="bfloat16")  # the offline model

@@ -10,10 +10,10 @@ import pytest
 from servelab.bench import bandwidth
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
-from servelab.chapters import batching
-from servelab.chapters.batch_findings import LESSON_GPU, BatchFindings, two_level_sweep
-from servelab.chapters.prediction import page_story, prediction_text
-from servelab.engine import Device
+from servelab.hardware import Device
+from servelab.lessons.batching import steps as batching
+from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, two_level_sweep
+from servelab.lessons.prediction import page_story, prediction_text
 
 ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
 

@@ -1,4 +1,4 @@
-"""The chapter-specific helpers of chapters 05-07 (servelab.chapters), without an engine."""
+"""The chapter-specific helpers of chapters 05-07 (servelab.lessons), without an engine."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 
 from servelab.bench.prompts import WordPrompts
 from servelab.bench.workloads import MixedTraffic
-from servelab.chapters.chunked_prefill import chunking_state
+from servelab.lessons.chunking.chunked_prefill import chunking_state
 
 CHUNKED_LOG = """\
 INFO [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: model='m', \

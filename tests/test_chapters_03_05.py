@@ -12,21 +12,23 @@ import pytest
 
 from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
-from servelab.chapters import cache_text
-from servelab.chapters.block_table import Holder, block_table, plot_block_table
-from servelab.chapters.dial_findings import ContextFindings, SweepFindings
-from servelab.chapters.dials import MixedLengths, OverLong, start_refusal
-from servelab.chapters.kv import RequestFit, blocks_for, kv_shape, usable_blocks
-from servelab.chapters.paging_findings import (
+from servelab.engines.vllm_server import Capacity
+from servelab.lessons.dials import words as dials_words
+from servelab.lessons.dials.findings import ContextFindings, SweepFindings
+from servelab.lessons.dials.runs import MixedLengths, OverLong, start_refusal
+from servelab.lessons.paging import words as paging_words
+from servelab.lessons.paging.findings import (
     AdmissionFindings,
     PagingFindings,
     SqueezeFindings,
     TokenCost,
 )
-from servelab.chapters.reuse_findings import LoadReuseFindings, ReuseFindings
-from servelab.chapters.sharing import IdenticalPrompts, SharingExpectation
-from servelab.chapters.sharing_findings import SharingFindings
-from servelab.server import Capacity
+from servelab.lessons.paging.kv import RequestFit, blocks_for, kv_shape, usable_blocks
+from servelab.lessons.prefix import words as prefix_words
+from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
+from servelab.lessons.prefix.sharing import IdenticalPrompts, SharingExpectation
+from servelab.lessons.prefix.sharing_findings import SharingFindings
+from servelab.plots.block_table import Holder, block_table, plot_block_table
 
 matplotlib.use("Agg")
 
@@ -155,7 +157,7 @@ CRAMPED = {"running_max": 8.0, "waiting_max": 24.0, "preemptions": 5.0, "duratio
 def _paging(capacity=CAPACITY, roomy=ROOMY, cramped=CRAMPED, request_tokens=300):
     paging = PagingFindings.from_run(capacity, 128, request_tokens, roomy,
                                      tokens_per_sequence=290.0)
-    return cache_text.paging_text(paging, COST, SqueezeFindings.from_runs(roomy, cramped))
+    return paging_words.paging_text(paging, COST, SqueezeFindings.from_runs(roomy, cramped))
 
 
 def test_paging_text_when_everything_shows():
@@ -189,10 +191,10 @@ def test_paging_text_waits_without_preemption():
 
 def test_prediction_echo_with_and_without_a_guess():
     paging = PagingFindings.from_run(CAPACITY, 128, 300, ROOMY)
-    empty = cache_text.paging_prediction("  ", paging)
+    empty = paging_words.paging_prediction("  ", paging)
     assert "left the prediction empty" in empty and "37 did (37× as many)" in empty
     two = Capacity(kv_cache_tokens=2 * 8192 + 16, max_model_len=8192, max_concurrency=2.0)
-    said = cache_text.paging_prediction("ten times", PagingFindings.from_run(two, 16, 300, ROOMY))
+    said = paging_words.paging_prediction("ten times", PagingFindings.from_run(two, 16, 300, ROOMY))
     assert "You predicted: *ten times*" in said and "2 requests fit" in said
 
 
@@ -201,13 +203,13 @@ def test_admission_text_explains_waiting_beside_room_and_running_past_the_fit():
     small = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
     admission = AdmissionFindings.from_runs({"waiting_max": 13, "running_max": 20}, roomy,
                                             {"running_max": 14, "preemptions": 3}, small)
-    text = cache_text.admission_text(admission)
+    text = paging_words.admission_text(admission)
     assert "up to **13** requests waited while at most 20 ran, though 41 would fit" in text
     assert "**14** ran at once, more than the 9 whole requests" in text
     assert "its 3 preemptions" in text
     quiet = AdmissionFindings.from_runs({"waiting_max": 0, "running_max": 20}, roomy,
                                         {"running_max": 8, "preemptions": 0}, small)
-    assert cache_text.admission_text(quiet) == ""
+    assert paging_words.admission_text(quiet) == ""
 
 
 # -- prose: chapter 04 --------------------------------------------------------------------------
@@ -224,7 +226,7 @@ REUSED = ReuseFindings.from_probe(_cost([2016, 96, 96], [0, 1920, 1920]),
 
 
 def test_reuse_text_when_reuse_and_speed_show():
-    text = cache_text.reuse_text(REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
+    text = prefix_words.reuse_text(REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
     assert "each later one **96**" in text and "**8.9×** sooner" in text
     assert "range 80–130 ms over 4 with caching" in text and "hit rate of **70%**" in text
 
@@ -235,14 +237,14 @@ def test_reuse_text_when_reuse_and_speed_show():
 ])
 def test_reuse_text_when_the_load_cannot_tell(on):
     same = ReuseFindings.from_probe(_cost([2016] * 3, [0] * 3), _cost([2016] * 3, [0] * 3))
-    text = cache_text.reuse_text(same, LoadReuseFindings.from_load(on, SLOW, UNCOUNTED))
+    text = prefix_words.reuse_text(same, LoadReuseFindings.from_load(on, SLOW, UNCOUNTED))
     assert "did not show the reuse" in text
     assert "cannot say the cache made first tokens sooner" in text and "sooner (" not in text
     assert "no prefix-cache queries" in text
 
 
 def test_reuse_prediction_reports_the_second_request():
-    text = cache_text.reuse_prediction("", REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
+    text = prefix_words.reuse_prediction("", REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
     assert "computed 96 of its 2016 prompt tokens" in text and "8.9× sooner" in text
 
 
@@ -250,7 +252,7 @@ EXPECT = SharingExpectation(4, 1000, 64, 128)  # shared 15 blocks, unshared 36
 
 
 def test_sharing_text_when_all_controls_separate():
-    text = cache_text.sharing_text(SharingFindings.from_peaks(
+    text = prefix_words.sharing_text(SharingFindings.from_peaks(
         {"n4_on": 15.2, "n4_off": 35.8, "same_on": 15.0, "different_on": 36.1},
         {"n4_on": 2688, "n4_off": float("nan")}, EXPECT))
     assert "need **15** blocks" in text and "**36** if not" in text
@@ -261,7 +263,7 @@ def test_sharing_text_when_all_controls_separate():
 
 
 def test_sharing_text_when_controls_do_not_separate():
-    text = cache_text.sharing_text(SharingFindings.from_peaks(
+    text = prefix_words.sharing_text(SharingFindings.from_peaks(
         {"n4_on": 30.0, "n4_off": 33.0, "same_on": 15.0, "different_on": 31.0},
         {"n4_on": 0, "n4_off": 0}, EXPECT))
     assert "did not show the children sharing" in text
@@ -277,7 +279,7 @@ def _sweep(out, tpot, arrival):
 
 
 def test_sweep_text_per_token_worse_backlog_better():
-    text = cache_text.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
+    text = dials_words.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
     assert "(**10.0×**)" in text
     assert "(p99) rose: **35 → 90 ms**" in text
     assert "(p99) fell: **34.1 → 5.1 s**, because" in text
@@ -293,13 +295,13 @@ def test_sweep_text_weighs_the_median_from_arrival(medians, phrase):
     sweep = pd.DataFrame({"output_tok_s": [30, 120, 180], "tpot_ms_p99": [35, 60, 90],
                           "latency_s_p99": [16.0, 3.0, 2.6], "latency_s_p50": medians},
                          index=pd.Index([1, 12, 24], name="max_num_seqs"))
-    text = cache_text.sweep_text(SweepFindings.from_sweep(sweep))
+    text = dials_words.sweep_text(SweepFindings.from_sweep(sweep))
     assert phrase in text
     assert ("longer again" in text) == (medians[-1] > 1.1 * min(medians))
 
 
 def test_sweep_text_when_nothing_moved():
-    text = cache_text.sweep_text(_sweep([30, 31], [35, 36], [10.0, 10.2]))
+    text = dials_words.sweep_text(_sweep([30, 31], [35, 36], [10.0, 10.2]))
     assert "did not show batching's throughput gain" in text
     assert "stayed about the same" in text
     assert "did not show here" in text
@@ -310,13 +312,13 @@ def test_sweep_text_names_a_best_level_in_the_middle():
     sweep = pd.DataFrame({"output_tok_s": [30, 200, 260], "tpot_ms_p99": [35, 60, 90],
                           "latency_s_p99": [9.0, 2.0, 2.5]},
                          index=pd.Index([1, 12, 24], name="max_num_seqs"))
-    text = cache_text.sweep_text(SweepFindings.from_sweep(sweep))
+    text = dials_words.sweep_text(SweepFindings.from_sweep(sweep))
     assert "It was shortest at 12 sequences (2.0 s), not at the most" in text
-    assert "shortest at" not in cache_text.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
+    assert "shortest at" not in dials_words.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
 
 
 def test_sweep_text_when_both_latencies_rise():
-    text = cache_text.sweep_text(_sweep([30, 100], [35, 90], [5.0, 9.0]))
+    text = dials_words.sweep_text(_sweep([30, 100], [35, 90], [5.0, 9.0]))
     assert "(p99) rose: **5.0 → 9.0 s**." in text
 
 
@@ -335,7 +337,7 @@ def _context(**changes):
 
 
 def test_context_text_when_everything_shows():
-    text = cache_text.context_text(_context())
+    text = dials_words.context_text(_context())
     assert "refused to start" in text and "2,560 tokens would fit" in text
     assert "was turned away" in text
     assert "room for **1.25** requests" in text and "**8** short requests ran at once" in text
@@ -345,15 +347,15 @@ def test_context_text_when_everything_shows():
 def test_a_refusal_about_the_room_left_is_explained():
     exact = OverLong(2048, 16, 2048, "max_tokens must be at least 1, got 0.")
     assert exact.room == 0 and exact.names_room
-    text = cache_text.context_text(_context(over_long=exact))
+    text = dials_words.context_text(_context(over_long=exact))
     assert "“max_tokens must be at least 1, got 0.”" in text
     assert "speaks of 0 answer tokens, not the 16 asked for" in text
     assert OVER.room == 0 and not OVER.names_room
-    assert "speaks of" not in cache_text.context_text(_context())
+    assert "speaks of" not in dials_words.context_text(_context())
 
 
 def test_context_text_when_nothing_shows():
-    text = cache_text.context_text(_context(refusal=None, over_long=OverLong(2048, 16, 2048, None),
+    text = dials_words.context_text(_context(refusal=None, over_long=OverLong(2048, 16, 2048, None),
                                             mixed=dict(MIXED, preemptions=0)))
     assert "start-up rule is not shown here" in text
     assert "was not refused in this run" in text
@@ -361,12 +363,12 @@ def test_context_text_when_nothing_shows():
 
 
 def test_context_text_when_few_short_requests_ran():
-    text = cache_text.context_text(_context(short_only=dict(SHORT, running_max=1)))
+    text = dials_words.context_text(_context(short_only=dict(SHORT, running_max=1)))
     assert "does not show more requests than that number" in text
 
 
 def test_dials_prediction_names_both_parts():
-    text = cache_text.dials_prediction("more", _sweep([30, 300], [35, 90], [34.1, 5.1]),
+    text = dials_words.dials_prediction("more", _sweep([30, 300], [35, 90], [34.1, 5.1]),
                                        _context())
     assert "output 10.0×" in text and "(p99) 0.15×" in text
     assert "preempted 4 times" in text and "14.0 s" in text

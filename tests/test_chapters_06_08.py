@@ -19,8 +19,11 @@ from servelab.bench.prefill import fit_prefill
 from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import PrefillProbe
-from servelab.chapters import chunked_prefill, when_not_to
-from servelab.chapters.chunked_prefill import (
+from servelab.engines.llama_server import LlamaCppServer
+from servelab.engines.process import ServerStartError
+from servelab.hardware import Device
+from servelab.lessons.chunking import chunked_prefill
+from servelab.lessons.chunking.chunked_prefill import (
     BudgetPlan,
     PauseVerdict,
     PooledTail,
@@ -32,11 +35,15 @@ from servelab.chapters.chunked_prefill import (
     WaitVerdict,
     budget_for,
 )
-from servelab.chapters.when_not_to import LLAMA_F16, LLAMA_Q4, VLLM, EngineFindings, Facts
-from servelab.engine import Device
-from servelab.llama_server import LlamaCppServer
+from servelab.lessons.single_user import when_not_to
+from servelab.lessons.single_user.when_not_to import (
+    LLAMA_F16,
+    LLAMA_Q4,
+    VLLM,
+    EngineFindings,
+    Facts,
+)
 from servelab.placement import side_by_side
-from servelab.process import ServerStartError
 from servelab.tables import readable
 
 matplotlib.use("Agg")
@@ -285,7 +292,7 @@ def test_two_gpus_give_each_half_its_own_gpu_and_label_it():
 def test_f16_gguf_dequantizes_packed_tensors_and_keeps_metadata(tmp_path, monkeypatch):
     import gguf
 
-    from servelab.chapters import gguf_f16
+    from servelab.lessons.single_user import gguf_f16
 
     source = tmp_path / "tiny.Q8_0.gguf"
     weights = np.linspace(-1, 1, 4 * 64, dtype=np.float32).reshape(4, 64)
@@ -437,7 +444,7 @@ def test_request_timeline_draws_one_panel_per_engine():
 
 
 def test_a_whole_device_server_is_bound_to_every_core():
-    from servelab.chapters.cores import bind_env
+    from servelab.hardware import bind_env
 
     assert placement.whole_device(CPU, cores=[1, 0]).env == {
         "VLLM_CPU_OMP_THREADS_BIND": "0,1"}

@@ -16,10 +16,10 @@ import pytest
 from servelab.bench.bandwidth import measure_bandwidth
 from servelab.bench.client import PlannedRequest, request_body
 from servelab.bench.server_metrics import parse_metrics
-from servelab.chapters.chunked_prefill import chunking_state
-from servelab.chapters.prefix import prompt_split
-from servelab.engine import PRE_AMPERE_ATTENTION_BACKEND, Device
-from servelab.server import CapacityNotFound, Server, parse_capacity
+from servelab.engines.vllm_server import CapacityNotFound, Server, parse_capacity
+from servelab.hardware import PRE_AMPERE_ATTENTION_BACKEND, Device
+from servelab.lessons.chunking.chunked_prefill import chunking_state
+from servelab.lessons.prefix.probe import prompt_split
 
 FIXTURES = Path(__file__).parent / "fixtures"
 VERSIONS = ["vllm-0.32", "vllm-0.11.2"]

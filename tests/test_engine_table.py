@@ -13,8 +13,8 @@ from pathlib import Path
 import nbformat
 
 from course.paths import SOURCE_DIR
-from servelab.engine import Device
-from servelab.server import Server
+from servelab.engines.vllm_server import Server
+from servelab.hardware import Device
 
 CHAPTER = SOURCE_DIR / "05-the-dials" / "05-the-dials.ipynb"
 HEADING = "### The same dials in other engines"

@@ -15,19 +15,19 @@ from course.checks.cells import question_source
 from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
 from servelab.bench.spread import Spread
-from servelab.chapters.batch_findings import BatchFindings
-from servelab.chapters.chunked_prefill import BudgetPlan, TradeFindings
-from servelab.chapters.lesson import (
+from servelab.engines.vllm_server import Capacity
+from servelab.lessons.batching.findings import BatchFindings
+from servelab.lessons.chunking.chunked_prefill import BudgetPlan, TradeFindings
+from servelab.lessons.overview.findings import LessonFindings
+from servelab.lessons.overview.words import (
     batching_text,
     paging_text,
     prediction_beside_list_text,
     prefix_text,
     summary_text,
 )
-from servelab.chapters.lesson_findings import LessonFindings
-from servelab.chapters.paging_findings import PagingFindings
-from servelab.chapters.reuse_findings import ReuseFindings
-from servelab.server import Capacity
+from servelab.lessons.paging.findings import PagingFindings
+from servelab.lessons.prefix.reuse_findings import ReuseFindings
 from servelab.sizes import PROFILES, sizes_for
 
 CHAPTER = "00-serving-many-users"

@@ -16,10 +16,10 @@ from openai import AsyncOpenAI
 
 from servelab.bench.client import PlannedRequest, RequestRecord, stream_request
 from servelab.bench.frames import Result
-from servelab.chapters import llama_cpp
-from servelab.chapters.llama_cpp import cmake_args
-from servelab.chapters.when_not_to import comparison, folder_mb
-from servelab.llama_server import LlamaCppServer
+from servelab.engines import llama_build
+from servelab.engines.llama_build import cmake_args
+from servelab.engines.llama_server import LlamaCppServer
+from servelab.lessons.single_user.when_not_to import comparison, folder_mb
 
 
 def _chunk(text: str, finish: str | None = None) -> dict:
@@ -84,7 +84,7 @@ def test_cmake_args_switch_each_instruction_set_from_the_cpu_flags(cpuinfo, on):
     words = shlex.split(cmake_args(cpuinfo))
     assert words[0] == "-DGGML_NATIVE=OFF"
     switches = dict(word[2:].split("=") for word in words[1:] if word.startswith("-DGGML_"))
-    assert set(switches) == {option for option, _ in llama_cpp.GGML_INSTRUCTION_SETS}
+    assert set(switches) == {option for option, _ in llama_build.GGML_INSTRUCTION_SETS}
     assert {name for name, state in switches.items() if state == "ON"} == on
     assert set(switches.values()) <= {"ON", "OFF"}
 
@@ -97,7 +97,7 @@ def test_the_build_leaves_out_what_the_binding_does_not_load(tmp_path, monkeypat
     # FORCE'd cache entry with a normal variable (a path with a space stays one word).
     include = Path(next(word for word in words if word.startswith(
         "-DCMAKE_PROJECT_llama.cpp_INCLUDE=")).split("=", 1)[1])
-    assert include == llama_cpp.no_common_path()
+    assert include == llama_build.no_common_path()
 
 
 # llama-cpp-python 0.3.36's CMake in miniature: it forces llama.cpp's common library on.
@@ -122,8 +122,8 @@ def test_cmake_reads_the_common_library_as_off_though_the_binding_forces_it_on(t
     (source / "vendor" / "llama.cpp").mkdir(parents=True)
     (source / "CMakeLists.txt").write_text(_BINDING)
     (source / "vendor" / "llama.cpp" / "CMakeLists.txt").write_text(_LLAMA)
-    llama_cpp.wheel_dir().mkdir(parents=True)
-    llama_cpp.no_common_path().write_text(llama_cpp.NO_COMMON)
+    llama_build.wheel_dir().mkdir(parents=True)
+    llama_build.no_common_path().write_text(llama_build.NO_COMMON)
 
     def common(*args: str) -> str:
         build = tmp_path / f"build{len(list(tmp_path.glob('build*')))}"
@@ -137,15 +137,15 @@ def test_cmake_reads_the_common_library_as_off_though_the_binding_forces_it_on(t
 
 def test_the_build_reuses_only_its_own_wheel(tmp_path, monkeypatch):
     monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
-    wheels = llama_cpp.wheel_dir()
+    wheels = llama_build.wheel_dir()
     wheels.mkdir()
-    (wheels / f"llama_cpp_python-{llama_cpp.VERSION}-py3-none-linux_x86_64.whl").write_bytes(b"")
-    assert llama_cpp.cached_wheel() is None  # no record of how it was built
+    (wheels / f"llama_cpp_python-{llama_build.VERSION}-py3-none-linux_x86_64.whl").write_bytes(b"")
+    assert llama_build.cached_wheel() is None  # no record of how it was built
     record = {"seconds": 1.0, "cmake_args": "-DGGML_NATIVE=OFF", "cpus": 2, "built": "x"}
-    llama_cpp.build_record_path().write_text(json.dumps(record))
-    assert llama_cpp.cached_wheel() is None  # built with other flags
-    llama_cpp.build_record_path().write_text(json.dumps({**record, "cmake_args": cmake_args()}))
-    assert llama_cpp.cached_wheel() is not None
+    llama_build.build_record_path().write_text(json.dumps(record))
+    assert llama_build.cached_wheel() is None  # built with other flags
+    llama_build.build_record_path().write_text(json.dumps({**record, "cmake_args": cmake_args()}))
+    assert llama_build.cached_wheel() is not None
 
 
 def test_llama_server_command_queues_instead_of_interrupting(tmp_path):

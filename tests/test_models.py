@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from servelab import env
-from servelab.engine import Device
+from servelab.hardware import Device
 from servelab.models import GPU_MODELS, OFFLINE_MODEL_NAME, gpu_model_for, model_name
 
 T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))

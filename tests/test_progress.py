@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from servelab import progress
-from servelab.process import ServerProcess
+from servelab.engines.process import ServerProcess
 
 
 @pytest.mark.parametrize(("asked", "setting", "shown"), [

@@ -18,8 +18,8 @@ import yaml
 
 from course.edition import build_book
 from course.paths import CHAPTERS, REPO_ROOT, source_notebook
-from servelab.engine import Device
 from servelab.env import Runtime
+from servelab.hardware import Device
 from servelab.results import (
     FIGURES,
     MAX_RECORD_BYTES,

@@ -19,10 +19,10 @@ import pytest
 
 from servelab.bench.prompts import ServerPrompts
 from servelab.bench.workloads import Tenants
-from servelab.chapters.routing import measure_policies
-from servelab.process import _group_alive
-from servelab.replicas import Replicas
-from servelab.router import CACHE_AWARE, ROUND_ROBIN, Router
+from servelab.engines.process import _group_alive
+from servelab.engines.replicas import Replicas
+from servelab.engines.router import CACHE_AWARE, ROUND_ROBIN, Router
+from servelab.lessons.routing.routing import measure_policies
 
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(600)]
 
@@ -100,7 +100,7 @@ def test_a_router_dies_with_the_kernel_that_started_it(tmp_path):
     script = tmp_path / "kernel.py"
     script.write_text(textwrap.dedent("""
         import http.server, sys, threading
-        from servelab.router import Router
+        from servelab.engines.router import Router
 
         class Healthy(http.server.BaseHTTPRequestHandler):
             def do_GET(self):

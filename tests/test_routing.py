@@ -18,11 +18,17 @@ from servelab.bench.frames import Result
 from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import FailureDuring, Tenants, isolated
-from servelab.chapters import routing
-from servelab.chapters.routing import PolicyRun, copies_verdict, failure_of
-from servelab.process import ServerStartError
-from servelab.replicas import received_ids
-from servelab.router import CACHE_AWARE, ROUND_ROBIN, Router, RouterMissing, parse_router_metrics
+from servelab.engines.process import ServerStartError
+from servelab.engines.replicas import received_ids
+from servelab.engines.router import (
+    CACHE_AWARE,
+    ROUND_ROBIN,
+    Router,
+    RouterMissing,
+    parse_router_metrics,
+)
+from servelab.lessons.routing import routing
+from servelab.lessons.routing.routing import PolicyRun, copies_verdict, failure_of
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

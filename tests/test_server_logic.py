@@ -5,10 +5,11 @@ import sys
 
 import pytest
 
-from servelab import engine, server
-from servelab.engine import Device, default_dtype
-from servelab.process import free_port
-from servelab.server import CapacityNotFound, Server, parse_capacity
+from servelab import hardware
+from servelab.engines import vllm_server as server
+from servelab.engines.process import free_port
+from servelab.engines.vllm_server import CapacityNotFound, Server, parse_capacity
+from servelab.hardware import Device, default_dtype
 
 CPU = Device(kind="cpu", name="test CPU")
 T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))
@@ -108,12 +109,12 @@ def test_dtype_is_half_below_compute_capability_8_and_float32_on_a_cpu_without_b
 
 def test_a_gpu_vllm_cannot_run_falls_back_to_the_cpu(monkeypatch):
     monkeypatch.delenv("SERVELAB_DEVICE", raising=False)
-    monkeypatch.setattr(engine, "query_gpus", lambda: [("Tesla P100", (6, 0), 16.0)])
-    device = engine.detect_device()
+    monkeypatch.setattr(hardware, "query_gpus", lambda: [("Tesla P100", (6, 0), 16.0)])
+    device = hardware.detect_device()
     assert device.kind == "cpu"
     assert "P100" in device.note and "6.0" in device.note
-    monkeypatch.setattr(engine, "query_gpus", lambda: [("Tesla T4", (7, 5), 15.0)] * 2)
-    device = engine.detect_device()
+    monkeypatch.setattr(hardware, "query_gpus", lambda: [("Tesla T4", (7, 5), 15.0)] * 2)
+    device = hardware.detect_device()
     assert (device.kind, device.count, device.compute_capability) == ("cuda", 2, (7, 5))
 
 
@@ -128,14 +129,14 @@ def _fake_nvidia_smi(folder, script: str) -> str:
 @pytest.mark.tooling  # runs a fake nvidia-smi
 def test_the_memory_cuda_reports_leaves_the_drivers_reserve_out(monkeypatch, tmp_path):
     monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path, 'echo 264; echo 264'))
-    assert engine.query_reserved_gib() == [264 / 1024] * 2
+    assert hardware.query_reserved_gib() == [264 / 1024] * 2
     monkeypatch.delenv("SERVELAB_DEVICE", raising=False)
-    monkeypatch.setattr(engine, "query_gpus", lambda: [("Tesla T4", (7, 5), 15.0)])
-    assert engine.detect_device().cuda_memory_gib == pytest.approx(15.0 - 264 / 1024)
+    monkeypatch.setattr(hardware, "query_gpus", lambda: [("Tesla T4", (7, 5), 15.0)])
+    assert hardware.detect_device().cuda_memory_gib == pytest.approx(15.0 - 264 / 1024)
     # An older driver without the field: nvidia-smi fails, and nvidia-smi's total is used.
     monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path, 'echo "not a valid field" >&2; exit 2'))
-    assert engine.query_reserved_gib() == []
-    assert engine.detect_device().cuda_memory_gib == 15.0
+    assert hardware.query_reserved_gib() == []
+    assert hardware.detect_device().cuda_memory_gib == 15.0
 
 
 def test_a_busy_port_is_replaced_by_a_free_one():

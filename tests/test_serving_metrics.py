@@ -1,5 +1,5 @@
-"""Chapter 07's opening on made-up runs: percentiles, Little's law against the engine's count,
-and which part of the SLO the late requests missed (servelab.chapters.serving_metrics)."""
+"""Chapter 07's opening on made-up runs: percentiles, Little's law against the engine's count, and
+which part of the SLO the late requests missed (servelab.lessons.deployments.serving_metrics)."""
 
 from __future__ import annotations
 
@@ -10,12 +10,12 @@ import pytest
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
-from servelab.chapters.serving_metrics import (
+from servelab.lessons.deployments.serving_metrics import (
     MetricsFindings,
     metrics_text,
     percentile_table,
 )
-from servelab.chapters.thresholds import TAIL_REQUESTS
+from servelab.lessons.thresholds import TAIL_REQUESTS
 
 SLO = {"ttft": 500.0, "tpot": 250.0}
 

@@ -14,8 +14,8 @@ import pytest
 
 from course.paths import REPO_ROOT
 from servelab import env
-from servelab.chapters.llama_cpp import cmake_args
-from servelab.engine import Device
+from servelab.engines.llama_build import cmake_args
+from servelab.hardware import Device
 
 CPU = Device(kind="cpu", name="test CPU")
 

@@ -1,14 +1,14 @@
-"""Every verdict bar has one home, ``servelab.chapters.thresholds``: no chapter module defines one
-of its names again, and each bar is read by some finding (none is dead)."""
+"""Every verdict bar has one home, ``servelab.lessons.thresholds``: no chapter module defines one
+of its names again, and each bar is read by some lesson module (none is dead)."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
 
-from servelab.chapters import thresholds
+from servelab.lessons import thresholds
 
-CHAPTERS = Path(thresholds.__file__).parent
+LESSONS = Path(thresholds.__file__).parent  # servelab/lessons and its topic packages
 BARS = {name for name in vars(thresholds) if name.isupper()}
 
 
@@ -22,7 +22,7 @@ def _assigned_and_read(path: Path) -> tuple[set[str], set[str]]:
 
 def test_the_table_holds_the_bars_and_no_chapter_module_defines_one_again() -> None:
     assert {"SHOWN_GAIN", "TTFT_GAIN_SHOWN", "PAUSE_GAIN_SHOWN", "SAME_SPEED"} <= BARS
-    for path in sorted(CHAPTERS.glob("*.py")):
+    for path in sorted(LESSONS.rglob("*.py")):
         if path.name == "thresholds.py":
             continue
         assigned, _ = _assigned_and_read(path)
@@ -31,7 +31,7 @@ def test_the_table_holds_the_bars_and_no_chapter_module_defines_one_again() -> N
 
 def test_every_bar_is_read_by_some_chapter_module() -> None:
     read: set[str] = set()
-    for path in CHAPTERS.glob("*.py"):
+    for path in LESSONS.rglob("*.py"):
         if path.name != "thresholds.py":
             read |= _assigned_and_read(path)[1]
     assert BARS <= read, f"bars nothing reads: {sorted(BARS - read)}"

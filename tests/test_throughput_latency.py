@@ -1,6 +1,7 @@
 """Chapter 07's sweeps and mixed traffic on made-up numbers: each verdict of the findings, the
 spread over repeated runs and servings, the tables the page prints, and a few rendered
-paragraphs (servelab.chapters.throughput_latency, its words in throughput_text)."""
+paragraphs (servelab.lessons.deployments.throughput_latency, its words in
+servelab.lessons.deployments.words)."""
 
 from __future__ import annotations
 
@@ -14,9 +15,9 @@ from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import BATCH, CHAT
-from servelab.chapters import throughput_latency as tl
-from servelab.chapters import throughput_text as words
-from servelab.chapters.throughput_latency import (
+from servelab.lessons.deployments import throughput_latency as tl
+from servelab.lessons.deployments import words
+from servelab.lessons.deployments.throughput_latency import (
     PAIR,
     Capacity,
     FirstTokens,

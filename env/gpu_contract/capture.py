@@ -1,7 +1,7 @@
 """The vLLM argument lists a chapter builds on a GPU, recorded by running its instructor source.
 
 Each notebook runs top to bottom in the project's kernel at ``SERVELAB_SIZE=gpu`` with the GPU
-simulated: ``servelab.engine.query_gpus`` reports one or two Tesla T4s (compute capability 7.5,
+simulated: ``servelab.hardware.query_gpus`` reports one or two Tesla T4s (compute capability 7.5,
 15 GiB), chapter 02's device probe answers with a T4's datasheet figures, the bootstrap installs
 nothing, each ``Server`` prints its argv and the environment it
 adds for vLLM when it is built, and every server's ``start`` raises instead of starting (the
@@ -9,11 +9,11 @@ llama.cpp server of chapter 08 included). Cells may fail after that (there
 is no server to measure); a ``Server(`` that only a later measurement can reach is then not
 recorded, and the chapter is reported as partial with the error that stopped it.
 
-Three measurements size later servers (chapters 00, 05 and 06), so they are answered as a T4
-would answer them: ``bench.warm_up`` does nothing, ``bench.prefill_fit`` reports ``T4_PREFILL``
-and ``chapters.kv.engine_block_size`` reports vLLM 0.11.2's CUDA block of 16 tokens (the engine
-side then checks the block vLLM configured). The budget or document a chapter derives from them
-goes through the chapter's own code, so the argv checked is the one a T4 would be given.
+Three measurements size later servers (chapters 00, 05 and 06), so they are answered as a T4 would
+answer them: ``bench.warm_up`` does nothing, ``bench.prefill_fit`` reports ``T4_PREFILL`` and
+``lessons.paging.kv.engine_block_size`` reports vLLM 0.11.2's CUDA block of 16 tokens (the engine
+side then checks the block vLLM configured). The budget or document a chapter derives from them goes
+through the chapter's own code, so the argv checked is the one a T4 would be given.
 """
 
 from __future__ import annotations
@@ -47,14 +47,14 @@ import os as _os
 
 import servelab.bench as _bench
 import servelab.bench.bandwidth as _bandwidth
-import servelab.chapters.kv as _kv
-import servelab.engine as _engine
+import servelab.lessons.paging.kv as _kv
+import servelab.hardware as _hardware
 import servelab.env as _env
 from servelab.bench.prefill import PrefillFit as _PrefillFit
-from servelab.process import ServerProcess as _ServerProcess
-from servelab.server import Server as _Server
+from servelab.engines.process import ServerProcess as _ServerProcess
+from servelab.engines.vllm_server import Server as _Server
 
-_engine.query_gpus = lambda: [("Tesla T4", (7, 5), 15.0)] * {count}
+_hardware.query_gpus = lambda: [("Tesla T4", (7, 5), 15.0)] * {count}
 _env.ensure_engine = lambda device: None
 # Chapter 02 probes the GPU in a child process before its server starts; there is no GPU here,
 # so the probe answers with a T4's datasheet figures (320 GB/s, 65 TFLOP/s in float16).

@@ -5,9 +5,9 @@ repository on ``PYTHONPATH``. vLLM is imported once; every case then runs in a f
 each start sees a process as fresh as a server's (0.11.2 caches its parser defaults and logs
 some records once per process). For each start the child writes the log with vLLM's code
 (``startup``), asks 0.11.2's attention selector which backend a T4 gets, renders ``/metrics``
-with its ``PrometheusStatLogger``, and runs ``servelab.server.parse_capacity``,
-``servelab.chapters.chunked_prefill.chunking_state``, ``servelab.bench.server_metrics`` and, for
-a refused start, ``servelab.chapters.dials.start_refusal`` on the result.
+with its ``PrometheusStatLogger``, and runs ``servelab.engines.vllm_server.parse_capacity``,
+``servelab.lessons.chunking.chunked_prefill.chunking_state``, ``servelab.bench.server_metrics`` and,
+for a refused start, ``servelab.lessons.dials.runs.start_refusal`` on the result.
 """
 
 from __future__ import annotations
@@ -32,9 +32,9 @@ from vllm.v1.metrics.loggers import PrometheusStatLogger  # noqa: E402
 from vllm.v1.metrics.stats import IterationStats, PrefixCacheStats, SchedulerStats  # noqa: E402
 
 from servelab.bench.server_metrics import BY_SOURCE, parse_metrics  # noqa: E402
-from servelab.chapters.chunked_prefill import chunking_state  # noqa: E402
-from servelab.chapters.dials import start_refusal  # noqa: E402
-from servelab.server import parse_capacity  # noqa: E402
+from servelab.engines.vllm_server import parse_capacity  # noqa: E402
+from servelab.lessons.chunking.chunked_prefill import chunking_state  # noqa: E402
+from servelab.lessons.dials.runs import start_refusal  # noqa: E402
 
 
 class Mismatch(AssertionError):

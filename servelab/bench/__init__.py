@@ -1,6 +1,6 @@
 """servelab.bench: measure a running vLLM server the way ``vllm bench serve`` does.
 
-Every function takes a running server first (a ``servelab.running.RunningServer``: a
+Every function takes a running server first (a ``servelab.engines.running.RunningServer``: a
 ``servelab.Server``, a ``LlamaCppServer`` or a ``Router``) and returns a :class:`Result`
 (``result.requests``, ``result.tokens``, ``result.server`` DataFrames; ``result.summary()``
 dict of numbers; ``print(result)`` one line). Keyword arguments not listed go to :func:`run`
@@ -70,7 +70,7 @@ from servelab.bench.workloads import (
     SharedPrefix,
     StaticBatching,
 )
-from servelab.running import RunningServer
+from servelab.engines.running import RunningServer
 
 # Prompts of no measured run come from this seed.
 WARM_UP_SEED = 99

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from servelab.engine import DTYPE_BYTES, Device
+from servelab.hardware import DTYPE_BYTES, Device
 
 COPY_BYTES = {"cpu": 512 * 2**20, "cuda": 256 * 2**20}
 REPEATS = 5

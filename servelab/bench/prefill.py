@@ -15,7 +15,7 @@ import numpy as np
 
 from servelab.bench.runner import run
 from servelab.bench.workloads import PrefillProbe, Role
-from servelab.running import RunningServer
+from servelab.engines.running import RunningServer
 
 
 @dataclass(frozen=True)

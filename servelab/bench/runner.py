@@ -34,8 +34,8 @@ from servelab.bench.metrics import check_slo
 from servelab.bench.prompts import PromptSource, ServerPrompts
 from servelab.bench.server_metrics import MetricsSampler
 from servelab.bench.workloads import Workload, isolated
+from servelab.engines.running import RunningServer
 from servelab.progress import DELAY_S, bars_shown
-from servelab.running import RunningServer
 
 DEFAULT_TIME_LIMIT_S = 300.0
 # Each /metrics scrape costs vLLM's API server time it would spend streaming tokens; on a busy

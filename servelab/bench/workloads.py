@@ -478,8 +478,8 @@ class MixedLengths:
 
 # Which roles each of MixedTraffic's ``parts`` sends: the chat requests are the users.
 PARTS = {"both": (Role.USER, Role.BATCH), "chat": (Role.USER,), "batch": (Role.BATCH,)}
-# The two parts' roles by the names chapter 07 gives them (servelab.chapters.throughput_latency
-# imports these; new code reads Role).
+# The two parts' roles by the names chapter 07 gives them
+# (servelab.lessons.deployments.throughput_latency imports these; new code reads Role).
 CHAT, BATCH = Role.USER, Role.BATCH
 
 

@@ -1,0 +1,10 @@
+"""The programs the book runs as child processes, each a context manager.
+
+- ``process``: the life cycle every engine shares (start, health, logs, stop, a failed start's
+  reason);
+- ``running``: what measuring and routing code needs of a running server;
+- ``vllm_server``: vLLM's OpenAI-compatible server;
+- ``llama_server`` and ``llama_build``: llama-cpp-python's server, and its wheel built once for
+  this CPU;
+- ``replicas`` and ``router``: copies of one vLLM server, and vLLM's router in front of them.
+"""

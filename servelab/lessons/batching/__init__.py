@@ -1,0 +1,1 @@
+"""Continuous batching (chapters 01, 02; 00's summary)."""

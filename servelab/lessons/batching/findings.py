@@ -1,0 +1,125 @@
+"""The batching effect, found once: one stream against a crowd, the lesson's GPU figures to set
+beside it, and every bar a verdict about batching is judged by.
+
+Chapters 00, 01 and 02 and ``python -m servelab.smoke`` all build :class:`BatchFindings` with
+:meth:`BatchFindings.from_sweep`, so two pages can never report one run differently; the words
+(``overview.words.batching_text``, ``steps.scaling_text``, ``steps.crowd_text``) only phrase
+it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+import pandas as pd
+
+from servelab.lessons.thresholds import (
+    LESSON_STRENGTH,
+    SHOWN_GAIN,
+)
+
+# -- the bars ------------------------------------------------------------------------------------
+# Every threshold of chapters 00-02 and the smoke check, each once. Two bars share a value below
+# only where they measure different ratios; each says why it has a name of its own.
+
+
+# -- the lesson's figures ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class BatchGain:
+    """One stream alone against ``users`` streams batched: the total output (tok/s) at each end
+    and the speed each user decoded at."""
+
+    users: int
+    single_total: float
+    top_total: float
+    single_each: float
+    top_each: float
+
+    @property
+    def gain(self) -> float:
+        """The batch's total output against one stream's."""
+        return self.top_total / self.single_total
+
+    @property
+    def kept(self) -> float:
+        """The share of the single-stream speed each batched user kept."""
+        return self.top_each / self.single_each
+
+    @property
+    def gain_per_stream(self) -> float:
+        return self.gain / self.users
+
+
+# The lesson's figures for one GPU; one stream alone is both the total and what its user sees.
+LESSON_GPU = BatchGain(users=32, single_total=100.0, top_total=2000.0, single_each=100.0,
+                       top_each=60.0)
+
+
+# -- this run's -------------------------------------------------------------------------------
+class BatchVerdict(StrEnum):
+    """What a run showed of batching, judged by the bars above."""
+
+    NOT_SHOWN = "not shown"
+    WEAKER = "weaker than the lesson"
+    AS_IN_LESSON = "as in the lesson"
+
+
+STEADY_TOTAL = "steady_output_tok_s"   # output per second while every user is decoding
+WHOLE_TOTAL = "output_tok_s"           # output per second over the whole run
+STEADY_BASIS = "while every user was decoding"
+WHOLE_BASIS = "over the whole run"
+
+
+@dataclass(frozen=True)
+class BatchFindings(BatchGain):
+    """One stream against the top of a concurrency sweep, and the verdict.
+
+    Both totals are on one ``basis``: the steady state where the sweep has it at both ends, else
+    the whole run. What each user gets is the total on that basis shared by the users (in the
+    steady state every step gives each user one token), so ``kept`` is ``gain`` ÷ ``users``.
+    """
+
+    basis: str
+
+    @classmethod
+    def from_sweep(cls, sweep: pd.DataFrame) -> BatchFindings:
+        """From a frame with one row per concurrency (``concurrency`` and ``summary()``'s
+        columns): one stream against the lesson's 32 streams where the sweep measured them,
+        else against its highest level."""
+        levels = sweep.set_index("concurrency").sort_index()
+        if 1 not in levels.index or len(levels) < 2:
+            raise ValueError("the batching findings need one stream alone (concurrency 1) and "
+                             f"at least one level above it; the sweep has {list(levels.index)}")
+        users = LESSON_GPU.users if LESSON_GPU.users in levels.index else int(levels.index[-1])
+        ends = levels.loc[[1, users]]
+        steady = STEADY_TOTAL in ends and not ends[STEADY_TOTAL].isna().any()
+        single, top = (float(value) for value in ends[STEADY_TOTAL if steady else WHOLE_TOTAL])
+        return cls(users=int(users), single_total=single, top_total=top, single_each=single,
+                   top_each=top / users, basis=STEADY_BASIS if steady else WHOLE_BASIS)
+
+    @property
+    def verdict(self) -> BatchVerdict:
+        if not self.gain >= SHOWN_GAIN:  # a NaN gain shows nothing either
+            return BatchVerdict.NOT_SHOWN
+        if self.gain_per_stream >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream:
+            return BatchVerdict.AS_IN_LESSON
+        return BatchVerdict.WEAKER
+
+    @property
+    def shown(self) -> bool:
+        return self.verdict is not BatchVerdict.NOT_SHOWN
+
+    @property
+    def step_cost(self) -> float:
+        """How many times as long a step carrying ``users`` sequences took as a step carrying
+        one: each gives every sequence one token, so it is ``users`` ÷ ``gain``."""
+        return self.users / self.gain if self.gain > 0 else math.inf
+
+
+def two_level_sweep(one: Mapping[str, float], many: Mapping[str, float],
+                    users: int) -> pd.DataFrame:
+    """One user's and ``users`` users' ``summary()`` rows as the sweep ``from_sweep`` reads."""
+    return pd.DataFrame([{"concurrency": 1, **one}, {"concurrency": users, **many}])

@@ -1,0 +1,449 @@
+"""Chapters 01 and 02: the step-time fit, the arithmetic rate, and the pages' interpretation.
+
+Each effect has a frozen findings record built by one constructor from the run
+(:class:`RegimeFindings`, :class:`CeilingFindings`, :class:`Intensity`, :class:`WavesFindings`;
+one stream against a crowd is :class:`~servelab.lessons.batching.findings.BatchFindings`), whose
+properties are its numbers and named verdicts. The ``*_text`` functions only word a record for
+the page (a cell tagged ``prose``). Every bar a verdict here uses is a named constant of
+:mod:`servelab.lessons.thresholds`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+
+from servelab.bench.bandwidth import Ceiling
+from servelab.bench.frames import Result
+from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
+from servelab.lessons.thresholds import (
+    AGREE_FACTOR,
+    BANDWIDTH_SLACK,
+    CEILING_NEAR,
+    CONTINUOUS_CLEAR,
+    CONTINUOUS_WON,
+    FIRM_FIT_POINTS,
+    TAIL_MOSTLY,
+)
+
+
+def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
+    """The lesson's GPU figures next to this run's, row by row (chapters 00 and 02)."""
+    return pd.DataFrame({
+        "": ["one stream, total (tok/s)", f"{found.users} streams, total (tok/s)",
+             f"{found.users} streams, each user (tok/s)", "total against one stream (×)",
+             "share of one stream's speed each user keeps"],
+        f"lesson (GPU, {LESSON_GPU.users} streams)": [
+            LESSON_GPU.single_total, LESSON_GPU.top_total, LESSON_GPU.top_each, LESSON_GPU.gain,
+            LESSON_GPU.kept],
+        device_label: [found.single_total, found.top_total, found.top_each, found.gain,
+                       found.kept],
+    })
+
+
+# -- chapter 01 --------------------------------------------------------------------------------
+def crowd_text(found: BatchFindings, smoke: bool) -> str:
+    """One user against a crowd, worded from the findings every batching page shares (chapter
+    01 builds them with ``two_level_sweep`` from its two ``summary()`` rows: steady-state
+    figures, every user decoding)."""
+    numbers = (f"One user alone decoded at **{found.single_total:.0f} tok/s**. With "
+               f"**{found.users}** users at once the server produced "
+               f"**{found.top_total:.0f} tok/s** in total, and each user received "
+               f"**{found.top_each:.1f} tok/s**.")
+    if found.shown:
+        verdict = (f"The total grew **{found.gain:.1f}-fold** while each user kept "
+                   f"**{found.kept:.0%}** of the speed one user had alone: every decoding step "
+                   "advanced all of them at once.")
+    elif smoke:
+        verdict = (f"The total grew only {found.gain:.1f}-fold. This is the smoke-size run: its "
+                   "answers are too short for the server's steady state to say much. Run the "
+                   "page at full size to see the effect.")
+    else:
+        verdict = (f"The total grew only {found.gain:.1f}-fold, so this run did not show the gain "
+                   "batching normally brings; something else may have been using the processor.")
+    return f"{numbers} {verdict}"
+
+
+def token_count_text(client_tokens: float, server_tokens: float) -> str:
+    """Whether the client's token count matches the server's ``/metrics`` counter."""
+    if client_tokens == server_tokens:
+        return (f"The server's own `/metrics` counter agrees with the client: "
+                f"**{server_tokens:.0f}** generated tokens for these runs.")
+    return (f"The server's `/metrics` counted **{server_tokens:.0f}** generated tokens and the "
+            f"client **{client_tokens:.0f}**: something else used the server meanwhile.")
+
+
+# -- chapter 02 --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class StepFit:
+    """Step time ≈ ``fixed_ms`` + ``per_sequence_ms`` × batch, fitted by least squares."""
+
+    fixed_ms: float
+    per_sequence_ms: float
+    r_squared: float
+
+    def at(self, batch: float) -> float:
+        return self.fixed_ms + self.per_sequence_ms * batch
+
+    @property
+    def crossover(self) -> float:
+        """The batch at which the per-sequence work costs as much as the fixed part."""
+        return self.fixed_ms / self.per_sequence_ms if self.per_sequence_ms > 0 else math.inf
+
+
+def step_times_ms(concurrency: Sequence[float], steady_tok_s: Sequence[float]) -> np.ndarray:
+    """Time of one decoding step at each level: in the steady state every step gives each of
+    the ``concurrency`` sequences one token, so a step lasts concurrency ÷ throughput."""
+    return 1000.0 * np.asarray(concurrency, float) / np.asarray(steady_tok_s, float)
+
+
+def fit_step_time(batch: Sequence[float], step_ms: Sequence[float]) -> StepFit:
+    """Least-squares line through (batch, step time); needs two or more distinct batches."""
+    x, y = np.asarray(batch, float), np.asarray(step_ms, float)
+    if len(set(x.tolist())) < 2:
+        raise ValueError("fitting a line needs step times at two or more batch sizes")
+    slope, intercept = np.polyfit(x, y, 1)
+    residual = float(np.sum((y - (intercept + slope * x)) ** 2))
+    spread = float(np.sum((y - y.mean()) ** 2))
+    return StepFit(float(intercept), float(slope), 1.0 - residual / spread if spread else 1.0)
+
+
+class Regime(StrEnum):
+    """What set the step time over the measured batches."""
+
+    COMPUTE = "compute-bound"
+    BANDWIDTH = "bandwidth-bound"
+    FIXED_COST = "fixed-cost-bound"
+
+
+@dataclass(frozen=True)
+class RegimeFindings:
+    """The step-time fit held against one read of the weights, up to the sweep's largest batch
+    (``points`` distinct batch sizes were fitted)."""
+
+    fit: StepFit
+    weight_read_ms: float
+    largest_batch: float
+    points: int
+
+    @classmethod
+    def of(cls, fit: StepFit, weight_read_ms: float, batches: Sequence[float]) -> RegimeFindings:
+        sizes = [float(batch) for batch in batches]
+        return cls(fit, weight_read_ms, max(sizes), len(set(sizes)))
+
+    @property
+    def per_sequence_at_top_ms(self) -> float:
+        """What the sequences of the largest batch add to a step between them."""
+        return self.fit.per_sequence_ms * self.largest_batch
+
+    @property
+    def per_sequence_share(self) -> float:
+        """The largest batch's per-sequence part against the fixed part."""
+        return self.per_sequence_at_top_ms / self.fit.fixed_ms
+
+    @property
+    def fixed_in_reads(self) -> float:
+        """The fixed part in reads of all weights."""
+        return self.fit.fixed_ms / self.weight_read_ms
+
+    @property
+    def rough(self) -> bool:
+        return self.points < FIRM_FIT_POINTS
+
+    @property
+    def regime(self) -> Regime:
+        """``compute-bound`` when the per-sequence work at the largest batch costs at least the
+        fixed part; otherwise ``bandwidth-bound`` when the fixed part is about one read of the
+        weights, and ``fixed-cost-bound`` when it is much longer than that."""
+        if self.per_sequence_at_top_ms >= self.fit.fixed_ms:
+            return Regime.COMPUTE
+        if self.fixed_in_reads <= BANDWIDTH_SLACK:
+            return Regime.BANDWIDTH
+        return Regime.FIXED_COST
+
+
+def regime_text(found: RegimeFindings) -> str:
+    """The fit in words, branching on the findings' regime."""
+    fit = found.fit
+    line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
+            f"**{fit.per_sequence_ms:.2f} ms** per sequence in it (R² = {fit.r_squared:.2f}). "
+            f"Reading every weight once takes **{found.weight_read_ms:.1f} ms** at the measured "
+            "bandwidth.")
+    if found.rough:
+        line += (f" With only {found.points} batch sizes a line fits any numbers exactly, so "
+                 "read this split as rough; the full-size run fits more.")
+    if found.regime is Regime.COMPUTE:
+        return (f"{line} At {found.largest_batch:.0f} sequences the per-sequence part "
+                f"({found.per_sequence_at_top_ms:.0f} ms) is **{found.per_sequence_share:.1f}×** "
+                f"the fixed part ({fit.fixed_ms:.0f} ms): from a batch of about "
+                f"**{fit.crossover:.0f}** on, the arithmetic for each sequence, not the shared "
+                "work, sets the pace, and adding users mostly slows each of them down. This "
+                "machine is **compute-bound** at the top of the sweep.")
+    if found.regime is Regime.BANDWIDTH:
+        return (f"{line} The fixed part is about one read of the weights, so a step is "
+                "**bandwidth-bound**: memory traffic for the weights dominates, and since every "
+                "sequence in the batch shares that read, each added sequence costs only its "
+                "small per-sequence part.")
+    return (f"{line} The fixed part is **{found.fixed_in_reads:.1f}×** a read of the "
+            "weights: on this machine a step is **fixed-cost-bound**. Most of a step is work "
+            "that neither grows with the batch nor is the weight read (on a CPU engine, such "
+            "as scheduling and the per-layer overhead of many small operations). Every "
+            "sequence in the batch shares it, so added sequences still come nearly free; the "
+            "weight reads are shared the same way but are not what dominates here.")
+
+
+@dataclass(frozen=True)
+class CeilingFindings:
+    """How close one stream came to the speed that reading all weights once per token allows."""
+
+    bandwidth_gb_s: float
+    weight_mb: float
+    ceiling_tok_s: float
+    measured_tok_s: float
+    fraction: float
+
+    @classmethod
+    def of(cls, limit: Ceiling) -> CeilingFindings:
+        if limit.measured_tok_s is None or limit.fraction is None:
+            raise ValueError("the ceiling's findings need the single stream's measured speed")
+        return cls(limit.bandwidth_gb_s, limit.weight_bytes / 1e6, limit.ceiling_tok_s,
+                   limit.measured_tok_s, limit.fraction)
+
+    @property
+    def near(self) -> bool:
+        return self.fraction >= CEILING_NEAR
+
+
+def ceiling_text(found: CeilingFindings) -> str:
+    """The ceiling in words."""
+    numbers = (f"This machine copies memory at **{found.bandwidth_gb_s:.1f} GB/s** and the "
+               f"weights are **{found.weight_mb:.0f} MB**, so reading them once per "
+               f"token allows at most **{found.ceiling_tok_s:.0f} tok/s** for one stream. It "
+               f"decoded at **{found.measured_tok_s:.1f} tok/s**: **{found.fraction:.0%}** of "
+               "that bound.")
+    if found.near:
+        verdict = ("One stream runs close to the bound: a single stream's step is mostly "
+                   "reading the weights, and a batch shares exactly that read.")
+    else:
+        verdict = ("One stream stays far below the bound, so reading the weights is not what "
+                   "takes most of a single stream's step here; the fit below splits a step "
+                   "into the part every sequence shares and the part each one adds.")
+    return f"{numbers} {verdict}"
+
+
+@dataclass(frozen=True)
+class Intensity:
+    """The arithmetic-intensity argument's numbers, on paper and from the step-time fit.
+
+    On paper a batch of *B* does 2·*B* operations per weight read; the arithmetic catches up with
+    the weight read at ``batch_on_paper`` = balance × bytes per weight ÷ 2. Measured, the fit's
+    per-sequence part catches up with one read of the weights at ``batch_measured`` = read time
+    ÷ per-sequence time. ``per_sequence_ms_predicted`` is what the arithmetic alone needs for one
+    sequence (2 × parameters ÷ FLOP/s), beside the fitted ``per_sequence_ms``.
+    """
+
+    flops_per_s: float
+    bandwidth_gb_s: float
+    bytes_per_weight: float
+    weight_read_ms: float
+    per_sequence_ms: float
+    per_sequence_ms_predicted: float
+
+    @classmethod
+    def of(cls, flops_per_s: float, bandwidth_gb_s: float, weight_bytes: float,
+           parameters: float, fit: StepFit) -> Intensity:
+        return cls(flops_per_s=flops_per_s, bandwidth_gb_s=bandwidth_gb_s,
+                   bytes_per_weight=weight_bytes / parameters,
+                   weight_read_ms=1000.0 * weight_bytes / (bandwidth_gb_s * 1e9),
+                   per_sequence_ms=fit.per_sequence_ms,
+                   per_sequence_ms_predicted=1000.0 * 2.0 * parameters / flops_per_s)
+
+    @property
+    def balance(self) -> float:
+        return self.flops_per_s / (self.bandwidth_gb_s * 1e9)
+
+    @property
+    def batch_on_paper(self) -> float:
+        return self.balance * self.bytes_per_weight / 2.0
+
+    @property
+    def batch_measured(self) -> float:
+        return self.weight_read_ms / self.per_sequence_ms if self.per_sequence_ms > 0 else math.inf
+
+    @property
+    def cost_factor(self) -> float:
+        """The fitted per-sequence cost against what the arithmetic alone needs."""
+        return self.per_sequence_ms / self.per_sequence_ms_predicted
+
+    @property
+    def agrees(self) -> bool:
+        """The fitted per-sequence cost is within ``AGREE_FACTOR`` of the arithmetic's."""
+        return 1 / AGREE_FACTOR <= self.cost_factor <= AGREE_FACTOR
+
+
+def intensity_text(found: Intensity) -> str:
+    """The arithmetic-intensity argument with this machine's numbers, and whether the measured
+    steps bear it out."""
+    numbers = (f"This machine multiplies matrices at **{found.flops_per_s / 1e9:.0f} GFLOP/s** "
+               f"and moves **{found.bandwidth_gb_s:.1f} GB/s**: it can do "
+               f"**{found.balance:.0f}** operations in the time it reads one byte. A batch of "
+               f"*B* sequences does 2·*B* operations per weight, and a weight is "
+               f"{found.bytes_per_weight:.0f} bytes, so on paper the arithmetic catches up with "
+               f"the weight reads at about **{found.batch_on_paper:.0f}** sequences.")
+    measured = (f"Measured, one sequence adds **{found.per_sequence_ms:.2f} ms** to a step, and "
+                f"the arithmetic alone would need {found.per_sequence_ms_predicted:.2f} ms "
+                f"(2 operations per parameter at that rate); the per-sequence part adds up to "
+                f"one read of the weights ({found.weight_read_ms:.1f} ms) at about "
+                f"**{found.batch_measured:.0f}** sequences.")
+    if found.agrees:
+        seen = ("The two agree: the cost each sequence adds is its arithmetic, as the argument "
+                "assumes.")
+    else:
+        seen = (f"They do not agree: each sequence costs **{found.cost_factor:.1f}×** what its "
+                "arithmetic needs, so other work also grows with the batch here (attention "
+                "over each sequence's own cache, sampling, the engine's bookkeeping per "
+                "sequence), and the paper figure is only a bound.")
+    return f"{numbers} {measured} {seen}"
+
+
+def scaling_text(found: BatchFindings, smoke: bool) -> str:
+    """One stream against the sweep's top, beside the lesson's GPU."""
+    numbers = (f"Counted {found.basis}, one stream made **{found.single_total:.0f} tok/s** and "
+               f"{found.users} streams **{found.top_total:.0f} tok/s** in total: "
+               f"**{found.gain:.1f}×**, with each user at **{found.kept:.0%}** of the single "
+               f"stream's speed. The lesson's GPU goes from {LESSON_GPU.single_total:.0f} to "
+               f"{LESSON_GPU.top_total:,.0f} tok/s ({LESSON_GPU.gain:.0f}×), each user at about "
+               f"{LESSON_GPU.kept:.0%}.")
+    if found.verdict is BatchVerdict.AS_IN_LESSON:
+        verdict = "This machine shows the effect at the lesson's strength."
+    elif found.verdict is BatchVerdict.WEAKER:
+        verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "
+                   "fit below shows what held it back.")
+    elif smoke:
+        verdict = ("This smoke-size run is too small to show the effect; run the page at full "
+                   "size to measure it.")
+    else:
+        verdict = ("The total barely rose, so this run did not show the batching gain; the "
+                   "machine may have been busy with other work.")
+    return f"{numbers} {verdict}"
+
+
+class WavesVerdict(StrEnum):
+    """Continuous batching against static waves on the same requests."""
+
+    CLEAR = "continuous clearly quicker"
+    WON = "continuous quicker"
+    NOT_SHOWN = "no difference shown"
+
+
+@dataclass(frozen=True)
+class WavesFindings:
+    """The same requests in static waves of ``wave_size`` and continuously: how long each took,
+    the share of slot time that stood idle, where the continuous run's idle time fell
+    (``tail_share``: after its last send; None when unknown), and from the step-time fit what a
+    step of one sequence and a full step cost (None without a fit)."""
+
+    requests: int
+    wave_size: int
+    static_s: float
+    continuous_s: float
+    idle_static: float
+    idle_continuous: float
+    tail_share: float | None = None
+    step_one_ms: float | None = None
+    step_full_ms: float | None = None
+
+    @classmethod
+    def of(cls, waves: Result, flowing: Result, wave_size: int,
+           fit: StepFit | None = None) -> WavesFindings:
+        static, continuous = waves.summary(), flowing.summary()
+        tail = float(continuous["idle_after_last_send"])
+        return cls(requests=len(waves.records), wave_size=wave_size, static_s=waves.duration_s,
+                   continuous_s=flowing.duration_s,
+                   idle_static=float(static["idle_slot_share"]),
+                   idle_continuous=float(continuous["idle_slot_share"]),
+                   tail_share=None if math.isnan(tail) else tail,
+                   step_one_ms=None if fit is None else fit.at(1),
+                   step_full_ms=None if fit is None else fit.at(wave_size))
+
+    @property
+    def speedup(self) -> float:
+        return self.static_s / self.continuous_s
+
+    @property
+    def verdict(self) -> WavesVerdict:
+        if self.speedup >= CONTINUOUS_CLEAR:
+            return WavesVerdict.CLEAR
+        if self.speedup > CONTINUOUS_WON:
+            return WavesVerdict.WON
+        return WavesVerdict.NOT_SHOWN
+
+    @property
+    def tail_mostly(self) -> bool | None:
+        """Whether most of the continuous run's idle slot time came after its last send."""
+        return None if self.tail_share is None else self.tail_share >= TAIL_MOSTLY
+
+    @property
+    def if_steps_cost_alike(self) -> float:
+        """The gain the busy shares predict if every step cost the same however full it was."""
+        busy_static = 1 - self.idle_static
+        return (1 - self.idle_continuous) / busy_static if busy_static > 0 else math.inf
+
+    @property
+    def short_of_slots(self) -> bool:
+        """Continuous won, by less than the busy shares predict, and the fit can say why."""
+        return (self.step_one_ms is not None and self.verdict is not WavesVerdict.NOT_SHOWN
+                and self.speedup < self.if_steps_cost_alike)
+
+
+def tail_text(found: WavesFindings) -> str:
+    """Where the continuous run's idle slot time came from, or nothing if it is not known."""
+    if found.tail_mostly is None:
+        return ""
+    if found.tail_mostly:
+        return (f" {found.tail_share:.0%} of its idle slot time came after the last request had "
+                f"been sent, when no request was left waiting and the last long answers decoded "
+                f"alone.")
+    return (f" Only {found.tail_share:.0%} of its idle slot time came after the last request "
+            f"had been sent; the rest fell while requests still waited, in the moments between "
+            f"one answer ending and the next request being sent.")
+
+
+def waves_text(found: WavesFindings, smoke: bool) -> str:
+    """Static waves against continuous batching on the same requests. With the step-time fit
+    the text also says why the gain falls short of what the idle slots alone suggest: a step
+    that carries few sequences costs less than a full one, so an idle slot wastes less than a
+    slot's share of a step."""
+    numbers = (f"The same {found.requests} requests took **{found.static_s:.1f} s** in waves of "
+               f"{found.wave_size} and **{found.continuous_s:.1f} s** continuously "
+               f"(**{found.speedup:.2f}×** the throughput). Slots stood idle "
+               f"**{found.idle_static:.0%}** of the time in waves and "
+               f"**{found.idle_continuous:.0%}** continuously.")
+    if found.verdict is WavesVerdict.CLEAR:
+        verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
+                   "answer is done — the red gaps in the first timeline. Continuous batching "
+                   "hands a freed slot to the next request at the next step.")
+        verdict += tail_text(found)
+    elif found.verdict is WavesVerdict.WON:
+        verdict = ("Continuous batching won, but by less than the idle share of the waves "
+                   "suggests: the machine may have been busy, or these requests' lengths were "
+                   "too even for the waves to waste much.")
+    elif smoke:
+        verdict = ("At the smoke size there are too few waves for the waste to add up; run the "
+                   "page at full size to see it.")
+    else:
+        verdict = "This run did not show a difference between the two."
+    if found.short_of_slots:
+        verdict += (f" Had every step cost the same however full it was, the busy shares "
+                    f"({1 - found.idle_static:.0%} against {1 - found.idle_continuous:.0%}) "
+                    f"would predict {found.if_steps_cost_alike:.1f}×. But by the fit above a "
+                    f"step with one sequence costs {found.step_one_ms:.0f} ms and a full one of "
+                    f"{found.wave_size} costs {found.step_full_ms:.0f} ms, so a wave's nearly "
+                    f"empty steps are cheap, and the waste in time is smaller than the waste in "
+                    f"slots.")
+    return f"{numbers} {verdict}"

@@ -1,0 +1,1 @@
+"""Chunked prefill (chapter 06; 00's summary)."""

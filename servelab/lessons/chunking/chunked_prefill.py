@@ -1,0 +1,570 @@
+"""Chapter 06: chunked prefill — what the engine says it does, how large a chunk to allow, and
+what the users and the document's sender each felt.
+
+vLLM prints its engine configuration (``enable_chunked_prefill=True/False``) and the per-step
+token budget (``max_num_batched_tokens``) when it starts; ``chunking_state`` reads them, so the
+page shows what the engine did rather than what a flag was hoped to do. ``budget_for`` sizes the
+budget from the prefill rate measured on this device; ``compare`` turns the two runs into the
+page's table, :class:`TradeFindings` judges its two rows once, and ``story`` only words them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+
+from servelab import tables
+from servelab.bench.frames import Result
+from servelab.bench.metrics import itls_during
+from servelab.bench.spread import Spread
+from servelab.bench.workloads import Role
+from servelab.lessons.prediction import page_story
+from servelab.lessons.thresholds import CLEARLY, PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+
+_ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
+_BUDGET = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
+_WARNING = re.compile(r"WARNING[^\]]*\] (.*disabling chunked prefill.*)$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class ChunkingState:
+    """Chunked prefill as the running engine reports it (None: the log did not say)."""
+
+    enabled: bool | None
+    budget: int | None
+    warning: str | None
+
+    def splits(self, prompt_tokens: int) -> bool:
+        """Whether a prompt of ``prompt_tokens`` tokens is prefilled over several steps."""
+        return bool(self.enabled) and self.budget is not None and self.budget < prompt_tokens
+
+    def describe(self) -> str:
+        if self.enabled is None:
+            return "The engine's log does not say whether chunked prefill is on."
+        if not self.enabled:
+            text = "Chunked prefill is OFF: a prompt is prefilled in a single step."
+        elif self.budget is None:
+            text = "Chunked prefill is ON (the log does not give the step's token budget)."
+        else:
+            text = (f"Chunked prefill is ON: at most {self.budget} tokens are scheduled per "
+                    "step, so a longer prompt is prefilled over several steps.")
+        if self.warning:
+            text += f"\nThe engine warned: {self.warning.strip()}"
+        return text
+
+
+def _last(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    matches = list(pattern.finditer(text))
+    return matches[-1] if matches else None
+
+
+def chunking_state(log_text: str) -> ChunkingState:
+    """What a vLLM start-up log says about chunked prefill: the last record of each kind.
+
+    The last, because vLLM 0.11.2 builds its command-line parser from default configs
+    (``get_kwargs(VllmConfig)`` instantiates ``SchedulerConfig``), which logs "Chunked prefill is
+    enabled with max_num_batched_tokens=2048." before the engine's own configuration logs the
+    budget it runs with. The engine core's config line does not name the budget, so it cannot be
+    read there; every record after the parser's is the engine's configuration, and the log's last
+    one is what the server uses.
+    """
+    enabled = _last(_ENABLED, log_text)
+    budget = _last(_BUDGET, log_text)
+    warning = _last(_WARNING, log_text)
+    return ChunkingState(
+        enabled=None if enabled is None else enabled.group(1) == "True",
+        budget=int(budget.group(1)) if budget else None,
+        warning=warning.group(1) if warning else None,
+    )
+
+
+def user_gaps(result: Result) -> pd.DataFrame:
+    """Every inter-token gap of the decoding users: ``request``, ``t_s`` (when the token came)
+    and ``itl_ms``."""
+    requests = result.requests
+    users = set(requests.loc[requests["role"] == Role.USER, "request"])
+    tokens = result.tokens
+    gaps = tokens[tokens["request"].isin(users) & tokens["itl_s"].notna()]
+    return pd.DataFrame({"request": gaps["request"], "t_s": gaps["t_s"],
+                         "itl_ms": gaps["itl_s"] * 1000.0}).reset_index(drop=True)
+
+
+def document_rows(result: Result) -> pd.DataFrame:
+    """The long documents' own request rows (``Role.INTERFERER``), in the order sent."""
+    requests = result.requests
+    rows = requests[requests["role"] == Role.INTERFERER].sort_values("sent_s")
+    if rows.empty or not bool(rows["ok"].all()):
+        raise RuntimeError(f"a document's request did not complete in {result}")
+    return rows
+
+
+def compare(results: Mapping[str, Result]) -> pd.DataFrame:
+    """One row per run: what the decoding users felt and what each document's sender waited.
+
+    ``users_itl_ms_p50`` and ``users_itl_ms_p99`` pool every gap of the run, as ``vllm bench
+    serve`` does; when few users stream, one freeze per user is under 1 % of their gaps and the
+    pooled p99 can miss it. The rest is per document (a run may send several, spaced apart):
+    the gaps that overlap the same stretch after its arrival in every run (until the slowest
+    document of all runs got its first token, or the next document came) give
+    ``users_longest_gap_ms`` and ``itl_ms_p99_after_arrival``; ``document_ttft_s`` is its wait.
+    Each is the median over the run's documents with ``_low``, ``_high`` and ``_n``
+    (:class:`~servelab.bench.spread.Spread`). A document beside which no user was decoding any
+    more is left out.
+    """
+    documents = {label: document_rows(result) for label, result in results.items()}
+    window_s = max(float(rows["ttft_s"].max()) for rows in documents.values())
+    table = []
+    for label, result in results.items():
+        gaps = user_gaps(result)["itl_ms"]
+        arrivals = [float(sent) for sent in documents[label]["sent_s"]]
+        longest, tails, waits = [], [], []
+        for number, (arrival, wait) in enumerate(zip(arrivals, documents[label]["ttft_s"],
+                                                      strict=True)):
+            end = min([arrival + window_s, *arrivals[number + 1:number + 2]])
+            during = np.asarray(itls_during(result.records, arrival, end, role=Role.USER)) * 1000.0
+            if during.size:
+                longest.append(float(during.max()))
+                tails.append(float(np.percentile(during, 99)))
+                waits.append(float(wait))
+        if not longest:
+            raise RuntimeError(f"no user was still decoding when a document arrived in {result}: "
+                               "give the users more tokens or send the documents sooner")
+        table.append({
+            "run": label,
+            "users_itl_ms_p50": float(np.percentile(gaps, 50)),
+            "users_itl_ms_p99": float(np.percentile(gaps, 99)),
+            **Spread.of(longest).columns("users_longest_gap_ms"),
+            **Spread.of(tails).columns("itl_ms_p99_after_arrival"),
+            **Spread.of(waits).columns("document_ttft_s"),
+            "users_output_tok_s": float(result.summary()["output_tok_s"]),
+        })
+    return pd.DataFrame(table).set_index("run")
+
+
+def compare_view(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`compare`'s table as the page prints it, one row per run: each per-document figure
+    as its median with the lowest and highest in brackets, each pooled one as a number."""
+    return tables.spread_view(table, {"users_longest_gap_ms": 0, "itl_ms_p99_after_arrival": 0,
+                                      "document_ttft_s": 2},
+                              {"users_itl_ms_p50": 0, "users_itl_ms_p99": 0,
+                               "users_output_tok_s": 0})
+
+
+# The document is sized so that reading it in one step would take this many pause targets: long
+# enough that chunks of the target's length make a difference, whatever the device's speed.
+DOCUMENT_PAUSES = 3
+
+
+def document_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int) -> int:
+    """The document's length, in tokens: ``DOCUMENT_PAUSES`` times what ``prefill_tok_s``
+    prefills in ``pause_ms``, kept between ``smallest`` and ``largest``. A fixed length would
+    take seconds in one step on a slow CPU and a fraction of the pause target on a fast one,
+    where chunking it could change nothing."""
+    if prefill_tok_s <= 0 or pause_ms <= 0:
+        raise ValueError("the prefill rate and the pause must be positive")
+    return max(smallest, min(largest, int(prefill_tok_s * DOCUMENT_PAUSES * pause_ms / 1000)))
+
+
+def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int,
+               block: int) -> int:
+    """The per-step token budget whose prefill chunk lasts about ``pause_ms`` at
+    ``prefill_tok_s``, kept between ``smallest`` and ``largest``. Once it is a KV-cache block or
+    more it is rounded down to whole blocks of ``block`` tokens (the engine's own block size:
+    16 on a GPU by default, 128 on the CPU engine), so chunks end on block boundaries."""
+    if prefill_tok_s <= 0 or pause_ms <= 0 or block <= 0:
+        raise ValueError("the prefill rate, the pause and the block size must be positive")
+    tokens = int(prefill_tok_s * pause_ms / 1000)
+    if tokens >= block:
+        tokens = tokens // block * block
+    return max(smallest, min(largest, tokens))
+
+
+class Reading(StrEnum):
+    """How a run's budget let it read the document."""
+
+    ONE_STEP = "in one step"  # the budget holds the whole document
+    CHUNKS = "in chunks"  # the budget is shorter than the document
+
+
+def _reading(chunks: int) -> Reading:
+    return Reading.ONE_STEP if chunks == 1 else Reading.CHUNKS
+
+
+class Sizing(StrEnum):
+    """What set the chunked run's budget, against the tokens the pause target buys."""
+
+    FLOOR = "the sequences a step holds"  # raised to ``smallest``: over the target
+    WHOLE = "the whole document"  # the target buys the document: nothing to split
+    TARGET = "the pause target"  # the target's tokens, in whole blocks once that large
+
+
+@dataclass(frozen=True)
+class BudgetPlan:
+    """How the chunked run's budget was chosen, for the page."""
+
+    first_budget: int  # the first run's budget (the page gives it the whole context)
+    prefill_tok_s: float  # the document alone, its fixed cost apart (bench.prefill_fit)
+    pause_ms: float  # the pause the budget was sized for
+    budget: int  # the budget the chunked run used
+    document_tokens: int
+    block: int  # the engine's KV-cache block, in tokens
+
+    @property
+    def chunks(self) -> int:
+        return math.ceil(self.document_tokens / self.budget)
+
+    @property
+    def first_chunks(self) -> int:
+        """How many steps the first run's budget needed for the document."""
+        return math.ceil(self.document_tokens / self.first_budget)
+
+    @property
+    def first_read(self) -> Reading:
+        return _reading(self.first_chunks)
+
+    @property
+    def second_read(self) -> Reading:
+        return _reading(self.chunks)
+
+    @property
+    def wanted_tokens(self) -> float:
+        """The tokens the pause target buys at the measured prefill rate."""
+        return self.prefill_tok_s * self.pause_ms / 1000
+
+    @property
+    def sizing(self) -> Sizing:
+        if self.budget > self.wanted_tokens:
+            return Sizing.FLOOR
+        if self.budget >= self.document_tokens:
+            return Sizing.WHOLE
+        return Sizing.TARGET
+
+
+class PauseVerdict(StrEnum):
+    """The users' longest pause with chunks against in one step, over the runs' documents."""
+
+    NOT_SPLIT = "the chunked run read it in one step too"  # nothing for chunking to change
+    NO_SPREAD = "one document a run"  # a single value has no range to weigh a difference by
+    SHORTER = "shorter"  # ranges apart, and below CLEARLY of the one-step pause
+    NOT_SHOWN = "not shorter beyond the spread"
+
+
+class ReadingTail(StrEnum):
+    """The users' p99 gap while a document was read, with chunks against in one step."""
+
+    WORSE = "worse beyond the spread"
+    BETTER = "better"  # ranges apart, and below CLEARLY of the one-step tail
+    LOWER = "lower beyond the spread, by less than the bar"
+    OVERLAP = "the ranges overlap"
+
+
+class TargetVerdict(StrEnum):
+    """The users' longest pause with chunks against the pause the budget was sized for."""
+
+    NEAR = "near the target"  # some document's pause within PAUSE_OFF_TARGET× of it either way
+    OVER = "over the target"  # every document's pause over PAUSE_OFF_TARGET× the target
+    UNDER = "under the target"  # every document's pause under the target by PAUSE_OFF_TARGET×
+
+
+class PooledTail(StrEnum):
+    """The users' p99 gap pooled over the whole run, with chunks against in one step: one
+    figure each, over hundreds of gaps, judged by the pause bar alone."""
+
+    WORSE = "worse"
+    BETTER = "better"
+    ALIKE = "within the bar"
+
+
+class WaitVerdict(StrEnum):
+    """The document's own first token with chunks against in one step."""
+
+    NOT_SPLIT = "the chunked run read it in one step too"
+    LATER = "later beyond the spread"
+    SOONER = "sooner beyond the spread"
+    OVERLAP = "the ranges overlap"
+
+
+def _clearly_below(low: Spread, high: Spread) -> bool:
+    """``low`` under ``high`` beyond both ranges and by the pause bar besides."""
+    return low.below(high) and low.median < CLEARLY * high.median
+
+
+@dataclass(frozen=True)
+class TradeFindings:
+    """Chapter 06's two runs, each a spread over its documents: the users' longest pause (ms),
+    their p99 gap while a document was read (ms) and the document's first token (s); besides,
+    the users' usual gap in one step and their pooled p99 either way (ms), and the plan."""
+
+    plan: BudgetPlan
+    pause_whole: Spread
+    pause_chunked: Spread
+    tail_whole: Spread
+    tail_chunked: Spread
+    wait_whole: Spread
+    wait_chunked: Spread
+    usual_gap_ms: float
+    pooled_whole_ms: float
+    pooled_chunked_ms: float
+
+    @classmethod
+    def from_runs(cls, chunked: Mapping[str, float], whole: Mapping[str, float],
+                  plan: BudgetPlan) -> TradeFindings:
+        """From the two rows of :func:`compare`."""
+        return cls(plan=plan,
+                   pause_whole=Spread.in_row(whole, "users_longest_gap_ms"),
+                   pause_chunked=Spread.in_row(chunked, "users_longest_gap_ms"),
+                   tail_whole=Spread.in_row(whole, "itl_ms_p99_after_arrival"),
+                   tail_chunked=Spread.in_row(chunked, "itl_ms_p99_after_arrival"),
+                   wait_whole=Spread.in_row(whole, "document_ttft_s"),
+                   wait_chunked=Spread.in_row(chunked, "document_ttft_s"),
+                   usual_gap_ms=float(whole["users_itl_ms_p50"]),
+                   pooled_whole_ms=float(whole["users_itl_ms_p99"]),
+                   pooled_chunked_ms=float(chunked["users_itl_ms_p99"]))
+
+    @property
+    def pause_verdict(self) -> PauseVerdict:
+        if self.plan.second_read is Reading.ONE_STEP:
+            return PauseVerdict.NOT_SPLIT
+        if self.pause_whole.n < 2 or self.pause_chunked.n < 2:
+            return PauseVerdict.NO_SPREAD
+        if _clearly_below(self.pause_chunked, self.pause_whole):
+            return PauseVerdict.SHORTER
+        return PauseVerdict.NOT_SHOWN
+
+    @property
+    def tail_verdict(self) -> ReadingTail:
+        if self.tail_chunked.above(self.tail_whole):
+            return ReadingTail.WORSE
+        if _clearly_below(self.tail_chunked, self.tail_whole):
+            return ReadingTail.BETTER
+        if self.tail_chunked.below(self.tail_whole):
+            return ReadingTail.LOWER
+        return ReadingTail.OVERLAP
+
+    @property
+    def pooled_verdict(self) -> PooledTail:
+        if self.pooled_chunked_ms > PAUSE_GAIN_SHOWN * self.pooled_whole_ms:
+            return PooledTail.WORSE
+        if self.pooled_whole_ms > PAUSE_GAIN_SHOWN * self.pooled_chunked_ms:
+            return PooledTail.BETTER
+        return PooledTail.ALIKE
+
+    @property
+    def target_verdict(self) -> TargetVerdict:
+        target = self.plan.pause_ms
+        if self.pause_chunked.low > PAUSE_OFF_TARGET * target:
+            return TargetVerdict.OVER
+        if PAUSE_OFF_TARGET * self.pause_chunked.high < target:
+            return TargetVerdict.UNDER
+        return TargetVerdict.NEAR
+
+    @property
+    def pause_over_target(self) -> float:
+        """The longest pause with chunks (the median), in pause targets."""
+        return self.pause_chunked.median / self.plan.pause_ms
+
+    @property
+    def wait_verdict(self) -> WaitVerdict:
+        if self.plan.second_read is Reading.ONE_STEP:
+            return WaitVerdict.NOT_SPLIT
+        if self.wait_chunked.above(self.wait_whole):
+            return WaitVerdict.LATER
+        if self.wait_chunked.below(self.wait_whole):
+            return WaitVerdict.SOONER
+        return WaitVerdict.OVERLAP
+
+    @property
+    def pause_over_usual(self) -> float:
+        """The longest pause with chunks, in usual gaps."""
+        return self.pause_chunked.median / self.usual_gap_ms
+
+    @property
+    def wait_ratio(self) -> float:
+        """How many times as long the document waited with chunks."""
+        return self.wait_chunked.median / self.wait_whole.median
+
+
+def plot_trade(table: pd.DataFrame, title: str):
+    """One point per run: the users' longest pause against the document's own time to first
+    token, each the median over the run's documents with bars from lowest to highest. Lower is
+    better on both axes; a run cannot usually have both."""
+    import matplotlib.pyplot as plt
+
+    from servelab.plots import SERIES_COLORS, legend_below, style
+
+    with style():
+        figure, ax = plt.subplots(figsize=(6.5, 4.0), layout="constrained")
+        for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
+            wait = Spread.in_row(row, "document_ttft_s")
+            pause = Spread.in_row(row, "users_longest_gap_ms")
+            ax.errorbar(wait.median, pause.median,
+                        xerr=[[wait.median - wait.low], [wait.high - wait.median]],
+                        yerr=[[pause.median - pause.low], [pause.high - pause.median]],
+                        fmt="o", markersize=8, capsize=4, color=color, label=label, zorder=3)
+        ax.set_xlabel("document's time to first token (s)")
+        ax.set_ylabel("users' longest pause (ms)")
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.set_title(title, fontsize=11)
+        legend_below(figure)
+    return figure
+
+
+def _first_run(plan: BudgetPlan) -> str:
+    """How the first run read the document, as a phrase."""
+    if plan.first_read is Reading.ONE_STEP:
+        return "in one step"
+    return f"in {plan.first_chunks} chunks"
+
+
+def _default_text(plan: BudgetPlan) -> str:
+    text = ("vLLM's current engine always splits prompts into chunks, so there is no switch to "
+            "turn on: the dial is `max_num_batched_tokens`, whose default depends on the device "
+            f"and the engine version. The first server was given {plan.first_budget:,} tokens per "
+            "step, ")
+    if plan.first_read is Reading.ONE_STEP:
+        return text + (f"enough for the whole {plan.document_tokens:,}-token document, so it read "
+                       "the document in a single step, as an engine without chunking would. ")
+    return text + (f"less than the {plan.document_tokens:,}-token document, so even the first "
+                   f"run read it {_first_run(plan)}. ")
+
+
+def _users_text(findings: TradeFindings) -> str:
+    plan, pause_whole, pause_chunked = findings.plan, findings.pause_whole, findings.pause_chunked
+    tail_whole, tail_chunked = findings.tail_whole, findings.tail_chunked
+    head = (f"The longest pause a document caused the users was {pause_whole.median:,.0f} ms "
+            f"({pause_whole.range_text(' ms')}) with the document read {_first_run(plan)}, and "
+            f"{pause_chunked.median:,.0f} ms ({pause_chunked.range_text(' ms')}) with "
+            f"{plan.budget}-token chunks; a normal gap between their tokens was "
+            f"{findings.usual_gap_ms:.0f} ms. ")
+    pooled = (f"While each document was being read, the users' 99th-percentile gap was "
+              f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms')}) and then "
+              f"{tail_chunked.median:,.0f} ms ({tail_chunked.range_text(' ms')}); pooled over "
+              f"the whole run it went from {findings.pooled_whole_ms:,.0f} to "
+              f"{findings.pooled_chunked_ms:,.0f} ms. ")
+    if findings.pause_verdict is PauseVerdict.NOT_SPLIT:
+        return head + pooled + ("The second run read the document in one step too, so whatever "
+                                "differs between the two runs is their own noise, not chunking.")
+    head += _target_text(findings)
+    if findings.pause_verdict is PauseVerdict.NO_SPREAD:
+        return head + pooled + ("With one document per run there is no spread to weigh the "
+                                "difference against, so this run cannot say whether chunking "
+                                "shortened the worst pause.")
+    if findings.pause_verdict is PauseVerdict.NOT_SHOWN:
+        return head + pooled + ("So this run did not show chunking shortening the worst pause "
+                                "by more than the spread between its documents: the chunks were "
+                                "not much cheaper than the whole document here. A longer "
+                                "document or a smaller budget would separate them.")
+    return head + pooled + _reading_tail_text(findings)
+
+
+def _target_text(findings: TradeFindings) -> str:
+    """The chunked pauses against the pause the budget was sized for, as a sentence."""
+    target, verdict = findings.plan.pause_ms, findings.target_verdict
+    if verdict is TargetVerdict.NEAR:
+        return (f"Against the {target:.0f} ms the budget was sized for, the chunked pauses came "
+                f"within {PAUSE_OFF_TARGET:g}× of the target: the sizing held. ")
+    if verdict is TargetVerdict.OVER:
+        return (f"Every document's longest chunked pause was over {PAUSE_OFF_TARGET:g}× the "
+                f"{target:.0f} ms the budget was sized for ({findings.pause_over_target:.1f}× at "
+                "the median): the sizing counts a chunk's own tokens read alone, while in the "
+                "run each step also carried the users' tokens, and each later chunk attends to "
+                "every document token before it. ")
+    return (f"Every document's longest chunked pause was under the {target:.0f} ms the budget "
+            f"was sized for by more than {PAUSE_OFF_TARGET:g}× ({findings.pause_over_target:.2f}× "
+            "at the median): the run read prompts faster than the rate the budget was sized "
+            "from, so a larger budget would still have met the target. ")
+
+
+def effect_text(findings: TradeFindings) -> str:
+    """What the users felt and what the document paid, in two paragraphs: chapter 06's
+    middle and chapter 00's section on the same effect."""
+    return f"{_users_text(findings)}\n\n{_document_text(findings)}"
+
+
+def _reading_tail_text(findings: TradeFindings) -> str:
+    """The tail while a document was read, once the worst pause was capped."""
+    verdict = findings.tail_verdict
+    if verdict is ReadingTail.WORSE:
+        return (f"Each long stall became up to {findings.plan.chunks} shorter ones, the longest "
+                f"{findings.pause_over_usual:.1f}× a normal gap, and there were enough of them "
+                f"that the tail while a document was read got worse beyond its spread. Chunking "
+                f"capped the worst pause; it did not make the stream even.")
+    if verdict is ReadingTail.BETTER and findings.pooled_verdict is PooledTail.WORSE:
+        return (f"The worst pause was capped, and the tail while a document was read improved by "
+                f"more than its spread too. Over the whole run, though, the users' p99 gap grew "
+                f"more than {PAUSE_GAIN_SHOWN:g}×: the shorter hitches came often enough to set "
+                f"the run's tail. The users traded one long freeze for many smaller ones.")
+    if verdict is ReadingTail.BETTER:
+        whole_run = ("fell by more than the bar as well" if findings.pooled_verdict is
+                     PooledTail.BETTER else f"stayed within {PAUSE_GAIN_SHOWN:g}×")
+        return (f"The worst pause was capped, and the tail while a document was read improved "
+                f"by more than its spread too, while the tail over the whole run {whole_run}: "
+                f"here the shorter, more frequent hitches were the better deal for the users.")
+    if verdict is ReadingTail.LOWER:
+        return (f"The worst pause was capped beyond the spread; the tail while a document was "
+                f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×, "
+                f"too little for this run to call the hitches the better deal.")
+    return ("The worst pause was capped beyond the spread; the tails while a document was read "
+            "overlap between the documents, so this run cannot call either one better.")
+
+
+def _document_text(findings: TradeFindings) -> str:
+    plan, before, after = findings.plan, findings.wait_whole, findings.wait_chunked
+    second = (f"with {plan.chunks} chunks" if plan.second_read is Reading.CHUNKS
+              else "in the second run")
+    numbers = (f"A document's sender waited {before.median:.2f} s for a first token in the first "
+               f"run ({before.range_text(' s', 2)}) and {after.median:.2f} s {second} "
+               f"({after.range_text(' s', 2)})")
+    if findings.wait_verdict is WaitVerdict.NOT_SPLIT:
+        return numbers + (": that run read it in one step too, so whatever separates the two "
+                          "waits is not chunking's doing.")
+    if findings.wait_verdict is WaitVerdict.LATER:
+        return numbers + (f", {findings.wait_ratio:.1f}× as long: every chunk is a separate step "
+                          f"that also carries the users' tokens and pays the step's fixed cost, "
+                          f"and that price is charged to the long request.")
+    if findings.wait_verdict is WaitVerdict.SOONER:
+        return numbers + (": sooner beyond the spread, which is not the usual outcome; on a "
+                          "busy machine the single long step can be the slower one.")
+    return numbers + (": the ranges overlap, so this run cannot tell the two waits apart; on "
+                      "this device the chunks cost the document little, if anything.")
+
+
+def _sizing_text(plan: BudgetPlan) -> str:
+    text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this device, "
+            f"so a pause of about {plan.pause_ms:.0f} ms buys {plan.wanted_tokens:,.0f} tokens. ")
+    if plan.sizing is Sizing.FLOOR:
+        return text + (f"A step must have room for every sequence it may hold, so the second run's "
+                       f"budget is {plan.budget} tokens, and its pauses will be longer than aimed "
+                       f"for.")
+    if plan.sizing is Sizing.WHOLE:
+        return text + ("That covers the whole document, so the second run cannot split it: this "
+                       "device reads prompts fast enough that one step is already short.")
+    return text + (f"Rounded down (to whole blocks of {plan.block} tokens, this engine's block, "
+                   f"when it is that large), the second run's budget is {plan.budget} tokens.")
+
+
+def story(findings: TradeFindings, prediction: str) -> str:
+    """The page's interpretation, in Markdown, from the findings of the two runs."""
+    plan = findings.plan
+    measured = (f"a longest pause (the median over the documents) of "
+                f"{findings.pause_whole.median:,.0f} ms with the document read "
+                f"{_first_run(plan)} and of {findings.pause_chunked.median:,.0f} ms in "
+                f"{plan.budget}-token chunks, and a document's first token after "
+                f"{findings.wait_whole.median:.2f} s and {findings.wait_chunked.median:.2f} s.")
+    return page_story(prediction, measured, [
+        ("What the engine did", _default_text(plan) + _sizing_text(plan)),
+        ("What the users felt", _users_text(findings)),
+        ("What the document paid", _document_text(findings)),
+        ("The dial", "Without a cap on the step, one long prompt turns into a stall for "
+                     "everyone who is already reading an answer; a cap turns it into several "
+                     "shorter hitches and can make the long prompt's own first token later. The "
+                     "budget decides where on that line a server sits; the plot above shows the "
+                     "two points this run measured."),
+    ])

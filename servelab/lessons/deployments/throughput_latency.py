@@ -1,0 +1,409 @@
+"""Chapter 07: two rate sweeps and mixed traffic — a chat stream and a batch job.
+
+Every comparison rests on repeated runs: ``sweep_repeated`` serves each rate ``sizes.repeats``
+times, the rates in turn within each pass, and ``rate_table`` gives each rate's median and range
+(:class:`~servelab.bench.spread.Spread`); the mix is served as often on each deployment, and
+``setup_row`` gives its spreads. ``*_view`` is what the page prints: each median with its range.
+``run_together`` drives two servers at once (their shares of the device from
+``servelab.placement``), so "two deployments" is measured as it would run.
+
+``SweepFindings`` (the sweeps) and ``MixedFindings`` (the mix) hold the numbers and named
+verdicts, every bar a named constant; ``servelab.lessons.deployments.words`` words them. The
+traffic, ``MixedTraffic``, is a workload of ``servelab.bench``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from itertools import takewhile
+from typing import Unpack
+
+import numpy as np
+import pandas as pd
+
+from servelab import tables
+from servelab.bench import metrics, open_loop, run
+from servelab.bench.frames import Result
+from servelab.bench.options import RunOptions
+from servelab.bench.spread import Spread
+from servelab.bench.workloads import BATCH, CHAT, Workload
+from servelab.engines.running import RunningServer
+from servelab.lessons.batching.findings import LESSON_GPU
+from servelab.lessons.thresholds import MOST_OF_EXTRA, SERVERS_ALIKE
+
+
+def part_metrics(result: Result, slo: dict[str, float]) -> dict[str, float]:
+    """What chat users felt (TTFT p99, TPOT p50, share within ``slo``) and how long the batch
+    job took (its last token, s after the start) in one run; NaN for a part not sent."""
+    chat = [r for r in result.records if r.planned.role == CHAT and r.ok]
+    batch = [r for r in result.records if r.planned.role == BATCH and r.ok]
+    row = {"chat_ttft_ms_p99": math.nan, "chat_tpot_ms_p50": math.nan,
+           "chat_within_slo": math.nan, "batch_job_s": math.nan, "batch_output_tok_s": math.nan}
+    if chat:
+        row["chat_ttft_ms_p99"] = float(np.percentile([r.ttft for r in chat], 99)) * 1000
+        tpots = [t for t in map(metrics.tpot, chat) if t is not None]
+        row["chat_tpot_ms_p50"] = float(np.median(tpots)) * 1000 if tpots else math.nan
+        row["chat_within_slo"] = float(np.mean([metrics.meets_slo(r, slo) for r in chat]))
+    if batch:
+        job_s = max(r.end for r in batch)
+        row["batch_job_s"] = job_s
+        row["batch_output_tok_s"] = sum(r.output_tokens or 0 for r in batch) / job_s
+    return row
+
+
+def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequence[int],
+                   repeats: int, input_tokens: int, max_tokens: int,
+                   **options: Unpack[RunOptions]) -> pd.DataFrame:
+    """``repeats`` passes over ``rates``, ``requests[i]`` Poisson arrivals at ``rates[i]`` req/s:
+    one row per run, with its ``repeat`` and ``rate``. Within a pass the rates are taken in turn,
+    so a slow spell of a shared machine falls on every rate rather than on one. Pass ``k`` draws
+    its arrivals from seed ``k``: the same for every server."""
+    rows = []
+    for repeat in range(repeats):
+        for rate, count in zip(rates, requests, strict=True):
+            result = open_loop(server, rate, count, input_tokens=input_tokens,
+                               max_tokens=max_tokens, seed=repeat, **options)
+            rows.append({"repeat": repeat, "rate": rate, **result.row()})
+    return pd.DataFrame(rows)
+
+
+# What a rate's row keeps of its runs: a spread (median, lowest, highest, count) or the median.
+SPREAD_KEYS = ("ttft_ms_p99", "tpot_ms_p50", "output_tok_s", "slo_attainment", "max_in_flight")
+MEDIAN_KEYS = ("goodput_req_s", "waiting_max")
+
+
+def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per rate of ``sweep_repeated``'s runs: ``SPREAD_KEYS`` as spreads (the median
+    under the key itself, then ``_low``, ``_high``, ``_n``) and ``MEDIAN_KEYS`` as medians."""
+    rows = []
+    for _, group in runs.groupby("rate", sort=True):
+        row: dict[str, float] = {"rate": float(group["rate"].iloc[0])}
+        for key in SPREAD_KEYS:
+            row |= Spread.of(group[key]).columns(key)
+        row |= {key: float(group[key].median()) for key in MEDIAN_KEYS if key in group}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def rate_view(table: pd.DataFrame) -> pd.DataFrame:
+    """A sweep's rate table as the page prints it, one row per rate."""
+    return tables.spread_view(table.set_index("rate"),
+                       {"ttft_ms_p99": 0, "tpot_ms_p50": 0, "output_tok_s": 0,
+                        "slo_attainment": 2, "max_in_flight": 0}, {"waiting_max": 0})
+
+
+def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
+    """One row per way of serving the mixed traffic."""
+    return pd.DataFrame.from_dict(rows, orient="index").rename_axis("setup")
+
+
+def setups_view(table: pd.DataFrame) -> pd.DataFrame:
+    """The mixed-traffic table as the page prints it."""
+    return tables.spread_view(table, {"chat_ttft_ms_p99": 0, "batch_job_s": 1},
+                       {"chat_tpot_ms_p50": 0, "chat_within_slo": 2, "batch_output_tok_s": 0})
+
+
+def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str):
+    """TTFT p99, output throughput and the share of requests within the SLO against the arrival
+    rate, one line per config through the medians of ``rate_table``, a bar over each rate's
+    lowest to highest run."""
+    import matplotlib.pyplot as plt
+
+    from servelab.plots import SERIES_COLORS, legend_below, style
+
+    with style():
+        figure, axes = plt.subplots(1, 3, figsize=(12, 3.8), layout="constrained")
+        panels = (("ttft_ms_p99", 1.0, "time to first token, p99 (ms)"),
+                  ("output_tok_s", 1.0, "output throughput (tok/s)"),
+                  ("slo_attainment", 100.0, "requests within the SLO (%)"))
+        for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
+            for ax, (key, scale, _) in zip(axes, panels, strict=True):
+                median = scale * frame[key]
+                below, above = median - scale * frame[f"{key}_low"], scale * frame[
+                    f"{key}_high"] - median
+                ax.errorbar(frame["rate"], median, yerr=[below, above], marker="o", capsize=4,
+                            color=color, label=label if key == "ttft_ms_p99" else None)
+        axes[0].axhline(ttft_slo_ms, color="grey", linestyle="--",
+                        label=f"SLO {ttft_slo_ms:.0f} ms")
+        rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})
+        for ax, (_, _, ylabel) in zip(axes, panels, strict=True):
+            ax.set_xlabel("arrival rate (requests/s)")
+            ax.set_ylabel(ylabel)
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(rates, [f"{rate:g}" for rate in rates])
+            ax.set_ylim(bottom=0)
+        figure.suptitle(title)
+        legend_below(figure)
+    return figure
+
+
+def run_together(jobs: Mapping[str, tuple[RunningServer, Workload]],
+                 **options: Unpack[RunOptions]) -> dict[str, Result]:
+    """Run each ``label: (server, workload)`` at the same time, one thread each; the results by
+    label."""
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = {label: pool.submit(run, server, workload, **options)
+                   for label, (server, workload) in jobs.items()}
+        return {label: future.result() for label, future in futures.items()}
+
+
+PAIR = "two deployments, side by side"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """What the page needs to know about the two configurations and the device."""
+
+    interactive_seqs: int
+    batch_seqs: int
+    ttft_slo_ms: float
+    device_label: str
+
+
+class FirstTokens(StrEnum):
+    """Which cap's p99 first token left the SLO at the lower rate, in every run."""
+
+    BOTH_MISSED = "both missed at the lowest rate"
+    SMALL_BROKE = "the small cap broke first"
+    LARGE_BROKE = "the large cap broke first"
+    STRADDLED = "the runs fell on both sides of the target"
+    NOT_SEPARATED = "neither separated"
+
+
+class Capacity(StrEnum):
+    """What the two caps' output at the top rate says about more sequences per step."""
+
+    NO_QUEUE = "the small cap's slots were not always full"
+    MOST_OF_EXTRA = "at least half of what the extra sequences could give"
+    SOME_GAIN = "a real gain, below what the extra sequences could give"
+    LOST = "less than the small cap"
+    UNTOLD = "within the spread"
+
+
+class Outcome(StrEnum):
+    """One set-up against another on a time (lower is better), over repeated runs."""
+
+    BETTER = "better beyond the spread"
+    WORSE = "worse beyond the spread"
+    UNTOLD = "within the spread"
+
+
+def _outcome(one: Spread, other: Spread, alike: float = 0.0) -> Outcome:
+    """``one`` against ``other``, lower better; medians within ``alike`` × ``other``'s: alike."""
+    if abs(one.median - other.median) <= alike * other.median:
+        return Outcome.UNTOLD
+    if one.below(other):
+        return Outcome.BETTER
+    if one.above(other):
+        return Outcome.WORSE
+    return Outcome.UNTOLD
+
+
+@dataclass(frozen=True)
+class SweepFindings:
+    """The two sweeps side by side, from ``rate_table``'s rows (``*_i`` with the small cap,
+    ``*_b`` with the large one): the pace of tokens at the lowest and highest rate, the p99
+    first token at every rate, the output and the most requests in flight at the top rate, and
+    each cap's highest median output."""
+
+    setting: Setting
+    rates: tuple[float, ...]
+    low_rate: float
+    high_rate: float
+    tpot_low_i: Spread
+    tpot_low_b: Spread
+    tpot_high_i: Spread
+    tpot_high_b: Spread
+    ttft_i: tuple[Spread, ...]
+    ttft_b: tuple[Spread, ...]
+    output_i: Spread
+    output_b: Spread
+    in_flight_i: Spread
+    in_flight_b: Spread
+    peak_i: float
+    peak_b: float
+
+    @classmethod
+    def of(cls, interactive: pd.DataFrame, batch: pd.DataFrame,
+           setting: Setting) -> SweepFindings:
+        if list(interactive["rate"]) != list(batch["rate"]):
+            raise ValueError("the two sweeps must cover the same rates: "
+                             f"{list(interactive['rate'])} and {list(batch['rate'])}")
+        (low_i, high_i), (low_b, high_b) = ((t.iloc[0], t.iloc[-1]) for t in (interactive, batch))
+        rates = tuple(float(rate) for rate in interactive["rate"])
+        return cls(setting=setting, rates=rates, low_rate=rates[0], high_rate=rates[-1],
+                   tpot_low_i=Spread.in_row(low_i, "tpot_ms_p50"),
+                   tpot_low_b=Spread.in_row(low_b, "tpot_ms_p50"),
+                   tpot_high_i=Spread.in_row(high_i, "tpot_ms_p50"),
+                   tpot_high_b=Spread.in_row(high_b, "tpot_ms_p50"),
+                   ttft_i=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in interactive.iterrows()),
+                   ttft_b=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in batch.iterrows()),
+                   output_i=Spread.in_row(high_i, "output_tok_s"),
+                   output_b=Spread.in_row(high_b, "output_tok_s"),
+                   in_flight_i=Spread.in_row(high_i, "max_in_flight"),
+                   in_flight_b=Spread.in_row(high_b, "max_in_flight"),
+                   peak_i=float(interactive["output_tok_s"].max()),
+                   peak_b=float(batch["output_tok_s"].max()))
+
+    def _met(self, spread: Spread) -> bool:
+        """Every run's p99 first token within the SLO."""
+        return spread.high <= self.setting.ttft_slo_ms
+
+    def _missed(self, spread: Spread) -> bool:
+        """Every run's p99 first token over the SLO."""
+        return spread.low > self.setting.ttft_slo_ms
+
+    def _held(self, spreads: tuple[Spread, ...]) -> float | None:
+        """The highest rate up to which every run met the SLO (None: not even the lowest)."""
+        held = [rate for rate, _ in takewhile(lambda pair: self._met(pair[1]),
+                                              zip(self.rates, spreads, strict=True))]
+        return held[-1] if held else None
+
+    @property
+    def sustained_i(self) -> float | None:
+        return self._held(self.ttft_i)
+
+    @property
+    def sustained_b(self) -> float | None:
+        return self._held(self.ttft_b)
+
+    def _first_split(self) -> tuple[float, FirstTokens] | None:
+        """The lowest rate where one cap missed in every run and the other met, and which."""
+        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
+            if self._missed(small) and self._met(large):
+                return rate, FirstTokens.SMALL_BROKE
+            if self._missed(large) and self._met(small):
+                return rate, FirstTokens.LARGE_BROKE
+        return None
+
+    @property
+    def straddled_rate(self) -> float | None:
+        """The lowest rate at which one cap's runs fell on both sides of the SLO."""
+        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
+            if any(not self._met(s) and not self._missed(s) for s in (small, large)):
+                return rate
+        return None
+
+    @property
+    def split_rate(self) -> float | None:
+        """Where the caps' first tokens parted (``_first_split``); None where they never did."""
+        split = self._first_split()
+        return None if split is None else split[0]
+
+    @property
+    def first_tokens(self) -> FirstTokens:
+        if self._missed(self.ttft_i[0]) and self._missed(self.ttft_b[0]):
+            return FirstTokens.BOTH_MISSED
+        split = self._first_split()
+        if split is not None:
+            return split[1]
+        if self.straddled_rate is not None:
+            return FirstTokens.STRADDLED
+        return FirstTokens.NOT_SEPARATED
+
+    @property
+    def pace_low(self) -> Outcome:
+        """The large cap's time per token against the small cap's at the lowest rate."""
+        return _outcome(self.tpot_low_b, self.tpot_low_i, SERVERS_ALIKE)
+
+    @property
+    def pace_high(self) -> Outcome:
+        return _outcome(self.tpot_high_b, self.tpot_high_i, SERVERS_ALIKE)
+
+    @property
+    def small_queued(self) -> bool:
+        """At the top rate every run had more requests in flight than the small cap has slots,
+        so some of them waited for one: the load reached the small cap."""
+        return self.in_flight_i.low > self.setting.interactive_seqs
+
+    @property
+    def large_seqs(self) -> float:
+        """The large cap's sequences at once at the top rate: in flight (median), up to its cap."""
+        return min(self.in_flight_b.median, float(self.setting.batch_seqs))
+
+    @property
+    def seq_ratio(self) -> float:
+        """The large cap's sequences at once against the small cap's slots."""
+        return self.large_seqs / self.setting.interactive_seqs
+
+    @property
+    def large_unfilled(self) -> bool:
+        """The load never reached the large cap, so the sweep does not show its limit."""
+        return self.large_seqs < self.setting.batch_seqs
+
+    @property
+    def gain(self) -> float:
+        """The large cap's output at the top rate against the small cap's (medians)."""
+        return self.output_b.median / self.output_i.median
+
+    @property
+    def capacity(self) -> Capacity:
+        """A verdict on more sequences per step needs the small cap full (requests queued for
+        its slots in every run) and the two outputs apart (``SERVERS_ALIKE``)."""
+        if not self.small_queued:
+            return Capacity.NO_QUEUE
+        outcome = _outcome(self.output_i, self.output_b, SERVERS_ALIKE)  # BETTER: the small lower
+        if outcome is Outcome.WORSE:
+            return Capacity.LOST
+        if outcome is Outcome.UNTOLD:
+            return Capacity.UNTOLD
+        if self.gain >= MOST_OF_EXTRA * min(self.seq_ratio, LESSON_GPU.gain):
+            return Capacity.MOST_OF_EXTRA
+        return Capacity.SOME_GAIN
+
+
+def setup_row(chat_runs: Sequence[Result], job_runs: Sequence[Result],
+              slo: dict[str, float]) -> dict[str, float]:
+    """One way of serving the mixed traffic, repeated: the chat users' p99 first token and the
+    job's time as the median, lowest, highest and count over the runs
+    (:class:`~servelab.bench.spread.Spread`), the rest as medians. The chat part is read from
+    ``chat_runs`` and the job from ``job_runs`` (the same runs on one server)."""
+    chats = [part_metrics(result, slo) for result in chat_runs]
+    jobs = [part_metrics(result, slo) for result in job_runs]
+    return {
+        **Spread.of(row["chat_ttft_ms_p99"] for row in chats).columns("chat_ttft_ms_p99"),
+        **Spread.of(row["batch_job_s"] for row in jobs).columns("batch_job_s"),
+        "chat_tpot_ms_p50": float(np.nanmedian([row["chat_tpot_ms_p50"] for row in chats])),
+        "chat_within_slo": float(np.nanmedian([row["chat_within_slo"] for row in chats])),
+        "batch_output_tok_s": float(np.median([row["batch_output_tok_s"] for row in jobs])),
+    }
+
+
+@dataclass(frozen=True)
+class MixedFindings:
+    """Two deployments side by side against one server for everything (the best of the single
+    servers for each part): the chat users' p99 first token (ms) and the job's time (s), each
+    over the repeats. ``split`` says how the device was divided; None: it could not be, and
+    there is no pair."""
+
+    split: str | None
+    pair_chat: Spread | None
+    pair_job: Spread | None
+    best_chat: Spread
+    best_job: Spread
+
+    @classmethod
+    def of(cls, table: pd.DataFrame, split: str | None) -> MixedFindings:
+        """From ``setup_row``'s rows by setup: ``PAIR`` (when the device was split) and one row
+        per single server."""
+        singles = table.drop(index=PAIR, errors="ignore")
+        best_chat = singles.sort_values("chat_ttft_ms_p99", kind="stable").iloc[0]
+        best_job = singles.sort_values("batch_job_s", kind="stable").iloc[0]
+        pair = table.loc[[PAIR]].iloc[0] if split is not None else None
+        return cls(split=split,
+                   pair_chat=None if pair is None else Spread.in_row(pair, "chat_ttft_ms_p99"),
+                   pair_job=None if pair is None else Spread.in_row(pair, "batch_job_s"),
+                   best_chat=Spread.in_row(best_chat, "chat_ttft_ms_p99"),
+                   best_job=Spread.in_row(best_job, "batch_job_s"))
+
+    @property
+    def chat(self) -> Outcome | None:
+        return None if self.pair_chat is None else _outcome(self.pair_chat, self.best_chat)
+
+    @property
+    def job(self) -> Outcome | None:
+        return None if self.pair_job is None else _outcome(self.pair_job, self.best_job)

@@ -1,0 +1,177 @@
+"""The words of chapter 07's sweeps and mixed traffic, in Markdown.
+
+Each function words a findings record of ``servelab.lessons.deployments.throughput_latency`` (where
+every verdict is decided against the bars of ``thresholds``) and says plainly when the runs cannot
+tell; ``story`` is the page's interpretation, displayed in a cell tagged ``prose``.
+"""
+
+from __future__ import annotations
+
+from servelab.bench.spread import Spread
+from servelab.lessons.batching.findings import LESSON_GPU
+from servelab.lessons.deployments.throughput_latency import (
+    Capacity,
+    FirstTokens,
+    MixedFindings,
+    Outcome,
+    SweepFindings,
+)
+from servelab.lessons.prediction import page_story
+from servelab.lessons.thresholds import SERVERS_ALIKE
+
+
+def _rate(value: float | None) -> str:
+    """How far the first tokens stayed within the SLO in every run, as a phrase."""
+    return "at none of the rates tried" if value is None else f"up to {value:g} req/s"
+
+
+def _pace(small: Spread, large: Spread, outcome: Outcome) -> str:
+    """The two caps' time per token at one rate and what the runs tell of it, as a clause."""
+    text = (f"{small.median:.0f} ms ({small.low:.0f}–{small.high:.0f}) with the small cap and "
+            f"{large.median:.0f} ms ({large.low:.0f}–{large.high:.0f}) with the large one")
+    return text + {
+        Outcome.BETTER: ": the large cap's tokens came quicker, beyond the spread of the runs",
+        Outcome.WORSE: (": the large cap's tokens came slower, beyond the spread of the runs, "
+                        "as each of its steps carried more sequences"),
+        Outcome.UNTOLD: (": the ranges overlap or the medians are within "
+                         f"{SERVERS_ALIKE:.0%} of each other, so the runs cannot tell the caps "
+                         "apart here"),
+    }[outcome]
+
+
+def _chat_text(found: SweepFindings) -> str:
+    setting = found.setting
+    text = (f"Each figure is the median of {found.tpot_low_i.n} runs, the lowest and highest in "
+            f"brackets. At {found.low_rate:g} req/s a token took "
+            f"{_pace(found.tpot_low_i, found.tpot_low_b, found.pace_low)}. At "
+            f"{found.high_rate:g} req/s it took "
+            f"{_pace(found.tpot_high_i, found.tpot_high_b, found.pace_high)}. The p99 first "
+            f"token stayed within {setting.ttft_slo_ms:,.0f} ms in every run "
+            f"{_rate(found.sustained_i)} with max_num_seqs={setting.interactive_seqs} and "
+            f"{_rate(found.sustained_b)} with {setting.batch_seqs}. ")
+    verdict = found.first_tokens
+    if verdict is FirstTokens.BOTH_MISSED:
+        return text + ("Both missed the target in every run even at the lowest rate: the SLO is "
+                       "too tight for this device, or the requests too long.")
+    if verdict is FirstTokens.STRADDLED:
+        return text + (f"At {found.straddled_rate:g} req/s the runs fell on both sides of the "
+                       "target, so these runs cannot tell which cap's first tokens break first.")
+    if verdict is FirstTokens.NOT_SEPARATED:
+        return text + ("Neither cap separated from the other on first tokens over these rates; "
+                       "higher rates or longer answers would be needed to see the queue form.")
+    which, cause = (("small", "once requests arrive faster than its few slots finish them, they "
+                     "queue, and the first token waits for the queue")
+                    if verdict is FirstTokens.SMALL_BROKE else
+                    ("large", "its longer steps delayed the first tokens more than the small "
+                     "cap's queue did"))
+    return text + (f"The {which} cap broke first: at {found.split_rate:g} req/s its p99 first "
+                   f"token missed the target in every run while the other cap's met it in every "
+                   f"run. {cause[0].upper()}{cause[1:]}.")
+
+
+def _throughput_text(found: SweepFindings) -> str:
+    small, large, slots = found.output_i, found.output_b, found.setting.interactive_seqs
+    text = (f"At {found.high_rate:g} req/s the large cap produced {large.median:,.0f} output "
+            f"tok/s ({large.low:,.0f}–{large.high:,.0f}) and the small one {small.median:,.0f} "
+            f"({small.low:,.0f}–{small.high:,.0f}). ")
+    if found.capacity is Capacity.NO_QUEUE:
+        return text + (f"In at least one run no more than {found.in_flight_i.low:.0f} requests "
+                       f"were in flight at once, within the small cap's {slots} slots, so the "
+                       "load did not reach that cap and these runs cannot tell whether more "
+                       "sequences per step add throughput here: higher rates would be needed.")
+    text += (f"In every run at that rate more requests were in flight at once than the small "
+             f"cap's {slots} slots (at the busiest moment {found.in_flight_i.low:.0f} to "
+             f"{found.in_flight_i.high:.0f}, run by run), so some waited for a slot, while the "
+             f"large cap ran up to {found.large_seqs:.0f} at once: {found.seq_ratio:.1f}× as "
+             "many sequences per step. ")
+    if found.large_unfilled:
+        text += (f"That is all the load offered, far below its cap of "
+                 f"{found.setting.batch_seqs}, so the sweep shows what a few more sequences per "
+                 "step bring, not where this device stops gaining. ")
+    lesson = f"about {LESSON_GPU.gain:.0f}× for {LESSON_GPU.users} streams against one"
+    return text + {
+        Capacity.MOST_OF_EXTRA: (f"They gave {found.gain:.1f}× the throughput, beyond the "
+                                 f"spread of the runs and at least half of the "
+                                 f"{found.seq_ratio:.1f}× that many sequences could give at "
+                                 f"best: on {found.setting.device_label} a step carrying more "
+                                 "sequences cost far less than that many steps, the arithmetic "
+                                 f"the lesson's GPU example shows at a larger scale ({lesson})."),
+        Capacity.SOME_GAIN: (f"They gave {found.gain:.1f}× the throughput, beyond the spread of "
+                             "the runs but well below what the extra sequences could give: on "
+                             f"{found.setting.device_label} each added sequence made every step "
+                             f"longer. The lesson's GPU example gains {lesson}."),
+        Capacity.LOST: ("Yet the large cap produced less, beyond the spread of the runs: on "
+                        f"{found.setting.device_label} its longer steps cost more than the "
+                        "extra sequences brought in."),
+        Capacity.UNTOLD: (f"The two ranges overlap or the medians are within {SERVERS_ALIKE:.0%}"
+                          " of each other, so these runs cannot tell whether the extra sequences "
+                          "per step added throughput here."),
+    }[found.capacity]
+
+
+def _part_words(outcome: Outcome | None, runs: int, what: str) -> str:
+    """One part of the traffic, side by side against one server, as a clause; ``runs``: the
+    fewer of the two set-ups' servings."""
+    if outcome is Outcome.BETTER:
+        return f"{what} did better side by side, beyond the spread of the runs"
+    if outcome is Outcome.WORSE:
+        return f"{what} did worse side by side, beyond the spread of the runs"
+    if runs < 2:
+        return f"with one run each there is no spread to weigh the difference for {what} against"
+    return f"for {what} the ranges overlap, so this run cannot tell the set-ups apart"
+
+
+def _mixed_text(found: MixedFindings) -> str:
+    if found.split is None or found.pair_chat is None or found.pair_job is None:
+        return ("This device could not be split between two servers (it has one core), so the "
+                "page makes no claim about two deployments; the one-deployment rows are above.")
+    chat, job = found.pair_chat, found.pair_job
+    text = (f"Side by side, each server with {found.split}, the chat users' p99 first token "
+            f"was {chat.median:,.0f} ms ({chat.range_text(' ms')}) and the job finished in "
+            f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, "
+            f"the best p99 first token was {found.best_chat.median:,.0f} ms "
+            f"({found.best_chat.range_text(' ms')}) and the quickest job "
+            f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}). ")
+    outcomes = (found.chat, found.job)
+    if outcomes == (Outcome.BETTER, Outcome.BETTER):
+        return text + ("With half the device each, the split gave the chat users quicker first "
+                       "tokens and finished the job sooner: keeping the job's long requests out "
+                       "of the chat server's steps paid for itself here.")
+    if outcomes == (Outcome.BETTER, Outcome.WORSE):
+        return text + ("The split protected the chat users, and the job paid for it: with half "
+                       "the device it took longer than on a server of its own. That is the "
+                       "trade to decide on — a chat that stays quick, or a job that ends sooner.")
+    if outcomes == (Outcome.WORSE, Outcome.BETTER):
+        return text + ("The job did better on its half, but the chat users waited longer than "
+                       "on a shared server: with half the device, the chat server's own steps "
+                       "were slower.")
+    if outcomes == (Outcome.WORSE, Outcome.WORSE):
+        return text + ("Splitting the device lost on both counts here: each half was too small "
+                       "for its traffic, and one server with the whole device did better. Two "
+                       "deployments pay off when each has enough hardware of its own.")
+    if outcomes == (Outcome.UNTOLD, Outcome.UNTOLD):
+        told = _part_words(Outcome.UNTOLD, min(chat.n, found.best_chat.n),
+                           "the chat users and the job")
+    else:
+        told = "; ".join((_part_words(found.chat, min(chat.n, found.best_chat.n),
+                                      "the chat users"),
+                          _part_words(found.job, min(job.n, found.best_job.n), "the job")))
+    return text + (f"{told[0].upper()}{told[1:]}. So this run does not say whether two "
+                   "deployments beat one here.")
+
+
+def story(sweeps: SweepFindings, mixed: MixedFindings, prediction: str) -> str:
+    """The page's interpretation, in Markdown, from the two sweeps' and the mixed traffic's
+    findings."""
+    setting = sweeps.setting
+    measured = (f"at the lowest rate a token took {sweeps.tpot_low_i.median:.0f} ms "
+                f"with max_num_seqs={setting.interactive_seqs} and "
+                f"{sweeps.tpot_low_b.median:.0f} ms with {setting.batch_seqs} (medians of "
+                f"{sweeps.tpot_low_i.n} runs); the p99 first token stayed within the SLO in "
+                f"every run {_rate(sweeps.sustained_i)} with {setting.interactive_seqs} and "
+                f"{_rate(sweeps.sustained_b)} with {setting.batch_seqs}.")
+    return page_story(prediction, measured, [
+        ("Interactive chat", _chat_text(sweeps)),
+        ("Batch processing", _throughput_text(sweeps)),
+        ("Mixed traffic", _mixed_text(mixed)),
+    ])

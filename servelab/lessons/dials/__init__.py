@@ -1,0 +1,1 @@
+"""The serving dials (chapter 05)."""

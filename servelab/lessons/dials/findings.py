@@ -1,0 +1,183 @@
+"""Chapter 05's findings, each found once: the ``max_num_seqs`` sweep and what ``max_model_len``
+decides. ``dials.words.sweep_text``, ``context_text`` and ``dials_prediction`` only word
+them, and the page's figure title reads the same record.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+
+from servelab.engines.vllm_server import Capacity
+from servelab.lessons.dials.runs import OverLong, StartRefusal
+from servelab.lessons.thresholds import CHANGED, THROUGHPUT_SHOWN
+
+
+class Movement(StrEnum):
+    ROSE = "rose"
+    FELL = "fell"
+    SAME = "stayed about the same"
+
+
+def movement(before: float, after: float) -> Movement:
+    """Where ``after`` stands against ``before``, by ``CHANGED``."""
+    if after > before * (1 + CHANGED):
+        return Movement.ROSE
+    if after < before * (1 - CHANGED):
+        return Movement.FELL
+    return Movement.SAME
+
+
+class MedianVerdict(StrEnum):
+    """The median from arrival at the most sequences against its shortest over the levels."""
+
+    NOT_MEASURED = "not measured"
+    SHORTEST_AT_TOP = "shortest at the most sequences"
+    NEAR_SHORTEST = "within CHANGED of the shortest"
+    LONGER_AGAIN = "longer again past the shortest"
+
+
+@dataclass(frozen=True)
+class SweepFindings:
+    """The fewest (``low``) and most (``high``) sequences per step: output (tok/s), the p99
+    time per token of a running request (ms) and the p99 from arrival to last token (s) at
+    each; the level where that p99 was shortest; and the median from arrival at the top level
+    against its shortest (NaN where the sweep has no medians)."""
+
+    low: int
+    high: int
+    output_low: float
+    output_high: float
+    tpot_low_ms: float
+    tpot_high_ms: float
+    arrival_low_s: float
+    arrival_high_s: float
+    best_level: int
+    best_arrival_s: float
+    median_fastest_level: int
+    median_shortest_s: float
+    median_top_s: float
+
+    @classmethod
+    def from_sweep(cls, sweep: pd.DataFrame) -> SweepFindings:
+        """From a frame indexed by level with ``output_tok_s``, ``tpot_ms_p99`` and
+        ``latency_s_p99`` (and ``latency_s_p50`` where measured)."""
+        levels = [int(level) for level in sweep.index]
+        output = sweep["output_tok_s"].to_numpy(dtype=float)
+        tpot = sweep["tpot_ms_p99"].to_numpy(dtype=float)
+        arrival = sweep["latency_s_p99"].to_numpy(dtype=float)
+        best = int(np.argmin(arrival))
+        if "latency_s_p50" in sweep:
+            median = sweep["latency_s_p50"].to_numpy(dtype=float)
+            fastest, shortest, top = int(np.argmin(median)), float(median.min()), float(median[-1])
+        else:
+            fastest, shortest, top = len(levels) - 1, math.nan, math.nan
+        return cls(low=levels[0], high=levels[-1], output_low=float(output[0]),
+                   output_high=float(output[-1]), tpot_low_ms=float(tpot[0]),
+                   tpot_high_ms=float(tpot[-1]), arrival_low_s=float(arrival[0]),
+                   arrival_high_s=float(arrival[-1]), best_level=levels[best],
+                   best_arrival_s=float(arrival[best]), median_fastest_level=levels[fastest],
+                   median_shortest_s=shortest, median_top_s=top)
+
+    @property
+    def speedup(self) -> float:
+        return self.output_high / self.output_low
+
+    @property
+    def shows_gain(self) -> bool:
+        return self.speedup >= THROUGHPUT_SHOWN
+
+    @property
+    def tpot_ratio(self) -> float:
+        """How many times as long a running request's token took at the most sequences."""
+        return self.tpot_high_ms / self.tpot_low_ms
+
+    @property
+    def arrival_ratio(self) -> float:
+        """The p99 from arrival at the most sequences against at the fewest."""
+        return self.arrival_high_s / self.arrival_low_s
+
+    @property
+    def arrival_sooner(self) -> float:
+        """How many times sooner the last arrival was done at the most sequences."""
+        return self.arrival_low_s / self.arrival_high_s
+
+    @property
+    def tpot_moved(self) -> Movement:
+        return movement(self.tpot_low_ms, self.tpot_high_ms)
+
+    @property
+    def arrival_moved(self) -> Movement:
+        return movement(self.arrival_low_s, self.arrival_high_s)
+
+    @property
+    def best_in_between(self) -> bool:
+        """The p99 from arrival was shortest at a level between the fewest and the most."""
+        return self.best_level not in (self.low, self.high)
+
+    @property
+    def median_verdict(self) -> MedianVerdict:
+        if math.isnan(self.median_top_s):
+            return MedianVerdict.NOT_MEASURED
+        if self.median_fastest_level == self.high:
+            return MedianVerdict.SHORTEST_AT_TOP
+        if self.median_top_s > (1 + CHANGED) * self.median_shortest_s:
+            return MedianVerdict.LONGER_AGAIN
+        return MedianVerdict.NEAR_SHORTEST
+
+
+@dataclass(frozen=True)
+class ContextFindings:
+    """What ``max_model_len`` decided in this run: a start refused for a limit longer than the
+    cache (``refusal``, None if it did not fail so), one request over the limit, and the short
+    requests alone and beside long ones on the small server (``capacity``)."""
+
+    refusal: StartRefusal | None
+    refused_context: int
+    over_long: OverLong
+    cache_tokens: int
+    long_context: int
+    engine_concurrency: float
+    short_requests: int
+    long_requests: int
+    short_running: float
+    preemptions_alone: float
+    preemptions_mixed: float
+    short_p99_alone_s: float
+    short_p99_mixed_s: float
+
+    @classmethod
+    def from_runs(cls, *, refusal: StartRefusal | None, refused_context: int,
+                  over_long: OverLong, capacity: Capacity, short_only: Mapping[str, float],
+                  mixed: Mapping[str, float], short_requests: int,
+                  long_requests: int) -> ContextFindings:
+        """``short_only`` and ``mixed`` are the two loads' ``summary()`` dicts, whose latencies
+        are the short requests' own."""
+        return cls(refusal=refusal, refused_context=refused_context, over_long=over_long,
+                   cache_tokens=capacity.kv_cache_tokens, long_context=capacity.max_model_len,
+                   engine_concurrency=capacity.max_concurrency, short_requests=short_requests,
+                   long_requests=long_requests, short_running=short_only["running_max"],
+                   preemptions_alone=short_only["preemptions"],
+                   preemptions_mixed=mixed["preemptions"],
+                   short_p99_alone_s=short_only["e2e_ms_p99"] / 1000,
+                   short_p99_mixed_s=mixed["e2e_ms_p99"] / 1000)
+
+    @property
+    def refused(self) -> bool:
+        return self.refusal is not None
+
+    @property
+    def ran_past_engine_count(self) -> bool:
+        """More short requests ran at once than the engine's count of full-length ones."""
+        return self.short_running > self.engine_concurrency
+
+    @property
+    def crowded_out(self) -> bool:
+        """Long requests beside the short ones caused preemptions the short ones alone did
+        not."""
+        return self.preemptions_mixed > self.preemptions_alone

@@ -1,0 +1,183 @@
+"""Chapter 05: the sweep's two latencies, a mixed-length workload, and a refused start.
+
+``max_model_len`` reserves nothing under paged attention. What it decides is (1) the smallest
+cache the engine agrees to start with, since one request of the full length must fit, and
+(2) how long a conversation may grow, and so how many blocks a few long conversations may take
+from many short ones. The mixed-length workload (``MixedLengths``, a workload of
+``servelab.bench.workloads`` that the chapter imports from here) and :func:`start_refusal` show
+both.
+
+Where a setting depends on the device (the memory dial, whether tensor parallelism can run at
+all), :class:`MemoryDial` and :func:`tensor_parallel_sizes` decide, so the page asks once.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from servelab.bench.frames import Result
+from servelab.bench.workloads import MixedLengths as MixedLengths  # the chapter imports it here
+from servelab.engines.running import RunningServer
+from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB
+from servelab.hardware import Device
+from servelab.lessons.paging.capacity import DEFAULT_SHARE
+
+# On a GPU the chapter gives vLLM its default share of the card (``DEFAULT_SHARE``), and its
+# table compares these.
+GPU_SHARES = (0.7, 0.8, 0.9, 0.95)
+# On a CPU the cache is sized directly: Server's default, beside these sizes in the table.
+CPU_CACHE_GIBS = (0.5, 1.0, 2.0, 4.0)
+
+
+@dataclass(frozen=True)
+class MemoryDial:
+    """The KV memory setting a runtime serves with, as ``Server``'s keyword ``flag`` set to
+    ``value``, and the ``settings`` the chapter's table sets beside it. On a GPU it is a share
+    of the card (``card_gib``, CUDA's total); on a CPU, where a share would be one of all RAM,
+    a cache size in GiB."""
+
+    flag: str
+    value: float
+    settings: tuple[float, ...]
+    card_gib: float | None
+
+    @classmethod
+    def for_device(cls, device: Device) -> MemoryDial:
+        if device.kind == "cuda":
+            return cls("gpu_memory_utilization", DEFAULT_SHARE, GPU_SHARES,
+                       device.cuda_memory_gib)
+        return cls("kv_cache_gib", DEFAULT_CPU_KV_CACHE_GIB, CPU_CACHE_GIBS, None)
+
+    @property
+    def server_args(self) -> dict[str, float]:
+        """The keyword to pass to ``Server``."""
+        return {self.flag: self.value}
+
+    def cache_gib(self, setting: float, kv_gib: float) -> float:
+        """The KV cache ``setting`` gives, from the ``kv_gib`` the engine reported at
+        ``value``. A share moves the cache by its difference of the card (an estimate: the
+        weights and working space are assumed to stay the same size); a size is itself."""
+        if self.card_gib is None:
+            return setting
+        return kv_gib + (setting - self.value) * self.card_gib
+
+
+def tensor_parallel_sizes(device: Device) -> tuple[int, ...]:
+    """The tensor-parallel sizes the chapter compares on ``device``: one GPU against two where
+    it has two, none elsewhere."""
+    return (1, 2) if device.kind == "cuda" and device.count >= 2 else ()
+
+_REFUSAL = re.compile(
+    r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, "
+    r"which is larger than the available KV cache memory \((?P<available>[\d.]+) GiB\)\. "
+    r"(?:Based on the available memory, the estimated maximum model length is "
+    r"(?P<estimate>\d+)\. )?"
+)
+
+
+@dataclass(frozen=True)
+class StartRefusal:
+    """vLLM's reason for refusing to start: one full-length request needs more cache than it
+    has. ``estimate`` is the longest ``max_model_len`` it says would fit (None if not given)."""
+
+    max_model_len: int
+    needed_gib: float
+    available_gib: float
+    estimate: int | None
+
+
+def start_refusal(error_text: str) -> StartRefusal | None:
+    """The refusal in a failed start's log tail, or None if the start failed for another
+    reason."""
+    match = _REFUSAL.search(" ".join(error_text.split()))
+    if match is None:
+        return None
+    estimate = match.group("estimate")
+    return StartRefusal(int(match.group("max_model_len")), float(match.group("needed")),
+                        float(match.group("available")), int(estimate) if estimate else None)
+
+
+REFUSAL_CHARS = 400
+
+
+@dataclass(frozen=True)
+class OverLong:
+    """One request of ``prompt_tokens`` asking for ``max_tokens`` more from a server whose
+    limit is ``limit``, and the server's refusal (None if it was served)."""
+
+    prompt_tokens: int
+    max_tokens: int
+    limit: int
+    message: str | None
+
+    @property
+    def room(self) -> int:
+        """The answer tokens the limit leaves after the prompt."""
+        return max(self.limit - self.prompt_tokens, 0)
+
+    @property
+    def names_room(self) -> bool:
+        """The refusal is about the answer's length cut to the room left, not the prompt's."""
+        return self.message is not None and f"got {self.room}" in self.message
+
+
+def refused_request(server: RunningServer, prompt: str, max_tokens: int) -> str | None:
+    """Send one request; the server's refusal in full (whitespace collapsed, at most
+    ``REFUSAL_CHARS`` characters), or None if it was served. In full, because the numbers that
+    explain it (the limit, the prompt's tokens, the answer's) come after its first sentence."""
+    from openai import BadRequestError, OpenAI
+
+    client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
+    try:
+        client.completions.create(model=server.model, prompt=prompt, max_tokens=max_tokens)
+    except BadRequestError as error:
+        message = error.body.get("message", str(error)) if isinstance(error.body, dict) else str(
+            error)
+        message = " ".join(message.split())
+        return message if len(message) <= REFUSAL_CHARS else message[:REFUSAL_CHARS] + "…"
+    finally:
+        client.close()
+    return None
+
+
+def latency_from_arrival(result: Result) -> dict[str, float]:
+    """p50/p99 of last token − arrival (s), counting any time a request waited in a queue,
+    on the client or in the server; and the requests the server ran at most at once."""
+    requests = result.requests
+    done = requests[requests["ok"]]
+    total = (done["end_s"] - done["queued_s"]).to_numpy()
+    server = result.server
+    running = float(server["running"].max()) if not server.empty else np.nan
+    return {"latency_s_p50": float(np.percentile(total, 50)),
+            "latency_s_p99": float(np.percentile(total, 99)),
+            "server_running_max": running}
+
+
+def plot_sweep(sweep: pd.DataFrame, title: str):
+    """Against output throughput, one point per ``max_num_seqs`` level (the frame's index):
+    p99 from arrival to last token (left) and p99 time per output token once running (right)."""
+    import matplotlib.pyplot as plt
+
+    from servelab.plots import SERIES_COLORS, style
+
+    with style():
+        figure, axes = plt.subplots(1, 2, figsize=(10, 4.0))
+        panels = ((axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
+                  (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)",
+                   SERIES_COLORS[0]))
+        for ax, column, label, color in panels:
+            ax.plot(sweep["output_tok_s"], sweep[column], marker="o", color=color)
+            for level, row in sweep.iterrows():
+                ax.annotate(f"{level} seq{'s' if str(level) != '1' else ''}",
+                            (row["output_tok_s"], row[column]), textcoords="offset points",
+                            xytext=(4, 6), fontsize=8)
+            ax.set_xlabel("output throughput (tok/s)")
+            ax.set_ylabel(label)
+            ax.set_ylim(bottom=0)
+        figure.suptitle(title, fontsize=11, fontweight="bold")
+        figure.tight_layout()
+    return figure

@@ -1,0 +1,163 @@
+"""Chapter 00, the lesson in one notebook: the per-request prefix probe and the words each
+measurement turns into. Every effect is found elsewhere, once, and shared with its deep-dive
+chapter: batching in ``servelab.lessons.batching.findings`` (01, 02), paging in
+``paging.findings`` (03), prefix reuse in ``prefix.reuse_findings`` (04), chunked prefill in
+``chunking.chunked_prefill`` (06, whose words chapter 00 shows too), and the summary's three
+effects in ``overview.findings``. (Where the lesson comes from, and the credit its licence
+asks for, is course tooling: ``course.lesson``.)
+
+Every ``*_text`` function words a findings record in Markdown and says plainly when an effect
+did not show; the chapter shows it with ``display(Markdown(...))``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
+from servelab.lessons.chunking.chunked_prefill import PauseVerdict, TradeFindings, WaitVerdict
+from servelab.lessons.overview.findings import LessonFindings
+from servelab.lessons.paging.findings import PagingFindings, RanVerdict
+from servelab.lessons.prefix.reuse_findings import ReuseFindings
+
+
+# -- one stream against a batch ----------------------------------------------------------------
+def batching_text(found: BatchFindings) -> str:
+    """What the concurrency sweep showed, beside the lesson's figures."""
+    lesson = (f"The lesson's GPU goes from {LESSON_GPU.single_total:.0f} to "
+              f"{LESSON_GPU.top_total:,.0f} tok/s with {LESSON_GPU.users} streams "
+              f"({LESSON_GPU.gain:.0f}×), each user keeping about {LESSON_GPU.kept:.0%} of the "
+              "single-stream speed.")
+    if found.verdict is BatchVerdict.NOT_SHOWN:
+        return (f"With **{found.users}** users the total ({found.basis}) was only "
+                f"**{found.gain:.1f}×** the single stream's ({found.top_total:.0f} against "
+                f"{found.single_total:.0f} tok/s), so this run did not show the gain from "
+                f"batching. Something else may have been using the processor. {lesson}")
+    measured = (f"With **{found.users}** users decoding together the server produced "
+                f"**{found.top_total:.0f} tok/s** in total ({found.basis}), "
+                f"**{found.gain:.1f}×** the **{found.single_total:.0f} tok/s** of one user "
+                f"alone, and each user decoded at **{found.top_each:.1f} tok/s**, "
+                f"**{found.kept:.0%}** of the single-stream speed.")
+    if found.verdict is BatchVerdict.AS_IN_LESSON:
+        cost = ("Each user gave up a little speed and the machine did many times more work: "
+                "the same shape as the lesson's figure.")
+    else:
+        cost = (f"Here each user lost more than in the lesson: a step carrying {found.users} "
+                f"sequences took about {found.step_cost:.1f}× as long as a step carrying one, "
+                "so on this device a bigger batch costs more per step than on the lesson's GPU.")
+    return f"{measured} {lesson} {cost}"
+
+
+def paging_text(paging: PagingFindings) -> str:
+    """What the engine said fits (requests of the full context) against how many sequences the
+    sweep's server ran at once (``running_max`` sampled from /metrics)."""
+    fit = (f"The engine's log said its cache holds {paging.cache_tokens:,} tokens: room for "
+           f"**{paging.engine_concurrency:.1f}** requests of the full "
+           f"{paging.fit.context_limit:,}-token context at once.")
+    if paging.ran_verdict is RanVerdict.NOT_SAMPLED:
+        return f"{fit} This run sampled no running count to set beside it."
+    if paging.ran_verdict is RanVerdict.PAST_RESERVATION:
+        return (f"{fit} Yet **{paging.ran:.0f}** sequences ran at once in the sweep: each held "
+                "only the blocks its own tokens filled, not a whole context. That is paged "
+                "attention (chapter 03).")
+    return (f"{fit} In the sweep at most {paging.ran:.0f} ran at once, no more than reserving "
+            "whole contexts would allow, so this run does not show what paging adds.")
+
+
+# -- a shared system prompt, reused or not --------------------------------------------------
+
+
+def prefix_text(reuse: ReuseFindings) -> str:
+    """What the per-request probe showed with reuse on and off."""
+    if not reuse.reused:
+        return (f"After the first request, reuse on computed **{reuse.later_on:.0f}** prompt "
+                f"tokens per request and reuse off **{reuse.later_off:.0f}**: this run did not "
+                "show the cached prefix being reused.")
+    tokens = (f"Every request sent **{reuse.prompt_tokens:.0f}** prompt tokens. With reuse on, "
+              f"the first one computed **{reuse.first_computed:.0f}** of them and each later one "
+              f"only **{reuse.later_on:.0f}**; the rest came from cached blocks. With reuse off "
+              f"each later request computed **{reuse.later_off:.0f}**.")
+    if reuse.sooner:
+        wait = (f"A later request's first token came after **{reuse.ttft_on_ms:.0f} ms** instead "
+                f"of **{reuse.ttft_off_ms:.0f} ms**, **{reuse.ttft_gain:.1f}×** sooner: skipping "
+                f"the cached part removed {reuse.wait_removed:.0%} of the wait.")
+    else:
+        wait = (f"Yet a later request's first token came only {reuse.ttft_gain:.1f}× sooner "
+                f"({reuse.ttft_on_ms:.0f} ms against {reuse.ttft_off_ms:.0f} ms), so in this run "
+                "most of the wait was not the prompt's prefill.")
+    return f"{tokens} {wait}"
+
+
+# -- the closing summary ----------------------------------------------------------------------
+def prediction_beside_list_text(prediction: str) -> str:
+    """The reader's own guess from the top of the chapter, set beside the list of measurements
+    that ``summary_text`` writes above it ("Compare it with the list above"). Pages with one
+    measured phrase use ``servelab.lessons.prediction.prediction_text`` instead."""
+    if not prediction.strip():
+        return ("You left `my_prediction` empty; write a guess there before a rerun, then "
+                "compare it with the list above.")
+    return f"You predicted: “{prediction.strip()}”. Compare it with the list above."
+
+
+def _wait_words(chunks: TradeFindings) -> str:
+    """The document's own first token either way, as the summary's clause."""
+    chunked, whole = chunks.wait_chunked.median, chunks.wait_whole.median
+    if chunks.wait_verdict is WaitVerdict.LATER:
+        return f"a document's first token came later, after {chunked:.2f} s against {whole:.2f} s"
+    if chunks.wait_verdict is WaitVerdict.SOONER:
+        return f"a document's first token came sooner, after {chunked:.2f} s against {whole:.2f} s"
+    return (f"a document's first token came after {chunked:.2f} s and {whole:.2f} s, ranges "
+            "overlapping: no cost this run can tell")
+
+
+def summary_text(found: LessonFindings, prediction: str) -> str:
+    """One line per effect saying what this run measured, then the reader's prediction."""
+    batch, reuse, chunks = found.batching, found.reuse, found.chunking
+    if batch.shown:
+        batching = (f"**Batching:** {batch.users} users got {batch.gain:.1f}× the total of one "
+                    f"user, each at {batch.kept:.0%} of its speed.")
+    else:
+        batching = (f"**Batching:** not shown in this run ({batch.gain:.1f}× at {batch.users} "
+                    "users).")
+    if reuse.reused:
+        prefix = (f"**Prefix caching:** a repeat of the shared prompt computed "
+                  f"{reuse.later_on:.0f} tokens instead of {reuse.later_off:.0f}; first token "
+                  f"{reuse.ttft_gain:.1f}× sooner.")
+    else:
+        prefix = "**Prefix caching:** no reuse showed in this run."
+    pause_whole, pause_chunked = chunks.pause_whole, chunks.pause_chunked
+    if chunks.pause_verdict is PauseVerdict.SHORTER:
+        chunking = (f"**Chunked prefill:** the users' longest pause fell from "
+                    f"{pause_whole.median / 1000:.2f} s to {pause_chunked.median / 1000:.2f} s "
+                    f"(medians over {min(pause_whole.n, pause_chunked.n)} documents, ranges "
+                    f"apart); {_wait_words(chunks)}.")
+    else:
+        chunking = (f"**Chunked prefill:** this run did not show a shorter pause beyond its "
+                    f"spread ({pause_whole.median / 1000:.2f} s in one step, "
+                    f"{pause_chunked.median / 1000:.2f} s in chunks).")
+    lines = [f"- {batching}", f"- {prefix}", f"- {chunking}"]
+    return "\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
+
+
+def plot_prefix(reuse: pd.DataFrame, control: pd.DataFrame, title: str):
+    """Prompt tokens computed and time to first token, request by request, reuse on and off."""
+    import matplotlib.pyplot as plt
+
+    from servelab.plots import SERIES_COLORS, legend_below, style
+
+    x = np.arange(len(reuse))
+    with style():
+        figure, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), layout="constrained")
+        for ax, column, label in ((axes[0], "computed", "prompt tokens computed (tokens)"),
+                                  (axes[1], "ttft_ms", "time to first token (ms)")):
+            ax.bar(x - 0.2, reuse[column], width=0.4, label="reuse on",
+                   color=SERIES_COLORS[0])
+            ax.bar(x + 0.2, control[column], width=0.4, label="reuse off",
+                   color=SERIES_COLORS[1])
+            ax.set_xticks(x, [str(n) for n in reuse["request"]])
+            ax.set_xlabel("request, in the order sent")
+            ax.set_ylabel(label)
+        figure.suptitle(title, fontweight="bold")
+        legend_below(figure)
+    return figure

@@ -1,0 +1,167 @@
+"""The paging effect, found once: what one token costs, how many requests a cache holds reserved
+or paged, how many ran at once, and what a cache too small for the load did.
+
+Chapters 00 and 03 both build :class:`PagingFindings` with :meth:`PagingFindings.from_run`, so
+the two pages cannot judge one run differently; ``overview.words.paging_text`` and
+``paging.words.paging_text`` only word it. Every verdict here compares counts the run measured
+with each other or with zero: none needs a bar of its own.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+import pandas as pd
+
+from servelab.engines.vllm_server import Capacity
+from servelab.lessons.paging.kv import KVShape, RequestFit
+
+
+@dataclass(frozen=True)
+class TokenCost:
+    """What one token costs in the cache, and so one request and one full context."""
+
+    bytes_per_token: int
+    dtype: str
+    context_limit: int
+    request_tokens: int
+    context_mib: float
+    request_mib: float
+
+    @classmethod
+    def of(cls, shape: KVShape, context_limit: int, request_tokens: int) -> TokenCost:
+        return cls(shape.bytes_per_token, shape.dtype, context_limit, request_tokens,
+                   shape.mib_for(context_limit), shape.mib_for(request_tokens))
+
+
+class RanVerdict(StrEnum):
+    """How many sequences ran at once against the full-context requests the cache holds."""
+
+    NOT_SAMPLED = "not sampled"              # the run read no running count
+    PAST_RESERVATION = "more than reserved"  # paging let more run than reservation would
+    WITHIN_RESERVATION = "no more than reserved"
+
+
+def _most_running(load: Mapping[str, float] | pd.DataFrame) -> float:
+    """The largest ``running_max`` of a summary (one value) or a sweep (one per level); NaN if
+    the run sampled none."""
+    if "running_max" not in load:
+        return math.nan
+    values = np.atleast_1d(np.asarray(load["running_max"], dtype=float))
+    return math.nan if np.isnan(values).all() else float(np.nanmax(values))
+
+
+@dataclass(frozen=True)
+class PagingFindings:
+    """A server's cache in requests (``fit``), the engine's own count of full-context requests
+    (cache ÷ limit), and the most sequences seen running at once under load (``ran``; NaN if not
+    sampled). ``tokens_per_sequence`` is what each held at the busiest moment, where measured."""
+
+    fit: RequestFit
+    cache_tokens: int
+    engine_concurrency: float
+    ran: float
+    tokens_per_sequence: float
+
+    @classmethod
+    def from_run(cls, capacity: Capacity, block: int, request_tokens: int,
+                 load: Mapping[str, float] | pd.DataFrame,
+                 tokens_per_sequence: float = math.nan) -> PagingFindings:
+        """From the engine's capacity line, its block size, the requests' length and the load
+        (a ``summary()`` dict or a sweep frame with ``running_max``)."""
+        fit = RequestFit.of(capacity.kv_cache_tokens, block, capacity.max_model_len,
+                            request_tokens)
+        return cls(fit=fit, cache_tokens=capacity.kv_cache_tokens,
+                   engine_concurrency=capacity.max_concurrency, ran=_most_running(load),
+                   tokens_per_sequence=tokens_per_sequence)
+
+    @property
+    def paging_gain(self) -> bool:
+        """Blocks fit more of these requests than reserving the full context does."""
+        return self.fit.paged > self.fit.reserved
+
+    @property
+    def paged_factor(self) -> float:
+        return self.fit.paged / max(self.fit.reserved, 1)
+
+    @property
+    def ran_verdict(self) -> RanVerdict:
+        if math.isnan(self.ran):
+            return RanVerdict.NOT_SAMPLED
+        if self.ran > self.fit.reserved:
+            return RanVerdict.PAST_RESERVATION
+        return RanVerdict.WITHIN_RESERVATION
+
+
+@dataclass(frozen=True)
+class SqueezeFindings:
+    """The same load in a cache too small for it (``cramped``) beside the roomy one."""
+
+    running: float
+    waiting: float
+    preemptions: float
+    failed: float
+    cramped_s: float
+    roomy_s: float
+
+    @classmethod
+    def from_runs(cls, roomy: Mapping[str, float], cramped: Mapping[str, float]
+                  ) -> SqueezeFindings:
+        """From the two loads' ``summary()`` dicts."""
+        return cls(running=cramped["running_max"], waiting=cramped["waiting_max"],
+                   preemptions=cramped["preemptions"], failed=cramped.get("failed", 0.0),
+                   cramped_s=cramped["duration_s"], roomy_s=roomy["duration_s"])
+
+    @property
+    def waited(self) -> bool:
+        """Some request had to wait for room: the squeeze showed."""
+        return self.waiting > 0
+
+    @property
+    def preempted(self) -> bool:
+        return self.preemptions > 0
+
+    @property
+    def all_completed(self) -> bool:
+        return self.failed == 0
+
+
+@dataclass(frozen=True)
+class AdmissionFindings:
+    """Why the running counts differ from what fits: waiting beside free blocks (the step's
+    token budget held prompts back) and running more than fits (optimistic admission, paid for
+    with preemption). The fits are whole requests, prompt and answer, in blocks."""
+
+    roomy_waiting: float
+    roomy_running: float
+    roomy_fit: int
+    cramped_running: float
+    cramped_fit: int
+    cramped_preemptions: float
+
+    @classmethod
+    def from_runs(cls, roomy: Mapping[str, float], roomy_fit: RequestFit,
+                  cramped: Mapping[str, float], cramped_fit: RequestFit) -> AdmissionFindings:
+        """From the two loads' ``summary()`` dicts and what each cache holds."""
+        return cls(roomy_waiting=roomy["waiting_max"], roomy_running=roomy["running_max"],
+                   roomy_fit=roomy_fit.paged, cramped_running=cramped["running_max"],
+                   cramped_fit=cramped_fit.paged, cramped_preemptions=cramped["preemptions"])
+
+    @property
+    def budget_held(self) -> bool:
+        """Requests waited while fewer ran than the roomy cache holds: memory did not hold
+        them."""
+        return self.roomy_waiting > 0 and self.roomy_running < self.roomy_fit
+
+    @property
+    def optimistic(self) -> bool:
+        """More ran in the small cache than it holds whole requests."""
+        return self.cramped_running > self.cramped_fit
+
+    @property
+    def preempted(self) -> bool:
+        return self.cramped_preemptions > 0

@@ -1,0 +1,1 @@
+"""Prefix caching and shared blocks (chapter 04; 00's summary)."""

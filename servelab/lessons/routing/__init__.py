@@ -1,0 +1,1 @@
+"""Past one machine: replicas behind a router (chapter 09)."""

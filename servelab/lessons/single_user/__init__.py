@@ -1,0 +1,1 @@
+"""When a single-user engine is the better choice (chapter 08)."""

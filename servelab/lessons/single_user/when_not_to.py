@@ -1,0 +1,344 @@
+"""Chapter 08: what two engines cost to set up, and how they serve one user and many.
+
+``footprint_mb`` and ``folder_mb`` measure what each engine needs on disk; ``comparison`` puts
+the runs side by side; ``plot_comparison`` draws the three numbers the guidance rests on: the
+speed one user sees, the total throughput under many users, and how long those users wait for a
+first token. llama.cpp runs twice, on the 4-bit file and on a 16-bit one, so that the page can
+separate what the engine does from what the file format does. ``EngineFindings`` reads the runs
+once, with every comparison a named verdict; ``story`` only words it.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+
+import pandas as pd
+
+from servelab.bench.frames import Result
+from servelab.lessons.prediction import page_story
+from servelab.lessons.thresholds import ALIKE, ALONE_KEEPS
+
+MB = 1e6
+COLUMNS = ["output_tok_s", "user_tok_s", "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
+           "e2e_s_p50", "max_in_flight", "completed", "failed"]
+
+
+def footprint_mb(*distributions: str) -> float:
+    """Megabytes the installed files of these distributions take (missing ones count 0)."""
+    total = 0
+    for name in distributions:
+        try:
+            files = importlib.metadata.distribution(name).files or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for file in files:
+            path = Path(file.locate())
+            if path.is_file():
+                total += path.stat().st_size
+    return total / MB
+
+
+def folder_mb(path: str | Path) -> float:
+    """Megabytes of one file, or of every file under a folder."""
+    path = Path(path)
+    if path.is_file():
+        return path.stat().st_size / MB
+    if not path.is_dir():
+        raise FileNotFoundError(f"{path} does not exist")
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / MB
+
+
+def comparison(results: Mapping[tuple[str, int], Result]) -> pd.DataFrame:
+    """One row per (engine, users) run: throughput, per-user speed and latencies in seconds."""
+    rows = []
+    for (engine, users), result in results.items():
+        s = result.summary()
+        done = result.requests[result.requests["ok"]]
+        rows.append({
+            "engine": engine, "users": users,
+            "output_tok_s": s["output_tok_s"], "user_tok_s": s["user_tok_s"],
+            "tokens_per_request": float(done["output_tokens"].mean()) if len(done) else 0.0,
+            "ttft_s_p50": s["ttft_ms_p50"] / 1000, "ttft_s_p99": s["ttft_ms_p99"] / 1000,
+            "e2e_s_p50": s["e2e_ms_p50"] / 1000, "max_in_flight": s["max_in_flight"],
+            "completed": s["completed"], "failed": s["failed"],
+        })
+    if not rows:
+        raise ValueError("no runs to compare")
+    return pd.DataFrame(rows).set_index(["engine", "users"])[COLUMNS]
+
+
+def plot_comparison(table: pd.DataFrame, many: int, title: str):
+    """Three panels, one bar per engine: tok/s one user sees alone; total tok/s with ``many``
+    users; and the median wait for a first token with ``many`` users."""
+    import matplotlib.pyplot as plt
+
+    from servelab.plots import SERIES_COLORS, style
+
+    engines = list(table.index.get_level_values("engine").unique())
+    panels = [
+        (1, "user_tok_s", "1 user: speed it sees", "tokens/s"),
+        (many, "output_tok_s", f"{many} users: total", "tokens/s"),
+        (many, "ttft_s_p50", f"{many} users: median wait for 1st token", "seconds"),
+    ]
+    with style():
+        figure, axes = plt.subplots(1, len(panels), figsize=(10, 3.8))
+        for ax, (users, column, label, unit) in zip(axes, panels, strict=True):
+            values = [table.loc[(engine, users), column] for engine in engines]
+            bars = ax.bar([engine.replace(" ", "\n") for engine in engines], values,
+                          color=SERIES_COLORS[: len(engines)])
+            ax.bar_label(bars, fmt="%.3g", fontsize=9)
+            ax.set_title(label, fontsize=10, fontweight="normal")
+            ax.set_ylabel(unit)
+            ax.margins(y=0.15)
+        figure.suptitle(title, fontsize=11, fontweight="bold")
+        figure.tight_layout()
+    return figure
+
+
+LLAMA_Q4, LLAMA_F16, VLLM = "llama.cpp Q4_1", "llama.cpp F16", "vLLM"
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the page states besides the runs: where each engine ran, the files and the set-up."""
+
+    many: int
+    llama_device: str  # e.g. "the CPU (2 cores)"
+    vllm_device: str  # e.g. "the CPU (2 cores)" or "GPU Tesla T4 (15 GiB, ...)"
+    vllm_on_gpu: bool
+    q4_bits: float  # bits per weight of the packed file, scales included
+    f16_bits: float
+    start_s: Mapping[str, float]  # seconds from launch to the first answer, per engine
+    compile_s: float | None  # llama-cpp-python's build on this machine (None: not recorded)
+    vllm_dtype: str = "bfloat16"  # what vLLM computed in (server.flags["dtype"] or the model's)
+
+    @property
+    def vllm_bits(self) -> int:
+        return 32 if self.vllm_dtype in ("float32", "float") else 16
+
+
+class Pace(StrEnum):
+    """One speed against another."""
+
+    FASTER = "faster"
+    ALIKE = "about as fast"
+    SLOWER = "slower"
+
+
+@dataclass(frozen=True)
+class Against:
+    """Speed ``a`` against speed ``b``."""
+
+    a: float
+    b: float
+
+    @property
+    def ratio(self) -> float:
+        return self.a / self.b
+
+    @property
+    def pace(self) -> Pace:
+        if 1 - ALIKE <= self.ratio <= 1 + ALIKE:
+            return Pace.ALIKE
+        return Pace.FASTER if self.ratio > 1 else Pace.SLOWER
+
+
+def _by_engine(column: pd.Series) -> dict[str, float]:
+    """A column indexed by engine, as the findings hold it."""
+    return {str(engine): float(value) for engine, value in column.items()}
+
+
+@dataclass(frozen=True)
+class EngineFindings:
+    """The two engines' runs, read once: the speed one user saw alone (``one``), the total with
+    ``facts.many`` users (``crowd``) and their waits for a first token, by engine; the disk each
+    needed; and the set-up facts."""
+
+    facts: Facts
+    one: Mapping[str, float]
+    crowd: Mapping[str, float]
+    wait_p50_s: Mapping[str, float]
+    wait_p99_s: Mapping[str, float]
+    disk_mb: Mapping[str, float]  # "llama.cpp" and "vLLM": packages and model files
+
+    @classmethod
+    def of(cls, table: pd.DataFrame, setup: pd.DataFrame, facts: Facts) -> EngineFindings:
+        """From ``comparison``'s table (engines ``LLAMA_Q4``, ``LLAMA_F16``, ``VLLM``; users 1
+        and ``facts.many``) and the disk table (one row per engine, megabytes)."""
+        one = table.xs(1, level="users")
+        many = table.xs(facts.many, level="users")
+        return cls(facts=facts, one=_by_engine(one["user_tok_s"]),
+                   crowd=_by_engine(many["output_tok_s"]),
+                   wait_p50_s=_by_engine(many["ttft_s_p50"]),
+                   wait_p99_s=_by_engine(many["ttft_s_p99"]),
+                   disk_mb=_by_engine(setup.sum(axis=1)))
+
+    @property
+    def q4_vs_f16(self) -> Against:
+        return Against(self.one[LLAMA_Q4], self.one[LLAMA_F16])
+
+    @property
+    def f16_vs_vllm(self) -> Against:
+        return Against(self.one[LLAMA_F16], self.one[VLLM])
+
+    @property
+    def q4_leads(self) -> bool:
+        """llama.cpp's packed file was faster than vLLM for one user, beyond ``ALIKE``."""
+        return Against(self.one[LLAMA_Q4], self.one[VLLM]).pace is Pace.FASTER
+
+    @property
+    def alone_llama(self) -> bool:
+        """llama.cpp's packed file served one user at least about as quickly as vLLM."""
+        return self.one[LLAMA_Q4] >= ALONE_KEEPS * self.one[VLLM]
+
+    @property
+    def crowd_llama(self) -> str:
+        """The llama.cpp run that served the most in total under load."""
+        return max((name for name in self.crowd if name != VLLM), key=self.crowd.__getitem__)
+
+    @property
+    def crowd_lead(self) -> Against:
+        return Against(self.crowd[VLLM], self.crowd[self.crowd_llama])
+
+    @property
+    def crowd_vllm(self) -> bool:
+        """vLLM served more in total under load than the better llama.cpp run, beyond ``ALIKE``."""
+        return self.crowd_lead.pace is Pace.FASTER
+
+    @property
+    def first_start_s(self) -> float | None:
+        """llama.cpp's first start with its build (None: the build was not recorded)."""
+        if self.facts.compile_s is None:
+            return None
+        return self.facts.compile_s + self.facts.start_s[LLAMA_Q4]
+
+    @property
+    def build_slower(self) -> bool | None:
+        """Whether llama.cpp's build and start took longer than vLLM's start."""
+        first = self.first_start_s
+        return None if first is None else first > self.facts.start_s[VLLM]
+
+
+def _as_fast(against: Against) -> str:
+    """``a`` against ``b`` in words: "2.1× as fast as", "1.4× slower than" or "about as fast
+    as"."""
+    if against.pace is Pace.ALIKE:
+        return "about as fast as"
+    if against.pace is Pace.FASTER:
+        return f"{against.ratio:.1f}× as fast as"
+    return f"{1 / against.ratio:.1f}× slower than"
+
+
+def _where_text(facts: Facts) -> str:
+    text = (f"llama.cpp ran on {facts.llama_device} in both of its runs; vLLM ran on "
+            f"{facts.vllm_device}. ")
+    if facts.vllm_on_gpu:
+        return text + ("So every comparison between the two engines below is also a comparison "
+                       "between a CPU and a GPU; only the two llama.cpp runs compare like with "
+                       "like, and they separate the file format from the engine.")
+    return text + "Same processor, same model, same requests: the engines and formats differ."
+
+
+def _setup_text(found: EngineFindings) -> str:
+    facts = found.facts
+    text = (f"llama.cpp answered {facts.start_s[LLAMA_Q4]:.1f} s after it was launched and vLLM "
+            f"after {facts.start_s[VLLM]:.1f} s. On disk vLLM needed "
+            f"{found.disk_mb['vLLM']:,.0f} MB of packages and model files, llama.cpp "
+            f"{found.disk_mb['llama.cpp']:,.0f} MB. ")
+    if found.first_start_s is None or facts.compile_s is None:
+        text += ("How long llama-cpp-python took to compile was not recorded here, so the "
+                 "set-up comparison leaves out its build. ")
+    else:
+        text += (f"But PyPI has no compiled llama-cpp-python for the CPU: it was built from source "
+                 f"in {facts.compile_s / 60:.1f} minutes on this machine, so the first start of "
+                 f"llama.cpp took about {found.first_start_s / 60:.1f} minutes in all")
+        text += (", longer than vLLM's start; later starts skip the build. "
+                 if found.build_slower else ", still less than vLLM's start. ")
+    return text + ("vLLM's CPU engine cannot load the 4-bit GGUF file, so it serves a bf16 copy, "
+                   f"computing in {facts.vllm_dtype} (vLLM on a GPU has experimental GGUF "
+                   "loading, not used here).")
+
+
+def _one_user_text(found: EngineFindings) -> str:
+    facts = found.facts
+    q4, f16, vllm = (found.one[name] for name in (LLAMA_Q4, LLAMA_F16, VLLM))
+    text = (f"One user saw {q4:.0f} tokens/s from llama.cpp on the Q4_1 file, {f16:.0f} on the "
+            f"F16 file and {vllm:.0f} from vLLM. The Q4_1 file stores {facts.q4_bits:.1f} bits "
+            f"per weight, its block scales included, against {facts.f16_bits:.1f} for F16 "
+            f"({facts.f16_bits / facts.q4_bits:.1f}× the bytes to read per token); on the same "
+            f"engine the packed file was {_as_fast(found.q4_vs_f16)} the 16-bit one. ")
+    if facts.vllm_on_gpu:
+        vllm_vs_f16 = Against(vllm, f16)
+        return text + (f"vLLM on the GPU was {_as_fast(vllm_vs_f16)} llama.cpp's F16 run on the "
+                       "CPU: that gap is mostly the device, not the engine.")
+    if facts.vllm_bits != 16:
+        text += (f"vLLM computed in {facts.vllm_dtype}, {facts.vllm_bits} bits per weight "
+                 "(servelab picks it on a CPU without bf16 instructions, where vLLM's bf16 "
+                 f"kernels are far slower); llama.cpp's F16 run was "
+                 f"{_as_fast(found.f16_vs_vllm)} vLLM. ")
+        if found.q4_leads:
+            return text + ("So llama.cpp led for one user, but the two engines read different "
+                           "numbers of bytes per weight here, so this run does not say how much "
+                           "of the lead is the engine and how much the file format.")
+        return text + "Even the 4-bit file did not put llama.cpp ahead for one user in this run."
+    text += f"At 16 bits each, llama.cpp was {_as_fast(found.f16_vs_vllm)} vLLM. "
+    if not found.q4_leads:
+        return text + "Even the 4-bit file did not put llama.cpp ahead for one user in this run."
+    return text + {
+        Pace.ALIKE: "So llama.cpp's lead for one user came from the smaller file, not from the "
+                    "engine.",
+        Pace.FASTER: "So llama.cpp led for one user at equal precision too, and the 4-bit file "
+                     "widened the lead.",
+        Pace.SLOWER: "So at equal precision vLLM was the quicker engine here, and the 4-bit "
+                     "format alone put llama.cpp ahead.",
+    }[found.f16_vs_vllm.pace]
+
+
+def _many_text(found: EngineFindings) -> str:
+    llama = found.crowd_llama
+    text = (f"With {found.facts.many} users at once, vLLM produced {found.crowd[VLLM]:.0f} "
+            f"tokens/s in total and the faster llama.cpp run ({llama}) "
+            f"{found.crowd[llama]:.0f}. The median user waited "
+            f"{found.wait_p50_s[VLLM]:.1f} s for a first token on vLLM and "
+            f"{found.wait_p50_s[llama]:.1f} s on llama.cpp, the unluckiest "
+            f"{found.wait_p99_s[VLLM]:.1f} s and {found.wait_p99_s[llama]:.1f} s. ")
+    if found.crowd_vllm:
+        return text + (f"vLLM served {found.crowd_lead.ratio:.1f}× the tokens because each of its "
+                       "steps carries every running request, while llama-cpp-python's server "
+                       "answers one request after another.")
+    return text + ("vLLM did not serve more in total in this run; the table shows where the "
+                   "time went.")
+
+
+def _guidance_text(found: EngineFindings) -> str:
+    where = " (on different devices, as said above)" if found.facts.vllm_on_gpu else ""
+    if found.alone_llama and found.crowd_vllm:
+        return ("Ask how many requests will be in flight at the same moment. For one person "
+                "at a time, a packed file on llama.cpp was at least as quick here and starts in "
+                "seconds once built; when requests overlap, vLLM's shared steps turned the same "
+                f"model into several times the total output{where}.")
+    if found.crowd_vllm:
+        return ("vLLM was ahead under load and not behind for one user in this run, so here the "
+                f"choice would be vLLM either way{where}; the 4-bit format is what a lighter "
+                "engine has to offer, and the table shows how much it gave.")
+    return ("This run did not show vLLM ahead under load, so it gives no reason to pick vLLM on "
+            "this device; the table shows what it did measure.")
+
+
+def story(found: EngineFindings, prediction: str) -> str:
+    """The page's interpretation, in Markdown, from the engines' findings."""
+    measured = (f"one user saw {found.one[LLAMA_Q4]:.0f} tokens/s on llama.cpp (Q4_1) "
+                f"and {found.one[VLLM]:.0f} on vLLM; with {found.facts.many} users vLLM "
+                f"produced {found.crowd[VLLM]:.0f} tokens/s in total against "
+                f"{found.crowd[LLAMA_Q4]:.0f}.")
+    return page_story(prediction, measured, [
+        ("Where each engine ran", _where_text(found.facts)),
+        ("Set-up and start", _setup_text(found)),
+        ("One user", _one_user_text(found)),
+        (f"{found.facts.many} users", _many_text(found)),
+        ("The guidance", _guidance_text(found)),
+    ])
