@@ -54,6 +54,14 @@ class Spread:
     def above(self, other: Spread) -> bool:
         return other.below(self)
 
+    def below_by(self, other: Spread, factor: float) -> bool:
+        """Lower than ``other`` beyond the noise (:meth:`below`) and by ``factor`` besides:
+        ``other``'s median is at least ``factor`` times this one's."""
+        return self.below(other) and other.median >= factor * self.median
+
+    def above_by(self, other: Spread, factor: float) -> bool:
+        return other.below_by(self, factor)
+
     def range_text(self, unit: str = "", digits: int = 0) -> str:
         """``"range 180-260 ms over 3"``: what a sentence puts beside the median."""
         return (f"range {self.low:,.{digits}f}–{self.high:,.{digits}f}{unit} over {self.n}")

@@ -63,8 +63,6 @@ PAUSE_GAIN_SHOWN = 1.5
 # rate) when every document's longest pause was more than this many times the target, or less
 # than the target by this factor; within it the sizing held within timing noise.
 PAUSE_OFF_TARGET = 1.5
-# A pause counts as clearly shorter (or a tail clearly better) below this share of the other.
-CLEARLY = 1 / PAUSE_GAIN_SHOWN
 
 # -- Serving metrics and the throughput/latency trade (chapter 07) -------------------------------
 # Little's law and the engine's sampled count "agree" within this share of the engine's count:

@@ -25,7 +25,7 @@ from servelab.bench.metrics import itls_during
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Role
 from servelab.lessons.prediction import page_story
-from servelab.lessons.thresholds import CLEARLY, PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+from servelab.lessons.thresholds import PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
 
 _ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
 _BUDGET = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
@@ -251,7 +251,7 @@ class PauseVerdict(StrEnum):
 
     NOT_SPLIT = "the chunked run read it in one step too"  # nothing for chunking to change
     NO_SPREAD = "one document a run"  # a single value has no range to weigh a difference by
-    SHORTER = "shorter"  # ranges apart, and below CLEARLY of the one-step pause
+    SHORTER = "shorter"  # ranges apart, and PAUSE_GAIN_SHOWN× below the one-step pause
     NOT_SHOWN = "not shorter beyond the spread"
 
 
@@ -259,7 +259,7 @@ class ReadingTail(StrEnum):
     """The users' p99 gap while a document was read, with chunks against in one step."""
 
     WORSE = "worse beyond the spread"
-    BETTER = "better"  # ranges apart, and below CLEARLY of the one-step tail
+    BETTER = "better"  # ranges apart, and PAUSE_GAIN_SHOWN× below the one-step tail
     LOWER = "lower beyond the spread, by less than the bar"
     OVERLAP = "the ranges overlap"
 
@@ -288,11 +288,6 @@ class WaitVerdict(StrEnum):
     LATER = "later beyond the spread"
     SOONER = "sooner beyond the spread"
     OVERLAP = "the ranges overlap"
-
-
-def _clearly_below(low: Spread, high: Spread) -> bool:
-    """``low`` under ``high`` beyond both ranges and by the pause bar besides."""
-    return low.below(high) and low.median < CLEARLY * high.median
 
 
 @dataclass(frozen=True)
@@ -333,7 +328,7 @@ class TradeFindings:
             return PauseVerdict.NOT_SPLIT
         if self.pause_whole.n < 2 or self.pause_chunked.n < 2:
             return PauseVerdict.NO_SPREAD
-        if _clearly_below(self.pause_chunked, self.pause_whole):
+        if self.pause_chunked.below_by(self.pause_whole, PAUSE_GAIN_SHOWN):
             return PauseVerdict.SHORTER
         return PauseVerdict.NOT_SHOWN
 
@@ -341,7 +336,7 @@ class TradeFindings:
     def tail_verdict(self) -> ReadingTail:
         if self.tail_chunked.above(self.tail_whole):
             return ReadingTail.WORSE
-        if _clearly_below(self.tail_chunked, self.tail_whole):
+        if self.tail_chunked.below_by(self.tail_whole, PAUSE_GAIN_SHOWN):
             return ReadingTail.BETTER
         if self.tail_chunked.below(self.tail_whole):
             return ReadingTail.LOWER

@@ -93,7 +93,7 @@ class LoadReuseFindings:
     def sooner(self) -> bool:
         """Sooner beyond the noise: the medians differ by ``TTFT_GAIN_SHOWN`` and even the
         slowest request with caching beat the quickest without (the ranges are apart)."""
-        return self.gain >= TTFT_GAIN_SHOWN and self.on.below(self.off)
+        return self.on.below_by(self.off, TTFT_GAIN_SHOWN)
 
     @property
     def hits_counted(self) -> bool:

@@ -118,9 +118,9 @@ def measure_policies(replicas: Replicas, policies: Sequence[str], workload: Tena
 def _first_token(spreading: Spread, following: Spread) -> str:
     """"sooner", "later" or "unclear": the median first token with the prefix-following policy,
     called apart only when the ranges are and the medians differ ``TTFT_GAIN_SHOWN``-fold."""
-    if following.below(spreading) and spreading.median >= TTFT_GAIN_SHOWN * following.median:
+    if following.below_by(spreading, TTFT_GAIN_SHOWN):
         return "sooner"
-    if following.above(spreading) and following.median >= TTFT_GAIN_SHOWN * spreading.median:
+    if following.above_by(spreading, TTFT_GAIN_SHOWN):
         return "later"
     return "unclear"
 
@@ -369,10 +369,10 @@ class SetupRuns:
 
 def copies_verdict(copies: Spread, other: Spread) -> str:
     """"copies", "one" or "same": which delivered more output, called apart only when the runs'
-    ranges are and the medians differ by more than ``SAME_SPEED``."""
-    if copies.above(other) and copies.median > (1 + SAME_SPEED) * other.median:
+    ranges are and the medians differ by ``SAME_SPEED`` or more."""
+    if copies.above_by(other, 1 + SAME_SPEED):
         return "copies"
-    if copies.below(other) and other.median > (1 + SAME_SPEED) * copies.median:
+    if copies.below_by(other, 1 + SAME_SPEED):
         return "one"
     return "same"
 
