@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import functools
-import os
 import shutil
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from course.paths import (
     source_notebook,
     student_notebook,
 )
+from servelab import settings
 
 BOOK_CONFIG = REPO_ROOT / "_config.yml"
 PROSE_TAG = "prose"
@@ -185,9 +185,9 @@ def site_under_test(repo_root: Path = REPO_ROOT) -> Path | None:
     ``SERVELAB_SITE_DIR`` names a built ``html`` folder (default ``_build/html``);
     ``SERVELAB_BUILD_SITE=1`` builds the book first, once per process.
     """
-    if os.environ.get("SERVELAB_BUILD_SITE") == "1":
+    if settings.BUILD_SITE.on():
         return _build_once(repo_root)
-    site = Path(os.environ.get("SERVELAB_SITE_DIR") or repo_root / "_build" / "html")
+    site = Path(settings.SITE_DIR.value() or repo_root / "_build" / "html")
     return site if (site / "index.html").exists() else None
 
 

@@ -7,14 +7,14 @@ check ``course.checks`` can import (``check_from_lesson``), and the page's attri
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from servelab import settings
+
 # The lesson document chapter 00 follows (course JSON format): tests compare the chapter with it.
-LESSON_FILE_ENV = "SERVELAB_LESSON_FILE"
 LESSON_FILE = Path("shared") / "seed" / "000_10ad88a6f5cbc97c.txt"
 
 
@@ -25,8 +25,9 @@ def lesson_file() -> Path:
     above the working directory, that has one. When none does, the place it would have beside a
     repository that is the working directory, for the caller to report as missing.
     """
-    if os.environ.get(LESSON_FILE_ENV):
-        return Path(os.environ[LESSON_FILE_ENV])
+    forced = settings.LESSON_FILE.value()
+    if forced:
+        return Path(forced)
     here = Path(__file__).resolve().parent
     for start in (here, Path.cwd().resolve()):
         for folder in (start, *start.parents):

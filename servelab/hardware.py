@@ -23,6 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from servelab.settings import DEVICE
+
 DeviceKind = Literal["cpu", "cuda"]
 # vLLM's CUDA wheels carry kernels from compute capability 7.0; below 8.0 there is no bfloat16.
 MIN_COMPUTE_CAPABILITY = (7, 0)
@@ -118,7 +120,7 @@ def detect_device() -> Device:
     ``SERVELAB_DEVICE=cpu`` forces the CPU path even where a GPU exists.
     """
     cpu = Device(kind="cpu", name=cpu_name())
-    if os.environ.get("SERVELAB_DEVICE") == "cpu":
+    if DEVICE.value() == "cpu":
         return cpu
     gpus = query_gpus()
     if not gpus:

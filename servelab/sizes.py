@@ -9,13 +9,13 @@ literals of its own, and its page prints the profile it ran.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator, Mapping
 from typing import Any, Literal, get_args
 
+from servelab.settings import SIZE
+
 Profile = Literal["smoke", "cpu", "gpu"]
 PROFILES: tuple[Profile, ...] = get_args(Profile)
-ENV_VAR = "SERVELAB_SIZE"
 
 # chapter id -> profile -> the chapter's knobs. Every profile of a chapter has the same keys.
 TABLE: dict[str, dict[str, dict[str, Any]]] = {
@@ -170,10 +170,10 @@ class Sizes(Mapping[str, Any]):
 
 def profile_for(device_kind: str) -> Profile:
     """``SERVELAB_SIZE`` if set, else ``gpu`` on a CUDA device and ``cpu`` elsewhere."""
-    forced = os.environ.get(ENV_VAR, "").strip()
+    forced = SIZE.value()
     if forced:
         if forced not in PROFILES:
-            raise SizeError(f"{ENV_VAR}={forced!r} is not a profile; choose one of {PROFILES}")
+            raise SizeError(f"{SIZE.name}={forced!r} is not a profile; choose one of {PROFILES}")
         return forced
     return "gpu" if device_kind == "cuda" else "cpu"
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +21,7 @@ from course.checks import LETTERS, check_cells, load_check
 from course.edition import site_under_test
 from course.paths import BOOK_DIR, CHAPTERS, CHECKS_DIR
 from course.self_study import ANSWERS_CLASS, SELF_STUDY_TAG, build_site, write_tree
+from servelab import settings
 
 MARKERS = (
     "BEGIN SOLUTION",
@@ -143,7 +143,7 @@ def built_site() -> Path:
     site = site_under_test()
     if site is None:
         message = "no built site: run jupyter-book build --all -W . or SERVELAB_BUILD_SITE=1"
-        if os.environ.get("SERVELAB_REQUIRE_SITE") == "1":
+        if settings.REQUIRE_SITE.on():
             pytest.fail(message)
         pytest.skip(message)
     return site

@@ -20,6 +20,7 @@ import yaml
 from course import lesson as course_lesson
 from course.lesson import lesson_file
 from course.paths import CHECKS_DIR, REPO_ROOT, SOURCE_DIR
+from servelab import settings
 from servelab.lessons.overview import words as lesson_module
 
 RUN = 7
@@ -80,7 +81,7 @@ def book_texts() -> dict[str, str]:
 def lesson_runs() -> set[str]:
     path = lesson_file()
     assert path.exists(), (f"the lesson document is missing: {path}; set "
-                           f"{course_lesson.LESSON_FILE_ENV} to its path")
+                           f"{settings.LESSON_FILE.name} to its path")
     lesson = json.loads(path.read_text(encoding="utf-8"))
     return set().union(*(runs(text) for text in lesson_texts(lesson)))
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -46,6 +45,7 @@ from course.paths import (
     REPO_ROOT,
     source_notebook,
 )
+from servelab import settings
 
 pytestmark = pytest.mark.tooling  # jupyter-book builds, nbgrader and chromium
 
@@ -99,7 +99,7 @@ MIN_ALT_WORDS = 6  # a finding, the axes: more than a caption's few words
 
 # The test job (env/run-tests.sh) builds the site first and sets SERVELAB_REQUIRE_SITE=1: there a
 # missing site, page or browser is a failure, not a skip.
-REQUIRED = os.environ.get("SERVELAB_REQUIRE_SITE") == "1"
+REQUIRED = settings.REQUIRE_SITE.on()
 needs_chromium = pytest.mark.skipif(
     CHROMIUM is None and not REQUIRED,
     reason="chromium is not installed (env/setup-system.sh installs it)",

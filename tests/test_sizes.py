@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from course.paths import CHAPTERS
-from servelab.sizes import ENV_VAR, PROFILES, TABLE, SizeError, profile_for, sizes_for
+from servelab.settings import SIZE
+from servelab.sizes import PROFILES, TABLE, SizeError, profile_for, sizes_for
 
 
 def test_every_chapter_has_every_profile_with_the_same_knobs() -> None:
@@ -17,12 +18,12 @@ def test_every_chapter_has_every_profile_with_the_same_knobs() -> None:
 
 
 def test_the_device_picks_the_profile_unless_the_environment_says(monkeypatch) -> None:
-    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.delenv(SIZE.name, raising=False)
     assert profile_for("cuda") == "gpu"
     assert profile_for("cpu") == "cpu"
-    monkeypatch.setenv(ENV_VAR, "smoke")
+    monkeypatch.setenv(SIZE.name, "smoke")
     assert profile_for("cuda") == "smoke"
-    monkeypatch.setenv(ENV_VAR, "tiny")
+    monkeypatch.setenv(SIZE.name, "tiny")
     with pytest.raises(SizeError, match="tiny"):
         profile_for("cpu")
 

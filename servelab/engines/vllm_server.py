@@ -8,7 +8,6 @@ however the run ends), and reads the engine's capacity lines from its log.
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import sys
@@ -18,7 +17,7 @@ from pathlib import Path
 from servelab.engines.process import ServerProcess, ServerStartError, stop_all
 from servelab.hardware import Device, default_dtype, detect_device, engine_env
 from servelab.models import choose_model
-from servelab.sizes import ENV_VAR as SIZE_ENV_VAR
+from servelab.sizes import profile_for
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 GIB = 2**30
@@ -162,13 +161,13 @@ class Server(ServerProcess):
             "seed": seed,
         }
         self.extra_args = list(extra_args)
-        # A smoke run (SERVELAB_SIZE=smoke: tests, nbval) measures nothing a lesson states, so on
+        # A smoke run (the smoke size profile: tests, nbval) measures nothing a lesson states, so on
         # the CPU its engine core runs inside the API server's process: one import of vLLM fewer,
         # about 11 s sooner at every start on two cores. The lesson sizes keep vLLM's default:
         # benchmarks/in_process.py measured one stream at half its speed and prefill at twice its
         # rate in process, which would change what the chapters report.
         self.smoke_in_process = (self.device.kind == "cpu"
-                                 and os.environ.get(SIZE_ENV_VAR, "").strip() == "smoke")
+                                 and profile_for(self.device.kind) == "smoke")
         if self.smoke_in_process:
             self.notes.append("Smoke size: the engine core runs inside the API server's process "
                               "(VLLM_ENABLE_V1_MULTIPROCESSING=0) to start sooner.")
