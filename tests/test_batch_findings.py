@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from servelab.bench import sweep_table
 from servelab.lessons.batching.findings import (
     LESSON_GPU,
     STEADY_BASIS,
@@ -17,6 +18,8 @@ from servelab.lessons.batching.findings import (
     BatchVerdict,
     two_level_sweep,
 )
+from servelab.lessons.batching.steps import NOISE_TEXT, scaling_text, sweep_ranges
+from servelab.lessons.overview.words import batching_text
 from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
 
@@ -116,3 +119,41 @@ def test_two_summary_rows_make_a_sweep() -> None:
     assert list(frame["concurrency"]) == [1, 16] and list(frame["failed"]) == [0, 0]
     found = BatchFindings.from_sweep(frame)
     assert found.users == 16 and found.gain == pytest.approx(16.0)
+
+
+class _Run:
+    """What ``sweep_table`` reads of a run: its summary row."""
+
+    def __init__(self, steady: float) -> None:
+        self.steady = steady
+
+    def row(self) -> dict[str, float | str]:
+        return {"workload": "closed loop", "status": "4/4 ok", "output_tok_s": 0.9 * self.steady,
+                "steady_output_tok_s": self.steady}
+
+
+def repeated(single: list[float], crowd: list[float]) -> BatchFindings:
+    table = sweep_table({1: [_Run(value) for value in single],
+                         32: [_Run(value) for value in crowd]})
+    return BatchFindings.from_sweep(table)
+
+
+def test_a_repeated_sweep_gives_medians_and_the_ranges_beside_them() -> None:
+    found = repeated([24.0, 25.0, 27.0], [380.0, 400.0, 420.0])
+    assert (found.single_total, found.top_total, found.repeated) == (25.0, 400.0, True)
+    assert found.shown and not found.within_noise
+    text = scaling_text(found, smoke=False)
+    assert "(medians of 3 sweeps; lowest to highest: one stream 24–27, 32 streams 380–420" in text
+
+
+def test_a_gain_the_ranges_still_cover_is_not_called_shown() -> None:
+    found = repeated([20.0, 25.0, 200.0], [100.0, 400.0, 420.0])  # 16× at the medians
+    assert found.gain >= SHOWN_GAIN and found.verdict is BatchVerdict.NOT_SHOWN
+    assert found.within_noise and NOISE_TEXT in scaling_text(found, smoke=False)
+    assert NOISE_TEXT in batching_text(found)
+
+
+def test_one_sweep_has_no_range_to_weigh_and_says_none() -> None:
+    found = repeated([25.0], [400.0])
+    assert not found.repeated and found.shown
+    assert sweep_ranges(found) == ""

@@ -41,6 +41,7 @@ several times (median, range) and whether two differ beyond their ranges. Plots 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Unpack
 
 import pandas as pd
@@ -58,6 +59,7 @@ from servelab.bench.frames import Result
 from servelab.bench.options import RunOptions
 from servelab.bench.prefill import PrefillFit, prefill_fit
 from servelab.bench.runner import ServerDiedError, run
+from servelab.bench.spread import Spread
 from servelab.bench.workloads import (
     ClosedLoop,
     Interferer,
@@ -144,16 +146,46 @@ def warm_up(server: RunningServer) -> None:
                 progress=False)
 
 
+# The figures of a concurrency sweep that pages compare, so each gets its range beside its median.
+SWEEP_SPREADS = ("output_tok_s", "steady_output_tok_s", "user_tok_s", "steady_user_tok_s")
+
+
+def sweep_runs(server: RunningServer, levels: list[int], requests_per_user: int = 2,
+               input_tokens: int = 64, max_tokens: int = 64, seed: int = 0, repeats: int = 1,
+               **options: Unpack[RunOptions]) -> dict[int, list[Result]]:
+    """A closed loop at each concurrency in ``levels``, the whole sweep ``repeats`` times: the
+    runs by level, in pass order. Every pass takes the levels in turn (so a shared machine's
+    drift spreads over all of them) with its own seed."""
+    runs: dict[int, list[Result]] = {users: [] for users in levels}
+    for number in range(repeats):
+        for users in levels:
+            runs[users].append(closed_loop(server, users, requests_per_user, input_tokens,
+                                           max_tokens, seed + number, **options))
+    return runs
+
+
+def sweep_table(runs: Mapping[int, Sequence[Result]]) -> pd.DataFrame:
+    """One row per level: the median of every figure over its runs, and beside each of
+    ``SWEEP_SPREADS`` its lowest, highest and count (``Spread`` columns)."""
+    rows = []
+    for users, results in runs.items():
+        frame = pd.DataFrame([result.row() for result in results])
+        medians = frame.median(numeric_only=True)
+        row: dict[str, float] = {"concurrency": users}
+        row |= {str(key): float(value) for key, value in medians.items()}
+        for key in SWEEP_SPREADS:
+            if key in frame and frame[key].notna().any():
+                row |= Spread.of(frame[key]).columns(key)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def sweep_concurrency(server: RunningServer, levels: list[int], requests_per_user: int = 2,
                       input_tokens: int = 64, max_tokens: int = 64, seed: int = 0,
-                      **options: Unpack[RunOptions]) -> pd.DataFrame:
-    """A closed loop at each concurrency in ``levels``: one row per level."""
-    rows = []
-    for users in levels:
-        result = closed_loop(server, users, requests_per_user, input_tokens, max_tokens, seed,
-                             **options)
-        rows.append({"concurrency": users, **result.row()})
-    return pd.DataFrame(rows)
+                      repeats: int = 1, **options: Unpack[RunOptions]) -> pd.DataFrame:
+    """:func:`sweep_table` of :func:`sweep_runs`: one row per level."""
+    return sweep_table(sweep_runs(server, levels, requests_per_user, input_tokens, max_tokens,
+                                  seed, repeats, **options))
 
 
 def sweep_rate(server: RunningServer, rates: list[float], num_requests: int = 32,
@@ -174,5 +206,5 @@ __all__ = [
     "ServerDiedError", "SharedPrefix", "StaticBatching", "ceiling", "closed_loop",
     "device_limits", "interferer", "measure_bandwidth", "open_loop", "parallel_sampling",
     "parameter_count", "prefill_fit", "run", "shared_prefix", "static_batching",
-    "sweep_concurrency", "sweep_rate", "warm_up", "weight_bytes",
+    "sweep_concurrency", "sweep_rate", "sweep_runs", "sweep_table", "warm_up", "weight_bytes",
 ]

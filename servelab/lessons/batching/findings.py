@@ -16,14 +16,8 @@ from enum import StrEnum
 
 import pandas as pd
 
-from servelab.lessons.thresholds import (
-    LESSON_STRENGTH,
-    SHOWN_GAIN,
-)
-
-# -- the bars ------------------------------------------------------------------------------------
-# Every threshold of chapters 00-02 and the smoke check, each once. Two bars share a value below
-# only where they measure different ratios; each says why it has a name of its own.
+from servelab.bench.spread import Spread
+from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
 
 # -- the lesson's figures ----------------------------------------------------------------------
@@ -80,9 +74,13 @@ class BatchFindings(BatchGain):
     Both totals are on one ``basis``: the steady state where the sweep has it at both ends, else
     the whole run. What each user gets is the total on that basis shared by the users (in the
     steady state every step gives each user one token), so ``kept`` is ``gain`` ÷ ``users``.
+    A repeated sweep's totals are medians, and ``single_spread`` and ``top_spread`` hold their
+    ranges (one measurement each where the sweep ran once).
     """
 
     basis: str
+    single_spread: Spread | None = None
+    top_spread: Spread | None = None
 
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame) -> BatchFindings:
@@ -96,17 +94,37 @@ class BatchFindings(BatchGain):
         users = LESSON_GPU.users if LESSON_GPU.users in levels.index else int(levels.index[-1])
         ends = levels.loc[[1, users]]
         steady = STEADY_TOTAL in ends and not ends[STEADY_TOTAL].isna().any()
-        single, top = (float(value) for value in ends[STEADY_TOTAL if steady else WHOLE_TOTAL])
-        return cls(users=int(users), single_total=single, top_total=top, single_each=single,
-                   top_each=top / users, basis=STEADY_BASIS if steady else WHOLE_BASIS)
+        key = STEADY_TOTAL if steady else WHOLE_TOTAL
+        single_spread, top_spread = (Spread.in_row(row, key) for _, row in ends.iterrows())
+        return cls(users=int(users), single_total=single_spread.median,
+                   top_total=top_spread.median, single_each=single_spread.median,
+                   top_each=top_spread.median / users,
+                   basis=STEADY_BASIS if steady else WHOLE_BASIS,
+                   single_spread=single_spread, top_spread=top_spread)
+
+    @property
+    def repeated(self) -> bool:
+        """Whether both ends were measured more than once, so that their ranges can be weighed."""
+        return (self.single_spread is not None and self.top_spread is not None
+                and self.single_spread.n > 1 and self.top_spread.n > 1)
 
     @property
     def verdict(self) -> BatchVerdict:
+        """Shown when the gain reaches ``SHOWN_GAIN`` and, in a repeated sweep, even the slowest
+        run of the crowd beat the quickest of one stream alone."""
         if not self.gain >= SHOWN_GAIN:  # a NaN gain shows nothing either
+            return BatchVerdict.NOT_SHOWN
+        single, top = self.single_spread, self.top_spread
+        if single is not None and top is not None and self.repeated and not top.above(single):
             return BatchVerdict.NOT_SHOWN
         if self.gain_per_stream >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream:
             return BatchVerdict.AS_IN_LESSON
         return BatchVerdict.WEAKER
+
+    @property
+    def within_noise(self) -> bool:
+        """A gain past the bar that the repeated sweeps' ranges still cover: not shown either."""
+        return self.gain >= SHOWN_GAIN and self.verdict is BatchVerdict.NOT_SHOWN
 
     @property
     def shown(self) -> bool:

@@ -311,19 +311,35 @@ def intensity_text(found: Intensity) -> str:
     return f"{numbers} {measured} {seen}"
 
 
+def sweep_ranges(found: BatchFindings) -> str:
+    """The ranges behind a repeated sweep's two totals, as a parenthesis; empty for one sweep."""
+    single, top = found.single_spread, found.top_spread
+    if single is None or top is None or not found.repeated:
+        return ""
+    return (f" (medians of {min(single.n, top.n)} sweeps; lowest to highest: one stream "
+            f"{single.low:,.0f}–{single.high:,.0f}, {found.users} streams "
+            f"{top.low:,.0f}–{top.high:,.0f} tok/s)")
+
+
+NOISE_TEXT = ("the sweeps' ranges overlap, so this run cannot tell that gain from the machine's "
+              "noise")
+
+
 def scaling_text(found: BatchFindings, smoke: bool) -> str:
     """One stream against the sweep's top, beside the lesson's GPU."""
     numbers = (f"Counted {found.basis}, one stream made **{found.single_total:.0f} tok/s** and "
-               f"{found.users} streams **{found.top_total:.0f} tok/s** in total: "
-               f"**{found.gain:.1f}×**, with each user at **{found.kept:.0%}** of the single "
-               f"stream's speed. The lesson's GPU goes from {LESSON_GPU.single_total:.0f} to "
-               f"{LESSON_GPU.top_total:,.0f} tok/s ({LESSON_GPU.gain:.0f}×), each user at about "
-               f"{LESSON_GPU.kept:.0%}.")
+               f"{found.users} streams **{found.top_total:.0f} tok/s** in total"
+               f"{sweep_ranges(found)}: **{found.gain:.1f}×**, with each user at "
+               f"**{found.kept:.0%}** of the single stream's speed. The lesson's GPU goes from "
+               f"{LESSON_GPU.single_total:.0f} to {LESSON_GPU.top_total:,.0f} tok/s "
+               f"({LESSON_GPU.gain:.0f}×), each user at about {LESSON_GPU.kept:.0%}.")
     if found.verdict is BatchVerdict.AS_IN_LESSON:
         verdict = "This machine shows the effect at the lesson's strength."
     elif found.verdict is BatchVerdict.WEAKER:
         verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "
                    "fit below shows what held it back.")
+    elif found.within_noise:
+        verdict = f"Yet {NOISE_TEXT}."
     elif smoke:
         verdict = ("This smoke-size run is too small to show the effect; run the page at full "
                    "size to measure it.")

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
+from servelab.lessons.batching.steps import NOISE_TEXT, sweep_ranges
 from servelab.lessons.chunking.chunked_prefill import PauseVerdict, TradeFindings, WaitVerdict
 from servelab.lessons.overview.findings import LessonFindings
 from servelab.lessons.paging.findings import PagingFindings, RanVerdict
@@ -29,13 +30,17 @@ def batching_text(found: BatchFindings) -> str:
               f"{LESSON_GPU.top_total:,.0f} tok/s with {LESSON_GPU.users} streams "
               f"({LESSON_GPU.gain:.0f}×), each user keeping about {LESSON_GPU.kept:.0%} of the "
               "single-stream speed.")
+    if found.within_noise:
+        return (f"With **{found.users}** users the total ({found.basis}) was "
+                f"**{found.gain:.1f}×** the single stream's{sweep_ranges(found)}, yet "
+                f"{NOISE_TEXT}. {lesson}")
     if found.verdict is BatchVerdict.NOT_SHOWN:
         return (f"With **{found.users}** users the total ({found.basis}) was only "
                 f"**{found.gain:.1f}×** the single stream's ({found.top_total:.0f} against "
                 f"{found.single_total:.0f} tok/s), so this run did not show the gain from "
                 f"batching. Something else may have been using the processor. {lesson}")
     measured = (f"With **{found.users}** users decoding together the server produced "
-                f"**{found.top_total:.0f} tok/s** in total ({found.basis}), "
+                f"**{found.top_total:.0f} tok/s** in total ({found.basis}){sweep_ranges(found)}, "
                 f"**{found.gain:.1f}×** the **{found.single_total:.0f} tok/s** of one user "
                 f"alone, and each user decoded at **{found.top_each:.1f} tok/s**, "
                 f"**{found.kept:.0%}** of the single-stream speed.")
@@ -116,7 +121,7 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
     batch, reuse, chunks = found.batching, found.reuse, found.chunking
     if batch.shown:
         batching = (f"**Batching:** {batch.users} users got {batch.gain:.1f}× the total of one "
-                    f"user, each at {batch.kept:.0%} of its speed.")
+                    f"user{sweep_ranges(batch)}, each at {batch.kept:.0%} of its speed.")
     else:
         batching = (f"**Batching:** not shown in this run ({batch.gain:.1f}× at {batch.users} "
                     "users).")

@@ -1,6 +1,7 @@
-"""Chapter 03's capacity plan on made-up numbers and on the published figures, its KV arithmetic
-against the counts both engine versions reported (tests/fixtures), every branch of its text,
-and the page's own cells run on stand-ins for the runtime and the server."""
+"""servelab.lessons.paging.capacity: chapter 03's capacity plan on made-up numbers and on the
+published figures, its KV arithmetic against the counts both engine versions reported
+(tests/fixtures), every branch of its text, the cards it is drawn for, and the page's own cells
+run on stand-ins for the runtime and the server."""
 
 from __future__ import annotations
 
@@ -30,10 +31,12 @@ from servelab.lessons.paging.capacity import (
     plan_cache,
     plan_table,
     plan_text,
+    planning_cards,
     users_column,
     whole_block_tokens,
 )
 from servelab.lessons.paging.kv import KVShape, kv_shape
+from tests.support import CPU, T4X2
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SMOL = KVShape(layers=30, kv_heads=3, head_dim=64, dtype="bfloat16")  # the offline model
@@ -282,3 +285,9 @@ def test_the_chapters_planning_cells_run_on_the_names_earlier_cells_bind(kind: s
     assert namespace["engine_check"].difference == 0
     assert len(shown) == 2 and "agree to the token" in shown[1]
     assert shown[0].endswith("the floor, not the ceiling.")
+
+
+def test_the_plan_adds_this_runtimes_gpu_as_a_third_card() -> None:
+    assert planning_cards(CPU) == list(CARDS)
+    cards = planning_cards(T4X2)
+    assert cards[:2] == list(CARDS) and "(this runtime)" in cards[2].name

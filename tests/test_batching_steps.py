@@ -1,4 +1,4 @@
-"""Chapters 01 and 02's helpers on made-up numbers: the step-time fit and every prose branch."""
+"""servelab.lessons.batching.steps: the step-time fit, its findings and every text branch."""
 
 from __future__ import annotations
 
@@ -10,28 +10,14 @@ import pytest
 from servelab.bench import bandwidth
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
-from servelab.hardware import Device
 from servelab.lessons.batching import steps as batching
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, two_level_sweep
-from servelab.lessons.prediction import page_story, prediction_text
 
 ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
 
 
 def many(total: float, users: int) -> dict[str, float]:
     return {"steady_output_tok_s": total, "steady_user_tok_s": total / users}
-
-
-def test_prediction_is_echoed_or_its_absence_noted() -> None:
-    assert "You predicted: *about 5x*" in prediction_text(" about 5x ", "20×")
-    empty = prediction_text("", "20×")
-    assert "left the prediction empty" in empty and "20×" in empty
-
-
-def test_a_page_story_opens_with_the_prediction_then_titled_paragraphs() -> None:
-    text = page_story("5x", "20×", [("One user", "Quick."), ("Many users", "Slower.")])
-    assert text.split("\n\n") == [prediction_text("5x", "20×"), "**One user.** Quick.",
-                                   "**Many users.** Slower."]
 
 
 @pytest.mark.parametrize(("total", "smoke", "phrase"), [
@@ -223,42 +209,6 @@ def test_the_waves_findings_are_read_off_the_two_runs() -> None:
     assert found.speedup == 2.0 and found.verdict is batching.WavesVerdict.CLEAR
 
 
-def test_matmul_flops_is_a_positive_rate() -> None:
-    assert bandwidth.matmul_flops("cpu", "float32", size=128, repeats=2) > 1e6
-
-
-class _Unstarted:
-    """What ``device_limits`` reads of a server: its device, flags, model and state."""
-
-    def __init__(self, kind: str, dtype: str | None, model_path: str = "",
-                 running: bool = False) -> None:
-        self.device = Device(kind=kind, name="test")
-        self.flags = {"dtype": dtype}
-        self.model_path, self.running = model_path, running
-
-
-def test_the_probes_compute_in_the_servers_dtype(tmp_path) -> None:
-    (tmp_path / "config.json").write_text('{"torch_dtype": "float16"}')
-    assert bandwidth.compute_dtype(_Unstarted("cuda", "half")) == "float16"
-    assert bandwidth.compute_dtype(_Unstarted("cpu", "float32")) == "float32"
-    assert bandwidth.compute_dtype(_Unstarted("cpu", None, str(tmp_path))) == "float16"
-    assert bandwidth.compute_dtype(_Unstarted("cpu", None, str(tmp_path / "hub"))) == "bfloat16"
-    limits = bandwidth.device_limits(_Unstarted("cpu", "float32"))
-    assert limits.dtype == "float32" and limits.bandwidth_gb_s > 0.1 and limits.flops > 1e6
-    assert limits.balance == pytest.approx(limits.flops / (limits.bandwidth_gb_s * 1e9))
-
-
-@pytest.mark.tooling  # a child process, as the probes get on a GPU
-def test_the_probes_a_gpu_runs_in_a_child_process_run_there() -> None:
-    bandwidth_gb_s, flops = bandwidth._in_child("probe_limits", ("cpu", "float32"), "cpu")
-    assert bandwidth_gb_s > 0.1 and flops > 1e6
-
-
-def test_a_gpu_is_probed_before_its_server_starts() -> None:
-    with pytest.raises(RuntimeError, match="before starting the server"):
-        bandwidth.device_limits(_Unstarted("cuda", "half", running=True))
-
-
 @pytest.mark.parametrize(("single", "near", "phrase"), [
     (18.6, True, "close to the bound"),    # 50% of the 37 tok/s ceiling: CEILING_NEAR
     (18.4, False, "far below the bound"),
@@ -270,8 +220,3 @@ def test_ceiling_text_branches(single: float, near: bool, phrase: str) -> None:
     assert "**37 tok/s**" in text and phrase in text and "**270 MB**" in text
     with pytest.raises(ValueError, match="measured speed"):
         batching.CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000))
-
-
-def test_a_measured_phrase_ending_in_a_full_stop_gets_one() -> None:
-    assert prediction_text("3x", "8.7× in total.").endswith("8.7× in total.")
-    assert ".." not in prediction_text("", "8.7× in total.")

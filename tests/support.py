@@ -1,0 +1,32 @@
+"""Made-up records, devices and a start-up log that several test modules share (no tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.hardware import Device
+
+# Two T4s as the GPU runtime reports them, and a CPU.
+T4X2 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0,
+              compute_capability=(7, 5), reserved_gib=0.26)
+CPU = Device(kind="cpu", name="x")
+
+
+# vLLM refusing to start, its message wrapped over lines as in a log.
+REFUSAL_LOG = """ERROR ... ValueError: To serve at least one request with the model's max seq
+len (4096), (0.09 GiB KV cache is needed, which is larger than the available KV cache memory
+(0.05 GiB). Based on the available memory, the estimated maximum model length is 2560. Try
+increasing `gpu_memory_utilization` ..."""
+
+
+def record(index: int, sent: float, gaps: list[float], ttft: float, role: str = "user",
+           prompt: int = 10) -> RequestRecord:
+    """A finished request sent at ``sent``: its first token ``ttft`` later, then one per gap."""
+    times = list(np.cumsum([sent + ttft, *gaps]))
+    r = RequestRecord(PlannedRequest(index=index, user=index, prompt="p",
+                                     max_tokens=len(times), role=role))
+    r.sent, r.token_times, r.token_samples = sent, times, [0] * len(times)
+    r.first_token, r.end, r.closed = times[0], times[-1], times[-1] + 0.001
+    r.prompt_tokens, r.output_tokens = prompt, len(times)
+    return r

@@ -1,0 +1,250 @@
+"""servelab.lessons.chunking.chunked_prefill: sizing, the log, the compare table, findings, text."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import matplotlib
+import matplotlib.pyplot
+import pytest
+
+from servelab import plots
+from servelab.bench.frames import Result
+from servelab.bench.spread import Spread
+from servelab.lessons.chunking import chunked_prefill
+from servelab.lessons.chunking.chunked_prefill import (
+    BudgetPlan,
+    PauseVerdict,
+    PooledTail,
+    Reading,
+    ReadingTail,
+    Sizing,
+    TargetVerdict,
+    TradeFindings,
+    WaitVerdict,
+    budget_for,
+    chunking_state,
+)
+from servelab.tables import readable
+from tests.support import record as _record
+
+matplotlib.use("Agg")
+
+
+def _interferer_result(stall: float) -> Result:
+    users = [_record(i, 0.0, [0.03, 0.03, stall, 0.03], ttft=0.1) for i in range(2)]
+    document = _record(2, 0.15, [0.03], ttft=stall, role="interferer", prompt=1000)
+    return Result(workload=None, records=[*users, document], duration_s=1.0)
+
+
+def test_budget_is_the_pause_at_the_measured_rate_in_whole_blocks():
+    assert budget_for(1000.0, 150, smallest=8, largest=2000, block=16) == 144
+    assert budget_for(1000.0, 150, smallest=8, largest=2000, block=128) == 128  # CPU blocks
+    assert budget_for(1000.0, 1, smallest=8, largest=2000, block=16) == 8
+    assert budget_for(30.0, 400, smallest=8, largest=2000, block=16) == 12
+    assert budget_for(100_000.0, 150, smallest=8, largest=2000, block=16) == 2000
+    with pytest.raises(ValueError):
+        budget_for(0.0, 150, smallest=8, largest=2000, block=16)
+
+
+def test_compare_and_the_shared_gap_plot_take_several_runs():
+    runs = {"whole": _interferer_result(0.8), "chunked": _interferer_result(0.2)}
+    table = chunked_prefill.compare(runs)
+    assert table.loc["whole", "users_longest_gap_ms"] == pytest.approx(800)
+    assert table.loc["chunked", "document_ttft_s"] == pytest.approx(0.2)
+    figure = plots.itl_over_time(runs, title="t")
+    assert len(figure.axes) == 2 and all(ax.get_ylabel() for ax in figure.axes)
+    trade = chunked_prefill.plot_trade(table, title="trade")
+    assert trade.axes[0].get_xlabel() == "document's time to first token (s)"
+    matplotlib.pyplot.close("all")
+
+
+def _row(longest, p99, after, p50, ttft, n=3):
+    """A run's row of ``compare``: each per-document figure 10 % either side of its median."""
+    row = {"users_itl_ms_p99": p99, "users_itl_ms_p50": p50}
+    for key, median in (("users_longest_gap_ms", longest), ("itl_ms_p99_after_arrival", after),
+                        ("document_ttft_s", ttft)):
+        row |= Spread(median, 0.9 * median, 1.1 * median, n).columns(key)
+    return row
+
+
+def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
+    users = [_record(i, 0.0, [0.03] * 3 + [0.5] + [0.03] * 20 + [0.7] + [0.03] * 20, ttft=0.1)
+             for i in range(2)]
+    documents = [_record(2, 0.15, [0.03], ttft=0.5, role="interferer"),
+                 _record(3, 0.8, [0.03], ttft=0.7, role="interferer"),
+                 _record(4, 9.0, [0.03], ttft=0.2, role="interferer")]  # the users are done
+    row = chunked_prefill.compare({"run": Result(None, [*users, *documents], 10.0)}).iloc[0]
+    pause = Spread.in_row(row, "users_longest_gap_ms")
+    assert (pause.low, pause.high, pause.n) == pytest.approx((500, 700, 2))
+    assert Spread.in_row(row, "document_ttft_s").median == pytest.approx(0.6)
+    shown = readable(chunked_prefill.compare_view(row.to_frame().T)).T["run"]
+    assert shown["users' longest pause (ms)"] == "600 (500–700)"
+    assert shown["document's first token (s)"] == "0.60 (0.50–0.70)"
+    assert not any("_n" in name or "lowest" in name for name in shown.index)  # no counts shown
+    late = [_record(2, 9.0, [0.03], ttft=0.2, role="interferer")]
+    with pytest.raises(RuntimeError, match="no user was still decoding"):
+        chunked_prefill.compare({"late": Result(None, [*users, *late], 10.0)})
+
+
+PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, budget=368,
+                  document_tokens=2000, block=16)
+WHOLE = _row(800, 150, 700, 31, 5.0)
+
+
+def findings(chunked: dict[str, float], whole: dict[str, float] = WHOLE,
+             plan: BudgetPlan = PLAN) -> TradeFindings:
+    return TradeFindings.from_runs(chunked=chunked, whole=whole, plan=plan)
+
+
+def test_the_findings_read_the_two_rows_and_their_ratios():
+    found = findings(_row(300, 200, 1000, 31, 6.0))
+    pause = found.pause_whole
+    assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((800, 720, 880, 3))
+    assert (found.usual_gap_ms, found.pooled_whole_ms, found.pooled_chunked_ms) == (31, 150, 200)
+    assert found.pause_over_usual == pytest.approx(300 / 31)
+    assert found.wait_ratio == pytest.approx(1.2)
+    assert (PLAN.chunks, PLAN.first_chunks, PLAN.wanted_tokens) == (6, 1, 375)
+
+
+@pytest.mark.parametrize(("chunked", "plan", "verdict"), [
+    (_row(300, 200, 1000, 31, 6.0), PLAN, PauseVerdict.SHORTER),
+    (_row(700, 200, 1000, 31, 6.0), PLAN, PauseVerdict.NOT_SHOWN),  # ranges overlap
+    (_row(540, 200, 1000, 31, 6.0), PLAN, PauseVerdict.NOT_SHOWN),  # apart, not by the bar
+    (_row(300, 200, 1000, 31, 6.0, n=1), PLAN, PauseVerdict.NO_SPREAD),
+    (_row(300, 200, 1000, 31, 6.0), dataclasses.replace(PLAN, budget=2000),
+     PauseVerdict.NOT_SPLIT),
+])
+def test_pause_verdicts(chunked, plan, verdict):
+    assert findings(chunked, plan=plan).pause_verdict is verdict
+
+
+@pytest.mark.parametrize(("after", "verdict"), [
+    (1000, ReadingTail.WORSE), (250, ReadingTail.BETTER), (500, ReadingTail.LOWER),
+    (650, ReadingTail.OVERLAP),
+])
+def test_tail_verdicts_while_a_document_is_read(after, verdict):
+    assert findings(_row(300, 100, after, 31, 6.0)).tail_verdict is verdict
+
+
+@pytest.mark.parametrize(("chunked", "verdict", "says"), [
+    (_row(200, 100, 250, 31, 6.0), TargetVerdict.NEAR, "came within 1.5× of the target"),
+    (_row(300, 100, 250, 31, 6.0), TargetVerdict.OVER, "over 1.5× the 150 ms"),  # 270 > 225
+    (_row(80, 100, 250, 31, 6.0), TargetVerdict.UNDER, "a larger budget would still"),  # 88
+])
+def test_the_chunked_pauses_are_held_against_their_target(chunked, verdict, says):
+    found = findings(chunked)
+    assert found.target_verdict is verdict
+    assert says in chunked_prefill.effect_text(found)
+
+
+@pytest.mark.parametrize(("pooled", "verdict", "says"), [
+    (300, PooledTail.WORSE, "traded one long freeze for many smaller ones"),  # 300 > 1.5 × 150
+    (200, PooledTail.ALIKE, "whole run stayed within 1.5×"),
+    (90, PooledTail.BETTER, "fell by more than the bar as well"),
+])
+def test_a_better_tail_while_reading_is_weighed_against_the_whole_runs(pooled, verdict, says):
+    found = findings(_row(300, pooled, 250, 31, 6.0))
+    assert found.tail_verdict is ReadingTail.BETTER and found.pooled_verdict is verdict
+    text = chunked_prefill.effect_text(found)
+    assert says in text and ("better deal" in text) == (verdict is not PooledTail.WORSE)
+
+
+def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
+    found = findings(_row(300, 200, 1000, 31, 6.5))
+    users, document = chunked_prefill.effect_text(found).split("\n\n")
+    story = chunked_prefill.story(found, "")
+    assert users in story and document in story and "up to 6 shorter ones" in users
+    assert "1.3× as long" in document
+
+
+@pytest.mark.parametrize(("ttft", "plan", "verdict"), [
+    (6.5, PLAN, WaitVerdict.LATER), (4.0, PLAN, WaitVerdict.SOONER),
+    (5.1, PLAN, WaitVerdict.OVERLAP),
+    (6.5, dataclasses.replace(PLAN, budget=2000), WaitVerdict.NOT_SPLIT),
+])
+def test_wait_verdicts(ttft, plan, verdict):
+    assert findings(_row(300, 100, 250, 31, ttft), plan=plan).wait_verdict is verdict
+
+
+@pytest.mark.parametrize(("plan", "first", "sizing"), [
+    (PLAN, Reading.ONE_STEP, Sizing.TARGET),
+    (BudgetPlan(512, 2500, 150, 368, 2000, 16), Reading.CHUNKS, Sizing.TARGET),
+    (BudgetPlan(4096, 20, 150, 8, 2000, 16), Reading.ONE_STEP, Sizing.FLOOR),
+    (BudgetPlan(4096, 50_000, 150, 2000, 2000, 16), Reading.ONE_STEP, Sizing.WHOLE),
+])
+def test_plan_verdicts(plan, first, sizing):
+    assert (plan.first_read, plan.sizing) == (first, sizing)
+
+
+def test_story_06_words_a_capped_pause_with_a_worse_tail():
+    text = chunked_prefill.story(findings(_row(300, 200, 1000, 31, 6.5)), "a long pause")
+    assert "a long pause" in text and "368-token chunks" in text
+    assert "up to 6 shorter ones" in text and "did not make the stream even" in text
+    assert "1.3× as long" in text and "read the document in a single step" in text
+    assert "better deal" not in text
+
+
+def test_story_06_says_when_the_run_cannot_tell():
+    text = chunked_prefill.story(findings(_row(300, 100, 650, 31, 5.1, n=1)), "")
+    assert "cannot say whether chunking shortened" in text
+    assert "cannot tell the two waits apart" in text and "capped" not in text
+    assert "You left the prediction empty" in text
+
+
+def test_story_06_words_the_plan_it_was_given():
+    chunks_first = BudgetPlan(512, 2500, 150, 368, 2000, 16)
+    text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=chunks_first), "")
+    assert "even the first run read it in 4 chunks" in text
+    assert "the better deal for the users" in text
+    unsplit = BudgetPlan(4096, 50_000, 150, 2000, 2000, 16)
+    text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=unsplit), "")
+    assert "cannot split it" in text and "not chunking" in text and "capped" not in text
+    floor = BudgetPlan(4096, 20, 150, 8, 2000, 16)
+    assert "longer than aimed for" in chunked_prefill.story(
+        findings(_row(300, 100, 250, 31, 6.0), plan=floor), "")
+
+
+def test_the_document_is_sized_to_a_few_pauses_at_the_measured_rate():
+    # 4,000 tok/s (bf16 on AMX) and a 400 ms target: 4,800 tokens, 1.2 s in one step.
+    assert chunked_prefill.document_for(4000.0, 400.0, smallest=600, largest=8128) == 4800
+    # A slow CPU keeps the size table's floor; a fast one stops at the context.
+    assert chunked_prefill.document_for(100.0, 400.0, smallest=600, largest=8128) == 600
+    assert chunked_prefill.document_for(40_000.0, 400.0, smallest=600, largest=8128) == 8128
+    with pytest.raises(ValueError, match="must be positive"):
+        chunked_prefill.document_for(0.0, 400.0, smallest=600, largest=8128)
+
+
+CHUNKED_LOG = """\
+INFO [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: model='m', \
+enable_prefix_caching=True, enable_chunked_prefill=True, pooler_config=None
+INFO [scheduler.py:307] Chunked prefill is enabled with max_num_batched_tokens=256.
+"""
+UNCHUNKED_LOG = """\
+WARNING 11-30 03:17:54 [arg_utils.py:3005] This model does not officially support disabling \
+chunked prefill. Disabling this manually may cause the engine to crash or produce incorrect outputs.
+INFO [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: model='m', \
+enable_chunked_prefill=False, pooler_config=None
+"""
+
+
+def test_chunking_state_reads_budget_when_on():
+    state = chunking_state(CHUNKED_LOG)
+    assert (state.enabled, state.budget, state.warning) == (True, 256, None)
+    assert state.splits(2000)
+    assert not state.splits(200)
+
+
+def test_chunking_state_reads_warning_when_off():
+    state = chunking_state(UNCHUNKED_LOG)
+    assert state.enabled is False
+    assert not state.splits(2000)
+    assert state.warning.startswith("This model does not officially support disabling")
+    assert "OFF" in state.describe()
+
+
+def test_chunking_state_of_a_silent_log_is_unknown():
+    state = chunking_state("nothing here")
+    assert state.enabled is None
+    assert not state.splits(10_000)
+    assert "does not say" in state.describe()

@@ -1,0 +1,97 @@
+"""servelab.lessons.paging.findings: each verdict of the paging records, on made-up runs."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from servelab.engines.vllm_server import Capacity
+from servelab.lessons.paging.findings import (
+    AdmissionFindings,
+    PagingFindings,
+    RanVerdict,
+    SqueezeFindings,
+    TokenCost,
+)
+from servelab.lessons.paging.kv import RequestFit, kv_shape
+
+NAN = math.nan
+# 14,336 tokens in blocks of 128 are 112, one kept back: 111 for sequences.
+CAPACITY = Capacity(kv_cache_tokens=14_336, max_model_len=8192, max_concurrency=1.75)
+
+
+def test_one_token_costs_what_the_shape_says(tmp_path) -> None:
+    (tmp_path / "config.json").write_text(
+        '{"num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3,'
+        ' "hidden_size": 576, "dtype": "bfloat16"}')
+    cost = TokenCost.of(kv_shape(str(tmp_path)), 8192, 300)
+    assert cost.bytes_per_token == 23_040 and cost.dtype == "bfloat16"
+    assert cost.context_mib == pytest.approx(180.0)
+    assert cost.request_mib == pytest.approx(300 * 23_040 / 2**20)
+
+
+@pytest.mark.parametrize(("load", "verdict"), [
+    ({"running_max": 32.0}, RanVerdict.PAST_RESERVATION),
+    ({"running_max": 1.0}, RanVerdict.WITHIN_RESERVATION),
+    ({"running_max": NAN}, RanVerdict.NOT_SAMPLED),
+    ({}, RanVerdict.NOT_SAMPLED),
+    # chapter 00 passes its sweep: the most over the levels counts
+    (pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}), RanVerdict.PAST_RESERVATION),
+    (pd.DataFrame({"output_tok_s": [1.0, 2.0]}), RanVerdict.NOT_SAMPLED),
+])
+def test_the_running_count_is_judged_against_full_reservation(load, verdict) -> None:
+    assert PagingFindings.from_run(CAPACITY, 128, 300, load).ran_verdict is verdict
+
+
+def test_the_verdict_counts_whole_contexts_not_the_engines_fraction() -> None:
+    # 2.9 full contexts by the engine's count, but 2 in whole blocks: 3 running is past it.
+    capacity = Capacity(kv_cache_tokens=3 * 8192 - 512, max_model_len=8192,
+                        max_concurrency=2.94)
+    paging = PagingFindings.from_run(capacity, 128, 300, {"running_max": 3.0})
+    assert paging.fit.reserved == 2 and paging.ran_verdict is RanVerdict.PAST_RESERVATION
+
+
+def test_paging_gains_only_when_blocks_fit_more() -> None:
+    assert PagingFindings.from_run(CAPACITY, 128, 300, {}).paging_gain
+    whole = PagingFindings.from_run(CAPACITY, 128, 8192, {})
+    assert not whole.paging_gain and whole.paged_factor == 1.0
+
+
+@pytest.mark.parametrize(("cramped", "waited", "preempted", "completed"), [
+    ({"waiting_max": 24, "preemptions": 5, "failed": 0}, True, True, True),
+    ({"waiting_max": 3, "preemptions": 0, "failed": 2}, True, False, False),
+    ({"waiting_max": 0, "preemptions": 0}, False, False, True),  # no failures counted
+])
+def test_the_squeeze(cramped, waited, preempted, completed) -> None:
+    squeeze = SqueezeFindings.from_runs({"duration_s": 20.0},
+                                        {"running_max": 8, "duration_s": 61.0, **cramped})
+    assert (squeeze.waited, squeeze.preempted, squeeze.all_completed) == (
+        waited, preempted, completed)
+
+
+ROOMY_FIT = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
+SMALL_FIT = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
+
+
+@pytest.mark.parametrize(("roomy", "held"), [
+    ({"waiting_max": 13, "running_max": 20}, True),
+    ({"waiting_max": 0, "running_max": 20}, False),   # nobody waited
+    ({"waiting_max": 13, "running_max": 41}, False),  # they waited because the cache was full
+])
+def test_the_step_budget_held_requests_back(roomy, held) -> None:
+    admission = AdmissionFindings.from_runs(roomy, ROOMY_FIT,
+                                            {"running_max": 8, "preemptions": 0}, SMALL_FIT)
+    assert admission.budget_held is held
+
+
+@pytest.mark.parametrize(("cramped", "optimistic", "preempted"), [
+    ({"running_max": 14, "preemptions": 3}, True, True),
+    ({"running_max": 14, "preemptions": 0}, True, False),
+    ({"running_max": 9, "preemptions": 0}, False, False),
+])
+def test_optimistic_admission(cramped, optimistic, preempted) -> None:
+    admission = AdmissionFindings.from_runs({"waiting_max": 0, "running_max": 1}, ROOMY_FIT,
+                                            cramped, SMALL_FIT)
+    assert (admission.optimistic, admission.preempted) == (optimistic, preempted)

@@ -1,0 +1,96 @@
+"""servelab.placement: two servers side by side, the whole device, and starting them together."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelab import placement
+from servelab.engines.process import ServerStartError
+from servelab.hardware import Device
+from servelab.placement import side_by_side
+
+CPU = Device(kind="cpu", name="test cpu")
+T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))
+TWO_T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0,
+                compute_capability=(7, 5))
+
+
+def test_side_by_side_splits_cores_and_cache_or_refuses_one_core():
+    chat, job = side_by_side(CPU, 2.0, cores=[0, 1])
+    assert chat.env == {"VLLM_CPU_OMP_THREADS_BIND": "0"}
+    assert job.env == {"VLLM_CPU_OMP_THREADS_BIND": "1"}
+    assert chat.server_options == {"kv_cache_gib": 1.0}
+    four = side_by_side(CPU, 2.0, cores=[3, 0, 2, 1])
+    assert [h.env["VLLM_CPU_OMP_THREADS_BIND"] for h in four] == ["0,1", "2,3"]
+    assert side_by_side(CPU, 2.0, cores=[0]) is None
+    gpu, _ = side_by_side(T4, 2.0)
+    assert gpu.server_options == {"gpu_memory_utilization": placement.GPU_SHARE}
+    assert gpu.env == {}
+
+
+def test_two_gpus_give_each_half_its_own_gpu_and_label_it():
+    first, second = side_by_side(TWO_T4, 2.0)
+    assert (first.env, second.env) == ({"CUDA_VISIBLE_DEVICES": "0"},
+                                       {"CUDA_VISIBLE_DEVICES": "1"})
+    assert first.server_options == second.server_options == {}
+    assert "GPU 1 of 2" in second.described
+    assert placement.whole_device(TWO_T4).described == "GPU 0 of 2 (Tesla T4)"
+    assert placement.whole_device(T4).described == "the whole GPU (Tesla T4)"
+
+
+def test_a_whole_device_server_is_bound_to_every_core():
+    from servelab.hardware import bind_env
+
+    assert placement.whole_device(CPU, cores=[1, 0]).env == {
+        "VLLM_CPU_OMP_THREADS_BIND": "0,1"}
+    assert placement.whole_device(T4).env == {}
+    with pytest.raises(ValueError):
+        bind_env([])
+
+
+class _Launch:
+    """Records which thread started it, when its start began and ended, and whether that thread
+    was alive when it stopped."""
+
+    def __init__(self, fail: bool = False, device: Device = CPU) -> None:
+        self.fail, self.device, self.thread, self.alive_at_stop = fail, device, None, None
+        self.began = self.ended = None
+
+    def start(self):
+        import threading
+        import time
+
+        self.thread = threading.current_thread()
+        self.began = time.monotonic()
+        time.sleep(0.2)
+        self.ended = time.monotonic()
+        if self.fail:
+            raise ServerStartError("vLLM exited with code 1 while starting.")
+        return self
+
+    def stop(self) -> None:
+        self.alive_at_stop = self.thread is not None and self.thread.is_alive()
+
+
+def test_gpu_servers_start_one_after_another_cpu_servers_at_once():
+    gpu = [_Launch(device=T4), _Launch(device=T4)]
+    with placement.running_together(gpu):
+        assert gpu[1].began >= gpu[0].ended
+    cpu = [_Launch(), _Launch()]
+    with placement.running_together(cpu):
+        assert cpu[1].began < cpu[0].ended
+
+
+def test_servers_run_together_stay_tied_to_live_threads_until_stopped():
+    import threading
+
+    first, second = _Launch(), _Launch()
+    with placement.running_together([first, second]) as running:
+        assert running == [first, second]
+        assert first.thread is not threading.current_thread()
+    assert first.alive_at_stop and second.alive_at_stop
+    broken, fine = _Launch(fail=True), _Launch()
+    with pytest.raises(ServerStartError, match="server 0 of the 2 .* did not start: vLLM exited"):
+        with placement.running_together([broken, fine]):
+            pass
+    assert fine.alive_at_stop is not None  # stopped although its partner failed

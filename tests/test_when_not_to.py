@@ -1,0 +1,126 @@
+"""servelab.lessons.single_user.when_not_to: chapter 08's findings, every story branch, its plot."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import matplotlib
+import matplotlib.pyplot
+import pandas as pd
+import pytest
+
+from servelab.lessons.single_user import when_not_to
+from servelab.lessons.single_user.when_not_to import (
+    LLAMA_F16,
+    LLAMA_Q4,
+    VLLM,
+    EngineFindings,
+    Facts,
+)
+
+matplotlib.use("Agg")
+
+
+def _table(q4, f16, vllm, many_llama, many_vllm):
+    rows = []
+    for engine, one, crowd in ((LLAMA_Q4, q4, many_llama), (LLAMA_F16, f16, many_llama / 2),
+                               (VLLM, vllm, many_vllm)):
+        rows.append({"engine": engine, "users": 1, "user_tok_s": one, "output_tok_s": one,
+                     "ttft_s_p50": 0.1, "ttft_s_p99": 0.1})
+        rows.append({"engine": engine, "users": 32, "user_tok_s": one, "output_tok_s": crowd,
+                     "ttft_s_p50": 5.0, "ttft_s_p99": 10.0})
+    return pd.DataFrame(rows).set_index(["engine", "users"])
+
+
+SETUP = pd.DataFrame({"packages_mb": {"llama.cpp": 20.0, "vLLM": 900.0},
+                      "model_files_mb": {"llama.cpp": 98.0, "vLLM": 270.0}})
+
+
+def _story(table, facts, prediction):
+    return when_not_to.story(EngineFindings.of(table, SETUP, facts), prediction)
+
+
+def _facts(gpu=False, compile_s=700.0):
+    return Facts(many=32, llama_device="the CPU (2 cores)",
+                 vllm_device="GPU T4" if gpu else "the same CPU", vllm_on_gpu=gpu,
+                 q4_bits=5.86, f16_bits=16.1,
+                 start_s={LLAMA_Q4: 1.0, LLAMA_F16: 1.2, VLLM: 40.0}, compile_s=compile_s)
+
+
+@pytest.mark.parametrize(("speeds", "says"), [
+    ((150, 60, 58), "came from the smaller file, not from the engine"),
+    ((150, 90, 58), "led for one user at equal precision too"),
+    ((150, 40, 58), "the 4-bit format alone put llama.cpp ahead"),
+    ((50, 20, 58), "Even the 4-bit file did not put llama.cpp ahead"),
+])
+def test_story_08_one_user_branches(speeds, says):
+    text = _story(_table(*speeds, 150, 600), _facts(), "llama 2x")
+    assert says in text and "llama 2x" in text
+    assert "5.9 bits" in text and "2.7× the bytes" in text
+
+
+@pytest.mark.parametrize(("a", "pace"), [(111.0, when_not_to.Pace.FASTER),
+                                         (110.0, when_not_to.Pace.ALIKE),
+                                         (90.0, when_not_to.Pace.ALIKE),
+                                         (89.0, when_not_to.Pace.SLOWER)])
+def test_two_speeds_are_alike_within_the_named_band(a, pace):
+    assert when_not_to.Against(a, 100.0).pace is pace
+
+
+def test_the_engine_findings_read_each_run_once():
+    found = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts())
+    assert found.crowd_llama == LLAMA_Q4 and found.crowd_lead.ratio == pytest.approx(4.0)
+    assert found.q4_leads and found.alone_llama and found.crowd_vllm
+    assert found.disk_mb == {"llama.cpp": 118.0, "vLLM": 1170.0}
+    assert found.first_start_s == pytest.approx(701.0) and found.build_slower
+    assert EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP,
+                             _facts(compile_s=None)).build_slower is None
+
+
+def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float32():
+    facts = dataclasses.replace(_facts(), vllm_dtype="float32")
+    text = _story(_table(150, 60, 58, 150, 600), facts, "")
+    assert "computing in float32" in text and "32 bits per weight" in text
+    assert "does not say how much of the lead is the engine" in text
+    assert "came from the smaller file" not in text and "At 16 bits each" not in text
+
+
+@pytest.mark.parametrize(("many_vllm", "says"), [
+    (600, "4.0× the tokens"), (150, "vLLM did not serve more in total"),
+])
+def test_story_08_many_user_branches(many_vllm, says):
+    text = _story(_table(150, 60, 58, 150, many_vllm), _facts(), "")
+    assert says in text
+
+
+@pytest.mark.parametrize(("speeds", "many_vllm", "says"), [
+    ((150, 60, 58), 600, "Ask how many requests will be in flight"),
+    ((50, 20, 58), 600, "the choice would be vLLM either way"),
+    ((150, 60, 58), 100, "gives no reason to pick vLLM"),
+])
+def test_story_08_guidance_branches(speeds, many_vllm, says):
+    text = _story(_table(*speeds, 150, many_vllm), _facts(), "")
+    assert says in text
+    assert "talked about" not in text
+
+
+def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
+    slow_build = _story(_table(150, 60, 58, 150, 600), _facts(), "")
+    assert "11.7 minutes" in slow_build and "longer than vLLM's start" in slow_build
+    assert "cannot load the 4-bit GGUF" in slow_build and "on a GPU" in slow_build
+    quick = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=30.0), "")
+    assert "still less than vLLM's start" in quick
+    unknown = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=None), "")
+    assert "was not recorded" in unknown
+    gpu = _story(_table(150, 60, 600, 150, 6000), _facts(gpu=True), "")
+    assert "also a comparison between a CPU and a GPU" in gpu
+    assert "mostly the device, not the engine" in gpu
+    assert "came from the smaller file" not in gpu
+    assert "(on different devices, as said above)" in gpu
+
+
+def test_comparison_plot_has_a_bar_per_engine_in_each_panel():
+    figure = when_not_to.plot_comparison(_table(150, 60, 58, 150, 600), 32, title="t")
+    assert [len(ax.patches) for ax in figure.axes] == [3, 3, 3]
+    assert all(ax.get_ylabel() for ax in figure.axes)
+    matplotlib.pyplot.close(figure)
