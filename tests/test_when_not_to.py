@@ -124,3 +124,9 @@ def test_comparison_plot_has_a_bar_per_engine_in_each_panel():
     assert [len(ax.patches) for ax in figure.axes] == [3, 3, 3]
     assert all(ax.get_ylabel() for ax in figure.axes)
     matplotlib.pyplot.close(figure)
+
+
+def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():
+    text = _story(_table(150, 60, 600, 150, 600), _facts(gpu=True), "")
+    assert "vLLM on the GPU was" in text and "mostly the device, not the engine" in text
+    assert "2.7× the bytes" in text

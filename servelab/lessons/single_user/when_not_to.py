@@ -120,6 +120,11 @@ class Facts:
     def vllm_bits(self) -> int:
         return 32 if self.vllm_dtype in ("float32", "float") else 16
 
+    @property
+    def bytes_f16_over_q4(self) -> float:
+        """How many times the bytes per token the F16 file reads against the packed one."""
+        return self.f16_bits / self.q4_bits
+
 
 class Pace(StrEnum):
     """One speed against another."""
@@ -184,6 +189,10 @@ class EngineFindings:
     @property
     def f16_vs_vllm(self) -> Against:
         return Against(self.one[LLAMA_F16], self.one[VLLM])
+
+    @property
+    def vllm_vs_f16(self) -> Against:
+        return Against(self.one[VLLM], self.one[LLAMA_F16])
 
     @property
     def q4_leads(self) -> bool:
@@ -269,12 +278,11 @@ def _one_user_text(found: EngineFindings) -> str:
     text = (f"One user saw {q4:.0f} tokens/s from llama.cpp on the Q4_1 file, {f16:.0f} on the "
             f"F16 file and {vllm:.0f} from vLLM. The Q4_1 file stores {facts.q4_bits:.1f} bits "
             f"per weight, its block scales included, against {facts.f16_bits:.1f} for F16 "
-            f"({facts.f16_bits / facts.q4_bits:.1f}× the bytes to read per token); on the same "
+            f"({facts.bytes_f16_over_q4:.1f}× the bytes to read per token); on the same "
             f"engine the packed file was {_as_fast(found.q4_vs_f16)} the 16-bit one. ")
     if facts.vllm_on_gpu:
-        vllm_vs_f16 = Against(vllm, f16)
-        return text + (f"vLLM on the GPU was {_as_fast(vllm_vs_f16)} llama.cpp's F16 run on the "
-                       "CPU: that gap is mostly the device, not the engine.")
+        return text + (f"vLLM on the GPU was {_as_fast(found.vllm_vs_f16)} llama.cpp's F16 run "
+                       "on the CPU: that gap is mostly the device, not the engine.")
     if facts.vllm_bits != 16:
         text += (f"vLLM computed in {facts.vllm_dtype}, {facts.vllm_bits} bits per weight "
                  "(servelab picks it on a CPU without bf16 instructions, where vLLM's bf16 "
