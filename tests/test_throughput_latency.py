@@ -261,3 +261,10 @@ def test_a_setup_row_spreads_the_servings_and_reads_each_part_where_it_ran():
     assert Spread.in_row(pair, "chat_ttft_ms_p99").median == pytest.approx(225.0)
     assert Spread.in_row(pair, "batch_job_s") == Spread(5.25, 5.0, 5.5, 2)
     assert not math.isnan(pair["batch_output_tok_s"])
+
+
+def test_the_same_peak_in_every_run_is_said_once():
+    small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (12, 12, 12)))
+    large = _rates((MET,) * 3, out=((20, 21, 22), (60, 62, 64), (150, 160, 170)))
+    text = words._throughput_text(SweepFindings.of(small, large, SETTING))
+    assert "(at the busiest moment 12 in every run)" in text and "12 to 12" not in text

@@ -79,11 +79,13 @@ def _throughput_text(found: SweepFindings) -> str:
                        f"were in flight at once, within the small cap's {slots} slots, so the "
                        "load did not reach that cap and these runs cannot tell whether more "
                        "sequences per step add throughput here: higher rates would be needed.")
+    busiest = found.in_flight_i
+    peaks = (f"{busiest.low:.0f} in every run" if busiest.low == busiest.high else
+             f"{busiest.low:.0f} to {busiest.high:.0f}, run by run")
     text += (f"In every run at that rate more requests were in flight at once than the small "
-             f"cap's {slots} slots (at the busiest moment {found.in_flight_i.low:.0f} to "
-             f"{found.in_flight_i.high:.0f}, run by run), so some waited for a slot, while the "
-             f"large cap ran up to {found.large_seqs:.0f} at once: {found.seq_ratio:.1f}× as "
-             "many sequences per step. ")
+             f"cap's {slots} slots (at the busiest moment {peaks}), so some waited for a slot, "
+             f"while the large cap ran up to {found.large_seqs:.0f} at once: "
+             f"{found.seq_ratio:.1f}× as many sequences per step. ")
     if found.large_unfilled:
         text += (f"That is all the load offered, far below its cap of "
                  f"{found.setting.batch_seqs}, so the sweep shows what a few more sequences per "
