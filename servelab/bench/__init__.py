@@ -59,7 +59,7 @@ from servelab.bench.frames import Result
 from servelab.bench.options import RunOptions
 from servelab.bench.prefill import PrefillFit, prefill_fit
 from servelab.bench.runner import ServerDiedError, run
-from servelab.bench.spread import Spread
+from servelab.bench.spread import spread_table
 from servelab.bench.workloads import (
     ClosedLoop,
     Interferer,
@@ -167,17 +167,9 @@ def sweep_runs(server: RunningServer, levels: list[int], requests_per_user: int 
 def sweep_table(runs: Mapping[int, Sequence[Result]]) -> pd.DataFrame:
     """One row per level: the median of every figure over its runs, and beside each of
     ``SWEEP_SPREADS`` its lowest, highest and count (``Spread`` columns)."""
-    rows = []
-    for users, results in runs.items():
-        frame = pd.DataFrame([result.row() for result in results])
-        medians = frame.median(numeric_only=True)
-        row: dict[str, float] = {"concurrency": users}
-        row |= {str(key): float(value) for key, value in medians.items()}
-        for key in SWEEP_SPREADS:
-            if key in frame and frame[key].notna().any():
-                row |= Spread.of(frame[key]).columns(key)
-        rows.append(row)
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame([{"concurrency": users, **result.row()}
+                          for users, results in runs.items() for result in results])
+    return spread_table(frame, "concurrency", SWEEP_SPREADS)
 
 
 def sweep_concurrency(server: RunningServer, levels: list[int], requests_per_user: int = 2,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -65,3 +66,21 @@ class Spread:
     def range_text(self, unit: str = "", digits: int = 0) -> str:
         """``"range 180-260 ms over 3"``: what a sentence puts beside the median."""
         return (f"range {self.low:,.{digits}f}–{self.high:,.{digits}f}{unit} over {self.n}")
+
+
+def spread_table(runs: pd.DataFrame, by: str, spreads: Iterable[str],
+                 medians: Iterable[str] | None = None) -> pd.DataFrame:
+    """One row per value of ``by`` in a frame of repeated runs (one row per run): each of
+    ``spreads`` as :class:`Spread` columns where it was measured, and the median of each of
+    ``medians`` (of every other numeric column when None)."""
+    rows = []
+    for value, group in runs.groupby(by, sort=True):
+        numeric = group.drop(columns=[by]).select_dtypes("number")
+        kept = list(numeric.columns) if medians is None else [k for k in medians if k in group]
+        row: dict[str, Any] = {by: value}
+        row |= {str(key): float(group[key].median()) for key in kept}
+        for key in spreads:
+            if key in group and group[key].notna().any():
+                row |= Spread.of(group[key]).columns(key)
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -103,10 +103,17 @@ class BatchFindings(BatchGain):
                    single_spread=single_spread, top_spread=top_spread)
 
     @property
+    def ranges(self) -> tuple[Spread, Spread] | None:
+        """One stream's and the crowd's spreads where both were measured more than once, so
+        that they can be weighed; else None."""
+        single, top = self.single_spread, self.top_spread
+        if single is None or top is None or single.n < 2 or top.n < 2:
+            return None
+        return single, top
+
+    @property
     def repeated(self) -> bool:
-        """Whether both ends were measured more than once, so that their ranges can be weighed."""
-        return (self.single_spread is not None and self.top_spread is not None
-                and self.single_spread.n > 1 and self.top_spread.n > 1)
+        return self.ranges is not None
 
     @property
     def verdict(self) -> BatchVerdict:
@@ -114,8 +121,7 @@ class BatchFindings(BatchGain):
         run of the crowd beat the quickest of one stream alone."""
         if not self.gain >= SHOWN_GAIN:  # a NaN gain shows nothing either
             return BatchVerdict.NOT_SHOWN
-        single, top = self.single_spread, self.top_spread
-        if single is not None and top is not None and self.repeated and not top.above(single):
+        if self.ranges is not None and not self.ranges[1].above(self.ranges[0]):
             return BatchVerdict.NOT_SHOWN
         if self.gain_per_stream >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream:
             return BatchVerdict.AS_IN_LESSON

@@ -313,9 +313,9 @@ def intensity_text(found: Intensity) -> str:
 
 def sweep_ranges(found: BatchFindings) -> str:
     """The ranges behind a repeated sweep's two totals, as a parenthesis; empty for one sweep."""
-    single, top = found.single_spread, found.top_spread
-    if single is None or top is None or not found.repeated:
+    if found.ranges is None:
         return ""
+    single, top = found.ranges
     return (f" (medians of {min(single.n, top.n)} sweeps; lowest to highest: one stream "
             f"{single.low:,.0f}–{single.high:,.0f}, {found.users} streams "
             f"{top.low:,.0f}–{top.high:,.0f} tok/s)")

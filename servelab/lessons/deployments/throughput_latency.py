@@ -29,7 +29,7 @@ from servelab import tables
 from servelab.bench import metrics, open_loop, run
 from servelab.bench.frames import Result
 from servelab.bench.options import RunOptions
-from servelab.bench.spread import Spread
+from servelab.bench.spread import Spread, spread_table
 from servelab.bench.workloads import BATCH, CHAT, Workload
 from servelab.engines.running import RunningServer
 from servelab.lessons.batching.findings import LESSON_GPU
@@ -79,14 +79,7 @@ MEDIAN_KEYS = ("goodput_req_s", "waiting_max")
 def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per rate of ``sweep_repeated``'s runs: ``SPREAD_KEYS`` as spreads (the median
     under the key itself, then ``_low``, ``_high``, ``_n``) and ``MEDIAN_KEYS`` as medians."""
-    rows = []
-    for _, group in runs.groupby("rate", sort=True):
-        row: dict[str, float] = {"rate": float(group["rate"].iloc[0])}
-        for key in SPREAD_KEYS:
-            row |= Spread.of(group[key]).columns(key)
-        row |= {key: float(group[key].median()) for key in MEDIAN_KEYS if key in group}
-        rows.append(row)
-    return pd.DataFrame(rows)
+    return spread_table(runs, "rate", SPREAD_KEYS, MEDIAN_KEYS)
 
 
 def rate_view(table: pd.DataFrame) -> pd.DataFrame:
