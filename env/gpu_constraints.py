@@ -46,8 +46,12 @@ def requirements() -> list[str]:
 def resolve_command(python: str, report: Path, reqs: list[str]) -> list[str]:
     """pip's dry run that resolves ``reqs`` for Linux x86_64 CPython ``python``."""
     platforms = [arg for tag in PLATFORMS for arg in ("--platform", tag)]
+    # fast-deps reads each wheel's METADATA by HTTP range requests: vllm 0.11.2, torch and the
+    # CUDA wheels publish no separate metadata file, and without it pip's dry run downloads
+    # every wheel in full (about 5 GB per Python).
     return [sys.executable, "-m", "pip", "--disable-pip-version-check", "install", "--dry-run",
-            "--quiet", "--ignore-installed", "--report", str(report), "--only-binary=:all:",
+            "--use-feature=fast-deps", "--quiet", "--ignore-installed", "--report", str(report),
+            "--only-binary=:all:",
             "--python-version", python, "--implementation", "cp", *platforms,
             "--index-url", INDEX, "--uploaded-prior-to", UPLOADED_PRIOR_TO, *reqs]
 
