@@ -1,4 +1,6 @@
-"""Token arrivals from a stream in which vLLM merged several engine steps into one chunk.
+"""servelab.bench.client.stream_request: token counts and arrivals from vLLM and llama.cpp.
+
+Token arrivals from a stream in which vLLM merged several engine steps into one chunk:
 
 The stream is ``tests/fixtures/vllm-0.32/stream-merged.jsonl``, made by vLLM's own output
 collector and protocol classes (``render_stream.py`` beside it): sample 0 of a two-sample
@@ -12,7 +14,9 @@ import itertools
 import json
 from pathlib import Path
 
+import httpx
 import pytest
+from openai import AsyncOpenAI
 from openai._models import construct_type
 from openai.types import Completion
 
@@ -62,3 +66,57 @@ def test_a_merged_chunk_counts_as_all_its_tokens(monkeypatch: pytest.MonkeyPatch
     # Sample 1's chunks came at 2, 3, 4, 5 and 7 s; sample 0's four gaps are 1.25 s each.
     assert sorted(record.itls()) == pytest.approx([1.0, 1.0, 1.0, 1.25, 1.25, 1.25, 1.25, 2.0])
     assert record.end == 7.0  # the last token, not the usage chunk at 8 s
+
+
+
+def _chunk(text: str, finish: str | None = None) -> dict:
+    return {"id": "c", "object": "text_completion", "created": 0, "model": "m",
+            "choices": [{"text": text, "index": 0, "logprobs": None, "finish_reason": finish}]}
+
+
+def _usage_chunk(prompt: int, completion: int) -> dict:
+    return {"id": "c", "object": "text_completion", "created": 0, "model": "m", "choices": [],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion}}
+
+
+def _stream(chunks: list[dict]) -> RequestRecord:
+    """Run stream_request against a fake server that streams ``chunks`` as server-sent events."""
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
+
+    async def go() -> RequestRecord:
+        client = AsyncOpenAI(base_url="http://fake/v1", api_key="x", max_retries=0,
+                             http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+        record = RequestRecord(PlannedRequest(index=0, user=0, prompt="p", max_tokens=3))
+        await stream_request(client, "m", record, clock_zero=0.0)
+        await client.close()
+        return record
+
+    return asyncio.run(go())
+
+
+def test_stream_without_usage_counts_chunks_and_drops_the_closing_one():
+    # llama-cpp-python: one chunk per token, then an empty chunk with the finish reason, no usage.
+    record = _stream([_chunk(" a"), _chunk(" b"), _chunk(" c"), _chunk("", "length")])
+    assert record.ok
+    assert record.output_tokens == 3
+    assert len(record.token_times) == 3
+    assert record.prompt_tokens is None
+
+
+def test_stream_with_usage_keeps_the_servers_counts():
+    # vLLM: the last token carries the finish reason, then a usage chunk.
+    record = _stream([_chunk(" a"), _chunk(" b"), _chunk(" c", "length"), _usage_chunk(5, 3)])
+    assert (record.prompt_tokens, record.output_tokens) == (5, 3)
+    assert len(record.token_times) == 3
+
+
+def test_stream_of_only_a_closing_chunk_is_an_error():
+    record = _stream([_chunk("", "stop")])
+    assert not record.ok
+    assert record.output_tokens == 0
+    assert "without a single token" in record.error
+

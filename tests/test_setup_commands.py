@@ -1,4 +1,4 @@
-"""The commands set-up builds: torch from PyTorch's CPU index, quiet pip, llama.cpp's CPU flags.
+"""The commands set-up builds: torch from PyTorch's CPU index, quiet pip.
 
 The pip commands are checked as built, without running the install they describe; pip itself
 runs only where it fails fast and offline.
@@ -14,7 +14,6 @@ import pytest
 
 from course.paths import REPO_ROOT
 from servelab import env
-from servelab.engines.llama_build import cmake_args
 from servelab.hardware import Device
 
 CPU = Device(kind="cpu", name="test CPU")
@@ -90,46 +89,6 @@ def test_env_module_needs_only_the_standard_library() -> None:
                             timeout=60, check=False)
     assert result.returncode == 0, result.stderr
 
-
-def _cpuinfo(flags: str) -> str:
-    """/proc/cpuinfo text for a two-processor machine with ``flags``."""
-    block = f"processor\t: {{n}}\nmodel name\t: Test CPU\nflags\t\t: {flags}\n\n"
-    return block.format(n=0) + block.format(n=1)
-
-
-def _switches(flags: str) -> dict[str, str]:
-    args = cmake_args(_cpuinfo(flags)).split()
-    return dict(arg.removeprefix("-D").split("=") for arg in args)
-
-
-BASE = "fpu sse sse2 ssse3 sse4_1 sse4_2 popcnt"
-
-
-@pytest.mark.parametrize(("flags", "on"), [
-    (BASE, {"GGML_SSE42"}),
-    (f"{BASE} avx", {"GGML_SSE42", "GGML_AVX"}),
-    # AVX2 without FMA (some VIA and Zhaoxin parts): FMA stays off.
-    (f"{BASE} avx avx2 f16c", {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_F16C"}),
-    # This book's reference CPU, an AMD EPYC without AVX-512.
-    (f"{BASE} avx avx2 fma f16c bmi2",
-     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_BMI2"}),
-    # Xeon Phi: AVX-512F without the VL/BW/DQ parts ggml compiles AVX-512 with.
-    (f"{BASE} avx avx2 fma f16c avx512f avx512cd",
-     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C"}),
-    (f"{BASE} avx avx2 fma f16c bmi2 avx512f avx512cd avx512vl avx512dq avx512bw avx512_vnni",
-     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_BMI2",
-      "GGML_AVX512", "GGML_AVX512_VNNI"}),
-])
-def test_llama_cpp_instruction_sets_follow_cpuinfo(flags: str, on: set[str]) -> None:
-    switches = _switches(flags)
-    assert switches.pop("GGML_NATIVE") == "OFF"
-    assert {name for name, value in switches.items() if value == "ON"} == on
-    # Every set is named explicitly: with GGML_NATIVE off, ggml's defaults turn AVX..F16C on.
-    assert {"GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_AVX512"} <= set(switches)
-
-
-def test_llama_cpp_build_without_cpuinfo_enables_nothing() -> None:
-    assert "=ON" not in cmake_args("")
 
 
 def test_model_conversion_packages_are_pinned_as_in_the_tools_extra() -> None:

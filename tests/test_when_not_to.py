@@ -9,6 +9,8 @@ import matplotlib.pyplot
 import pandas as pd
 import pytest
 
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.frames import Result
 from servelab.lessons.single_user import when_not_to
 from servelab.lessons.single_user.when_not_to import (
     LLAMA_F16,
@@ -130,3 +132,36 @@ def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():
     text = _story(_table(150, 60, 600, 150, 600), _facts(gpu=True), "")
     assert "vLLM on the GPU was" in text and "mostly the device, not the engine" in text
     assert "2.7× the bytes" in text
+
+
+
+def _record(index: int, sent: float, first: float, end: float, tokens: int) -> RequestRecord:
+    record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens))
+    record.sent, record.first_token, record.end, record.closed = sent, first, end, end
+    record.token_times = [first + (end - first) * i / (tokens - 1) for i in range(tokens)]
+    record.token_samples = [0] * tokens
+    record.output_tokens = tokens
+    return record
+
+
+def test_comparison_has_one_row_per_engine_and_users():
+    one = Result(workload=None, records=[_record(0, 0.0, 0.1, 1.1, 11)], duration_s=1.1)
+    many = Result(workload=None, records=[_record(i, 0.0, 0.5 * i + 0.1, 0.5 * i + 0.5, 5)
+                                          for i in range(4)], duration_s=2.0)
+    table = when_not_to.comparison({("vLLM", 1): one, ("llama.cpp", 4): many})
+    assert list(table.index) == [("vLLM", 1), ("llama.cpp", 4)]
+    assert table.loc[("vLLM", 1), "user_tok_s"] == pytest.approx(10.0)
+    assert table.loc[("llama.cpp", 4), "output_tok_s"] == pytest.approx(10.0)
+    assert table.loc[("llama.cpp", 4), "tokens_per_request"] == 5
+    with pytest.raises(ValueError, match="no runs"):
+        when_not_to.comparison({})
+
+
+def test_folder_mb_measures_files_and_rejects_missing_paths(tmp_path):
+    (tmp_path / "a").write_bytes(b"x" * 1000)
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "b").write_bytes(b"x" * 2000)
+    assert when_not_to.folder_mb(tmp_path) == pytest.approx(0.003)
+    assert when_not_to.folder_mb(tmp_path / "a") == pytest.approx(0.001)
+    with pytest.raises(FileNotFoundError):
+        when_not_to.folder_mb(tmp_path / "nope")
