@@ -72,9 +72,9 @@ FIGURES: dict[str, dict[str, Figure]] = {
         "prompt_tokens_computed_without_reuse": Figure(
             "prompt tokens computed per request after the first, prefix reuse off (tokens)"),
         "ttft_ms_with_reuse": Figure("time to first token after the first request, reuse on "
-                                     "(ms, mean)"),
+                                     "(ms, median)"),
         "ttft_ms_without_reuse": Figure("time to first token after the first request, reuse off "
-                                        "(ms, mean)"),
+                                        "(ms, median)"),
         "longest_pause_ms_one_piece": Figure(
             "users' longest gap between tokens, the long prompt prefilled in one step (ms)"),
         "longest_pause_ms_sliced": Figure(

@@ -21,12 +21,12 @@ PROFILES: tuple[Profile, ...] = get_args(Profile)
 TABLE: dict[str, dict[str, dict[str, Any]]] = {
     "00-serving-many-users": {
         "smoke": dict(levels=[1, 4], requests_per_user=1, input_tokens=32, answer_tokens=16,
-                      sweeps=2, prefix_tokens=500, question_tokens=16, probe_requests=2,
+                      sweeps=2, prefix_tokens=500, question_tokens=16, probe_requests=3,
                       decode_users=2, user_tokens=96, document_tokens=600, arrival_s=0.5,
                       documents=2, spacing_s=0.5, chunk_pause_ms=250),
         "cpu": dict(levels=[1, 4, 8, 16, 32], requests_per_user=1, input_tokens=32,
                     answer_tokens=48, sweeps=3, prefix_tokens=2000, question_tokens=16,
-                    probe_requests=3, decode_users=4, user_tokens=320, document_tokens=2000,
+                    probe_requests=4, decode_users=4, user_tokens=320, document_tokens=2000,
                     arrival_s=1.5, documents=3, spacing_s=2.5, chunk_pause_ms=250),
         "gpu": dict(levels=[1, 2, 4, 8, 16, 32], requests_per_user=2, input_tokens=64,
                     answer_tokens=128, sweeps=3, prefix_tokens=2000, question_tokens=16,
@@ -34,9 +34,9 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                     arrival_s=1.5, documents=3, spacing_s=1.5, chunk_pause_ms=50),
     },
     "01-serving-engine": {
-        "smoke": dict(users=4, requests_per_user=1, answer_tokens=16),
-        "cpu": dict(users=16, requests_per_user=1, answer_tokens=96),
-        "gpu": dict(users=32, requests_per_user=2, answer_tokens=256),
+        "smoke": dict(users=4, requests_per_user=1, answer_tokens=16, sweeps=2),
+        "cpu": dict(users=16, requests_per_user=1, answer_tokens=96, sweeps=3),
+        "gpu": dict(users=32, requests_per_user=2, answer_tokens=256, sweeps=3),
     },
     "02-continuous-batching": {
         "smoke": dict(levels=[1, 4], input_tokens=32, answer_tokens=16, sweeps=2, wave_size=4,

@@ -18,7 +18,7 @@ from servelab.lessons.batching.findings import (
     BatchVerdict,
     two_level_sweep,
 )
-from servelab.lessons.batching.steps import NOISE_TEXT, scaling_text, sweep_ranges
+from servelab.lessons.batching.steps import NOISE_TEXT, crowd_text, scaling_text, sweep_ranges
 from servelab.lessons.overview.words import batching_text
 from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
@@ -144,6 +144,7 @@ def test_a_repeated_sweep_gives_medians_and_the_ranges_beside_them() -> None:
     assert found.shown and not found.within_noise
     text = scaling_text(found, smoke=False)
     assert "(medians of 3 sweeps; lowest to highest: one stream 24–27, 32 streams 380–420" in text
+    assert sweep_ranges(found) in crowd_text(found, smoke=False)
 
 
 def test_a_gain_the_ranges_still_cover_is_not_called_shown() -> None:
@@ -151,6 +152,7 @@ def test_a_gain_the_ranges_still_cover_is_not_called_shown() -> None:
     assert found.gain >= SHOWN_GAIN and found.verdict is BatchVerdict.NOT_SHOWN
     assert found.within_noise and NOISE_TEXT in scaling_text(found, smoke=False)
     assert NOISE_TEXT in batching_text(found)
+    assert NOISE_TEXT in crowd_text(found, smoke=True)  # the noise, not the size, is the reason
 
 
 def test_one_sweep_has_no_range_to_weigh_and_says_none() -> None:

@@ -54,8 +54,6 @@ def test_compare_and_the_shared_gap_plot_take_several_runs():
     assert table.loc["chunked", "document_ttft_s"] == pytest.approx(0.2)
     figure = plots.itl_over_time(runs, title="t")
     assert len(figure.axes) == 2 and all(ax.get_ylabel() for ax in figure.axes)
-    trade = chunked_prefill.plot_trade(table, title="trade")
-    assert trade.axes[0].get_xlabel() == "document's time to first token (s)"
     matplotlib.pyplot.close("all")
 
 

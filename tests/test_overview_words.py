@@ -65,6 +65,16 @@ def test_prefix_reuse_shown_but_first_token_not_much_sooner() -> None:
     assert "only 1.1× sooner" in text and "most of the wait was not" in text
 
 
+def test_prefix_reuse_shown_but_first_tokens_inside_the_noise() -> None:
+    overlapping = prefix_text(reuse([2016, 16, 16], [0, 2000, 2000], [4000, 200, 3950]))
+    assert "the ranges overlap, so this run cannot tell" in overlapping
+    assert "range 200–3,950 ms over 2 with reuse" in overlapping
+    one_each = reuse([2016, 16], [0, 2000], [4000, 200], CONTROL[:2])
+    assert "one later request a side gives no range" in prefix_text(one_each)
+    lesson = LessonFindings(found(100, 2000), one_each, chunks(gaps(300, 7.0), gaps(4500, 5.0)))
+    assert "first token not sooner beyond the spread" in summary_text(lesson, "")
+
+
 def test_prefix_reuse_not_shown() -> None:
     text = prefix_text(reuse([2016, 2016, 2016], [0, 0, 0], [4000, 4000, 4000]))
     assert "did not show the cached prefix" in text
@@ -95,13 +105,14 @@ def test_the_prediction_is_quoted_or_asked_for() -> None:
 
 def test_summary_when_every_effect_showed() -> None:
     lesson = LessonFindings(found(100, 2000),
-                            reuse([2016, 16], [0, 2000], [4000, 200], CONTROL[:2]),
+                            reuse([2016, 16, 16], [0, 2000, 2000], [4000, 190, 200]),
                             chunks(gaps(300, 7.0), gaps(4500, 5.0)))
     text = summary_text(lesson, prediction="a guess")
     lines = text.splitlines()
     assert lines[0] == ("- **Batching:** 32 users got 20.0× the total of one user, each at 62% "
                         "of its speed.")
-    assert "computed 16 tokens instead of 2016" in lines[1] and "20.5× sooner" in lines[1]
+    assert "computed 16 tokens instead of 2016" in lines[1]
+    assert "20.5× sooner (ranges apart)" in lines[1]
     assert "from 4.50 s to 0.30 s (medians over 3 documents" in lines[2]
     assert "came later, after 7.00 s against 5.00 s" in lines[2]
     overlapping = LessonFindings(lesson.batching, lesson.reuse,

@@ -1,11 +1,9 @@
-"""servelab.lessons.single_user.when_not_to: chapter 08's findings, every story branch, its plot."""
+"""servelab.lessons.single_user.when_not_to: chapter 08's table, findings and every story branch."""
 
 from __future__ import annotations
 
 import dataclasses
 
-import matplotlib
-import matplotlib.pyplot
 import pandas as pd
 import pytest
 
@@ -19,8 +17,6 @@ from servelab.lessons.single_user.when_not_to import (
     EngineFindings,
     Facts,
 )
-
-matplotlib.use("Agg")
 
 
 def _table(q4, f16, vllm, many_llama, many_vllm):
@@ -119,13 +115,6 @@ def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
     assert "mostly the device, not the engine" in gpu
     assert "came from the smaller file" not in gpu
     assert "(on different devices, as said above)" in gpu
-
-
-def test_comparison_plot_has_a_bar_per_engine_in_each_panel():
-    figure = when_not_to.plot_comparison(_table(150, 60, 58, 150, 600), 32, title="t")
-    assert [len(ax.patches) for ax in figure.axes] == [3, 3, 3]
-    assert all(ax.get_ylabel() for ax in figure.axes)
-    matplotlib.pyplot.close(figure)
 
 
 def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():

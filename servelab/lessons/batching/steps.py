@@ -46,19 +46,35 @@ def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
     })
 
 
-# -- chapter 01 --------------------------------------------------------------------------------
+# -- one stream against a crowd (the ranges are shared with chapters 00 and 02) -----------
+def sweep_ranges(found: BatchFindings) -> str:
+    """The ranges behind a repeated sweep's two totals, as a parenthesis; empty for one sweep."""
+    if found.ranges is None:
+        return ""
+    single, top = found.ranges
+    return (f" (medians of {min(single.n, top.n)} sweeps; lowest to highest: one stream "
+            f"{single.low:,.0f}–{single.high:,.0f}, {found.users} streams "
+            f"{top.low:,.0f}–{top.high:,.0f} tok/s)")
+
+
+NOISE_TEXT = ("the sweeps' ranges overlap, so this run cannot tell that gain from the machine's "
+              "noise")
+
+
 def crowd_text(found: BatchFindings, smoke: bool) -> str:
     """One user against a crowd, worded from the findings every batching page shares (chapter
-    01 builds them with ``two_level_sweep`` from its two ``summary()`` rows: steady-state
-    figures, every user decoding)."""
+    01 builds them from its repeated pair of runs: steady-state figures, every user
+    decoding)."""
     numbers = (f"One user alone decoded at **{found.single_total:.0f} tok/s**. With "
                f"**{found.users}** users at once the server produced "
-               f"**{found.top_total:.0f} tok/s** in total, and each user received "
-               f"**{found.top_each:.1f} tok/s**.")
+               f"**{found.top_total:.0f} tok/s** in total{sweep_ranges(found)}, and each user "
+               f"received **{found.top_each:.1f} tok/s**.")
     if found.shown:
         verdict = (f"The total grew **{found.gain:.1f}-fold** while each user kept "
                    f"**{found.kept:.0%}** of the speed one user had alone: every decoding step "
                    "advanced all of them at once.")
+    elif found.within_noise:
+        verdict = f"The total grew {found.gain:.1f}-fold, but {NOISE_TEXT}."
     elif smoke:
         verdict = (f"The total grew only {found.gain:.1f}-fold. This is the smoke-size run: its "
                    "answers are too short for the server's steady state to say much. Run the "
@@ -309,20 +325,6 @@ def intensity_text(found: Intensity) -> str:
                 "over each sequence's own cache, sampling, the engine's bookkeeping per "
                 "sequence), and the paper figure is only a bound.")
     return f"{numbers} {measured} {seen}"
-
-
-def sweep_ranges(found: BatchFindings) -> str:
-    """The ranges behind a repeated sweep's two totals, as a parenthesis; empty for one sweep."""
-    if found.ranges is None:
-        return ""
-    single, top = found.ranges
-    return (f" (medians of {min(single.n, top.n)} sweeps; lowest to highest: one stream "
-            f"{single.low:,.0f}–{single.high:,.0f}, {found.users} streams "
-            f"{top.low:,.0f}–{top.high:,.0f} tok/s)")
-
-
-NOISE_TEXT = ("the sweeps' ranges overlap, so this run cannot tell that gain from the machine's "
-              "noise")
 
 
 def scaling_text(found: BatchFindings, smoke: bool) -> str:

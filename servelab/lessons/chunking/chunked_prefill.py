@@ -385,32 +385,6 @@ class TradeFindings:
         return self.wait_chunked.median / self.wait_whole.median
 
 
-def plot_trade(table: pd.DataFrame, title: str):
-    """One point per run: the users' longest pause against the document's own time to first
-    token, each the median over the run's documents with bars from lowest to highest. Lower is
-    better on both axes; a run cannot usually have both."""
-    import matplotlib.pyplot as plt
-
-    from servelab.plots import SERIES_COLORS, legend_below, style
-
-    with style():
-        figure, ax = plt.subplots(figsize=(6.5, 4.0), layout="constrained")
-        for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
-            wait = Spread.in_row(row, "document_ttft_s")
-            pause = Spread.in_row(row, "users_longest_gap_ms")
-            ax.errorbar(wait.median, pause.median,
-                        xerr=[[wait.median - wait.low], [wait.high - wait.median]],
-                        yerr=[[pause.median - pause.low], [pause.high - pause.median]],
-                        fmt="o", markersize=8, capsize=4, color=color, label=label, zorder=3)
-        ax.set_xlabel("document's time to first token (s)")
-        ax.set_ylabel("users' longest pause (ms)")
-        ax.set_xlim(left=0)
-        ax.set_ylim(bottom=0)
-        ax.set_title(title, fontsize=11)
-        legend_below(figure)
-    return figure
-
-
 def _first_run(plan: BudgetPlan) -> str:
     """How the first run read the document, as a phrase."""
     if plan.first_read is Reading.ONE_STEP:

@@ -100,40 +100,6 @@ def setups_view(table: pd.DataFrame) -> pd.DataFrame:
                        {"chat_tpot_ms_p50": 0, "chat_within_slo": 2, "batch_output_tok_s": 0})
 
 
-def plot_sweeps(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str):
-    """TTFT p99, output throughput and the share of requests within the SLO against the arrival
-    rate, one line per config through the medians of ``rate_table``, a bar over each rate's
-    lowest to highest run."""
-    import matplotlib.pyplot as plt
-
-    from servelab.plots import SERIES_COLORS, legend_below, style
-
-    with style():
-        figure, axes = plt.subplots(1, 3, figsize=(12, 3.8), layout="constrained")
-        panels = (("ttft_ms_p99", 1.0, "time to first token, p99 (ms)"),
-                  ("output_tok_s", 1.0, "output throughput (tok/s)"),
-                  ("slo_attainment", 100.0, "requests within the SLO (%)"))
-        for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
-            for ax, (key, scale, _) in zip(axes, panels, strict=True):
-                median = scale * frame[key]
-                below, above = median - scale * frame[f"{key}_low"], scale * frame[
-                    f"{key}_high"] - median
-                ax.errorbar(frame["rate"], median, yerr=[below, above], marker="o", capsize=4,
-                            color=color, label=label if key == "ttft_ms_p99" else None)
-        axes[0].axhline(ttft_slo_ms, color="grey", linestyle="--",
-                        label=f"SLO {ttft_slo_ms:.0f} ms")
-        rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})
-        for ax, (_, _, ylabel) in zip(axes, panels, strict=True):
-            ax.set_xlabel("arrival rate (requests/s)")
-            ax.set_ylabel(ylabel)
-            ax.set_xscale("log", base=2)
-            ax.set_xticks(rates, [f"{rate:g}" for rate in rates])
-            ax.set_ylim(bottom=0)
-        figure.suptitle(title)
-        legend_below(figure)
-    return figure
-
-
 def run_together(jobs: Mapping[str, tuple[RunningServer, Workload]],
                  **options: Unpack[RunOptions]) -> dict[str, Result]:
     """Run each ``label: (server, workload)`` at the same time, one thread each; the results by

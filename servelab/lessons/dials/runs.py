@@ -17,7 +17,6 @@ import re
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from servelab.bench.frames import Result
 from servelab.bench.workloads import MixedLengths as MixedLengths  # the chapter imports it here
@@ -157,27 +156,3 @@ def latency_from_arrival(result: Result) -> dict[str, float]:
             "server_running_max": running}
 
 
-def plot_sweep(sweep: pd.DataFrame, title: str):
-    """Against output throughput, one point per ``max_num_seqs`` level (the frame's index):
-    p99 from arrival to last token (left) and p99 time per output token once running (right)."""
-    import matplotlib.pyplot as plt
-
-    from servelab.plots import SERIES_COLORS, style
-
-    with style():
-        figure, axes = plt.subplots(1, 2, figsize=(10, 4.0))
-        panels = ((axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
-                  (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)",
-                   SERIES_COLORS[0]))
-        for ax, column, label, color in panels:
-            ax.plot(sweep["output_tok_s"], sweep[column], marker="o", color=color)
-            for level, row in sweep.iterrows():
-                ax.annotate(f"{level} seq{'s' if str(level) != '1' else ''}",
-                            (row["output_tok_s"], row[column]), textcoords="offset points",
-                            xytext=(4, 6), fontsize=8)
-            ax.set_xlabel("output throughput (tok/s)")
-            ax.set_ylabel(label)
-            ax.set_ylim(bottom=0)
-        figure.suptitle(title, fontsize=11, fontweight="bold")
-        figure.tight_layout()
-    return figure

@@ -12,15 +12,12 @@ did not show; the chapter shows it with ``display(Markdown(...))``.
 
 from __future__ import annotations
 
-import numpy as np
-import pandas as pd
-
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
 from servelab.lessons.batching.steps import NOISE_TEXT, sweep_ranges
 from servelab.lessons.chunking.chunked_prefill import PauseVerdict, TradeFindings, WaitVerdict
 from servelab.lessons.overview.findings import LessonFindings
 from servelab.lessons.paging.findings import PagingFindings, RanVerdict
-from servelab.lessons.prefix.reuse_findings import ReuseFindings
+from servelab.lessons.prefix.reuse_findings import FirstTokenVerdict, ReuseFindings
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -83,15 +80,29 @@ def prefix_text(reuse: ReuseFindings) -> str:
               f"the first one computed **{reuse.first_computed:.0f}** of them and each later one "
               f"only **{reuse.later_on:.0f}**; the rest came from cached blocks. With reuse off "
               f"each later request computed **{reuse.later_off:.0f}**.")
-    if reuse.sooner:
-        wait = (f"A later request's first token came after **{reuse.ttft_on_ms:.0f} ms** instead "
-                f"of **{reuse.ttft_off_ms:.0f} ms**, **{reuse.ttft_gain:.1f}×** sooner: skipping "
+    return f"{tokens} {_first_token_text(reuse)}"
+
+
+def _first_token_text(reuse: ReuseFindings) -> str:
+    """The later requests' first tokens with reuse on and off, medians beside their ranges."""
+    on, off, verdict = reuse.ttft_on, reuse.ttft_off, reuse.ttft_verdict
+    if on is None or off is None:
+        return "The probe did not time first tokens."
+    ranges = f"({on.range_text(' ms')} with reuse, {off.range_text(' ms')} without)"
+    if verdict is FirstTokenVerdict.SOONER:
+        return (f"The later requests' median first token came after **{on.median:.0f} ms** "
+                f"instead of **{off.median:.0f} ms** {ranges}, **{reuse.ttft_gain:.1f}×** "
+                f"sooner, and even the slowest with reuse beat the quickest without: skipping "
                 f"the cached part removed {reuse.wait_removed:.0%} of the wait.")
-    else:
-        wait = (f"Yet a later request's first token came only {reuse.ttft_gain:.1f}× sooner "
-                f"({reuse.ttft_on_ms:.0f} ms against {reuse.ttft_off_ms:.0f} ms), so in this run "
-                "most of the wait was not the prompt's prefill.")
-    return f"{tokens} {wait}"
+    if verdict is FirstTokenVerdict.LITTLE_SOONER:
+        return (f"Yet the later requests' median first token came only {reuse.ttft_gain:.1f}× "
+                f"sooner ({on.median:.0f} ms against {off.median:.0f} ms) {ranges}, so in "
+                "this run most of the wait was not the prompt's prefill.")
+    why = ("one later request a side gives no range to compare" if min(on.n, off.n) < 2
+           else "the ranges overlap")
+    return (f"The later requests' median first token came after {on.median:.0f} ms with reuse "
+            f"and {off.median:.0f} ms without {ranges}: {why}, so this run cannot tell whether "
+            "reuse made first tokens sooner.")
 
 
 # -- the closing summary ----------------------------------------------------------------------
@@ -126,9 +137,10 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
         batching = (f"**Batching:** not shown in this run ({batch.gain:.1f}× at {batch.users} "
                     "users).")
     if reuse.reused:
+        first = (f"first token {reuse.ttft_gain:.1f}× sooner (ranges apart)" if reuse.sooner
+                 else "first token not sooner beyond the spread")
         prefix = (f"**Prefix caching:** a repeat of the shared prompt computed "
-                  f"{reuse.later_on:.0f} tokens instead of {reuse.later_off:.0f}; first token "
-                  f"{reuse.ttft_gain:.1f}× sooner.")
+                  f"{reuse.later_on:.0f} tokens instead of {reuse.later_off:.0f}; {first}.")
     else:
         prefix = "**Prefix caching:** no reuse showed in this run."
     pause_whole, pause_chunked = chunks.pause_whole, chunks.pause_chunked
@@ -145,24 +157,3 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
     return "\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
 
 
-def plot_prefix(reuse: pd.DataFrame, control: pd.DataFrame, title: str):
-    """Prompt tokens computed and time to first token, request by request, reuse on and off."""
-    import matplotlib.pyplot as plt
-
-    from servelab.plots import SERIES_COLORS, legend_below, style
-
-    x = np.arange(len(reuse))
-    with style():
-        figure, axes = plt.subplots(1, 2, figsize=(10.0, 3.8), layout="constrained")
-        for ax, column, label in ((axes[0], "computed", "prompt tokens computed (tokens)"),
-                                  (axes[1], "ttft_ms", "time to first token (ms)")):
-            ax.bar(x - 0.2, reuse[column], width=0.4, label="reuse on",
-                   color=SERIES_COLORS[0])
-            ax.bar(x + 0.2, control[column], width=0.4, label="reuse off",
-                   color=SERIES_COLORS[1])
-            ax.set_xticks(x, [str(n) for n in reuse["request"]])
-            ax.set_xlabel("request, in the order sent")
-            ax.set_ylabel(label)
-        figure.suptitle(title, fontweight="bold")
-        legend_below(figure)
-    return figure

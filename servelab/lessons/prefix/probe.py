@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Mapping
 
 import pandas as pd
 from openai import OpenAI
@@ -52,22 +53,40 @@ def prefill_probe(server: RunningServer, plan: list[PlannedRequest]) -> pd.DataF
     """Send ``plan`` one request at a time, streamed; one row per request with ``ttft_ms`` and
     its prompt tokens split into ``computed`` and ``from cache`` (the server's counters read
     before and after it)."""
+    return prefill_probes(server, {"plan": plan})["plan"]
+
+
+def prefill_probes(server: RunningServer,
+                   plans: Mapping[str, list[PlannedRequest]]) -> dict[str, pd.DataFrame]:
+    """``prefill_probe`` for several plans at once, their requests taken in turn (the first of
+    each plan, then the second of each, ...), so that a slow spell of the machine falls on
+    every plan alike rather than on one of them."""
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
-    rows = []
-    for number, planned in enumerate(plan, start=1):
-        before = prompt_tokens_by_source(server.url)
-        sent = time.perf_counter()
-        first = None
-        stream = client.completions.create(model=server.model, prompt=planned.prompt,
-                                           max_tokens=planned.max_tokens, stream=True,
-                                           extra_body=request_body(planned))
-        for chunk in stream:
-            if first is None and chunk.choices:
-                first = time.perf_counter()
-        after = prompt_tokens_by_source(server.url)
-        if first is None:
-            raise RuntimeError(f"request {number} streamed no token")
-        rows.append({"request": number, "ttft_ms": (first - sent) * 1000.0,
-                     **{name: after[name] - before[name] for name in SPLIT}})
+    rows: dict[str, list[dict[str, float]]] = {name: [] for name in plans}
+    longest = max((len(plan) for plan in plans.values()), default=0)
+    for index in range(longest):
+        for name, plan in plans.items():
+            if index < len(plan):
+                rows[name].append({"request": index + 1,
+                                   **_probe_request(client, server, plan[index], index + 1)})
     client.close()
-    return pd.DataFrame(rows)
+    return {name: pd.DataFrame(found) for name, found in rows.items()}
+
+
+def _probe_request(client: OpenAI, server: RunningServer, planned: PlannedRequest,
+                   number: int) -> dict[str, float]:
+    """One streamed request: its ``ttft_ms`` and the prompt tokens it computed and reused."""
+    before = prompt_tokens_by_source(server.url)
+    sent = time.perf_counter()
+    first = None
+    stream = client.completions.create(model=server.model, prompt=planned.prompt,
+                                       max_tokens=planned.max_tokens, stream=True,
+                                       extra_body=request_body(planned))
+    for chunk in stream:
+        if first is None and chunk.choices:
+            first = time.perf_counter()
+    after = prompt_tokens_by_source(server.url)
+    if first is None:
+        raise RuntimeError(f"request {number} streamed no token")
+    return {"ttft_ms": (first - sent) * 1000.0,
+            **{name: after[name] - before[name] for name in SPLIT}}

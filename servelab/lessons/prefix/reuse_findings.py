@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 
 import pandas as pd
 
@@ -25,20 +26,37 @@ def _later(frame: pd.DataFrame, column: str) -> float:
     return float(frame[column].iloc[1:].mean()) if column in frame else math.nan
 
 
+def _later_spread(frame: pd.DataFrame, column: str) -> Spread | None:
+    """The spread of ``column`` over every request after the first; None where the probe did
+    not measure it."""
+    if column not in frame or frame[column].iloc[1:].isna().all():
+        return None
+    return Spread.of(frame[column].iloc[1:])
+
+
+class FirstTokenVerdict(StrEnum):
+    """What the probe's later first tokens say about reuse."""
+
+    SOONER = "sooner"  # ranges apart, by TTFT_GAIN_SHOWN at the medians
+    LITTLE_SOONER = "little sooner"  # ranges apart, by less
+    CANNOT_TELL = "cannot tell"  # ranges overlap, or one request a side
+    NOT_TIMED = "not timed"
+
+
 @dataclass(frozen=True)
 class ReuseFindings:
     """One probe with reuse on and one with it off, one request at a time: prompt tokens each
     request sent, what the first and the second computed with reuse on, the mean a later
-    request computed either way, and (where the probe timed it) a later request's mean time to
-    first token either way, in ms."""
+    request computed either way, and (where the probe timed it) the later requests' times to
+    first token either way, in ms (None: not timed)."""
 
     prompt_tokens: float
     first_computed: float
     second_computed: float
     later_on: float
     later_off: float
-    ttft_on_ms: float
-    ttft_off_ms: float
+    ttft_on: Spread | None
+    ttft_off: Spread | None
 
     @classmethod
     def from_probe(cls, on: pd.DataFrame, off: pd.DataFrame) -> ReuseFindings:
@@ -48,7 +66,7 @@ class ReuseFindings:
         return cls(prompt_tokens=prompt, first_computed=float(on["computed"].iloc[0]),
                    second_computed=float(on["computed"].iloc[1]),
                    later_on=_later(on, "computed"), later_off=_later(off, "computed"),
-                   ttft_on_ms=_later(on, "ttft_ms"), ttft_off_ms=_later(off, "ttft_ms"))
+                   ttft_on=_later_spread(on, "ttft_ms"), ttft_off=_later_spread(off, "ttft_ms"))
 
     @property
     def reused(self) -> bool:
@@ -56,16 +74,32 @@ class ReuseFindings:
 
     @property
     def ttft_gain(self) -> float:
-        return self.ttft_off_ms / self.ttft_on_ms
+        """How many times sooner the median later first token came with reuse (NaN: not
+        timed)."""
+        if self.ttft_on is None or self.ttft_off is None:
+            return math.nan
+        return self.ttft_off.median / self.ttft_on.median
+
+    @property
+    def ttft_verdict(self) -> FirstTokenVerdict:
+        on, off = self.ttft_on, self.ttft_off
+        if on is None or off is None:
+            return FirstTokenVerdict.NOT_TIMED
+        if on.below_by(off, TTFT_GAIN_SHOWN):
+            return FirstTokenVerdict.SOONER
+        if on.below(off):
+            return FirstTokenVerdict.LITTLE_SOONER
+        return FirstTokenVerdict.CANNOT_TELL
 
     @property
     def sooner(self) -> bool:
-        """A later request's first token came clearly sooner with reuse (a NaN gain: no)."""
-        return self.ttft_gain >= TTFT_GAIN_SHOWN
+        """Later first tokens came sooner with reuse beyond the noise and by
+        ``TTFT_GAIN_SHOWN``."""
+        return self.ttft_verdict is FirstTokenVerdict.SOONER
 
     @property
     def wait_removed(self) -> float:
-        """The share of a later request's wait for its first token that reuse removed."""
+        """The share of a later request's median wait for its first token that reuse removed."""
         return 1 - 1 / self.ttft_gain
 
 

@@ -1,11 +1,12 @@
 """Chapter 08: what two engines cost to set up, and how they serve one user and many.
 
 ``footprint_mb`` and ``folder_mb`` measure what each engine needs on disk; ``comparison`` puts
-the runs side by side; ``plot_comparison`` draws the three numbers the guidance rests on: the
-speed one user sees, the total throughput under many users, and how long those users wait for a
-first token. llama.cpp runs twice, on the 4-bit file and on a 16-bit one, so that the page can
-separate what the engine does from what the file format does. ``EngineFindings`` reads the runs
-once, with every comparison a named verdict; ``story`` only words it.
+the runs side by side (``servelab.plots.comparisons.engine_bars`` draws the three numbers the
+guidance rests on: the speed one user sees, the total throughput under many users, and how long
+those users wait for a first token). llama.cpp runs twice, on the 4-bit file and on a 16-bit
+one, so that the page can separate what the engine does from what the file format does.
+``EngineFindings`` reads the runs once, with every comparison a named verdict; ``story`` only
+words it.
 """
 
 from __future__ import annotations
@@ -69,34 +70,6 @@ def comparison(results: Mapping[tuple[str, int], Result]) -> pd.DataFrame:
     if not rows:
         raise ValueError("no runs to compare")
     return pd.DataFrame(rows).set_index(["engine", "users"])[COLUMNS]
-
-
-def plot_comparison(table: pd.DataFrame, many: int, title: str):
-    """Three panels, one bar per engine: tok/s one user sees alone; total tok/s with ``many``
-    users; and the median wait for a first token with ``many`` users."""
-    import matplotlib.pyplot as plt
-
-    from servelab.plots import SERIES_COLORS, style
-
-    engines = list(table.index.get_level_values("engine").unique())
-    panels = [
-        (1, "user_tok_s", "1 user: speed it sees", "tokens/s"),
-        (many, "output_tok_s", f"{many} users: total", "tokens/s"),
-        (many, "ttft_s_p50", f"{many} users: median wait for 1st token", "seconds"),
-    ]
-    with style():
-        figure, axes = plt.subplots(1, len(panels), figsize=(10, 3.8))
-        for ax, (users, column, label, unit) in zip(axes, panels, strict=True):
-            values = [table.loc[(engine, users), column] for engine in engines]
-            bars = ax.bar([engine.replace(" ", "\n") for engine in engines], values,
-                          color=SERIES_COLORS[: len(engines)])
-            ax.bar_label(bars, fmt="%.3g", fontsize=9)
-            ax.set_title(label, fontsize=10, fontweight="normal")
-            ax.set_ylabel(unit)
-            ax.margins(y=0.15)
-        figure.suptitle(title, fontsize=11, fontweight="bold")
-        figure.tight_layout()
-    return figure
 
 
 LLAMA_Q4, LLAMA_F16, VLLM = "llama.cpp Q4_1", "llama.cpp F16", "vLLM"

@@ -1,0 +1,150 @@
+"""Figures that set runs side by side: one user and a crowd, reuse on and off, engines, dial
+levels, configs across arrival rates, chunked prefill's budgets. Each takes the table its
+chapter prints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+
+from servelab.bench.spread import Spread
+from servelab.plots import SERIES_COLORS, _figure, legend_below, style
+
+
+def crowd_bars(sweep: pd.DataFrame, title: str) -> Figure:
+    """The steady total and the speed each user saw, one pair of bars per concurrency (rows of
+    ``bench.sweep_table``), a line over each bar from the lowest to the highest run."""
+    x = np.arange(len(sweep))
+    with style():
+        fig, (ax,) = _figure(figsize=(7.0, 4.0))
+        for offset, key, label, color in ((-0.2, "steady_output_tok_s", "all users together",
+                                           SERIES_COLORS[0]),
+                                          (0.2, "steady_user_tok_s", "each user",
+                                           SERIES_COLORS[1])):
+            spreads = [Spread.in_row(row, key) for _, row in sweep.iterrows()]
+            medians = [spread.median for spread in spreads]
+            ax.bar(x + offset, medians, width=0.4, color=color, label=label,
+                   yerr=[[m - spread.low for m, spread in zip(medians, spreads, strict=True)],
+                         [spread.high - m for m, spread in zip(medians, spreads, strict=True)]],
+                   capsize=4)
+        ax.set_xticks(x, [str(int(n)) for n in sweep["concurrency"]])
+        ax.set_xlabel("concurrent users")
+        ax.set_ylabel("output while every user decodes (tok/s)")
+        ax.set_title(title)
+        legend_below(fig)
+    return fig
+
+
+def reuse_bars(reuse: pd.DataFrame, control: pd.DataFrame, title: str) -> Figure:
+    """Prompt tokens computed and time to first token, request by request, reuse on and off."""
+    x = np.arange(len(reuse))
+    with style():
+        fig, axes = _figure(2, figsize=(10.0, 3.8))
+        for ax, column, label in ((axes[0], "computed", "prompt tokens computed (tokens)"),
+                                  (axes[1], "ttft_ms", "time to first token (ms)")):
+            ax.bar(x - 0.2, reuse[column], width=0.4, label="reuse on", color=SERIES_COLORS[0])
+            ax.bar(x + 0.2, control[column], width=0.4, label="reuse off",
+                   color=SERIES_COLORS[1])
+            ax.set_xticks(x, [str(n) for n in reuse["request"]])
+            ax.set_xlabel("request, in the order sent")
+            ax.set_ylabel(label)
+        fig.suptitle(title, fontweight="bold")
+        legend_below(fig)
+    return fig
+
+
+def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
+    """Three panels, one bar per engine: tok/s one user sees alone; total tok/s with ``many``
+    users; and the median wait for a first token with ``many`` users."""
+    engines = list(table.index.get_level_values("engine").unique())
+    panels = [
+        (1, "user_tok_s", "1 user: speed it sees", "tokens/s"),
+        (many, "output_tok_s", f"{many} users: total", "tokens/s"),
+        (many, "ttft_s_p50", f"{many} users: median wait for 1st token", "seconds"),
+    ]
+    with style():
+        fig, axes = _figure(len(panels), figsize=(10.0, 3.8))
+        for ax, (users, column, label, unit) in zip(axes, panels, strict=True):
+            values = [table.loc[(engine, users), column] for engine in engines]
+            bars = ax.bar([engine.replace(" ", "\n") for engine in engines], values,
+                          color=SERIES_COLORS[: len(engines)])
+            ax.bar_label(bars, fmt="%.3g", fontsize=9)
+            ax.set_title(label, fontsize=10, fontweight="normal")
+            ax.set_ylabel(unit)
+            ax.margins(y=0.15)
+        fig.suptitle(title, fontweight="bold")
+    return fig
+
+
+def dial_sweep(sweep: pd.DataFrame, title: str) -> Figure:
+    """Against output throughput, one point per ``max_num_seqs`` level (the frame's index):
+    p99 from arrival to last token (left) and p99 time per output token once running (right)."""
+    with style():
+        fig, axes = _figure(2, figsize=(10.0, 4.0))
+        panels = ((axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
+                  (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)",
+                   SERIES_COLORS[0]))
+        for ax, column, label, color in panels:
+            ax.plot(sweep["output_tok_s"], sweep[column], marker="o", color=color)
+            for level, row in sweep.iterrows():
+                ax.annotate(f"{level} seq{'s' if str(level) != '1' else ''}",
+                            (row["output_tok_s"], row[column]), textcoords="offset points",
+                            xytext=(4, 6), fontsize=8)
+            ax.set_xlabel("output throughput (tok/s)")
+            ax.set_ylabel(label)
+            ax.set_ylim(bottom=0)
+        fig.suptitle(title, fontweight="bold")
+    return fig
+
+
+def rate_curves(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str) -> Figure:
+    """TTFT p99, output throughput and the share of requests within the SLO against the arrival
+    rate, one line per config through the medians of ``rate_table``, a bar over each rate's
+    lowest to highest run."""
+    with style():
+        fig, axes = _figure(3, figsize=(12.0, 3.8))
+        panels = (("ttft_ms_p99", 1.0, "time to first token, p99 (ms)"),
+                  ("output_tok_s", 1.0, "output throughput (tok/s)"),
+                  ("slo_attainment", 100.0, "requests within the SLO (%)"))
+        for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
+            for ax, (key, scale, _) in zip(axes, panels, strict=True):
+                median = scale * frame[key]
+                below = median - scale * frame[f"{key}_low"]
+                above = scale * frame[f"{key}_high"] - median
+                ax.errorbar(frame["rate"], median, yerr=[below, above], marker="o", capsize=4,
+                            color=color, label=label if key == "ttft_ms_p99" else None)
+        axes[0].axhline(ttft_slo_ms, color="grey", linestyle="--",
+                        label=f"SLO {ttft_slo_ms:.0f} ms")
+        rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})
+        for ax, (_, _, ylabel) in zip(axes, panels, strict=True):
+            ax.set_xlabel("arrival rate (requests/s)")
+            ax.set_ylabel(ylabel)
+            ax.set_xscale("log", base=2)
+            ax.set_xticks(rates, [f"{rate:g}" for rate in rates])
+            ax.set_ylim(bottom=0)
+        fig.suptitle(title, fontweight="bold")
+        legend_below(fig)
+    return fig
+
+
+def chunking_trade(table: pd.DataFrame, title: str) -> Figure:
+    """One point per run: the users' longest pause against the document's own time to first
+    token, each the median over the run's documents with bars from lowest to highest. Lower is
+    better on both axes; a run cannot usually have both."""
+    with style():
+        fig, (ax,) = _figure(figsize=(6.5, 4.0))
+        for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
+            wait = Spread.in_row(row, "document_ttft_s")
+            pause = Spread.in_row(row, "users_longest_gap_ms")
+            ax.errorbar(wait.median, pause.median,
+                        xerr=[[wait.median - wait.low], [wait.high - wait.median]],
+                        yerr=[[pause.median - pause.low], [pause.high - pause.median]],
+                        fmt="o", markersize=8, capsize=4, color=color, label=label, zorder=3)
+        ax.set_xlabel("document's time to first token (s)")
+        ax.set_ylabel("users' longest pause (ms)")
+        ax.set_xlim(left=0)
+        ax.set_ylim(bottom=0)
+        ax.set_title(title, fontsize=11)
+        legend_below(fig)
+    return fig
