@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import numpy as np
+import pandas as pd
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.hardware import Device
@@ -30,3 +33,16 @@ def record(index: int, sent: float, gaps: list[float], ttft: float, role: str = 
     r.first_token, r.end, r.closed = times[0], times[-1], times[-1] + 0.001
     r.prompt_tokens, r.output_tokens = prompt, len(times)
     return r
+
+
+def repeated(frame: pd.DataFrame, keys: Iterable[str], runs: int = 3,
+             spread: float = 0.03) -> pd.DataFrame:
+    """``frame`` as a table of ``runs`` repeats: beside each of ``keys`` it holds, the lowest
+    and highest run ``spread`` either side of the value (``Spread`` columns)."""
+    frame = frame.copy()
+    for key in keys:
+        if key in frame:
+            frame[f"{key}_low"] = frame[key] * (1 - spread)
+            frame[f"{key}_high"] = frame[key] * (1 + spread)
+            frame[f"{key}_n"] = runs
+    return frame

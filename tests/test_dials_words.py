@@ -7,23 +7,35 @@ import pytest
 
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.dials import words as dials_words
-from servelab.lessons.dials.findings import ContextFindings, SweepFindings
+from servelab.lessons.dials.findings import SWEEP_SPREADS, ContextFindings, SweepFindings
 from servelab.lessons.dials.runs import OverLong, start_refusal
-from tests.support import REFUSAL_LOG
+from tests.support import REFUSAL_LOG, repeated
 
 
-def _sweep(out, tpot, arrival):
-    return SweepFindings.from_sweep(pd.DataFrame(
+def _found(sweep: pd.DataFrame, runs: int = 3) -> SweepFindings:
+    """Findings of ``sweep`` run ``runs`` times, each run 3 % either side of the median."""
+    return SweepFindings.from_sweep(repeated(sweep, SWEEP_SPREADS, runs))
+
+
+def _sweep(out, tpot, arrival, runs: int = 3):
+    return _found(pd.DataFrame(
         {"output_tok_s": out, "tpot_ms_p99": tpot, "latency_s_p99": arrival},
-        index=pd.Index([1, 64], name="max_num_seqs")))
+        index=pd.Index([1, 64], name="max_num_seqs")), runs)
 
 
 def test_sweep_text_per_token_worse_backlog_better():
     text = dials_words.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
-    assert "(**10.0×**)" in text
-    assert "(p99) rose: **35 → 90 ms**" in text
-    assert "(p99) fell: **34.1 → 5.1 s**, because" in text
+    assert "Each level ran 3 times" in text and "**10.0×**" in text
+    assert "(p99) rose: **35 → 90 ms** (runs 34–36 and 87–93 ms)" in text
+    assert "(p99) fell: **34.1 → 5.1 s**" in text and "s), because" in text
     assert "This run shows it" in text
+
+
+def test_sweep_text_claims_nothing_from_one_run_a_level():
+    text = dials_words.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1], runs=1))
+    assert "did not show batching's throughput gain beyond its runs' spread" in text
+    assert "(p99) moved no further than its runs' spread: **35 → 90 ms**." in text
+    assert "Each level ran" not in text and "This run shows it" not in text
 
 
 @pytest.mark.parametrize(("medians", "phrase"), [
@@ -35,7 +47,7 @@ def test_sweep_text_weighs_the_median_from_arrival(medians, phrase):
     sweep = pd.DataFrame({"output_tok_s": [30, 120, 180], "tpot_ms_p99": [35, 60, 90],
                           "latency_s_p99": [16.0, 3.0, 2.6], "latency_s_p50": medians},
                          index=pd.Index([1, 12, 24], name="max_num_seqs"))
-    text = dials_words.sweep_text(SweepFindings.from_sweep(sweep))
+    text = dials_words.sweep_text(_found(sweep))
     assert phrase in text
     assert ("longer again" in text) == (medians[-1] > 1.1 * min(medians))
 
@@ -52,14 +64,14 @@ def test_sweep_text_names_a_best_level_in_the_middle():
     sweep = pd.DataFrame({"output_tok_s": [30, 200, 260], "tpot_ms_p99": [35, 60, 90],
                           "latency_s_p99": [9.0, 2.0, 2.5]},
                          index=pd.Index([1, 12, 24], name="max_num_seqs"))
-    text = dials_words.sweep_text(SweepFindings.from_sweep(sweep))
+    text = dials_words.sweep_text(_found(sweep))
     assert "It was shortest at 12 sequences (2.0 s), not at the most" in text
     assert "shortest at" not in dials_words.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
 
 
 def test_sweep_text_when_both_latencies_rise():
     text = dials_words.sweep_text(_sweep([30, 100], [35, 90], [5.0, 9.0]))
-    assert "(p99) rose: **5.0 → 9.0 s**." in text
+    assert "(p99) rose: **5.0 → 9.0 s** (runs 4.8–5.2 and 8.7–9.3 s)." in text
 
 
 SHORT = {"running_max": 8, "preemptions": 0, "e2e_ms_p99": 6000.0}

@@ -13,6 +13,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
+from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.dials.runs import OverLong, StartRefusal
 from servelab.lessons.thresholds import CHANGED, THROUGHPUT_SHOWN
@@ -22,14 +23,17 @@ class Movement(StrEnum):
     ROSE = "rose"
     FELL = "fell"
     SAME = "stayed about the same"
+    UNCLEAR = "moved no further than its runs' spread"
 
 
-def movement(before: float, after: float) -> Movement:
-    """Where ``after`` stands against ``before``, by ``CHANGED``."""
-    if after > before * (1 + CHANGED):
-        return Movement.ROSE
-    if after < before * (1 - CHANGED):
-        return Movement.FELL
+def movement(before: Spread, after: Spread) -> Movement:
+    """Where ``after`` stands against ``before``: risen or fallen where the medians differ by
+    ``CHANGED`` and the ranges are apart; the same where the medians are within ``CHANGED``;
+    unclear where they differ by more but the runs' ranges overlap (or one run a side)."""
+    if after.median > before.median * (1 + CHANGED):
+        return Movement.ROSE if after.above(before) else Movement.UNCLEAR
+    if after.median < before.median * (1 - CHANGED):
+        return Movement.FELL if after.below(before) else Movement.UNCLEAR
     return Movement.SAME
 
 
@@ -42,23 +46,27 @@ class MedianVerdict(StrEnum):
     LONGER_AGAIN = "longer again past the shortest"
 
 
+SWEEP_SPREADS = ("output_tok_s", "tpot_ms_p99", "latency_s_p99", "latency_s_p50")
+
+
 @dataclass(frozen=True)
 class SweepFindings:
     """The fewest (``low``) and most (``high``) sequences per step: output (tok/s), the p99
     time per token of a running request (ms) and the p99 from arrival to last token (s) at
-    each; the level where that p99 was shortest; and the median from arrival at the top level
-    against its shortest (NaN where the sweep has no medians)."""
+    each, as spreads over the sweep's passes; the level where that p99's median was shortest;
+    and the median from arrival at the top level against its shortest (NaN where the sweep has
+    no medians)."""
 
     low: int
     high: int
-    output_low: float
-    output_high: float
-    tpot_low_ms: float
-    tpot_high_ms: float
-    arrival_low_s: float
-    arrival_high_s: float
+    output_low: Spread
+    output_high: Spread
+    tpot_low_ms: Spread
+    tpot_high_ms: Spread
+    arrival_low_s: Spread
+    arrival_high_s: Spread
     best_level: int
-    best_arrival_s: float
+    best_arrival_s: Spread
     median_fastest_level: int
     median_shortest_s: float
     median_top_s: float
@@ -66,10 +74,14 @@ class SweepFindings:
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame) -> SweepFindings:
         """From a frame indexed by level with ``output_tok_s``, ``tpot_ms_p99`` and
-        ``latency_s_p99`` (and ``latency_s_p50`` where measured)."""
+        ``latency_s_p99`` (and ``latency_s_p50`` where measured), each with its ``Spread``
+        columns where the sweep was repeated (``spread_table`` of the passes)."""
         levels = [int(level) for level in sweep.index]
-        output = sweep["output_tok_s"].to_numpy(dtype=float)
-        tpot = sweep["tpot_ms_p99"].to_numpy(dtype=float)
+        rows = [row for _, row in sweep.iterrows()]
+
+        def ends(key: str) -> tuple[Spread, Spread]:
+            return Spread.in_row(rows[0], key), Spread.in_row(rows[-1], key)
+
         arrival = sweep["latency_s_p99"].to_numpy(dtype=float)
         best = int(np.argmin(arrival))
         if "latency_s_p50" in sweep:
@@ -77,35 +89,44 @@ class SweepFindings:
             fastest, shortest, top = int(np.argmin(median)), float(median.min()), float(median[-1])
         else:
             fastest, shortest, top = len(levels) - 1, math.nan, math.nan
-        return cls(low=levels[0], high=levels[-1], output_low=float(output[0]),
-                   output_high=float(output[-1]), tpot_low_ms=float(tpot[0]),
-                   tpot_high_ms=float(tpot[-1]), arrival_low_s=float(arrival[0]),
-                   arrival_high_s=float(arrival[-1]), best_level=levels[best],
-                   best_arrival_s=float(arrival[best]), median_fastest_level=levels[fastest],
-                   median_shortest_s=shortest, median_top_s=top)
+        (output_low, output_high), (tpot_low, tpot_high), (arrival_low, arrival_high) = (
+            ends(key) for key in ("output_tok_s", "tpot_ms_p99", "latency_s_p99"))
+        return cls(low=levels[0], high=levels[-1], output_low=output_low,
+                   output_high=output_high, tpot_low_ms=tpot_low, tpot_high_ms=tpot_high,
+                   arrival_low_s=arrival_low, arrival_high_s=arrival_high,
+                   best_level=levels[best],
+                   best_arrival_s=Spread.in_row(rows[best], "latency_s_p99"),
+                   median_fastest_level=levels[fastest], median_shortest_s=shortest,
+                   median_top_s=top)
+
+    @property
+    def passes(self) -> int:
+        """How many times each level ran (the fewest, where they differ)."""
+        return min(self.output_low.n, self.output_high.n)
 
     @property
     def speedup(self) -> float:
-        return self.output_high / self.output_low
+        return self.output_high.median / self.output_low.median
 
     @property
     def shows_gain(self) -> bool:
-        return self.speedup >= THROUGHPUT_SHOWN
+        """The top level's output beat the fewest's by ``THROUGHPUT_SHOWN``, ranges apart."""
+        return self.output_high.above_by(self.output_low, THROUGHPUT_SHOWN)
 
     @property
     def tpot_ratio(self) -> float:
         """How many times as long a running request's token took at the most sequences."""
-        return self.tpot_high_ms / self.tpot_low_ms
+        return self.tpot_high_ms.median / self.tpot_low_ms.median
 
     @property
     def arrival_ratio(self) -> float:
         """The p99 from arrival at the most sequences against at the fewest."""
-        return self.arrival_high_s / self.arrival_low_s
+        return self.arrival_high_s.median / self.arrival_low_s.median
 
     @property
     def arrival_sooner(self) -> float:
         """How many times sooner the last arrival was done at the most sequences."""
-        return self.arrival_low_s / self.arrival_high_s
+        return 1 / self.arrival_ratio
 
     @property
     def tpot_moved(self) -> Movement:
@@ -117,8 +138,10 @@ class SweepFindings:
 
     @property
     def best_in_between(self) -> bool:
-        """The p99 from arrival was shortest at a level between the fewest and the most."""
-        return self.best_level not in (self.low, self.high)
+        """The p99 from arrival was shortest at a level between the fewest and the most, and
+        shorter there than at the most beyond the runs' spread."""
+        return (self.best_level not in (self.low, self.high)
+                and self.best_arrival_s.below(self.arrival_high_s))
 
     @property
     def median_verdict(self) -> MedianVerdict:

@@ -5,6 +5,7 @@ it in a cell tagged ``prose``.
 
 from __future__ import annotations
 
+from servelab.bench.spread import Spread
 from servelab.lessons.dials.findings import (
     ContextFindings,
     MedianVerdict,
@@ -42,29 +43,40 @@ def _median_text(sweep: SweepFindings) -> str:
             f"sequences, {where}.")
 
 
+def _ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
+    """``"**35 → 90 ms** (runs 33–37 and 80–95 ms)"``: two medians, then their ranges."""
+    moved = f"**{before.median:,.{digits}f} → {after.median:,.{digits}f} {unit}**"
+    if min(before.n, after.n) < 2:
+        return moved
+    return (f"{moved} (runs {before.low:,.{digits}f}–{before.high:,.{digits}f} and "
+            f"{after.low:,.{digits}f}–{after.high:,.{digits}f} {unit})")
+
+
 def sweep_text(sweep: SweepFindings) -> str:
     """Chapter 05: throughput and both latencies from the fewest to the most sequences per
-    step."""
+    step, medians of the sweep's passes with their ranges."""
     low, high = sweep.low, sweep.high
+    output = _ends(sweep.output_low, sweep.output_high, 0, "tok/s")
+    passes = (f"Each level ran {sweep.passes} times, the levels in turn; each figure is the "
+              "median of its runs. " if sweep.passes > 1 else "")
     if sweep.shows_gain:
-        output = (f"Going from {low} to {high} sequences per step raised output from "
-                  f"**{sweep.output_low:.0f}** to **{sweep.output_high:.0f} tok/s** "
-                  f"(**{sweep.speedup:.1f}×**).")
+        output = (f"{passes}Going from {low} to {high} sequences per step raised output "
+                  f"{output}, **{sweep.speedup:.1f}×**.")
     else:
-        output = (f"From {low} to {high} sequences per step output went from "
-                  f"{sweep.output_low:.0f} to {sweep.output_high:.0f} tok/s "
-                  f"({sweep.speedup:.1f}×): this run did not show batching's throughput gain.")
+        output = (f"{passes}From {low} to {high} sequences per step output went {output} "
+                  f"({sweep.speedup:.1f}×): this run did not show batching's throughput gain "
+                  "beyond its runs' spread.")
     running = (f"The time per output token of a running request (p99) {sweep.tpot_moved}: "
-               f"**{sweep.tpot_low_ms:.0f} → {sweep.tpot_high_ms:.0f} ms**.")
+               f"{_ends(sweep.tpot_low_ms, sweep.tpot_high_ms, 0, 'ms')}.")
     queued = (f"The time from a request's arrival to its last token (p99) {sweep.arrival_moved}: "
-              f"**{sweep.arrival_low_s:.1f} → {sweep.arrival_high_s:.1f} s**")
+              f"{_ends(sweep.arrival_low_s, sweep.arrival_high_s, 1, 's')}")
     queued += (", because with a backlog running more at once empties the queue sooner."
                if sweep.arrival_moved is Movement.FELL else ".")
     if sweep.best_in_between:
         queued += (f" It was shortest at {sweep.best_level} sequences "
-                   f"({sweep.best_arrival_s:.1f} s), not at the most: past that point each step "
-                   "carried so many sequences that the longer steps cost more than the shorter "
-                   "queue saved.")
+                   f"({sweep.best_arrival_s.median:.1f} s), not at the most: past that point "
+                   "each step carried so many sequences that the longer steps cost more than "
+                   "the shorter queue saved.")
     queued += _median_text(sweep)
     if sweep.tpot_moved is Movement.ROSE:
         meaning = ("The lesson's *worse tail latency* is the first of these: every step carries "
@@ -73,8 +85,8 @@ def sweep_text(sweep: SweepFindings) -> str:
                    "the second can improve at the same time.")
     else:
         meaning = ("The lesson's *worse tail latency* means the first of these, the pace of a "
-                   "running stream; it did not get worse in this run, so the cost the lesson "
-                   "warns about did not show here.")
+                   "running stream; it did not get worse beyond the runs' spread in this run, so "
+                   "the cost the lesson warns about did not show here.")
     return f"{output} {running} {queued}\n\n{meaning}"
 
 
