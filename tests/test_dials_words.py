@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.dials import words as dials_words
 from servelab.lessons.dials.findings import SWEEP_SPREADS, ContextFindings, SweepFindings
@@ -27,6 +28,14 @@ def test_sweep_text_per_token_worse_backlog_better():
     text = dials_words.sweep_text(_sweep([30, 300], [35, 90], [34.1, 5.1]))
     assert "Each level ran 3 times" in text and "**10.0×**" in text
     assert "(p99) rose: **35 → 90 ms** (runs 34–36 and 87–93 ms)" in text
+    assert "**30 → 300 tok/s** (runs 29–31 and 291–309 tok/s)" in text
+    narrow = dials_words.sweep_text(_found(pd.DataFrame(
+        {"output_tok_s": [23.0, 234.0], "tpot_ms_p99": [35, 90], "latency_s_p99": [9.0, 2.0]},
+        index=pd.Index([1, 24], name="max_num_seqs")), runs=3))
+    assert "(runs 22–24 and 227–241 tok/s)" in narrow
+    # both ends round to one number: it is printed once, not as "23–23"
+    assert dials_words._ends(Spread(23.0, 22.6, 23.4, 3), Spread(90.0, 88.0, 92.0, 3), 0,
+                             "tok/s") == "**23 → 90 tok/s** (runs 23 and 88–92 tok/s)"
     assert "(p99) fell: **34.1 → 5.1 s**" in text and "s), because" in text
     assert "This run shows it" in text
 

@@ -10,6 +10,7 @@ from matplotlib.container import BarContainer
 
 from servelab.bench.spread import Spread
 from servelab.plots import comparisons
+from tests.support import repeated
 
 matplotlib.use("Agg")
 
@@ -48,10 +49,13 @@ def test_engine_bars_have_a_bar_per_engine_in_each_panel():
 def test_dial_sweep_marks_each_level_on_both_panels():
     sweep = pd.DataFrame({"output_tok_s": [40.0, 120.0, 200.0], "latency_s_p99": [9.0, 4.0, 3.0],
                           "tpot_ms_p99": [20.0, 40.0, 80.0]}, index=[1, 8, 32])
-    figure = comparisons.dial_sweep(sweep, title="t")
+    figure = comparisons.dial_sweep(repeated(sweep, sweep.columns), title="t")
     for ax in figure.axes:
         assert [text.get_text() for text in ax.texts] == ["1 seq", "8 seqs", "32 seqs"]
+        (bars,) = ax.containers  # one line through the medians, with each level's ranges
+        assert bars.has_xerr and bars.has_yerr
     assert _labelled(figure)
+    assert len(comparisons.dial_sweep(sweep, title="one pass").axes) == 2
 
 
 def test_rate_curves_draw_a_line_per_config_and_the_slo():

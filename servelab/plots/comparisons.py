@@ -4,12 +4,22 @@ chapter prints."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from servelab.bench.spread import Spread
 from servelab.plots import SERIES_COLORS, _figure, legend_below, style
+
+
+def _medians_and_errors(spreads: Sequence[Spread]) -> tuple[list[float], list[list[float]]]:
+    """The medians of ``spreads``, and their distances down to the lowest and up to the highest
+    run, as matplotlib's ``xerr``/``yerr`` take them."""
+    return ([spread.median for spread in spreads],
+            [[spread.median - spread.low for spread in spreads],
+             [spread.high - spread.median for spread in spreads]])
 
 
 def crowd_bars(sweep: pd.DataFrame, title: str) -> Figure:
@@ -22,11 +32,9 @@ def crowd_bars(sweep: pd.DataFrame, title: str) -> Figure:
                                            SERIES_COLORS[0]),
                                           (0.2, "steady_user_tok_s", "each user",
                                            SERIES_COLORS[1])):
-            spreads = [Spread.in_row(row, key) for _, row in sweep.iterrows()]
-            medians = [spread.median for spread in spreads]
-            ax.bar(x + offset, medians, width=0.4, color=color, label=label,
-                   yerr=[[m - spread.low for m, spread in zip(medians, spreads, strict=True)],
-                         [spread.high - m for m, spread in zip(medians, spreads, strict=True)]],
+            medians, errors = _medians_and_errors(
+                [Spread.in_row(row, key) for _, row in sweep.iterrows()])
+            ax.bar(x + offset, medians, width=0.4, color=color, label=label, yerr=errors,
                    capsize=4)
         ax.set_xticks(x, [str(int(n)) for n in sweep["concurrency"]])
         ax.set_xlabel("concurrent users")
@@ -79,14 +87,19 @@ def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
 
 def dial_sweep(sweep: pd.DataFrame, title: str) -> Figure:
     """Against output throughput, one point per ``max_num_seqs`` level (the frame's index):
-    p99 from arrival to last token (left) and p99 time per output token once running (right)."""
+    p99 from arrival to last token (left) and p99 time per output token once running (right),
+    each the median of the sweep's passes with a bar from its lowest to its highest run where
+    the frame holds them."""
     with style():
         fig, axes = _figure(2, figsize=(10.0, 4.0))
         panels = ((axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
                   (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)",
                    SERIES_COLORS[0]))
         for ax, column, label, color in panels:
-            ax.plot(sweep["output_tok_s"], sweep[column], marker="o", color=color)
+            rows = [row for _, row in sweep.iterrows()]
+            x, xerr = _medians_and_errors([Spread.in_row(row, "output_tok_s") for row in rows])
+            y, yerr = _medians_and_errors([Spread.in_row(row, column) for row in rows])
+            ax.errorbar(x, y, xerr=xerr, yerr=yerr, marker="o", capsize=3, color=color)
             for level, row in sweep.iterrows():
                 ax.annotate(f"{level} seq{'s' if str(level) != '1' else ''}",
                             (row["output_tok_s"], row[column]), textcoords="offset points",
@@ -135,12 +148,10 @@ def chunking_trade(table: pd.DataFrame, title: str) -> Figure:
     with style():
         fig, (ax,) = _figure(figsize=(6.5, 4.0))
         for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
-            wait = Spread.in_row(row, "document_ttft_s")
-            pause = Spread.in_row(row, "users_longest_gap_ms")
-            ax.errorbar(wait.median, pause.median,
-                        xerr=[[wait.median - wait.low], [wait.high - wait.median]],
-                        yerr=[[pause.median - pause.low], [pause.high - pause.median]],
-                        fmt="o", markersize=8, capsize=4, color=color, label=label, zorder=3)
+            wait, xerr = _medians_and_errors([Spread.in_row(row, "document_ttft_s")])
+            pause, yerr = _medians_and_errors([Spread.in_row(row, "users_longest_gap_ms")])
+            ax.errorbar(wait, pause, xerr=xerr, yerr=yerr, fmt="o", markersize=8, capsize=4,
+                        color=color, label=label, zorder=3)
         ax.set_xlabel("document's time to first token (s)")
         ax.set_ylabel("users' longest pause (ms)")
         ax.set_xlim(left=0)
