@@ -113,9 +113,10 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                              batch_max_tokens=256)),
     },
     "08-when-not-to": {
-        "smoke": dict(many=4, one_user_requests=1, prompt_words=16, output_tokens=12),
-        "cpu": dict(many=16, one_user_requests=2, prompt_words=32, output_tokens=32),
-        "gpu": dict(many=32, one_user_requests=4, prompt_words=64, output_tokens=128),
+        "smoke": dict(many=4, one_user_requests=1, prompt_words=16, output_tokens=12, repeats=2),
+        "cpu": dict(many=16, one_user_requests=2, prompt_words=32, output_tokens=32, repeats=3),
+        "gpu": dict(many=32, one_user_requests=4, prompt_words=64, output_tokens=128,
+                    repeats=3),
     },
     "09-past-one-machine": {
         "smoke": dict(tenants=2, requests_per_tenant=3, prefix_tokens=256, question_tokens=16,

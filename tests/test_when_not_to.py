@@ -9,14 +9,17 @@ import pytest
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
+from servelab.bench.spread import Spread
 from servelab.lessons.single_user import when_not_to
 from servelab.lessons.single_user.when_not_to import (
     LLAMA_F16,
     LLAMA_Q4,
+    SPREAD_COLUMNS,
     VLLM,
     EngineFindings,
     Facts,
 )
+from tests.support import repeated
 
 
 def _table(q4, f16, vllm, many_llama, many_vllm):
@@ -27,7 +30,9 @@ def _table(q4, f16, vllm, many_llama, many_vllm):
                      "ttft_s_p50": 0.1, "ttft_s_p99": 0.1})
         rows.append({"engine": engine, "users": 32, "user_tok_s": one, "output_tok_s": crowd,
                      "ttft_s_p50": 5.0, "ttft_s_p99": 10.0})
-    return pd.DataFrame(rows).set_index(["engine", "users"])
+    # three runs of each load, 2 % either side of the median
+    return repeated(pd.DataFrame(rows).set_index(["engine", "users"]), SPREAD_COLUMNS,
+                    spread=0.02)
 
 
 SETUP = pd.DataFrame({"packages_mb": {"llama.cpp": 20.0, "vLLM": 900.0},
@@ -57,12 +62,23 @@ def test_story_08_one_user_branches(speeds, says):
     assert "5.9 bits" in text and "2.7× the bytes" in text
 
 
-@pytest.mark.parametrize(("a", "pace"), [(111.0, when_not_to.Pace.FASTER),
-                                         (110.0, when_not_to.Pace.ALIKE),
-                                         (90.0, when_not_to.Pace.ALIKE),
-                                         (89.0, when_not_to.Pace.SLOWER)])
-def test_two_speeds_are_alike_within_the_named_band(a, pace):
-    assert when_not_to.Against(a, 100.0).pace is pace
+def _runs(median: float, low: float | None = None, high: float | None = None,
+          n: int = 3) -> Spread:
+    return Spread(median, median - 0.5 if low is None else low,
+                  median + 0.5 if high is None else high, n)
+
+
+@pytest.mark.parametrize(("a", "pace"), [
+    (_runs(111.0), when_not_to.Pace.FASTER),
+    (_runs(110.0), when_not_to.Pace.ALIKE),
+    (_runs(90.0), when_not_to.Pace.ALIKE),
+    (_runs(89.0), when_not_to.Pace.SLOWER),
+    (_runs(130.0, low=99.0), when_not_to.Pace.UNCLEAR),   # past ALIKE, ranges overlapping
+    (_runs(70.0, high=101.0), when_not_to.Pace.UNCLEAR),
+    (_runs(130.0, n=1), when_not_to.Pace.UNCLEAR),        # one run: no range to weigh
+])
+def test_two_speeds_are_alike_within_the_named_band_and_apart_beyond_it(a, pace):
+    assert when_not_to.Against(a, _runs(100.0)).pace is pace
 
 
 def test_the_engine_findings_read_each_run_once():
@@ -89,6 +105,17 @@ def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float3
 def test_story_08_many_user_branches(many_vllm, says):
     text = _story(_table(150, 60, 58, 150, many_vllm), _facts(), "")
     assert says in text
+    assert "600 tokens/s (588–612)" in text or many_vllm != 600  # each figure beside its range
+
+
+def test_story_08_claims_no_lead_inside_the_runs_spread():
+    table = _table(150, 60, 58, 150, 300)
+    table.loc[(VLLM, 32), "output_tok_s_low"] = 120.0  # one slow run of vLLM's crowd
+    found = EngineFindings.of(table, SETUP, _facts())
+    assert found.crowd_lead.pace is when_not_to.Pace.UNCLEAR and not found.crowd_vllm
+    text = when_not_to.story(found, "")
+    assert "2.0× llama.cpp's, but the runs' ranges overlap" in text
+    assert "gives no reason to pick vLLM" in text
 
 
 @pytest.mark.parametrize(("speeds", "many_vllm", "says"), [
@@ -144,6 +171,18 @@ def test_comparison_has_one_row_per_engine_and_users():
     assert table.loc[("llama.cpp", 4), "tokens_per_request"] == 5
     with pytest.raises(ValueError, match="no runs"):
         when_not_to.comparison({})
+
+
+def test_comparison_of_repeated_runs_gives_medians_and_ranges():
+    def alone(seconds: float) -> Result:  # 11 tokens, the first at 0.1 s
+        return Result(workload=None, records=[_record(0, 0.0, 0.1, 0.1 + seconds, 11)],
+                      duration_s=0.1 + seconds)
+
+    table = when_not_to.comparison({("vLLM", 1): [alone(1.0), alone(0.5), alone(2.0)]})
+    row = table.loc[("vLLM", 1)]
+    assert Spread.in_row(row, "user_tok_s") == Spread(10.0, 5.0, 20.0, 3)
+    view = when_not_to.comparison_view(table)
+    assert view.loc[("vLLM", 1), "user_tok_s"] == "10.0 (5.0–20.0)"
 
 
 def test_folder_mb_measures_files_and_rejects_missing_paths(tmp_path):

@@ -12,7 +12,7 @@ words it.
 from __future__ import annotations
 
 import importlib.metadata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -20,8 +20,10 @@ from pathlib import Path
 import pandas as pd
 
 from servelab.bench.frames import Result
+from servelab.bench.spread import Spread, spread_table
 from servelab.lessons.prediction import page_story
 from servelab.lessons.thresholds import ALIKE, ALONE_KEEPS
+from servelab.tables import spread_view
 
 MB = 1e6
 COLUMNS = ["output_tok_s", "user_tok_s", "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
@@ -53,23 +55,40 @@ def folder_mb(path: str | Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / MB
 
 
-def comparison(results: Mapping[tuple[str, int], Result]) -> pd.DataFrame:
-    """One row per (engine, users) run: throughput, per-user speed and latencies in seconds."""
-    rows = []
-    for (engine, users), result in results.items():
-        s = result.summary()
-        done = result.requests[result.requests["ok"]]
-        rows.append({
-            "engine": engine, "users": users,
-            "output_tok_s": s["output_tok_s"], "user_tok_s": s["user_tok_s"],
+SPREAD_COLUMNS = ("user_tok_s", "output_tok_s")  # what the verdicts compare, with ranges
+
+
+def _run_row(result: Result) -> dict[str, float]:
+    s = result.summary()
+    done = result.requests[result.requests["ok"]]
+    return {"output_tok_s": s["output_tok_s"], "user_tok_s": s["user_tok_s"],
             "tokens_per_request": float(done["output_tokens"].mean()) if len(done) else 0.0,
             "ttft_s_p50": s["ttft_ms_p50"] / 1000, "ttft_s_p99": s["ttft_ms_p99"] / 1000,
             "e2e_s_p50": s["e2e_ms_p50"] / 1000, "max_in_flight": s["max_in_flight"],
-            "completed": s["completed"], "failed": s["failed"],
-        })
+            "completed": s["completed"], "failed": s["failed"]}
+
+
+def comparison(results: Mapping[tuple[str, int], Result | Sequence[Result]]) -> pd.DataFrame:
+    """One row per (engine, users): throughput, per-user speed and latencies in seconds, each
+    the median of that load's runs, and beside ``SPREAD_COLUMNS`` their ranges (``Spread``
+    columns)."""
+    rows = []
+    for (engine, users), runs in results.items():
+        for result in [runs] if isinstance(runs, Result) else runs:
+            rows.append({"load": (engine, users), **_run_row(result)})
     if not rows:
         raise ValueError("no runs to compare")
-    return pd.DataFrame(rows).set_index(["engine", "users"])[COLUMNS]
+    table = spread_table(pd.DataFrame(rows), "load", SPREAD_COLUMNS, medians=COLUMNS)
+    order = list(dict.fromkeys(row["load"] for row in rows))
+    table.index = pd.MultiIndex.from_tuples(table.pop("load"), names=["engine", "users"])
+    return table.loc[order]
+
+
+def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
+    """What the page prints of ``comparison``: the compared figures as median (lowest–highest),
+    the rest as numbers."""
+    return spread_view(table, dict.fromkeys(SPREAD_COLUMNS, 1),
+                       {key: 2 for key in COLUMNS if key not in SPREAD_COLUMNS})
 
 
 LLAMA_Q4, LLAMA_F16, VLLM = "llama.cpp Q4_1", "llama.cpp F16", "vLLM"
@@ -105,29 +124,39 @@ class Pace(StrEnum):
     FASTER = "faster"
     ALIKE = "about as fast"
     SLOWER = "slower"
+    UNCLEAR = "not told apart"  # medians past ALIKE, ranges overlapping (or one run a side)
 
 
 @dataclass(frozen=True)
 class Against:
-    """Speed ``a`` against speed ``b``."""
+    """Speed ``a`` against speed ``b``, each over its runs."""
 
-    a: float
-    b: float
+    a: Spread
+    b: Spread
 
     @property
     def ratio(self) -> float:
-        return self.a / self.b
+        """``a``'s median against ``b``'s."""
+        return self.a.median / self.b.median
 
     @property
     def pace(self) -> Pace:
+        """Alike within ``ALIKE``; faster or slower past it only with the ranges apart."""
         if 1 - ALIKE <= self.ratio <= 1 + ALIKE:
             return Pace.ALIKE
-        return Pace.FASTER if self.ratio > 1 else Pace.SLOWER
+        if self.ratio > 1:
+            return Pace.FASTER if self.a.above(self.b) else Pace.UNCLEAR
+        return Pace.SLOWER if self.a.below(self.b) else Pace.UNCLEAR
 
 
 def _by_engine(column: pd.Series) -> dict[str, float]:
     """A column indexed by engine, as the findings hold it."""
     return {str(engine): float(value) for engine, value in column.items()}
+
+
+def _spreads_by_engine(rows: pd.DataFrame | pd.Series, key: str) -> dict[str, Spread]:
+    """``key``'s spread for each engine of ``rows`` (indexed by engine)."""
+    return {str(engine): Spread.in_row(row, key) for engine, row in rows.iterrows()}
 
 
 @dataclass(frozen=True)
@@ -137,8 +166,8 @@ class EngineFindings:
     needed; and the set-up facts."""
 
     facts: Facts
-    one: Mapping[str, float]
-    crowd: Mapping[str, float]
+    one: Mapping[str, Spread]
+    crowd: Mapping[str, Spread]
     wait_p50_s: Mapping[str, float]
     wait_p99_s: Mapping[str, float]
     disk_mb: Mapping[str, float]  # "llama.cpp" and "vLLM": packages and model files
@@ -149,8 +178,8 @@ class EngineFindings:
         and ``facts.many``) and the disk table (one row per engine, megabytes)."""
         one = table.xs(1, level="users")
         many = table.xs(facts.many, level="users")
-        return cls(facts=facts, one=_by_engine(one["user_tok_s"]),
-                   crowd=_by_engine(many["output_tok_s"]),
+        return cls(facts=facts, one=_spreads_by_engine(one, "user_tok_s"),
+                   crowd=_spreads_by_engine(many, "output_tok_s"),
                    wait_p50_s=_by_engine(many["ttft_s_p50"]),
                    wait_p99_s=_by_engine(many["ttft_s_p99"]),
                    disk_mb=_by_engine(setup.sum(axis=1)))
@@ -174,13 +203,17 @@ class EngineFindings:
 
     @property
     def alone_llama(self) -> bool:
-        """llama.cpp's packed file served one user at least about as quickly as vLLM."""
-        return self.one[LLAMA_Q4] >= ALONE_KEEPS * self.one[VLLM]
+        """llama.cpp's packed file served one user at least about as quickly as vLLM: its
+        median within ``ALONE_KEEPS`` of vLLM's, and not slower beyond the runs' spread."""
+        against = Against(self.one[LLAMA_Q4], self.one[VLLM])
+        return (self.one[LLAMA_Q4].median >= ALONE_KEEPS * self.one[VLLM].median
+                and against.pace is not Pace.SLOWER)
 
     @property
     def crowd_llama(self) -> str:
-        """The llama.cpp run that served the most in total under load."""
-        return max((name for name in self.crowd if name != VLLM), key=self.crowd.__getitem__)
+        """The llama.cpp run that served the most in total under load (by its median)."""
+        return max((name for name in self.crowd if name != VLLM),
+                   key=lambda name: self.crowd[name].median)
 
     @property
     def crowd_lead(self) -> Against:
@@ -210,9 +243,24 @@ def _as_fast(against: Against) -> str:
     as"."""
     if against.pace is Pace.ALIKE:
         return "about as fast as"
+    if against.pace is Pace.UNCLEAR:
+        return "not clearly faster or slower than"
     if against.pace is Pace.FASTER:
         return f"{against.ratio:.1f}× as fast as"
     return f"{1 / against.ratio:.1f}× slower than"
+
+
+def _speed(spread: Spread) -> str:
+    """``"150 tokens/s (140–160)"``: a median speed, with its runs' range where there are
+    several."""
+    if spread.n < 2:
+        return f"{spread.median:.0f} tokens/s"
+    return f"{spread.median:.0f} tokens/s ({spread.low:.0f}–{spread.high:.0f})"
+
+
+def _runs(spread: Spread) -> str:
+    """How many runs each figure is the median of, as a clause; empty for one run."""
+    return f", each the median of {spread.n} runs" if spread.n > 1 else ""
 
 
 def _where_text(facts: Facts) -> str:
@@ -248,11 +296,12 @@ def _setup_text(found: EngineFindings) -> str:
 def _one_user_text(found: EngineFindings) -> str:
     facts = found.facts
     q4, f16, vllm = (found.one[name] for name in (LLAMA_Q4, LLAMA_F16, VLLM))
-    text = (f"One user saw {q4:.0f} tokens/s from llama.cpp on the Q4_1 file, {f16:.0f} on the "
-            f"F16 file and {vllm:.0f} from vLLM. The Q4_1 file stores {facts.q4_bits:.1f} bits "
-            f"per weight, its block scales included, against {facts.f16_bits:.1f} for F16 "
-            f"({facts.bytes_f16_over_q4:.1f}× the bytes to read per token); on the same "
-            f"engine the packed file was {_as_fast(found.q4_vs_f16)} the 16-bit one. ")
+    text = (f"One user saw {_speed(q4)} from llama.cpp on the Q4_1 file, {_speed(f16)} on the "
+            f"F16 file and {_speed(vllm)} from vLLM{_runs(q4)}. The Q4_1 file stores "
+            f"{facts.q4_bits:.1f} bits per weight, its block scales included, against "
+            f"{facts.f16_bits:.1f} for F16 ({facts.bytes_f16_over_q4:.1f}× the bytes to read "
+            f"per token); on the same engine the packed file was {_as_fast(found.q4_vs_f16)} "
+            "the 16-bit one. ")
     if facts.vllm_on_gpu:
         return text + (f"vLLM on the GPU was {_as_fast(found.vllm_vs_f16)} llama.cpp's F16 run "
                        "on the CPU: that gap is mostly the device, not the engine.")
@@ -276,14 +325,16 @@ def _one_user_text(found: EngineFindings) -> str:
                      "widened the lead.",
         Pace.SLOWER: "So at equal precision vLLM was the quicker engine here, and the 4-bit "
                      "format alone put llama.cpp ahead.",
+        Pace.UNCLEAR: "At equal precision this run cannot tell the engines apart; the 4-bit "
+                      "file is what put llama.cpp ahead.",
     }[found.f16_vs_vllm.pace]
 
 
 def _many_text(found: EngineFindings) -> str:
     llama = found.crowd_llama
-    text = (f"With {found.facts.many} users at once, vLLM produced {found.crowd[VLLM]:.0f} "
-            f"tokens/s in total and the faster llama.cpp run ({llama}) "
-            f"{found.crowd[llama]:.0f}. The median user waited "
+    text = (f"With {found.facts.many} users at once, vLLM produced {_speed(found.crowd[VLLM])} "
+            f"in total and the faster llama.cpp run ({llama}) {_speed(found.crowd[llama])}"
+            f"{_runs(found.crowd[VLLM])}. The median user waited "
             f"{found.wait_p50_s[VLLM]:.1f} s for a first token on vLLM and "
             f"{found.wait_p50_s[llama]:.1f} s on llama.cpp, the unluckiest "
             f"{found.wait_p99_s[VLLM]:.1f} s and {found.wait_p99_s[llama]:.1f} s. ")
@@ -291,6 +342,9 @@ def _many_text(found: EngineFindings) -> str:
         return text + (f"vLLM served {found.crowd_lead.ratio:.1f}× the tokens because each of its "
                        "steps carries every running request, while llama-cpp-python's server "
                        "answers one request after another.")
+    if found.crowd_lead.pace is Pace.UNCLEAR:
+        return text + (f"vLLM's median total was {found.crowd_lead.ratio:.1f}× llama.cpp's, but "
+                       "the runs' ranges overlap, so this run cannot say vLLM served more.")
     return text + ("vLLM did not serve more in total in this run; the table shows where the "
                    "time went.")
 
@@ -312,10 +366,10 @@ def _guidance_text(found: EngineFindings) -> str:
 
 def story(found: EngineFindings, prediction: str) -> str:
     """The page's interpretation, in Markdown, from the engines' findings."""
-    measured = (f"one user saw {found.one[LLAMA_Q4]:.0f} tokens/s on llama.cpp (Q4_1) "
-                f"and {found.one[VLLM]:.0f} on vLLM; with {found.facts.many} users vLLM "
-                f"produced {found.crowd[VLLM]:.0f} tokens/s in total against "
-                f"{found.crowd[LLAMA_Q4]:.0f}.")
+    measured = (f"one user saw {found.one[LLAMA_Q4].median:.0f} tokens/s on llama.cpp (Q4_1) "
+                f"and {found.one[VLLM].median:.0f} on vLLM; with {found.facts.many} users vLLM "
+                f"produced {found.crowd[VLLM].median:.0f} tokens/s in total against "
+                f"{found.crowd[LLAMA_Q4].median:.0f}.")
     return page_story(prediction, measured, [
         ("Where each engine ran", _where_text(found.facts)),
         ("Set-up and start", _setup_text(found)),
