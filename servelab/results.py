@@ -58,7 +58,8 @@ def per_level(chapter: str, knob: str, template: str, description: str) -> dict[
             for level in levels}
 
 
-#: chapter id -> figure name -> what it is, unit included. The one place the names live.
+#: chapter id -> figure name -> what it is, unit included. The one place the names live. Where a
+#: chapter repeats a measurement, its figure is the median of the runs.
 FIGURES: dict[str, dict[str, Figure]] = {
     "00-serving-many-users": {
         **per_level("00-serving-many-users", "levels", "total_tok_s_at_{n}",
@@ -72,9 +73,9 @@ FIGURES: dict[str, dict[str, Figure]] = {
         "prompt_tokens_computed_without_reuse": Figure(
             "prompt tokens computed per request after the first, prefix reuse off (tokens)"),
         "ttft_ms_with_reuse": Figure("time to first token after the first request, reuse on "
-                                     "(ms, median)"),
+                                     "(ms)"),
         "ttft_ms_without_reuse": Figure("time to first token after the first request, reuse off "
-                                        "(ms, median)"),
+                                        "(ms)"),
         "longest_pause_ms_one_piece": Figure(
             "users' longest gap between tokens, the long prompt prefilled in one step (ms)"),
         "longest_pause_ms_sliced": Figure(
