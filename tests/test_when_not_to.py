@@ -68,6 +68,15 @@ def _runs(median: float, low: float | None = None, high: float | None = None,
                   median + 0.5 if high is None else high, n)
 
 
+def test_story_08_credits_the_file_only_when_the_two_files_differ_beyond_the_spread():
+    table = _table(150, 60, 58, 150, 600)
+    table.loc[(LLAMA_F16, 1), "user_tok_s_high"] = 160.0  # one quick run of the F16 file
+    text = _story(table, _facts(), "")
+    assert "not clearly faster or slower than the 16-bit one" in text
+    assert "does not say how much of the lead the smaller file gave" in text
+    assert "came from the smaller file" not in text
+
+
 @pytest.mark.parametrize(("a", "pace"), [
     (_runs(111.0), when_not_to.Pace.FASTER),
     (_runs(110.0), when_not_to.Pace.ALIKE),
@@ -133,6 +142,7 @@ def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
     slow_build = _story(_table(150, 60, 58, 150, 600), _facts(), "")
     assert "11.7 minutes" in slow_build and "longer than vLLM's start" in slow_build
     assert "cannot load the 4-bit GGUF" in slow_build and "on a GPU" in slow_build
+    assert "ran one after another, never together" in slow_build  # what the ranges cannot show
     quick = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=30.0), "")
     assert "still less than vLLM's start" in quick
     unknown = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=None), "")

@@ -270,7 +270,10 @@ def _where_text(facts: Facts) -> str:
         return text + ("So every comparison between the two engines below is also a comparison "
                        "between a CPU and a GPU; only the two llama.cpp runs compare like with "
                        "like, and they separate the file format from the engine.")
-    return text + "Same processor, same model, same requests: the engines and formats differ."
+    return text + ("Same processor, same model, same requests: the engines and formats differ. "
+                   "The engines ran one after another, never together, so each range shows how "
+                   "steady one engine's runs were, not how far the machine's own speed drifted "
+                   "between engines.")
 
 
 def _setup_text(found: EngineFindings) -> str:
@@ -318,6 +321,10 @@ def _one_user_text(found: EngineFindings) -> str:
     text += f"At 16 bits each, llama.cpp was {_as_fast(found.f16_vs_vllm)} vLLM. "
     if not found.q4_leads:
         return text + "Even the 4-bit file did not put llama.cpp ahead for one user in this run."
+    if found.q4_vs_f16.pace is not Pace.FASTER:
+        return text + ("So llama.cpp led for one user, but its two files were not told apart "
+                       "beyond the runs' spread, so this run does not say how much of the lead "
+                       "the smaller file gave.")
     return text + {
         Pace.ALIKE: "So llama.cpp's lead for one user came from the smaller file, not from the "
                     "engine.",
