@@ -66,7 +66,8 @@ def style():
     plt.interactive(interactive)
 
 
-def _figure(ncols: int = 1, **kwargs: Any) -> tuple[Figure, list[plt.Axes]]:
+def figure_row(ncols: int = 1, **kwargs: Any) -> tuple[Figure, list[plt.Axes]]:
+    """A figure of ``ncols`` axes side by side on the constrained layout, the axes as a list."""
     fig, axes = plt.subplots(1, ncols, layout="constrained", **kwargs)
     return fig, list(np.atleast_1d(axes))
 
@@ -102,7 +103,7 @@ def request_timeline(results: Result | Mapping[str, Result], title: str | None =
     longest = max(min(len(r.records), max_requests) for r in panels.values())
     marks: dict[str, Artist] = {}
     with style():
-        fig, axes = _figure(len(panels), sharex=True,
+        fig, axes = figure_row(len(panels), sharex=True,
                             figsize=(8.0 if len(panels) == 1 else 5.0 * len(panels),
                                      max(2.5, 0.18 * longest + 1.2) + 0.6 * (len(panels) > 1)))
         for ax, (label, result) in zip(axes, panels.items(), strict=True):
@@ -148,7 +149,7 @@ def concurrency_curves(sweep: pd.DataFrame, title: str | None = None,
         if column not in sweep:
             raise ValueError(f"the sweep frame has no {column!r} column")
     with style():
-        fig, (left, right) = _figure(2, figsize=(10.0, 4.0))
+        fig, (left, right) = figure_row(2, figsize=(10.0, 4.0))
         if "steady_output_tok_s" in sweep:
             left.plot(sweep[x], sweep["steady_output_tok_s"], "o-", color=COLORS["decode"],
                       label="steady state (every user decoding)")
@@ -179,7 +180,7 @@ def throughput_over_time(results: Result | Mapping[str, Result], title: str | No
     if isinstance(results, Result):
         results = {results.name: results}
     with style():
-        fig, (ax,) = _figure()
+        fig, (ax,) = figure_row()
         for color, (label, result) in zip(SERIES_COLORS * 4, results.items(), strict=False):
             times = result.tokens.loc[
                 result.tokens["request"].isin(result.requests.query("role == 'user'")["request"]),
@@ -217,7 +218,7 @@ def step_time_fit(batch: Sequence[float], step_ms: Sequence[float], fixed_ms: fl
     when given, the time one read of all weights takes at the measured bandwidth."""
     sizes = np.asarray(batch, dtype=float)
     with style():
-        fig, (ax,) = _figure()
+        fig, (ax,) = figure_row()
         ax.plot(sizes, step_ms, "o", color=COLORS["decode"], label="measured step")
         line = np.linspace(0, sizes.max(), 100)
         ax.plot(line, fixed_ms + per_sequence_ms * line, "-", color=COLORS["prefill"],
@@ -240,7 +241,7 @@ def slot_timeline(result: Result, slots: int, title: str | None = None) -> Figur
     ends = [r.end for r in records if r.ok]
     run_end = max(ends) if ends else 0.0
     with style():
-        fig, (ax,) = _figure(figsize=(8.0, max(2.5, 0.28 * slots + 1.2)))
+        fig, (ax,) = figure_row(figsize=(8.0, max(2.5, 0.28 * slots + 1.2)))
         ax.barh(range(slots), run_end, color=COLORS["marker"], alpha=0.15, height=0.8)
         for record, slot in zip(records, assigned, strict=True):
             if slot < 0 or not record.ok:
@@ -303,7 +304,7 @@ def kv_usage(result: Result, title: str | None = None) -> Figure:
     if server.empty:
         raise ValueError("this result has no /metrics samples (metrics_interval was None?)")
     with style():
-        fig, (ax,) = _figure()
+        fig, (ax,) = figure_row()
         ax.plot(server["t_s"], server["kv_cache_usage"] * 100, "o-", color=COLORS["decode"],
                 label="KV cache used")
         ax.set_xlabel("time since the run started (s)")
@@ -326,7 +327,7 @@ def tenant_spread(spreads: Mapping[str, pd.DataFrame], title: str | None = None)
     """Requests of each tenant by the replica that served them, one panel per routing policy
     (``spreads``: policy -> a row per tenant, a column per replica)."""
     with style():
-        fig, axes = _figure(len(spreads), sharey=True, figsize=(8.0, 3.4))
+        fig, axes = figure_row(len(spreads), sharey=True, figsize=(8.0, 3.4))
         for ax, (policy, spread) in zip(axes, spreads.items(), strict=True):
             bottom = np.zeros(len(spread))
             for column, color in zip(spread.columns, SERIES_COLORS, strict=False):
@@ -346,7 +347,7 @@ def failure_timeline(rows: pd.DataFrame, killed_s: float, noticed_s: float,
     """Each request's latency by when it was sent, failures marked at the bottom, with the kill
     and the moment the router counted the replica down (``rows``: sent_s, ok, latency_s)."""
     with style():
-        fig, (ax,) = _figure()
+        fig, (ax,) = figure_row()
         done, failed = rows[rows["ok"]], rows[~rows["ok"]]
         ax.scatter(done["sent_s"], done["latency_s"], color=COLORS["decode"], s=18,
                    label="answered")
@@ -365,7 +366,7 @@ def setup_bars(table: pd.DataFrame, title: str | None = None) -> Figure:
     """Output throughput and median time per token of each setup (``table``: setup,
     output tok/s, TPOT p50 (ms))."""
     with style():
-        fig, (left, right) = _figure(2, figsize=(8.0, 3.4))
+        fig, (left, right) = figure_row(2, figsize=(8.0, 3.4))
         colors = SERIES_COLORS[: len(table)]
         left.bar(table["setup"], table["output tok/s"], color=colors)
         left.set_ylabel("output (tok/s)")

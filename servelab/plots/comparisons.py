@@ -11,7 +11,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from servelab.bench.spread import Spread
-from servelab.plots import SERIES_COLORS, _figure, legend_below, style
+from servelab.plots import SERIES_COLORS, figure_row, legend_below, style
 
 
 def _medians_and_errors(spreads: Sequence[Spread]) -> tuple[list[float], list[list[float]]]:
@@ -27,7 +27,7 @@ def crowd_bars(sweep: pd.DataFrame, title: str) -> Figure:
     ``bench.sweep_table``), a line over each bar from the lowest to the highest run."""
     x = np.arange(len(sweep))
     with style():
-        fig, (ax,) = _figure(figsize=(7.0, 4.0))
+        fig, (ax,) = figure_row(figsize=(7.0, 4.0))
         for offset, key, label, color in ((-0.2, "steady_output_tok_s", "all users together",
                                            SERIES_COLORS[0]),
                                           (0.2, "steady_user_tok_s", "each user",
@@ -48,7 +48,7 @@ def reuse_bars(reuse: pd.DataFrame, control: pd.DataFrame, title: str) -> Figure
     """Prompt tokens computed and time to first token, request by request, reuse on and off."""
     x = np.arange(len(reuse))
     with style():
-        fig, axes = _figure(2, figsize=(10.0, 3.8))
+        fig, axes = figure_row(2, figsize=(10.0, 3.8))
         for ax, column, label in ((axes[0], "computed", "prompt tokens computed (tokens)"),
                                   (axes[1], "ttft_ms", "time to first token (ms)")):
             ax.bar(x - 0.2, reuse[column], width=0.4, label="reuse on", color=SERIES_COLORS[0])
@@ -73,7 +73,7 @@ def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
         (many, "ttft_s_p50", f"{many} users: median wait for 1st token", "seconds"),
     ]
     with style():
-        fig, axes = _figure(len(panels), figsize=(10.0, 3.8))
+        fig, axes = figure_row(len(panels), figsize=(10.0, 3.8))
         for ax, (users, column, label, unit) in zip(axes, panels, strict=True):
             values, errors = _medians_and_errors(
                 [Spread.in_row(table.loc[(engine, users)], column) for engine in engines])
@@ -93,7 +93,7 @@ def dial_sweep(sweep: pd.DataFrame, title: str) -> Figure:
     each the median of the sweep's passes with a bar from its lowest to its highest run where
     the frame holds them."""
     with style():
-        fig, axes = _figure(2, figsize=(10.0, 4.0))
+        fig, axes = figure_row(2, figsize=(10.0, 4.0))
         panels = ((axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
                   (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)",
                    SERIES_COLORS[0]))
@@ -118,7 +118,7 @@ def rate_curves(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
     rate, one line per config through the medians of ``rate_table``, a bar over each rate's
     lowest to highest run."""
     with style():
-        fig, axes = _figure(3, figsize=(12.0, 3.8))
+        fig, axes = figure_row(3, figsize=(12.0, 3.8))
         panels = (("ttft_ms_p99", 1.0, "time to first token, p99 (ms)"),
                   ("output_tok_s", 1.0, "output throughput (tok/s)"),
                   ("slo_attainment", 100.0, "requests within the SLO (%)"))
@@ -148,7 +148,7 @@ def chunking_trade(table: pd.DataFrame, title: str) -> Figure:
     token, each the median over the run's documents with bars from lowest to highest. Lower is
     better on both axes; a run cannot usually have both."""
     with style():
-        fig, (ax,) = _figure(figsize=(6.5, 4.0))
+        fig, (ax,) = figure_row(figsize=(6.5, 4.0))
         for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
             wait, xerr = _medians_and_errors([Spread.in_row(row, "document_ttft_s")])
             pause, yerr = _medians_and_errors([Spread.in_row(row, "users_longest_gap_ms")])
