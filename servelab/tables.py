@@ -104,21 +104,13 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
     return renamed.rename_axis(index=lambda name: label(name) if isinstance(name, str) else name)
 
 
-def _with_range(row: pd.Series, key: str, digits: int) -> str:
-    """``"978 (961–1,034)"``: the median, then the lowest and highest run in brackets."""
-    spread = Spread.in_row(row, key)
-    if spread.n < 2:
-        return f"{spread.median:,.{digits}f}"
-    return f"{spread.median:,.{digits}f} ({spread.low:,.{digits}f}–{spread.high:,.{digits}f})"
-
-
 def spread_view(table: pd.DataFrame, spreads: Mapping[str, int],
                 medians: Mapping[str, int] | None = None) -> pd.DataFrame:
     """What the page prints of a table of spreads: each key of ``spreads`` as its median with
     the range in brackets, each of ``medians`` as a number, both to the digits given."""
     view = pd.DataFrame(index=table.index)
     for key, digits in spreads.items():
-        view[key] = [_with_range(row, key, digits) for _, row in table.iterrows()]
+        view[key] = [Spread.in_row(row, key).with_range(digits) for _, row in table.iterrows()]
     for key, digits in (medians or {}).items():
         view[key] = table[key].round(digits)
     return view

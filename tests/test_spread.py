@@ -19,6 +19,15 @@ def test_a_spread_is_the_median_and_range_of_what_was_measured():
         Spread.of([math.nan])
 
 
+def test_a_range_is_written_one_way_everywhere():
+    spread = Spread(978.0, 961.4, 1034.0, 3)
+    assert spread.span() == "961–1,034"
+    assert spread.with_range() == "978 (961–1,034)"
+    assert spread.with_range(1, " tokens/s") == "978.0 tokens/s (961.4–1,034.0)"
+    assert Spread(5.0, 4.9, 5.1, 3).span() == "5"  # both ends round to one number
+    assert Spread(5.0, 5.0, 5.0, 1).with_range(unit=" ms") == "5 ms"  # one run has no range
+
+
 @pytest.mark.parametrize(("a", "b", "below"), [
     ([1, 2, 3], [4, 5, 6], True),     # apart
     ([1, 2, 4], [4, 5, 6], False),    # touching: the worst of one equals the best of the other

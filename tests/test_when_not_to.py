@@ -174,7 +174,7 @@ def test_comparison_has_one_row_per_engine_and_users():
     one = Result(workload=None, records=[_record(0, 0.0, 0.1, 1.1, 11)], duration_s=1.1)
     many = Result(workload=None, records=[_record(i, 0.0, 0.5 * i + 0.1, 0.5 * i + 0.5, 5)
                                           for i in range(4)], duration_s=2.0)
-    table = when_not_to.comparison({("vLLM", 1): one, ("llama.cpp", 4): many})
+    table = when_not_to.comparison({("vLLM", 1): [one], ("llama.cpp", 4): [many]})
     assert list(table.index) == [("vLLM", 1), ("llama.cpp", 4)]
     assert table.loc[("vLLM", 1), "user_tok_s"] == pytest.approx(10.0)
     assert table.loc[("llama.cpp", 4), "output_tok_s"] == pytest.approx(10.0)

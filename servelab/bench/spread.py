@@ -63,9 +63,19 @@ class Spread:
     def above_by(self, other: Spread, factor: float) -> bool:
         return other.below_by(self, factor)
 
+    def span(self, digits: int = 0) -> str:
+        """``"180–260"``: the lowest and highest run, or one number where both round to it."""
+        low, high = f"{self.low:,.{digits}f}", f"{self.high:,.{digits}f}"
+        return low if low == high else f"{low}–{high}"
+
     def range_text(self, unit: str = "", digits: int = 0) -> str:
-        """``"range 180-260 ms over 3"``: what a sentence puts beside the median."""
-        return (f"range {self.low:,.{digits}f}–{self.high:,.{digits}f}{unit} over {self.n}")
+        """``"range 180–260 ms over 3"``: what a sentence puts beside the median."""
+        return f"range {self.span(digits)}{unit} over {self.n}"
+
+    def with_range(self, digits: int = 0, unit: str = "") -> str:
+        """``"978 ms (961–1,034)"``: the median, then its runs' range where there are several."""
+        median = f"{self.median:,.{digits}f}{unit}"
+        return median if self.n < 2 else f"{median} ({self.span(digits)})"
 
 
 def spread_table(runs: pd.DataFrame, by: str, spreads: Iterable[str],

@@ -43,18 +43,12 @@ def _median_text(sweep: SweepFindings) -> str:
             f"sequences, {where}.")
 
 
-def _span(spread: Spread, digits: int) -> str:
-    """``"210–238"``, or one number where both ends round to it."""
-    low, high = f"{spread.low:,.{digits}f}", f"{spread.high:,.{digits}f}"
-    return low if low == high else f"{low}–{high}"
-
-
 def _ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
     """``"**35 → 90 ms** (runs 33–37 and 80–95 ms)"``: two medians, then their ranges."""
     moved = f"**{before.median:,.{digits}f} → {after.median:,.{digits}f} {unit}**"
     if min(before.n, after.n) < 2:
         return moved
-    return (f"{moved} (runs {_span(before, digits)} and {_span(after, digits)} {unit})")
+    return (f"{moved} (runs {before.span(digits)} and {after.span(digits)} {unit})")
 
 
 def sweep_text(sweep: SweepFindings) -> str:

@@ -68,13 +68,13 @@ def _run_row(result: Result) -> dict[str, float]:
             "completed": s["completed"], "failed": s["failed"]}
 
 
-def comparison(results: Mapping[tuple[str, int], Result | Sequence[Result]]) -> pd.DataFrame:
+def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFrame:
     """One row per (engine, users): throughput, per-user speed and latencies in seconds, each
     the median of that load's runs, and beside ``SPREAD_COLUMNS`` their ranges (``Spread``
     columns)."""
     rows = []
     for (engine, users), runs in results.items():
-        for result in [runs] if isinstance(runs, Result) else runs:
+        for result in runs:
             rows.append({"load": (engine, users), **_run_row(result)})
     if not rows:
         raise ValueError("no runs to compare")
@@ -92,6 +92,7 @@ def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
 
 
 LLAMA_Q4, LLAMA_F16, VLLM = "llama.cpp Q4_1", "llama.cpp F16", "vLLM"
+TOKENS_PER_S = " tokens/s"
 
 
 @dataclass(frozen=True)
@@ -250,14 +251,6 @@ def _as_fast(against: Against) -> str:
     return f"{1 / against.ratio:.1f}× slower than"
 
 
-def _speed(spread: Spread) -> str:
-    """``"150 tokens/s (140–160)"``: a median speed, with its runs' range where there are
-    several."""
-    if spread.n < 2:
-        return f"{spread.median:.0f} tokens/s"
-    return f"{spread.median:.0f} tokens/s ({spread.low:.0f}–{spread.high:.0f})"
-
-
 def _runs(spread: Spread) -> str:
     """How many runs each figure is the median of, as a clause; empty for one run."""
     return f", each the median of {spread.n} runs" if spread.n > 1 else ""
@@ -299,8 +292,9 @@ def _setup_text(found: EngineFindings) -> str:
 def _one_user_text(found: EngineFindings) -> str:
     facts = found.facts
     q4, f16, vllm = (found.one[name] for name in (LLAMA_Q4, LLAMA_F16, VLLM))
-    text = (f"One user saw {_speed(q4)} from llama.cpp on the Q4_1 file, {_speed(f16)} on the "
-            f"F16 file and {_speed(vllm)} from vLLM{_runs(q4)}. The Q4_1 file stores "
+    q4_s, f16_s, vllm_s = (speed.with_range(unit=TOKENS_PER_S) for speed in (q4, f16, vllm))
+    text = (f"One user saw {q4_s} from llama.cpp on the Q4_1 file, {f16_s} on the F16 file and "
+            f"{vllm_s} from vLLM{_runs(q4)}. The Q4_1 file stores "
             f"{facts.q4_bits:.1f} bits per weight, its block scales included, against "
             f"{facts.f16_bits:.1f} for F16 ({facts.bytes_f16_over_q4:.1f}× the bytes to read "
             f"per token); on the same engine the packed file was {_as_fast(found.q4_vs_f16)} "
@@ -339,8 +333,9 @@ def _one_user_text(found: EngineFindings) -> str:
 
 def _many_text(found: EngineFindings) -> str:
     llama = found.crowd_llama
-    text = (f"With {found.facts.many} users at once, vLLM produced {_speed(found.crowd[VLLM])} "
-            f"in total and the faster llama.cpp run ({llama}) {_speed(found.crowd[llama])}"
+    vllm_s, llama_s = (found.crowd[name].with_range(unit=TOKENS_PER_S) for name in (VLLM, llama))
+    text = (f"With {found.facts.many} users at once, vLLM produced {vllm_s} in total and the "
+            f"faster llama.cpp run ({llama}) {llama_s}"
             f"{_runs(found.crowd[VLLM])}. The median user waited "
             f"{found.wait_p50_s[VLLM]:.1f} s for a first token on vLLM and "
             f"{found.wait_p50_s[llama]:.1f} s on llama.cpp, the unluckiest "
