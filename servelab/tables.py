@@ -107,10 +107,11 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
 def spread_view(table: pd.DataFrame, spreads: Mapping[str, int],
                 medians: Mapping[str, int] | None = None) -> pd.DataFrame:
     """What the page prints of a table of spreads: each key of ``spreads`` as its median with
-    the range in brackets, each of ``medians`` as a number, both to the digits given."""
+    the range in brackets, each of ``medians`` as a number alone, both written to the digits
+    given (``30,000``, not ``30000.0``)."""
     view = pd.DataFrame(index=table.index)
     for key, digits in spreads.items():
         view[key] = [Spread.in_row(row, key).with_range(digits) for _, row in table.iterrows()]
     for key, digits in (medians or {}).items():
-        view[key] = table[key].round(digits)
+        view[key] = [f"{value:,.{digits}f}" for value in table[key]]
     return view

@@ -58,3 +58,9 @@ def test_a_spread_prints_as_its_median_and_range_and_a_single_value_alone():
     view = spread_view(table.set_index("rate"), {"ttft_ms_p99": 0})
     assert list(view["ttft_ms_p99"]) == ["120 (100–150)", "90"]
     assert list(view.columns) == ["ttft_ms_p99"]  # the _low, _high and _n columns are folded in
+
+
+def test_a_median_column_prints_to_its_digits_with_thousands_marked():
+    table = pd.DataFrame({"kv_cache_tokens": [30000.0, 2560.0], "rate": [1.0, 2.0]})
+    view = spread_view(table.set_index("rate"), {}, {"kv_cache_tokens": 0})
+    assert list(view["kv_cache_tokens"]) == ["30,000", "2,560"]
