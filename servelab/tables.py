@@ -6,7 +6,8 @@ well and a page does not. :func:`label` turns a key into words with its unit, ei
 "first token p99 (ms)"); :func:`readable` renames a frame's columns and index with it. A key it
 does not know is kept as it is, so a new metric shows up raw rather than mislabelled.
 :func:`spread_view` prints a table of spreads (a median under its key, then ``_low``, ``_high``
-and ``_n``, as :class:`~servelab.bench.spread.Spread` writes them) one cell per figure.
+and ``_n``, as :class:`~servelab.bench.spread.Spread` writes them) one cell per figure, and
+:func:`printed` writes plain numbers the way a reader expects them (``2,016``, not ``2016.0``).
 """
 
 from __future__ import annotations
@@ -114,4 +115,18 @@ def spread_view(table: pd.DataFrame, spreads: Mapping[str, int],
         view[key] = [Spread.in_row(row, key).with_range(digits) for _, row in table.iterrows()]
     for key, digits in (medians or {}).items():
         view[key] = [f"{value:,.{digits}f}" for value in table[key]]
+    return view
+
+
+MISSING = "—"  # what a table prints where a run did not measure a figure
+
+
+def printed(frame: pd.DataFrame, digits: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """``frame`` as the page prints it: every numeric column written to its ``digits`` (none
+    where not named), thousands marked, and a value the run did not measure as ``MISSING``."""
+    view = frame.copy()
+    for key in frame.select_dtypes("number").columns:
+        places = (digits or {}).get(key, 0)
+        view[key] = [MISSING if pd.isna(value) else f"{value:,.{places}f}"
+                     for value in frame[key]]
     return view

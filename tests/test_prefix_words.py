@@ -30,6 +30,13 @@ def test_reuse_text_when_reuse_and_speed_show():
     assert "range 80–130 ms over 4 with caching" in text and "hit rate of **70%**" in text
 
 
+def test_reuse_text_names_a_single_later_request_as_the_second():
+    pair = ReuseFindings.from_probe(_cost([2016, 96], [0, 1920]), _cost([2016] * 2, [0] * 2))
+    text = prefix_words.reuse_text(pair, LoadReuseFindings.from_load(FAST, SLOW, ON))
+    assert "and the second **96**;" in text and "on average" not in text
+    assert "caching off the second computed **2016**" in text
+
+
 @pytest.mark.parametrize("on", [
     Spread.of([700.0, 800.0, 850.0, 900.0]),   # about the same
     Spread.of([100.0, 150.0, 200.0, 750.0]),   # far apart at the median, one slow request

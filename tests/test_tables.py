@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 import pytest
 
 from servelab.bench.spread import Spread
-from servelab.tables import LABELS, label, readable, spread_view
+from servelab.tables import LABELS, MISSING, label, printed, readable, spread_view
 
 
 @pytest.mark.parametrize(("key", "words"), [
@@ -64,3 +66,12 @@ def test_a_median_column_prints_to_its_digits_with_thousands_marked():
     table = pd.DataFrame({"kv_cache_tokens": [30000.0, 2560.0], "rate": [1.0, 2.0]})
     view = spread_view(table.set_index("rate"), {}, {"kv_cache_tokens": 0})
     assert list(view["kv_cache_tokens"]) == ["30,000", "2,560"]
+
+
+def test_plain_numbers_print_to_their_digits_and_a_missing_one_as_a_dash():
+    frame = pd.DataFrame({"caching": ["on", "off"], "computed": [96.0, 2016.0],
+                          "hit_rate": [0.7, math.nan]})
+    view = printed(frame, {"hit_rate": 2})
+    assert list(view["computed"]) == ["96", "2,016"]
+    assert list(view["hit_rate"]) == ["0.70", MISSING]
+    assert list(view["caching"]) == ["on", "off"]

@@ -20,7 +20,7 @@ import pandas as pd
 
 from servelab.bench.bandwidth import Ceiling
 from servelab.bench.frames import Result
-from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
+from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchGain, BatchVerdict
 from servelab.lessons.thresholds import (
     AGREE_FACTOR,
     BANDWIDTH_SLACK,
@@ -33,16 +33,18 @@ from servelab.lessons.thresholds import (
 
 
 def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
-    """The lesson's GPU figures next to this run's, row by row (chapters 00 and 02)."""
+    """The lesson's GPU figures next to this run's, row by row (chapters 00 and 02), each row
+    written in its own unit."""
+    def column(run: BatchGain) -> list[str]:
+        return [f"{run.single_total:,.0f}", f"{run.top_total:,.0f}", f"{run.top_each:,.1f}",
+                f"{run.gain:.1f}×", f"{run.kept:.0%}"]
+
     return pd.DataFrame({
         "": ["one stream, total (tok/s)", f"{found.users} streams, total (tok/s)",
-             f"{found.users} streams, each user (tok/s)", "total against one stream (×)",
+             f"{found.users} streams, each user (tok/s)", "total against one stream",
              "share of one stream's speed each user keeps"],
-        f"lesson (GPU, {LESSON_GPU.users} streams)": [
-            LESSON_GPU.single_total, LESSON_GPU.top_total, LESSON_GPU.top_each, LESSON_GPU.gain,
-            LESSON_GPU.kept],
-        device_label: [found.single_total, found.top_total, found.top_each, found.gain,
-                       found.kept],
+        f"lesson (GPU, {LESSON_GPU.users} streams)": column(LESSON_GPU),
+        device_label: column(found),
     })
 
 

@@ -47,8 +47,8 @@ class FirstTokenVerdict(StrEnum):
 class ReuseFindings:
     """One probe with reuse on and one with it off, one request at a time: prompt tokens each
     request sent, what the first and the second computed with reuse on, the mean a later
-    request computed either way, and (where the probe timed it) the later requests' times to
-    first token either way, in ms (None: not timed)."""
+    request computed either way (over ``later`` requests), and (where the probe timed it) the
+    later requests' times to first token either way, in ms (None: not timed)."""
 
     prompt_tokens: float
     first_computed: float
@@ -57,6 +57,7 @@ class ReuseFindings:
     later_off: float
     ttft_on: Spread | None
     ttft_off: Spread | None
+    later: int
 
     @classmethod
     def from_probe(cls, on: pd.DataFrame, off: pd.DataFrame) -> ReuseFindings:
@@ -66,7 +67,8 @@ class ReuseFindings:
         return cls(prompt_tokens=prompt, first_computed=float(on["computed"].iloc[0]),
                    second_computed=float(on["computed"].iloc[1]),
                    later_on=_later(on, "computed"), later_off=_later(off, "computed"),
-                   ttft_on=_later_spread(on, "ttft_ms"), ttft_off=_later_spread(off, "ttft_ms"))
+                   ttft_on=_later_spread(on, "ttft_ms"), ttft_off=_later_spread(off, "ttft_ms"),
+                   later=len(on) - 1)
 
     @property
     def reused(self) -> bool:

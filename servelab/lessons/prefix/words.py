@@ -22,10 +22,12 @@ def reuse_text(reuse: ReuseFindings, load: LoadReuseFindings) -> str:
     """Chapter 04: prompt tokens computed per request by the probe, and the load's first tokens
     with caching on and off."""
     if reuse.reused:
+        later = "each later one" if reuse.later > 1 else "the second"
+        mean = " on average" if reuse.later > 1 else ""
         cost = (f"With caching on, the first request computed **{reuse.first_computed:.0f}** of "
-                f"its {reuse.prompt_tokens:.0f} prompt tokens and each later one "
-                f"**{reuse.later_on:.0f}** on average; the rest came from cached blocks. With "
-                f"caching off each later one computed **{reuse.later_off:.0f}**. Only full "
+                f"its {reuse.prompt_tokens:.0f} prompt tokens and {later} "
+                f"**{reuse.later_on:.0f}**{mean}; the rest came from cached blocks. With "
+                f"caching off {later} computed **{reuse.later_off:.0f}**. Only full "
                 "blocks are reused, so the question and the partly filled last block of the "
                 "shared prompt are computed again every time.")
     else:
