@@ -218,6 +218,12 @@ def available_cores() -> list[int]:
         return list(range(os.cpu_count() or 1))
 
 
+def default_compute_cores(cores: Sequence[int]) -> int:
+    """How many of ``cores`` vLLM's CPU engine computes on when left to its own placement: all
+    but the one it keeps for the server's other processes (the only one, where there is one)."""
+    return max(1, len(cores) - 1)
+
+
 def bind_env(cores: Sequence[int]) -> dict[str, str]:
     """The environment that binds a vLLM CPU engine's threads to exactly ``cores``."""
     if not cores:

@@ -54,6 +54,8 @@ LABELS: dict[str, str] = {
     "itl_ms_p99_after_arrival": "gap p99 after a document arrived (ms)",
     "document_ttft_s": "document's first token (s)",
     "users_output_tok_s": "users' output (tok/s)",
+    "users_done_s": "a user's own run (s)",
+    "documents_queued": "documents sent before the previous one's first token",
     # chapters 03 and 05: the cache's size and what it holds
     "kv_cache_gib": "KV cache (GiB)",
     "kv_tokens": "KV cache (tokens)",
@@ -64,6 +66,7 @@ LABELS: dict[str, str] = {
     "latency_s_p50": "arrival → last token p50 (s)",
     "latency_s_p99": "arrival → last token p99 (s)",
     "server_running_max": "most running",
+    "queued": "waited for a slot",
     "one_user_tok_s": "one user's speed (tok/s)",
     "many_users_output_tok_s": "output, many users (tok/s)",
     # chapter 08: what each engine takes on disk, and its runs side by side

@@ -10,12 +10,14 @@ import pytest
 
 from servelab import plots
 from servelab.bench.frames import Result
+from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking import chunked_prefill
 from servelab.lessons.chunking.chunked_prefill import (
     BudgetPlan,
+    DealVerdict,
     PauseVerdict,
-    PooledTail,
+    ReadAlone,
     Reading,
     ReadingTail,
     Sizing,
@@ -24,6 +26,9 @@ from servelab.lessons.chunking.chunked_prefill import (
     WaitVerdict,
     budget_for,
     chunking_state,
+    documents_queued,
+    read_alone_s,
+    spacing_for,
 )
 from servelab.tables import readable
 from tests.support import record as _record
@@ -52,14 +57,19 @@ def test_compare_and_the_shared_gap_plot_take_several_runs():
     table = chunked_prefill.compare(runs)
     assert table.loc["whole", "users_longest_gap_ms"] == pytest.approx(800)
     assert table.loc["chunked", "document_ttft_s"] == pytest.approx(0.2)
+    assert table.loc["whole", "users_done_s"] == pytest.approx(0.1 + 0.09 + 0.8)
+    assert table.loc["whole", "users_done_s_n"] == 2
+    assert (table["documents_queued"] == 0).all()
     figure = plots.itl_over_time(runs, title="t")
     assert len(figure.axes) == 2 and all(ax.get_ylabel() for ax in figure.axes)
     matplotlib.pyplot.close("all")
 
 
-def _row(longest, p99, after, p50, ttft, n=3):
-    """A run's row of ``compare``: each per-document figure 10 % either side of its median."""
-    row = {"users_itl_ms_p99": p99, "users_itl_ms_p50": p50}
+def _row(longest, p99, after, p50, ttft, n=3, done=30.0, users=4, queued=0):
+    """A run's row of ``compare``: each per-document figure 10 % either side of its median, the
+    users' own runs 5 % either side of ``done``."""
+    row = {"users_itl_ms_p99": p99, "users_itl_ms_p50": p50, "documents_queued": queued,
+           **Spread(done, 0.95 * done, 1.05 * done, users).columns("users_done_s")}
     for key, median in (("users_longest_gap_ms", longest), ("itl_ms_p99_after_arrival", after),
                         ("document_ttft_s", ttft)):
         row |= Spread(median, 0.9 * median, 1.1 * median, n).columns(key)
@@ -136,16 +146,62 @@ def test_the_chunked_pauses_are_held_against_their_target(chunked, verdict, says
     assert says in chunked_prefill.effect_text(found)
 
 
-@pytest.mark.parametrize(("pooled", "verdict", "says"), [
-    (300, PooledTail.WORSE, "traded one long freeze for many smaller ones"),  # 300 > 1.5 × 150
-    (200, PooledTail.ALIKE, "whole run stayed within 1.5×"),
-    (90, PooledTail.BETTER, "fell by more than the bar as well"),
+@pytest.mark.parametrize("pooled", [300, 150, 90])
+def test_the_pooled_tail_is_one_figure_a_run_and_not_compared(pooled):
+    text = chunked_prefill.effect_text(findings(_row(300, pooled, 250, 31, 6.0)))
+    assert f"gap was 150 ms and then {pooled} ms" in text and "draws no comparison" in text
+    assert "by more than the bar as well" not in text and "freeze" not in text
+
+
+@pytest.mark.parametrize(("chunked", "verdict", "says"), [
+    (_row(700, 200, 250, 31, 6.0), DealVerdict.NOT_SHOWN, "makes no case for chunking"),
+    (_row(300, 200, 250, 31, 6.0, users=1), DealVerdict.NO_SPREAD, "cannot say whether chunking"),
+    (_row(300, 200, 250, 31, 6.0, done=36.0), DealVerdict.TRADED, "a trade for them"),
+    (_row(300, 200, 1000, 31, 6.0), DealVerdict.TRADED, "tail while a document was read got worse"),
+    (_row(300, 200, 250, 31, 6.0, done=31.0), DealVerdict.BETTER,
+     "chunking was the better deal for the users"),
 ])
-def test_a_better_tail_while_reading_is_weighed_against_the_whole_runs(pooled, verdict, says):
-    found = findings(_row(300, pooled, 250, 31, 6.0))
-    assert found.tail_verdict is ReadingTail.BETTER and found.pooled_verdict is verdict
+def test_the_better_deal_needs_a_shorter_pause_and_no_longer_user_runs(chunked, verdict, says):
+    found = findings(chunked)
+    assert found.deal_verdict is verdict
     text = chunked_prefill.effect_text(found)
-    assert says in text and ("better deal" in text) == (verdict is not PooledTail.WORSE)
+    assert says in text and "Each user's own run took 30.0 s" in text
+    assert ("better deal for the users" in text) == (verdict is DealVerdict.BETTER)
+
+
+def test_documents_that_queue_behind_another_are_counted_and_said():
+    rows = chunked_prefill.pd.DataFrame({"sent_s": [1.0, 4.0, 7.0], "ttft_s": [3.5, 2.0, 9.0]})
+    assert documents_queued(rows) == 1  # the second came at 4.0, the first's token at 4.5
+    assert documents_queued(rows.iloc[[0, 2]]) == 0
+    queued = chunked_prefill.effect_text(findings(_row(300, 200, 250, 31, 6.5, queued=2)))
+    assert "with chunks 2 documents arrived before the one ahead" in queued
+    apart = chunked_prefill.effect_text(findings(_row(300, 200, 250, 31, 6.5)))
+    assert "none of these waits includes queueing" in apart
+
+
+def test_documents_are_spaced_from_the_read_alone():
+    fit = PrefillFit(fixed_ms=100.0, tok_s=1000.0, short_tokens=500, long_tokens=4000)
+    assert read_alone_s(fit, 4000) == pytest.approx(4.1)
+    assert spacing_for(4.1, smallest=3.0) == pytest.approx(8.2)
+    assert spacing_for(0.2, smallest=1.5) == 1.5
+    with pytest.raises(ValueError, match="must be positive"):
+        spacing_for(0.0, smallest=1.5)
+
+
+def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
+    alone = ReadAlone(one_step_s=3.6, chunked_s=6.0)
+    found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
+                                    plan=PLAN, alone=alone)
+    text = chunked_prefill.effect_text(found)
+    assert "3.60 s in one step and 6.00 s in 6 chunks: +2.40 s, +400 ms a chunk" in text
+    assert "medians above differ by 2.50 s" in text
+    assert "a chunk took 1,000 ms on average" in text  # 6.0 s over 6 chunks
+    assert "gives 147 ms for one" in text  # 368 tokens at 2,500 tok/s
+    alone_missing = chunked_prefill.effect_text(findings(_row(300, 200, 1000, 31, 7.5)))
+    assert "cannot say how much of the later first token is chunking's own cost" in alone_missing
+    assert "cannot say where the extra time went" in alone_missing
+    assert ReadAlone.of(PrefillFit(0.0, 1000.0, 500, 4000), PrefillFit(50.0, 800.0, 500, 4000),
+                        4000) == ReadAlone(4.0, pytest.approx(5.05))
 
 
 def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
@@ -180,7 +236,9 @@ def test_story_06_words_a_capped_pause_with_a_worse_tail():
     assert "a long pause" in text and "368-token chunks" in text
     assert "up to 6 shorter ones" in text and "did not make the stream even" in text
     assert "1.3× as long" in text and "read the document in a single step" in text
-    assert "better deal" not in text
+    assert "was the better deal" not in text and "a trade for them here" in text
+    assert "on by default" in text and "`--no-enable-chunked-prefill` turns it off" in text
+    assert "`--long-prefill-token-threshold`" in text and "always" not in text
 
 
 def test_story_06_says_when_the_run_cannot_tell():

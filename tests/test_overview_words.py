@@ -82,7 +82,8 @@ def test_prefix_reuse_not_shown() -> None:
 
 def gaps(longest_ms: float, ttft_s: float) -> dict[str, float]:
     """A row of ``chunked_prefill.compare`` over three documents, 10 % either side."""
-    row = {"users_itl_ms_p50": 30.0, "users_itl_ms_p99": 70.0}
+    row = {"users_itl_ms_p50": 30.0, "users_itl_ms_p99": 70.0, "documents_queued": 0,
+           **Spread(20.0, 19.0, 21.0, 4).columns("users_done_s")}
     for key, median in (("users_longest_gap_ms", longest_ms), ("document_ttft_s", ttft_s),
                         ("itl_ms_p99_after_arrival", 100.0)):
         row |= Spread(median, 0.9 * median, 1.1 * median, 3).columns(key)

@@ -10,10 +10,13 @@ import pytest
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
+    BudgetVerdict,
     PagingFindings,
     RanVerdict,
     SqueezeFindings,
+    StepBudget,
     TokenCost,
+    sample_gap,
 )
 from servelab.lessons.paging.kv import RequestFit, kv_shape
 
@@ -56,7 +59,24 @@ def test_the_verdict_counts_whole_contexts_not_the_engines_fraction() -> None:
 def test_paging_gains_only_when_blocks_fit_more() -> None:
     assert PagingFindings.from_run(CAPACITY, 128, 300, {}).paging_gain
     whole = PagingFindings.from_run(CAPACITY, 128, 8192, {})
-    assert not whole.paging_gain and whole.paged_factor == 1.0
+    assert not whole.paging_gain and whole.fit.held_factor == 1.0
+
+
+def test_the_held_factor_is_not_the_ratio_of_rounded_counts() -> None:
+    # 111 blocks: 1.73 contexts of 64 blocks, so 1 reserved; 37 requests of 3 blocks paged.
+    paging = PagingFindings.from_run(CAPACITY, 128, 300, {})
+    assert paging.fit.full_contexts == pytest.approx(111 / 64)
+    assert paging.fit.held_factor == pytest.approx(64 / 3)
+    assert paging.counts_ratio == 37 and paging.counts_ratio_off
+    # 128 blocks hold 2 contexts exactly and 64 requests of 2 blocks: the ratio is the factor.
+    exact = Capacity(kv_cache_tokens=129 * 128, max_model_len=8192, max_concurrency=2.0)
+    even = PagingFindings.from_run(exact, 128, 256, {})
+    assert even.counts_ratio == 32 and not even.counts_ratio_off
+
+
+def test_the_sampling_gap_is_the_median_between_samples() -> None:
+    assert sample_gap(pd.DataFrame({"t_s": [0.0, 0.25, 0.5, 1.5]})) == pytest.approx(0.25)
+    assert math.isnan(sample_gap(pd.DataFrame({"t_s": [0.0]})))
 
 
 @pytest.mark.parametrize(("cramped", "waited", "preempted", "completed"), [
@@ -66,13 +86,21 @@ def test_paging_gains_only_when_blocks_fit_more() -> None:
 ])
 def test_the_squeeze(cramped, waited, preempted, completed) -> None:
     squeeze = SqueezeFindings.from_runs({"duration_s": 20.0},
-                                        {"running_max": 8, "duration_s": 61.0, **cramped})
+                                        {"running_max": 8, "duration_s": 61.0, **cramped},
+                                        sample_s=0.25)
     assert (squeeze.waited, squeeze.preempted, squeeze.all_completed) == (
         waited, preempted, completed)
 
 
 ROOMY_FIT = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
 SMALL_FIT = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
+STEP = StepBudget(budget=2048, prompt_tokens=120, prompts=32)  # 17 a step, 2 steps
+
+
+def _admission(roomy=None, cramped=None, step=STEP) -> AdmissionFindings:
+    return AdmissionFindings.from_runs(roomy or {"waiting_max": 0, "running_max": 1}, ROOMY_FIT,
+                                       cramped or {"running_max": 8, "preemptions": 0},
+                                       SMALL_FIT, step=step, sample_s=0.25)
 
 
 @pytest.mark.parametrize(("roomy", "held"), [
@@ -81,17 +109,43 @@ SMALL_FIT = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=
     ({"waiting_max": 13, "running_max": 41}, False),  # they waited because the cache was full
 ])
 def test_the_step_budget_held_requests_back(roomy, held) -> None:
-    admission = AdmissionFindings.from_runs(roomy, ROOMY_FIT,
-                                            {"running_max": 8, "preemptions": 0}, SMALL_FIT)
+    admission = _admission(roomy=roomy)
     assert admission.budget_held is held
+    assert (admission.budget_verdict is BudgetVerdict.NOT_HELD) is not held
 
 
-@pytest.mark.parametrize(("cramped", "optimistic", "preempted"), [
-    ({"running_max": 14, "preemptions": 3}, True, True),
-    ({"running_max": 14, "preemptions": 0}, True, False),
-    ({"running_max": 9, "preemptions": 0}, False, False),
+@pytest.mark.parametrize(("step", "verdict"), [
+    (STEP, BudgetVerdict.SEVERAL_STEPS),
+    (StepBudget(budget=8192, prompt_tokens=120, prompts=32), BudgetVerdict.ONE_STEP),
+    (StepBudget(budget=3840, prompt_tokens=120, prompts=32), BudgetVerdict.ONE_STEP),  # exactly
+    (StepBudget(budget=None, prompt_tokens=120, prompts=32), BudgetVerdict.UNKNOWN),
 ])
-def test_optimistic_admission(cramped, optimistic, preempted) -> None:
-    admission = AdmissionFindings.from_runs({"waiting_max": 0, "running_max": 1}, ROOMY_FIT,
-                                            cramped, SMALL_FIT)
-    assert (admission.optimistic, admission.preempted) == (optimistic, preempted)
+def test_the_budget_counts_the_steps_the_prompts_take(step, verdict) -> None:
+    assert _admission(roomy={"waiting_max": 13, "running_max": 20}, step=step).budget_verdict \
+        is verdict
+
+
+def test_the_budgets_arithmetic() -> None:
+    assert (STEP.per_step, STEP.total_tokens, STEP.steps) == (17, 3840, 2)
+    with pytest.raises(ValueError, match="no step budget"):
+        _ = StepBudget(budget=None, prompt_tokens=120, prompts=32).steps
+
+
+@pytest.mark.parametrize(("cramped", "seen", "optimistic", "preempted"), [
+    ({"running_max": 14, "preemptions": 3}, True, True, True),
+    ({"running_max": 14, "preemptions": 0}, True, True, False),
+    # the samples missed the peak, but a preemption proves the blocks were overpromised
+    ({"running_max": 9, "preemptions": 16}, False, True, True),
+    ({"running_max": 9, "preemptions": 0}, False, False, False),
+])
+def test_optimistic_admission(cramped, seen, optimistic, preempted) -> None:
+    admission = _admission(cramped=cramped)
+    assert (admission.seen_past_fit, admission.optimistic, admission.preempted) == (
+        seen, optimistic, preempted)
+
+
+def test_the_small_caches_block_arithmetic() -> None:
+    # 27 blocks; a 120-token prompt takes 1 block, a 300-token request 3.
+    admission = _admission()
+    assert (admission.cramped_fit, admission.prompt_blocks, admission.admitted_on_prompts) == (
+        9, 1, 27)

@@ -8,6 +8,7 @@ from servelab.lessons.paging.findings import (
     AdmissionFindings,
     PagingFindings,
     SqueezeFindings,
+    StepBudget,
     TokenCost,
 )
 from servelab.lessons.paging.kv import RequestFit
@@ -25,15 +26,26 @@ CRAMPED = {"running_max": 8.0, "waiting_max": 24.0, "preemptions": 5.0, "duratio
 def _paging(capacity=CAPACITY, roomy=ROOMY, cramped=CRAMPED, request_tokens=300):
     paging = PagingFindings.from_run(capacity, 128, request_tokens, roomy,
                                      tokens_per_sequence=290.0)
-    return paging_words.paging_text(paging, COST, SqueezeFindings.from_runs(roomy, cramped))
+    squeeze = SqueezeFindings.from_runs(roomy, cramped, sample_s=0.26)
+    return paging_words.paging_text(paging, COST, squeeze)
 
 
 def test_paging_text_when_everything_shows():
     text = _paging()
-    assert "**37**" in text and "**37×**" in text and "**180 MiB**" in text
+    # 64 blocks a reservation against 3 a request: 21×, though the counts are 37 and 1.
+    assert "**37**" in text and "**21×**" in text and "**180 MiB**" in text
+    assert "Dividing the counts gives 37×, not 21×" in text and "1.73 full contexts" in text
     assert "**32** sequences ran at once" in text
+    assert "about every 0.26 s, saw up to **8** running" in text
     assert "preempted **5** times" in text and "**61 s**" in text
     assert "Every request still completed" in text
+
+
+def test_paging_text_leaves_out_the_rounding_when_the_counts_divide_evenly():
+    # 128 usable blocks: 2 contexts of 64 exactly, 64 requests of 2 blocks: 32× either way.
+    even = Capacity(kv_cache_tokens=129 * 128, max_model_len=8192, max_concurrency=2.0)
+    text = _paging(capacity=even, request_tokens=256)
+    assert "**32×**" in text and "Dividing the counts" not in text
 
 
 def test_paging_text_reports_failures():
@@ -60,21 +72,68 @@ def test_paging_text_waits_without_preemption():
 def test_prediction_echo_with_and_without_a_guess():
     paging = PagingFindings.from_run(CAPACITY, 128, 300, ROOMY)
     empty = paging_words.paging_prediction("  ", paging)
-    assert "left the prediction empty" in empty and "37 did (37× as many)" in empty
+    assert "left the prediction empty" in empty and "(1.73 full contexts)" in empty
+    assert "37 did, each holding 384 tokens, where a reservation holds 21× as much" in empty
     two = Capacity(kv_cache_tokens=2 * 8192 + 16, max_model_len=8192, max_concurrency=2.0)
     said = paging_words.paging_prediction("ten times", PagingFindings.from_run(two, 16, 300, ROOMY))
     assert "You predicted: *ten times*" in said and "2 requests fit" in said
 
 
-def test_admission_text_explains_waiting_beside_room_and_running_past_the_fit():
-    roomy = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
-    small = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
-    admission = AdmissionFindings.from_runs({"waiting_max": 13, "running_max": 20}, roomy,
-                                            {"running_max": 14, "preemptions": 3}, small)
-    text = paging_words.admission_text(admission)
-    assert "up to **13** requests waited while at most 20 ran, though 41 would fit" in text
-    assert "**14** ran at once, more than the 9 whole requests" in text
+ROOMY_FIT = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
+SMALL_FIT = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
+STEP = StepBudget(budget=2048, prompt_tokens=120, prompts=32)
+WAITED = {"waiting_max": 13, "running_max": 20}
+
+
+def _admission(roomy=WAITED, cramped=None, step=STEP) -> str:
+    admission = AdmissionFindings.from_runs(roomy, ROOMY_FIT,
+                                            cramped or {"running_max": 8, "preemptions": 0},
+                                            SMALL_FIT, step=step, sample_s=0.26)
+    return paging_words.admission_text(admission)
+
+
+def test_admission_text_counts_the_prompts_a_step_holds():
+    text = _admission()
+    assert "up to **13** requests waited while at most 20 were seen running, though 41" in text
+    assert "here **2,048** tokens by the engine's log" in text
+    assert "holds **17** whole prompts of 120 tokens" in text
+    assert "are 3,840 tokens, so by that arithmetic reading them takes **2** steps" in text
+    assert "15 of them wait for a later step" in text
+
+
+def test_admission_text_when_one_step_holds_every_prompt():
+    text = _admission(step=StepBudget(budget=8192, prompt_tokens=120, prompts=32))
+    assert "here **8,192** tokens" in text and "in one step" in text
+    assert "does not explain the wait" in text
+
+
+def test_admission_text_when_the_log_gives_no_budget():
+    text = _admission(step=StepBudget(budget=None, prompt_tokens=120, prompts=32))
+    assert "did not give its value" in text and "**" not in text.split("memory")[1]
+
+
+def test_admission_text_explains_running_past_the_fit():
+    text = _admission(cramped={"running_max": 14, "preemptions": 3})
+    assert "The small cache has **27** blocks of 128" in text
+    assert "needs **3** at its full length, so **9** fit whole" in text
+    assert "its 120-token prompt needs 1" in text and "admit up to **27**" in text
+    assert "about every 0.26 s, saw **14** running at once, more than the 9" in text
     assert "its 3 preemptions" in text
-    quiet = AdmissionFindings.from_runs({"waiting_max": 0, "running_max": 20}, roomy,
-                                        {"running_max": 8, "preemptions": 0}, small)
-    assert paging_words.admission_text(quiet) == ""
+
+
+def test_admission_text_running_past_the_fit_without_preemption():
+    text = _admission(cramped={"running_max": 14, "preemptions": 0})
+    assert "no answer grew far enough" in text
+
+
+def test_admission_text_explains_preemptions_the_samples_missed():
+    text = _admission(roomy={"waiting_max": 0, "running_max": 20},
+                      cramped={"running_max": 9, "preemptions": 16})
+    assert "saw **9** running at once, no more than fit whole" in text
+    assert "a peak can fall between two samples" in text
+    assert "the **16** preemptions show" in text
+    assert "roomy cache" not in text
+
+
+def test_admission_text_is_empty_when_nothing_needs_explaining():
+    assert _admission(roomy={"waiting_max": 0, "running_max": 20}) == ""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -46,7 +47,7 @@ def _story(table, facts, prediction):
 def _facts(gpu=False, compile_s=700.0):
     return Facts(many=32, llama_device="the CPU (2 cores)",
                  vllm_device="GPU T4" if gpu else "the same CPU", vllm_on_gpu=gpu,
-                 q4_bits=5.86, f16_bits=16.1,
+                 q4_bits=5.86, f16_bits=16.1, llama_cores=2, vllm_cores=None if gpu else 2,
                  start_s={LLAMA_Q4: 1.0, LLAMA_F16: 1.2, VLLM: 40.0}, compile_s=compile_s)
 
 
@@ -152,6 +153,28 @@ def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
     assert "mostly the device, not the engine" in gpu
     assert "came from the smaller file" not in gpu
     assert "(on different devices, as said above)" in gpu
+
+
+@pytest.mark.parametrize(("vllm_first", "says"), [
+    (0.05, "though vLLM's first token came sooner"),
+    (0.3, "and its first token came sooner too"),
+    (0.1, "were not told apart"),
+])
+def test_story_08_guidance_weighs_one_users_first_token(vllm_first, says):
+    table = _table(150, 60, 58, 150, 600)
+    for suffix, factor in (("", 1.0), ("_low", 0.98), ("_high", 1.02)):
+        table.loc[(VLLM, 1), f"ttft_s_p50{suffix}"] = vllm_first * factor
+    text = _story(table, _facts(), "")
+    assert "streamed at least as quickly here" in text and says in text
+
+
+def test_story_08_says_when_vllm_computed_on_fewer_cores_than_llama_cpp():
+    fewer = replace(_facts(), vllm_cores=1)
+    text = _story(_table(150, 60, 58, 150, 600), fewer, "")
+    assert "not the same cores: llama.cpp computed on all 2, while vLLM's engine" in text
+    assert "computed on 1 and kept the rest" in text
+    assert "Same processor, same model, same requests:" not in text
+    assert "not the same cores" not in _story(_table(150, 60, 58, 150, 600), _facts(), "")
 
 
 def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():

@@ -6,6 +6,8 @@ token budget (``max_num_batched_tokens``) when it starts; ``chunking_state`` rea
 page shows what the engine did rather than what a flag was hoped to do. ``budget_for`` sizes the
 budget from the prefill rate measured on this device; ``compare`` turns the two runs into the
 page's table, :class:`TradeFindings` judges its two rows once, and ``story`` only words them.
+``spacing_for`` keeps a run's documents apart, from how long one takes to read alone, so that
+each repeat measures one document and not a queue of them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import pandas as pd
 from servelab import tables
 from servelab.bench.frames import Result
 from servelab.bench.metrics import itls_during
+from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Role
 from servelab.lessons.prediction import page_story
@@ -104,6 +107,20 @@ def document_rows(result: Result) -> pd.DataFrame:
     return rows
 
 
+def documents_queued(rows: pd.DataFrame) -> int:
+    """How many of the documents (``document_rows``) were sent before the one ahead of them had
+    its first token, so that part of their wait was the queue, not their own read."""
+    ready = (rows["sent_s"] + rows["ttft_s"]).to_numpy()
+    sent = rows["sent_s"].to_numpy()
+    return int(np.sum(sent[1:] < ready[:-1]))
+
+
+def user_runs_s(result: Result) -> list[float]:
+    """Each decoding user's own run, from sending its request to its last token (s)."""
+    requests = result.requests
+    return [float(e2e) for e2e in requests.loc[requests["role"] == Role.USER, "e2e_s"]]
+
+
 def compare(results: Mapping[str, Result]) -> pd.DataFrame:
     """One row per run: what the decoding users felt and what each document's sender waited.
 
@@ -115,7 +132,8 @@ def compare(results: Mapping[str, Result]) -> pd.DataFrame:
     ``users_longest_gap_ms`` and ``itl_ms_p99_after_arrival``; ``document_ttft_s`` is its wait.
     Each is the median over the run's documents with ``_low``, ``_high`` and ``_n``
     (:class:`~servelab.bench.spread.Spread`). A document beside which no user was decoding any
-    more is left out.
+    more is left out. ``users_done_s`` is the spread over the users of each one's own run, and
+    ``documents_queued`` counts the documents sent before the previous one's first token.
     """
     documents = {label: document_rows(result) for label, result in results.items()}
     window_s = max(float(rows["ttft_s"].max()) for rows in documents.values())
@@ -143,6 +161,8 @@ def compare(results: Mapping[str, Result]) -> pd.DataFrame:
             **Spread.of(tails).columns("itl_ms_p99_after_arrival"),
             **Spread.of(waits).columns("document_ttft_s"),
             "users_output_tok_s": float(result.summary()["output_tok_s"]),
+            **Spread.of(user_runs_s(result)).columns("users_done_s"),
+            "documents_queued": documents_queued(documents[label]),
         })
     return pd.DataFrame(table).set_index("run")
 
@@ -151,9 +171,9 @@ def compare_view(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`compare`'s table as the page prints it, one row per run: each per-document figure
     as its median with the lowest and highest in brackets, each pooled one as a number."""
     return tables.spread_view(table, {"users_longest_gap_ms": 0, "itl_ms_p99_after_arrival": 0,
-                                      "document_ttft_s": 2},
+                                      "document_ttft_s": 2, "users_done_s": 1},
                               {"users_itl_ms_p50": 0, "users_itl_ms_p99": 0,
-                               "users_output_tok_s": 0})
+                               "users_output_tok_s": 0, "documents_queued": 0})
 
 
 # The document is sized so that reading it in one step would take this many pause targets: long
@@ -169,6 +189,25 @@ def document_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: 
     if prefill_tok_s <= 0 or pause_ms <= 0:
         raise ValueError("the prefill rate and the pause must be positive")
     return max(smallest, min(largest, int(prefill_tok_s * DOCUMENT_PAUSES * pause_ms / 1000)))
+
+
+# The documents of a run are spaced this many times the time one takes to read alone, so that
+# each has had its first token before the next arrives, even when reading beside the users is
+# slower than reading alone.
+SPACING_MARGIN = 2.0
+
+
+def read_alone_s(fit: PrefillFit, tokens: int) -> float:
+    """How long a prompt of ``tokens`` takes to its first token alone, by ``fit`` (s)."""
+    return (fit.fixed_ms + fit.prefill_ms(tokens)) / 1000.0
+
+
+def spacing_for(read_s: float, smallest: float) -> float:
+    """The seconds between a run's documents: ``SPACING_MARGIN`` times ``read_s``, the time one
+    takes alone, and at least ``smallest``, to a tenth of a second."""
+    if read_s <= 0:
+        raise ValueError("the time to read a document must be positive")
+    return round(max(smallest, SPACING_MARGIN * read_s), 1)
 
 
 def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int,
@@ -272,15 +311,6 @@ class TargetVerdict(StrEnum):
     UNDER = "under the target"  # every document's pause under the target by PAUSE_OFF_TARGET×
 
 
-class PooledTail(StrEnum):
-    """The users' p99 gap pooled over the whole run, with chunks against in one step: one
-    figure each, over hundreds of gaps, judged by the pause bar alone."""
-
-    WORSE = "worse"
-    BETTER = "better"
-    ALIKE = "within the bar"
-
-
 class WaitVerdict(StrEnum):
     """The document's own first token with chunks against in one step."""
 
@@ -290,11 +320,37 @@ class WaitVerdict(StrEnum):
     OVERLAP = "the ranges overlap"
 
 
+class DealVerdict(StrEnum):
+    """Whether chunking was the better deal for the decoding users: their worst pause shorter
+    beyond the spread, while neither their own runs (over the users) nor their tail while a
+    document was read got worse beyond the spread."""
+
+    NOT_SHOWN = "the worst pause was not shorter beyond the spread"
+    NO_SPREAD = "one user a run"  # their own runs have no range to weigh
+    TRADED = "their own runs or their tail got worse beyond the spread"
+    BETTER = "the better deal"
+
+
+@dataclass(frozen=True)
+class ReadAlone:
+    """The document read with nothing else running, to its first token, on each server (s)."""
+
+    one_step_s: float
+    chunked_s: float
+
+    @classmethod
+    def of(cls, one_step: PrefillFit, chunked: PrefillFit, tokens: int) -> ReadAlone:
+        """From the two servers' ``bench.prefill_fit``, at the document's ``tokens``."""
+        return cls(read_alone_s(one_step, tokens), read_alone_s(chunked, tokens))
+
+
 @dataclass(frozen=True)
 class TradeFindings:
     """Chapter 06's two runs, each a spread over its documents: the users' longest pause (ms),
-    their p99 gap while a document was read (ms) and the document's first token (s); besides,
-    the users' usual gap in one step and their pooled p99 either way (ms), and the plan."""
+    their p99 gap while a document was read (ms) and the document's first token (s); a spread
+    over the users of each one's own run (s); the documents that queued behind another; the
+    users' usual gap in one step and their pooled p99 either way (ms, one figure a run); the
+    plan, and the document read alone on each server where the page measured it."""
 
     plan: BudgetPlan
     pause_whole: Spread
@@ -303,13 +359,18 @@ class TradeFindings:
     tail_chunked: Spread
     wait_whole: Spread
     wait_chunked: Spread
+    done_whole: Spread
+    done_chunked: Spread
+    queued_whole: int
+    queued_chunked: int
     usual_gap_ms: float
     pooled_whole_ms: float
     pooled_chunked_ms: float
+    alone: ReadAlone | None = None
 
     @classmethod
     def from_runs(cls, chunked: Mapping[str, float], whole: Mapping[str, float],
-                  plan: BudgetPlan) -> TradeFindings:
+                  plan: BudgetPlan, alone: ReadAlone | None = None) -> TradeFindings:
         """From the two rows of :func:`compare`."""
         return cls(plan=plan,
                    pause_whole=Spread.in_row(whole, "users_longest_gap_ms"),
@@ -318,9 +379,14 @@ class TradeFindings:
                    tail_chunked=Spread.in_row(chunked, "itl_ms_p99_after_arrival"),
                    wait_whole=Spread.in_row(whole, "document_ttft_s"),
                    wait_chunked=Spread.in_row(chunked, "document_ttft_s"),
+                   done_whole=Spread.in_row(whole, "users_done_s"),
+                   done_chunked=Spread.in_row(chunked, "users_done_s"),
+                   queued_whole=int(whole["documents_queued"]),
+                   queued_chunked=int(chunked["documents_queued"]),
                    usual_gap_ms=float(whole["users_itl_ms_p50"]),
                    pooled_whole_ms=float(whole["users_itl_ms_p99"]),
-                   pooled_chunked_ms=float(chunked["users_itl_ms_p99"]))
+                   pooled_chunked_ms=float(chunked["users_itl_ms_p99"]),
+                   alone=alone)
 
     @property
     def pause_verdict(self) -> PauseVerdict:
@@ -343,12 +409,19 @@ class TradeFindings:
         return ReadingTail.OVERLAP
 
     @property
-    def pooled_verdict(self) -> PooledTail:
-        if self.pooled_chunked_ms > PAUSE_GAIN_SHOWN * self.pooled_whole_ms:
-            return PooledTail.WORSE
-        if self.pooled_whole_ms > PAUSE_GAIN_SHOWN * self.pooled_chunked_ms:
-            return PooledTail.BETTER
-        return PooledTail.ALIKE
+    def deal_verdict(self) -> DealVerdict:
+        if self.pause_verdict is not PauseVerdict.SHORTER:
+            return DealVerdict.NOT_SHOWN
+        if self.done_whole.n < 2 or self.done_chunked.n < 2:
+            return DealVerdict.NO_SPREAD
+        if self.runs_longer or self.tail_verdict is ReadingTail.WORSE:
+            return DealVerdict.TRADED
+        return DealVerdict.BETTER
+
+    @property
+    def runs_longer(self) -> bool:
+        """Whether the users' own runs took longer with chunks, beyond the spread."""
+        return self.done_chunked.above(self.done_whole)
 
     @property
     def target_verdict(self) -> TargetVerdict:
@@ -384,6 +457,16 @@ class TradeFindings:
         """How many times as long the document waited with chunks."""
         return self.wait_chunked.median / self.wait_whole.median
 
+    @property
+    def wait_extra_s(self) -> float:
+        """How much later the document's first token came with chunks (medians, s)."""
+        return self.wait_chunked.median - self.wait_whole.median
+
+    @property
+    def chunk_planned_ms(self) -> float:
+        """What one chunk of the budget takes at the rate the budget was sized from (ms)."""
+        return 1000.0 * self.plan.budget / self.plan.prefill_tok_s
+
 
 def _first_run(plan: BudgetPlan) -> str:
     """How the first run read the document, as a phrase."""
@@ -393,15 +476,27 @@ def _first_run(plan: BudgetPlan) -> str:
 
 
 def _default_text(plan: BudgetPlan) -> str:
-    text = ("vLLM's current engine always splits prompts into chunks, so there is no switch to "
-            "turn on: the dial is `max_num_batched_tokens`, whose default depends on the device "
-            f"and the engine version. The first server was given {plan.first_budget:,} tokens per "
-            "step, ")
+    text = ("In vLLM's current engine chunked prefill is on by default; "
+            "`--no-enable-chunked-prefill` turns it off, and vLLM then warns that the model does "
+            "not officially support running without it. So the dial here is "
+            "`max_num_batched_tokens`, whose default depends on the device and the engine "
+            "version. (A second one, `--long-prefill-token-threshold`, counts a prompt longer "
+            "than it as long and caps how much of it one step may take, without shrinking every "
+            "step's budget; its default, 0, sets no cap.) The first server was given "
+            f"{plan.first_budget:,} tokens per step, ")
     if plan.first_read is Reading.ONE_STEP:
         return text + (f"enough for the whole {plan.document_tokens:,}-token document, so it read "
                        "the document in a single step, as an engine without chunking would. ")
     return text + (f"less than the {plan.document_tokens:,}-token document, so even the first "
                    f"run read it {_first_run(plan)}. ")
+
+
+def _pooled_text(findings: TradeFindings) -> str:
+    """The whole run's pooled p99 gap: one figure a run, so no comparison."""
+    return (f"Pooled over the whole run, the users' 99th-percentile gap was "
+            f"{findings.pooled_whole_ms:,.0f} ms and then {findings.pooled_chunked_ms:,.0f} ms; "
+            "that is one figure per run, with no spread to weigh a difference by, so this page "
+            "draws no comparison from it. ")
 
 
 def _users_text(findings: TradeFindings) -> str:
@@ -414,9 +509,8 @@ def _users_text(findings: TradeFindings) -> str:
             f"{findings.usual_gap_ms:.0f} ms. ")
     pooled = (f"While each document was being read, the users' 99th-percentile gap was "
               f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms')}) and then "
-              f"{tail_chunked.median:,.0f} ms ({tail_chunked.range_text(' ms')}); pooled over "
-              f"the whole run it went from {findings.pooled_whole_ms:,.0f} to "
-              f"{findings.pooled_chunked_ms:,.0f} ms. ")
+              f"{tail_chunked.median:,.0f} ms ({tail_chunked.range_text(' ms')}). "
+              f"{_pooled_text(findings)}")
     if findings.pause_verdict is PauseVerdict.NOT_SPLIT:
         return head + pooled + ("The second run read the document in one step too, so whatever "
                                 "differs between the two runs is their own noise, not chunking.")
@@ -427,10 +521,10 @@ def _users_text(findings: TradeFindings) -> str:
                                 "shortened the worst pause.")
     if findings.pause_verdict is PauseVerdict.NOT_SHOWN:
         return head + pooled + ("So this run did not show chunking shortening the worst pause "
-                                "by more than the spread between its documents: the chunks were "
-                                "not much cheaper than the whole document here. A longer "
-                                "document or a smaller budget would separate them.")
-    return head + pooled + _reading_tail_text(findings)
+                                "by more than the spread between its documents. A longer "
+                                "document or a smaller budget would separate them. "
+                                + _deal_text(findings))
+    return head + pooled + _reading_tail_text(findings) + " " + _deal_text(findings)
 
 
 def _target_text(findings: TradeFindings) -> str:
@@ -442,13 +536,22 @@ def _target_text(findings: TradeFindings) -> str:
     if verdict is TargetVerdict.OVER:
         return (f"Every document's longest chunked pause was over {PAUSE_OFF_TARGET:g}× the "
                 f"{target:.0f} ms the budget was sized for ({findings.pause_over_target:.1f}× at "
-                "the median): the sizing counts a chunk's own tokens read alone, while in the "
-                "run each step also carried the users' tokens, and each later chunk attends to "
-                "every document token before it. ")
+                f"the median). {_chunk_alone_text(findings)}")
     return (f"Every document's longest chunked pause was under the {target:.0f} ms the budget "
             f"was sized for by more than {PAUSE_OFF_TARGET:g}× ({findings.pause_over_target:.2f}× "
             "at the median): the run read prompts faster than the rate the budget was sized "
             "from, so a larger budget would still have met the target. ")
+
+
+def _chunk_alone_text(findings: TradeFindings) -> str:
+    """What one chunk took with nothing else running, against what the sizing expected."""
+    if findings.alone is None:
+        return ("This run did not read the document alone in chunks, so it cannot say where "
+                "the extra time went. ")
+    chunk_ms = 1000.0 * findings.alone.chunked_s / findings.plan.chunks
+    return (f"Read alone on the chunked server, a chunk took {chunk_ms:,.0f} ms on average, "
+            f"where the rate the budget was sized from gives {findings.chunk_planned_ms:,.0f} ms "
+            "for one. ")
 
 
 def effect_text(findings: TradeFindings) -> str:
@@ -465,23 +568,47 @@ def _reading_tail_text(findings: TradeFindings) -> str:
                 f"{findings.pause_over_usual:.1f}× a normal gap, and there were enough of them "
                 f"that the tail while a document was read got worse beyond its spread. Chunking "
                 f"capped the worst pause; it did not make the stream even.")
-    if verdict is ReadingTail.BETTER and findings.pooled_verdict is PooledTail.WORSE:
-        return (f"The worst pause was capped, and the tail while a document was read improved by "
-                f"more than its spread too. Over the whole run, though, the users' p99 gap grew "
-                f"more than {PAUSE_GAIN_SHOWN:g}×: the shorter hitches came often enough to set "
-                f"the run's tail. The users traded one long freeze for many smaller ones.")
     if verdict is ReadingTail.BETTER:
-        whole_run = ("fell by more than the bar as well" if findings.pooled_verdict is
-                     PooledTail.BETTER else f"stayed within {PAUSE_GAIN_SHOWN:g}×")
-        return (f"The worst pause was capped, and the tail while a document was read improved "
-                f"by more than its spread too, while the tail over the whole run {whole_run}: "
-                f"here the shorter, more frequent hitches were the better deal for the users.")
+        return (f"The worst pause was capped, and the tail while a document was read fell beyond "
+                f"its spread and by more than {PAUSE_GAIN_SHOWN:g}× too.")
     if verdict is ReadingTail.LOWER:
         return (f"The worst pause was capped beyond the spread; the tail while a document was "
-                f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×, "
-                f"too little for this run to call the hitches the better deal.")
+                f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×.")
     return ("The worst pause was capped beyond the spread; the tails while a document was read "
             "overlap between the documents, so this run cannot call either one better.")
+
+
+def _deal_text(findings: TradeFindings) -> str:
+    """The users' own runs either way, and whether chunking was the better deal for them."""
+    before, after = findings.done_whole, findings.done_chunked
+    runs = (f"Each user's own run took {before.median:.1f} s ({before.range_text(' s', 1)} "
+            f"users) with the document read {_first_run(findings.plan)} and {after.median:.1f} s "
+            f"({after.range_text(' s', 1)}) with chunks")
+    verdict = findings.deal_verdict
+    if verdict is DealVerdict.NOT_SHOWN:
+        return runs + "; with no shorter worst pause shown, this run makes no case for chunking."
+    if verdict is DealVerdict.NO_SPREAD:
+        return runs + ("; one user a run gives no range to weigh them by, so this run cannot say "
+                       "whether chunking served the users better overall.")
+    if verdict is DealVerdict.TRADED:
+        worse = [cost for cost, held in (
+            ("their answers took longer in all, beyond the spread", findings.runs_longer),
+            ("their tail while a document was read got worse",
+             findings.tail_verdict is ReadingTail.WORSE)) if held]
+        return runs + (f": the users' worst pause shrank, but {' and '.join(worse)}, so "
+                       "chunking was a trade for them here, not the better deal.")
+    return runs + (", no longer beyond the spread: with the worst pause shorter as well, here "
+                   "chunking was the better deal for the users.")
+
+
+def _queue_text(findings: TradeFindings) -> str:
+    """Whether a document arrived before the one ahead of it had its first token."""
+    if findings.queued_whole == 0 and findings.queued_chunked == 0:
+        return (" Every document arrived after the one before it had its first token, so none "
+                "of these waits includes queueing behind another document.")
+    return (f" In the one-step run {findings.queued_whole} and with chunks "
+            f"{findings.queued_chunked} documents arrived before the one ahead of them had its "
+            "first token, so their figures include waiting behind it, not only their own read.")
 
 
 def _document_text(findings: TradeFindings) -> str:
@@ -491,18 +618,30 @@ def _document_text(findings: TradeFindings) -> str:
     numbers = (f"A document's sender waited {before.median:.2f} s for a first token in the first "
                f"run ({before.range_text(' s', 2)}) and {after.median:.2f} s {second} "
                f"({after.range_text(' s', 2)})")
+    queue = _queue_text(findings)
     if findings.wait_verdict is WaitVerdict.NOT_SPLIT:
         return numbers + (": that run read it in one step too, so whatever separates the two "
-                          "waits is not chunking's doing.")
+                          "waits is not chunking's doing." + queue)
     if findings.wait_verdict is WaitVerdict.LATER:
-        return numbers + (f", {findings.wait_ratio:.1f}× as long: every chunk is a separate step "
-                          f"that also carries the users' tokens and pays the step's fixed cost, "
-                          f"and that price is charged to the long request.")
+        return numbers + f", {findings.wait_ratio:.1f}× as long." + queue + _cost_text(findings)
     if findings.wait_verdict is WaitVerdict.SOONER:
         return numbers + (": sooner beyond the spread, which is not the usual outcome; on a "
-                          "busy machine the single long step can be the slower one.")
-    return numbers + (": the ranges overlap, so this run cannot tell the two waits apart; on "
-                      "this device the chunks cost the document little, if anything.")
+                          "busy machine the single long step can be the slower one." + queue)
+    return numbers + (": the ranges overlap, so this run cannot tell the two waits apart."
+                      + queue)
+
+
+def _cost_text(findings: TradeFindings) -> str:
+    """The chunked read's extra time alone, in all and per chunk, beside the runs' difference."""
+    if findings.alone is None:
+        return (" This run did not read the document alone in chunks, so it cannot say how much "
+                "of the later first token is chunking's own cost.")
+    alone, chunks = findings.alone, findings.plan.chunks
+    extra_s = alone.chunked_s - alone.one_step_s
+    return (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s in "
+            f"one step and {alone.chunked_s:.2f} s in {chunks} chunks: {extra_s:+.2f} s, "
+            f"{1000 * extra_s / chunks:+,.0f} ms a chunk. Beside the users, the medians above "
+            f"differ by {findings.wait_extra_s:.2f} s.")
 
 
 def _sizing_text(plan: BudgetPlan) -> str:
@@ -535,5 +674,6 @@ def story(findings: TradeFindings, prediction: str) -> str:
                      "everyone who is already reading an answer; a cap turns it into several "
                      "shorter hitches and can make the long prompt's own first token later. The "
                      "budget decides where on that line a server sits; the plot above shows the "
-                     "two points this run measured."),
+                     "two points this run measured, and the users' own runs say which side of "
+                     "the trade they came out on."),
     ])

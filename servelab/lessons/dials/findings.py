@@ -6,7 +6,6 @@ page's figure title reads the same record.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -39,24 +38,36 @@ def movement(before: Spread, after: Spread) -> Movement:
 
 
 class MedianVerdict(StrEnum):
-    """The median from arrival at the most sequences against its shortest over the levels."""
+    """The median from arrival at the most sequences against the other levels', each as the
+    range of its passes."""
 
     NOT_MEASURED = "not measured"
-    SHORTEST_AT_TOP = "shortest at the most sequences"
+    SHORTEST_AT_TOP = "shortest at the most sequences, its range below every other level's"
     NEAR_SHORTEST = "within CHANGED of the shortest"
-    LONGER_AGAIN = "longer again past the shortest"
+    LONGER_AGAIN = "longer again past the shortest, the ranges apart"
+    UNTOLD = "the ranges overlap, so the run cannot tell"
 
 
-SWEEP_SPREADS = ("output_tok_s", "tpot_ms_p99", "latency_s_p99", "latency_s_p50")
+class QueueVerdict(StrEnum):
+    """Whether requests waited for a slot at the fewest and at the most sequences per step,
+    counted in every pass."""
+
+    AT_TOP = "some waited even at the most sequences, in every pass"
+    BELOW_TOP = "they waited at the fewest, and none at the most in any pass"
+    SOME_PASSES = "at the most, some waited in some passes only"
+    NONE = "not every pass had requests waiting even at the fewest"
+
+
+SWEEP_SPREADS = ("output_tok_s", "tpot_ms_p99", "latency_s_p99", "latency_s_p50", "queued")
 
 
 @dataclass(frozen=True)
 class SweepFindings:
     """The fewest (``low``) and most (``high``) sequences per step: output (tok/s), the p99
-    time per token of a running request (ms) and the p99 from arrival to last token (s) at
-    each, as spreads over the sweep's passes; the level where that p99's median was shortest;
-    and the median from arrival at the top level against its shortest (NaN where the sweep has
-    no medians)."""
+    time per token of a running request (ms), the p99 from arrival to last token (s) and the
+    requests that waited for a slot at each, as spreads over the sweep's passes; the level
+    where that p99's median was shortest; and the median from arrival at every level
+    (``median_spreads``, empty where the sweep has no medians)."""
 
     low: int
     high: int
@@ -66,39 +77,36 @@ class SweepFindings:
     tpot_high_ms: Spread
     arrival_low_s: Spread
     arrival_high_s: Spread
+    queued_low: Spread
+    queued_high: Spread
     best_level: int
     best_arrival_s: Spread
-    median_fastest_level: int
-    median_shortest_s: float
-    median_top_s: float
+    levels: tuple[int, ...]
+    median_spreads: tuple[Spread, ...]
 
     @classmethod
     def from_sweep(cls, sweep: pd.DataFrame) -> SweepFindings:
-        """From a frame indexed by level with ``output_tok_s``, ``tpot_ms_p99`` and
-        ``latency_s_p99`` (and ``latency_s_p50`` where measured), each with its ``Spread``
-        columns where the sweep was repeated (``spread_table`` of the passes)."""
-        levels = [int(level) for level in sweep.index]
+        """From a frame indexed by level with ``output_tok_s``, ``tpot_ms_p99``,
+        ``latency_s_p99`` and ``queued`` (and ``latency_s_p50`` where measured), each with its
+        ``Spread`` columns where the sweep was repeated (``spread_table`` of the passes)."""
+        levels = tuple(int(level) for level in sweep.index)
         rows = [row for _, row in sweep.iterrows()]
 
         def ends(key: str) -> tuple[Spread, Spread]:
             return Spread.in_row(rows[0], key), Spread.in_row(rows[-1], key)
 
-        arrival = sweep["latency_s_p99"].to_numpy(dtype=float)
-        best = int(np.argmin(arrival))
-        if "latency_s_p50" in sweep:
-            median = sweep["latency_s_p50"].to_numpy(dtype=float)
-            fastest, shortest, top = int(np.argmin(median)), float(median.min()), float(median[-1])
-        else:
-            fastest, shortest, top = len(levels) - 1, math.nan, math.nan
-        (output_low, output_high), (tpot_low, tpot_high), (arrival_low, arrival_high) = (
-            ends(key) for key in ("output_tok_s", "tpot_ms_p99", "latency_s_p99"))
+        best = int(np.argmin(sweep["latency_s_p99"].to_numpy(dtype=float)))
+        medians = (tuple(Spread.in_row(row, "latency_s_p50") for row in rows)
+                   if "latency_s_p50" in sweep else ())
+        (output_low, output_high), (tpot_low, tpot_high), (arrival_low, arrival_high), (
+            queued_low, queued_high) = (
+            ends(key) for key in ("output_tok_s", "tpot_ms_p99", "latency_s_p99", "queued"))
         return cls(low=levels[0], high=levels[-1], output_low=output_low,
                    output_high=output_high, tpot_low_ms=tpot_low, tpot_high_ms=tpot_high,
                    arrival_low_s=arrival_low, arrival_high_s=arrival_high,
-                   best_level=levels[best],
-                   best_arrival_s=Spread.in_row(rows[best], "latency_s_p99"),
-                   median_fastest_level=levels[fastest], median_shortest_s=shortest,
-                   median_top_s=top)
+                   queued_low=queued_low, queued_high=queued_high, best_level=levels[best],
+                   best_arrival_s=Spread.in_row(rows[best], "latency_s_p99"), levels=levels,
+                   median_spreads=medians)
 
     @property
     def passes(self) -> int:
@@ -138,6 +146,17 @@ class SweepFindings:
         return movement(self.arrival_low_s, self.arrival_high_s)
 
     @property
+    def queue_verdict(self) -> QueueVerdict:
+        """Where a queue formed: a level counts only where requests waited in every pass."""
+        if self.queued_low.low <= 0:
+            return QueueVerdict.NONE
+        if self.queued_high.low > 0:
+            return QueueVerdict.AT_TOP
+        if self.queued_high.high <= 0:
+            return QueueVerdict.BELOW_TOP
+        return QueueVerdict.SOME_PASSES
+
+    @property
     def best_in_between(self) -> bool:
         """The p99 from arrival was shortest at a level between the fewest and the most, and
         shorter there than at the most beyond the runs' spread."""
@@ -145,25 +164,69 @@ class SweepFindings:
                 and self.best_arrival_s.below(self.arrival_high_s))
 
     @property
+    def median_top(self) -> Spread:
+        """The median from arrival at the most sequences (only where it was measured)."""
+        return self.median_spreads[-1]
+
+    @property
+    def median_rival_level(self) -> int:
+        """The level below the most whose median from arrival was shortest."""
+        others = [spread.median for spread in self.median_spreads[:-1]]
+        return self.levels[int(np.argmin(others))]
+
+    @property
+    def median_rival(self) -> Spread:
+        return self.median_spreads[self.levels.index(self.median_rival_level)]
+
+    @property
     def median_verdict(self) -> MedianVerdict:
-        if math.isnan(self.median_top_s):
+        """The top level's median from arrival counts as the shortest only where its range is
+        below every other level's, and as longer again only where it is above the shortest
+        other's by ``CHANGED`` with the ranges apart; otherwise the run cannot tell."""
+        if len(self.median_spreads) < 2:
             return MedianVerdict.NOT_MEASURED
-        if self.median_fastest_level == self.high:
-            return MedianVerdict.SHORTEST_AT_TOP
-        if self.median_top_s > (1 + CHANGED) * self.median_shortest_s:
-            return MedianVerdict.LONGER_AGAIN
-        return MedianVerdict.NEAR_SHORTEST
+        top, rival = self.median_top, self.median_rival
+        if top.median <= rival.median:
+            apart = all(top.below(other) for other in self.median_spreads[:-1])
+            return MedianVerdict.SHORTEST_AT_TOP if apart else MedianVerdict.UNTOLD
+        return {Movement.ROSE: MedianVerdict.LONGER_AGAIN,
+                Movement.SAME: MedianVerdict.NEAR_SHORTEST}.get(movement(rival, top),
+                                                                MedianVerdict.UNTOLD)
+
+
+class LimitVerdict(StrEnum):
+    """What the server did with one request past its ``max_model_len``."""
+
+    REFUSED = "refused before it ran"
+    SHORTENED = "served, its answer cut to the room the prompt left"
+    SERVED = "served as asked"
+
+
+def limit_verdict(probe: OverLong) -> LimitVerdict:
+    """Refused where the server answered with an error; shortened where the answer stopped
+    for its length (``finish_reason="length"``) short of ``max_tokens``, within the room the
+    prompt left; otherwise served as asked."""
+    if probe.message is not None:
+        return LimitVerdict.REFUSED
+    answer = probe.answer_tokens
+    if (probe.finish_reason == "length" and answer is not None
+            and answer < probe.max_tokens and answer <= probe.room):
+        return LimitVerdict.SHORTENED
+    return LimitVerdict.SERVED
 
 
 @dataclass(frozen=True)
 class ContextFindings:
     """What ``max_model_len`` decided in this run: a start refused for a limit longer than the
-    cache (``refusal``, None if it did not fail so), one request over the limit, and the short
-    requests alone and beside long ones on the small server (``capacity``)."""
+    cache (``refusal``, None if it did not fail so), a request whose prompt alone is over the
+    limit (``long_prompt``) and one whose prompt fits but whose answer would pass it
+    (``long_answer``), and the short requests alone and beside long ones on the small server
+    (``capacity``)."""
 
     refusal: StartRefusal | None
     refused_context: int
-    over_long: OverLong
+    long_prompt: OverLong
+    long_answer: OverLong
     cache_tokens: int
     long_context: int
     engine_concurrency: float
@@ -177,12 +240,14 @@ class ContextFindings:
 
     @classmethod
     def from_runs(cls, *, refusal: StartRefusal | None, refused_context: int,
-                  over_long: OverLong, capacity: Capacity, short_only: Mapping[str, float],
+                  long_prompt: OverLong, long_answer: OverLong, capacity: Capacity,
+                  short_only: Mapping[str, float],
                   mixed: Mapping[str, float], short_requests: int,
                   long_requests: int) -> ContextFindings:
         """``short_only`` and ``mixed`` are the two loads' ``summary()`` dicts, whose latencies
         are the short requests' own."""
-        return cls(refusal=refusal, refused_context=refused_context, over_long=over_long,
+        return cls(refusal=refusal, refused_context=refused_context, long_prompt=long_prompt,
+                   long_answer=long_answer,
                    cache_tokens=capacity.kv_cache_tokens, long_context=capacity.max_model_len,
                    engine_concurrency=capacity.max_concurrency, short_requests=short_requests,
                    long_requests=long_requests, short_running=short_only["running_max"],
@@ -194,6 +259,14 @@ class ContextFindings:
     @property
     def refused(self) -> bool:
         return self.refusal is not None
+
+    @property
+    def prompt_verdict(self) -> LimitVerdict:
+        return limit_verdict(self.long_prompt)
+
+    @property
+    def answer_verdict(self) -> LimitVerdict:
+        return limit_verdict(self.long_answer)
 
     @property
     def ran_past_engine_count(self) -> bool:

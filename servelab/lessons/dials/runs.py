@@ -106,53 +106,63 @@ REFUSAL_CHARS = 400
 @dataclass(frozen=True)
 class OverLong:
     """One request of ``prompt_tokens`` asking for ``max_tokens`` more from a server whose
-    limit is ``limit``, and the server's refusal (None if it was served)."""
+    limit is ``limit``: the server's refusal (None if it was served) or, where it was served,
+    the answer's tokens and why it stopped (``finish_reason``)."""
 
     prompt_tokens: int
     max_tokens: int
     limit: int
     message: str | None
+    answer_tokens: int | None = None
+    finish_reason: str | None = None
 
     @property
     def room(self) -> int:
         """The answer tokens the limit leaves after the prompt."""
         return max(self.limit - self.prompt_tokens, 0)
 
-    @property
-    def names_room(self) -> bool:
-        """The refusal is about the answer's length cut to the room left, not the prompt's."""
-        return self.message is not None and f"got {self.room}" in self.message
+
+def _refusal_text(error: Exception) -> str:
+    """A refusal's message in full (whitespace collapsed, at most ``REFUSAL_CHARS``
+    characters): the numbers that explain it come after its first sentence."""
+    body = getattr(error, "body", None)
+    message = body.get("message", str(error)) if isinstance(body, dict) else str(error)
+    message = " ".join(message.split())
+    return message if len(message) <= REFUSAL_CHARS else message[:REFUSAL_CHARS] + "…"
 
 
-def refused_request(server: RunningServer, prompt: str, max_tokens: int) -> str | None:
-    """Send one request; the server's refusal in full (whitespace collapsed, at most
-    ``REFUSAL_CHARS`` characters), or None if it was served. In full, because the numbers that
-    explain it (the limit, the prompt's tokens, the answer's) come after its first sentence."""
+def limit_probe(server: RunningServer, prompt: str, prompt_tokens: int, max_tokens: int,
+                limit: int) -> OverLong:
+    """Send ``prompt`` (``prompt_tokens`` long) once, asking for ``max_tokens`` with
+    ``ignore_eos`` so that only a limit can stop the answer early, and record what the server
+    whose limit is ``limit`` did with it."""
     from openai import BadRequestError, OpenAI
 
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
     try:
-        client.completions.create(model=server.model, prompt=prompt, max_tokens=max_tokens)
+        reply = client.completions.create(model=server.model, prompt=prompt,
+                                          max_tokens=max_tokens,
+                                          extra_body={"ignore_eos": True})
     except BadRequestError as error:
-        message = error.body.get("message", str(error)) if isinstance(error.body, dict) else str(
-            error)
-        message = " ".join(message.split())
-        return message if len(message) <= REFUSAL_CHARS else message[:REFUSAL_CHARS] + "…"
+        return OverLong(prompt_tokens, max_tokens, limit, _refusal_text(error))
     finally:
         client.close()
-    return None
+    answer = reply.usage.completion_tokens if reply.usage else None
+    return OverLong(prompt_tokens, max_tokens, limit, None, answer,
+                    reply.choices[0].finish_reason)
 
 
 def latency_from_arrival(result: Result) -> dict[str, float]:
     """p50/p99 of last token − arrival (s), counting any time a request waited in a queue,
-    on the client or in the server; and the requests the server ran at most at once."""
+    on the client or in the server; how many requests waited for a slot (sent only after an
+    earlier request had finished: one that found a slot free was sent on arrival, before any
+    had finished); and the requests the server ran at most at once."""
     requests = result.requests
     done = requests[requests["ok"]]
     total = (done["end_s"] - done["queued_s"]).to_numpy()
     server = result.server
     running = float(server["running"].max()) if not server.empty else np.nan
+    waited = int((done["sent_s"] >= done["end_s"].min()).sum()) if not done.empty else 0
     return {"latency_s_p50": float(np.percentile(total, 50)),
             "latency_s_p99": float(np.percentile(total, 99)),
-            "server_running_max": running}
-
-
+            "queued": float(waited), "server_running_max": running}

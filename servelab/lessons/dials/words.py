@@ -9,8 +9,10 @@ from __future__ import annotations
 from servelab.bench.spread import Spread
 from servelab.lessons.dials.findings import (
     ContextFindings,
+    LimitVerdict,
     MedianVerdict,
     Movement,
+    QueueVerdict,
     SweepFindings,
     TensorParallelFindings,
 )
@@ -29,20 +31,52 @@ def dials_prediction(prediction: str, sweep: SweepFindings, context: ContextFind
         f"{context.short_p99_mixed_s:.1f} s instead of {context.short_p99_alone_s:.1f} s"))
 
 
+def _with_runs(spread: Spread, digits: int, unit: str) -> str:
+    """``"1.21 s (runs 1.21–1.26 s)"``: a median, then its runs' range where there are
+    several."""
+    median = f"{spread.median:,.{digits}f} {unit}"
+    return median if spread.n < 2 else f"{median} (runs {spread.span(digits)} {unit})"
+
+
 def _median_text(sweep: SweepFindings) -> str:
     verdict = sweep.median_verdict
     if verdict is MedianVerdict.NOT_MEASURED:
         return ""
+    top, rival = _with_runs(sweep.median_top, 2, "s"), _with_runs(sweep.median_rival, 2, "s")
+    level, high = sweep.median_rival_level, sweep.high
+    if verdict is MedianVerdict.SHORTEST_AT_TOP:
+        return (f" The median from arrival was {top} at {high} sequences, the shortest of any "
+                "level: its runs were all below every other level's; the next shortest was "
+                f"{rival} at {level}.")
     if verdict is MedianVerdict.LONGER_AGAIN:
-        return (f" The median from arrival was shortest at {sweep.median_fastest_level} "
-                f"sequences (**{sweep.median_shortest_s:.1f} s**) and longer again at "
-                f"{sweep.high} (**{sweep.median_top_s:.1f} s**): for the typical request the "
+        return (f" The median from arrival was shortest at {level} sequences, {rival}, and "
+                f"longer again at {high}, {top}, the ranges apart: for the typical request the "
                 "longer steps there cost more than the shorter queue saved.")
-    where = ("the shortest of any level" if verdict is MedianVerdict.SHORTEST_AT_TOP else
-             f"within {CHANGED:.0%} of the shortest, {sweep.median_shortest_s:.1f} s at "
-             f"{sweep.median_fastest_level}")
-    return (f" The median from arrival was {sweep.median_top_s:.1f} s at {sweep.high} "
-            f"sequences, {where}.")
+    if verdict is MedianVerdict.NEAR_SHORTEST:
+        return (f" The median from arrival was {top} at {high} sequences, within "
+                f"{CHANGED:.0%} of the shortest, {rival} at {level}.")
+    why = "the ranges overlap" if sweep.passes > 1 else "one run a level has no range"
+    return (f" The median from arrival was {top} at {high} sequences and {rival} at {level}: "
+            f"{why}, so this run cannot tell which of the two gave the typical request the "
+            "shorter wait.")
+
+
+def _queue_text(sweep: SweepFindings) -> str:
+    """Why the p99 from arrival fell, as far as the requests that waited for a slot show."""
+    verdict, low, high = sweep.queue_verdict, sweep.low, sweep.high
+    waited = f"{sweep.queued_high.span(0)} requests waited for a slot"
+    if verdict is QueueVerdict.AT_TOP:
+        return (", because with a backlog running more at once empties the queue sooner: even "
+                f"at {high} sequences {waited} in every pass.")
+    if verdict is QueueVerdict.BELOW_TOP:
+        return (f", because at {low} the requests queued for a slot, while at {high} none "
+                "waited in any pass: there the figure is the requests' own time, with no queue "
+                "in it.")
+    if verdict is QueueVerdict.SOME_PASSES:
+        return (f", because running more at once empties the queue sooner; at {high} "
+                f"sequences {waited} in some passes and none in others.")
+    return (f". Not every pass had requests waiting for a slot even at {low}, so this run "
+            "does not show a queue emptying.")
 
 
 def _ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
@@ -71,8 +105,7 @@ def sweep_text(sweep: SweepFindings) -> str:
                f"{_ends(sweep.tpot_low_ms, sweep.tpot_high_ms, 0, 'ms')}.")
     queued = (f"The time from a request's arrival to its last token (p99) {sweep.arrival_moved}: "
               f"{_ends(sweep.arrival_low_s, sweep.arrival_high_s, 1, 's')}")
-    queued += (", because with a backlog running more at once empties the queue sooner."
-               if sweep.arrival_moved is Movement.FELL else ".")
+    queued += _queue_text(sweep) if sweep.arrival_moved is Movement.FELL else "."
     if sweep.best_in_between:
         queued += (f" It was shortest at {sweep.best_level} sequences "
                    f"({sweep.best_arrival_s.median:.1f} s), not at the most: past that point "
@@ -105,33 +138,71 @@ def _start_text(context: ContextFindings) -> str:
             "of the full length; that is the only room the limit claims.")
 
 
-def _admitted_text(context: ContextFindings) -> str:
-    over = context.over_long
-    asked = (f"A request of {over.prompt_tokens:,} prompt tokens asking for {over.max_tokens} "
-             f"answer tokens, on a limit of {over.limit:,}")
-    if over.message is None:
-        admitted = f"**Per request.** {asked} was served: it was not refused in this run."
-    else:
-        admitted = (f"**Per request.** {asked}, was turned away before it ran: "
-                    f"“{over.message}”")
-    if over.names_room:
-        admitted += (f" The message speaks of {over.room} answer tokens, not the "
-                     f"{over.max_tokens} asked for: {over.room} is what the limit leaves after "
-                     "the prompt. So the server measured the answer against the room the prompt "
-                     "left, and with none left it refused.")
+def _prompt_text(context: ContextFindings) -> str:
+    """The request whose prompt alone is over the limit."""
+    probe = context.long_prompt
+    asked = (f"**Per request.** A prompt of {probe.prompt_tokens:,} tokens, over the limit of "
+             f"{probe.limit:,}")
+    if context.prompt_verdict is LimitVerdict.REFUSED:
+        return (f"{asked}, was turned away before it ran: “{probe.message}” The prompt alone "
+                "did not fit, so no answer length could have saved it.")
+    return (f"{asked}, was served in this run ({probe.answer_tokens} answer tokens, finish "
+            f"reason `{probe.finish_reason}`), so the refusal of an over-long prompt is not "
+            "shown here.")
+
+
+def _answer_text(context: ContextFindings) -> str:
+    """The request whose prompt fits but whose answer would pass the limit."""
+    probe = context.long_answer
+    asked = (f"A prompt of {probe.prompt_tokens:,} tokens asking for {probe.max_tokens} answer "
+             f"tokens, where the limit leaves room for {probe.room}")
+    verdict = context.answer_verdict
+    if verdict is LimitVerdict.SHORTENED:
+        return (f"{asked}, was served: its answer stopped after **{probe.answer_tokens}** "
+                f"tokens with finish reason `{probe.finish_reason}`. So what this engine turns "
+                "away is a prompt that leaves no room after it; a prompt that leaves some gets "
+                "its answer cut to that room, without an error.")
+    if verdict is LimitVerdict.REFUSED:
+        return (f"{asked}, was turned away too: “{probe.message}” So this engine counts the "
+                "prompt and the answer asked for together against the limit and refuses a "
+                "request whose sum does not fit, rather than shorten its answer.")
+    return (f"{asked}, was served with {probe.answer_tokens} answer tokens (finish reason "
+            f"`{probe.finish_reason}`): this run does not show what the limit does to an "
+            "answer that would pass it.")
+
+
+def _count_text(context: ContextFindings) -> str:
+    """The engine's start-up count of full-length requests against what ran."""
     reported = (f"The engine reported room for **{context.engine_concurrency:.2f}** requests of "
                 f"{context.long_context:,} tokens in its {context.cache_tokens:,}-token cache")
     if context.ran_past_engine_count:
-        said = (f"{reported}, yet **{context.short_running:.0f}** short requests ran at once "
+        return (f"{reported}, yet **{context.short_running:.0f}** short requests ran at once "
                 "when they were alone: its number is only the cache divided by the limit.")
-    else:
-        said = (f"{reported}, and at most {context.short_running:.0f} short requests were seen "
-                "running at once, so this run does not show more requests than that number.")
-    return f"{admitted} {said}"
+    return (f"{reported}, and at most {context.short_running:.0f} short requests were seen "
+            "running at once, so this run does not show more requests than that number.")
+
+
+def _lower_limit_text(context: ContextFindings) -> str:
+    """What a lower limit would buy, as far as the two requests past it showed."""
+    if context.prompt_verdict is not LimitVerdict.REFUSED:
+        return (" This run did not show the limit turning a request away, so it cannot say "
+                "what a lower limit would buy.")
+    text = (" A limit below the long requests' prompts would buy room by turning them away, "
+            "as the over-long prompt above was: the limit decides which conversations you "
+            "accept, it reserves nothing per user.")
+    if context.answer_verdict is LimitVerdict.SHORTENED:
+        text += (" A limit that only their answers would pass buys less: this engine serves "
+                 "such a request with its answer cut short, so it still grows up to the "
+                 "limit.")
+    elif context.answer_verdict is LimitVerdict.REFUSED:
+        text += (" On this engine a limit that only their answers would pass turns them away "
+                 "as well, as it refused the request whose prompt fitted but whose answer did "
+                 "not.")
+    return text
 
 
 def context_text(context: ContextFindings) -> str:
-    """Chapter 05: what ``max_model_len`` decides, from a refused start, a request over the
+    """Chapter 05: what ``max_model_len`` decides, from a refused start, two requests past the
     limit, and the short requests alone and beside long ones."""
     if context.crowded_out:
         crowd = (f"With **{context.long_requests}** long requests beside the "
@@ -140,16 +211,14 @@ def context_text(context: ContextFindings) -> str:
                  f"{context.preemptions_alone:.0f}), and the short requests' p99 from send to "
                  f"last token went from **{context.short_p99_alone_s:.1f} s** to "
                  f"**{context.short_p99_mixed_s:.1f} s**: a few long conversations took the "
-                 "blocks of many short ones. So lowering `max_model_len` below the long "
-                 "requests' length buys room by refusing them, and the short ones then run as "
-                 "they did alone: the limit decides which conversations you accept, it "
-                 "reserves nothing per user.")
+                 f"blocks of many short ones.{_lower_limit_text(context)}")
     else:
         crowd = (f"With {context.long_requests} long requests beside the short ones the engine "
                  f"preempted {context.preemptions_mixed:.0f} times (alone: "
                  f"{context.preemptions_alone:.0f}): this run did not show long conversations "
                  "pushing short ones out, so it cannot say what a lower limit would buy.")
-    return "\n\n".join([_start_text(context), _admitted_text(context), crowd])
+    per_request = f"{_prompt_text(context)} {_answer_text(context)} {_count_text(context)}"
+    return "\n\n".join([_start_text(context), per_request, crowd])
 
 
 def _untold(found: TensorParallelFindings) -> str:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.paging.kv import KVShape, RequestFit
+from servelab.lessons.paging.kv import KVShape, RequestFit, blocks_for
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,16 @@ class PagingFindings:
         return self.fit.paged > self.fit.reserved
 
     @property
-    def paged_factor(self) -> float:
-        return self.fit.paged / max(self.fit.reserved, 1)
+    def counts_ratio(self) -> float:
+        """Requests that fit paged ÷ those that fit reserved (NaN if none fits reserved)."""
+        return self.fit.paged / self.fit.reserved if self.fit.reserved else math.nan
+
+    @property
+    def counts_ratio_off(self) -> bool:
+        """Dividing the two counts, both rounded down to whole requests, does not give the held
+        factor (each to the nearest whole, as the page prints them): the rounding shows."""
+        return (self.fit.reserved > 0
+                and round(self.counts_ratio) != round(self.fit.held_factor))
 
     @property
     def ran_verdict(self) -> RanVerdict:
@@ -97,9 +105,17 @@ class PagingFindings:
         return RanVerdict.WITHIN_RESERVATION
 
 
+def sample_gap(samples: pd.DataFrame) -> float:
+    """The median time between two ``/metrics`` samples of a run (its ``server`` frame), in s;
+    NaN with fewer than two. A peak shorter than this can fall between samples."""
+    gaps = samples["t_s"].diff().dropna()
+    return float(gaps.median()) if len(gaps) else math.nan
+
+
 @dataclass(frozen=True)
 class SqueezeFindings:
-    """The same load in a cache too small for it (``cramped``) beside the roomy one."""
+    """The same load in a cache too small for it (``cramped``) beside the roomy one. The
+    running and waiting counts are the most the samples, ``sample_s`` apart, saw."""
 
     running: float
     waiting: float
@@ -107,14 +123,16 @@ class SqueezeFindings:
     failed: float
     cramped_s: float
     roomy_s: float
+    sample_s: float
 
     @classmethod
-    def from_runs(cls, roomy: Mapping[str, float], cramped: Mapping[str, float]
-                  ) -> SqueezeFindings:
-        """From the two loads' ``summary()`` dicts."""
+    def from_runs(cls, roomy: Mapping[str, float], cramped: Mapping[str, float], *,
+                  sample_s: float) -> SqueezeFindings:
+        """From the two loads' ``summary()`` dicts and the small cache's sampling gap."""
         return cls(running=cramped["running_max"], waiting=cramped["waiting_max"],
                    preemptions=cramped["preemptions"], failed=cramped.get("failed", 0.0),
-                   cramped_s=cramped["duration_s"], roomy_s=roomy["duration_s"])
+                   cramped_s=cramped["duration_s"], roomy_s=roomy["duration_s"],
+                   sample_s=sample_s)
 
     @property
     def waited(self) -> bool:
@@ -130,26 +148,78 @@ class SqueezeFindings:
         return self.failed == 0
 
 
+class BudgetVerdict(StrEnum):
+    """What the step's token budget says about requests that waited beside free blocks."""
+
+    NOT_HELD = "no request waited beside free blocks"
+    UNKNOWN = "the engine's log gave no budget"
+    SEVERAL_STEPS = "the prompts that arrive together take more than one step"
+    ONE_STEP = "one step holds every prompt"
+
+
+@dataclass(frozen=True)
+class StepBudget:
+    """The step's token budget (``max_num_batched_tokens`` as the engine's log gives it; None if
+    it did not) against ``prompts`` prompts of ``prompt_tokens`` that arrive together."""
+
+    budget: int | None
+    prompt_tokens: int
+    prompts: int
+
+    def _known(self) -> int:
+        if self.budget is None:
+            raise ValueError("the engine's log gave no step budget")
+        return self.budget
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompts * self.prompt_tokens
+
+    @property
+    def per_step(self) -> int:
+        """Whole prompts one step's budget holds."""
+        return self._known() // self.prompt_tokens
+
+    @property
+    def steps(self) -> int:
+        """Steps the budget needs to read every prompt."""
+        return math.ceil(self.total_tokens / self._known())
+
+    @property
+    def verdict(self) -> BudgetVerdict:
+        if self.budget is None:
+            return BudgetVerdict.UNKNOWN
+        if self.total_tokens > self.budget:
+            return BudgetVerdict.SEVERAL_STEPS
+        return BudgetVerdict.ONE_STEP
+
+
 @dataclass(frozen=True)
 class AdmissionFindings:
     """Why the running counts differ from what fits: waiting beside free blocks (the step's
-    token budget held prompts back) and running more than fits (optimistic admission, paid for
-    with preemption). The fits are whole requests, prompt and answer, in blocks."""
+    token budget held prompts back) and more admitted than fits whole (optimistic admission,
+    paid for with preemption). The fits are whole requests, prompt and answer, in blocks; the
+    running counts are the most the samples, ``sample_s`` apart in the small cache, saw."""
 
     roomy_waiting: float
     roomy_running: float
     roomy_fit: int
+    step: StepBudget
     cramped_running: float
-    cramped_fit: int
+    cramped_room: RequestFit
     cramped_preemptions: float
+    sample_s: float
 
     @classmethod
     def from_runs(cls, roomy: Mapping[str, float], roomy_fit: RequestFit,
-                  cramped: Mapping[str, float], cramped_fit: RequestFit) -> AdmissionFindings:
-        """From the two loads' ``summary()`` dicts and what each cache holds."""
+                  cramped: Mapping[str, float], cramped_room: RequestFit, *,
+                  step: StepBudget, sample_s: float) -> AdmissionFindings:
+        """From the two loads' ``summary()`` dicts, what each cache holds, the roomy server's
+        step budget and the small cache's sampling gap."""
         return cls(roomy_waiting=roomy["waiting_max"], roomy_running=roomy["running_max"],
-                   roomy_fit=roomy_fit.paged, cramped_running=cramped["running_max"],
-                   cramped_fit=cramped_fit.paged, cramped_preemptions=cramped["preemptions"])
+                   roomy_fit=roomy_fit.paged, step=step,
+                   cramped_running=cramped["running_max"], cramped_room=cramped_room,
+                   cramped_preemptions=cramped["preemptions"], sample_s=sample_s)
 
     @property
     def budget_held(self) -> bool:
@@ -158,10 +228,34 @@ class AdmissionFindings:
         return self.roomy_waiting > 0 and self.roomy_running < self.roomy_fit
 
     @property
-    def optimistic(self) -> bool:
-        """More ran in the small cache than it holds whole requests."""
+    def budget_verdict(self) -> BudgetVerdict:
+        return self.step.verdict if self.budget_held else BudgetVerdict.NOT_HELD
+
+    @property
+    def cramped_fit(self) -> int:
+        return self.cramped_room.paged
+
+    @property
+    def prompt_blocks(self) -> int:
+        """Blocks a prompt needs when it is admitted (at least one)."""
+        return max(blocks_for(self.step.prompt_tokens, self.cramped_room.block), 1)
+
+    @property
+    def admitted_on_prompts(self) -> int:
+        """Requests the small cache can admit when each needs only its prompt's blocks."""
+        return self.cramped_room.blocks // self.prompt_blocks
+
+    @property
+    def seen_past_fit(self) -> bool:
+        """The samples saw more running in the small cache than it holds whole requests."""
         return self.cramped_running > self.cramped_fit
 
     @property
     def preempted(self) -> bool:
         return self.cramped_preemptions > 0
+
+    @property
+    def optimistic(self) -> bool:
+        """More were admitted than the small cache holds whole: seen in the samples, or proved
+        by a preemption (one happens only when the blocks promised run out)."""
+        return self.seen_past_fit or self.preempted

@@ -124,12 +124,33 @@ class RequestFit:
         return cls(usable_blocks(kv_cache_tokens, block), block, context_limit, request_tokens)
 
     @property
+    def context_blocks(self) -> int:
+        """Blocks one full-context reservation takes."""
+        return blocks_for(self.context_limit, self.block)
+
+    @property
+    def request_blocks(self) -> int:
+        """Blocks one request holds at its full length (at least one)."""
+        return max(blocks_for(self.request_tokens, self.block), 1)
+
+    @property
     def reserved(self) -> int:
-        return self.blocks // blocks_for(self.context_limit, self.block)
+        return self.blocks // self.context_blocks
 
     @property
     def paged(self) -> int:
-        return self.blocks // blocks_for(self.request_tokens, self.block)
+        return self.blocks // self.request_blocks
+
+    @property
+    def full_contexts(self) -> float:
+        """Full contexts the cache holds, before rounding down to whole requests."""
+        return self.blocks / self.context_blocks
+
+    @property
+    def held_factor(self) -> float:
+        """A full-context reservation ÷ what one request holds, both in whole blocks: how far a
+        real request falls short of the limit, with no rounding of the cache into requests."""
+        return self.context_blocks / self.request_blocks
 
     @property
     def request_held(self) -> int:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
+    BudgetVerdict,
     PagingFindings,
     RanVerdict,
     SqueezeFindings,
@@ -24,18 +25,33 @@ def paging_prediction(prediction: str, paging: PagingFindings) -> str:
     fit = paging.fit
     return prediction_text(prediction, (
         f"reserving {fit.context_limit:,} tokens each, {fit.reserved} request"
-        f"{_plural(fit.reserved)} fit this cache; in blocks of {fit.block}, {fit.paged} "
-        f"did ({paging.paged_factor:.0f}× as many)"))
+        f"{_plural(fit.reserved)} fit this cache ({fit.full_contexts:.2f} full contexts); in "
+        f"blocks of {fit.block}, {fit.paged} did, each holding {fit.request_held:,} tokens, "
+        f"where a reservation holds {fit.held_factor:.0f}× as much"))
+
+
+def _rounding_text(paging: PagingFindings) -> str:
+    fit = paging.fit
+    if not paging.counts_ratio_off:
+        return ""
+    return (f" Dividing the counts gives {paging.counts_ratio:.0f}×, not "
+            f"{fit.held_factor:.0f}×, only because each is rounded down to whole requests: the "
+            f"cache holds {fit.full_contexts:.2f} full contexts, so {fit.reserved} whole "
+            f"one{_plural(fit.reserved)}.")
 
 
 def _fit_text(paging: PagingFindings, cost: TokenCost) -> str:
     fit = paging.fit
     if paging.paging_gain:
-        return (f"The engine's cache holds **{paging.cache_tokens:,}** tokens: reserving the full "
-                f"context fits **{fit.reserved}** request{_plural(fit.reserved)} at a time, "
-                f"blocks of {fit.block} fit **{fit.paged}**, **{paging.paged_factor:.0f}×** as "
-                "many. The factor is how far real requests fall short of the limit, so it is "
-                "set by your traffic, not by the card.")
+        return (f"The engine's cache holds **{paging.cache_tokens:,}** tokens, {fit.blocks} blocks "
+                f"of {fit.block} for sequences: reserving the full context "
+                f"({fit.context_blocks} blocks) fits **{fit.reserved}** request"
+                f"{_plural(fit.reserved)} at a time, while a {cost.request_tokens}-token request "
+                f"holds {fit.request_blocks} block{_plural(fit.request_blocks)}, so "
+                f"**{fit.paged}** fit. One reservation holds **{fit.held_factor:.0f}×** what a "
+                "request in blocks holds: that factor is how far real requests fall short of "
+                "the limit, so it is set by your traffic, not by the card."
+                f"{_rounding_text(paging)}")
     return (f"With {cost.request_tokens}-token requests in blocks of {fit.block}, paging fits "
             f"{fit.paged} and full reservation {fit.reserved}: no gain at these sizes.")
 
@@ -46,9 +62,10 @@ def _squeeze_text(squeeze: SqueezeFindings) -> str:
                 "show (a smoke-size run may be too small for it).")
     preempted = (f"the engine preempted **{squeeze.preemptions:.0f}** times"
                  if squeeze.preempted else "no sequence was preempted")
-    text = (f"In the small cache at most **{squeeze.running:.0f}** ran at once while up to "
-            f"**{squeeze.waiting:.0f}** waited, {preempted}, and the same work took "
-            f"**{squeeze.cramped_s:.0f} s** instead of **{squeeze.roomy_s:.0f} s**.")
+    text = (f"In the small cache the samples, about every {squeeze.sample_s:.2f} s, saw up to "
+            f"**{squeeze.running:.0f}** running at once and up to **{squeeze.waiting:.0f}** "
+            f"waiting; {preempted}, and the same work took **{squeeze.cramped_s:.0f} s** "
+            f"instead of **{squeeze.roomy_s:.0f} s**.")
     if squeeze.all_completed:
         return (f"{text} Every request still completed: a cache that is too small makes "
                 "requests wait, it does not make them fail.")
@@ -70,26 +87,63 @@ def paging_text(paging: PagingFindings, cost: TokenCost, squeeze: SqueezeFinding
     return "\n\n".join([f"{token} {_fit_text(paging, cost)}", load, _squeeze_text(squeeze)])
 
 
+def _budget_text(admission: AdmissionFindings) -> str:
+    verdict, step = admission.budget_verdict, admission.step
+    if verdict is BudgetVerdict.NOT_HELD:
+        return ""
+    text = (f"In the roomy cache up to **{admission.roomy_waiting:.0f}** requests waited while "
+            f"at most {admission.roomy_running:.0f} were seen running, though "
+            f"{admission.roomy_fit} would fit: memory was not what held them. A step has a token "
+            "budget (`max_num_batched_tokens`)")
+    if verdict is BudgetVerdict.UNKNOWN:
+        return (f"{text}, and prompts that arrive together are admitted as it allows; this "
+                "engine's log did not give its value, so the page cannot count the steps.")
+    budget = step.budget or 0
+    if verdict is BudgetVerdict.ONE_STEP:
+        return (f"{text}, here **{budget:,}** tokens by the engine's log, which holds all "
+                f"{step.prompts} prompts of {step.prompt_tokens} tokens "
+                f"({step.total_tokens:,} tokens) in one step: the budget does not explain the "
+                "wait in this run either.")
+    return (f"{text}, here **{budget:,}** tokens by the engine's log. A step of {budget:,} "
+            f"tokens holds **{step.per_step}** whole prompts of {step.prompt_tokens} tokens; "
+            f"the {step.prompts} prompts that arrived together are {step.total_tokens:,} tokens, "
+            f"so by that arithmetic reading them takes **{step.steps}** steps, and "
+            f"{step.prompts - step.per_step} of them wait for a later step.")
+
+
+def _blocks_text(admission: AdmissionFindings) -> str:
+    room = admission.cramped_room
+    return (f"The small cache has **{room.blocks}** blocks of {room.block} for sequences. A "
+            f"{room.request_tokens}-token request needs **{room.request_blocks}** at its full "
+            f"length, so **{admission.cramped_fit}** fit whole; its "
+            f"{admission.step.prompt_tokens}-token prompt needs "
+            f"{admission.prompt_blocks}, so on their prompts' blocks alone the engine can admit "
+            f"up to **{admission.admitted_on_prompts}**.")
+
+
+def _optimistic_text(admission: AdmissionFindings) -> str:
+    if not admission.optimistic:
+        return ""
+    bet = ("The engine admits a request once its prompt's blocks are free, betting that not "
+           "every answer reaches its full length at the same time; when the blocks run out "
+           "mid-answer it preempts a sequence (frees its blocks and computes it again later)")
+    seen = (f"The samples, about every {admission.sample_s:.2f} s, saw "
+            f"**{admission.cramped_running:.0f}** running at once")
+    if not admission.seen_past_fit:
+        return (f"{_blocks_text(admission)} {seen}, no more than fit whole, but a peak can fall "
+                f"between two samples: the **{admission.cramped_preemptions:.0f}** preemptions "
+                "show that more were admitted than the blocks could carry to the end. "
+                f"{bet}.")
+    paid = (f"which is what its {admission.cramped_preemptions:.0f} preemptions were"
+            if admission.preempted else
+            "though in this run no answer grew far enough to need it")
+    return (f"{_blocks_text(admission)} {seen}, more than the {admission.cramped_fit} that fit "
+            f"whole. {bet}, {paid}.")
+
+
 def admission_text(admission: AdmissionFindings) -> str:
     """Chapter 03: why the running counts differ from what fits. Waiting beside free blocks is
-    the step's token budget; running more than fits is optimistic admission, paid for with
-    preemption."""
-    parts = []
-    if admission.budget_held:
-        parts.append(
-            f"In the roomy cache up to **{admission.roomy_waiting:.0f}** requests waited while "
-            f"at most {admission.roomy_running:.0f} ran, though {admission.roomy_fit} would fit: "
-            "memory was not what held them. A step has a token budget "
-            "(`max_num_batched_tokens`), and prompts that arrive together are admitted a few "
-            "per step, as the budget allows.")
-    if admission.optimistic:
-        preempted = (f"which is what its {admission.cramped_preemptions:.0f} preemptions were"
-                     if admission.preempted else
-                     "though in this run no answer grew far enough to need it")
-        parts.append(
-            f"In the small cache **{admission.cramped_running:.0f}** ran at once, more than the "
-            f"{admission.cramped_fit} whole requests it holds: the engine admits a request once "
-            "its prompt's blocks are free, betting that not every answer reaches its full "
-            "length at the same time. When the blocks run out mid-answer it preempts a "
-            f"sequence (frees its blocks and computes it again later), {preempted}.")
-    return " ".join(parts)
+    the step's token budget, counted in prompts per step; running more than fits is optimistic
+    admission, paid for with preemption, shown with the small cache's block arithmetic."""
+    return "\n\n".join(part for part in (_budget_text(admission), _optimistic_text(admission))
+                       if part)

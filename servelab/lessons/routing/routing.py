@@ -163,10 +163,13 @@ class RoutingFindings:
     pooled_spreads: dict[str, pd.DataFrame]
     cache: str
     first_token: str
+    prompt_alone_s: float = math.nan  # one tenant's prompt read alone on a replica (NaN: not timed)
 
     @classmethod
     def of(cls, spreading: Sequence[PolicyRun], following: Sequence[PolicyRun],
-           workload: Tenants) -> RoutingFindings:
+           workload: Tenants, prompt_alone_s: float = math.nan) -> RoutingFindings:
+        """``prompt_alone_s``: the first token of one tenant's prompt sent alone to a replica,
+        to set beside the prompt computations a policy added."""
         both = (spreading, following)
         hits = _by_policy(both, lambda r: r.hit_rate)
         ttft = _by_policy(both, lambda r: r.summary["ttft_ms_p50"])
@@ -182,25 +185,41 @@ class RoutingFindings:
             ttft_ms_p99=_by_policy(both, lambda r: r.summary["ttft_ms_p99"]),
             pooled_spreads={runs[0].policy: sum((r.spread for r in runs[1:]), runs[0].spread)
                             for runs in both},
-            cache=_cache(*hits), first_token=_first_token(*ttft),
+            cache=_cache(*hits), first_token=_first_token(*ttft), prompt_alone_s=prompt_alone_s,
         )
+
+    @property
+    def requests(self) -> int:
+        """Requests in one run of the traffic."""
+        return self.workload.tenants * self.workload.requests_per_tenant
+
+    @property
+    def median_hits(self) -> tuple[bool, bool]:
+        """Whether, under each policy, the median request found its tenant's prompt cached: in
+        every run fewer than half the requests were the ones that computed a prompt."""
+        spreading, following = self.prefills
+        return (2 * spreading.high < self.requests, 2 * following.high < self.requests)
+
+    @property
+    def extra_prefills(self) -> float:
+        """Prompt computations a run made under the spreading policy beyond the following one's
+        (medians)."""
+        return self.prefills[0].median - self.prefills[1].median
 
 
 def policy_table(found: RoutingFindings) -> pd.DataFrame:
-    """One row per policy: what the page compares, medians over the runs with their ranges."""
-    rows = []
-    for index, policy in enumerate(found.policies):
-        hits, ttft = found.hit_rate[index], found.ttft_ms_p50[index]
-        rows.append({
-            "policy": policy, "runs": hits.n,
-            "tenant's requests on one replica": found.kept_together[index].median,
-            "prompt computed (times)": found.prefills[index].median,
-            "prompt tokens computed": found.computed_tokens[index].median,
-            "hit rate": hits.median, "hit rate low": hits.low, "hit rate high": hits.high,
-            "TTFT p50 (ms)": ttft.median, "TTFT p50 low": ttft.low,
-            "TTFT p50 high": ttft.high,
-        })
-    return pd.DataFrame(rows)
+    """One row per policy (the index) as the page prints it: each figure the median over the
+    runs with their range in brackets."""
+    rows = [{
+        "policy": policy, "runs": f"{found.hit_rate[index].n}",
+        "share of a tenant's requests on its busiest replica":
+            found.kept_together[index].with_range(2),
+        "prompt computed (times a run)": found.prefills[index].with_range(),
+        "prompt tokens computed": found.computed_tokens[index].with_range(),
+        "hit rate": found.hit_rate[index].with_range(2),
+        "first token p50 (ms)": found.ttft_ms_p50[index].with_range(),
+    } for index, policy in enumerate(found.policies)]
+    return pd.DataFrame(rows).set_index("policy")
 
 
 def spread_title(found: RoutingFindings) -> str:
@@ -250,8 +269,8 @@ def routing_text(found: RoutingFindings) -> str:
     medians = (f"{ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
                f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
     text += {
-        "sooner": (f"First tokens came sooner with {following} (median {medians}): a prompt "
-                   "found in the cache is not prefilled again."),
+        "sooner": f"First tokens came sooner with {following} (median {medians}). "
+                  + _sooner_cause(found),
         "later": (f"Yet first tokens came later with {following} (median {medians}): keeping "
                   "tenants together can pile their requests onto one replica while the other "
                   "idles."),
@@ -259,6 +278,29 @@ def routing_text(found: RoutingFindings) -> str:
                     f"{medians}: the runs cannot tell them apart."),
     }[found.first_token]
     return text
+
+
+def _sooner_cause(found: RoutingFindings) -> str:
+    """Why the prefix-following policy's median first token came sooner, from which policy's
+    median request found its prompt cached."""
+    spreading, following = found.policies
+    if not found.median_hits[1]:
+        return ("Most requests computed their tenant's prompt under both policies, so the "
+                "median request is a miss either way and these runs do not show what the cache "
+                "did to it.")
+    if not found.median_hits[0]:
+        return (f"With {following} the median request found its tenant's prompt in the cache "
+                f"and with {spreading} it did not: a prompt found cached is not computed again.")
+    prompt = found.workload.prefix_tokens + found.workload.question_tokens
+    alone = ("" if math.isnan(found.prompt_alone_s) else
+             f" (one such prompt sent alone to a replica took {found.prompt_alone_s:.2f} s to "
+             "its first token)")
+    return (f"The hit itself does not explain it: the median request found its tenant's prompt "
+            f"cached under both policies (at most {found.prefills[0].high:.0f} and "
+            f"{found.prefills[1].high:.0f} of the {found.requests} requests in a run computed "
+            f"it). What {spreading} added was {found.extra_prefills:.0f} more computations of a "
+            f"{prompt:,}-token prompt in a run{alone}, and the requests that reached a replica "
+            "meanwhile waited behind them or shared their steps.")
 
 
 @dataclass(frozen=True)

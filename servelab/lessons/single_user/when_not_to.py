@@ -55,7 +55,7 @@ def folder_mb(path: str | Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / MB
 
 
-SPREAD_COLUMNS = ("user_tok_s", "output_tok_s")  # what the verdicts compare, with ranges
+SPREAD_COLUMNS = ("user_tok_s", "output_tok_s", "ttft_s_p50")  # compared, with ranges
 
 
 def _run_row(result: Result) -> dict[str, float]:
@@ -87,7 +87,7 @@ def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFr
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
     """What the page prints of ``comparison``: the compared figures as median (lowest–highest),
     the rest as numbers."""
-    return spread_view(table, dict.fromkeys(SPREAD_COLUMNS, 1),
+    return spread_view(table, {"user_tok_s": 1, "output_tok_s": 1, "ttft_s_p50": 2},
                        {key: 2 for key in COLUMNS if key not in SPREAD_COLUMNS})
 
 
@@ -105,6 +105,8 @@ class Facts:
     vllm_on_gpu: bool
     q4_bits: float  # bits per weight of the packed file, scales included
     f16_bits: float
+    llama_cores: int  # the cores llama.cpp computed on (one thread per core)
+    vllm_cores: int | None  # the cores vLLM's CPU engine computed on (None: it ran on a GPU)
     start_s: Mapping[str, float]  # seconds from launch to the first answer, per engine
     compile_s: float | None  # llama-cpp-python's build on this machine (None: not recorded)
     vllm_dtype: str = "bfloat16"  # what vLLM computed in (server.flags["dtype"] or the model's)
@@ -164,11 +166,13 @@ def _spreads_by_engine(rows: pd.DataFrame | pd.Series, key: str) -> dict[str, Sp
 class EngineFindings:
     """The two engines' runs, read once: the speed one user saw alone (``one``), the total with
     ``facts.many`` users (``crowd``) and their waits for a first token, by engine; the disk each
-    needed; and the set-up facts."""
+    needed; and the set-up facts. ``first_alone`` is one user's median wait for a first token
+    (s), by engine."""
 
     facts: Facts
     one: Mapping[str, Spread]
     crowd: Mapping[str, Spread]
+    first_alone: Mapping[str, Spread]
     wait_p50_s: Mapping[str, float]
     wait_p99_s: Mapping[str, float]
     disk_mb: Mapping[str, float]  # "llama.cpp" and "vLLM": packages and model files
@@ -181,6 +185,7 @@ class EngineFindings:
         many = table.xs(facts.many, level="users")
         return cls(facts=facts, one=_spreads_by_engine(one, "user_tok_s"),
                    crowd=_spreads_by_engine(many, "output_tok_s"),
+                   first_alone=_spreads_by_engine(one, "ttft_s_p50"),
                    wait_p50_s=_by_engine(many["ttft_s_p50"]),
                    wait_p99_s=_by_engine(many["ttft_s_p99"]),
                    disk_mb=_by_engine(setup.sum(axis=1)))
@@ -263,10 +268,18 @@ def _where_text(facts: Facts) -> str:
         return text + ("So every comparison between the two engines below is also a comparison "
                        "between a CPU and a GPU; only the two llama.cpp runs compare like with "
                        "like, and they separate the file format from the engine.")
+    drift = ("The engines ran one after another, never together, so each range shows how "
+             "steady one engine's runs were, not how far the machine's own speed drifted "
+             "between engines.")
+    if facts.vllm_cores is not None and facts.vllm_cores < facts.llama_cores:
+        return text + (f"Same processor, same model, same requests, but not the same cores: "
+                       f"llama.cpp computed on all {facts.llama_cores}, while vLLM's engine, left "
+                       f"to its own placement, computed on {facts.vllm_cores} and kept the rest "
+                       "for its API server, which turns every token into an HTTP event. So a "
+                       "gap between the engines below is partly how each one uses the machine, "
+                       f"not only its arithmetic. {drift}")
     return text + ("Same processor, same model, same requests: the engines and formats differ. "
-                   "The engines ran one after another, never together, so each range shows how "
-                   "steady one engine's runs were, not how far the machine's own speed drifted "
-                   "between engines.")
+                   + drift)
 
 
 def _setup_text(found: EngineFindings) -> str:
@@ -351,13 +364,25 @@ def _many_text(found: EngineFindings) -> str:
                    "time went.")
 
 
+def _first_token_clause(found: EngineFindings) -> str:
+    """Whose first token came sooner for one user alone, beyond the runs' spread."""
+    q4, vllm = found.first_alone[LLAMA_Q4], found.first_alone[VLLM]
+    both = f"{q4.with_range(2, ' s')} against {vllm.with_range(2, ' s')}"
+    if vllm.below(q4):
+        return f", though vLLM's first token came sooner ({both} on vLLM)"
+    if q4.below(vllm):
+        return f", and its first token came sooner too ({both} on vLLM)"
+    return f"; their first tokens ({both} on vLLM) were not told apart"
+
+
 def _guidance_text(found: EngineFindings) -> str:
     where = " (on different devices, as said above)" if found.facts.vllm_on_gpu else ""
     if found.alone_llama and found.crowd_vllm:
         return ("Ask how many requests will be in flight at the same moment. For one person "
-                "at a time, a packed file on llama.cpp was at least as quick here and starts in "
-                "seconds once built; when requests overlap, vLLM's shared steps turned the same "
-                f"model into several times the total output{where}.")
+                "at a time, a packed file on llama.cpp streamed at least as quickly here"
+                f"{_first_token_clause(found)}, and it starts in seconds once built; when "
+                "requests overlap, vLLM's shared steps turned the same model into several "
+                f"times the total output{where}.")
     if found.crowd_vllm:
         return ("vLLM was ahead under load and not behind for one user in this run, so here the "
                 f"choice would be vLLM either way{where}; the 4-bit format is what a lighter "
