@@ -103,7 +103,9 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                       ttft_slo_ms=1000, tpot_slo_ms=1000, repeats=2,
                       mix=dict(chat_rate=2.0, chat_requests=3, batch_requests=4,
                                batch_max_tokens=16)),
-        "cpu": dict(rates=[2, 16], requests_per_rate=[4, 12], input_tokens=64, output_tokens=24,
+        # cpu: 4 slots of ~1 s requests finish ~4 req/s, so 6 req/s already queues the small cap.
+        "cpu": dict(rates=[2, 6, 16], requests_per_rate=[4, 12, 12], input_tokens=64,
+                    output_tokens=24,
                     metrics_rate=1.5, metrics_requests=24, interactive_seqs=4, batch_seqs=64,
                     ttft_slo_ms=1000, tpot_slo_ms=250, repeats=3,
                     mix=dict(chat_rate=2.0, chat_requests=6, batch_requests=8,

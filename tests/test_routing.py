@@ -5,6 +5,7 @@ the findings and words of the page."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import math
 import time
 from pathlib import Path
@@ -178,7 +179,12 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert found.expected_tokens[0].median == 528  # 4 x 100 + 8 x 16
     assert found.pooled_spreads[ROUND_ROBIN].to_numpy().tolist() == [[4, 4], [6, 2]]
     table = routing.policy_table(found)
-    assert list(table["prompt computed (times)"]) == [4, 2] and list(table["runs"]) == [2, 2]
+    assert list(table.index) == [ROUND_ROBIN, CACHE_AWARE]
+    assert list(table["prompt computed (times a run)"]) == ["4 (4)", "2 (2)"]
+    assert list(table["runs"]) == ["2", "2"]
+    assert table.loc[ROUND_ROBIN, "share of a tenant's requests on its busiest replica"] == \
+        "0.62 (0.62)"
+    assert table.loc[CACHE_AWARE, "first token p50 (ms)"] == "200 (200)"
     text = routing.routing_text(found)
     assert "made 4 computations of a prompt" in text and "should compute 528 and 328" in text
 
@@ -216,6 +222,46 @@ def test_the_first_token_verdict_needs_the_ranges_apart_and_the_gain():
     assert "came sooner with cache_aware (median 230 ms (200–260) against 620 ms" in sooner
 
 
+def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: int,
+            alone_s: float = math.nan) -> routing.RoutingFindings:
+    """Findings where cache_aware's first tokens came sooner, with these requests per tenant
+    (row) and replica (column) in each run."""
+    def runs(policy: str, spread: list[list[int]], ttfts: list[float]) -> list[PolicyRun]:
+        return [_run(policy, spread, (500.0, 500.0), ttft) for ttft in ttfts]
+    return routing.RoutingFindings.of(runs(ROUND_ROBIN, spreading, [600.0, 640.0]),
+                                      runs(CACHE_AWARE, following, [200.0, 260.0]),
+                                      Tenants(2, per_tenant, prefix_tokens=100), alone_s)
+
+
+@pytest.mark.parametrize(("spreading", "following", "per_tenant", "hits", "says"), [
+    # 16 requests; 4 and 2 of them computed a prompt: the median request hit under both.
+    ([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, (True, True),
+     "What round_robin added was 2 more computations of a 116-token prompt in a run (one such "
+     "prompt sent alone to a replica took 0.30 s"),
+    # 8 requests, 4 computed a prompt with round robin: half, so its median request missed.
+    ([[2, 2], [2, 2]], [[4, 0], [0, 4]], 4, (False, True),
+     "With cache_aware the median request found its tenant's prompt in the cache and with "
+     "round_robin it did not"),
+    # 4 requests, each of cache_aware's 4 prompt computations one of them.
+    ([[1, 1], [1, 1]], [[1, 1], [1, 1]], 2, (False, False),
+     "Yet with cache_aware most requests in a run computed their tenant's prompt"),
+    ([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8, (True, True),
+     "round_robin computed no more prompts than cache_aware, so these runs do not show why"),
+])
+def test_why_the_first_tokens_came_sooner_follows_which_median_request_hit(
+        spreading, following, per_tenant, hits, says):
+    found = _sooner(spreading, following, per_tenant, alone_s=0.3)
+    assert found.first_token == "sooner" and found.median_hits == hits
+    text = routing.routing_text(found)
+    assert says in text
+    assert ("a prompt found cached is not computed again" in text) is (hits == (False, True))
+
+
+def test_an_untimed_prompt_leaves_its_cost_out():
+    text = routing.routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
+    assert "more computations of a 116-token prompt in a run, and the requests" in text
+
+
 def _record(sent: float, ok: bool, took: float = 0.5) -> RequestRecord:
     record = RequestRecord(PlannedRequest(index=0, user=0, prompt="x", max_tokens=1))
     record.sent = sent
@@ -230,22 +276,63 @@ class _Router:
     health_interval_s, health_failures = 1, 2
 
 
-def test_a_failures_findings_split_the_requests_at_the_kill():
-    records = [_record(0.0, True), _record(0.5, False), _record(1.2, True, 2.0),
-               _record(1.5, False), _record(3.0, True)]
-    result = Result(workload=_Steady(), records=records, duration_s=4.0)
+def _failure(before: list[float], after: list[float], noticed: float | None = 2.5,
+             retries: float = 3.0) -> routing.Failure:
+    """A kill at 1.0 s: one request sent before it fails, one sent after it (at 1.5 s) fails,
+    and the others succeed, taking ``before`` and ``after`` seconds."""
+    records = ([_record(0.1 * i, True, took) for i, took in enumerate(before)]
+               + [_record(0.5, False), _record(1.5, False)]
+               + [_record(1.2 + 0.5 * i, True, took) for i, took in enumerate(after)])
     workload = FailureDuring(_Steady(), at_s=1.0, fail=lambda: None)
-    workload.events.update(failed=1.0, noticed=2.5)
-    failure = failure_of(result, workload, _Router(), retries=3.0)
+    workload.events.update(failed=1.0)
+    if noticed is not None:
+        workload.events.update(noticed=noticed)
+    result = Result(workload=_Steady(), records=records, duration_s=6.0)
+    return failure_of(result, workload, _Router(), retries=retries)
+
+
+def test_a_failures_findings_split_the_requests_at_the_kill():
+    failure = _failure([0.5, 0.6], [2.0, 0.7])
     assert (failure.failed_before, failure.failed_after, failure.failed) == (1, 1, 2)
-    assert (failure.sent_before, failure.sent_after) == (2, 3)
-    assert failure.detection_s == 1.5 and failure.latency_s_worst_after == 2.0
+    assert (failure.sent_before, failure.sent_after) == (3, 3) and failure.failed_unnoticed == 1
+    assert failure.detection_s == 1.5 and failure.latency_after == Spread(1.35, 0.7, 2.0, 2)
+    assert failure.errors_after == ("APIConnectionError: Connection error.",)
     text = routing.failure_text(failure)
-    assert "1 of the 2 requests sent before it failed" in text and "3 retries" in text
-    workload.events.pop("noticed")
-    late = failure_of(result, workload, _Router(), retries=0.0)
-    assert math.isnan(late.detection_s)
+    assert "1 of the 3 requests sent before it failed" in text and "3 retries" in text
+    assert ("Of the 3 requests sent after the kill, 1 failed (it was sent before the router "
+            "counted the replica down), although the router does retry") in text
+    assert "no retry saved it " in text
+    assert '(the first reported: "APIConnectionError: Connection error.")' in text
+    assert "Failure(" not in routing.failure_line(failure)
+    assert routing.failure_line(failure).startswith(
+        "replica killed at 1.0 s, counted down at 2.5 s; failed: 1 of 3 sent before the kill, "
+        "1 of 3 sent after; sent → last token, median (low–high): 0.6 s (0.5–0.6) before")
+    late = _failure([0.5, 0.6], [2.0, 0.7], noticed=None, retries=0.0)
+    assert math.isnan(late.detection_s) and late.failed_unnoticed == 1
     assert "still counted the dead replica healthy" in routing.failure_text(late)
+    assert "does retry" not in routing.failure_text(late)
+    assert "not counted down" in routing.failure_line(late)
+    noticed_early = _failure([0.5, 0.6], [2.0, 0.7], noticed=1.2)
+    assert noticed_early.failed_unnoticed == 0
+    assert "(it was sent after the router had counted the replica down)" in \
+        routing.failure_text(noticed_early)
+
+
+@pytest.mark.parametrize(("before", "after", "verdict", "says"), [
+    ([1.0, 1.1], [0.5, 0.6], routing.Survivors.FASTER, "every answer came sooner than every"),
+    ([0.5, 0.6], [1.0, 1.1], routing.Survivors.SLOWER, "every answer after the kill took longer"),
+    ([0.5, 1.0], [0.6, 0.9], routing.Survivors.ALIKE, "the ranges overlap, so losing a replica"),
+    ([0.5], [0.6, 0.9], routing.Survivors.UNTOLD, "Too few requests succeeded on one side"),
+    ([], [0.6, 0.9], routing.Survivors.UNTOLD, "Too few requests succeeded on one side"),
+])
+def test_the_answers_after_the_kill_are_held_against_those_before_like_with_like(
+        before, after, verdict, says):
+    failure = _failure(before, after)
+    assert failure.survivors is verdict
+    text = routing.failure_text(failure)
+    assert says in text and "the slowest that succeeded" not in text
+    if verdict is not routing.Survivors.UNTOLD:
+        assert f"after the kill against {failure.latency_before.with_range(1, ' s')}" in text
 
 
 def _results(*rates: float) -> list[Result]:
@@ -282,6 +369,20 @@ def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
     words = routing.copies_text(on_gpus)
     assert "One server on one GPU delivered more" in words and "fewer tokens than two" in words
     assert list(routing.setup_table(on_gpus)["runs"]) == [2, 2, 2]
+    view = routing.setup_view(found)
+    assert list(view.index) == ["2 replicas", "1 server"] and list(view["runs"]) == ["2", "2"]
+    assert view.loc["2 replicas", "output (tok/s)"] == (
+        found.copies.output_tok_s.with_range())
+    assert "frees memory for KV cache" in routing.two_gpus_note(1)
+    assert "only when it does not fit" not in routing.two_gpus_note(1)
     assert "cannot tell" in routing.copies_title(
         routing.CopiesFindings.of({"a": _results(90, 120), "b": _results(100, 110)}, "cpu", 0),
         "this CPU")
+
+
+def test_lost_requests_on_both_sides_of_the_notice_are_counted_apart():
+    failure = dataclasses.replace(_failure([0.5, 0.6], [0.7, 0.8]), failed_after=2,
+                                  failed_unnoticed=1, errors_after=("first error", "second"))
+    text = routing.failure_text(failure)
+    assert "2 failed (1 of them sent before the router counted the replica down)" in text
+    assert "no retry saved them" in text and '"first error"' in text

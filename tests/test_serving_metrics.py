@@ -10,6 +10,7 @@ import pytest
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
+from servelab.lessons.deployments import serving_metrics
 from servelab.lessons.deployments.serving_metrics import (
     MetricsFindings,
     metrics_text,
@@ -29,14 +30,15 @@ def _request(index: int, sent: float, ttft: float, gap: float, tokens: int = 5) 
     return record
 
 
-def _run(in_flight: float | None, slow_first: bool = False) -> Result:
+def _run(in_flight: float | None, slow_first: bool = False, every_s: float = 1.0) -> Result:
     """Ten requests, one every 0.5 s, each 1.0 s long (0.2 s to a first token, four gaps of
-    0.2 s): λ = 2/s and W = 1 s, so Little's law says 2 in flight."""
+    0.2 s): λ = 2/s and W = 1 s, so Little's law says 2 in flight. The engine's count is
+    sampled every ``every_s`` over 4.5 s."""
     records = [_request(i, 0.5 * i, 0.2, 0.2) for i in range(10)]
     if slow_first:
         records[3] = _request(3, 1.5, 0.9, 0.025)  # late first token, same length
     rows = [] if in_flight is None else [
-        {"t_s": t, "running": in_flight, "waiting": 0.0} for t in np.arange(0.5, 5.0, 1.0)]
+        {"t_s": t, "running": in_flight, "waiting": 0.0} for t in np.arange(0.5, 5.0, every_s)]
     return Result(workload=None, records=records, duration_s=5.5, server_rows=rows, slo=SLO)
 
 
@@ -57,14 +59,34 @@ def test_a_queue_that_grows_all_run_is_named():
     assert not found.steady and "a queue grew all through the run" in metrics_text(found)
 
 
-@pytest.mark.parametrize(("in_flight", "agrees", "says"), [
-    (4.0, False, "more than the client saw"),
-    (1.0, False, "ms of each request spent outside the engine's count"),
-    (None, None, "nothing to hold that figure against"),
+# λ × W is 10 / 5.5 = 1.82. A count of 1.0 sampled 5 times has a standard error of
+# √(1.0 / 5) = 0.45 (a Poisson count's variance, its samples agreeing), so the 0.82 gap is 1.8
+# errors: within the sampling. Sampled 45 times the error is 0.15 and the gap 5.5 of them.
+@pytest.mark.parametrize(("in_flight", "every_s", "agrees", "beyond", "says"), [
+    (4.0, 0.1, False, True, "Yet the engine counted more than the client saw"),
+    (1.0, 0.1, False, True, "ms of each request spent outside the engine's count"),
+    (1.0, 1.0, False, False, "this run cannot tell the two apart"),
+    (None, 1.0, None, False, "nothing to hold that figure against"),
 ])
-def test_little_says_when_it_cannot_be_checked_or_does_not_hold(in_flight, agrees, says):
-    found = MetricsFindings.of(_run(in_flight), SLO)
+def test_little_says_when_it_cannot_be_checked_or_does_not_hold(in_flight, every_s, agrees,
+                                                                 beyond, says):
+    found = MetricsFindings.of(_run(in_flight, every_s=every_s), SLO)
     assert found.little_agrees is agrees and says in metrics_text(found)
+    if in_flight is not None:
+        assert found.beyond_sampling is beyond
+        assert f"a standard error of about {found.gap_error:.2f}" in metrics_text(found)
+    if not beyond:
+        assert "outside the engine's count" not in metrics_text(found)
+
+
+def test_the_sampling_error_is_the_samples_own_spread_where_it_exceeds_a_poisson_counts():
+    steady = MetricsFindings.of(_run(1.0), SLO)
+    assert steady.engine_error == pytest.approx(np.sqrt(1.0 / 5))
+    assert steady.latency_error_s == pytest.approx(0.0, abs=1e-9)
+    assert steady.gap_error == pytest.approx(steady.engine_error)
+    wide = serving_metrics._count_error(np.array([0.0, 4.0, 0.0, 4.0]))
+    assert wide == pytest.approx(np.sqrt(np.var([0, 4, 0, 4], ddof=1) / 4))
+    assert np.isnan(serving_metrics._count_error(np.array([])))
 
 
 def test_goodput_counts_what_met_both_parts_and_names_what_missed():

@@ -30,16 +30,20 @@ from servelab.tables import readable
 
 SETTING = Setting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000,
                   device_label="CPU X (2 cores)")
-SPLIT = "1 core (0) and 1 GiB of KV cache"
+SPLIT = ("1 core (0) and 1 GiB of KV cache", "1 core (1) and 1 GiB of KV cache")
 RATES = (2.0, 8.0, 16.0)
+REQUESTS = (4, 12, 12)
 
 
 def _rates(ttft, tpot=((40, 41, 42),) * 3, out=((20, 21, 22), (60, 62, 64), (80, 82, 84)),
-           in_flight=((2, 3, 4), (6, 7, 8), (9, 10, 12))):
-    """A sweep's rate table from made-up runs: each argument one tuple of run values a rate."""
-    rows = [{"repeat": repeat, "rate": rate, "ttft_ms_p99": ttft[i][repeat],
+           in_flight=((2, 3, 4), (6, 7, 8), (9, 10, 12)), requests=REQUESTS,
+           attainment=(1.0, 1.0, 1.0)):
+    """A sweep's rate table from made-up runs: each argument one tuple of run values a rate
+    (``requests`` and ``attainment``: one value a rate)."""
+    rows = [{"repeat": repeat, "rate": rate, "requests": requests[i],
+             "ttft_ms_p99": ttft[i][repeat],
              "tpot_ms_p50": tpot[i][repeat], "output_tok_s": out[i][repeat],
-             "slo_attainment": 1.0, "max_in_flight": in_flight[i][repeat],
+             "slo_attainment": attainment[i], "max_in_flight": in_flight[i][repeat],
              "goodput_req_s": rate, "waiting_max": 0.0}
             for i, rate in enumerate(RATES) for repeat in range(3)]
     return tl.rate_table(pd.DataFrame(rows))
@@ -76,6 +80,8 @@ def test_the_printed_tables_show_the_range_beside_the_median_under_readable_name
     assert shown.index.name == "arrival rate (req/s)"
     assert shown.loc[16.0, "first token p99 (ms)"] == "1,100 (900–2,000)"
     assert shown.loc[2.0, "most requests in flight"] == "3 (2–4)"
+    assert shown.columns[0] == "requests" and shown.loc[8.0, "requests"] == "12"
+    assert shown.loc[16.0, "goodput (req/s)"] == "16.0" and shown.loc[2.0, "most waiting"] == "0"
     mixed = readable(tl.setups_view(_mixed_table(500, 7.0, spread=0.02)))
     assert mixed.index.name == "set-up"
     assert mixed.loc[PAIR, "chat: first token p99 (ms)"] == "500 (490–510)"
@@ -110,7 +116,34 @@ def test_the_slo_holds_up_to_the_last_rate_every_run_met():
     found = SweepFindings.of(_rates((MET, ACROSS, MET)), _rates((MISSED,) * 3), SETTING)
     assert (found.sustained_i, found.sustained_b) == (2.0, None)
     text = words._chat_text(found)
-    assert "in every run up to 2 req/s with max_num_seqs=4 and at none of the rates tried" in text
+    assert ("in every run with max_num_seqs=4 up to 2 req/s (not in every run at 8); with 64, "
+            "at none of the rates tried") in text
+
+
+def test_a_cap_that_held_at_the_top_rate_is_not_read_as_its_limit():
+    found = SweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
+    assert found.sustained_i == 16.0 and found.next_rate(16.0) is None
+    assert "at every rate tried, to the sweep's highest of 16 req/s" in words._chat_text(found)
+
+
+def test_a_p99_of_a_few_requests_is_said_to_be_near_the_slowest():
+    few = SweepFindings.of(SMALL, SMALL, SETTING)
+    assert not few.tail_described
+    assert "With 4 to 12 requests a run, each p99 lies between" in words._chat_text(few)
+    many = SweepFindings.of(_rates((MET,) * 3, requests=(100, 200, 300)),
+                            _rates((MET,) * 3, requests=(100, 200, 300)), SETTING)
+    assert many.tail_described and "each p99 lies between" not in words._chat_text(many)
+
+
+def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent():
+    small = _rates((MET, MISSED, MISSED), attainment=(1.0, 0.5, 0.25))
+    found = SweepFindings.of(small, _rates((MET, MET, MISSED)), SETTING)
+    assert found.first_tokens is FirstTokens.SMALL_BROKE
+    text = words._chat_text(found)
+    assert "within the SLO was 0.50 (0.50), of 12 requests a run (6 at the median)" in text
+    assert "a longer run at the same rate would score lower" in text
+    untold = SweepFindings.of(SMALL, SMALL, SETTING)
+    assert words._attainment_text(untold) == ""
 
 
 @pytest.mark.parametrize(("tpot", "outcome", "says"), [
@@ -148,6 +181,31 @@ def test_each_capacity_verdict(small_in_flight, large_out, verdict, says):
         assert "(at the busiest moment 6 to 9, run by run)" in text
         assert "ran up to 10 at once: 2.5× as many" in text
         assert "far below its cap of 64" in text
+        assert "such as max_num_seqs=7, would be reached" in text
+
+
+@pytest.mark.parametrize(("large_out", "late", "ramp"), [
+    ((150, 160, 170), 41, True),    # 1.95x measured against 2.5x from the steps: the ramp told
+    ((220, 230, 240), 41, False),   # 2.8x measured, above the steps' 2.5x: nothing to account
+    ((150, 160, 170), 50, True),    # longer steps: 2.5 x 41 / 50 = 2.05x per unit of time
+])
+def test_the_step_arithmetic_sits_beside_the_measured_gain(large_out, late, ramp):
+    small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (6, 7, 9)))
+    large = _rates((MET,) * 3, tpot=((40, 41, 42),) * 2 + ((late - 1, late, late + 1),),
+                   out=((20, 21, 22), (60, 62, 64), large_out))
+    found = SweepFindings.of(small, large, SETTING)
+    assert found.step_gain == pytest.approx(2.5 * 41 / late)
+    text = words._throughput_text(found)
+    assert (f"a token took 41 ms with 4 sequences a step and {late} ms with up to 10" in text)
+    assert f"{found.step_gain:.1f}× the tokens per unit of time" in text
+    assert ("took about 0.8 s just to arrive (12 ÷ 16 req/s)" in text) is ramp
+
+
+def test_no_cap_is_suggested_where_none_lies_between():
+    close = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (5, 5, 5)))
+    found = SweepFindings.of(SMALL, close, SETTING)
+    assert found.large_seqs == 5 and found.try_cap is None
+    assert words._try_text(found) == ""
 
 
 def test_a_load_that_filled_the_large_cap_is_not_called_short_of_it():
@@ -156,6 +214,7 @@ def test_a_load_that_filled_the_large_cap_is_not_called_short_of_it():
                                                                       in_flight=many), SETTING)
     assert found.large_seqs == 64 and not found.large_unfilled
     assert "far below its cap" not in words._throughput_text(found)
+    assert "such as max_num_seqs" not in words._throughput_text(found)
 
 
 def _mixed_table(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
@@ -193,6 +252,8 @@ def test_each_mixed_outcome_and_its_words(chat, job, outcomes, says):
     assert (found.best_chat.median, found.best_job.median) == (900.0, 8.0)
     text = words._mixed_text(found)
     assert says in text
+    assert ("Side by side (the chat server on 1 core (0) and 1 GiB of KV cache; the job's on "
+            "1 core (1) and 1 GiB of KV cache)") in text
     if Outcome.UNTOLD in outcomes:
         assert "does not say whether two deployments beat one" in text
         assert "paid for itself" not in text and "lost on both" not in text

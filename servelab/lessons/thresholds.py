@@ -68,6 +68,10 @@ PAUSE_OFF_TARGET = 1.5
 # Little's law and the engine's sampled count "agree" within this share of the engine's count:
 # /metrics is sampled once a second, so a short run's average moves by a request or so.
 LITTLE_AGREES = 0.25
+# Beyond that share, the two are told apart only when they differ by more than this many
+# standard errors of their difference (the sampled average's and the mean time's together):
+# within it, two estimates this rough can differ by chance about one run in twenty.
+LITTLE_SAMPLING = 2.0
 # A p99 describes a tail only with at least this many requests: with fewer, 1 % of them is less
 # than one request and the p99 is drawn between the two slowest.
 TAIL_REQUESTS = 100

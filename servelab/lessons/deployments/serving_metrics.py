@@ -18,7 +18,7 @@ import pandas as pd
 
 from servelab.bench.frames import Result
 from servelab.bench.metrics import PERCENTILES
-from servelab.lessons.thresholds import LITTLE_AGREES, TAIL_REQUESTS
+from servelab.lessons.thresholds import LITTLE_AGREES, LITTLE_SAMPLING, TAIL_REQUESTS
 
 METRIC_NAMES = {"ttft": "time to first token", "tpot": "time per output token",
                 "itl": "gap between tokens", "e2e": "whole request"}
@@ -42,6 +42,16 @@ def percentile_table(result: Result, slo: Mapping[str, float]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("metric")
 
 
+def _count_error(samples: np.ndarray) -> float:
+    """The standard error of the mean of ``samples`` of a count of requests in flight. Their
+    variance is taken as at least their mean, a Poisson count's, since a few samples can
+    happen to agree; NaN without samples."""
+    if not len(samples):
+        return math.nan
+    variance = samples.var(ddof=1) if len(samples) > 1 else 0.0
+    return math.sqrt(max(float(variance), float(samples.mean())) / len(samples))
+
+
 @dataclass(frozen=True)
 class MetricsFindings:
     """What one open-loop run says about the metrics (times in seconds unless named)."""
@@ -52,6 +62,8 @@ class MetricsFindings:
     mean_latency_s: float  # W: the mean whole-request time, send to last token
     engine_in_flight: float  # the engine's running + waiting, averaged over its samples
     engine_samples: int
+    engine_error: float  # the standard error of that average (NaN: no samples)
+    latency_error_s: float  # the standard error of the mean whole-request time
     ttft_p50_ms: float
     ttft_p99_ms: float
     ttft_worst_ms: float
@@ -71,6 +83,7 @@ class MetricsFindings:
         server = result.server
         inside = server[(server["t_s"] >= sent[0]) & (server["t_s"] <= done["end_s"].max())]
         counts = (inside["running"] + inside["waiting"]).dropna()
+        latencies = done["e2e_s"].to_numpy(dtype=float)
         late_ttft = done["ttft_s"] * 1000.0 > slo.get("ttft", math.inf)
         late_tpot = done["tpot_s"].fillna(0.0) * 1000.0 > slo.get("tpot", math.inf)
         summary = result.summary()
@@ -80,7 +93,8 @@ class MetricsFindings:
             window_s=float(done["end_s"].max() - sent[0]),
             mean_latency_s=float(done["e2e_s"].mean()),
             engine_in_flight=float(counts.mean()) if len(counts) else math.nan,
-            engine_samples=len(counts),
+            engine_samples=len(counts), engine_error=_count_error(counts.to_numpy(dtype=float)),
+            latency_error_s=float(latencies.std(ddof=1) / math.sqrt(len(latencies))),
             ttft_p50_ms=float(summary["ttft_ms_p50"]), ttft_p99_ms=float(summary["ttft_ms_p99"]),
             ttft_worst_ms=float(done["ttft_s"].max()) * 1000.0,
             met=int((~late_ttft & ~late_tpot).sum()),
@@ -108,6 +122,18 @@ class MetricsFindings:
         """(L − the engine's count) ÷ λ: the time per request the client saw and the engine did
         not count, by the same law."""
         return (self.little_in_flight - self.engine_in_flight) / self.passing_rate
+
+    @property
+    def gap_error(self) -> float:
+        """The standard error of λ × W minus the engine's average: both sides' errors."""
+        return math.hypot(self.engine_error, self.passing_rate * self.latency_error_s)
+
+    @property
+    def beyond_sampling(self) -> bool:
+        """Whether λ × W and the engine's average differ by more than ``LITTLE_SAMPLING``
+        standard errors: only then does the run tell the two apart."""
+        gap = abs(self.little_in_flight - self.engine_in_flight)
+        return gap > LITTLE_SAMPLING * self.gap_error
 
     @property
     def client_saw_more(self) -> bool:
@@ -172,16 +198,25 @@ def _little_words(found: MetricsFindings) -> str:
         return text + (engine + ": the law and the engine agree. Turned around, the law sizes a "
                        "server: at twice the rate, or with requests twice as long, twice as "
                        "many must fit in a step, or the rest wait in the queue.")
-    text += (engine + f", more than {LITTLE_AGREES:.0%} away. The two do not count the same "
-             "span: the client counts a request from its send to its last token, the engine from "
-             "when it reaches the scheduler until it finishes, and it is sampled once a second. ")
+    gap = abs(found.little_in_flight - found.engine_in_flight)
+    text += (engine + f", more than {LITTLE_AGREES:.0%} away. Both figures are estimates: "
+             f"{found.engine_samples} samples of a count that changes with every arrival, and "
+             f"the mean of {found.requests} requests' times, leave their difference a standard "
+             f"error of about {found.gap_error:.2f}, and the gap is {gap:.2f}. ")
+    if not found.beyond_sampling:
+        return text + (f"That is within {LITTLE_SAMPLING:g} standard errors, so this run cannot "
+                       "tell the two apart: they agree within what so few samples can measure. "
+                       "Sampling `/metrics` more often, or a longer run, would narrow it.")
+    text += ("So they differ beyond the sampling. The two do not count the same span: the "
+             "client counts a request from its send to its last token, the engine from when it "
+             "reaches the scheduler until it finishes. ")
     if found.client_saw_more:
         outside_ms = found.outside_engine_s * 1000
         return text + (f"Read through the law, the gap is about {outside_ms:,.0f} ms of each "
                        f"request spent outside the engine's count: in the HTTP server, or "
                        f"streaming tokens back on a busy machine.")
-    return text + ("The engine counted more than the client saw, which a few samples of a count "
-                   "that changes with every arrival can do in a short run.")
+    return text + ("Yet the engine counted more than the client saw, which that difference of "
+                   "span cannot explain; this page does not show why.")
 
 
 def _slo_words(found: MetricsFindings) -> str:

@@ -33,7 +33,7 @@ from servelab.bench.spread import Spread, spread_table
 from servelab.bench.workloads import BATCH, CHAT, Workload
 from servelab.engines.running import RunningServer
 from servelab.lessons.batching.findings import LESSON_GPU
-from servelab.lessons.thresholds import MOST_OF_EXTRA, SERVERS_ALIKE
+from servelab.lessons.thresholds import MOST_OF_EXTRA, SERVERS_ALIKE, TAIL_REQUESTS
 
 
 def part_metrics(result: Result, slo: dict[str, float]) -> dict[str, float]:
@@ -67,13 +67,13 @@ def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequ
         for rate, count in zip(rates, requests, strict=True):
             result = open_loop(server, rate, count, input_tokens=input_tokens,
                                max_tokens=max_tokens, seed=repeat, **options)
-            rows.append({"repeat": repeat, "rate": rate, **result.row()})
+            rows.append({"repeat": repeat, "rate": rate, "requests": count, **result.row()})
     return pd.DataFrame(rows)
 
 
 # What a rate's row keeps of its runs: a spread (median, lowest, highest, count) or the median.
 SPREAD_KEYS = ("ttft_ms_p99", "tpot_ms_p50", "output_tok_s", "slo_attainment", "max_in_flight")
-MEDIAN_KEYS = ("goodput_req_s", "waiting_max")
+MEDIAN_KEYS = ("requests", "goodput_req_s", "waiting_max")
 
 
 def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
@@ -83,10 +83,13 @@ def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def rate_view(table: pd.DataFrame) -> pd.DataFrame:
-    """A sweep's rate table as the page prints it, one row per rate."""
-    return tables.spread_view(table.set_index("rate"),
-                       {"ttft_ms_p99": 0, "tpot_ms_p50": 0, "output_tok_s": 0,
-                        "slo_attainment": 2, "max_in_flight": 0}, {"waiting_max": 0})
+    """A sweep's rate table as the page prints it, one row per rate, the requests sent at each
+    first (a p99 of fewer than ``TAIL_REQUESTS`` is about their slowest)."""
+    view = tables.spread_view(table.set_index("rate"),
+                              {"ttft_ms_p99": 0, "tpot_ms_p50": 0, "output_tok_s": 0,
+                               "slo_attainment": 2, "max_in_flight": 0},
+                              {"requests": 0, "goodput_req_s": 1, "waiting_max": 0})
+    return view[["requests", *SPREAD_KEYS, "goodput_req_s", "waiting_max"]]
 
 
 def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
@@ -97,7 +100,8 @@ def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
 def setups_view(table: pd.DataFrame) -> pd.DataFrame:
     """The mixed-traffic table as the page prints it."""
     return tables.spread_view(table, {"chat_ttft_ms_p99": 0, "batch_job_s": 1},
-                       {"chat_tpot_ms_p50": 0, "chat_within_slo": 2, "batch_output_tok_s": 0})
+                              {"chat_tpot_ms_p50": 0, "chat_within_slo": 2,
+                               "batch_output_tok_s": 0})
 
 
 def run_together(jobs: Mapping[str, tuple[RunningServer, Workload]],
@@ -171,6 +175,7 @@ class SweepFindings:
 
     setting: Setting
     rates: tuple[float, ...]
+    requests: tuple[int, ...]  # sent at each rate in one run
     low_rate: float
     high_rate: float
     tpot_low_i: Spread
@@ -179,6 +184,8 @@ class SweepFindings:
     tpot_high_b: Spread
     ttft_i: tuple[Spread, ...]
     ttft_b: tuple[Spread, ...]
+    attainment_i: tuple[Spread, ...]  # share of a run's requests within the SLO, a rate each
+    attainment_b: tuple[Spread, ...]
     output_i: Spread
     output_b: Spread
     in_flight_i: Spread
@@ -194,13 +201,19 @@ class SweepFindings:
                              f"{list(interactive['rate'])} and {list(batch['rate'])}")
         (low_i, high_i), (low_b, high_b) = ((t.iloc[0], t.iloc[-1]) for t in (interactive, batch))
         rates = tuple(float(rate) for rate in interactive["rate"])
-        return cls(setting=setting, rates=rates, low_rate=rates[0], high_rate=rates[-1],
+        return cls(setting=setting, rates=rates,
+                   requests=tuple(int(count) for count in interactive["requests"]),
+                   low_rate=rates[0], high_rate=rates[-1],
                    tpot_low_i=Spread.in_row(low_i, "tpot_ms_p50"),
                    tpot_low_b=Spread.in_row(low_b, "tpot_ms_p50"),
                    tpot_high_i=Spread.in_row(high_i, "tpot_ms_p50"),
                    tpot_high_b=Spread.in_row(high_b, "tpot_ms_p50"),
                    ttft_i=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in interactive.iterrows()),
                    ttft_b=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in batch.iterrows()),
+                   attainment_i=tuple(Spread.in_row(r, "slo_attainment")
+                                      for _, r in interactive.iterrows()),
+                   attainment_b=tuple(Spread.in_row(r, "slo_attainment")
+                                      for _, r in batch.iterrows()),
                    output_i=Spread.in_row(high_i, "output_tok_s"),
                    output_b=Spread.in_row(high_b, "output_tok_s"),
                    in_flight_i=Spread.in_row(high_i, "max_in_flight"),
@@ -221,6 +234,17 @@ class SweepFindings:
         held = [rate for rate, _ in takewhile(lambda pair: self._met(pair[1]),
                                               zip(self.rates, spreads, strict=True))]
         return held[-1] if held else None
+
+    def next_rate(self, rate: float) -> float | None:
+        """The rate the sweep tried after ``rate``; None: ``rate`` was its highest."""
+        later = [other for other in self.rates if other > rate]
+        return later[0] if later else None
+
+    @property
+    def tail_described(self) -> bool:
+        """Whether every rate sent enough requests for its p99 to describe a tail; with fewer
+        than ``TAIL_REQUESTS`` a p99 lies between the two slowest requests."""
+        return min(self.requests) >= TAIL_REQUESTS
 
     @property
     def sustained_i(self) -> float | None:
@@ -300,6 +324,27 @@ class SweepFindings:
         return self.output_b.median / self.output_i.median
 
     @property
+    def step_gain(self) -> float:
+        """Tokens per unit of step time at the top rate, the large cap's against the small
+        cap's: each running sequence gets one token a step, so a cap's rate is its sequences
+        at once ÷ its time per token (medians)."""
+        return self.seq_ratio * self.tpot_high_i.median / self.tpot_high_b.median
+
+    @property
+    def arrival_s(self) -> float:
+        """About how long the top rate's requests took to arrive, during which the large cap's
+        steps were not yet as full as they got."""
+        return self.requests[-1] / self.high_rate
+
+    @property
+    def try_cap(self) -> int | None:
+        """A ``max_num_seqs`` halfway between the small cap and the most sequences the top rate
+        ran at once, which this load would reach; None: no whole number lies between."""
+        if self.large_seqs - self.setting.interactive_seqs < 2:
+            return None
+        return int((self.setting.interactive_seqs + self.large_seqs) // 2)
+
+    @property
     def capacity(self) -> Capacity:
         """A verdict on more sequences per step needs the small cap full (requests queued for
         its slots in every run) and the two outputs apart (``SERVERS_ALIKE``)."""
@@ -336,17 +381,17 @@ def setup_row(chat_runs: Sequence[Result], job_runs: Sequence[Result],
 class MixedFindings:
     """Two deployments side by side against one server for everything (the best of the single
     servers for each part): the chat users' p99 first token (ms) and the job's time (s), each
-    over the repeats. ``split`` says how the device was divided; None: it could not be, and
-    there is no pair."""
+    over the repeats. ``split`` says what each of the pair had, the chat server's share first;
+    None: the device could not be divided, and there is no pair."""
 
-    split: str | None
+    split: tuple[str, str] | None
     pair_chat: Spread | None
     pair_job: Spread | None
     best_chat: Spread
     best_job: Spread
 
     @classmethod
-    def of(cls, table: pd.DataFrame, split: str | None) -> MixedFindings:
+    def of(cls, table: pd.DataFrame, split: tuple[str, str] | None) -> MixedFindings:
         """From ``setup_row``'s rows by setup: ``PAIR`` (when the device was split) and one row
         per single server."""
         singles = table.drop(index=PAIR, errors="ignore")

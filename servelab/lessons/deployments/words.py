@@ -20,9 +20,15 @@ from servelab.lessons.prediction import page_story
 from servelab.lessons.thresholds import SERVERS_ALIKE
 
 
-def _rate(value: float | None) -> str:
-    """How far the first tokens stayed within the SLO in every run, as a phrase."""
-    return "at none of the rates tried" if value is None else f"up to {value:g} req/s"
+def _rate(found: SweepFindings, value: float | None) -> str:
+    """How far the first tokens stayed within the SLO in every run, as a phrase that does not
+    read the sweep's highest rate as a measured limit."""
+    if value is None:
+        return "at none of the rates tried"
+    later = found.next_rate(value)
+    if later is None:
+        return f"at every rate tried, to the sweep's highest of {value:g} req/s"
+    return f"up to {value:g} req/s (not in every run at {later:g})"
 
 
 def _pace(small: Spread, large: Spread, outcome: Outcome) -> str:
@@ -46,9 +52,13 @@ def _chat_text(found: SweepFindings) -> str:
             f"{_pace(found.tpot_low_i, found.tpot_low_b, found.pace_low)}. At "
             f"{found.high_rate:g} req/s it took "
             f"{_pace(found.tpot_high_i, found.tpot_high_b, found.pace_high)}. The p99 first "
-            f"token stayed within {setting.ttft_slo_ms:,.0f} ms in every run "
-            f"{_rate(found.sustained_i)} with max_num_seqs={setting.interactive_seqs} and "
-            f"{_rate(found.sustained_b)} with {setting.batch_seqs}. ")
+            f"token stayed within {setting.ttft_slo_ms:,.0f} ms in every run with "
+            f"max_num_seqs={setting.interactive_seqs} {_rate(found, found.sustained_i)}; with "
+            f"{setting.batch_seqs}, {_rate(found, found.sustained_b)}. ")
+    if not found.tail_described:
+        text += (f"With {min(found.requests)} to {max(found.requests)} requests a run, each "
+                 "p99 lies between a run's two slowest first tokens: it is close to the "
+                 "slowest one, not a tail. ")
     verdict = found.first_tokens
     if verdict is FirstTokens.BOTH_MISSED:
         return text + ("Both missed the target in every run even at the lowest rate: the SLO is "
@@ -64,9 +74,26 @@ def _chat_text(found: SweepFindings) -> str:
                     if verdict is FirstTokens.SMALL_BROKE else
                     ("large", "its longer steps delayed the first tokens more than the small "
                      "cap's queue did"))
-    return text + (f"The {which} cap broke first: at {found.split_rate:g} req/s its p99 first "
-                   f"token missed the target in every run while the other cap's met it in every "
-                   f"run. {cause[0].upper()}{cause[1:]}.")
+    text += (f"The {which} cap broke first: at {found.split_rate:g} req/s its p99 first "
+             f"token missed the target in every run while the other cap's met it in every "
+             f"run. {cause[0].upper()}{cause[1:]}.")
+    return text + _attainment_text(found)
+
+
+def _attainment_text(found: SweepFindings) -> str:
+    """What the share within the SLO counts where a cap broke: requests, so it depends on how
+    many a run sent."""
+    rate = found.split_rate
+    if rate is None:
+        return ""
+    index = found.rates.index(rate)
+    broke = (found.attainment_i if found.first_tokens is FirstTokens.SMALL_BROKE
+             else found.attainment_b)[index]
+    sent = found.requests[index]
+    return (f" There its share of requests within the SLO was {broke.with_range(2)}, of "
+            f"{sent} requests a run ({round(broke.median * sent)} at the median). A queue that "
+            "grows keeps growing for as long as requests arrive, so that share counts how many "
+            "were sent as much as the server: a longer run at the same rate would score lower.")
 
 
 def _throughput_text(found: SweepFindings) -> str:
@@ -91,7 +118,7 @@ def _throughput_text(found: SweepFindings) -> str:
                  f"{found.setting.batch_seqs}, so the sweep shows what a few more sequences per "
                  "step bring, not where this device stops gaining. ")
     lesson = f"about {LESSON_GPU.gain:.0f}× for {LESSON_GPU.users} streams against one"
-    return text + {
+    text += {
         Capacity.MOST_OF_EXTRA: (f"They gave {found.gain:.1f}× the throughput, beyond the "
                                  f"spread of the runs and at least half of the "
                                  f"{found.seq_ratio:.1f}× that many sequences could give at "
@@ -109,6 +136,35 @@ def _throughput_text(found: SweepFindings) -> str:
                           " of each other, so these runs cannot tell whether the extra sequences "
                           "per step added throughput here."),
     }[found.capacity]
+    if found.capacity in (Capacity.MOST_OF_EXTRA, Capacity.SOME_GAIN):
+        text += " " + _step_text(found)
+    return text + _try_text(found)
+
+
+def _step_text(found: SweepFindings) -> str:
+    """The arithmetic of one step at the top rate beside the run's measured gain."""
+    small, large = found.tpot_high_i.median, found.tpot_high_b.median
+    slots, n = found.setting.interactive_seqs, found.requests[-1]
+    text = (f"The step times give the arithmetic: a token took {small:.0f} ms with "
+            f"{slots} sequences a step and {large:.0f} ms with up to {found.large_seqs:.0f}, so "
+            f"{found.seq_ratio:.1f}× the sequences made each step "
+            f"{large / small:.2f}× as long, {found.step_gain:.1f}× the tokens per unit of time "
+            "while the steps are that full.")
+    if found.step_gain <= found.gain:
+        return text
+    return text + (f" The run's {found.gain:.1f}× counts all of it: its {n} requests took "
+                   f"about {found.arrival_s:.1f} s just to arrive ({n} ÷ {found.high_rate:g} "
+                   "req/s), and the last to arrive were still decoding after the first had "
+                   "finished: in both spells the large cap's steps carried fewer sequences.")
+
+
+def _try_text(found: SweepFindings) -> str:
+    """A cap the reader can try that this load would reach."""
+    if not found.large_unfilled or found.try_cap is None:
+        return ""
+    return (f" A cap above {found.large_seqs:.0f} changes nothing for this load; one between "
+            f"the two, such as max_num_seqs={found.try_cap}, would be reached and shows the dial "
+            "at work.")
 
 
 def _part_words(outcome: Outcome | None, runs: int, what: str) -> str:
@@ -128,7 +184,8 @@ def _mixed_text(found: MixedFindings) -> str:
         return ("This device could not be split between two servers (it has one core), so the "
                 "page makes no claim about two deployments; the one-deployment rows are above.")
     chat, job = found.pair_chat, found.pair_job
-    text = (f"Side by side, each server with {found.split}, the chat users' p99 first token "
+    text = (f"Side by side (the chat server on {found.split[0]}; the job's on "
+            f"{found.split[1]}), the chat users' p99 first token "
             f"was {chat.median:,.0f} ms ({chat.range_text(' ms')}) and the job finished in "
             f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, "
             f"the best p99 first token was {found.best_chat.median:,.0f} ms "
@@ -170,8 +227,8 @@ def story(sweeps: SweepFindings, mixed: MixedFindings, prediction: str) -> str:
                 f"with max_num_seqs={setting.interactive_seqs} and "
                 f"{sweeps.tpot_low_b.median:.0f} ms with {setting.batch_seqs} (medians of "
                 f"{sweeps.tpot_low_i.n} runs); the p99 first token stayed within the SLO in "
-                f"every run {_rate(sweeps.sustained_i)} with {setting.interactive_seqs} and "
-                f"{_rate(sweeps.sustained_b)} with {setting.batch_seqs}.")
+                f"every run with {setting.interactive_seqs} {_rate(sweeps, sweeps.sustained_i)} "
+                f"and with {setting.batch_seqs} {_rate(sweeps, sweeps.sustained_b)}.")
     return page_story(prediction, measured, [
         ("Interactive chat", _chat_text(sweeps)),
         ("Batch processing", _throughput_text(sweeps)),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 
 import numpy as np
 import pandas as pd
@@ -285,12 +286,16 @@ def _sooner_cause(found: RoutingFindings) -> str:
     median request found its prompt cached."""
     spreading, following = found.policies
     if not found.median_hits[1]:
-        return ("Most requests computed their tenant's prompt under both policies, so the "
-                "median request is a miss either way and these runs do not show what the cache "
-                "did to it.")
+        return (f"Yet with {following} most requests in a run computed their tenant's prompt, so "
+                "the median request was no cache hit and the cache does not explain this; these "
+                "runs do not show what does.")
     if not found.median_hits[0]:
         return (f"With {following} the median request found its tenant's prompt in the cache "
                 f"and with {spreading} it did not: a prompt found cached is not computed again.")
+    if found.extra_prefills <= 0:
+        return ("The median request found its tenant's prompt cached under both policies, and "
+                f"{spreading} computed no more prompts than {following}, so these runs do not "
+                "show why.")
     prompt = found.workload.prefix_tokens + found.workload.question_tokens
     alone = ("" if math.isnan(found.prompt_alone_s) else
              f" (one such prompt sent alone to a replica took {found.prompt_alone_s:.2f} s to "
@@ -303,6 +308,15 @@ def _sooner_cause(found: RoutingFindings) -> str:
             "meanwhile waited behind them or shared their steps.")
 
 
+class Survivors(StrEnum):
+    """How long the requests that succeeded after the kill took against those before it."""
+
+    FASTER = "faster"
+    SLOWER = "slower"
+    ALIKE = "the ranges overlap"
+    UNTOLD = "too few requests on one side"
+
+
 @dataclass(frozen=True)
 class Failure:
     """What users saw when a replica was killed during a run through the router: run-clock
@@ -313,10 +327,12 @@ class Failure:
     noticed_s: float
     failed_before: int  # sent before the kill and failed (in flight on the dead replica)
     failed_after: int   # sent after the kill and failed
+    failed_unnoticed: int  # of those, sent before the router counted the replica down
     sent_before: int
     sent_after: int
-    latency_s_before: float  # median arrival-to-last-token before the kill
-    latency_s_worst_after: float  # worst of those sent after the kill that succeeded
+    latency_before: Spread | None  # sent to last token (s) of those that succeeded
+    latency_after: Spread | None
+    errors_after: tuple[str, ...]  # what the requests that failed after the kill reported
     retries: float      # requests the router sent again, to another replica
     health_interval_s: int  # how often the router checked each replica's /health
     health_failures: int    # failed checks in a row before it counted a replica down
@@ -329,6 +345,19 @@ class Failure:
     def detection_s(self) -> float:
         return self.noticed_s - self.killed_s
 
+    @property
+    def survivors(self) -> Survivors:
+        """The answers after the kill against those before, apart only when every one on one
+        side took less than every one on the other."""
+        before, after = self.latency_before, self.latency_after
+        if before is None or after is None or min(before.n, after.n) < 2:
+            return Survivors.UNTOLD
+        if after.below(before):
+            return Survivors.FASTER
+        if after.above(before):
+            return Survivors.SLOWER
+        return Survivors.ALIKE
+
 
 def failure_rows(result: Result) -> pd.DataFrame:
     """One row per request: when it was sent (s), whether it succeeded, its latency (s)."""
@@ -340,22 +369,85 @@ def failure_rows(result: Result) -> pd.DataFrame:
     })
 
 
+def _latencies(rows: pd.DataFrame) -> Spread | None:
+    """The spread of the succeeded requests' latencies among ``rows``; None: none succeeded."""
+    latencies = rows.loc[rows["ok"], "latency_s"]
+    return Spread.of(latencies) if len(latencies) else None
+
+
 def failure_of(result: Result, workload: FailureDuring, router: Router, retries: float) -> Failure:
     """The findings of one failure run through ``router`` (``workload.events`` holds the kill
     and the notice; ``retries``, the router's own count)."""
     rows = failure_rows(result)
     killed = workload.events.get("failed", math.nan)
+    noticed = workload.events.get("noticed", math.nan)
     before, after = rows[rows["sent_s"] < killed], rows[rows["sent_s"] >= killed]
-    worst = after.loc[after["ok"], "latency_s"].max()
+    lost = after[~after["ok"]]
+    unnoticed = lost if math.isnan(noticed) else lost[lost["sent_s"] < noticed]
     return Failure(
-        killed_s=killed, noticed_s=workload.events.get("noticed", math.nan),
-        failed_before=int((~before["ok"]).sum()), failed_after=int((~after["ok"]).sum()),
-        sent_before=len(before), sent_after=len(after),
-        latency_s_before=float(before.loc[before["ok"], "latency_s"].median()),
-        latency_s_worst_after=float(worst) if not pd.isna(worst) else math.nan,
+        killed_s=killed, noticed_s=noticed,
+        failed_before=int((~before["ok"]).sum()), failed_after=len(lost),
+        failed_unnoticed=len(unnoticed), sent_before=len(before), sent_after=len(after),
+        latency_before=_latencies(before), latency_after=_latencies(after),
+        errors_after=tuple(lost["error"]),
         retries=retries, health_interval_s=router.health_interval_s,
         health_failures=router.health_failures,
     )
+
+
+def failure_line(failure: Failure) -> str:
+    """The failure run's figures on one line, as the page prints them."""
+    def took(spread: Spread | None) -> str:
+        return "none succeeded" if spread is None else spread.with_range(1, " s")
+    noticed = ("not counted down" if math.isnan(failure.noticed_s) else
+               f"counted down at {failure.noticed_s:.1f} s")
+    return (f"replica killed at {failure.killed_s:.1f} s, {noticed}; failed: "
+            f"{failure.failed_before} of {failure.sent_before} sent before the kill, "
+            f"{failure.failed_after} of {failure.sent_after} sent after; sent → last token, "
+            f"median (low–high): {took(failure.latency_before)} before, "
+            f"{took(failure.latency_after)} after; router retries: {failure.retries:.0f}")
+
+
+def _lost_after_text(failure: Failure) -> str:
+    """The requests sent after the kill that failed, and what the page knows of why."""
+    text = (f"Of the {failure.sent_after} requests sent after the kill, "
+            f"{failure.failed_after} failed")
+    if not failure.failed_after:
+        return text + ". "
+    lost, unnoticed = failure.failed_after, failure.failed_unnoticed
+    if unnoticed in (0, lost):
+        which = "it was" if lost == 1 else "all were"
+        when = "before the router counted" if unnoticed else "after the router had counted"
+        text += f" ({which} sent {when} the replica down)"
+    else:
+        text += f" ({unnoticed} of them sent before the router counted the replica down)"
+    if failure.retries:
+        them = "it" if lost == 1 else "them"
+        text += (", although the router does retry a request whose connection fails; the page "
+                 f"does not show why no retry saved {them}")
+    return text + f" (the first reported: \"{failure.errors_after[0][:80]}\"). "
+
+
+def _survivors_text(failure: Failure) -> str:
+    """How long the answers took after the kill against before it, by ``Failure.survivors``."""
+    before, after = failure.latency_before, failure.latency_after
+    if before is None or after is None or failure.survivors is Survivors.UNTOLD:
+        return "Too few requests succeeded on one side of the kill to compare their times. "
+    times = (f"The answers that came took {after.with_range(1, ' s')} from sending to the last "
+             f"token after the kill against {before.with_range(1, ' s')} before it (median, "
+             "then the quickest and slowest)")
+    return times + {
+        Survivors.FASTER: (": after the kill every answer came sooner than every answer before "
+                           "it, with one replica instead of two. The page does not measure why; "
+                           "one candidate is that the dead replica's processes no longer competed "
+                           "with the survivor's for the machine's cores (on a CPU a replica's "
+                           "binding pins only its engine's compute threads). "),
+        Survivors.SLOWER: (": with one replica left, every answer after the kill took longer "
+                           "than every answer before it, as the survivor carried the whole "
+                           "stream. "),
+        Survivors.ALIKE: (": the ranges overlap, so losing a replica did not measurably change "
+                          "how long the answers took at this rate. "),
+    }[failure.survivors]
 
 
 def failure_text(failure: Failure) -> str:
@@ -378,13 +470,9 @@ def failure_text(failure: Failure) -> str:
     if failure.retries:
         text += (f"Meanwhile it sent requests there and, when a connection failed, sent them "
                  f"again to the survivor ({failure.retries:.0f} retries). ")
-    text += (f"Of the {failure.sent_after} requests sent after the kill, "
-             f"{failure.failed_after} failed")
-    if not math.isnan(failure.latency_s_worst_after):
-        text += (f"; the slowest that succeeded took {failure.latency_s_worst_after:.1f} s, "
-                 f"against a median of {failure.latency_s_before:.1f} s before the kill")
+    text += _lost_after_text(failure) + _survivors_text(failure)
     default_s, default_failures = ROUTER_DEFAULT_HEALTH
-    return text + (f". With the router's default health check (every {default_s} s, "
+    return text + (f"With the router's default health check (every {default_s} s, "
                    f"{default_failures} failures) the dead replica would have kept getting "
                    "requests for minutes.")
 
@@ -458,6 +546,15 @@ def setup_table(found: CopiesFindings) -> pd.DataFrame:
     } for setup in found.setups])
 
 
+def setup_view(found: CopiesFindings) -> pd.DataFrame:
+    """One row per setup (the index) as the page prints it: medians with the runs' range."""
+    return pd.DataFrame([{
+        "set-up": setup.label, "runs": f"{setup.output_tok_s.n}",
+        "output (tok/s)": setup.output_tok_s.with_range(),
+        "time per output token p50 (ms)": setup.tpot_ms_p50.with_range(),
+    } for setup in found.setups]).set_index("set-up")
+
+
 def copies_title(found: CopiesFindings, device_label: str) -> str:
     """The setups figure's finding."""
     return f"On {device_label}, " + {
@@ -524,8 +621,11 @@ def two_gpus_note(gpus: int) -> str:
         return "This machine has two GPUs: the last row splits one model over both."
     return ("This machine has no second GPU, so the page does not run "
             "`--tensor-parallel-size 2`. With two GPUs (Kaggle's T4 x2) it would serve one "
-            "model split over both and compare it with two copies, one per GPU: the lesson's "
-            "rule is to split a model only when it does not fit on one card.")
+            "model split over both and compare it with two copies, one per GPU. A split is how "
+            "a model too large for one card is served at all; for one that fits, it gives each "
+            "GPU half the weights, which frees memory for KV cache and brings both GPUs' "
+            "compute to every token, at the price of the GPUs exchanging results after every "
+            "layer.")
 
 
 @dataclass(frozen=True)
