@@ -180,11 +180,11 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert found.pooled_spreads[ROUND_ROBIN].to_numpy().tolist() == [[4, 4], [6, 2]]
     table = routing.policy_table(found)
     assert list(table.index) == [ROUND_ROBIN, CACHE_AWARE]
-    assert list(table["prompt computed (times a run)"]) == ["4 (4)", "2 (2)"]
+    assert list(table["prompt computed (times a run)"]) == ["4 (all 2 alike)", "2 (all 2 alike)"]
     assert list(table["runs"]) == ["2", "2"]
     assert table.loc[ROUND_ROBIN, "share of a tenant's requests on its busiest replica"] == \
-        "0.62 (0.62)"
-    assert table.loc[CACHE_AWARE, "first token p50 (ms)"] == "200 (200)"
+        "0.62 (all 2 alike)"
+    assert table.loc[CACHE_AWARE, "first token p50 (ms)"] == "200 (all 2 alike)"
     text = routing.routing_text(found)
     assert "made 4 computations of a prompt" in text and "should compute 528 and 328" in text
 

@@ -26,6 +26,7 @@ def test_a_range_is_written_one_way_everywhere():
     assert spread.with_range(1, " tokens/s") == "978.0 tokens/s (961.4–1,034.0)"
     assert Spread(5.0, 4.9, 5.1, 3).span() == "5"  # both ends round to one number
     assert Spread(5.0, 5.0, 5.0, 1).with_range(unit=" ms") == "5 ms"  # one run has no range
+    assert Spread(5.0, 4.9, 5.1, 3).with_range(unit=" ms") == "5 ms (all 3 alike)"
 
 
 @pytest.mark.parametrize(("a", "b", "below"), [

@@ -140,7 +140,7 @@ def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent
     found = SweepFindings.of(small, _rates((MET, MET, MISSED)), SETTING)
     assert found.first_tokens is FirstTokens.SMALL_BROKE
     text = words._chat_text(found)
-    assert "within the SLO was 0.50 (0.50), of 12 requests a run (6 at the median)" in text
+    assert "within the SLO was 0.50 (all 3 alike), of 12 requests a run (6 at the median)" in text
     assert "a longer run at the same rate would score lower" in text
     untold = SweepFindings.of(SMALL, SMALL, SETTING)
     assert words._attainment_text(untold) == ""

@@ -73,9 +73,13 @@ class Spread:
         return f"range {self.span(digits)}{unit} over {self.n}"
 
     def with_range(self, digits: int = 0, unit: str = "") -> str:
-        """``"978 ms (961–1,034)"``: the median, then its runs' range where there are several."""
+        """``"978 ms (961–1,034)"``: the median, then its runs' range where there are several;
+        ``"12 ms (all 3 alike)"`` where every run rounds to one number."""
         median = f"{self.median:,.{digits}f}{unit}"
-        return median if self.n < 2 else f"{median} ({self.span(digits)})"
+        if self.n < 2:
+            return median
+        span = self.span(digits)
+        return f"{median} (all {self.n} alike)" if "–" not in span else f"{median} ({span})"
 
 
 def spread_table(runs: pd.DataFrame, by: str, spreads: Iterable[str],
