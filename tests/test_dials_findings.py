@@ -159,3 +159,10 @@ def test_what_the_limit_decided() -> None:
     quiet = context(refusal=None, short_only={"running_max": 1, "preemptions": 4,
                                               "e2e_ms_p99": 6000.0})
     assert not (quiet.refused or quiet.ran_past_engine_count or quiet.crowded_out)
+
+
+@pytest.mark.parametrize(("mixed_p99_ms", "slowed"), [(6700.0, True), (6500.0, False),
+                                                      (5000.0, False)])
+def test_short_requests_slowed_only_past_the_bar(mixed_p99_ms, slowed) -> None:
+    found = context(mixed={"running_max": 9, "preemptions": 4, "e2e_ms_p99": mixed_p99_ms})
+    assert found.short_slowed is slowed

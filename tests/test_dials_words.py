@@ -179,6 +179,14 @@ def test_an_answer_past_the_room_refused():
     assert "cut" not in text
 
 
+def test_context_text_when_preemptions_cost_no_time_seen():
+    text = dials_words.context_text(_context(mixed=dict(MIXED, e2e_ms_p99=6300.0)))
+    assert "preempted **4** times" in text
+    assert "**6.0 s** to **6.3 s** (one run each), within 10%" in text
+    assert "shows no time they cost the short ones" in text
+    assert "took the blocks of many" not in text
+
+
 def test_context_text_when_nothing_shows():
     served = OverLong(2112, 16, 2048, None, 16, "length")
     text = dials_words.context_text(_context(

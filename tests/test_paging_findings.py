@@ -92,6 +92,14 @@ def test_the_squeeze(cramped, waited, preempted, completed) -> None:
         waited, preempted, completed)
 
 
+@pytest.mark.parametrize(("cramped_s", "longer"), [(23.0, True), (22.0, False), (19.0, False)])
+def test_the_squeeze_took_longer_only_past_the_bar(cramped_s, longer) -> None:
+    squeeze = SqueezeFindings.from_runs({"duration_s": 20.0},
+                                        {"running_max": 8, "waiting_max": 3, "preemptions": 0,
+                                         "duration_s": cramped_s}, sample_s=0.25)
+    assert squeeze.took_longer is longer
+
+
 ROOMY_FIT = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
 SMALL_FIT = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
 STEP = StepBudget(budget=2048, prompt_tokens=120, prompts=32)  # 17 a step, 2 steps

@@ -37,7 +37,8 @@ def test_paging_text_when_everything_shows():
     assert "Dividing the counts gives 37×, not 21×" in text and "1.73 full contexts" in text
     assert "**32** sequences ran at once" in text
     assert "about every 0.26 s, saw up to **8** running" in text
-    assert "preempted **5** times" in text and "**61 s**" in text
+    assert "preempted **5** times" in text and "**61 s** in the small cache" in text
+    assert "cost 3.0× the time" in text
     assert "Every request still completed" in text
 
 
@@ -62,6 +63,12 @@ def test_paging_text_without_gain_load_or_squeeze():
     assert "no gain at these sizes" in text
     assert "did not show paging's gain" in text
     assert "squeeze did not show" in text
+
+
+def test_paging_text_cannot_tell_a_duration_within_the_noise():
+    text = _paging(cramped=dict(CRAMPED, duration_s=21.0))
+    assert "within 10% of each other" in text and "cannot say the waiting cost" in text
+    assert "× the time" not in text
 
 
 def test_paging_text_waits_without_preemption():

@@ -218,6 +218,35 @@ def test_comparison_of_repeated_runs_gives_medians_and_ranges():
     assert view.loc[("vLLM", 1), "user_tok_s"] == "10.0 (5.0–20.0)"
 
 
+def test_comparison_keeps_the_speeds_in_the_order_they_ran():
+    def alone(seconds: float) -> Result:  # 11 tokens, the first at 0.1 s
+        return Result(workload=None, records=[_record(0, 0.0, 0.1, 0.1 + seconds, 11)],
+                      duration_s=0.1 + seconds)
+
+    table = when_not_to.comparison({("vLLM", 1): [alone(1.0), alone(2.0), alone(4.0)]})
+    assert table.loc[("vLLM", 1), "user_tok_s_runs"] == pytest.approx((10.0, 5.0, 2.5))
+
+
+@pytest.mark.parametrize(("runs", "fell"), [
+    ((46.0, 32.0, 23.0), True),
+    ((46.0, 45.0, 44.0), False),  # in order, but within ALIKE of the first
+    ((46.0, 23.0, 32.0), False),  # not in order
+    ((46.0, 23.0), False),  # two runs fall in order half the time
+])
+def test_a_speed_fell_run_after_run_only_in_order_and_beyond_the_band(runs, fell):
+    assert when_not_to.fell_run_after_run(runs) is fell
+
+
+def test_story_08_says_which_loads_fell_run_after_run():
+    table = _table(150, 60, 58, 150, 600)
+    steady = _story(table, _facts(), "x")
+    assert "fell run after run" not in steady
+    table["user_tok_s_runs"] = [(46.0, 32.0, 23.0) if load == (LLAMA_F16, 1) else (1.0, 1.0, 1.0)
+                                for load in table.index]
+    text = _story(table, _facts(), "x")
+    assert "fell run after run (llama.cpp F16 alone: 46, 32, 23 tokens/s)" in text
+
+
 def test_folder_mb_measures_files_and_rejects_missing_paths(tmp_path):
     (tmp_path / "a").write_bytes(b"x" * 1000)
     (tmp_path / "sub").mkdir()

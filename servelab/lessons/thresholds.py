@@ -38,6 +38,11 @@ AGREE_FACTOR = 2.0
 # A line through fewer batch sizes than this fits any numbers exactly, so its split is rough.
 FIRM_FIT_POINTS = 3
 
+# -- Paged attention (chapter 03) ---------------------------------------------------------------
+# The cramped cache's load, run once beside the roomy one's, took longer only past this share:
+# with one run each, a smaller gap is within what one machine's runs differ by.
+SQUEEZE_SLOWER = 0.10
+
 # -- Prefix reuse (chapters 00, 04) --------------------------------------------------------------
 # n=4 shared the prompt when, with caching on, it held under this share of the blocks it held
 # without; two peaks within SAME_BLOCKS of each other count as the same.

@@ -279,6 +279,11 @@ class ContextFindings:
         not."""
         return self.preemptions_mixed > self.preemptions_alone
 
+    @property
+    def short_slowed(self) -> bool:
+        """The short requests' p99 rose past ``CHANGED`` beside the long ones (one run each)."""
+        return self.short_p99_mixed_s > self.short_p99_alone_s * (1 + CHANGED)
+
 
 TP_SPREADS = ("one_user_tok_s", "many_users_output_tok_s")
 

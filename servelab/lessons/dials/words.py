@@ -210,8 +210,13 @@ def context_text(context: ContextFindings) -> str:
                  f"**{context.preemptions_mixed:.0f}** times (alone: "
                  f"{context.preemptions_alone:.0f}), and the short requests' p99 from send to "
                  f"last token went from **{context.short_p99_alone_s:.1f} s** to "
-                 f"**{context.short_p99_mixed_s:.1f} s**: a few long conversations took the "
-                 f"blocks of many short ones.{_lower_limit_text(context)}")
+                 f"**{context.short_p99_mixed_s:.1f} s** (one run each)")
+        if context.short_slowed:
+            crowd += (": a few long conversations took the blocks of many short ones."
+                      f"{_lower_limit_text(context)}")
+        else:
+            crowd += (f", within {CHANGED:.0%}: the long conversations caused preemptions, "
+                      "yet this run shows no time they cost the short ones.")
     else:
         crowd = (f"With {context.long_requests} long requests beside the short ones the engine "
                  f"preempted {context.preemptions_mixed:.0f} times (alone: "

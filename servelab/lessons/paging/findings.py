@@ -19,6 +19,7 @@ import pandas as pd
 
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.paging.kv import KVShape, RequestFit, blocks_for
+from servelab.lessons.thresholds import SQUEEZE_SLOWER
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,11 @@ class SqueezeFindings:
     @property
     def preempted(self) -> bool:
         return self.preemptions > 0
+
+    @property
+    def took_longer(self) -> bool:
+        """The cramped load's one run took longer than the roomy one's, past ``SQUEEZE_SLOWER``."""
+        return self.cramped_s > self.roomy_s * (1 + SQUEEZE_SLOWER)
 
     @property
     def all_completed(self) -> bool:

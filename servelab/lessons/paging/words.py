@@ -14,6 +14,7 @@ from servelab.lessons.paging.findings import (
     TokenCost,
 )
 from servelab.lessons.prediction import prediction_text
+from servelab.lessons.thresholds import SQUEEZE_SLOWER
 
 
 def _plural(count: int) -> str:
@@ -56,6 +57,18 @@ def _fit_text(paging: PagingFindings, cost: TokenCost) -> str:
             f"{fit.paged} and full reservation {fit.reserved}: no gain at these sizes.")
 
 
+def _duration_text(squeeze: SqueezeFindings) -> str:
+    """The two loads' times, each from one run, and what one run each can say of them."""
+    times = (f"The same work took **{squeeze.cramped_s:.0f} s** in the small cache and "
+             f"**{squeeze.roomy_s:.0f} s** in the roomy one, one run each")
+    if squeeze.took_longer:
+        return (f"{times}: the waiting cost {squeeze.cramped_s / squeeze.roomy_s:.1f}× the "
+                f"time, more than the {SQUEEZE_SLOWER:.0%} this book allows for noise between "
+                "two single runs.")
+    return (f"{times}, within {SQUEEZE_SLOWER:.0%} of each other: with one run each, this run "
+            "cannot say the waiting cost any time.")
+
+
 def _squeeze_text(squeeze: SqueezeFindings) -> str:
     if not squeeze.waited:
         return ("In the small cache no request had to wait in this run, so the squeeze did not "
@@ -64,8 +77,7 @@ def _squeeze_text(squeeze: SqueezeFindings) -> str:
                  if squeeze.preempted else "no sequence was preempted")
     text = (f"In the small cache the samples, about every {squeeze.sample_s:.2f} s, saw up to "
             f"**{squeeze.running:.0f}** running at once and up to **{squeeze.waiting:.0f}** "
-            f"waiting; {preempted}, and the same work took **{squeeze.cramped_s:.0f} s** "
-            f"instead of **{squeeze.roomy_s:.0f} s**.")
+            f"waiting; {preempted}. {_duration_text(squeeze)}")
     if squeeze.all_completed:
         return (f"{text} Every request still completed: a cache that is too small makes "
                 "requests wait, it does not make them fail.")

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import importlib.metadata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
+from itertools import pairwise
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 
@@ -56,6 +58,7 @@ def folder_mb(path: str | Path) -> float:
 
 
 SPREAD_COLUMNS = ("user_tok_s", "output_tok_s", "ttft_s_p50")  # compared, with ranges
+IN_ORDER = ("user_tok_s", "output_tok_s")  # also kept run by run, as ``*_runs``, in run order
 
 
 def _run_row(result: Result) -> dict[str, float]:
@@ -70,8 +73,8 @@ def _run_row(result: Result) -> dict[str, float]:
 
 def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFrame:
     """One row per (engine, users): throughput, per-user speed and latencies in seconds, each
-    the median of that load's runs, and beside ``SPREAD_COLUMNS`` their ranges (``Spread``
-    columns)."""
+    the median of that load's runs, beside ``SPREAD_COLUMNS`` their ranges (``Spread``
+    columns), and for ``IN_ORDER`` every run's figure in the order it ran (``*_runs``)."""
     rows = []
     for (engine, users), runs in results.items():
         for result in runs:
@@ -79,6 +82,10 @@ def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFr
     if not rows:
         raise ValueError("no runs to compare")
     table = spread_table(pd.DataFrame(rows), "load", SPREAD_COLUMNS, medians=COLUMNS)
+    for key in IN_ORDER:
+        table[f"{key}_runs"] = pd.Series(
+            [tuple(row[key] for row in rows if row["load"] == load) for load in table["load"]],
+            index=table.index, dtype=object)
     order = list(dict.fromkeys(row["load"] for row in rows))
     table.index = pd.MultiIndex.from_tuples(table.pop("load"), names=["engine", "users"])
     return table.loc[order]
@@ -157,6 +164,26 @@ def _by_engine(column: pd.Series) -> dict[str, float]:
     return {str(engine): float(value) for engine, value in column.items()}
 
 
+def fell_run_after_run(runs: Sequence[float]) -> bool:
+    """Each of three or more runs slower than the one before, the last below the first by more
+    than ``ALIKE``: an order a range cannot show. (Three runs fall in order by chance one time
+    in six, so the page says what it suggests, not that the machine slowed.)"""
+    return (len(runs) >= 3 and all(later < earlier for earlier, later in pairwise(runs))
+            and runs[-1] < (1 - ALIKE) * runs[0])
+
+
+def _falling_loads(table: pd.DataFrame) -> dict[tuple[str, int], tuple[float, ...]]:
+    """The loads of ``comparison``'s table whose compared speed (one user's alone, the total
+    with more) fell run after run, with those runs in order."""
+    falling = {}
+    for load, row in table.iterrows():
+        engine, users = cast(tuple[str, int], load)
+        key = f"{'user' if users == 1 else 'output'}_tok_s_runs"
+        if key in row and fell_run_after_run(row[key]):
+            falling[(str(engine), int(users))] = tuple(row[key])
+    return falling
+
+
 def _spreads_by_engine(rows: pd.DataFrame | pd.Series, key: str) -> dict[str, Spread]:
     """``key``'s spread for each engine of ``rows`` (indexed by engine)."""
     return {str(engine): Spread.in_row(row, key) for engine, row in rows.iterrows()}
@@ -167,7 +194,8 @@ class EngineFindings:
     """The two engines' runs, read once: the speed one user saw alone (``one``), the total with
     ``facts.many`` users (``crowd``) and their waits for a first token, by engine; the disk each
     needed; and the set-up facts. ``first_alone`` is one user's median wait for a first token
-    (s), by engine."""
+    (s), by engine; ``falling`` the loads, (engine, users), whose speed fell run after run, with
+    their runs in order."""
 
     facts: Facts
     one: Mapping[str, Spread]
@@ -176,6 +204,7 @@ class EngineFindings:
     wait_p50_s: Mapping[str, float]
     wait_p99_s: Mapping[str, float]
     disk_mb: Mapping[str, float]  # "llama.cpp" and "vLLM": packages and model files
+    falling: Mapping[tuple[str, int], tuple[float, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, table: pd.DataFrame, setup: pd.DataFrame, facts: Facts) -> EngineFindings:
@@ -188,7 +217,7 @@ class EngineFindings:
                    first_alone=_spreads_by_engine(one, "ttft_s_p50"),
                    wait_p50_s=_by_engine(many["ttft_s_p50"]),
                    wait_p99_s=_by_engine(many["ttft_s_p99"]),
-                   disk_mb=_by_engine(setup.sum(axis=1)))
+                   disk_mb=_by_engine(setup.sum(axis=1)), falling=_falling_loads(table))
 
     @property
     def q4_vs_f16(self) -> Against:
@@ -280,6 +309,19 @@ def _where_text(facts: Facts) -> str:
                        f"not only its arithmetic. {drift}")
     return text + ("Same processor, same model, same requests: the engines and formats differ. "
                    + drift)
+
+
+def _falling_text(found: EngineFindings) -> str:
+    """The loads whose runs fell one after another, and what that order suggests."""
+    if not found.falling:
+        return ""
+    loads = "; ".join(
+        f"{engine} {'alone' if users == 1 else f'with {users} users'}: "
+        f"{', '.join(f'{speed:.0f}' for speed in runs)} tokens/s"
+        for (engine, users), runs in found.falling.items())
+    return (f" Within one engine, though, the order of the runs tells something their range "
+            f"does not. These loads fell run after run ({loads}), so the machine or the "
+            "server may have slowed while they ran, and their medians depend on when they ran.")
 
 
 def _setup_text(found: EngineFindings) -> str:
@@ -398,7 +440,7 @@ def story(found: EngineFindings, prediction: str) -> str:
                 f"produced {found.crowd[VLLM].median:.0f} tokens/s in total against "
                 f"{found.crowd[LLAMA_Q4].median:.0f}.")
     return page_story(prediction, measured, [
-        ("Where each engine ran", _where_text(found.facts)),
+        ("Where each engine ran", _where_text(found.facts) + _falling_text(found)),
         ("Set-up and start", _setup_text(found)),
         ("One user", _one_user_text(found)),
         (f"{found.facts.many} users", _many_text(found)),
