@@ -39,11 +39,12 @@ def _rates(ttft, tpot=((40, 41, 42),) * 3, out=((20, 21, 22), (60, 62, 64), (80,
            in_flight=((2, 3, 4), (6, 7, 8), (9, 10, 12)), requests=REQUESTS,
            attainment=(1.0, 1.0, 1.0)):
     """A sweep's rate table from made-up runs: each argument one tuple of run values a rate
-    (``requests`` and ``attainment``: one value a rate)."""
+    (``requests``: one value a rate; ``attainment``: one value, or a tuple of run values)."""
     rows = [{"repeat": repeat, "rate": rate, "requests": requests[i],
              "ttft_ms_p99": ttft[i][repeat],
              "tpot_ms_p50": tpot[i][repeat], "output_tok_s": out[i][repeat],
-             "slo_attainment": attainment[i], "max_in_flight": in_flight[i][repeat],
+             "slo_attainment": np.broadcast_to(attainment[i], 3)[repeat],
+             "max_in_flight": in_flight[i][repeat],
              "goodput_req_s": rate, "waiting_max": 0.0}
             for i, rate in enumerate(RATES) for repeat in range(3)]
     return tl.rate_table(pd.DataFrame(rows))
@@ -124,6 +125,19 @@ def test_a_cap_that_held_at_the_top_rate_is_not_read_as_its_limit():
     found = SweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
     assert found.sustained_i == 16.0 and found.next_rate(16.0) is None
     assert "at every rate tried, to the sweep's highest of 16 req/s" in words._chat_text(found)
+
+
+def test_goodput_is_the_highest_rate_every_run_kept_its_share_within_the_slo():
+    small = _rates((MET,) * 3, attainment=(1.0, (0.95, 0.85, 0.99), 0.5))
+    large = _rates((MET,) * 3, attainment=(0.95, 0.92, 0.90))
+    found = SweepFindings.of(small, large, SETTING)
+    assert (found.goodput_rate_i, found.goodput_rate_b) == (2.0, 16.0)
+    assert ("At least 90% of the requests met both targets, first token and time per token, in "
+            "every run with max_num_seqs=4 up to 2 req/s (not in every run at 8); with 64, at "
+            "every rate tried, to the sweep's highest of 16 req/s.") in words._chat_text(found)
+    none = SweepFindings.of(_rates((MET,) * 3, attainment=(0.89, 1.0, 1.0)), large, SETTING)
+    assert none.goodput_rate_i is None
+    assert "max_num_seqs=4 at none of the rates tried; with 64" in words._goodput_text(none)
 
 
 def test_a_p99_of_a_few_requests_is_said_to_be_near_the_slowest():

@@ -88,6 +88,9 @@ MOST_OF_EXTRA = 0.5
 # their medians more than this share apart. The ranges are over one server's repeats; the two
 # servers run minutes apart, and a shared machine's speed drifts by a few percent between them.
 SERVERS_ALIKE = 0.10
+# Goodput as DistServe counts it: the highest arrival rate at which at least this share of the
+# requests met every SLO, in every run.
+ATTAINMENT_TARGET = 0.90
 
 # -- A single-user engine (chapter 08) -----------------------------------------------------------
 # Two speeds are "about as fast" within this share of each other; beyond it one leads. One run

@@ -15,7 +15,7 @@ traffic, ``MixedTraffic``, is a workload of ``servelab.bench``.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
@@ -33,7 +33,12 @@ from servelab.bench.spread import Spread, spread_table
 from servelab.bench.workloads import BATCH, CHAT, Workload
 from servelab.engines.running import RunningServer
 from servelab.lessons.batching.findings import LESSON_GPU
-from servelab.lessons.thresholds import MOST_OF_EXTRA, SERVERS_ALIKE, TAIL_REQUESTS
+from servelab.lessons.thresholds import (
+    ATTAINMENT_TARGET,
+    MOST_OF_EXTRA,
+    SERVERS_ALIKE,
+    TAIL_REQUESTS,
+)
 
 
 def part_metrics(result: Result, slo: dict[str, float]) -> dict[str, float]:
@@ -229,11 +234,17 @@ class SweepFindings:
         """Every run's p99 first token over the SLO."""
         return spread.low > self.setting.ttft_slo_ms
 
-    def _held(self, spreads: tuple[Spread, ...]) -> float | None:
-        """The highest rate up to which every run met the SLO (None: not even the lowest)."""
-        held = [rate for rate, _ in takewhile(lambda pair: self._met(pair[1]),
+    def _held(self, spreads: tuple[Spread, ...], met: Callable[[Spread], bool]) -> float | None:
+        """The highest rate up to which each rate's spread over the runs was ``met``; None: not
+        even at the lowest rate."""
+        held = [rate for rate, _ in takewhile(lambda pair: met(pair[1]),
                                               zip(self.rates, spreads, strict=True))]
         return held[-1] if held else None
+
+    @staticmethod
+    def _attained(spread: Spread) -> bool:
+        """Every run's share of requests within the SLO at least ``ATTAINMENT_TARGET``."""
+        return spread.low >= ATTAINMENT_TARGET
 
     def next_rate(self, rate: float) -> float | None:
         """The rate the sweep tried after ``rate``; None: ``rate`` was its highest."""
@@ -248,11 +259,21 @@ class SweepFindings:
 
     @property
     def sustained_i(self) -> float | None:
-        return self._held(self.ttft_i)
+        return self._held(self.ttft_i, self._met)
 
     @property
     def sustained_b(self) -> float | None:
-        return self._held(self.ttft_b)
+        return self._held(self.ttft_b, self._met)
+
+    @property
+    def goodput_rate_i(self) -> float | None:
+        """Goodput as DistServe counts it, with the small cap: the highest rate up to which
+        every run kept ``ATTAINMENT_TARGET`` of its requests within the SLO (None: none)."""
+        return self._held(self.attainment_i, self._attained)
+
+    @property
+    def goodput_rate_b(self) -> float | None:
+        return self._held(self.attainment_b, self._attained)
 
     def _first_split(self) -> tuple[float, FirstTokens] | None:
         """The lowest rate where one cap missed in every run and the other met, and which."""

@@ -17,7 +17,7 @@ from servelab.lessons.deployments.throughput_latency import (
     SweepFindings,
 )
 from servelab.lessons.prediction import page_story
-from servelab.lessons.thresholds import SERVERS_ALIKE
+from servelab.lessons.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
 
 
 def _rate(found: SweepFindings, value: float | None) -> str:
@@ -54,7 +54,8 @@ def _chat_text(found: SweepFindings) -> str:
             f"{_pace(found.tpot_high_i, found.tpot_high_b, found.pace_high)}. The p99 first "
             f"token stayed within {setting.ttft_slo_ms:,.0f} ms in every run with "
             f"max_num_seqs={setting.interactive_seqs} {_rate(found, found.sustained_i)}; with "
-            f"{setting.batch_seqs}, {_rate(found, found.sustained_b)}. ")
+            f"{setting.batch_seqs}, {_rate(found, found.sustained_b)}. "
+            + _goodput_text(found))
     if not found.tail_described:
         text += (f"With {min(found.requests)} to {max(found.requests)} requests a run, each "
                  "p99 lies between a run's two slowest first tokens: it is close to the "
@@ -78,6 +79,17 @@ def _chat_text(found: SweepFindings) -> str:
              f"token missed the target in every run while the other cap's met it in every "
              f"run. {cause[0].upper()}{cause[1:]}.")
     return text + _attainment_text(found)
+
+
+def _goodput_text(found: SweepFindings) -> str:
+    """Goodput as DistServe counts it: the highest rate each cap kept ``ATTAINMENT_TARGET`` of
+    its requests within both targets, in every run."""
+    setting = found.setting
+    return (f"At least {ATTAINMENT_TARGET:.0%} of the requests met both targets, first token and "
+            f"time per token, in every run with max_num_seqs={setting.interactive_seqs} "
+            f"{_rate(found, found.goodput_rate_i)}; with {setting.batch_seqs}, "
+            f"{_rate(found, found.goodput_rate_b)}. The highest rate that holds is goodput as "
+            "DistServe counts it. ")
 
 
 def _attainment_text(found: SweepFindings) -> str:
