@@ -57,10 +57,11 @@ class ServerDiedError(RuntimeError):
 @dataclass(frozen=True)
 class Target:
     """Where requests go. Built from a ``servelab.Server`` (or anything with ``url`` and
-    ``model``; ``running`` and ``log_tail()`` are used when present)."""
+    ``model``; ``alive_path``, ``running`` and ``log_tail()`` are used when present)."""
 
     url: str
     model: str
+    alive_path: str
     is_running: Callable[[], bool]
     describe_death: Callable[[], str]
     label: str
@@ -84,7 +85,8 @@ class Target:
             tail = server.log_tail() if hasattr(server, "log_tail") else ""
             return f"The server's log ends with:\n{tail}" if tail else ""
 
-        return cls(url=server.url, model=server.model, is_running=is_running,
+        return cls(url=server.url, model=server.model,
+                   alive_path=getattr(server, "alive_path", "/health"), is_running=is_running,
                    describe_death=describe_death, label=repr(server))
 
 
@@ -125,11 +127,12 @@ class _Run:
         return record
 
     async def _end_if_server_gone(self) -> None:
-        """A refused or broken connection: if the server no longer answers /health, it is
-        gone (perhaps still shutting down, so its process may yet look alive): end the run."""
+        """A refused or broken connection: if the server no longer answers its alive path, it
+        is gone (perhaps still shutting down, so its process may yet look alive): end the run."""
         try:
             async with httpx.AsyncClient(timeout=HEALTH_TIMEOUT_S) as client:
-                healthy = (await client.get(self.target.url + "/health")).status_code == 200
+                answer = await client.get(self.target.url + self.target.alive_path)
+                healthy = answer.status_code == 200
         except httpx.HTTPError:
             healthy = False
         if not healthy and self.main_task is not None:

@@ -102,6 +102,12 @@ class ServerProcess:
         raise NotImplementedError
 
     @property
+    def alive_path(self) -> str:
+        """The path that answers while the server serves at all: ``health_path``, unless a
+        server's health also judges what stands behind it."""
+        return self.health_path
+
+    @property
     def shown_port(self) -> int:
         """The port in use, or the one the command would ask for before the start."""
         return self.port if self.port is not None else (self.requested_port or 8000)

@@ -80,6 +80,12 @@ class Router(ServerProcess):
     engine = "vLLM router"
     health_path = "/health"
 
+    @property
+    def alive_path(self) -> str:
+        """The router's /health answers 503 while any replica is counted down; /liveness
+        answers as long as the router itself serves."""
+        return "/liveness"
+
     def __init__(
         self,
         replicas: Iterable[RunningServer],
