@@ -65,29 +65,27 @@ CHROMIUM_FLAGS = (
 PROBE_ID = "servelab-probe"
 INSTALL_MARK = "runtime = bootstrap()"  # the install cell's last line (course.launch)
 PROBE_SCRIPT = """<script>
-(() => {
+window.addEventListener("load", () => {  // every image loaded: decode() raced the time budget
   const plots = [...document.querySelectorAll(".cell_output img")];
-  Promise.all(plots.map((img) => img.decode().catch(() => null))).then(() => {
-    const images = plots.map((img) => {
-      const box = img.getBoundingClientRect();
-      return {src: (img.getAttribute("src") || "").slice(0, 80), alt: img.getAttribute("alt"),
-              complete: img.complete,
-              naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight,
-              width: box.width, height: box.height};
-    });
-    const links = [...document.querySelectorAll("a[href]")].map((a) => a.href);
-    const outputs = [...document.querySelectorAll(".cell_output")].map((o) => o.innerText);
-    const lines = outputs.join("\\n").split("\\n").map((line) => line.trim());
-    // The install cell's code: on the page, and drawn only once a reader unfolds it.
-    const install = [...document.querySelectorAll(".cell_input pre")]
-      .filter((code) => code.textContent.includes(INSTALL_MARK))
-      .map((code) => code.checkVisibility());
-    const report = document.createElement("pre");
-    report.id = "PROBE_ID";
-    report.textContent = JSON.stringify({images, links, lines, install});
-    document.body.appendChild(report);
+  const images = plots.map((img) => {
+    const box = img.getBoundingClientRect();
+    return {src: (img.getAttribute("src") || "").slice(0, 80), alt: img.getAttribute("alt"),
+            complete: img.complete,
+            naturalWidth: img.naturalWidth, naturalHeight: img.naturalHeight,
+            width: box.width, height: box.height};
   });
-})();
+  const links = [...document.querySelectorAll("a[href]")].map((a) => a.href);
+  const outputs = [...document.querySelectorAll(".cell_output")].map((o) => o.innerText);
+  const lines = outputs.join("\\n").split("\\n").map((line) => line.trim());
+  // The install cell's code: on the page, and drawn only once a reader unfolds it.
+  const install = [...document.querySelectorAll(".cell_input pre")]
+    .filter((code) => code.textContent.includes(INSTALL_MARK))
+    .map((code) => code.checkVisibility());
+  const report = document.createElement("pre");
+  report.id = "PROBE_ID";
+  report.textContent = JSON.stringify({images, links, lines, install});
+  document.body.appendChild(report);
+});
 </script>""".replace("PROBE_ID", PROBE_ID).replace("INSTALL_MARK", json.dumps(INSTALL_MARK))
 
 # Alt text that names no finding: empty, a bare word like "image" or "plot 2", a file path (what
