@@ -115,10 +115,15 @@ def test_summary_when_every_effect_showed() -> None:
     assert "computed 16 tokens instead of 2016" in lines[1]
     assert "20.5× sooner (ranges apart)" in lines[1]
     assert "from 4.50 s to 0.30 s (medians over 3 documents" in lines[2]
-    assert "came later, after 7.00 s against 5.00 s" in lines[2]
+    assert "came later, after 7.00 s in slices against 5.00 s in one step" in lines[2]
     overlapping = LessonFindings(lesson.batching, lesson.reuse,
                                  chunks(gaps(300, 5.2), gaps(4500, 5.0)))
-    assert "ranges overlapping: no cost this run can tell" in summary_text(overlapping, "")
+    assert ("came after 5.20 s in slices against 5.00 s in one step, ranges overlapping: "
+            "no cost this run can tell") in summary_text(overlapping, "")
+    sooner = LessonFindings(lesson.batching, lesson.reuse,
+                            chunks(gaps(300, 3.0), gaps(4500, 5.0)))
+    assert "came sooner, after 3.00 s in slices against 5.00 s in one step" in summary_text(
+        sooner, "")
     assert "“a guess”" in text
 
 

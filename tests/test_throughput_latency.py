@@ -135,6 +135,13 @@ def test_goodput_is_the_highest_rate_every_run_kept_its_share_within_the_slo():
     assert ("At least 90% of the requests met both targets, first token and time per token, in "
             "every run with max_num_seqs=4 up to 2 req/s (not in every run at 8); with 64, at "
             "every rate tried, to the sweep's highest of 16 req/s.") in words._chat_text(found)
+    held = SweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
+    assert (held.sustained_i, held.sustained_b) == (held.goodput_rate_i, held.goodput_rate_b)
+    merged = words._chat_text(held)
+    assert ("The p99 first token stayed within 1,000 ms, and at least 90% of the requests met "
+            "both targets (first token and time per token), in every run with max_num_seqs=4 "
+            "at every rate tried") in merged
+    assert merged.count("at every rate tried") == 2
     none = SweepFindings.of(_rates((MET,) * 3, attainment=(0.89, 1.0, 1.0)), large, SETTING)
     assert none.goodput_rate_i is None
     assert "max_num_seqs=4 at none of the rates tried; with 64" in words._goodput_text(none)

@@ -119,12 +119,13 @@ def prediction_beside_list_text(prediction: str) -> str:
 def _wait_words(chunks: TradeFindings) -> str:
     """The document's own first token either way, as the summary's clause."""
     chunked, whole = chunks.wait_chunked.median, chunks.wait_whole.median
+    both = f"{chunked:.2f} s in slices against {whole:.2f} s in one step"
     if chunks.wait_verdict is WaitVerdict.LATER:
-        return f"a document's first token came later, after {chunked:.2f} s against {whole:.2f} s"
+        return f"a document's first token came later, after {both}"
     if chunks.wait_verdict is WaitVerdict.SOONER:
-        return f"a document's first token came sooner, after {chunked:.2f} s against {whole:.2f} s"
-    return (f"a document's first token came after {chunked:.2f} s and {whole:.2f} s, ranges "
-            "overlapping: no cost this run can tell")
+        return f"a document's first token came sooner, after {both}"
+    return (f"a document's first token came after {both}, ranges overlapping: no cost this run "
+            "can tell")
 
 
 def summary_text(found: LessonFindings, prediction: str) -> str:
