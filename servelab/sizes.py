@@ -50,12 +50,13 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                     long_tokens=(256, 512), long_share=0.125),
     },
     "03-paged-attention": {
+        # each load runs ``repeats`` times on its server, so the two times have ranges
         "smoke": dict(users=4, prompt_tokens=120, answer_tokens=24, context_limit=1024,
-                      small_context=256),
+                      small_context=256, repeats=2),
         "cpu": dict(users=32, prompt_tokens=120, answer_tokens=96, context_limit=8192,
-                    small_context=2048),
+                    small_context=2048, repeats=3),
         "gpu": dict(users=64, prompt_tokens=120, answer_tokens=180, context_limit=8192,
-                    small_context=2048),
+                    small_context=2048, repeats=3),
     },
     "04-prefix-caching": {
         "smoke": dict(prefix_tokens=384, question_tokens=16, answer_tokens=4, users=2,

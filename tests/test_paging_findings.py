@@ -85,18 +85,38 @@ def test_the_sampling_gap_is_the_median_between_samples() -> None:
     ({"waiting_max": 0, "preemptions": 0}, False, False, True),  # no failures counted
 ])
 def test_the_squeeze(cramped, waited, preempted, completed) -> None:
-    squeeze = SqueezeFindings.from_runs({"duration_s": 20.0},
-                                        {"running_max": 8, "duration_s": 61.0, **cramped},
+    squeeze = SqueezeFindings.from_runs([{"duration_s": 20.0}],
+                                        [{"running_max": 8, "duration_s": 61.0, **cramped}],
                                         sample_s=0.25)
     assert (squeeze.waited, squeeze.preempted, squeeze.all_completed) == (
         waited, preempted, completed)
 
 
-@pytest.mark.parametrize(("cramped_s", "longer"), [(23.0, True), (22.0, False), (19.0, False)])
-def test_the_squeeze_took_longer_only_past_the_bar(cramped_s, longer) -> None:
-    squeeze = SqueezeFindings.from_runs({"duration_s": 20.0},
-                                        {"running_max": 8, "waiting_max": 3, "preemptions": 0,
-                                         "duration_s": cramped_s}, sample_s=0.25)
+def test_the_squeeze_keeps_the_most_any_run_showed_and_every_failure() -> None:
+    runs = [{"running_max": 8, "waiting_max": 3, "preemptions": 0, "failed": 1,
+             "duration_s": 60.0},
+            {"running_max": 6, "waiting_max": 9, "preemptions": 4, "duration_s": 62.0}]
+    squeeze = SqueezeFindings.from_runs([{"duration_s": 20.0}] * 2, runs, sample_s=0.25)
+    assert (squeeze.running, squeeze.waiting, squeeze.preemptions, squeeze.failed) == (8, 9, 4, 1)
+    assert (squeeze.cramped_s.median, squeeze.cramped_s.n) == (61.0, 2)
+    with pytest.raises(ValueError, match="at least one run of each load"):
+        SqueezeFindings.from_runs([], runs, sample_s=0.25)
+
+
+# roomy runs 19-21 s; the small cache's runs at these times (a 10% bar on the medians)
+@pytest.mark.parametrize(("cramped_s", "longer"), [
+    ((22.5, 23.0, 23.5), True),    # apart, 15% slower
+    ((21.4, 21.9, 22.4), False),   # apart, but under 10% slower
+    ((20.5, 30.0, 31.0), False),   # 50% slower at the median, but the ranges overlap
+    ((18.0, 19.0, 20.0), False),   # faster
+    ((23.0,), False),              # one run has no range
+])
+def test_the_squeeze_took_longer_only_with_ranges_apart_and_past_the_bar(cramped_s,
+                                                                         longer) -> None:
+    cramped = [{"running_max": 8, "waiting_max": 3, "preemptions": 0, "duration_s": seconds}
+               for seconds in cramped_s]
+    roomy = [{"duration_s": seconds} for seconds in (19.0, 20.0, 21.0)]
+    squeeze = SqueezeFindings.from_runs(roomy, cramped, sample_s=0.25)
     assert squeeze.took_longer is longer
 
 

@@ -23,10 +23,17 @@ CRAMPED = {"running_max": 8.0, "waiting_max": 24.0, "preemptions": 5.0, "duratio
            "failed": 0.0}
 
 
-def _paging(capacity=CAPACITY, roomy=ROOMY, cramped=CRAMPED, request_tokens=300):
+def _runs(summary, scales=(0.97, 1.0, 1.03)):
+    """Three runs of one load: its summary with the duration a little apart each time."""
+    return [dict(summary, duration_s=summary["duration_s"] * scale) for scale in scales]
+
+
+def _paging(capacity=CAPACITY, roomy=ROOMY, cramped=CRAMPED, request_tokens=300,
+            cramped_scales=(0.97, 1.0, 1.03)):
     paging = PagingFindings.from_run(capacity, 128, request_tokens, roomy,
                                      tokens_per_sequence=290.0)
-    squeeze = SqueezeFindings.from_runs(roomy, cramped, sample_s=0.26)
+    squeeze = SqueezeFindings.from_runs(_runs(roomy), _runs(cramped, cramped_scales),
+                                        sample_s=0.26)
     return paging_words.paging_text(paging, COST, squeeze)
 
 
@@ -37,8 +44,10 @@ def test_paging_text_when_everything_shows():
     assert "Dividing the counts gives 37×, not 21×" in text and "1.73 full contexts" in text
     assert "**32** sequences ran at once" in text
     assert "about every 0.26 s, saw up to **8** running" in text
-    assert "preempted **5** times" in text and "**61 s** in the small cache" in text
-    assert "cost 3.0× the time" in text
+    assert "preempted up to **5** times in one run" in text
+    assert "**61 s (59–63)** in the small cache and **20 s (19–21)** in the roomy one" in text
+    assert "(median of 3 and 3 runs, range in brackets)" in text
+    assert "cost 3.0× the time, with the ranges apart" in text
     assert "Every request still completed" in text
 
 
@@ -51,7 +60,7 @@ def test_paging_text_leaves_out_the_rounding_when_the_counts_divide_evenly():
 
 def test_paging_text_reports_failures():
     text = _paging(cramped=dict(CRAMPED, failed=2.0))
-    assert "2 requests failed" in text and "still completed" not in text
+    assert "6 requests failed over these runs" in text and "still completed" not in text
 
 
 def test_paging_text_without_gain_load_or_squeeze():
@@ -68,6 +77,13 @@ def test_paging_text_without_gain_load_or_squeeze():
 def test_paging_text_cannot_tell_a_duration_within_the_noise():
     text = _paging(cramped=dict(CRAMPED, duration_s=21.0))
     assert "within 10% of each other" in text and "cannot say the waiting cost" in text
+    assert "× the time" not in text
+
+
+def test_paging_text_cannot_tell_a_duration_whose_runs_overlap():
+    # The medians 2× apart, but one slow roomy-sized run of the small cache overlaps the roomy.
+    text = _paging(cramped=dict(CRAMPED, duration_s=40.0), cramped_scales=(0.5, 1.0, 1.1))
+    assert "**40 s (20–44)**" in text and "the ranges overlap" in text
     assert "× the time" not in text
 
 

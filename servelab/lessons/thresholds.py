@@ -39,8 +39,8 @@ AGREE_FACTOR = 2.0
 FIRM_FIT_POINTS = 3
 
 # -- Paged attention (chapter 03) ---------------------------------------------------------------
-# The cramped cache's load, run once beside the roomy one's, took longer only past this share:
-# with one run each, a smaller gap is within what one machine's runs differ by.
+# The cramped cache's runs took longer than the roomy one's only with the ranges apart and the
+# medians past this share: a smaller gap is within what one machine's runs differ by.
 SQUEEZE_SLOWER = 0.10
 
 # -- Prefix reuse (chapters 00, 04) --------------------------------------------------------------

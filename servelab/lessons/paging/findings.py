@@ -10,13 +10,14 @@ with each other or with zero: none needs a bar of its own.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
+from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.paging.kv import KVShape, RequestFit, blocks_for
 from servelab.lessons.thresholds import SQUEEZE_SLOWER
@@ -115,25 +116,30 @@ def sample_gap(samples: pd.DataFrame) -> float:
 
 @dataclass(frozen=True)
 class SqueezeFindings:
-    """The same load in a cache too small for it (``cramped``) beside the roomy one. The
-    running and waiting counts are the most the samples, ``sample_s`` apart, saw."""
+    """The same load, repeated, in a cache too small for it (``cramped``) beside the roomy one.
+    The running, waiting and preemption counts are the most any one run showed (running and
+    waiting as its samples, ``sample_s`` apart, saw them); ``failed`` counts every run's."""
 
     running: float
     waiting: float
     preemptions: float
     failed: float
-    cramped_s: float
-    roomy_s: float
+    cramped_s: Spread
+    roomy_s: Spread
     sample_s: float
 
     @classmethod
-    def from_runs(cls, roomy: Mapping[str, float], cramped: Mapping[str, float], *,
-                  sample_s: float) -> SqueezeFindings:
-        """From the two loads' ``summary()`` dicts and the small cache's sampling gap."""
-        return cls(running=cramped["running_max"], waiting=cramped["waiting_max"],
-                   preemptions=cramped["preemptions"], failed=cramped.get("failed", 0.0),
-                   cramped_s=cramped["duration_s"], roomy_s=roomy["duration_s"],
-                   sample_s=sample_s)
+    def from_runs(cls, roomy: Sequence[Mapping[str, float]],
+                  cramped: Sequence[Mapping[str, float]], *, sample_s: float) -> SqueezeFindings:
+        """From each load's runs, as ``summary()`` dicts, and the small cache's sampling gap."""
+        if not roomy or not cramped:
+            raise ValueError("the squeeze needs at least one run of each load")
+        return cls(running=max(run["running_max"] for run in cramped),
+                   waiting=max(run["waiting_max"] for run in cramped),
+                   preemptions=max(run["preemptions"] for run in cramped),
+                   failed=sum(run.get("failed", 0.0) for run in cramped),
+                   cramped_s=Spread.of(run["duration_s"] for run in cramped),
+                   roomy_s=Spread.of(run["duration_s"] for run in roomy), sample_s=sample_s)
 
     @property
     def waited(self) -> bool:
@@ -146,8 +152,9 @@ class SqueezeFindings:
 
     @property
     def took_longer(self) -> bool:
-        """The cramped load's one run took longer than the roomy one's, past ``SQUEEZE_SLOWER``."""
-        return self.cramped_s > self.roomy_s * (1 + SQUEEZE_SLOWER)
+        """The cramped load's runs took longer than the roomy one's: ranges apart, and past
+        ``SQUEEZE_SLOWER`` at the medians."""
+        return self.cramped_s.above_by(self.roomy_s, 1 + SQUEEZE_SLOWER)
 
     @property
     def all_completed(self) -> bool:

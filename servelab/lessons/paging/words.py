@@ -58,22 +58,24 @@ def _fit_text(paging: PagingFindings, cost: TokenCost) -> str:
 
 
 def _duration_text(squeeze: SqueezeFindings) -> str:
-    """The two loads' times, each from one run, and what one run each can say of them."""
-    times = (f"The same work took **{squeeze.cramped_s:.0f} s** in the small cache and "
-             f"**{squeeze.roomy_s:.0f} s** in the roomy one, one run each")
+    """The two loads' times over their runs, and whether the runs tell them apart."""
+    small, roomy = squeeze.cramped_s, squeeze.roomy_s
+    times = (f"The same work took **{small.with_range(unit=' s')}** in the small cache and "
+             f"**{roomy.with_range(unit=' s')}** in the roomy one (median of {small.n} and "
+             f"{roomy.n} runs, range in brackets)")
     if squeeze.took_longer:
-        return (f"{times}: the waiting cost {squeeze.cramped_s / squeeze.roomy_s:.1f}× the "
-                f"time, more than the {SQUEEZE_SLOWER:.0%} this book allows for noise between "
-                "two single runs.")
-    return (f"{times}, within {SQUEEZE_SLOWER:.0%} of each other: with one run each, this run "
-            "cannot say the waiting cost any time.")
+        return (f"{times}: the waiting cost {small.median / roomy.median:.1f}× the time, with "
+                f"the ranges apart and more than the {SQUEEZE_SLOWER:.0%} this book allows "
+                "for noise.")
+    return (f"{times}: the ranges overlap or the medians are within {SQUEEZE_SLOWER:.0%} of "
+            "each other, so these runs cannot say the waiting cost any time.")
 
 
 def _squeeze_text(squeeze: SqueezeFindings) -> str:
     if not squeeze.waited:
-        return ("In the small cache no request had to wait in this run, so the squeeze did not "
+        return ("In the small cache no request had to wait in these runs, so the squeeze did not "
                 "show (a smoke-size run may be too small for it).")
-    preempted = (f"the engine preempted **{squeeze.preemptions:.0f}** times"
+    preempted = (f"the engine preempted up to **{squeeze.preemptions:.0f}** times in one run"
                  if squeeze.preempted else "no sequence was preempted")
     text = (f"In the small cache the samples, about every {squeeze.sample_s:.2f} s, saw up to "
             f"**{squeeze.running:.0f}** running at once and up to **{squeeze.waiting:.0f}** "
@@ -81,7 +83,7 @@ def _squeeze_text(squeeze: SqueezeFindings) -> str:
     if squeeze.all_completed:
         return (f"{text} Every request still completed: a cache that is too small makes "
                 "requests wait, it does not make them fail.")
-    return f"{text} {squeeze.failed:.0f} requests failed in this run."
+    return f"{text} {squeeze.failed:.0f} requests failed over these runs."
 
 
 def paging_text(paging: PagingFindings, cost: TokenCost, squeeze: SqueezeFindings) -> str:
