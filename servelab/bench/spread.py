@@ -68,9 +68,15 @@ class Spread:
         low, high = f"{self.low:,.{digits}f}", f"{self.high:,.{digits}f}"
         return low if low == high else f"{low}–{high}"
 
-    def range_text(self, unit: str = "", digits: int = 0) -> str:
-        """``"range 180–260 ms over 3"``: what a sentence puts beside the median."""
-        return f"range {self.span(digits)}{unit} over {self.n}"
+    def range_text(self, unit: str = "", digits: int = 0, counted: str = "") -> str:
+        """``"range 180–260 ms over 3"`` (``counted="users"``: ``"over 3 users"``): what a
+        sentence puts beside the median; ``"all 3 alike"`` where every run rounds to one
+        number, since a range from a number to itself reads as a typo."""
+        runs = f"{self.n} {counted}" if counted else f"{self.n}"
+        span = self.span(digits)
+        if self.n > 1 and "–" not in span:
+            return f"all {runs} alike"
+        return f"range {span}{unit} over {runs}"
 
     def with_range(self, digits: int = 0, unit: str = "") -> str:
         """``"978 ms (961–1,034)"``: the median, then its runs' range where there are several;

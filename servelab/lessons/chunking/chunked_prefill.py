@@ -581,9 +581,10 @@ def _reading_tail_text(findings: TradeFindings) -> str:
 def _deal_text(findings: TradeFindings) -> str:
     """The users' own runs either way, and whether chunking was the better deal for them."""
     before, after = findings.done_whole, findings.done_chunked
-    runs = (f"Each user's own run took {before.median:.1f} s ({before.range_text(' s', 1)} "
-            f"users) with the document read {_first_run(findings.plan)} and {after.median:.1f} s "
-            f"({after.range_text(' s', 1)}) with chunks")
+    runs = (f"Each user's own run took {before.median:.1f} s "
+            f"({before.range_text(' s', 1, 'users')}) with the document read "
+            f"{_first_run(findings.plan)} and {after.median:.1f} s "
+            f"({after.range_text(' s', 1, 'users')}) with chunks")
     verdict = findings.deal_verdict
     if verdict is DealVerdict.NOT_SHOWN:
         return runs + "; with no shorter worst pause shown, this run makes no case for chunking."
