@@ -140,12 +140,17 @@ SMALL = Capacity(kv_cache_tokens=2560, max_model_len=2048, max_concurrency=1.25)
 REFUSAL = StartRefusal(4096, 0.09, 0.05, 2560)
 
 
+def _runs(preemptions: list[float], p99_s: list[float], running: float = 8) -> list[dict]:
+    return [{"running_max": running, "preemptions": count, "e2e_ms_p99": seconds * 1000}
+            for count, seconds in zip(preemptions, p99_s, strict=True)]
+
+
 def context(**changes) -> ContextFindings:
     args = dict(refusal=REFUSAL, refused_context=4096,
                 long_prompt=OverLong(2112, 16, 2048, "no"),
                 long_answer=OverLong(2040, 16, 2048, None, 8, "length"), capacity=SMALL,
-                short_only={"running_max": 8, "preemptions": 0, "e2e_ms_p99": 6000.0},
-                mixed={"running_max": 9, "preemptions": 4, "e2e_ms_p99": 14000.0},
+                short_only=_runs([0, 0, 1], [6.0, 5.8, 6.2]),
+                mixed=_runs([4, 6, 5], [14.0, 13.0, 15.0], running=9),
                 short_requests=8, long_requests=2)
     return ContextFindings.from_runs(**(args | changes))
 
@@ -155,14 +160,39 @@ def test_what_the_limit_decided() -> None:
     assert found.refused and found.ran_past_engine_count and found.crowded_out
     assert (found.prompt_verdict, found.answer_verdict) == (LimitVerdict.REFUSED,
                                                             LimitVerdict.SHORTENED)
-    assert (found.long_context, found.short_p99_mixed_s) == (2048, 14.0)
-    quiet = context(refusal=None, short_only={"running_max": 1, "preemptions": 4,
-                                              "e2e_ms_p99": 6000.0})
+    assert found.long_context == 2048
+    assert found.short_p99_mixed_s == Spread(14.0, 13.0, 15.0, 3)
+    assert found.preemptions_alone == Spread(0.0, 0.0, 1.0, 3)
+    quiet = context(refusal=None, short_only=_runs([4], [6.0], running=1))
     assert not (quiet.refused or quiet.ran_past_engine_count or quiet.crowded_out)
 
 
-@pytest.mark.parametrize(("mixed_p99_ms", "slowed"), [(6700.0, True), (6500.0, False),
-                                                      (5000.0, False)])
-def test_short_requests_slowed_only_past_the_bar(mixed_p99_ms, slowed) -> None:
-    found = context(mixed={"running_max": 9, "preemptions": 4, "e2e_ms_p99": mixed_p99_ms})
-    assert found.short_slowed is slowed
+def test_the_most_short_requests_seen_running_in_any_run() -> None:
+    runs = _runs([0, 0], [6.0, 6.0], running=1) + _runs([0], [6.0], running=3)
+    assert context(short_only=runs).short_running == 3
+
+
+def test_crowded_out_only_where_every_mixed_run_preempted_more() -> None:
+    assert not context(mixed=_runs([4, 1, 5], [14.0, 13.0, 15.0])).crowded_out
+    assert context(mixed=_runs([2, 2, 2], [14.0, 13.0, 15.0])).crowded_out
+
+
+@pytest.mark.parametrize(("mixed_p99_s", "moved"), [
+    ([6.7, 6.9, 7.0], Movement.ROSE),  # past the bar, the ranges apart
+    ([6.3, 6.5, 6.6], Movement.SAME),  # within CHANGED of 6.0
+    ([5.0, 5.1, 5.2], Movement.FELL),
+    ([6.1, 9.0, 12.0], Movement.UNCLEAR),  # a 50% higher median, but the ranges overlap
+])
+def test_how_the_short_requests_p99_moved(mixed_p99_s, moved) -> None:
+    found = context(mixed=_runs([4, 4, 4], mixed_p99_s))
+    assert found.short_p99_moved is moved
+
+
+def test_one_run_a_load_cannot_show_a_rise() -> None:
+    found = context(short_only=_runs([0], [6.0]), mixed=_runs([4], [14.0]))
+    assert found.short_p99_moved is Movement.UNCLEAR and found.crowded_out
+
+
+def test_the_mixed_load_needs_runs() -> None:
+    with pytest.raises(ValueError, match="at least one run"):
+        context(mixed=[])

@@ -125,6 +125,11 @@ def test_sweep_text_when_both_latencies_rise():
 
 SHORT = {"running_max": 8, "preemptions": 0, "e2e_ms_p99": 6000.0}
 MIXED = {"running_max": 9, "preemptions": 4, "e2e_ms_p99": 14000.0}
+
+
+def _three(run: dict, p99_ms: tuple[float, float, float] = (0.97, 1.0, 1.02)) -> list[dict]:
+    """``run`` three times, its p99 scaled by each of ``p99_ms``."""
+    return [dict(run, e2e_ms_p99=run["e2e_ms_p99"] * scale) for scale in p99_ms]
 REFUSAL = start_refusal(REFUSAL_LOG)
 SMALL = Capacity(kv_cache_tokens=2560, max_model_len=2048, max_concurrency=1.25)
 # vLLM 0.32's refusal of a prompt over the limit, and its answer to one that fits (cut to 8).
@@ -142,7 +147,8 @@ SUM_REFUSAL = ("'max_tokens' or 'max_completion_tokens' is too large: 16. This m
 
 def _context(**changes):
     args = dict(refusal=REFUSAL, refused_context=4096, long_prompt=LONG_PROMPT,
-                long_answer=SHORTENED, capacity=SMALL, short_only=SHORT, mixed=MIXED,
+                long_answer=SHORTENED, capacity=SMALL, short_only=_three(SHORT),
+                mixed=_three(MIXED),
                 short_requests=8, long_requests=2)
     args.update(changes)
     return ContextFindings.from_runs(**args)
@@ -152,7 +158,9 @@ def test_context_text_when_everything_shows():
     text = dials_words.context_text(_context())
     assert "refused to start" in text and "2,560 tokens would fit" in text
     assert "room for **1.25** requests" in text and "**8** short requests ran at once" in text
-    assert "preempted **4** times" in text and "**6.0 s** to **14.0 s**" in text
+    assert "preempted **4 times in every run** (alone: 0 times in every run)" in text
+    assert "**6.0 s (5.8–6.1)** to **14.0 s (13.6–14.3)** (over 3 runs of each load)" in text
+    assert "took the blocks of many short ones" in text
 
 
 def test_a_prompt_over_the_limit_is_quoted_whole():
@@ -180,9 +188,9 @@ def test_an_answer_past_the_room_refused():
 
 
 def test_context_text_when_preemptions_cost_no_time_seen():
-    text = dials_words.context_text(_context(mixed=dict(MIXED, e2e_ms_p99=6300.0)))
-    assert "preempted **4** times" in text
-    assert "**6.0 s** to **6.3 s** (one run each), within 10%" in text
+    text = dials_words.context_text(_context(mixed=_three(dict(MIXED, e2e_ms_p99=6300.0))))
+    assert "**6.0 s (5.8–6.1)** to **6.3 s (6.1–6.4)** (over 3 runs of each load), within 10%" \
+        in text
     assert "shows no time they cost the short ones" in text
     assert "took the blocks of many" not in text
 
@@ -191,7 +199,7 @@ def test_context_text_when_nothing_shows():
     served = OverLong(2112, 16, 2048, None, 16, "length")
     text = dials_words.context_text(_context(
         refusal=None, long_prompt=served, long_answer=OverLong(2040, 16, 2048, None, 16, "length"),
-        mixed=dict(MIXED, preemptions=0)))
+        mixed=_three(dict(MIXED, preemptions=0))))
     assert "start-up rule is not shown here" in text
     assert "was served in this run (16 answer tokens, finish reason `length`)" in text
     assert "does not show what the limit does to an answer that would pass it" in text
@@ -201,7 +209,7 @@ def test_context_text_when_nothing_shows():
 
 
 def test_context_text_when_few_short_requests_ran():
-    text = dials_words.context_text(_context(short_only=dict(SHORT, running_max=1)))
+    text = dials_words.context_text(_context(short_only=_three(dict(SHORT, running_max=1))))
     assert "does not show more requests than that number" in text
 
 
@@ -209,4 +217,20 @@ def test_dials_prediction_names_both_parts():
     text = dials_words.dials_prediction("more", _sweep([30, 300], [35, 90], [34.1, 5.1]),
                                        _context())
     assert "output 10.0×" in text and "(p99) 0.15×" in text
-    assert "preempted 4 times" in text and "14.0 s" in text
+    assert "preempted 4 times in every run" in text and "14.0 s (13.6–14.3)" in text
+
+
+def test_context_text_when_the_runs_cannot_tell():
+    text = dials_words.context_text(_context(
+        mixed=[dict(MIXED, preemptions=count, e2e_ms_p99=ms)
+               for count, ms in ((3, 6100.0), (5, 9000.0), (6, 12000.0))]))
+    assert "preempted **5 times a run (3–6)**" in text
+    assert "**9.0 s (6.1–12.0)** (over 3 runs of each load): the runs' ranges overlap" in text
+    assert "cannot tell whether the preemptions cost the short ones time" in text
+    assert "took the blocks of many" not in text
+
+
+def test_context_text_from_one_run_of_each_load():
+    text = dials_words.context_text(_context(short_only=[SHORT], mixed=[MIXED]))
+    assert "preempted **4 times** (alone: 0 times)" in text
+    assert "(one run each): one run a load has no range, so this run cannot tell" in text

@@ -6,7 +6,7 @@ page's figure title reads the same record.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -221,7 +221,9 @@ class ContextFindings:
     cache (``refusal``, None if it did not fail so), a request whose prompt alone is over the
     limit (``long_prompt``) and one whose prompt fits but whose answer would pass it
     (``long_answer``), and the short requests alone and beside long ones on the small server
-    (``capacity``)."""
+    (``capacity``), each load run several times: the most short requests seen running at once,
+    and each load's preemptions and short requests' p99 from send to last token (s) as spreads
+    over its runs."""
 
     refusal: StartRefusal | None
     refused_context: int
@@ -233,28 +235,31 @@ class ContextFindings:
     short_requests: int
     long_requests: int
     short_running: float
-    preemptions_alone: float
-    preemptions_mixed: float
-    short_p99_alone_s: float
-    short_p99_mixed_s: float
+    preemptions_alone: Spread
+    preemptions_mixed: Spread
+    short_p99_alone_s: Spread
+    short_p99_mixed_s: Spread
 
     @classmethod
     def from_runs(cls, *, refusal: StartRefusal | None, refused_context: int,
                   long_prompt: OverLong, long_answer: OverLong, capacity: Capacity,
-                  short_only: Mapping[str, float],
-                  mixed: Mapping[str, float], short_requests: int,
+                  short_only: Sequence[Mapping[str, float]],
+                  mixed: Sequence[Mapping[str, float]], short_requests: int,
                   long_requests: int) -> ContextFindings:
-        """``short_only`` and ``mixed`` are the two loads' ``summary()`` dicts, whose latencies
-        are the short requests' own."""
+        """``short_only`` and ``mixed`` are the two loads' runs as ``summary()`` dicts, whose
+        latencies are the short requests' own."""
+        if not short_only or not mixed:
+            raise ValueError("the mixed-length load needs at least one run of each kind")
         return cls(refusal=refusal, refused_context=refused_context, long_prompt=long_prompt,
                    long_answer=long_answer,
                    cache_tokens=capacity.kv_cache_tokens, long_context=capacity.max_model_len,
                    engine_concurrency=capacity.max_concurrency, short_requests=short_requests,
-                   long_requests=long_requests, short_running=short_only["running_max"],
-                   preemptions_alone=short_only["preemptions"],
-                   preemptions_mixed=mixed["preemptions"],
-                   short_p99_alone_s=short_only["e2e_ms_p99"] / 1000,
-                   short_p99_mixed_s=mixed["e2e_ms_p99"] / 1000)
+                   long_requests=long_requests,
+                   short_running=max(run["running_max"] for run in short_only),
+                   preemptions_alone=Spread.of(run["preemptions"] for run in short_only),
+                   preemptions_mixed=Spread.of(run["preemptions"] for run in mixed),
+                   short_p99_alone_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in short_only),
+                   short_p99_mixed_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in mixed))
 
     @property
     def refused(self) -> bool:
@@ -276,13 +281,14 @@ class ContextFindings:
     @property
     def crowded_out(self) -> bool:
         """Long requests beside the short ones caused preemptions the short ones alone did
-        not."""
-        return self.preemptions_mixed > self.preemptions_alone
+        not: every run beside them preempted more often than any run of the short ones
+        alone."""
+        return self.preemptions_mixed.low > self.preemptions_alone.high
 
     @property
-    def short_slowed(self) -> bool:
-        """The short requests' p99 rose past ``CHANGED`` beside the long ones (one run each)."""
-        return self.short_p99_mixed_s > self.short_p99_alone_s * (1 + CHANGED)
+    def short_p99_moved(self) -> Movement:
+        """How the short requests' p99 moved beside the long ones (:func:`movement`)."""
+        return movement(self.short_p99_alone_s, self.short_p99_mixed_s)
 
 
 TP_SPREADS = ("one_user_tok_s", "many_users_output_tok_s")

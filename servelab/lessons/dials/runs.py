@@ -14,11 +14,12 @@ all), :class:`MemoryDial` and :func:`tensor_parallel_sizes` decide, so the page 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from servelab.bench.frames import Result
+from servelab.bench.runner import run
 from servelab.bench.workloads import MixedLengths as MixedLengths  # the chapter imports it here
 from servelab.engines.running import RunningServer
 from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB
@@ -150,6 +151,23 @@ def limit_probe(server: RunningServer, prompt: str, prompt_tokens: int, max_toke
     answer = reply.usage.completion_tokens if reply.usage else None
     return OverLong(prompt_tokens, max_tokens, limit, None, answer,
                     reply.choices[0].finish_reason)
+
+
+def alone_and_beside(server: RunningServer, workload: MixedLengths, passes: int,
+                     metrics_interval: float) -> tuple[list[Result], list[Result]]:
+    """``workload``'s short requests alone (no long ones) and then beside its long ones,
+    ``passes`` times in turn so that a shared machine's drift falls on both loads: the two
+    loads' runs, in pass order. Every run has prompts of its own seed, so none finds another's
+    prefix in the cache."""
+    alone: list[Result] = []
+    beside: list[Result] = []
+    for number in range(passes):
+        seed = workload.seed + 2 * number
+        alone.append(run(server, replace(workload, long_requests=0, seed=seed),
+                         metrics_interval=metrics_interval))
+        beside.append(run(server, replace(workload, seed=seed + 1),
+                          metrics_interval=metrics_interval))
+    return alone, beside
 
 
 def latency_from_arrival(result: Result) -> dict[str, float]:

@@ -26,9 +26,19 @@ def dials_prediction(prediction: str, sweep: SweepFindings, context: ContextFind
         f"(1) from {sweep.low} to {sweep.high} sequences per step, output "
         f"{sweep.speedup:.1f}×, time per token of a running request {sweep.tpot_ratio:.1f}×, "
         f"arrival to last token (p99) {sweep.arrival_ratio:.2f}×; (2) beside long requests "
-        f"the engine preempted {context.preemptions_mixed:.0f} times (short ones alone: "
-        f"{context.preemptions_alone:.0f}) and the short ones took a p99 of "
-        f"{context.short_p99_mixed_s:.1f} s instead of {context.short_p99_alone_s:.1f} s"))
+        f"the engine preempted {_times(context.preemptions_mixed)} (short ones alone: "
+        f"{_times(context.preemptions_alone)}) and the short ones took a p99 of "
+        f"{context.short_p99_mixed_s.with_range(1, ' s')} instead of "
+        f"{context.short_p99_alone_s.with_range(1, ' s')}"))
+
+
+def _times(count: Spread) -> str:
+    """``"5 times a run (4–6)"``, ``"4 times in every run"`` or, from one run, ``"4 times"``."""
+    times = f"{count.median:,.0f} times"
+    if count.n < 2:
+        return times
+    span = count.span(0)
+    return f"{times} in every run" if "–" not in span else f"{times} a run ({span})"
 
 
 def _with_runs(spread: Spread, digits: int, unit: str) -> str:
@@ -201,27 +211,41 @@ def _lower_limit_text(context: ContextFindings) -> str:
     return text
 
 
+def _crowd_cost_text(context: ContextFindings) -> str:
+    """What the preemptions cost the short requests, by how their p99 moved."""
+    moved = context.short_p99_moved
+    if moved is Movement.ROSE:
+        return (": a few long conversations took the blocks of many short ones."
+                f"{_lower_limit_text(context)}")
+    if moved is Movement.UNCLEAR:
+        why = ("the runs' ranges overlap" if context.short_p99_mixed_s.n > 1
+               else "one run a load has no range")
+        return (f": {why}, so this run cannot tell whether the preemptions cost the short "
+                "ones time.")
+    where = f"within {CHANGED:.0%}" if moved is Movement.SAME else "shorter, the ranges apart"
+    return (f", {where}: the long conversations caused preemptions, yet this run shows no "
+            "time they cost the short ones.")
+
+
 def context_text(context: ContextFindings) -> str:
     """Chapter 05: what ``max_model_len`` decides, from a refused start, two requests past the
     limit, and the short requests alone and beside long ones."""
+    runs = (f"over {context.short_p99_mixed_s.n} runs of each load"
+            if context.short_p99_mixed_s.n > 1 else "one run each")
+    mixed, alone = _times(context.preemptions_mixed), _times(context.preemptions_alone)
     if context.crowded_out:
         crowd = (f"With **{context.long_requests}** long requests beside the "
-                 f"**{context.short_requests}** short ones, the engine preempted "
-                 f"**{context.preemptions_mixed:.0f}** times (alone: "
-                 f"{context.preemptions_alone:.0f}), and the short requests' p99 from send to "
-                 f"last token went from **{context.short_p99_alone_s:.1f} s** to "
-                 f"**{context.short_p99_mixed_s:.1f} s** (one run each)")
-        if context.short_slowed:
-            crowd += (": a few long conversations took the blocks of many short ones."
-                      f"{_lower_limit_text(context)}")
-        else:
-            crowd += (f", within {CHANGED:.0%}: the long conversations caused preemptions, "
-                      "yet this run shows no time they cost the short ones.")
+                 f"**{context.short_requests}** short ones, the engine preempted **{mixed}** "
+                 f"(alone: {alone}), and the short requests' p99 from send to last "
+                 f"token went from **{context.short_p99_alone_s.with_range(1, ' s')}** to "
+                 f"**{context.short_p99_mixed_s.with_range(1, ' s')}** ({runs})")
+        crowd += _crowd_cost_text(context)
     else:
         crowd = (f"With {context.long_requests} long requests beside the short ones the engine "
-                 f"preempted {context.preemptions_mixed:.0f} times (alone: "
-                 f"{context.preemptions_alone:.0f}): this run did not show long conversations "
-                 "pushing short ones out, so it cannot say what a lower limit would buy.")
+                 f"preempted {mixed} (alone: {alone}; {runs}): not every run beside "
+                 "them preempted more than any run of the short ones alone, so this run did not "
+                 "show long conversations pushing short ones out and cannot say what a lower "
+                 "limit would buy.")
     per_request = f"{_prompt_text(context)} {_answer_text(context)} {_count_text(context)}"
     return "\n\n".join([_start_text(context), per_request, crowd])
 
