@@ -29,6 +29,7 @@ from servelab.lessons.chunking.chunked_prefill import (
     documents_queued,
     read_alone_s,
     spacing_for,
+    user_tokens_for,
 )
 from servelab.tables import readable
 from tests.support import record as _record
@@ -186,6 +187,15 @@ def test_documents_are_spaced_from_the_read_alone():
     assert spacing_for(0.2, smallest=1.5) == 1.5
     with pytest.raises(ValueError, match="must be positive"):
         spacing_for(0.0, smallest=1.5)
+
+
+def test_users_ask_for_enough_tokens_to_outlast_the_last_document():
+    # 3 documents 24 s apart from 1.5 s: the users must still decode at 1.5 + 3 * 24 = 73.5 s
+    assert user_tokens_for(15.0, 1.5, 3, 24.0, smallest=320, largest=8000) == 1103
+    assert user_tokens_for(15.0, 1.5, 3, 2.5, smallest=320, largest=8000) == 320
+    assert user_tokens_for(400.0, 1.5, 3, 24.0, smallest=320, largest=8000) == 8000
+    with pytest.raises(ValueError, match="must be positive"):
+        user_tokens_for(0.0, 1.5, 3, 24.0, smallest=320, largest=8000)
 
 
 def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():

@@ -210,6 +210,20 @@ def spacing_for(read_s: float, smallest: float) -> float:
     return round(max(smallest, SPACING_MARGIN * read_s), 1)
 
 
+def user_tokens_for(user_tok_s: float, arrival_s: float, documents: int, spacing_s: float,
+                    smallest: int, largest: int) -> int:
+    """How many tokens each decoding user asks for: enough that, at ``user_tok_s`` (a user's
+    speed with no document to read), they are still decoding one spacing after the last of
+    ``documents`` arrived, by when it has been read; at least ``smallest`` and at most
+    ``largest``. A document only slows the users down, so with one they last longer still.
+    With a fixed length, users on a slow machine finish before the last document comes, and
+    that document measures nothing."""
+    if user_tok_s <= 0 or spacing_s < 0 or documents < 1:
+        raise ValueError("the users' speed must be positive, with one document or more")
+    until_s = arrival_s + documents * spacing_s
+    return max(smallest, min(largest, math.ceil(user_tok_s * until_s)))
+
+
 def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int,
                block: int) -> int:
     """The per-step token budget whose prefill chunk lasts about ``pause_ms`` at
