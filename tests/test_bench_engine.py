@@ -142,7 +142,11 @@ def test_open_loop_sends_at_the_planned_arrivals(server: Server) -> None:
     requests = result.requests
     assert requests["ok"].all()
     lateness = requests["sent_s"] - requests["queued_s"]
-    assert lateness.between(0, 0.2).all(), lateness.tolist()
+    # Never early, mostly on time. A 2-core machine busy with the engine can stall the client
+    # for a few hundred ms (CI saw 0.38 s), so one late stretch is allowed; a sender that waited
+    # for answers would fall behind by seconds over these 12 requests.
+    assert (lateness >= 0).all(), lateness.tolist()
+    assert lateness.median() < 0.1 and lateness.max() < 1.0, lateness.tolist()
 
 
 def test_chat_endpoint_counts_tokens_too(server: Server) -> None:

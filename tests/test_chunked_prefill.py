@@ -220,6 +220,7 @@ def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
     story = chunked_prefill.story(found, "")
     assert users in story and document in story and "up to 6 shorter ones" in users
     assert "1.3× as long" in document
+    assert "s for a first token in one step (range" in document  # the first run's read, named
 
 
 @pytest.mark.parametrize(("ttft", "plan", "verdict"), [

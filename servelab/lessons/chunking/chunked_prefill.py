@@ -630,9 +630,9 @@ def _document_text(findings: TradeFindings) -> str:
     plan, before, after = findings.plan, findings.wait_whole, findings.wait_chunked
     second = (f"with {plan.chunks} chunks" if plan.second_read is Reading.CHUNKS
               else "in the second run")
-    numbers = (f"A document's sender waited {before.median:.2f} s for a first token in the first "
-               f"run ({before.range_text(' s', 2)}) and {after.median:.2f} s {second} "
-               f"({after.range_text(' s', 2)})")
+    numbers = (f"A document's sender waited {before.median:.2f} s for a first token "
+               f"{_first_run(plan)} ({before.range_text(' s', 2)}) and {after.median:.2f} s "
+               f"{second} ({after.range_text(' s', 2)})")
     queue = _queue_text(findings)
     if findings.wait_verdict is WaitVerdict.NOT_SPLIT:
         return numbers + (": that run read it in one step too, so whatever separates the two "
