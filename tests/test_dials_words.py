@@ -163,6 +163,12 @@ def test_context_text_when_everything_shows():
     assert "took the blocks of many short ones" in text
 
 
+def test_one_long_request_is_counted_in_the_singular():
+    assert "With **2 long requests** beside" in dials_words.context_text(_context())
+    text = dials_words.context_text(_context(long_requests=1))
+    assert "With **1 long request** beside" in text and "1 long requests" not in text
+
+
 def test_a_prompt_over_the_limit_is_quoted_whole():
     text = dials_words.context_text(_context())
     assert ("A prompt of 2,112 tokens, over the limit of 2,048, was turned away before it ran: "

@@ -16,6 +16,7 @@ from servelab.lessons.dials.findings import (
     SweepFindings,
     TensorParallelFindings,
 )
+from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
 from servelab.lessons.thresholds import CHANGED
 
@@ -233,15 +234,16 @@ def context_text(context: ContextFindings) -> str:
     runs = (f"over {context.short_p99_mixed_s.n} runs of each load"
             if context.short_p99_mixed_s.n > 1 else "one run each")
     mixed, alone = _times(context.preemptions_mixed), _times(context.preemptions_alone)
+    longs = f"{context.long_requests} long request{plural_s(context.long_requests)}"
     if context.crowded_out:
-        crowd = (f"With **{context.long_requests}** long requests beside the "
+        crowd = (f"With **{longs}** beside the "
                  f"**{context.short_requests}** short ones, the engine preempted **{mixed}** "
                  f"(alone: {alone}), and the short requests' p99 from send to last "
                  f"token went from **{context.short_p99_alone_s.with_range(1, ' s')}** to "
                  f"**{context.short_p99_mixed_s.with_range(1, ' s')}** ({runs})")
         crowd += _crowd_cost_text(context)
     else:
-        crowd = (f"With {context.long_requests} long requests beside the short ones the engine "
+        crowd = (f"With {longs} beside the short ones the engine "
                  f"preempted {mixed} (alone: {alone}; {runs}): not every run beside "
                  "them preempted more than any run of the short ones alone, so this run did not "
                  "show long conversations pushing short ones out and cannot say what a lower "

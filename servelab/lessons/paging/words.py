@@ -13,12 +13,9 @@ from servelab.lessons.paging.findings import (
     SqueezeFindings,
     TokenCost,
 )
+from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
 from servelab.lessons.thresholds import SQUEEZE_SLOWER
-
-
-def _plural(count: int) -> str:
-    return "s" if count != 1 else ""
 
 
 def paging_prediction(prediction: str, paging: PagingFindings) -> str:
@@ -26,7 +23,7 @@ def paging_prediction(prediction: str, paging: PagingFindings) -> str:
     fit = paging.fit
     return prediction_text(prediction, (
         f"reserving {fit.context_limit:,} tokens each, {fit.reserved} request"
-        f"{_plural(fit.reserved)} fit this cache ({fit.full_contexts:.2f} full contexts); in "
+        f"{plural_s(fit.reserved)} fit this cache ({fit.full_contexts:.2f} full contexts); in "
         f"blocks of {fit.block}, {fit.paged} did, each holding {fit.request_held:,} tokens, "
         f"where a reservation holds {fit.held_factor:.0f}× as much"))
 
@@ -38,7 +35,7 @@ def _rounding_text(paging: PagingFindings) -> str:
     return (f" Dividing the counts gives {paging.counts_ratio:.0f}×, not "
             f"{fit.held_factor:.0f}×, only because each is rounded down to whole requests: the "
             f"cache holds {fit.full_contexts:.2f} full contexts, so {fit.reserved} whole "
-            f"one{_plural(fit.reserved)}.")
+            f"one{plural_s(fit.reserved)}.")
 
 
 def _fit_text(paging: PagingFindings, cost: TokenCost) -> str:
@@ -47,8 +44,8 @@ def _fit_text(paging: PagingFindings, cost: TokenCost) -> str:
         return (f"The engine's cache holds **{paging.cache_tokens:,}** tokens, {fit.blocks} blocks "
                 f"of {fit.block} for sequences: reserving the full context "
                 f"({fit.context_blocks} blocks) fits **{fit.reserved}** request"
-                f"{_plural(fit.reserved)} at a time, while a {cost.request_tokens}-token request "
-                f"holds {fit.request_blocks} block{_plural(fit.request_blocks)}, so "
+                f"{plural_s(fit.reserved)} at a time, while a {cost.request_tokens}-token request "
+                f"holds {fit.request_blocks} block{plural_s(fit.request_blocks)}, so "
                 f"**{fit.paged}** fit. One reservation holds **{fit.held_factor:.0f}×** what a "
                 "request in blocks holds: that factor is how far real requests fall short of "
                 "the limit, so it is set by your traffic, not by the card."
