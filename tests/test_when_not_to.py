@@ -165,7 +165,13 @@ def test_story_08_guidance_weighs_one_users_first_token(vllm_first, says):
     for suffix, factor in (("", 1.0), ("_low", 0.98), ("_high", 1.02)):
         table.loc[(VLLM, 1), f"ttft_s_p50{suffix}"] = vllm_first * factor
     text = _story(table, _facts(), "")
-    assert "streamed at least as quickly here" in text and says in text
+    assert "streamed 2.6× as quickly as vLLM here" in text and says in text
+    assert "turned the same model into 4.0× the total output" in text
+
+
+def test_story_08_guidance_says_at_least_as_quickly_where_one_user_ran_alike():
+    text = _story(_table(60, 40, 58, 150, 600), _facts(), "")
+    assert "streamed at least as quickly here" in text and "as quickly as vLLM" not in text
 
 
 def test_story_08_says_when_vllm_computed_on_fewer_cores_than_llama_cpp():

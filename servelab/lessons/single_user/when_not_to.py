@@ -420,11 +420,14 @@ def _first_token_clause(found: EngineFindings) -> str:
 def _guidance_text(found: EngineFindings) -> str:
     where = " (on different devices, as said above)" if found.facts.vllm_on_gpu else ""
     if found.alone_llama and found.crowd_vllm:
+        alone = Against(found.one[LLAMA_Q4], found.one[VLLM])
+        pace = (f"{alone.ratio:.1f}× as quickly as vLLM" if found.q4_leads
+                else "at least as quickly")
         return ("Ask how many requests will be in flight at the same moment. For one person "
-                "at a time, a packed file on llama.cpp streamed at least as quickly here"
+                f"at a time, a packed file on llama.cpp streamed {pace} here"
                 f"{_first_token_clause(found)}, and it starts in seconds once built; when "
-                "requests overlap, vLLM's shared steps turned the same model into several "
-                f"times the total output{where}.")
+                "requests overlap, vLLM's shared steps turned the same model into "
+                f"{found.crowd_lead.ratio:.1f}× the total output{where}.")
     if found.crowd_vllm:
         return ("vLLM was ahead under load and not behind for one user in this run, so here the "
                 f"choice would be vLLM either way{where}; the 4-bit format is what a lighter "
