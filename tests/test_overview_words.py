@@ -56,8 +56,9 @@ def reuse(computed: list[float], cached: list[float], ttft_ms: list[float],
 
 def test_prefix_reuse_shown_and_first_token_sooner() -> None:
     text = prefix_text(reuse([2016, 16, 16], [0, 2000, 2000], [4000, 200, 200]))
-    assert "**2016**" in text and "only **16**" in text and "**20.0×** sooner" in text
+    assert "**2,016**" in text and "only **16**" in text and "**20.0×** sooner" in text
     assert "removed 95% of the wait" in text
+    assert "instead of **4,000 ms**" in text  # thousands grouped, as the ranges beside them are
 
 
 def test_prefix_reuse_shown_but_first_token_not_much_sooner() -> None:
@@ -112,7 +113,7 @@ def test_summary_when_every_effect_showed() -> None:
     lines = text.splitlines()
     assert lines[0] == ("- **Batching:** 32 users got 20.0× the total of one user, each at 62% "
                         "of its speed.")
-    assert "computed 16 tokens instead of 2016" in lines[1]
+    assert "computed 16 tokens instead of 2,016" in lines[1]
     assert "20.5× sooner (ranges apart)" in lines[1]
     assert "from 4.50 s to 0.30 s (medians over 3 documents" in lines[2]
     assert "came later, after 7.00 s in slices against 5.00 s in one step" in lines[2]

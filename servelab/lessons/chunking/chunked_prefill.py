@@ -659,7 +659,8 @@ def _cost_text(findings: TradeFindings) -> str:
             f"differ by {findings.wait_extra_s:.2f} s.")
 
 
-def _sizing_text(plan: BudgetPlan) -> str:
+def sizing_text(plan: BudgetPlan) -> str:
+    """How the chunked run's budget followed from the measured prefill rate (chapters 00, 06)."""
     text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this device, "
             f"so a pause of about {plan.pause_ms:.0f} ms buys {plan.wanted_tokens:,.0f} tokens. ")
     if plan.sizing is Sizing.FLOOR:
@@ -682,7 +683,7 @@ def story(findings: TradeFindings, prediction: str) -> str:
                 f"{plan.budget}-token chunks, and a document's first token after "
                 f"{findings.wait_whole.median:.2f} s and {findings.wait_chunked.median:.2f} s.")
     return page_story(prediction, measured, [
-        ("What the engine did", _default_text(plan) + _sizing_text(plan)),
+        ("What the engine did", _default_text(plan) + sizing_text(plan)),
         ("What the users felt", _users_text(findings)),
         ("What the document paid", _document_text(findings)),
         ("The dial", "Without a cap on the step, one long prompt turns into a stall for "

@@ -23,9 +23,9 @@ from servelab.lessons.prefix.reuse_findings import FirstTokenVerdict, ReuseFindi
 # -- one stream against a batch ----------------------------------------------------------------
 def batching_text(found: BatchFindings) -> str:
     """What the concurrency sweep showed, beside the lesson's figures."""
-    lesson = (f"The lesson's GPU goes from {LESSON_GPU.single_total:.0f} to "
+    lesson = (f"The lesson's GPU goes from {LESSON_GPU.single_total:,.0f} to "
               f"{LESSON_GPU.top_total:,.0f} tok/s with {LESSON_GPU.users} streams "
-              f"({LESSON_GPU.gain:.0f}×), each user keeping about {LESSON_GPU.kept:.0%} of the "
+              f"({LESSON_GPU.gain:,.0f}×), each user keeping about {LESSON_GPU.kept:.0%} of the "
               "single-stream speed.")
     if found.within_noise:
         return (f"With **{found.users}** users the total ({found.basis}) was "
@@ -33,17 +33,17 @@ def batching_text(found: BatchFindings) -> str:
                 f"{NOISE_TEXT}. {lesson}")
     if found.verdict is BatchVerdict.NOT_SHOWN:
         return (f"With **{found.users}** users the total ({found.basis}) was only "
-                f"**{found.gain:.1f}×** the single stream's ({found.top_total:.0f} against "
-                f"{found.single_total:.0f} tok/s), so this run did not show the gain from "
+                f"**{found.gain:.1f}×** the single stream's ({found.top_total:,.0f} against "
+                f"{found.single_total:,.0f} tok/s), so this run did not show the gain from "
                 f"batching. Something else may have been using the processor. {lesson}")
     measured = (f"With **{found.users}** users decoding together the server produced "
-                f"**{found.top_total:.0f} tok/s** in total ({found.basis}){sweep_ranges(found)}, "
-                f"**{found.gain:.1f}×** the **{found.single_total:.0f} tok/s** of one user "
+                f"**{found.top_total:,.0f} tok/s** in total ({found.basis}){sweep_ranges(found)}, "
+                f"**{found.gain:.1f}×** the **{found.single_total:,.0f} tok/s** of one user "
                 f"alone, and each user decoded at **{found.top_each:.1f} tok/s**, "
                 f"**{found.kept:.0%}** of the single-stream speed.")
     if found.verdict is BatchVerdict.AS_IN_LESSON:
         cost = (f"Each user gave up {1 - found.kept:.0%} of its speed and the machine did "
-                f"{found.gain:.0f}× the work: the same shape as the lesson's figure.")
+                f"{found.gain:,.0f}× the work: the same shape as the lesson's figure.")
     else:
         cost = (f"Here each user lost more than in the lesson: a step carrying {found.users} "
                 f"sequences took about {found.step_cost:.1f}× as long as a step carrying one, "
@@ -60,10 +60,10 @@ def paging_text(paging: PagingFindings) -> str:
     if paging.ran_verdict is RanVerdict.NOT_SAMPLED:
         return f"{fit} This run sampled no running count to set beside it."
     if paging.ran_verdict is RanVerdict.PAST_RESERVATION:
-        return (f"{fit} Yet **{paging.ran:.0f}** sequences ran at once in the sweep: each held "
+        return (f"{fit} Yet **{paging.ran:,.0f}** sequences ran at once in the sweep: each held "
                 "only the blocks its own tokens filled, not a whole context. That is paged "
                 "attention (chapter 03).")
-    return (f"{fit} In the sweep at most {paging.ran:.0f} ran at once, no more than reserving "
+    return (f"{fit} In the sweep at most {paging.ran:,.0f} ran at once, no more than reserving "
             "whole contexts would allow, so this run does not show what paging adds.")
 
 
@@ -73,13 +73,13 @@ def paging_text(paging: PagingFindings) -> str:
 def prefix_text(reuse: ReuseFindings) -> str:
     """What the per-request probe showed with reuse on and off."""
     if not reuse.reused:
-        return (f"After the first request, reuse on computed **{reuse.later_on:.0f}** prompt "
-                f"tokens per request and reuse off **{reuse.later_off:.0f}**: this run did not "
+        return (f"After the first request, reuse on computed **{reuse.later_on:,.0f}** prompt "
+                f"tokens per request and reuse off **{reuse.later_off:,.0f}**: this run did not "
                 "show the cached prefix being reused.")
-    tokens = (f"Every request sent **{reuse.prompt_tokens:.0f}** prompt tokens. With reuse on, "
-              f"the first one computed **{reuse.first_computed:.0f}** of them and each later one "
-              f"only **{reuse.later_on:.0f}**; the rest came from cached blocks. With reuse off "
-              f"each later request computed **{reuse.later_off:.0f}**.")
+    tokens = (f"Every request sent **{reuse.prompt_tokens:,.0f}** prompt tokens. With reuse on, "
+              f"the first one computed **{reuse.first_computed:,.0f}** of them and each later one "
+              f"only **{reuse.later_on:,.0f}**; the rest came from cached blocks. With reuse off "
+              f"each later request computed **{reuse.later_off:,.0f}**.")
     return f"{tokens} {_first_token_text(reuse)}"
 
 
@@ -90,18 +90,18 @@ def _first_token_text(reuse: ReuseFindings) -> str:
         return "The probe did not time first tokens."
     ranges = f"({on.range_text(' ms')} with reuse, {off.range_text(' ms')} without)"
     if verdict is FirstTokenVerdict.SOONER:
-        return (f"The later requests' median first token came after **{on.median:.0f} ms** "
-                f"instead of **{off.median:.0f} ms** {ranges}, **{reuse.ttft_gain:.1f}×** "
+        return (f"The later requests' median first token came after **{on.median:,.0f} ms** "
+                f"instead of **{off.median:,.0f} ms** {ranges}, **{reuse.ttft_gain:.1f}×** "
                 f"sooner, and even the slowest with reuse beat the quickest without: skipping "
                 f"the cached part removed {reuse.wait_removed:.0%} of the wait.")
     if verdict is FirstTokenVerdict.LITTLE_SOONER:
         return (f"Yet the later requests' median first token came only {reuse.ttft_gain:.1f}× "
-                f"sooner ({on.median:.0f} ms against {off.median:.0f} ms) {ranges}, so in "
+                f"sooner ({on.median:,.0f} ms against {off.median:,.0f} ms) {ranges}, so in "
                 "this run most of the wait was not the prompt's prefill.")
     why = ("one later request a side gives no range to compare" if min(on.n, off.n) < 2
            else "the ranges overlap")
-    return (f"The later requests' median first token came after {on.median:.0f} ms with reuse "
-            f"and {off.median:.0f} ms without {ranges}: {why}, so this run cannot tell whether "
+    return (f"The later requests' median first token came after {on.median:,.0f} ms with reuse "
+            f"and {off.median:,.0f} ms without {ranges}: {why}, so this run cannot tell whether "
             "reuse made first tokens sooner.")
 
 
@@ -141,7 +141,7 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
         first = (f"first token {reuse.ttft_gain:.1f}× sooner (ranges apart)" if reuse.sooner
                  else "first token not sooner beyond the spread")
         prefix = (f"**Prefix caching:** a repeat of the shared prompt computed "
-                  f"{reuse.later_on:.0f} tokens instead of {reuse.later_off:.0f}; {first}.")
+                  f"{reuse.later_on:,.0f} tokens instead of {reuse.later_off:,.0f}; {first}.")
     else:
         prefix = "**Prefix caching:** no reuse showed in this run."
     pause_whole, pause_chunked = chunks.pause_whole, chunks.pause_chunked
