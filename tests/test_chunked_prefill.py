@@ -14,6 +14,7 @@ from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking import chunked_prefill
 from servelab.lessons.chunking.chunked_prefill import (
+    AloneCost,
     BudgetPlan,
     DealVerdict,
     PauseVerdict,
@@ -212,6 +213,35 @@ def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
     assert "cannot say where the extra time went" in alone_missing
     assert ReadAlone.of(PrefillFit(0.0, 1000.0, 500, 4000), PrefillFit(50.0, 800.0, 500, 4000),
                         4000) == ReadAlone(4.0, pytest.approx(5.05))
+
+
+@pytest.mark.parametrize(("alone", "verdict", "says"), [
+    (ReadAlone(3.6, 6.0), AloneCost.SEEN, "+2.40 s, +400 ms a chunk"),
+    (ReadAlone(3.6, 3.0), AloneCost.NONE_SEEN, "no slower in chunks, so these reads show no cost"),
+    # one step alone past every one-step read beside the users (4.5-5.5 s): disturbed
+    (ReadAlone(5.8, 4.0), AloneCost.DISTURBED, "took 5.80 s in one step, longer than any of "
+                                                "its reads beside the users (range 4.50–5.50"),
+    (None, AloneCost.UNMEASURED, "did not read the document alone in chunks"),
+])
+def test_the_reads_alone_weigh_chunkings_cost_only_when_undisturbed(alone, verdict, says):
+    found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
+                                    plan=PLAN, alone=alone)
+    text = chunked_prefill.effect_text(found)
+    assert found.alone_cost is verdict and says in text
+    assert ("ms a chunk" in text) == (verdict is AloneCost.SEEN)
+
+
+def test_the_sizing_says_whether_the_budget_was_rounded_to_blocks():
+    rounded = chunked_prefill.sizing_text(PLAN)  # 375 tokens bought, 368 in blocks of 16
+    assert "buys 375 tokens. Rounded down to whole blocks of 16 tokens" in rounded
+    # the CPU engine's 128-token block is more than the 116 tokens the target buys
+    small = BudgetPlan(first_budget=8192, prefill_tok_s=291, pause_ms=400, budget=116,
+                       document_tokens=600, block=128)
+    text = chunked_prefill.sizing_text(small)
+    assert "less than one of this engine's 128-token blocks, so it is not rounded" in text
+    assert "budget is 116 tokens" in text and "Rounded" not in text
+    floor = chunked_prefill.sizing_text(dataclasses.replace(small, prefill_tok_s=100))
+    assert "buys 40 tokens" in floor and "every sequence it may hold" in floor
 
 
 def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():

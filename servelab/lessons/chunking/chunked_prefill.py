@@ -345,6 +345,15 @@ class DealVerdict(StrEnum):
     BETTER = "the better deal"
 
 
+class AloneCost(StrEnum):
+    """What the document read alone on each server says of chunking's own cost."""
+
+    UNMEASURED = "not read alone"
+    DISTURBED = "slower alone than beside the users"  # one step alone past every run's read
+    NONE_SEEN = "no slower in chunks"
+    SEEN = "slower in chunks"
+
+
 @dataclass(frozen=True)
 class ReadAlone:
     """The document read with nothing else running, to its first token, on each server (s)."""
@@ -460,6 +469,18 @@ class TradeFindings:
         if self.wait_chunked.below(self.wait_whole):
             return WaitVerdict.SOONER
         return WaitVerdict.OVERLAP
+
+    @property
+    def alone_cost(self) -> AloneCost:
+        """A read alone that took longer than every read beside the users was disturbed (the
+        machine busy with something else), so it cannot weigh chunking's cost."""
+        if self.alone is None:
+            return AloneCost.UNMEASURED
+        if self.alone.one_step_s > self.wait_whole.high:
+            return AloneCost.DISTURBED
+        if self.alone.chunked_s <= self.alone.one_step_s:
+            return AloneCost.NONE_SEEN
+        return AloneCost.SEEN
 
     @property
     def pause_over_usual(self) -> float:
@@ -648,15 +669,26 @@ def _document_text(findings: TradeFindings) -> str:
 
 def _cost_text(findings: TradeFindings) -> str:
     """The chunked read's extra time alone, in all and per chunk, beside the runs' difference."""
-    if findings.alone is None:
+    verdict = findings.alone_cost
+    if verdict is AloneCost.UNMEASURED or findings.alone is None:
         return (" This run did not read the document alone in chunks, so it cannot say how much "
                 "of the later first token is chunking's own cost.")
     alone, chunks = findings.alone, findings.plan.chunks
+    if verdict is AloneCost.DISTURBED:
+        return (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s "
+                f"in one step, longer than any of its reads beside the users "
+                f"({findings.wait_whole.range_text(' s', 2)}): the reads alone were disturbed, "
+                "so this run cannot say how much of the later first token is chunking's own "
+                "cost.")
+    both = (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s in "
+            f"one step and {alone.chunked_s:.2f} s in {chunks} chunks")
+    if verdict is AloneCost.NONE_SEEN:
+        return both + (": no slower in chunks, so these reads show no cost of chunking itself; "
+                       f"beside the users, the medians above differ by "
+                       f"{findings.wait_extra_s:.2f} s.")
     extra_s = alone.chunked_s - alone.one_step_s
-    return (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s in "
-            f"one step and {alone.chunked_s:.2f} s in {chunks} chunks: {extra_s:+.2f} s, "
-            f"{1000 * extra_s / chunks:+,.0f} ms a chunk. Beside the users, the medians above "
-            f"differ by {findings.wait_extra_s:.2f} s.")
+    return both + (f": {extra_s:+.2f} s, {1000 * extra_s / chunks:+,.0f} ms a chunk. Beside the "
+                   f"users, the medians above differ by {findings.wait_extra_s:.2f} s.")
 
 
 def sizing_text(plan: BudgetPlan) -> str:
@@ -670,8 +702,11 @@ def sizing_text(plan: BudgetPlan) -> str:
     if plan.sizing is Sizing.WHOLE:
         return text + ("That covers the whole document, so the second run cannot split it: this "
                        "device reads prompts fast enough that one step is already short.")
-    return text + (f"Rounded down (to whole blocks of {plan.block} tokens, this engine's block, "
-                   f"when it is that large), the second run's budget is {plan.budget} tokens.")
+    if plan.budget < plan.block:
+        return text + (f"That is less than one of this engine's {plan.block}-token blocks, so "
+                       f"it is not rounded: the second run's budget is {plan.budget} tokens.")
+    return text + (f"Rounded down to whole blocks of {plan.block} tokens (this engine's block), "
+                   f"the second run's budget is {plan.budget} tokens.")
 
 
 def story(findings: TradeFindings, prediction: str) -> str:
