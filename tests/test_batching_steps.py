@@ -32,6 +32,7 @@ def test_crowd_text_branches(total: float, smoke: bool, phrase: str) -> None:
 
 def test_token_count_text_agrees_or_not() -> None:
     assert "agrees" in batching.token_count_text(100, 100)
+    assert "**4,896** generated tokens" in batching.token_count_text(4896, 4896)
     assert "something else" in batching.token_count_text(100, 120)
 
 

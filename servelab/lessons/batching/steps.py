@@ -91,9 +91,9 @@ def token_count_text(client_tokens: float, server_tokens: float) -> str:
     """Whether the client's token count matches the server's ``/metrics`` counter."""
     if client_tokens == server_tokens:
         return (f"The server's own `/metrics` counter agrees with the client: "
-                f"**{server_tokens:.0f}** generated tokens for these runs.")
-    return (f"The server's `/metrics` counted **{server_tokens:.0f}** generated tokens and the "
-            f"client **{client_tokens:.0f}**: something else used the server meanwhile.")
+                f"**{server_tokens:,.0f}** generated tokens for these runs.")
+    return (f"The server's `/metrics` counted **{server_tokens:,.0f}** generated tokens and the "
+            f"client **{client_tokens:,.0f}**: something else used the server meanwhile.")
 
 
 # -- chapter 02 --------------------------------------------------------------------------------
