@@ -126,9 +126,13 @@ STEP = StepBudget(budget=2048, prompt_tokens=120, prompts=32)  # 17 a step, 2 st
 
 
 def _admission(roomy=None, cramped=None, step=STEP) -> AdmissionFindings:
+    squeeze = SqueezeFindings.from_runs(
+        [{"duration_s": 10.0}],
+        [{"waiting_max": 0, "duration_s": 10.0}
+         | (cramped or {"running_max": 8, "preemptions": 0})],
+        sample_s=0.25)
     return AdmissionFindings.from_runs(roomy or {"waiting_max": 0, "running_max": 1}, ROOMY_FIT,
-                                       cramped or {"running_max": 8, "preemptions": 0},
-                                       SMALL_FIT, step=step, sample_s=0.25)
+                                       squeeze, SMALL_FIT, step=step)
 
 
 @pytest.mark.parametrize(("roomy", "held"), [

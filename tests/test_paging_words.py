@@ -109,9 +109,12 @@ WAITED = {"waiting_max": 13, "running_max": 20}
 
 
 def _admission(roomy=WAITED, cramped=None, step=STEP) -> str:
-    admission = AdmissionFindings.from_runs(roomy, ROOMY_FIT,
-                                            cramped or {"running_max": 8, "preemptions": 0},
-                                            SMALL_FIT, step=step, sample_s=0.26)
+    squeeze = SqueezeFindings.from_runs(
+        [{"duration_s": 10.0}],
+        [{"waiting_max": 0, "duration_s": 10.0}
+         | (cramped or {"running_max": 8, "preemptions": 0})],
+        sample_s=0.26)
+    admission = AdmissionFindings.from_runs(roomy, ROOMY_FIT, squeeze, SMALL_FIT, step=step)
     return paging_words.admission_text(admission)
 
 
@@ -142,6 +145,15 @@ def test_admission_text_explains_running_past_the_fit():
     assert "its 120-token prompt needs 1" in text and "admit up to **27**" in text
     assert "about every 0.26 s, saw **14** running at once, more than the 9" in text
     assert "its 3 preemptions" in text
+
+
+def test_admission_counts_the_most_any_small_cache_run_showed_as_the_squeeze_does():
+    runs = [{"running_max": 14, "waiting_max": 5, "preemptions": 16, "duration_s": 50.0},
+            {"running_max": 12, "waiting_max": 6, "preemptions": 17, "duration_s": 52.0}]
+    squeeze = SqueezeFindings.from_runs([{"duration_s": 30.0}], runs, sample_s=0.26)
+    text = paging_words.admission_text(AdmissionFindings.from_runs(WAITED, ROOMY_FIT, squeeze,
+                                                                    SMALL_FIT, step=STEP))
+    assert "saw **14** running at once" in text and "its 17 preemptions" in text
 
 
 def test_admission_text_running_past_the_fit_without_preemption():

@@ -34,7 +34,7 @@ def test_reuse_text_names_a_single_later_request_as_the_second():
     pair = ReuseFindings.from_probe(_cost([2016, 96], [0, 1920]), _cost([2016] * 2, [0] * 2))
     text = prefix_words.reuse_text(pair, LoadReuseFindings.from_load(FAST, SLOW, ON))
     assert "and the second **96**;" in text and "on average" not in text
-    assert "caching off the second computed **2016**" in text
+    assert "caching off the second computed **2,016**" in text
 
 
 @pytest.mark.parametrize("on", [
@@ -51,7 +51,7 @@ def test_reuse_text_when_the_load_cannot_tell(on):
 
 def test_reuse_prediction_reports_the_second_request():
     text = prefix_words.reuse_prediction("", REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
-    assert "computed 96 of its 2016 prompt tokens" in text and "8.9× sooner" in text
+    assert "computed 96 of its 2,016 prompt tokens" in text and "8.9× sooner" in text
 
 
 EXPECT = SharingExpectation(4, 1000, 64, 128)  # shared 15 blocks, unshared 36

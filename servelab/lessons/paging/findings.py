@@ -225,14 +225,15 @@ class AdmissionFindings:
 
     @classmethod
     def from_runs(cls, roomy: Mapping[str, float], roomy_fit: RequestFit,
-                  cramped: Mapping[str, float], cramped_room: RequestFit, *,
-                  step: StepBudget, sample_s: float) -> AdmissionFindings:
-        """From the two loads' ``summary()`` dicts, what each cache holds, the roomy server's
-        step budget and the small cache's sampling gap."""
+                  squeeze: SqueezeFindings, cramped_room: RequestFit, *,
+                  step: StepBudget) -> AdmissionFindings:
+        """From the roomy load's ``summary()`` dict, the small cache's runs as the squeeze holds
+        them (the most any run showed, so both paragraphs give one count), what each cache
+        holds and the roomy server's step budget."""
         return cls(roomy_waiting=roomy["waiting_max"], roomy_running=roomy["running_max"],
                    roomy_fit=roomy_fit.paged, step=step,
-                   cramped_running=cramped["running_max"], cramped_room=cramped_room,
-                   cramped_preemptions=cramped["preemptions"], sample_s=sample_s)
+                   cramped_running=squeeze.running, cramped_room=cramped_room,
+                   cramped_preemptions=squeeze.preemptions, sample_s=squeeze.sample_s)
 
     @property
     def budget_held(self) -> bool:

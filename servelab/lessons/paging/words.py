@@ -25,15 +25,15 @@ def paging_prediction(prediction: str, paging: PagingFindings) -> str:
         f"reserving {fit.context_limit:,} tokens each, {fit.reserved} request"
         f"{plural_s(fit.reserved)} fit this cache ({fit.full_contexts:.2f} full contexts); in "
         f"blocks of {fit.block}, {fit.paged} did, each holding {fit.request_held:,} tokens, "
-        f"where a reservation holds {fit.held_factor:.0f}× as much"))
+        f"where a reservation holds {fit.held_factor:,.0f}× as much"))
 
 
 def _rounding_text(paging: PagingFindings) -> str:
     fit = paging.fit
     if not paging.counts_ratio_off:
         return ""
-    return (f" Dividing the counts gives {paging.counts_ratio:.0f}×, not "
-            f"{fit.held_factor:.0f}×, only because each is rounded down to whole requests: the "
+    return (f" Dividing the counts gives {paging.counts_ratio:,.0f}×, not "
+            f"{fit.held_factor:,.0f}×, only because each is rounded down to whole requests: the "
             f"cache holds {fit.full_contexts:.2f} full contexts, so {fit.reserved} whole "
             f"one{plural_s(fit.reserved)}.")
 
@@ -46,7 +46,7 @@ def _fit_text(paging: PagingFindings, cost: TokenCost) -> str:
                 f"({fit.context_blocks} blocks) fits **{fit.reserved}** request"
                 f"{plural_s(fit.reserved)} at a time, while a {cost.request_tokens}-token request "
                 f"holds {fit.request_blocks} block{plural_s(fit.request_blocks)}, so "
-                f"**{fit.paged}** fit. One reservation holds **{fit.held_factor:.0f}×** what a "
+                f"**{fit.paged}** fit. One reservation holds **{fit.held_factor:,.0f}×** what a "
                 "request in blocks holds: that factor is how far real requests fall short of "
                 "the limit, so it is set by your traffic, not by the card."
                 f"{_rounding_text(paging)}")
@@ -72,28 +72,28 @@ def _squeeze_text(squeeze: SqueezeFindings) -> str:
     if not squeeze.waited:
         return ("In the small cache no request had to wait in these runs, so the squeeze did not "
                 "show (a smoke-size run may be too small for it).")
-    preempted = (f"the engine preempted up to **{squeeze.preemptions:.0f}** times in one run"
+    preempted = (f"the engine preempted up to **{squeeze.preemptions:,.0f}** times in one run"
                  if squeeze.preempted else "no sequence was preempted")
     text = (f"In the small cache the samples, about every {squeeze.sample_s:.2f} s, saw up to "
-            f"**{squeeze.running:.0f}** running at once and up to **{squeeze.waiting:.0f}** "
+            f"**{squeeze.running:,.0f}** running at once and up to **{squeeze.waiting:,.0f}** "
             f"waiting; {preempted}. {_duration_text(squeeze)}")
     if squeeze.all_completed:
         return (f"{text} Every request still completed: a cache that is too small makes "
                 "requests wait, it does not make them fail.")
-    return f"{text} {squeeze.failed:.0f} requests failed over these runs."
+    return f"{text} {squeeze.failed:,.0f} requests failed over these runs."
 
 
 def paging_text(paging: PagingFindings, cost: TokenCost, squeeze: SqueezeFindings) -> str:
     """Chapter 03: what one token costs, what fits, and what the two loads showed."""
     token = (f"One token costs **{cost.bytes_per_token:,} bytes** of cache in {cost.dtype}, so "
-             f"a full {cost.context_limit:,}-token context takes **{cost.context_mib:.0f} MiB** "
+             f"a full {cost.context_limit:,}-token context takes **{cost.context_mib:,.0f} MiB** "
              f"and a {cost.request_tokens}-token request **{cost.request_mib:.1f} MiB**.")
     if paging.ran_verdict is RanVerdict.PAST_RESERVATION:
-        load = (f"Under load **{paging.ran:.0f}** sequences ran at once; at the busiest moment "
-                f"each held about **{paging.tokens_per_sequence:.0f}** tokens of cache (whole "
+        load = (f"Under load **{paging.ran:,.0f}** sequences ran at once; at the busiest moment "
+                f"each held about **{paging.tokens_per_sequence:,.0f}** tokens of cache (whole "
                 f"blocks of {paging.fit.block}), not {cost.context_limit:,}.")
     else:
-        load = (f"Under load at most {paging.ran:.0f} sequences ran at once, no more than full "
+        load = (f"Under load at most {paging.ran:,.0f} sequences ran at once, no more than full "
                 "reservation allows, so this run did not show paging's gain in practice.")
     return "\n\n".join([f"{token} {_fit_text(paging, cost)}", load, _squeeze_text(squeeze)])
 
@@ -102,8 +102,8 @@ def _budget_text(admission: AdmissionFindings) -> str:
     verdict, step = admission.budget_verdict, admission.step
     if verdict is BudgetVerdict.NOT_HELD:
         return ""
-    text = (f"In the roomy cache up to **{admission.roomy_waiting:.0f}** requests waited while "
-            f"at most {admission.roomy_running:.0f} were seen running, though "
+    text = (f"In the roomy cache up to **{admission.roomy_waiting:,.0f}** requests waited while "
+            f"at most {admission.roomy_running:,.0f} were seen running, though "
             f"{admission.roomy_fit} would fit: memory was not what held them. A step has a token "
             "budget (`max_num_batched_tokens`)")
     if verdict is BudgetVerdict.UNKNOWN:
@@ -139,13 +139,13 @@ def _optimistic_text(admission: AdmissionFindings) -> str:
            "every answer reaches its full length at the same time; when the blocks run out "
            "mid-answer it preempts a sequence (frees its blocks and computes it again later)")
     seen = (f"The samples, about every {admission.sample_s:.2f} s, saw "
-            f"**{admission.cramped_running:.0f}** running at once")
+            f"**{admission.cramped_running:,.0f}** running at once")
     if not admission.seen_past_fit:
         return (f"{_blocks_text(admission)} {seen}, no more than fit whole, but a peak can fall "
-                f"between two samples: the **{admission.cramped_preemptions:.0f}** preemptions "
+                f"between two samples: the **{admission.cramped_preemptions:,.0f}** preemptions "
                 "show that more were admitted than the blocks could carry to the end. "
                 f"{bet}.")
-    paid = (f"which is what its {admission.cramped_preemptions:.0f} preemptions were"
+    paid = (f"which is what its {admission.cramped_preemptions:,.0f} preemptions were"
             if admission.preempted else
             "though in this run no answer grew far enough to need it")
     return (f"{_blocks_text(admission)} {seen}, more than the {admission.cramped_fit} that fit "

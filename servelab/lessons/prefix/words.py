@@ -13,8 +13,8 @@ from servelab.lessons.prefix.sharing_findings import SharingFindings, counted
 def reuse_prediction(prediction: str, reuse: ReuseFindings, load: LoadReuseFindings) -> str:
     """Chapter 04's prediction beside the second request's computed tokens and the TTFT ratio."""
     return prediction_text(prediction, (
-        f"with caching on the second request computed {reuse.second_computed:.0f} of its "
-        f"{reuse.prompt_tokens:.0f} prompt tokens, and under load the median first token came "
+        f"with caching on the second request computed {reuse.second_computed:,.0f} of its "
+        f"{reuse.prompt_tokens:,.0f} prompt tokens, and under load the median first token came "
         f"{load.gain:.1f}× sooner than with caching off"))
 
 
@@ -24,27 +24,27 @@ def reuse_text(reuse: ReuseFindings, load: LoadReuseFindings) -> str:
     if reuse.reused:
         later = "each later one" if reuse.later > 1 else "the second"
         mean = " on average" if reuse.later > 1 else ""
-        cost = (f"With caching on, the first request computed **{reuse.first_computed:.0f}** of "
-                f"its {reuse.prompt_tokens:.0f} prompt tokens and {later} "
-                f"**{reuse.later_on:.0f}**{mean}; the rest came from cached blocks. With "
-                f"caching off {later} computed **{reuse.later_off:.0f}**. Only full "
+        cost = (f"With caching on, the first request computed **{reuse.first_computed:,.0f}** of "
+                f"its {reuse.prompt_tokens:,.0f} prompt tokens and {later} "
+                f"**{reuse.later_on:,.0f}**{mean}; the rest came from cached blocks. With "
+                f"caching off {later} computed **{reuse.later_off:,.0f}**. Only full "
                 "blocks are reused, so the question and the partly filled last block of the "
                 "shared prompt are computed again every time.")
     else:
-        cost = (f"Later requests computed {reuse.later_on:.0f} prompt tokens with caching on and "
-                f"{reuse.later_off:.0f} with it off: this run did not show the reuse.")
+        cost = (f"Later requests computed {reuse.later_on:,.0f} prompt tokens with caching on and "
+                f"{reuse.later_off:,.0f} with it off: this run did not show the reuse.")
     on, off = load.on, load.off
     opening = (f"Under load ({on.n} requests, after one warm-up request with the shared "
                f"prompt) the median first token came after")
     ranges = (f"(each request: {on.range_text(' ms')} with caching, "
               f"{off.range_text(' ms')} without)")
     if load.sooner:
-        wait = (f"{opening} **{on.median:.0f} ms** with caching and **{off.median:.0f} ms** "
+        wait = (f"{opening} **{on.median:,.0f} ms** with caching and **{off.median:,.0f} ms** "
                 f"without, **{load.gain:.1f}×** sooner {ranges}: even the slowest request with "
                 "the cache beat the quickest without it, so most of the wait was the shared "
                 "prompt's prefill.")
     else:
-        wait = (f"{opening} {on.median:.0f} ms with caching and {off.median:.0f} ms without "
+        wait = (f"{opening} {on.median:,.0f} ms with caching and {off.median:,.0f} ms without "
                 f"({load.gain:.1f}×) {ranges}: the ranges overlap or the gap is small, so this "
                 "run cannot say the cache made first tokens sooner under load.")
     hits = (f"The server counted a prefix-cache hit rate of **{load.hit_rate:.0%}** with caching "
@@ -66,27 +66,27 @@ def sharing_text(sharing: SharingFindings) -> str:
               "the engine always computes a prompt's last token itself.)")
     n4_on, n4_off = sharing.n4_on, sharing.n4_off
     if sharing.shared:
-        shared = (f"`n={expect.copies}` held about **{n4_on:.0f}** blocks at its peak with "
-                  f"prefix caching on and **{n4_off:.0f}** with it off: the children shared "
+        shared = (f"`n={expect.copies}` held about **{n4_on:,.0f}** blocks at its peak with "
+                  f"prefix caching on and **{n4_off:,.0f}** with it off: the children shared "
                   f"the prompt only when prefix caching was on (the server counted "
                   f"{counted(sharing.hits_on)} prompt tokens found in the cache, against "
                   f"{counted(sharing.hits_off)} without).")
     else:
-        shared = (f"`n={expect.copies}` held about {n4_on:.0f} blocks with prefix caching on "
-                  f"and {n4_off:.0f} with it off: this run did not show the children sharing "
+        shared = (f"`n={expect.copies}` held about {n4_on:,.0f} blocks with prefix caching on "
+                  f"and {n4_off:,.0f} with it off: this run did not show the children sharing "
                   "the prompt (peaks are sampled, so a short run can miss them).")
     if sharing.twins_match:
         twin = (f"Four *separate* requests with an identical prompt held "
-                f"**{sharing.same_on:.0f}**, about the same as `n={expect.copies}`: the engine "
+                f"**{sharing.same_on:,.0f}**, about the same as `n={expect.copies}`: the engine "
                 "treats the samples as separate requests that happen to share a prefix.")
     else:
-        twin = (f"Four separate identical requests held {sharing.same_on:.0f} blocks against "
-                f"{n4_on:.0f} for `n={expect.copies}`: in this run they did not match.")
+        twin = (f"Four separate identical requests held {sharing.same_on:,.0f} blocks against "
+                f"{n4_on:,.0f} for `n={expect.copies}`: in this run they did not match.")
     if sharing.different_held_more:
         other = (f"Four *different* prompts of the same length held "
-                 f"**{sharing.different_on:.0f}**: nothing to share.")
+                 f"**{sharing.different_on:,.0f}**: nothing to share.")
     else:
-        other = (f"Four different prompts held {sharing.different_on:.0f} blocks, not clearly "
+        other = (f"Four different prompts held {sharing.different_on:,.0f} blocks, not clearly "
                  f"more than `n={expect.copies}`, so this control did not separate them in this "
                  "run.")
     return "\n\n".join([counts, f"{shared} {twin} {other}"])
