@@ -10,6 +10,7 @@ import pytest
 from servelab.bench import bandwidth
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
+from servelab.bench.spread import Spread
 from servelab.lessons.batching import steps as batching
 from servelab.lessons.batching.findings import BatchFindings, two_level_sweep
 
@@ -130,10 +131,16 @@ def test_the_lessons_figures_stand_beside_this_run() -> None:
 
 
 def _waves(static_s: float, idle_continuous: float = 0.05, fit: batching.StepFit | None = None,
-           tail_share: float | None = None) -> batching.WavesFindings:
-    """96 requests in waves of 16 against 16 s continuously, 60% of the waves' slots idle."""
+           tail_share: float | None = None, spread: float = 0.02,
+           runs: int = 3) -> batching.WavesFindings:
+    """96 requests in waves of 16 against 16 s continuously, 60% of the waves' slots idle; each
+    time over ``runs`` runs, ``spread`` either side of its median."""
+    def timed(median: float) -> Spread:
+        return Spread(median, (1 - spread) * median, (1 + spread) * median, runs)
+
     return batching.WavesFindings(
-        requests=96, wave_size=16, static_s=static_s, continuous_s=16.0, idle_static=0.6,
+        requests=96, wave_size=16, static_s=timed(static_s), continuous_s=timed(16.0),
+        idle_static=0.6,
         idle_continuous=idle_continuous, tail_share=tail_share,
         step_one_ms=None if fit is None else fit.at(1),
         step_full_ms=None if fit is None else fit.at(16))
@@ -153,11 +160,24 @@ def test_each_waves_verdict_follows_from_the_durations(static_s: float,
     (40.0, False, "red gaps"),
     (20.0, False, "by less than"),
     (16.0, True, "too few waves"),
-    (16.0, False, "did not show a difference"),
+    (16.0, False, "ranges overlap, so this run cannot tell the two apart"),
+    (16.7, False, "but by no more than 5%"),    # 1.04x, the ranges just apart
+    (15.0, False, "The waves finished sooner in every run"),
 ])
 def test_waves_text_branches(static_s: float, smoke: bool, phrase: str) -> None:
     text = batching.waves_text(_waves(static_s), smoke=smoke)
     assert phrase in text and "60%" in text and "The same 96 requests" in text
+
+
+def test_waves_are_quicker_only_with_the_runs_ranges_apart() -> None:
+    overlapping = _waves(24.0, spread=0.25)  # 18-30 s against 12-20 s: 1.5x at the medians
+    assert overlapping.verdict is batching.WavesVerdict.NOT_SHOWN
+    text = batching.waves_text(overlapping, smoke=False)
+    assert "**24.0 s (18.0–30.0)** in waves of 16 and **16.0 s (12.0–20.0)**" in text
+    assert "medians of 3 runs each" in text and "ranges overlap, so this run cannot tell" in text
+    single = _waves(40.0, runs=1)
+    assert single.verdict is batching.WavesVerdict.NOT_SHOWN
+    assert "One run a mode gives no range" in batching.waves_text(single, smoke=False)
 
 
 def test_waves_text_weighs_idle_slots_by_what_a_step_costs() -> None:
@@ -201,12 +221,17 @@ def test_the_waves_findings_are_read_off_the_two_runs() -> None:
     # Two slots, both sent at once: one request ends at 1 s and one at 4 s in the waves, so a
     # slot idles 3 of the 8 slot-seconds; continuously both end at 2 s.
     fit = batching.StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
-    found = batching.WavesFindings.of(_static_run([1.0, 4.0]), _static_run([2.0, 2.0]), 2, fit)
-    assert (found.requests, found.static_s, found.continuous_s) == (2, 4.0, 2.0)
-    assert found.idle_static == pytest.approx(3 / 8) and found.idle_continuous == 0.0
+    found = batching.WavesFindings.of([_static_run([1.0, 4.0]), _static_run([1.0, 4.2])],
+                                      [_static_run([2.0, 2.0]), _static_run([2.1, 2.1])], 2, fit)
+    assert (found.requests, found.static_s.median, found.continuous_s.median) == (2, 4.1, 2.05)
+    assert (found.static_s.low, found.static_s.high, found.static_s.n) == (4.0, 4.2, 2)
+    assert found.idle_static == pytest.approx((3 / 8 + 3.2 / 8.4) / 2)  # the runs' median
+    assert found.idle_continuous == 0.0
     assert found.tail_share is None  # no idle time continuously: nothing to place
     assert (found.step_one_ms, found.step_full_ms) == (65.0, 70.0)
     assert found.speedup == 2.0 and found.verdict is batching.WavesVerdict.CLEAR
+    with pytest.raises(ValueError, match="at least one run of each mode"):
+        batching.WavesFindings.of([], [_static_run([2.0, 2.0])], 2, fit)
 
 
 @pytest.mark.parametrize(("single", "near", "phrase"), [

@@ -20,6 +20,7 @@ import pandas as pd
 
 from servelab.bench.bandwidth import Ceiling
 from servelab.bench.frames import Result
+from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchGain, BatchVerdict
 from servelab.lessons.thresholds import (
     AGREE_FACTOR,
@@ -363,15 +364,16 @@ class WavesVerdict(StrEnum):
 
 @dataclass(frozen=True)
 class WavesFindings:
-    """The same requests in static waves of ``wave_size`` and continuously: how long each took,
-    the share of slot time that stood idle, where the continuous run's idle time fell
-    (``tail_share``: after its last send; None when unknown), and from the step-time fit what a
-    step of one sequence and a full step cost (None without a fit)."""
+    """The same requests in static waves of ``wave_size`` and continuously, the two taking turns
+    a few times: how long each took (a spread over the runs), the median share of slot time that
+    stood idle, where the continuous runs' idle time fell (``tail_share``, the median share
+    after the last send; None when unknown), and from the step-time fit what a step of one
+    sequence and a full step cost (None without a fit)."""
 
     requests: int
     wave_size: int
-    static_s: float
-    continuous_s: float
+    static_s: Spread
+    continuous_s: Spread
     idle_static: float
     idle_continuous: float
     tail_share: float | None = None
@@ -379,24 +381,35 @@ class WavesFindings:
     step_full_ms: float | None = None
 
     @classmethod
-    def of(cls, waves: Result, flowing: Result, wave_size: int,
+    def of(cls, waves: Sequence[Result], flowing: Sequence[Result], wave_size: int,
            fit: StepFit | None = None) -> WavesFindings:
-        static, continuous = waves.summary(), flowing.summary()
-        tail = float(continuous["idle_after_last_send"])
-        return cls(requests=len(waves.records), wave_size=wave_size, static_s=waves.duration_s,
-                   continuous_s=flowing.duration_s,
-                   idle_static=float(static["idle_slot_share"]),
-                   idle_continuous=float(continuous["idle_slot_share"]),
-                   tail_share=None if math.isnan(tail) else tail,
+        """From each mode's runs (one each is allowed: it gives no range to compare)."""
+        if not waves or not flowing:
+            raise ValueError("the waves need at least one run of each mode")
+        static = [run.summary() for run in waves]
+        continuous = [run.summary() for run in flowing]
+        tails = [float(summary["idle_after_last_send"]) for summary in continuous]
+        known = [tail for tail in tails if not math.isnan(tail)]
+        return cls(requests=len(waves[0].records), wave_size=wave_size,
+                   static_s=Spread.of(run.duration_s for run in waves),
+                   continuous_s=Spread.of(run.duration_s for run in flowing),
+                   idle_static=float(np.median([run["idle_slot_share"] for run in static])),
+                   idle_continuous=float(np.median([run["idle_slot_share"]
+                                                    for run in continuous])),
+                   tail_share=float(np.median(known)) if known else None,
                    step_one_ms=None if fit is None else fit.at(1),
                    step_full_ms=None if fit is None else fit.at(wave_size))
 
     @property
     def speedup(self) -> float:
-        return self.static_s / self.continuous_s
+        """How many times as fast continuous batching finished (medians)."""
+        return self.static_s.median / self.continuous_s.median
 
     @property
     def verdict(self) -> WavesVerdict:
+        """Quicker only with every continuous run done before every run in waves."""
+        if not self.continuous_s.below(self.static_s):
+            return WavesVerdict.NOT_SHOWN
         if self.speedup >= CONTINUOUS_CLEAR:
             return WavesVerdict.CLEAR
         if self.speedup > CONTINUOUS_WON:
@@ -439,9 +452,12 @@ def waves_text(found: WavesFindings, smoke: bool) -> str:
     the text also says why the gain falls short of what the idle slots alone suggest: a step
     that carries few sequences costs less than a full one, so an idle slot wastes less than a
     slot's share of a step."""
-    numbers = (f"The same {found.requests} requests took **{found.static_s:.1f} s** in waves of "
-               f"{found.wave_size} and **{found.continuous_s:.1f} s** continuously "
-               f"(**{found.speedup:.2f}×** the throughput). Slots stood idle "
+    runs = (f"medians of {found.static_s.n} runs each, range in brackets"
+            if found.static_s.n > 1 else "one run each")
+    numbers = (f"The same {found.requests} requests took "
+               f"**{found.static_s.with_range(1, ' s')}** in waves of {found.wave_size} and "
+               f"**{found.continuous_s.with_range(1, ' s')}** continuously "
+               f"(**{found.speedup:.2f}×** the throughput; {runs}). Slots stood idle "
                f"**{found.idle_static:.0%}** of the time in waves and "
                f"**{found.idle_continuous:.0%}** continuously.")
     if found.verdict is WavesVerdict.CLEAR:
@@ -456,8 +472,17 @@ def waves_text(found: WavesFindings, smoke: bool) -> str:
     elif smoke:
         verdict = ("At the smoke size there are too few waves for the waste to add up; run the "
                    "page at full size to see it.")
+    elif min(found.static_s.n, found.continuous_s.n) < 2:
+        verdict = ("One run a mode gives no range to weigh a difference by, so this run cannot "
+                   "tell the two apart.")
+    elif found.static_s.below(found.continuous_s):
+        verdict = ("The waves finished sooner in every run, so this run did not show what "
+                   "continuous batching gains.")
+    elif found.continuous_s.below(found.static_s):
+        verdict = (f"Continuous batching finished sooner in every run, but by no more than "
+                   f"{CONTINUOUS_WON - 1:.0%}: this run did not show a difference worth the name.")
     else:
-        verdict = "This run did not show a difference between the two."
+        verdict = "The runs' ranges overlap, so this run cannot tell the two apart."
     if found.short_of_slots:
         verdict += (f" Had every step cost the same however full it was, the busy shares "
                     f"({1 - found.idle_static:.0%} against {1 - found.idle_continuous:.0%}) "
