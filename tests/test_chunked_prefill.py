@@ -244,6 +244,14 @@ def test_the_sizing_says_whether_the_budget_was_rounded_to_blocks():
     assert "buys 40 tokens" in floor and "every sequence it may hold" in floor
 
 
+def test_the_sizing_names_the_rate_once_when_given_the_fit_it_came_from():
+    fit = PrefillFit(fixed_ms=130.0, tok_s=1500.0, short_tokens=64, long_tokens=2016)
+    text = chunked_prefill.sizing_text(dataclasses.replace(PLAN, prefill_tok_s=fit.tok_s), fit=fit)
+    assert text.startswith("This device: prefill 1,500 prompt tokens/s after a fixed 130 ms")
+    assert "(fitted from 64- and 2,016-token prompts). At that rate a pause of about" in text
+    assert text.count("1,500") == 1 and "Alone, the document" not in text
+
+
 def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
     found = findings(_row(300, 200, 1000, 31, 6.5))
     users, document = chunked_prefill.effect_text(found).split("\n\n")

@@ -40,9 +40,9 @@ class PrefillFit:
     def __str__(self) -> str:
         if not self.separated:
             return (f"prefill about {self.tok_s:,.0f} prompt tokens/s, fixed cost included: the "
-                    f"{self.long_tokens}-token prompts came no later than the "
-                    f"{self.short_tokens}-token ones, so this run could not fit the two apart")
-        fitted = f"fitted from {self.short_tokens}- and {self.long_tokens}-token prompts"
+                    f"{self.long_tokens:,}-token prompts came no later than the "
+                    f"{self.short_tokens:,}-token ones, so this run could not fit the two apart")
+        fitted = f"fitted from {self.short_tokens:,}- and {self.long_tokens:,}-token prompts"
         if self.fixed_ms == 0:
             return (f"prefill {self.tok_s:,.0f} prompt tokens/s, with no fixed cost per request "
                     f"measurable beside it ({fitted})")

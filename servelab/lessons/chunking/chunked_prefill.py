@@ -691,10 +691,15 @@ def _cost_text(findings: TradeFindings) -> str:
                    f"users, the medians above differ by {findings.wait_extra_s:.2f} s.")
 
 
-def sizing_text(plan: BudgetPlan) -> str:
-    """How the chunked run's budget followed from the measured prefill rate (chapters 00, 06)."""
-    text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this device, "
-            f"so a pause of about {plan.pause_ms:.0f} ms buys {plan.wanted_tokens:,.0f} tokens. ")
+def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
+    """How the chunked run's budget followed from the measured prefill rate (chapters 00, 06);
+    given the ``fit`` it came from, the rate is named once, in the fit's own words."""
+    bought = f"a pause of about {plan.pause_ms:.0f} ms buys {plan.wanted_tokens:,.0f} tokens. "
+    if fit is None:
+        text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this "
+                f"device, so {bought}")
+    else:
+        text = f"This device: {fit}. At that rate {bought}"
     if plan.sizing is Sizing.FLOOR:
         return text + (f"A step must have room for every sequence it may hold, so the second run's "
                        f"budget is {plan.budget} tokens, and its pauses will be longer than aimed "
