@@ -14,7 +14,6 @@ from __future__ import annotations
 import importlib.metadata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from enum import StrEnum
 from itertools import pairwise
 from pathlib import Path
 from typing import cast
@@ -22,8 +21,11 @@ from typing import cast
 import pandas as pd
 
 from servelab.bench.frames import Result
+from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread, spread_table
 from servelab.lessons.prediction import page_story
+from servelab.lessons.single_user.against import Against, Pace
+from servelab.lessons.single_user.drift import DriftFindings, drift_text
 from servelab.lessons.thresholds import ALIKE, ALONE_KEEPS
 from servelab.tables import spread_view
 
@@ -128,37 +130,6 @@ class Facts:
         return self.f16_bits / self.q4_bits
 
 
-class Pace(StrEnum):
-    """One speed against another."""
-
-    FASTER = "faster"
-    ALIKE = "about as fast"
-    SLOWER = "slower"
-    UNCLEAR = "not told apart"  # medians past ALIKE, ranges overlapping (or one run a side)
-
-
-@dataclass(frozen=True)
-class Against:
-    """Speed ``a`` against speed ``b``, each over its runs."""
-
-    a: Spread
-    b: Spread
-
-    @property
-    def ratio(self) -> float:
-        """``a``'s median against ``b``'s."""
-        return self.a.median / self.b.median
-
-    @property
-    def pace(self) -> Pace:
-        """Alike within ``ALIKE``; faster or slower past it only with the ranges apart."""
-        if 1 - ALIKE <= self.ratio <= 1 + ALIKE:
-            return Pace.ALIKE
-        if self.ratio > 1:
-            return Pace.FASTER if self.a.above(self.b) else Pace.UNCLEAR
-        return Pace.SLOWER if self.a.below(self.b) else Pace.UNCLEAR
-
-
 def _by_engine(column: pd.Series) -> dict[str, float]:
     """A column indexed by engine, as the findings hold it."""
     return {str(engine): float(value) for engine, value in column.items()}
@@ -205,11 +176,14 @@ class EngineFindings:
     wait_p99_s: Mapping[str, float]
     disk_mb: Mapping[str, float]  # "llama.cpp" and "vLLM": packages and model files
     falling: Mapping[tuple[str, int], tuple[float, ...]] = field(default_factory=dict)
+    pace: Mapping[str, CpuPace] = field(default_factory=dict)  # CPU probes between engines
 
     @classmethod
-    def of(cls, table: pd.DataFrame, setup: pd.DataFrame, facts: Facts) -> EngineFindings:
+    def of(cls, table: pd.DataFrame, setup: pd.DataFrame, facts: Facts,
+           pace: Mapping[str, CpuPace] | None = None) -> EngineFindings:
         """From ``comparison``'s table (engines ``LLAMA_Q4``, ``LLAMA_F16``, ``VLLM``; users 1
-        and ``facts.many``) and the disk table (one row per engine, megabytes)."""
+        and ``facts.many``), the disk table (one row per engine, megabytes) and the CPU probes
+        taken with no server running, by moment in the order they ran."""
         one = table.xs(1, level="users")
         many = table.xs(facts.many, level="users")
         return cls(facts=facts, one=_spreads_by_engine(one, "user_tok_s"),
@@ -217,7 +191,8 @@ class EngineFindings:
                    first_alone=_spreads_by_engine(one, "ttft_s_p50"),
                    wait_p50_s=_by_engine(many["ttft_s_p50"]),
                    wait_p99_s=_by_engine(many["ttft_s_p99"]),
-                   disk_mb=_by_engine(setup.sum(axis=1)), falling=_falling_loads(table))
+                   disk_mb=_by_engine(setup.sum(axis=1)), falling=_falling_loads(table),
+                   pace=dict(pace or {}))
 
     @property
     def q4_vs_f16(self) -> Against:
@@ -290,16 +265,15 @@ def _runs(spread: Spread) -> str:
     return f", each the median of {spread.n} runs" if spread.n > 1 else ""
 
 
-def _where_text(facts: Facts) -> str:
+def _where_text(found: EngineFindings) -> str:
+    facts = found.facts
     text = (f"llama.cpp ran on {facts.llama_device} in both of its runs; vLLM ran on "
             f"{facts.vllm_device}. ")
+    drift = drift_text(DriftFindings(found.pace))
     if facts.vllm_on_gpu:
         return text + ("So every comparison between the two engines below is also a comparison "
                        "between a CPU and a GPU; only the two llama.cpp runs compare like with "
-                       "like, and they separate the file format from the engine.")
-    drift = ("The engines ran one after another, never together, so each range shows how "
-             "steady one engine's runs were, not how far the machine's own speed drifted "
-             "between engines.")
+                       "like, and they separate the file format from the engine. " + drift)
     if facts.vllm_cores is not None and facts.vllm_cores < facts.llama_cores:
         return text + (f"Same processor, same model, same requests, but not the same cores: "
                        f"llama.cpp computed on all {facts.llama_cores}, while vLLM's engine, left "
@@ -443,7 +417,7 @@ def story(found: EngineFindings, prediction: str) -> str:
                 f"produced {found.crowd[VLLM].median:.0f} tokens/s in total against "
                 f"{found.crowd[LLAMA_Q4].median:.0f}.")
     return page_story(prediction, measured, [
-        ("Where each engine ran", _where_text(found.facts) + _falling_text(found)),
+        ("Where each engine ran", _where_text(found) + _falling_text(found)),
         ("Set-up and start", _setup_text(found)),
         ("One user", _one_user_text(found)),
         (f"{found.facts.many} users", _many_text(found)),

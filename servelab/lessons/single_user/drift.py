@@ -1,0 +1,125 @@
+"""Chapter 08: whether the machine's own speed moved while its engines ran one after another.
+
+The engines never run together, so a range of one engine's runs cannot show the machine
+changing between engines. The chapter probes the CPU with no server running before the first
+engine and after each (``servelab.bench.pace``); ``DriftFindings`` compares every later probe
+with the first, and ``drift_text`` words the verdict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from servelab.bench.pace import CpuPace
+from servelab.bench.spread import Spread
+from servelab.lessons.single_user.against import Against, Pace
+from servelab.lessons.thresholds import ALIKE
+
+FIGURES = {"bandwidth_gb_s": ("copy bandwidth", "GB/s", 1),  # name, unit, digits
+           "gflops": ("float32 matrix-multiply rate", "GFLOP/s", 0)}
+
+
+class Drift(StrEnum):
+    NOT_PROBED = "not probed"  # fewer than two moments
+    STEADY = "steady"  # every later probe within ALIKE of the first, in both figures
+    SLOWED = "slowed"  # a later probe below the first beyond ALIKE, the ranges apart
+    QUICKENED = "quickened"  # above it likewise, and none below
+    UNCLEAR = "unclear"  # moved past ALIKE, but the ranges overlap
+
+
+DRIFT_OF = {Pace.ALIKE: Drift.STEADY, Pace.SLOWER: Drift.SLOWED, Pace.FASTER: Drift.QUICKENED,
+            Pace.UNCLEAR: Drift.UNCLEAR}  # a later probe against the first
+
+
+@dataclass(frozen=True)
+class Move:
+    """One figure at one later moment against the first probe."""
+
+    moment: str
+    figure: str  # a key of FIGURES
+    first: Spread
+    later: Spread
+
+    @property
+    def against(self) -> Against:
+        return Against(self.later, self.first)
+
+    @property
+    def ratio(self) -> float:
+        return self.against.ratio
+
+    @property
+    def drift(self) -> Drift:
+        return DRIFT_OF[self.against.pace]
+
+
+@dataclass(frozen=True)
+class DriftFindings:
+    """The probes by moment, in the order they ran, and every later one against the first."""
+
+    pace: Mapping[str, CpuPace]
+
+    @property
+    def moves(self) -> list[Move]:
+        moments = list(self.pace)
+        if len(moments) < 2:
+            return []
+        first = self.pace[moments[0]]
+        return [Move(moment, figure, getattr(first, figure), getattr(self.pace[moment], figure))
+                for moment in moments[1:] for figure in FIGURES]
+
+    @property
+    def drift(self) -> Drift:
+        """Slowed where any figure fell beyond the noise, else quickened where any rose, else
+        unclear where any moved past ``ALIKE`` within the noise, else steady."""
+        moves = self.moves
+        if not moves:
+            return Drift.NOT_PROBED
+        found = {move.drift for move in moves}
+        for verdict in (Drift.SLOWED, Drift.QUICKENED, Drift.UNCLEAR):
+            if verdict in found:
+                return verdict
+        return Drift.STEADY
+
+    @property
+    def largest(self) -> Move | None:
+        """The move behind the verdict that went furthest from the first probe."""
+        behind = [move for move in self.moves if move.drift is self.drift]
+        return max(behind, key=lambda move: abs(move.ratio - 1), default=None)
+
+
+def _series(found: DriftFindings, figure: str) -> str:
+    digits = FIGURES[figure][2]
+    return ", ".join(f"{getattr(pace, figure).median:,.{digits}f}"
+                     for pace in found.pace.values())
+
+
+def drift_text(found: DriftFindings) -> str:
+    """What the probes between engines say about the machine, as one or two sentences."""
+    if found.drift is Drift.NOT_PROBED:
+        return ("The engines ran one after another, never together, so each range shows how "
+                "steady one engine's runs were, not how far the machine's own speed drifted "
+                "between engines.")
+    first = next(iter(found.pace.values()))
+    text = (f"The engines ran one after another, so the CPU was probed with no server running, "
+            f"{first.gflops.n} times at each of {len(found.pace)} moments "
+            f"({', '.join(found.pace)}): its copy bandwidth read {_series(found, 'bandwidth_gb_s')}"
+            f" GB/s and its float32 matrix multiply {_series(found, 'gflops')} GFLOP/s (medians). ")
+    move = found.largest
+    if found.drift is Drift.STEADY or move is None:
+        return text + (f"Every probe stayed within {ALIKE:.0%} of the first: as far as probes "
+                       "between the engines can see, the machine held its speed, so a wider gap "
+                       "between engines is theirs rather than the machine's.")
+    name, unit, digits = FIGURES[move.figure]
+    values = (f"{move.first.median:,.{digits}f} to {move.later.median:,.{digits}f} {unit} "
+              f"({abs(move.ratio - 1):.0%})")
+    if found.drift is Drift.UNCLEAR:
+        return text + (f"Its {name} moved from {values} by the probe {move.moment}, but the "
+                       "probes' ranges overlap, so they cannot tell whether the machine itself "
+                       "drifted.")
+    way = "fell" if found.drift is Drift.SLOWED else "rose"
+    return text + (f"Its {name} {way} from {values} by the probe {move.moment}, beyond the "
+                   "probes' ranges: the machine itself changed speed between engines, so part "
+                   "of a gap between them may be when each ran rather than the engines.")
