@@ -26,7 +26,13 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from servelab.hardware import Device, detect_device, engine_distribution, engine_label
+from servelab.hardware import (
+    Device,
+    detect_device,
+    engine_cores_label,
+    engine_distribution,
+    engine_label,
+)
 from servelab.models import model_name, offline_model_dir
 from servelab.sizes import Profile, Sizes, profile_for, sizes_for
 
@@ -56,7 +62,11 @@ class Runtime:
     size_profile: Profile
 
     def summary(self) -> str:
-        return (f"{self.platform} | {self.device.label} | {self.engine} | model {self.model} | "
+        """Platform, device (on the CPU, with the cores the engine computes on), engine, model
+        and sizes."""
+        device = (self.device.label if self.device.kind == "cuda"
+                  else f"{self.device.label}, {engine_cores_label()}")
+        return (f"{self.platform} | {device} | {self.engine} | model {self.model} | "
                 f"sizes {self.size_profile}")
 
     def sizes(self, chapter: str) -> Sizes:

@@ -4,12 +4,15 @@ engine computes on.
 The CPU and GPU paths are one code path: the same `Server` and the same vLLM flags; only the
 installed engine package, the model and the device flags below differ.
 
-Core placement: ``available_cores`` lists the cores this process may run on (llama.cpp's server
-gets one thread per core: its own default would use only half of them). Left to itself
-(``VLLM_CPU_OMP_THREADS_BIND=auto``) vLLM 0.32's CPU engine binds its threads to all cores but
-one and reserves that one for the server's other processes: on a 2-core machine the model runs
-on a single core. A chapter that compares vLLM with an engine given every core, or splits the
-cores between two servers (``servelab.placement``), names the cores itself with ``bind_env``.
+Core placement, one for the whole book: ``available_cores`` lists the cores this process may run
+on, and every engine computes on all of them (llama.cpp's server gets one thread per core: its
+own default would use only half of them). Left to itself (``VLLM_CPU_OMP_THREADS_BIND=auto``)
+vLLM 0.32's CPU engine binds its threads to all cores but one and reserves that one for the
+server's other processes: on a 2-core machine the model would run on a single core, so chapters
+that left it there measured another machine than chapters that bound every core.
+``benchmarks/placement.py`` measured both placements side by side; ``engine_env`` binds every
+core. Only servers that split the cores between them (``servelab.placement.side_by_side``) name
+other cores, with ``bind_env``.
 """
 
 from __future__ import annotations
@@ -181,11 +184,41 @@ def default_dtype(device: Device, flags: set[str] | None = None) -> str | None:
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 
 
+BIND_VARIABLE = "VLLM_CPU_OMP_THREADS_BIND"
+
+
+def available_cores() -> list[int]:
+    """The cores this process may run on, in order."""
+    try:
+        return sorted(os.sched_getaffinity(0))
+    except AttributeError:
+        return list(range(os.cpu_count() or 1))
+
+
+def bind_env(cores: Sequence[int]) -> dict[str, str]:
+    """The environment that binds a vLLM CPU engine's threads to exactly ``cores``."""
+    if not cores:
+        raise ValueError("at least one core is needed")
+    return {BIND_VARIABLE: ",".join(str(core) for core in sorted(cores))}
+
+
 def engine_env(device: Device) -> dict[str, str]:
-    """Environment variables the engine needs on ``device`` (set for the server's process)."""
-    if device.kind == "cuda" and _before_bf16(device):
+    """Environment variables the engine needs on ``device`` (set for the server's process): on
+    the CPU, its threads bound to every core (the book's one placement, see the module's
+    docstring); on a GPU without bf16, the attention backend."""
+    if device.kind == "cpu":
+        return bind_env(available_cores())
+    if _before_bf16(device):
         return {"VLLM_ATTENTION_BACKEND": PRE_AMPERE_ATTENTION_BACKEND}
     return {}
+
+
+def engine_cores_label() -> str:
+    """The cores the CPU engine computes on, for a page's *Measured on* line, e.g. "engine on 2
+    cores (0,1)"."""
+    cores = available_cores()
+    noun = "core" if len(cores) == 1 else "cores"
+    return f"engine on {len(cores)} {noun} ({bind_env(cores)[BIND_VARIABLE]})"
 
 
 def engine_distribution() -> str | None:
@@ -205,27 +238,3 @@ def engine_label() -> str:
     if dist is None:
         return "vLLM (not installed)"
     return f"vLLM {importlib.metadata.version(dist)} ({dist})"
-
-
-BIND_VARIABLE = "VLLM_CPU_OMP_THREADS_BIND"
-
-
-def available_cores() -> list[int]:
-    """The cores this process may run on, in order."""
-    try:
-        return sorted(os.sched_getaffinity(0))
-    except AttributeError:
-        return list(range(os.cpu_count() or 1))
-
-
-def default_compute_cores(cores: Sequence[int]) -> int:
-    """How many of ``cores`` vLLM's CPU engine computes on when left to its own placement: all
-    but the one it keeps for the server's other processes (the only one, where there is one)."""
-    return max(1, len(cores) - 1)
-
-
-def bind_env(cores: Sequence[int]) -> dict[str, str]:
-    """The environment that binds a vLLM CPU engine's threads to exactly ``cores``."""
-    if not cores:
-        raise ValueError("at least one core is needed")
-    return {BIND_VARIABLE: ",".join(str(core) for core in sorted(cores))}

@@ -58,14 +58,29 @@ def test_eager_is_chosen_by_device_unless_given():
     assert "--enforce-eager" in Server("/models/m", device=A100, enforce_eager=True).command
 
 
-def test_command_line_is_what_a_reader_types():
+def test_command_line_is_what_a_reader_types(monkeypatch):
+    monkeypatch.setattr(hardware, "available_cores", lambda: [0, 1])
     shown = Server("/home/me/.cache/servelab/m-bf16", device=CPU, max_model_len=1024,
                    port=8123)
-    assert shown.command_line.startswith("vllm serve m-bf16 --host 127.0.0.1 --port 8123 ")
+    assert shown.command_line.startswith(
+        "VLLM_CPU_OMP_THREADS_BIND=0,1 vllm serve m-bf16 --host 127.0.0.1 --port 8123 ")
     assert "--max-model-len 1024" in shown.command_line
     assert "/home/me" not in shown.command_line
     assert sys.executable not in shown.command_line
     assert shown.command[shown.command.index("--model") + 1] == "/home/me/.cache/servelab/m-bf16"
+
+
+def test_every_cpu_server_computes_on_every_core_unless_given_its_cores(monkeypatch):
+    monkeypatch.setattr(hardware, "available_cores", lambda: [0, 1, 2])
+    monkeypatch.delenv("VLLM_CPU_OMP_THREADS_BIND", raising=False)
+    assert Server("/models/m", device=CPU).child_env()["VLLM_CPU_OMP_THREADS_BIND"] == "0,1,2"
+    half = Server("/models/m", device=CPU, env={"VLLM_CPU_OMP_THREADS_BIND": "2"})
+    assert half.child_env()["VLLM_CPU_OMP_THREADS_BIND"] == "2"
+    assert half.command_line.startswith("VLLM_CPU_OMP_THREADS_BIND=2 vllm serve m ")
+    assert "VLLM_CPU_OMP_THREADS_BIND" not in Server("/models/m", device=T4).child_env()
+    assert hardware.engine_cores_label() == "engine on 3 cores (0,1,2)"
+    monkeypatch.setattr(hardware, "available_cores", lambda: [5])
+    assert hardware.engine_cores_label() == "engine on 1 core (5)"
 
 
 def test_a_server_names_the_gpus_it_uses(monkeypatch):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -47,7 +46,7 @@ def _story(table, facts, prediction):
 def _facts(gpu=False, compile_s=700.0):
     return Facts(many=32, llama_device="the CPU (2 cores)",
                  vllm_device="GPU T4" if gpu else "the same CPU", vllm_on_gpu=gpu,
-                 q4_bits=5.86, f16_bits=16.1, llama_cores=2, vllm_cores=None if gpu else 2,
+                 q4_bits=5.86, f16_bits=16.1,
                  start_s={LLAMA_Q4: 1.0, LLAMA_F16: 1.2, VLLM: 40.0}, compile_s=compile_s)
 
 
@@ -174,13 +173,10 @@ def test_story_08_guidance_says_at_least_as_quickly_where_one_user_ran_alike():
     assert "streamed at least as quickly here" in text and "as quickly as vLLM" not in text
 
 
-def test_story_08_says_when_vllm_computed_on_fewer_cores_than_llama_cpp():
-    fewer = replace(_facts(), vllm_cores=1)
-    text = _story(_table(150, 60, 58, 150, 600), fewer, "")
-    assert "not the same cores: llama.cpp computed on all 2, while vLLM's engine" in text
-    assert "computed on 1 and kept the rest" in text
-    assert "Same processor, same model, same requests:" not in text
-    assert "not the same cores" not in _story(_table(150, 60, 58, 150, 600), _facts(), "")
+def test_story_08_says_both_engines_computed_on_the_same_cores_on_the_cpu():
+    assert "Same processor, same cores, same model" in _story(_table(150, 60, 58, 150, 600),
+                                                              _facts(), "")
+    assert "same cores" not in _story(_table(150, 60, 600, 150, 600), _facts(gpu=True), "")
 
 
 def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():

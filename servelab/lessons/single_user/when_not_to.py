@@ -114,8 +114,6 @@ class Facts:
     vllm_on_gpu: bool
     q4_bits: float  # bits per weight of the packed file, scales included
     f16_bits: float
-    llama_cores: int  # the cores llama.cpp computed on (one thread per core)
-    vllm_cores: int | None  # the cores vLLM's CPU engine computed on (None: it ran on a GPU)
     start_s: Mapping[str, float]  # seconds from launch to the first answer, per engine
     compile_s: float | None  # llama-cpp-python's build on this machine (None: not recorded)
     vllm_dtype: str = "bfloat16"  # what vLLM computed in (server.flags["dtype"] or the model's)
@@ -274,15 +272,8 @@ def _where_text(found: EngineFindings) -> str:
         return text + ("So every comparison between the two engines below is also a comparison "
                        "between a CPU and a GPU; only the two llama.cpp runs compare like with "
                        "like, and they separate the file format from the engine. " + drift)
-    if facts.vllm_cores is not None and facts.vllm_cores < facts.llama_cores:
-        return text + (f"Same processor, same model, same requests, but not the same cores: "
-                       f"llama.cpp computed on all {facts.llama_cores}, while vLLM's engine, left "
-                       f"to its own placement, computed on {facts.vllm_cores} and kept the rest "
-                       "for its API server, which turns every token into an HTTP event. So a "
-                       "gap between the engines below is partly how each one uses the machine, "
-                       f"not only its arithmetic. {drift}")
-    return text + ("Same processor, same model, same requests: the engines and formats differ. "
-                   + drift)
+    return text + ("Same processor, same cores, same model, same requests: the engines and formats "
+                   "differ. " + drift)
 
 
 def _falling_text(found: EngineFindings) -> str:
