@@ -113,6 +113,9 @@ FIGURES: dict[str, dict[str, Figure]] = {
         "step_fixed_ms": Figure("fitted part of a decoding step every sequence shares (ms)"),
         "step_per_sequence_ms": Figure("fitted cost each sequence adds to a step (ms)"),
         "step_fit_r_squared": Figure("R² of the step-time fit (0-1)"),
+        "predicted_gain_low": Figure("gain at the top predicted before the sweep from bandwidth "
+                                     "and FLOP/s, low end of the window (×)"),
+        "predicted_gain_high": Figure("the same prediction, high end of the window (×)"),
         "waves_s": Figure("the same requests in static waves: duration (s)"),
         "continuous_s": Figure("the same requests batched continuously: duration (s)"),
         "continuous_speedup": Figure("waves' duration over the continuous batch's (×)"),
@@ -205,6 +208,9 @@ FIGURES: dict[str, dict[str, Figure]] = {
                                    "rate x mean request time, one run of the small max_num_seqs"),
         "engine_in_flight": Figure("requests running or waiting as the engine counted them, "
                                    "averaged over the same run's /metrics samples"),
+        "slot_rate_req_s": Figure("requests per second the small max_num_seqs can finish by "
+                                  "Little's law, slots over a request's time with all busy, "
+                                  "predicted before the sweep"),
     },
     "08-when-not-to": {
         "user_tok_s_alone_llama_q4": Figure("tokens per second one user saw, llama.cpp Q4_1"),

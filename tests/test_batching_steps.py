@@ -51,34 +51,6 @@ def test_step_times_and_fit_recover_a_line() -> None:
         batching.fit_step_time([4, 4], [1.0, 2.0])
 
 
-@pytest.mark.parametrize(("fixed", "per_seq", "read_ms", "kind"), [
-    (40.0, 2.0, 10.0, batching.Regime.COMPUTE),      # 64 ms per sequence at 32 >= 40 ms fixed
-    (12.0, 0.1, 10.0, batching.Regime.BANDWIDTH),    # fixed 1.2 reads of the weights
-    (40.0, 0.7, 9.0, batching.Regime.FIXED_COST),    # fixed 4.4 reads
-])
-def test_each_regime_follows_from_the_fit(fixed: float, per_seq: float, read_ms: float,
-                                          kind: batching.Regime) -> None:
-    found = batching.RegimeFindings.of(batching.StepFit(fixed, per_seq, 0.99), read_ms,
-                                       [1, 4, 8, 16, 32, 32])
-    assert (found.largest_batch, found.points, found.rough) == (32, 5, False)
-    assert found.regime is kind
-    assert f"**{kind}**" in batching.regime_text(found)
-
-
-def test_a_fit_through_two_batch_sizes_is_called_rough() -> None:
-    found = batching.RegimeFindings.of(batching.StepFit(40.0, 0.7, 1.0), 9.0, [1, 4])
-    assert found.rough and "rough" in batching.regime_text(found)
-
-
-def test_the_regime_text_words_the_records_figures() -> None:
-    compute = batching.RegimeFindings(batching.StepFit(26.5, 1.94, 0.99), 10.8, 32, 5)
-    assert compute.per_sequence_at_top_ms == pytest.approx(62.08)
-    text = batching.regime_text(compute)
-    assert "(62 ms) is **2.3×** the fixed part (26 ms)" in text and "about **14**" in text
-    fixed = batching.RegimeFindings(batching.StepFit(40.0, 0.7, 0.99), 9.0, 32, 5)
-    assert "**4.4×** a read of the weights" in batching.regime_text(fixed)
-
-
 @pytest.mark.parametrize(("per_seq", "phrase"), [
     (1.5, "The two agree"),
     (5.0, "each sequence costs **5.0×** what its arithmetic needs"),
@@ -245,3 +217,9 @@ def test_ceiling_text_branches(single: float, near: bool, phrase: str) -> None:
     assert "**37 tok/s**" in text and phrase in text and "**270 MB**" in text
     with pytest.raises(ValueError, match="measured speed"):
         batching.CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000))
+
+
+def test_intensity_has_nothing_to_compare_where_the_fit_cannot_split() -> None:
+    found = batching.Intensity.of(200e9, 10.0, 200e6, 100e6, batching.StepFit(92.9, -0.46, 0.08))
+    text = batching.intensity_text(found)
+    assert "could not split a step" in text and "-0." not in text

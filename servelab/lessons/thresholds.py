@@ -30,13 +30,16 @@ TAIL_MOSTLY = 0.75
 # One stream runs "close to" the bandwidth ceiling (all weights read once per token) at or above
 # this share of it.
 CEILING_NEAR = 0.5
-# The fixed part of a step counts as "reading the weights" while it is within this factor of one
-# read of all weights at the measured bandwidth.
-BANDWIDTH_SLACK = 2.0
 # A fitted per-sequence cost agrees with the arithmetic's prediction within this factor either way.
 AGREE_FACTOR = 2.0
 # A line through fewer batch sizes than this fits any numbers exactly, so its split is rough.
 FIRM_FIT_POINTS = 3
+# A step-time line splits a step into its parts only with at least this R² (and both parts
+# positive); below it the step times scattered more than the batch explains.
+FIT_R2_SPLITS = 0.5
+# With one pass (no ranges to compare), the gain the step fit predicts agrees with the measured
+# gain while the two are within this share of each other.
+GAIN_AGREE_SHARE = 0.1
 
 # -- Paged attention (chapter 03) ---------------------------------------------------------------
 # The cramped cache's runs took longer than the roomy one's only with the ranges apart and the

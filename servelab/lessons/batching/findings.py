@@ -10,7 +10,7 @@ it.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -53,6 +53,14 @@ LESSON_GPU = BatchGain(users=32, single_total=100.0, top_total=2000.0, single_ea
 
 
 # -- this run's -------------------------------------------------------------------------------
+def top_users(levels: Iterable[int]) -> int:
+    """The crowd a sweep's one stream is set against: the lesson's 32 streams where the sweep
+    measured them, else its highest level."""
+    measured = sorted(int(level) for level in levels)
+    return LESSON_GPU.users if LESSON_GPU.users in measured else measured[-1]
+
+
+
 class BatchVerdict(StrEnum):
     """What a run showed of batching, judged by the bars above."""
 
@@ -91,7 +99,7 @@ class BatchFindings(BatchGain):
         if 1 not in levels.index or len(levels) < 2:
             raise ValueError("the batching findings need one stream alone (concurrency 1) and "
                              f"at least one level above it; the sweep has {list(levels.index)}")
-        users = LESSON_GPU.users if LESSON_GPU.users in levels.index else int(levels.index[-1])
+        users = top_users(levels.index)
         ends = levels.loc[[1, users]]
         steady = STEADY_TOTAL in ends and not ends[STEADY_TOTAL].isna().any()
         key = STEADY_TOTAL if steady else WHOLE_TOTAL

@@ -1,7 +1,8 @@
-"""Chapters 01 and 02: the step-time fit, the arithmetic rate, and the pages' interpretation.
+"""Chapters 01 and 02: the step-time fit, the arithmetic rate, and the pages' interpretation (the
+fit split into its parts, and the regime that follows, is :mod:`.step_cost`).
 
 Each effect has a frozen findings record built by one constructor from the run
-(:class:`RegimeFindings`, :class:`CeilingFindings`, :class:`Intensity`, :class:`WavesFindings`;
+(:class:`CeilingFindings`, :class:`Intensity`, :class:`WavesFindings`;
 one stream against a crowd is :class:`~servelab.lessons.batching.findings.BatchFindings`), whose
 properties are its numbers and named verdicts. The ``*_text`` functions only word a record for
 the page (a cell tagged ``prose``). Every bar a verdict here uses is a named constant of
@@ -24,11 +25,10 @@ from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchGain, BatchVerdict
 from servelab.lessons.thresholds import (
     AGREE_FACTOR,
-    BANDWIDTH_SLACK,
     CEILING_NEAR,
     CONTINUOUS_CLEAR,
     CONTINUOUS_WON,
-    FIRM_FIT_POINTS,
+    FIT_R2_SPLITS,
     TAIL_MOSTLY,
 )
 
@@ -114,6 +114,15 @@ class StepFit:
         """The batch at which the per-sequence work costs as much as the fixed part."""
         return self.fixed_ms / self.per_sequence_ms if self.per_sequence_ms > 0 else math.inf
 
+    @property
+    def splits(self) -> bool:
+        """Whether the line can split a step: both parts positive and the step times close to
+        the line (R² at least ``FIT_R2_SPLITS``). Steps that did not grow with the batch, or
+        scattered about it, say the machine was busy with something else, not how a step
+        divides."""
+        return (self.fixed_ms > 0 and self.per_sequence_ms > 0
+                and self.r_squared >= FIT_R2_SPLITS)
+
 
 def step_times_ms(concurrency: Sequence[float], steady_tok_s: Sequence[float]) -> np.ndarray:
     """Time of one decoding step at each level: in the steady state every step gives each of
@@ -130,90 +139,6 @@ def fit_step_time(batch: Sequence[float], step_ms: Sequence[float]) -> StepFit:
     residual = float(np.sum((y - (intercept + slope * x)) ** 2))
     spread = float(np.sum((y - y.mean()) ** 2))
     return StepFit(float(intercept), float(slope), 1.0 - residual / spread if spread else 1.0)
-
-
-class Regime(StrEnum):
-    """What set the step time over the measured batches."""
-
-    COMPUTE = "compute-bound"
-    BANDWIDTH = "bandwidth-bound"
-    FIXED_COST = "fixed-cost-bound"
-
-
-@dataclass(frozen=True)
-class RegimeFindings:
-    """The step-time fit held against one read of the weights, up to the sweep's largest batch
-    (``points`` distinct batch sizes were fitted)."""
-
-    fit: StepFit
-    weight_read_ms: float
-    largest_batch: float
-    points: int
-
-    @classmethod
-    def of(cls, fit: StepFit, weight_read_ms: float, batches: Sequence[float]) -> RegimeFindings:
-        sizes = [float(batch) for batch in batches]
-        return cls(fit, weight_read_ms, max(sizes), len(set(sizes)))
-
-    @property
-    def per_sequence_at_top_ms(self) -> float:
-        """What the sequences of the largest batch add to a step between them."""
-        return self.fit.per_sequence_ms * self.largest_batch
-
-    @property
-    def per_sequence_share(self) -> float:
-        """The largest batch's per-sequence part against the fixed part."""
-        return self.per_sequence_at_top_ms / self.fit.fixed_ms
-
-    @property
-    def fixed_in_reads(self) -> float:
-        """The fixed part in reads of all weights."""
-        return self.fit.fixed_ms / self.weight_read_ms
-
-    @property
-    def rough(self) -> bool:
-        return self.points < FIRM_FIT_POINTS
-
-    @property
-    def regime(self) -> Regime:
-        """``compute-bound`` when the per-sequence work at the largest batch costs at least the
-        fixed part; otherwise ``bandwidth-bound`` when the fixed part is about one read of the
-        weights, and ``fixed-cost-bound`` when it is much longer than that."""
-        if self.per_sequence_at_top_ms >= self.fit.fixed_ms:
-            return Regime.COMPUTE
-        if self.fixed_in_reads <= BANDWIDTH_SLACK:
-            return Regime.BANDWIDTH
-        return Regime.FIXED_COST
-
-
-def regime_text(found: RegimeFindings) -> str:
-    """The fit in words, branching on the findings' regime."""
-    fit = found.fit
-    line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
-            f"**{fit.per_sequence_ms:.2f} ms** per sequence in it (R² = {fit.r_squared:.2f}). "
-            f"Reading every weight once takes **{found.weight_read_ms:.1f} ms** at the measured "
-            "bandwidth.")
-    if found.rough:
-        line += (f" With only {found.points} batch sizes a line fits any numbers exactly, so "
-                 "read this split as rough; the full-size run fits more.")
-    if found.regime is Regime.COMPUTE:
-        return (f"{line} At {found.largest_batch:.0f} sequences the per-sequence part "
-                f"({found.per_sequence_at_top_ms:.0f} ms) is **{found.per_sequence_share:.1f}×** "
-                f"the fixed part ({fit.fixed_ms:.0f} ms): from a batch of about "
-                f"**{fit.crossover:.0f}** on, the arithmetic for each sequence, not the shared "
-                "work, sets the pace, and adding users mostly slows each of them down. This "
-                "machine is **compute-bound** at the top of the sweep.")
-    if found.regime is Regime.BANDWIDTH:
-        return (f"{line} The fixed part is about one read of the weights, so a step is "
-                "**bandwidth-bound**: memory traffic for the weights dominates, and since every "
-                "sequence in the batch shares that read, each added sequence costs only its "
-                "small per-sequence part.")
-    return (f"{line} The fixed part is **{found.fixed_in_reads:.1f}×** a read of the "
-            "weights: on this machine a step is **fixed-cost-bound**. Most of a step is work "
-            "that neither grows with the batch nor is the weight read (on a CPU engine, such "
-            "as scheduling and the per-layer overhead of many small operations). Every "
-            "sequence in the batch shares it, so added sequences still come nearly free; the "
-            "weight reads are shared the same way but are not what dominates here.")
 
 
 @dataclass(frozen=True)
@@ -272,6 +197,7 @@ class Intensity:
     weight_read_ms: float
     per_sequence_ms: float
     per_sequence_ms_predicted: float
+    fit_splits: bool = True
 
     @classmethod
     def of(cls, flops_per_s: float, bandwidth_gb_s: float, weight_bytes: float,
@@ -280,7 +206,8 @@ class Intensity:
                    bytes_per_weight=weight_bytes / parameters,
                    weight_read_ms=1000.0 * weight_bytes / (bandwidth_gb_s * 1e9),
                    per_sequence_ms=fit.per_sequence_ms,
-                   per_sequence_ms_predicted=1000.0 * 2.0 * parameters / flops_per_s)
+                   per_sequence_ms_predicted=1000.0 * 2.0 * parameters / flops_per_s,
+                   fit_splits=fit.splits)
 
     @property
     def balance(self) -> float:
@@ -319,13 +246,16 @@ def intensity_text(found: Intensity) -> str:
                 f"(2 operations per parameter at that rate); the per-sequence part adds up to "
                 f"one read of the weights ({found.weight_read_ms:.1f} ms) at about "
                 f"**{found.batch_measured:.0f}** sequences.")
+    if not found.fit_splits:
+        return (f"{numbers} The step-time fit above could not split a step into its parts, so "
+                "this run has no measured per-sequence cost to set beside the arithmetic.")
     if found.agrees:
         seen = ("The two agree: the cost each sequence adds is its arithmetic, as the argument "
                 "assumes.")
     else:
         seen = (f"They do not agree: each sequence costs **{found.cost_factor:.1f}×** what its "
-                "arithmetic needs, so other work also grows with the batch here (attention "
-                "over each sequence's own cache, sampling, the engine's bookkeeping per "
+                "arithmetic needs, so other work also grows with the batch here (the split "
+                "above counts it: each sequence's KV-cache reads and the engine's work per "
                 "sequence), and the paper figure is only a bound.")
     return f"{numbers} {measured} {seen}"
 

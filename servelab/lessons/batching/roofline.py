@@ -1,0 +1,193 @@
+"""Chapter 02's prediction before the sweep: what a decoding step should cost on a device from
+its bandwidth and FLOP/s alone, and the batching gain that follows (:mod:`.step_cost`).
+
+A step's shared part is at least one read of every weight (weight bytes ÷ bandwidth); each
+sequence adds at least its arithmetic (2 operations per parameter ÷ FLOP/s) and its read of its
+own KV cache (KV bytes of its context ÷ bandwidth). No datasheet gives an engine's own work, so
+the prediction is a window under one stated assumption, ``OVERHEAD_UP_TO``: the engine adds at
+most that share again to either part. Work added to the shared part raises the gain; work added
+to each sequence lowers it; the window's ends are those two cases.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from servelab.hardware import DTYPE_BYTES
+from servelab.lessons.batching.findings import LESSON_GPU
+from servelab.lessons.batching.step_cost import StepInputs, gain_at
+from servelab.lessons.batching.steps import StepFit
+from servelab.lessons.paging.capacity import CARDS, PUBLISHED_MODELS, PublishedModel
+from servelab.models import gpu_model_for
+from servelab.sizes import sizes_for
+
+CHAPTER = "02-continuous-batching"
+
+# The assumption behind the window: the engine's own work adds at most this share to the shared
+# part of a step (the lower gain's end) or to each sequence's part (the higher end's opposite).
+OVERHEAD_UP_TO = 1.0
+
+
+@dataclass(frozen=True)
+class PublishedDevice:
+    """A device's memory bandwidth and dense matrix rate in the dtype it serves in, and where
+    both were read."""
+
+    name: str
+    bandwidth_gb_s: float
+    flops_per_s: float
+    dtype: str
+    source: str
+
+
+T4 = PublishedDevice("Tesla T4", 320.0, 65e12, "float16",
+                     "NVIDIA T4 datasheet: 320 GB/s GDDR6, 65 TFLOPS FP16 mixed precision "
+                     "(Tensor Cores)")
+A100 = PublishedDevice("A100 80GB SXM", 2039.0, 312e12, "bfloat16",
+                       "NVIDIA A100 datasheet: 2,039 GB/s HBM2e, 312 TFLOPS BF16 Tensor Core "
+                       "(dense)")
+# The lesson serves Qwen3-8B and names no GPU; its KV factors and size as the model's files
+# give them.
+QWEN3_8B = PublishedModel("Qwen3-8B", layers=36, kv_heads=8, head_dim=128, parameters=8.2e9,
+                          source="Qwen/Qwen3-8B config.json (head_dim 128); 8.2B parameters on "
+                                 "its model card")
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """One device and model: the least a step can cost, and the gain window at ``users``."""
+
+    device: str
+    model: str
+    weight_read_ms: float
+    per_sequence_ms: float  # arithmetic and KV reads of one sequence
+    users: int
+    source: str
+
+    @classmethod
+    def of(cls, device: str, model: str, inputs: StepInputs, users: int,
+           source: str) -> Roofline:
+        return cls(device, model, inputs.weight_read_ms,
+                   inputs.arithmetic_ms + inputs.kv_read_ms, users, source)
+
+    @classmethod
+    def published(cls, device: PublishedDevice, model: PublishedModel, context_tokens: float,
+                  users: int) -> Roofline:
+        """From published figures alone: the model's weights and KV cache in the device's
+        dtype."""
+        inputs = StepInputs(weight_bytes=model.parameters * DTYPE_BYTES[device.dtype],
+                            parameters=model.parameters, bandwidth_gb_s=device.bandwidth_gb_s,
+                            flops_per_s=device.flops_per_s,
+                            kv_bytes_per_token=model.shape(device.dtype).bytes_per_token,
+                            context_tokens=context_tokens)
+        return cls.of(device.name, model.name, inputs, users, device.source)
+
+    @property
+    def ratio(self) -> float:
+        """*r* = *b* ÷ *a* with no engine work at all."""
+        return self.per_sequence_ms / self.weight_read_ms
+
+    def _gain(self, shared_factor: float, sequence_factor: float) -> float:
+        fit = StepFit(self.weight_read_ms * shared_factor,
+                      self.per_sequence_ms * sequence_factor, 1.0)
+        return gain_at(fit, self.users)
+
+    @property
+    def gain(self) -> float:
+        """The gain at ``users`` with no engine work."""
+        return self._gain(1.0, 1.0)
+
+    @property
+    def gain_low(self) -> float:
+        """Each sequence's part raised by ``OVERHEAD_UP_TO``: the gain's low end."""
+        return self._gain(1.0, 1.0 + OVERHEAD_UP_TO)
+
+    @property
+    def gain_high(self) -> float:
+        """The shared part raised by ``OVERHEAD_UP_TO``: the gain's high end."""
+        return self._gain(1.0 + OVERHEAD_UP_TO, 1.0)
+
+    def holds(self, measured_gain: float) -> bool:
+        return self.gain_low <= measured_gain <= self.gain_high
+
+
+def decode_context(input_tokens: float, answer_tokens: float) -> float:
+    """A sequence's mean context while it decodes: its prompt and half its answer."""
+    return input_tokens + answer_tokens / 2
+
+
+def published_rooflines(users: int) -> list[Roofline]:
+    """The book's model on a T4 and the lesson's model on an A100, each at the context the
+    chapter's gpu size decodes with."""
+    gpu = sizes_for(CHAPTER, "gpu")
+    context = decode_context(gpu.input_tokens, gpu.answer_tokens)
+    t4_name = gpu_model_for(CARDS[0].memory_gib).rsplit("/", 1)[-1]
+    t4_model = next(model for model in PUBLISHED_MODELS if model.name == t4_name)
+    return [Roofline.published(T4, t4_model, context, users),
+            Roofline.published(A100, QWEN3_8B, context, users)]
+
+
+def lesson_bandwidth_gb_s() -> float:
+    """The bandwidth the lesson's one stream implies if its step were only Qwen3-8B's weight
+    read in bf16."""
+    return QWEN3_8B.parameters * DTYPE_BYTES["bfloat16"] * LESSON_GPU.single_total / 1e9
+
+
+def roofline_table(rooflines: list[Roofline]) -> pd.DataFrame:
+    """One row per device: the step's least parts, *r*, and the gain and share kept, as
+    windows."""
+    return pd.DataFrame({
+        "device": [row.device for row in rooflines],
+        "model": [row.model for row in rooflines],
+        "weight read (ms)": [f"{row.weight_read_ms:.2f}" for row in rooflines],
+        "each sequence (ms)": [f"{row.per_sequence_ms:.3f}" for row in rooflines],
+        "r = b ÷ a": [f"{row.ratio:.3f}" for row in rooflines],
+        "gain": [f"{row.gain_low:.1f}–{row.gain_high:.1f}×" for row in rooflines],
+        "each user keeps": [f"{row.gain_low / row.users:.0%}–{row.gain_high / row.users:.0%}"
+                            for row in rooflines],
+        "figures from": [row.source for row in rooflines],
+    })
+
+
+def _lesson_against(row: Roofline) -> str:
+    """Where the lesson's measured gain falls against ``row``'s window."""
+    gain = LESSON_GPU.gain
+    if row.holds(gain):
+        return f"The lesson's own {gain:.0f}× falls inside that row's window."
+    side = "below" if gain < row.gain_low else "above"
+    return (f"The lesson's own {gain:.0f}× falls {side} that row's window: its figures imply "
+            f"more work {'per sequence' if side == 'below' else 'per step'} than the window "
+            "allows.")
+
+
+def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
+    """What the table predicts for this machine, in words, before the sweep measures it, and
+    the lesson's measured gain against the row that stands for its GPU."""
+    return (f"On its bandwidth and FLOP/s alone, {here.users} sequences on this machine should "
+            f"give **{here.gain_low:.1f}–{here.gain_high:.1f}×** one stream's total, each user "
+            f"keeping {here.gain_low / here.users:.0%}–{here.gain_high / here.users:.0%} (with "
+            f"no engine work at all, {here.gain:.1f}×). The window assumes the engine adds at "
+            f"most {OVERHEAD_UP_TO:.0%} again to the shared part or to each sequence's part. "
+            f"The lesson names no GPU: its {LESSON_GPU.single_total:.0f} tok/s for one stream of "
+            f"Qwen3-8B would take {lesson_bandwidth_gb_s() / 1000:.1f} TB/s if a step were "
+            f"only its weight read, a card of the A100's class, so that row stands for it. "
+            f"{_lesson_against(lesson_row)} Every row is a prediction; the step-time fit after "
+            "the sweep says where this machine fell and why.")
+
+
+def window_check_text(here: Roofline, measured_gain: float) -> str:
+    """The measured gain against this machine's predicted window."""
+    where = (f"The sweep measured **{measured_gain:.1f}×**, ")
+    if here.holds(measured_gain):
+        return where + (f"inside the window of {here.gain_low:.1f}–{here.gain_high:.1f}× "
+                        "predicted from the bandwidth and FLOP/s alone: the engine's work "
+                        "stayed within the assumption.")
+    if measured_gain < here.gain_low:
+        return where + (f"below the window's {here.gain_low:.1f}×: each sequence costs this "
+                        "engine more than its arithmetic and its KV reads, by more than the "
+                        "window allowed (the split above names how much).")
+    return where + (f"above the window's {here.gain_high:.1f}×: the step's shared part holds "
+                    "more of the engine's own work than the window allowed, and every "
+                    "sequence shares it (the split above names how much).")

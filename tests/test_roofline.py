@@ -1,0 +1,79 @@
+"""servelab.lessons.batching.roofline: the step a device's figures allow, the gain window, and
+every text branch."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelab.lessons.batching import roofline
+from servelab.lessons.batching.roofline import (
+    A100,
+    QWEN3_8B,
+    T4,
+    Roofline,
+    decode_context,
+    prediction_window_text,
+    published_rooflines,
+    roofline_table,
+    window_check_text,
+)
+from servelab.lessons.batching.step_cost import StepInputs
+
+
+def _row(read_ms: float = 10.0, per_sequence_ms: float = 0.2) -> Roofline:
+    return Roofline("device", "model", read_ms, per_sequence_ms, 32, "stated")
+
+
+def test_a_published_device_gives_the_read_the_arithmetic_and_the_kv_reads() -> None:
+    t4 = Roofline.published(T4, QWEN3_8B, context_tokens=256, users=32)
+    assert t4.weight_read_ms == pytest.approx(8.2e9 * 2 / 320e9 * 1000)
+    kv_per_token = 2 * 36 * 8 * 128 * 2
+    expected = 1000 * 2 * 8.2e9 / 65e12 + kv_per_token * 256 / 320e9 * 1000
+    assert t4.per_sequence_ms == pytest.approx(expected)
+    inputs = StepInputs(weight_bytes=2e8, parameters=1e8, bandwidth_gb_s=10.0,
+                        flops_per_s=2e11, kv_bytes_per_token=1e4, context_tokens=500)
+    here = Roofline.of("cpu", "m", inputs, 16, "measured")
+    assert (here.weight_read_ms, here.per_sequence_ms) == pytest.approx((20.0, 1.5))
+
+
+def test_the_window_brackets_the_gain_with_no_engine_work() -> None:
+    row = _row()
+    assert row.ratio == pytest.approx(0.02)
+    assert row.gain == pytest.approx(32 * 1.02 / 1.64)
+    assert row.gain_low < row.gain < row.gain_high
+    assert row.gain_low == pytest.approx(32 * 1.04 / (1 + 32 * 0.04))
+    assert row.gain_high == pytest.approx(32 * 1.01 / (1 + 32 * 0.01))
+    assert row.holds(row.gain) and not row.holds(row.gain_high + 0.1)
+
+
+def test_the_book_predicts_a_t4_and_the_lessons_kind_of_card() -> None:
+    t4, a100 = published_rooflines(32)
+    assert (t4.device, t4.model) == ("Tesla T4", "Qwen3-0.6B")
+    assert (a100.device, a100.model) == (A100.name, "Qwen3-8B")
+    assert decode_context(128, 256) == 256
+    table = roofline_table([t4, a100])
+    assert list(table["device"]) == ["Tesla T4", A100.name]
+    assert table["gain"].iloc[0] == f"{t4.gain_low:.1f}–{t4.gain_high:.1f}×"
+    assert "datasheet" in table["figures from"].iloc[0]
+    assert roofline.lesson_bandwidth_gb_s() == pytest.approx(1640.0)
+
+
+@pytest.mark.parametrize(("per_sequence_ms", "says"), [
+    (0.2, "falls inside that row's window"),
+    (2.0, "falls above that row's window: its figures imply more work per step"),
+    (0.01, "falls below that row's window: its figures imply more work per sequence"),
+])
+def test_the_lessons_gain_is_placed_against_its_row(per_sequence_ms: float, says: str) -> None:
+    text = prediction_window_text(_row(), _row(per_sequence_ms=per_sequence_ms))
+    assert says in text and "Every row is a prediction" in text
+
+
+@pytest.mark.parametrize(("measured", "says"), [
+    (17.0, "inside the window"),
+    (5.0, "below the window's"),
+    (30.0, "above the window's"),
+])
+def test_the_measured_gain_is_placed_against_this_machines_window(measured: float,
+                                                                 says: str) -> None:
+    text = window_check_text(_row(), measured)
+    assert f"**{measured:.1f}×**" in text and says in text

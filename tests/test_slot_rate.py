@@ -1,0 +1,41 @@
+"""servelab.lessons.deployments.slot_rate: Little's law's rate for a capped server, and every
+branch of its check against the sweep."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelab.bench.spread import Spread
+from servelab.lessons.deployments.slot_rate import KneeCheck, SlotRate, check_text, prediction_text
+
+# 4 slots, a request takes 0.8-1.0 s with all busy: 4-5 req/s, 4.4 at the median 0.9 s.
+FOUND = SlotRate(4, Spread(0.9, 0.8, 1.0, 3))
+RATES = [2.0, 3.0, 6.0, 16.0]
+
+
+def test_littles_law_turns_slots_and_time_into_a_rate() -> None:
+    assert FOUND.rate == pytest.approx(4 / 0.9)
+    assert (FOUND.rate_low, FOUND.rate_high) == pytest.approx((4.0, 5.0))
+    text = prediction_text(FOUND)
+    assert "4 ÷ 0.90 s = **4.4 req/s** (4.0–5.0 over those runs)" in text
+    assert "**0.90 s (0.80–1.00)**" in text
+
+
+@pytest.mark.parametrize(("held", "verdict", "says"), [
+    (3.0, KneeCheck.BETWEEN, "called it: the small cap held to 3 req/s and broke at 6"),
+    (6.0, KneeCheck.HELD_ABOVE, "held to 6 req/s, above the predicted"),
+    (2.0, KneeCheck.BROKE_BELOW, "broke at 3 req/s, below the predicted"),
+    (None, KneeCheck.NEVER_HELD, "already at the lowest rate"),
+])
+def test_each_verdict_follows_from_where_the_first_tokens_held(held: float | None,
+                                                               verdict: KneeCheck,
+                                                               says: str) -> None:
+    assert FOUND.check(RATES, held) is verdict
+    assert says in check_text(FOUND, RATES, held)
+
+
+def test_a_sweep_that_never_broke_is_told_apart_by_its_top_rate() -> None:
+    assert FOUND.check([1.0, 2.0], 2.0) is KneeCheck.NEVER_BROKE
+    assert "never reached the limit" in check_text(FOUND, [1.0, 2.0], 2.0)
+    assert FOUND.check([2.0, 8.0], 8.0) is KneeCheck.NOT_REACHED
+    assert "too short for the queue" in check_text(FOUND, [2.0, 8.0], 8.0)

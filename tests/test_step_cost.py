@@ -1,0 +1,190 @@
+"""servelab.lessons.batching.step_cost: the split of a step, its regime, the gain formula and
+every text branch."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import pytest
+
+from servelab.lessons.batching.findings import BatchGain
+from servelab.lessons.batching.step_cost import (
+    GainCheck,
+    LessonStep,
+    Regime,
+    StepCost,
+    StepInputs,
+    StepPart,
+    gain_at,
+    gain_text,
+    regime_text,
+    step_parts_table,
+)
+from servelab.lessons.batching.steps import StepFit
+
+BATCHES = [1, 2, 4, 8, 16, 32, 32]
+
+
+def _cost(fixed: float, per_sequence: float, *, weight_mb: float = 200.0,
+          gflops: float = 200.0, kv_kb: float = 10.0, batches=BATCHES) -> StepCost:
+    """At 10 GB/s: 200 MB of weights read in 20 ms; 100 M parameters at 200 GFLOP/s cost 1 ms
+    of arithmetic per sequence; 10 KB a token over 500 tokens of context read in 0.5 ms."""
+    inputs = StepInputs(weight_bytes=weight_mb * 1e6, parameters=100e6, bandwidth_gb_s=10.0,
+                        flops_per_s=gflops * 1e9, kv_bytes_per_token=kv_kb * 1e3,
+                        context_tokens=500)
+    return StepCost.of(StepFit(fixed, per_sequence, 0.99), batches, inputs)
+
+
+def test_the_parts_come_from_the_device_the_model_and_the_fit() -> None:
+    cost = _cost(30.0, 2.0)
+    assert cost.weight_read_ms == pytest.approx(20.0)
+    assert cost.arithmetic_ms == pytest.approx(1.0)
+    assert cost.kv_read_ms == pytest.approx(0.5)
+    assert cost.step_overhead_ms == pytest.approx(10.0)
+    assert cost.sequence_overhead_ms == pytest.approx(0.5)
+    parts = cost.parts(32)
+    assert parts[StepPart.ARITHMETIC] == pytest.approx(32.0)
+    assert sum(parts.values()) == pytest.approx(cost.fit.at(32))
+    assert (cost.largest_batch, cost.points, cost.rough) == (32, 6, False)
+    table = step_parts_table(cost)
+    assert list(table.columns) == ["part", "1 sequence (ms)", "32 sequences (ms)", "from"]
+    assert table["32 sequences (ms)"].sum() == pytest.approx(cost.fit.at(32))
+
+
+@pytest.mark.parametrize(("fixed", "per_sequence", "kv_kb", "gflops", "regime"), [
+    (25.0, 0.12, 1.0, 2000.0, Regime.BANDWIDTH),        # the read (20 ms) outweighs the rest
+    (80.0, 0.12, 1.0, 2000.0, Regime.FIXED_COST),       # 60 ms of fixed work beside the read
+    (20.0, 1.1, 1.0, 200.0, Regime.COMPUTE),            # 32 ms of arithmetic at 32
+    (20.0, 3.0, 60.0, 200.0, Regime.KV_READS),          # 3 ms of KV reads a sequence
+    (20.0, 4.0, 1.0, 200.0, Regime.SEQUENCE_OVERHEAD),  # 2.95 ms a sequence beyond the rest
+])
+def test_the_regime_is_the_largest_part_at_the_top_batch(fixed: float, per_sequence: float,
+                                                         kv_kb: float, gflops: float,
+                                                         regime: Regime) -> None:
+    cost = _cost(fixed, per_sequence, kv_kb=kv_kb, gflops=gflops)
+    assert cost.regime is regime
+    text = regime_text(cost)
+    assert f"**{regime}**" in text
+    shared = regime in (Regime.BANDWIDTH, Regime.FIXED_COST)
+    assert ("added users come cheaply" in text) is shared
+    assert ("lengthens every step for all of them" in text) is not shared
+
+
+def test_one_page_never_calls_overhead_compute() -> None:
+    """Chapter 02 once said 'compute-bound' beside 'each sequence costs 8.4× what its
+    arithmetic needs': a per-sequence part that is mostly overhead is named as overhead."""
+    cost = _cost(38.3, 1.6, gflops=1000.0)  # arithmetic 0.2 ms of a 1.6 ms per-sequence part
+    assert cost.regime is Regime.SEQUENCE_OVERHEAD
+    assert "compute-bound" not in regime_text(cost)
+
+
+def test_a_shared_part_below_one_read_leaves_no_fixed_work_and_says_so() -> None:
+    cost = _cost(15.0, 0.1)
+    assert cost.step_overhead_ms == 0.0 and cost.shared_below_read
+    assert "faster than the probe copies memory" in regime_text(cost)
+    assert not _cost(30.0, 0.1).shared_below_read
+
+
+def test_a_fit_through_two_batch_sizes_is_rough() -> None:
+    cost = _cost(30.0, 0.5, batches=[1, 4])
+    assert cost.rough and "rough" in regime_text(cost)
+
+
+def test_the_gain_formula_matches_the_fit() -> None:
+    fit = StepFit(38.3, 1.915, 1.0)  # r = 0.05
+    ratio = fit.per_sequence_ms / fit.fixed_ms
+    assert gain_at(fit, 32) == pytest.approx(32 * (1 + ratio) / (1 + 32 * ratio))
+    assert gain_at(fit, 1) == pytest.approx(1.0)
+    assert gain_at(fit, 32) == pytest.approx(12.92, abs=0.01)
+
+
+def test_the_lessons_figures_imply_a_step_fit() -> None:
+    lesson = LessonStep.of()
+    assert lesson.fixed_ms + lesson.per_sequence_ms == pytest.approx(10.0)  # 100 tok/s
+    assert lesson.fixed_ms + 32 * lesson.per_sequence_ms == pytest.approx(16.0)  # 2,000 tok/s
+    assert lesson.ratio == pytest.approx(0.0197, abs=1e-4)
+    assert gain_at(StepFit(lesson.fixed_ms, lesson.per_sequence_ms, 1.0), 32) == pytest.approx(20)
+    other = LessonStep.of(BatchGain(users=8, single_total=50.0, top_total=200.0,
+                                    single_each=50.0, top_each=25.0))
+    assert other.users == 8 and other.fixed_ms + 8 * other.per_sequence_ms == pytest.approx(40)
+
+
+def _totals(fixed: float, per_sequence: float, wobble: float = 0.0) -> dict[int, list[float]]:
+    """Steady totals of three passes whose step times lie on a line, the middle pass's
+    per-sequence part raised by ``wobble``."""
+    levels = [1, 4, 16, 32]
+    return {level: [1000.0 * level / (fixed + (per_sequence + extra) * level)
+                     for extra in (0.0, wobble, 0.0)] for level in levels}
+
+
+def test_the_gain_check_fits_each_pass_and_compares_ranges() -> None:
+    check = GainCheck.of(_totals(38.3, 1.915, wobble=0.1), 32)
+    assert check is not None and check.predicted.n == check.measured.n == 3
+    assert check.predicted.median == pytest.approx(check.measured.median)
+    assert check.ratio.low == pytest.approx(0.05, rel=1e-3)
+    assert check.agrees
+    assert "The formula accounts for the measured gain" in gain_text(
+        check, StepFit(38.3, 1.915, 1.0), LessonStep.of())
+
+
+def test_the_gain_check_disagrees_when_the_ranges_are_apart() -> None:
+    check = GainCheck.of(_totals(38.3, 1.915, wobble=0.01), 32)
+    assert check is not None
+    bent = GainCheck(32, predicted=check.predicted, measured=type(check.measured)(
+        20.0, 19.0, 21.0, 3), ratio=check.ratio)
+    assert not bent.agrees
+    assert "do not agree" in gain_text(bent, StepFit(38.3, 1.915, 1.0), LessonStep.of())
+
+
+def test_one_pass_agrees_within_a_tenth() -> None:
+    check = GainCheck.of({level: runs[:1] for level, runs in _totals(38.3, 1.915).items()}, 32)
+    assert check is not None and check.agrees
+    spread = type(check.measured)
+    assert not GainCheck(32, check.predicted, spread(16.0, 16.0, 16.0, 1), check.ratio).agrees
+
+
+def test_no_steady_window_gives_no_check_and_the_text_says_so() -> None:
+    totals = {1: [math.nan, math.nan], 32: [300.0, math.nan]}
+    assert GainCheck.of(totals, 32) is None
+    text = gain_text(None, StepFit(38.3, 1.915, 1.0), LessonStep.of())
+    assert "no steady window" in text and "= 12.9×." in text
+
+
+@pytest.mark.parametrize(("per_sequence", "phrase"), [
+    (1.915, "pays more against its shared step than the lesson's GPU"),
+    (0.3, "pays no more against its shared step"),
+])
+def test_this_device_is_set_beside_the_lessons_ratio(per_sequence: float, phrase: str) -> None:
+    text = gain_text(None, StepFit(38.3, per_sequence, 1.0), LessonStep.of())
+    assert "*a* = 9.8 ms and *b* = 0.19 ms" in text and "= 20.0×" in text
+    assert phrase in text
+
+
+@pytest.mark.parametrize("fit", [StepFit(92.9, -0.46, 0.08), StepFit(40.0, 0.5, 0.3),
+                                 StepFit(-2.0, 3.0, 0.99)])
+def test_a_fit_that_cannot_split_a_step_names_no_regime_and_no_ratio(fit: StepFit) -> None:
+    """A disturbed sweep once gave -0.46 ms per sequence at R² 0.08, and the page then said
+    'r = -0.005', 'fixed-cost-bound' and 'the formula accounts for the measured gain'."""
+    assert not fit.splits
+    cost = StepCost.of(fit, BATCHES, _cost(30.0, 1.0).inputs)
+    text = regime_text(cost)
+    assert "cannot split a step" in text and "bound" not in text.split("what bounds it")[0]
+    words = gain_text(None, fit, LessonStep.of())
+    assert "no *r* to work with" in words and "accounts for" not in words
+    assert "*r* = 0.020" in words  # the lesson's own figures still stand
+
+
+def test_each_part_is_a_share_of_all_the_parts() -> None:
+    cost = _cost(20.0, 0.5, gflops=100.0)  # arithmetic 2 ms beyond a 0.5 ms fitted part
+    assert cost.sequence_overhead_ms == 0.0
+    assert 0 < cost.shared_share_at_top < 1
+    shares = [int(share) for share in re.findall(r"(\d+)% of (?:it|the step)", regime_text(cost))]
+    assert len(shares) == 2 and all(0 < share <= 100 for share in shares)
+
+
+def test_the_gain_check_leaves_out_passes_that_cannot_split() -> None:
+    totals = _totals(38.3, 1.915)
+    totals[32][1] = 1000.0 * 32 / 30.0  # a step at 32 quicker than at 1: that pass cannot split
+    check = GainCheck.of(totals, 32)
+    assert check is not None and check.predicted.n == 2 and check.measured.n == 2
