@@ -37,6 +37,9 @@ FIRM_FIT_POINTS = 3
 # A step-time line splits a step into its parts only with at least this R² (and both parts
 # positive); below it the step times scattered more than the batch explains.
 FIT_R2_SPLITS = 0.5
+# A number a model predicted before measuring is "close" to the measured median within this
+# share of it (where it is not inside the runs' range).
+PREDICTION_CLOSE = 0.25
 # With one pass (no ranges to compare), the gain the step fit predicts agrees with the measured
 # gain while the two are within this share of each other.
 GAIN_AGREE_SHARE = 0.1

@@ -1,0 +1,47 @@
+"""servelab.lessons.dials.step_model: chapter 05's sweep predicted from chapter 02's step model,
+and every branch of the check."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelab.lessons.batching.roofline import Roofline
+from servelab.lessons.dials.step_model import (
+    DialPrediction,
+    Fell,
+    check_text,
+    fell,
+    prediction_text,
+)
+
+# a read of 10 ms and 0.5 ms per sequence: with engine work up to as much again on either part,
+# 24 sequences give 24·11/34 = 7.8x (b doubled) to 24·20.5/32 = 15.4x (a doubled) the output.
+FOUND = DialPrediction(Roofline("cpu", "m", 10.0, 0.5, 24, "measured"), low=1, high=24)
+
+
+def test_the_windows_follow_from_the_two_ends_of_the_step() -> None:
+    low, high = FOUND.output_window
+    assert low == pytest.approx(24 * 11 / 34) and high == pytest.approx(24 * 20.5 / 32)
+    pace_low, pace_high = FOUND.pace_window
+    assert pace_low == pytest.approx(32 / 20.5) and pace_high == pytest.approx(34 / 11)
+    other = DialPrediction(FOUND.roof, low=4, high=24)
+    assert other.output_window[1] < high  # from 4 sequences up, less is left to gain
+    text = prediction_text(FOUND)
+    assert "24 sequences per step give **7.8–15.4×** the output of 1" in text
+
+
+@pytest.mark.parametrize(("value", "where"), [(1.0, Fell.BELOW), (2.0, Fell.INSIDE),
+                                              (3.0, Fell.ABOVE)])
+def test_fell_places_a_value_against_a_window(value: float, where: Fell) -> None:
+    assert fell(value, 1.5, 2.5) is where
+
+
+@pytest.mark.parametrize(("speedup", "tpot_ratio", "says"), [
+    (13.0, 1.8, "moves along the curve"),
+    (13.0, 4.0, "waited while the step also read arriving prompts"),
+    (6.0, 1.8, "cost this engine more than the window allowed"),
+    (20.0, 1.2, "shared part carried more of the engine's own work"),
+])
+def test_each_outcome_is_worded(speedup: float, tpot_ratio: float, says: str) -> None:
+    text = check_text(FOUND, speedup, tpot_ratio)
+    assert says in text and f"{speedup:.1f}× the output" in text

@@ -1,0 +1,56 @@
+"""servelab.lessons.prefix.first_token: chapter 04's first token from the prefill fit and the
+tokens computed, and every branch of its check."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelab.bench.prefill import PrefillFit
+from servelab.bench.spread import Spread
+from servelab.lessons.prefix.first_token import (
+    FirstTokenModel,
+    Foretold,
+    first_token_text,
+    foretold,
+)
+from servelab.lessons.prefix.reuse_findings import ReuseFindings
+
+FIT = PrefillFit(fixed_ms=60.0, tok_s=1000.0, short_tokens=256, long_tokens=2048)
+
+
+def _reuse(on: Spread | None, off: Spread | None) -> ReuseFindings:
+    return ReuseFindings(prompt_tokens=2048, first_computed=2048, second_computed=100,
+                         later_on=100, later_off=2048, ttft_on=on, ttft_off=off, later=3)
+
+
+def test_the_fixed_part_stays_when_reuse_removes_the_tokens() -> None:
+    model = FirstTokenModel(FIT, _reuse(None, None))
+    assert model.on_ms == pytest.approx(160.0) and model.off_ms == pytest.approx(2108.0)
+    assert model.token_share == pytest.approx(100 / 2048)
+    assert model.time_share == pytest.approx(160 / 2108)
+    assert model.fixed_share_on == pytest.approx(60 / 160)
+    text = first_token_text(model)
+    assert "60 + 100 = **160 ms** with reuse and **2,108 ms** without" in text
+    assert "the fixed part is 38% of the shorter wait" in text
+    assert "did not time its first tokens" in text
+
+
+@pytest.mark.parametrize(("predicted", "verdict"), [
+    (150.0, Foretold.INSIDE), (190.0, Foretold.CLOSE), (300.0, Foretold.OFF),
+])
+def test_a_prediction_is_inside_close_or_off(predicted: float, verdict: Foretold) -> None:
+    assert foretold(predicted, Spread(160.0, 140.0, 170.0, 3)) is verdict
+
+
+def test_the_text_sets_each_prediction_beside_the_probes_first_tokens() -> None:
+    model = FirstTokenModel(FIT, _reuse(Spread(165.0, 150.0, 170.0, 3),
+                                        Spread(3000.0, 2900.0, 3100.0, 3)))
+    text = first_token_text(model)
+    assert "with reuse 165 ms (150–170), the prediction inside their range" in text
+    assert "without 3,000 ms (2,900–3,100), the prediction more than 25% from their median" in text
+
+
+def test_a_fit_that_could_not_separate_predicts_nothing() -> None:
+    blurred = PrefillFit(fixed_ms=0.0, tok_s=900.0, short_tokens=256, long_tokens=2048,
+                         separated=False)
+    assert "cannot predict" in first_token_text(FirstTokenModel(blurred, _reuse(None, None)))
