@@ -32,6 +32,8 @@ LABELS: dict[str, str] = {
     "steady_output_tok_s": "steady output (tok/s)",
     "steady_user_tok_s": "steady speed per user (tok/s)",
     "goodput_req_s": "goodput (req/s)",
+    "offered_tok_s": "offered (tok/s)",
+    "beyond_peak": "offered above the peak output",
     "slo_attainment": "share meeting the SLO",
     "waiting_max": "most waiting",
     "running_max": "most running",

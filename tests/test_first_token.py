@@ -54,3 +54,14 @@ def test_a_fit_that_could_not_separate_predicts_nothing() -> None:
     blurred = PrefillFit(fixed_ms=0.0, tok_s=900.0, short_tokens=256, long_tokens=2048,
                          separated=False)
     assert "cannot predict" in first_token_text(FirstTokenModel(blurred, _reuse(None, None)))
+
+
+def test_a_fit_without_a_fixed_part_says_so_and_names_what_is_left_out() -> None:
+    flat = PrefillFit(fixed_ms=0.0, tok_s=735.0, short_tokens=252, long_tokens=2016)
+    reuse = ReuseFindings(prompt_tokens=2016, first_computed=2016, second_computed=96,
+                          later_on=96, later_off=2016, ttft_on=Spread(680.0, 680.0, 680.0, 1),
+                          ttft_off=Spread(2445.0, 2445.0, 2445.0, 1), later=1)
+    text = first_token_text(FirstTokenModel(flat, reuse))
+    assert "found no fixed part" in text and "0% of the shorter wait" not in text
+    assert "549 ms longer than its computed tokens explain" in text
+    assert "attending to the 1,920 cached tokens" in text

@@ -49,6 +49,9 @@ def test_little_holds_when_the_engine_counts_what_lambda_times_w_says():
     assert found.little_in_flight == pytest.approx(10 / 5.5) and found.little_agrees
     assert found.steady and "the law and the engine agree" in metrics_text(found)
     assert "a queue grew" not in metrics_text(found)
+    # The tolerance is stated with the gap: |1.82 - 2.00| / 2.00 = 9%.
+    assert "averaged 2.00, 9% away: the law and the engine agree within the 25%" in (
+        metrics_text(found))
 
 
 def test_a_queue_that_grows_all_run_is_named():

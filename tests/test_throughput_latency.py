@@ -45,7 +45,7 @@ def _rates(ttft, tpot=((40, 41, 42),) * 3, out=((20, 21, 22), (60, 62, 64), (80,
              "tpot_ms_p50": tpot[i][repeat], "output_tok_s": out[i][repeat],
              "slo_attainment": np.broadcast_to(attainment[i], 3)[repeat],
              "max_in_flight": in_flight[i][repeat],
-             "goodput_req_s": rate, "waiting_max": 0.0}
+             "goodput_req_s": rate, "waiting_max": 0.0, "offered_tok_s": rate * 5}
             for i, rate in enumerate(RATES) for repeat in range(3)]
     return tl.rate_table(pd.DataFrame(rows))
 
@@ -350,3 +350,13 @@ def test_the_same_peak_in_every_run_is_said_once():
     large = _rates((MET,) * 3, out=((20, 21, 22), (60, 62, 64), (150, 160, 170)))
     text = words._throughput_text(SweepFindings.of(small, large, SETTING))
     assert "(at the busiest moment 12 in every run)" in text and "12 to 12" not in text
+
+
+def test_a_rate_whose_offered_tokens_exceed_the_peak_is_marked() -> None:
+    """At 5 tokens an answer 16 req/s offers 80 tok/s, above the 62 tok/s the server made at
+    its best rate (the median at 8 req/s); 8 req/s offers 40, below it."""
+    table = _rates(ttft=((100,) * 3,) * 3, out=((20, 21, 22), (60, 62, 64), (40, 42, 44)))
+    assert list(table["beyond_peak"]) == [False, False, True]
+    view = tl.rate_view(table)
+    assert list(view["beyond_peak"]) == ["no", "no", "yes"]
+    assert list(view.columns[:3]) == ["requests", "offered_tok_s", "beyond_peak"]

@@ -194,11 +194,13 @@ def _little_words(found: MetricsFindings) -> str:
     engine = (f"The engine's own count of running and waiting requests, sampled "
               f"{found.engine_samples} times from `/metrics`, averaged "
               f"{found.engine_in_flight:.2f}")
+    gap = abs(found.little_in_flight - found.engine_in_flight)
     if agrees:
-        return text + (engine + ": the law and the engine agree. Turned around, the law sizes a "
+        return text + (engine + f", {gap / max(found.engine_in_flight, 1.0):.0%} away: the law "
+                       f"and the engine agree within the {LITTLE_AGREES:.0%} a once-a-second "
+                       "sample of a short run allows. Turned around, the law sizes a "
                        "server: at twice the rate, or with requests twice as long, twice as "
                        "many must fit in a step, or the rest wait in the queue.")
-    gap = abs(found.little_in_flight - found.engine_in_flight)
     text += (engine + f", more than {LITTLE_AGREES:.0%} away. Both figures are estimates: "
              f"{found.engine_samples} samples of a count that changes with every arrival, and "
              f"the mean of {found.requests} requests' times, leave their difference a standard "
@@ -224,8 +226,9 @@ def _slo_words(found: MetricsFindings) -> str:
              f"at most {found.slo['tpot']:,.0f} ms per later token" if "tpot" in found.slo else ""]
     target = " and ".join(part for part in parts if part)
     text = (f"The SLO here is {target}. {found.met} of {found.requests} requests met it "
-            f"({found.attainment:.0%}): that share is the *attainment*, and goodput is the same "
-            f"count per second. ")
+            f"({found.attainment:.0%}): that share is the *attainment*, and goodput is the "
+            f"attainment × the rate the requests were sent at, the requests per second within "
+            f"the SLO. ")
     if found.all_met:
         return text + "No request missed, so throughput and goodput are the same at this rate."
     return text + (f"Of the others, {found.missed_ttft} waited too long for a first token and "

@@ -66,25 +66,37 @@ def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequ
     """``repeats`` passes over ``rates``, ``requests[i]`` Poisson arrivals at ``rates[i]`` req/s:
     one row per run, with its ``repeat`` and ``rate``. Within a pass the rates are taken in turn,
     so a slow spell of a shared machine falls on every rate rather than on one. Pass ``k`` draws
-    its arrivals from seed ``k``: the same for every server."""
+    its arrivals from seed ``k``: the same for every server.
+
+    Each row's ``goodput_req_s`` is counted over the arrivals: the share within the SLO × the
+    offered rate. vLLM's benchmark divides by the run's duration instead, which for a handful of
+    random arrivals can be shorter than they were planned to take: its goodput then reads above
+    the rate offered. ``offered_tok_s`` is the rate × each answer's tokens."""
     rows = []
     for repeat in range(repeats):
         for rate, count in zip(rates, requests, strict=True):
             result = open_loop(server, rate, count, input_tokens=input_tokens,
                                max_tokens=max_tokens, seed=repeat, **options)
-            rows.append({"repeat": repeat, "rate": rate, "requests": count, **result.row()})
+            row = result.row()
+            rows.append({"repeat": repeat, "rate": rate, "requests": count, **row,
+                         "goodput_req_s": float(row.get("slo_attainment", math.nan)) * rate,
+                         "offered_tok_s": rate * max_tokens})
     return pd.DataFrame(rows)
 
 
 # What a rate's row keeps of its runs: a spread (median, lowest, highest, count) or the median.
 SPREAD_KEYS = ("ttft_ms_p99", "tpot_ms_p50", "output_tok_s", "slo_attainment", "max_in_flight")
-MEDIAN_KEYS = ("requests", "goodput_req_s", "waiting_max")
+MEDIAN_KEYS = ("requests", "goodput_req_s", "waiting_max", "offered_tok_s")
 
 
 def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per rate of ``sweep_repeated``'s runs: ``SPREAD_KEYS`` as spreads (the median
-    under the key itself, then ``_low``, ``_high``, ``_n``) and ``MEDIAN_KEYS`` as medians."""
-    return spread_table(runs, "rate", SPREAD_KEYS, MEDIAN_KEYS)
+    under the key itself, then ``_low``, ``_high``, ``_n``) and ``MEDIAN_KEYS`` as medians;
+    ``beyond_peak`` marks the rates whose offered tokens a second exceed the most the server
+    produced at any rate of the sweep (median), which it cannot keep up with for long."""
+    table = spread_table(runs, "rate", SPREAD_KEYS, MEDIAN_KEYS)
+    table["beyond_peak"] = table["offered_tok_s"] > table["output_tok_s"].max()
+    return table
 
 
 def rate_view(table: pd.DataFrame) -> pd.DataFrame:
@@ -93,8 +105,11 @@ def rate_view(table: pd.DataFrame) -> pd.DataFrame:
     view = tables.spread_view(table.set_index("rate"),
                               {"ttft_ms_p99": 0, "tpot_ms_p50": 0, "output_tok_s": 0,
                                "slo_attainment": 2, "max_in_flight": 0},
-                              {"requests": 0, "goodput_req_s": 1, "waiting_max": 0})
-    return view[["requests", *SPREAD_KEYS, "goodput_req_s", "waiting_max"]]
+                              {"requests": 0, "goodput_req_s": 1, "waiting_max": 0,
+                               "offered_tok_s": 0})
+    view["beyond_peak"] = ["yes" if beyond else "no" for beyond in table["beyond_peak"]]
+    return view[["requests", "offered_tok_s", "beyond_peak", *SPREAD_KEYS, "goodput_req_s",
+                 "waiting_max"]]
 
 
 def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:

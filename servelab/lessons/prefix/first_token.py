@@ -84,9 +84,13 @@ def first_token_text(model: FirstTokenModel) -> str:
             f"({model.token_share:.1%} of them), so it should see its first token after "
             f"{fit.fixed_ms:.0f} + {fit.prefill_ms(reuse.later_on):.0f} = "
             f"**{model.on_ms:,.0f} ms** with reuse and **{model.off_ms:,.0f} ms** without: "
-            f"{model.time_share:.1%} of the time for {model.token_share:.1%} of the tokens, "
-            f"because the fixed part is {model.fixed_share_on:.0%} of the shorter wait and "
-            "reuse cannot remove it.")
+            f"{model.time_share:.1%} of the time for {model.token_share:.1%} of the tokens")
+    if fit.fixed_ms > 0:
+        text += (f", because the fixed part is {model.fixed_share_on:.0%} of the shorter wait "
+                 "and reuse cannot remove it.")
+    else:
+        text += (". The fit found no fixed part beside the prompt, so the model expects the "
+                 "wait to shrink with the tokens.")
     if reuse.ttft_on is None or reuse.ttft_off is None:
         return text + " The probe did not time its first tokens, so nothing checks it here."
     checks = []
@@ -96,4 +100,12 @@ def first_token_text(model: FirstTokenModel) -> str:
         said = {Foretold.INSIDE: "inside their range", Foretold.CLOSE: "close to their median",
                 Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from their median"}[found]
         checks.append(f"{label} {measured.with_range(0, ' ms')}, the prediction {said}")
-    return text + (f" The probe timed them {'; '.join(checks)}.")
+    text += f" The probe timed them {'; '.join(checks)}."
+    unexplained = reuse.ttft_on.median - model.on_ms
+    if foretold(model.on_ms, reuse.ttft_on) is Foretold.OFF and unexplained > 0:
+        text += (f" With reuse the wait was {unexplained:,.0f} ms longer than its computed "
+                 "tokens explain, so something the model leaves out costs that much here: work "
+                 "per request the fit did not separate from the prompt, or each computed token "
+                 f"attending to the {reuse.prompt_tokens - reuse.later_on:,.0f} cached tokens "
+                 "before it, which a prompt that shares nothing does not do.")
+    return text
