@@ -223,3 +223,23 @@ def test_intensity_has_nothing_to_compare_where_the_fit_cannot_split() -> None:
     found = batching.Intensity.of(200e9, 10.0, 200e6, 100e6, batching.StepFit(92.9, -0.46, 0.08))
     text = batching.intensity_text(found)
     assert "could not split a step" in text and "-0." not in text
+
+
+def _spread_row(total: float, low: float, high: float, users: int) -> dict[str, float]:
+    return {"steady_output_tok_s": total, "steady_output_tok_s_low": low,
+            "steady_output_tok_s_high": high, "steady_output_tok_s_n": 3,
+            "steady_user_tok_s": total / users}
+
+
+def test_crowd_text_cannot_tell_what_each_user_kept_where_the_ranges_allow_no_loss() -> None:
+    """A review read 'each user kept 78%' where the runs allowed 48-107%."""
+    found = BatchFindings.from_sweep(two_level_sweep(_spread_row(25.0, 20.0, 30.0, 1),
+                                                     _spread_row(310.0, 240.0, 400.0, 16), 16))
+    assert found.kept_bounds == pytest.approx((240 / 16 / 30, 400 / 16 / 20))
+    assert found.shown and found.kept_untold
+    text = batching.crowd_text(found, smoke=False)
+    assert "anything from 50% to 125%" in text and "cannot say how much speed" in text
+    assert "kept **" not in text
+    tight = BatchFindings.from_sweep(two_level_sweep(_spread_row(25.0, 24.0, 26.0, 1),
+                                                     _spread_row(310.0, 300.0, 320.0, 16), 16))
+    assert not tight.kept_untold and "kept **78%**" in batching.crowd_text(tight, smoke=False)

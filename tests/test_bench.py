@@ -384,6 +384,8 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
         assert figure.axes[0].get_xlabel()
         assert all(ax.get_ylabel() for ax in figure.axes)
         matplotlib.pyplot.close(figure)
+    slots_axis = figures[5].axes[0]
+    assert slots_axis.get_ylim() == (1.5, -0.5)  # slot 0 on top, no phantom slot 2 below
     (shaded,) = over_time.axes[0].patches  # only the second run has a steady window
     assert shaded.get_x() == pytest.approx(1.5)
     steady_sweep = sweep.assign(steady_output_tok_s=[31, 60, 100])

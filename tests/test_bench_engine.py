@@ -136,6 +136,21 @@ def test_parallel_samples_each_get_max_tokens(server: Server) -> None:
     assert request.itl_count == 36 - 3
 
 
+def test_a_sweep_prints_one_line_a_pass_where_bars_are_off(
+        server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A built page once showed fifteen 'closed loop: ...' lines for one sweep."""
+    monkeypatch.setenv("TQDM_DISABLE", "1")
+    runs = bench.sweep_runs(server, [1, 2], requests_per_user=1, input_tokens=8, max_tokens=4,
+                            repeats=2)
+    assert [len(runs[users]) for users in (1, 2)] == [2, 2]
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 2 and lines[1].startswith("sweep pass 2 of 2, users × output tok/s: 1 × ")
+    bench.sweep_runs(server, [1, 2], requests_per_user=1, input_tokens=8, max_tokens=4,
+                     progress=False)
+    assert capsys.readouterr().out == ""
+
+
 def test_open_loop_sends_at_the_planned_arrivals(server: Server) -> None:
     result = bench.open_loop(server, rate=8.0, num_requests=12, input_tokens=16, max_tokens=8,
                              progress=False)

@@ -154,6 +154,12 @@ def _context(**changes):
     return ContextFindings.from_runs(**args)
 
 
+def test_context_text_explains_the_engines_at_least_count():
+    text = dials_words.context_text(_context())
+    assert ("It says “at least” 2,049 for the 2,112 tokens sent because it stops tokenizing one "
+            "token past the limit") in text
+
+
 def test_context_text_when_everything_shows():
     text = dials_words.context_text(_context())
     assert "refused to start" in text and "2,560 tokens would fit" in text
@@ -240,3 +246,32 @@ def test_context_text_from_one_run_of_each_load():
     text = dials_words.context_text(_context(short_only=[SHORT], mixed=[MIXED]))
     assert "preempted **4 times** (alone: 0 times)" in text
     assert "(one run each): one run a load has no range, so this run cannot tell" in text
+
+
+@pytest.mark.parametrize(("mixed_first_ms", "says"), [
+    (874.0, "went from 339 ms (329–346) to 874 ms (848–891): later, beyond the runs' spread"),
+    (350.0, "within 10%, so the wait for a first token held"),
+    (200.0, "sooner, the ranges apart"),
+])
+def test_context_text_says_how_the_short_requests_first_tokens_moved(mixed_first_ms: float,
+                                                                     says: str) -> None:
+    """A review found '339 → 874 ms (ranges apart)' in the table and not in the words."""
+    short = [dict(run, ttft_ms_p99=339.0 * scale)
+             for run, scale in zip(_three(SHORT), (0.97, 1.0, 1.02), strict=True)]
+    mixed = [dict(run, ttft_ms_p99=mixed_first_ms * scale)
+             for run, scale in zip(_three(MIXED), (0.97, 1.0, 1.02), strict=True)]
+    text = dials_words.context_text(_context(short_only=short, mixed=mixed))
+    assert says in text
+
+
+def test_context_text_leaves_first_tokens_out_where_the_runs_did_not_report_them() -> None:
+    assert "first tokens' p99" not in dials_words.context_text(_context())
+
+
+def test_context_text_cannot_tell_first_tokens_apart_where_the_ranges_overlap() -> None:
+    short = [dict(run, ttft_ms_p99=ms) for run, ms in zip(_three(SHORT), (300.0, 339.0, 500.0),
+                                                         strict=True)]
+    mixed = [dict(run, ttft_ms_p99=ms) for run, ms in zip(_three(MIXED), (450.0, 600.0, 900.0),
+                                                         strict=True)]
+    text = dials_words.context_text(_context(short_only=short, mixed=mixed))
+    assert "the runs' ranges overlap, so this run cannot tell whether they moved" in text

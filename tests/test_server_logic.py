@@ -26,6 +26,8 @@ def test_capacity_is_parsed_from_the_engine_log():
     assert capacity.kv_cache_tokens == 93184
     assert capacity.max_model_len == 2048
     assert capacity.max_concurrency == pytest.approx(45.5)
+    assert str(capacity) == ("KV cache of 93,184 tokens: room for 45.5 requests of the full "
+                             "2,048-token context at once (the engine's start-up log)")
     with pytest.raises(CapacityNotFound, match="no 'KV cache size: N tokens' and"):
         parse_capacity("no capacity line yet")
 

@@ -135,6 +135,9 @@ def test_the_gain_check_disagrees_when_the_ranges_are_apart() -> None:
         20.0, 19.0, 21.0, 3), ratio=check.ratio)
     assert not bent.agrees
     assert "do not agree" in gain_text(bent, StepFit(38.3, 1.915, 1.0), LessonStep.of())
+    words = gain_text(bent, StepFit(30.6, 1.62, 0.98), LessonStep.of(), single_step_ms=36.1)
+    assert "One stream's step took 36.1 ms, above the line's 32.2 ms" in words
+    assert "the measured gain came out higher than the line's" in words
 
 
 def test_one_pass_agrees_within_a_tenth() -> None:

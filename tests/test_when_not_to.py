@@ -166,6 +166,10 @@ def test_story_08_guidance_weighs_one_users_first_token(vllm_first, says):
     text = _story(table, _facts(), "")
     assert "streamed 2.6× as quickly as vLLM here" in text and says in text
     assert "turned the same model into 4.0× the total output" in text
+    # Each time names its engine, the sooner one first (a review read 'X against Y on vLLM').
+    order = ("on vLLM against", "on llama.cpp)") if vllm_first < 0.1 else (
+        "on llama.cpp against", "on vLLM)")
+    assert all(part in text for part in order)
 
 
 def test_story_08_guidance_says_at_least_as_quickly_where_one_user_ran_alike():
@@ -218,6 +222,9 @@ def test_comparison_of_repeated_runs_gives_medians_and_ranges():
     assert Spread.in_row(row, "user_tok_s") == Spread(10.0, 5.0, 20.0, 3)
     view = when_not_to.comparison_view(table)
     assert view.loc[("vLLM", 1), "user_tok_s"] == "10.0 (5.0–20.0)"
+    # Counts print without decimals (a review read "completed requests 2.00").
+    assert (view.loc[("vLLM", 1), "completed"], view.loc[("vLLM", 1), "tokens_per_request"]) == (
+        "1", "11.0")
 
 
 def test_comparison_keeps_the_speeds_in_the_order_they_ran():

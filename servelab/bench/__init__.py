@@ -73,6 +73,7 @@ from servelab.bench.workloads import (
     StaticBatching,
 )
 from servelab.engines.running import RunningServer
+from servelab.progress import bars_shown
 
 # Prompts of no measured run come from this seed.
 WARM_UP_SEED = 99
@@ -155,12 +156,19 @@ def sweep_runs(server: RunningServer, levels: list[int], requests_per_user: int 
                **options: Unpack[RunOptions]) -> dict[int, list[Result]]:
     """A closed loop at each concurrency in ``levels``, the whole sweep ``repeats`` times: the
     runs by level, in pass order. Every pass takes the levels in turn (so a shared machine's
-    drift spreads over all of them) with its own seed."""
+    drift spreads over all of them) with its own seed. Where progress bars are off (a built
+    page, ``servelab.progress``) a pass prints one line, not one per run."""
+    asked = options.get("progress", True)
+    per_run: RunOptions = {**options, "progress": bars_shown(asked)}
     runs: dict[int, list[Result]] = {users: [] for users in levels}
     for number in range(repeats):
         for users in levels:
             runs[users].append(closed_loop(server, users, requests_per_user, input_tokens,
-                                           max_tokens, seed + number, **options))
+                                           max_tokens, seed + number, **per_run))
+        if asked and not bars_shown(asked):
+            totals = ", ".join(f"{users} × {runs[users][-1].summary()['output_tok_s']:,.0f}"
+                               for users in levels)
+            print(f"sweep pass {number + 1} of {repeats}, users × output tok/s: {totals}")
     return runs
 
 

@@ -48,6 +48,11 @@ class Capacity:
     max_model_len: int
     max_concurrency: float
 
+    def __str__(self) -> str:
+        return (f"KV cache of {self.kv_cache_tokens:,} tokens: room for "
+                f"{self.max_concurrency:.1f} requests of the full {self.max_model_len:,}-token "
+                "context at once (the engine's start-up log)")
+
 
 def _number(text: str) -> int:
     return int(text.replace(",", ""))

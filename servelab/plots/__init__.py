@@ -250,7 +250,7 @@ def slot_timeline(result: Result, slots: int, title: str | None = None) -> Figur
                     color=COLORS["prefill"])
             ax.barh(slot, record.end - record.first_token, left=record.first_token,
                     height=0.8, color=COLORS["decode"], edgecolor="white", linewidth=0.5)
-        ax.invert_yaxis()
+        ax.set_ylim(slots - 0.5, -0.5)  # slot 0 on top, and no tick past the last slot
         ax.set_xlabel("time since the run started (s)")
         ax.set_ylabel("batch slot")
         legend_below(fig, [

@@ -124,6 +124,23 @@ class BatchFindings(BatchGain):
         return self.ranges is not None
 
     @property
+    def kept_bounds(self) -> tuple[float, float] | None:
+        """The least and the most of one stream's speed each user can have kept, pairing the
+        crowd's slowest run with one stream's quickest and the other way round; None without
+        ranges."""
+        if self.ranges is None:
+            return None
+        single, top = self.ranges
+        return top.low / self.users / single.high, top.high / self.users / single.low
+
+    @property
+    def kept_untold(self) -> bool:
+        """The runs' ranges allow that each user lost nothing: the most each can have kept
+        reaches a full stream's speed, so the run cannot say what the crowd cost them."""
+        bounds = self.kept_bounds
+        return bounds is not None and bounds[1] >= 1.0
+
+    @property
     def verdict(self) -> BatchVerdict:
         """Shown when the gain reaches ``SHOWN_GAIN`` and, in a repeated sweep, even the slowest
         run of the crowd beat the quickest of one stream alone."""

@@ -270,6 +270,17 @@ def _gain_formula(users: int, ratio: float) -> str:
             f"{users * (1 + ratio) / (1 + users * ratio):.1f}×")
 
 
+def _single_step_words(fit: StepFit, single_step_ms: float | None) -> str:
+    """Where one stream's step stood against the line, where it was measured."""
+    if single_step_ms is None:
+        return ""
+    side = "above" if single_step_ms > fit.at(1) else "below"
+    measured = "higher" if side == "above" else "lower"
+    return (f" One stream's step took {single_step_ms:.1f} ms, {side} the line's "
+            f"{fit.at(1):.1f} ms, and every gain divides by that step, so the measured gain came "
+            f"out {measured} than the line's.")
+
+
 def regime_text(cost: StepCost) -> str:
     """The split of a step in words: one regime, from its largest part; none where the fit
     cannot split a step (:attr:`StepFit.splits`)."""
@@ -310,9 +321,11 @@ def regime_text(cost: StepCost) -> str:
             "step for all of them.")
 
 
-def gain_text(check: GainCheck | None, fit: StepFit, lesson: LessonStep) -> str:
+def gain_text(check: GainCheck | None, fit: StepFit, lesson: LessonStep,
+              single_step_ms: float | None = None) -> str:
     """The gain the split predicts against the gain measured, and the lesson's GPU on the same
-    terms."""
+    terms. ``single_step_ms``, one stream's measured step, says where the line missed when the
+    two disagree: every gain is measured against that step."""
     lesson_words = (f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
                     f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
                     f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms, so "
@@ -336,7 +349,8 @@ def gain_text(check: GainCheck | None, fit: StepFit, lesson: LessonStep) -> str:
                        "split of a step allows."
                        if check.agrees else
                        "The two do not agree: the step time did not grow in a straight line "
-                       "over the sweep, so two numbers do not sum it up here."))
+                       "over the sweep, so two numbers do not sum it up here."
+                       + _single_step_words(fit, single_step_ms)))
     lesson_words = (f" {lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
                     f"shared step, here {ratio:.1%}: ")
     if ratio > lesson.ratio:

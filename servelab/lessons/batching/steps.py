@@ -72,7 +72,14 @@ def crowd_text(found: BatchFindings, smoke: bool) -> str:
                f"**{found.users}** users at once the server produced "
                f"**{found.top_total:.0f} tok/s** in total{sweep_ranges(found)}, and each user "
                f"received **{found.top_each:.1f} tok/s**.")
-    if found.shown:
+    if found.shown and found.kept_untold and found.kept_bounds is not None:
+        low, high = found.kept_bounds
+        verdict = (f"The total grew **{found.gain:.1f}-fold**: every decoding step advanced all "
+                   f"of them at once. Each user kept {found.kept:.0%} of the speed one user had "
+                   f"alone at the medians, but the runs' ranges allow anything from {low:.0%} to "
+                   f"{high:.0%}, so this run cannot say how much speed the crowd cost each "
+                   "user.")
+    elif found.shown:
         verdict = (f"The total grew **{found.gain:.1f}-fold** while each user kept "
                    f"**{found.kept:.0%}** of the speed one user had alone: every decoding step "
                    "advanced all of them at once.")

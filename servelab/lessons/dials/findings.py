@@ -239,6 +239,8 @@ class ContextFindings:
     preemptions_mixed: Spread
     short_p99_alone_s: Spread
     short_p99_mixed_s: Spread
+    first_p99_alone_ms: Spread | None = None  # the short requests' first-token p99 (None: not
+    first_p99_mixed_ms: Spread | None = None  # in the runs' summaries)
 
     @classmethod
     def from_runs(cls, *, refusal: StartRefusal | None, refused_context: int,
@@ -259,7 +261,9 @@ class ContextFindings:
                    preemptions_alone=Spread.of(run["preemptions"] for run in short_only),
                    preemptions_mixed=Spread.of(run["preemptions"] for run in mixed),
                    short_p99_alone_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in short_only),
-                   short_p99_mixed_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in mixed))
+                   short_p99_mixed_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in mixed),
+                   first_p99_alone_ms=_first_tokens(short_only),
+                   first_p99_mixed_ms=_first_tokens(mixed))
 
     @property
     def refused(self) -> bool:
@@ -289,6 +293,21 @@ class ContextFindings:
     def short_p99_moved(self) -> Movement:
         """How the short requests' p99 moved beside the long ones (:func:`movement`)."""
         return movement(self.short_p99_alone_s, self.short_p99_mixed_s)
+
+    @property
+    def first_p99_moved(self) -> Movement | None:
+        """How the short requests' first-token p99 moved beside the long ones; None where the
+        runs did not report it."""
+        if self.first_p99_alone_ms is None or self.first_p99_mixed_ms is None:
+            return None
+        return movement(self.first_p99_alone_ms, self.first_p99_mixed_ms)
+
+
+def _first_tokens(runs: Sequence[Mapping[str, float]]) -> Spread | None:
+    """The runs' first-token p99 (ms) as a spread; None where a run did not report one."""
+    if not all("ttft_ms_p99" in run for run in runs):
+        return None
+    return Spread.of(run["ttft_ms_p99"] for run in runs)
 
 
 TP_SPREADS = ("one_user_tok_s", "many_users_output_tok_s")

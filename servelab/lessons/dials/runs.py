@@ -89,6 +89,14 @@ class StartRefusal:
     available_gib: float
     estimate: int | None
 
+    def __str__(self) -> str:
+        text = (f"vLLM refused to start: one request of the full {self.max_model_len:,} tokens "
+                f"needs {self.needed_gib:.2f} GiB of KV cache, and {self.available_gib:.2f} GiB "
+                "is available")
+        if self.estimate is not None:
+            text += f"; by its estimate a limit of {self.estimate:,} tokens would fit"
+        return text
+
 
 def start_refusal(error_text: str) -> StartRefusal | None:
     """The refusal in a failed start's log tail, or None if the start failed for another

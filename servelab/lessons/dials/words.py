@@ -155,8 +155,13 @@ def _prompt_text(context: ContextFindings) -> str:
     asked = (f"**Per request.** A prompt of {probe.prompt_tokens:,} tokens, over the limit of "
              f"{probe.limit:,}")
     if context.prompt_verdict is LimitVerdict.REFUSED:
+        counted = ""
+        if probe.message and "at least" in probe.message:
+            counted = (f" (It says “at least” {probe.limit + 1:,} for the "
+                       f"{probe.prompt_tokens:,} tokens sent because it stops tokenizing one "
+                       "token past the limit: that is already enough to refuse.)")
         return (f"{asked}, was turned away before it ran: “{probe.message}” The prompt alone "
-                "did not fit, so no answer length could have saved it.")
+                f"did not fit, so no answer length could have saved it.{counted}")
     return (f"{asked}, was served in this run ({probe.answer_tokens} answer tokens, finish "
             f"reason `{probe.finish_reason}`), so the refusal of an over-long prompt is not "
             "shown here.")
@@ -228,6 +233,24 @@ def _crowd_cost_text(context: ContextFindings) -> str:
             "time they cost the short ones.")
 
 
+def _first_token_text(context: ContextFindings) -> str:
+    """How the short requests' first tokens moved beside the long ones, where measured."""
+    moved = context.first_p99_moved
+    if moved is None or context.first_p99_alone_ms is None or context.first_p99_mixed_ms is None:
+        return ""
+    numbers = (f" Their first tokens' p99 went from "
+               f"{context.first_p99_alone_ms.with_range(0, ' ms')} to "
+               f"{context.first_p99_mixed_ms.with_range(0, ' ms')}")
+    if moved is Movement.ROSE:
+        return (numbers + ": later, beyond the runs' spread, as the long prompts were read in "
+                "the same steps and preempted requests waited to be computed again.")
+    if moved is Movement.UNCLEAR:
+        return numbers + ": the runs' ranges overlap, so this run cannot tell whether they moved."
+    if moved is Movement.SAME:
+        return numbers + f": within {CHANGED:.0%}, so the wait for a first token held."
+    return numbers + ": sooner, the ranges apart, which the long requests do not explain."
+
+
 def context_text(context: ContextFindings) -> str:
     """Chapter 05: what ``max_model_len`` decides, from a refused start, two requests past the
     limit, and the short requests alone and beside long ones."""
@@ -241,7 +264,7 @@ def context_text(context: ContextFindings) -> str:
                  f"(alone: {alone}), and the short requests' p99 from send to last "
                  f"token went from **{context.short_p99_alone_s.with_range(1, ' s')}** to "
                  f"**{context.short_p99_mixed_s.with_range(1, ' s')}** ({runs})")
-        crowd += _crowd_cost_text(context)
+        crowd += _crowd_cost_text(context) + _first_token_text(context)
     else:
         crowd = (f"With {longs} beside the short ones the engine "
                  f"preempted {mixed} (alone: {alone}; {runs}): not every run beside "

@@ -278,7 +278,21 @@ def routing_text(found: RoutingFindings) -> str:
         "unclear": (f"The median first token with {following} against {spreading} was "
                     f"{medians}: the runs cannot tell them apart."),
     }[found.first_token]
-    return text
+    return text + _cold_start_text(found)
+
+
+def _cold_start_text(found: RoutingFindings) -> str:
+    """What the extra prompt computations are: a cold cache's one-off cost, which a warm
+    service would not pay again (empty where the spreading policy computed no more)."""
+    if found.extra_prefills <= 0:
+        return ""
+    spreading, following = found.policies
+    return (f" Each run began on a cold cache, so the {found.extra_prefills:.0f} extra "
+            f"computations of a prompt that {spreading} made in a run of {found.requests} "
+            "requests are first visits: a tenant's first request on each replica. A service "
+            "that keeps running pays them once; after that both replicas hold every tenant's "
+            f"prompt, and {following} keeps its lead only where the tenants' prompts together "
+            "outgrow one replica's cache, which these runs do not test.")
 
 
 def _sooner_cause(found: RoutingFindings) -> str:

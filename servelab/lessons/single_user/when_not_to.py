@@ -60,6 +60,9 @@ def folder_mb(path: str | Path) -> float:
 
 
 SPREAD_COLUMNS = ("user_tok_s", "output_tok_s", "ttft_s_p50")  # compared, with ranges
+# Decimals the page gives the other figures: counts none, a mean count of tokens one (the rest,
+# seconds, two).
+COLUMN_DIGITS = {"max_in_flight": 0, "completed": 0, "failed": 0, "tokens_per_request": 1}
 IN_ORDER = ("user_tok_s", "output_tok_s")  # also kept run by run, as ``*_runs``, in run order
 
 
@@ -97,7 +100,8 @@ def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
     """What the page prints of ``comparison``: the compared figures as median (lowest–highest),
     the rest as numbers."""
     return spread_view(table, {"user_tok_s": 1, "output_tok_s": 1, "ttft_s_p50": 2},
-                       {key: 2 for key in COLUMNS if key not in SPREAD_COLUMNS})
+                       {key: COLUMN_DIGITS.get(key, 2) for key in COLUMNS
+                        if key not in SPREAD_COLUMNS})
 
 
 LLAMA_Q4, LLAMA_F16, VLLM = "llama.cpp Q4_1", "llama.cpp F16", "vLLM"
@@ -374,12 +378,13 @@ def _many_text(found: EngineFindings) -> str:
 def _first_token_clause(found: EngineFindings) -> str:
     """Whose first token came sooner for one user alone, beyond the runs' spread."""
     q4, vllm = found.first_alone[LLAMA_Q4], found.first_alone[VLLM]
-    both = f"{q4.with_range(2, ' s')} against {vllm.with_range(2, ' s')}"
     if vllm.below(q4):
-        return f", though vLLM's first token came sooner ({both} on vLLM)"
+        return (f", though vLLM's first token came sooner ({vllm.with_range(2, ' s')} on vLLM "
+                f"against {q4.with_range(2, ' s')} on llama.cpp)")
+    both = f"{q4.with_range(2, ' s')} on llama.cpp against {vllm.with_range(2, ' s')} on vLLM"
     if q4.below(vllm):
-        return f", and its first token came sooner too ({both} on vLLM)"
-    return f"; their first tokens ({both} on vLLM) were not told apart"
+        return f", and its first token came sooner too ({both})"
+    return f"; their first tokens ({both}) were not told apart"
 
 
 def _guidance_text(found: EngineFindings) -> str:
