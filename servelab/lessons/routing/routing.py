@@ -17,7 +17,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
-from servelab.bench import run
+from servelab.bench import run, warm_up
 from servelab.bench.frames import Result
 from servelab.bench.prompts import PromptSource
 from servelab.bench.server_metrics import fetch_metrics
@@ -86,6 +86,7 @@ def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
     happened."""
     router = Router(replicas, policy=policy)
     with router:
+        warm_up(router)  # through the router, not measured: its first requests pay its set-up
         before = [fetch_metrics(replica.url) for replica in replicas]
         result = run(router, workload, prompts=prompts, metrics_interval=None)
         after = [fetch_metrics(replica.url) for replica in replicas]
@@ -492,7 +493,10 @@ def failure_text(failure: Failure) -> str:
 
 
 def measure_setup(target: Router | Server, users: ClosedLoop, repeats: int) -> list[Result]:
-    """``repeats`` runs of the closed loop ``users`` against one running setup."""
+    """``repeats`` runs of the closed loop ``users`` against one running setup, after one
+    short request through it that is not measured (a fresh router's first requests once put an
+    'ITL p50 0 ms' into the median)."""
+    warm_up(target)
     return [run(target, users, metrics_interval=None) for _ in range(repeats)]
 
 
