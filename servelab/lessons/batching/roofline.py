@@ -89,25 +89,35 @@ class Roofline:
         """*r* = *b* ÷ *a* with no engine work at all."""
         return self.per_sequence_ms / self.weight_read_ms
 
-    def _gain(self, shared_factor: float, sequence_factor: float) -> float:
-        fit = StepFit(self.weight_read_ms * shared_factor,
-                      self.per_sequence_ms * sequence_factor, 1.0)
-        return gain_at(fit, self.users)
+    @property
+    def step(self) -> StepFit:
+        """The least a step can cost: no engine work at all."""
+        return StepFit(self.weight_read_ms, self.per_sequence_ms, 1.0)
+
+    @property
+    def step_most_shared(self) -> StepFit:
+        """The window's end with the shared part raised by ``OVERHEAD_UP_TO``."""
+        return StepFit(self.weight_read_ms * (1 + OVERHEAD_UP_TO), self.per_sequence_ms, 1.0)
+
+    @property
+    def step_most_per_sequence(self) -> StepFit:
+        """The window's end with each sequence's part raised by ``OVERHEAD_UP_TO``."""
+        return StepFit(self.weight_read_ms, self.per_sequence_ms * (1 + OVERHEAD_UP_TO), 1.0)
 
     @property
     def gain(self) -> float:
         """The gain at ``users`` with no engine work."""
-        return self._gain(1.0, 1.0)
+        return gain_at(self.step, self.users)
 
     @property
     def gain_low(self) -> float:
-        """Each sequence's part raised by ``OVERHEAD_UP_TO``: the gain's low end."""
-        return self._gain(1.0, 1.0 + OVERHEAD_UP_TO)
+        """The gain's low end: each sequence's part raised."""
+        return gain_at(self.step_most_per_sequence, self.users)
 
     @property
     def gain_high(self) -> float:
-        """The shared part raised by ``OVERHEAD_UP_TO``: the gain's high end."""
-        return self._gain(1.0 + OVERHEAD_UP_TO, 1.0)
+        """The gain's high end: the shared part raised."""
+        return gain_at(self.step_most_shared, self.users)
 
     def holds(self, measured_gain: float) -> bool:
         return self.gain_low <= measured_gain <= self.gain_high

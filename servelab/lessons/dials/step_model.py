@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from servelab.lessons.batching.roofline import OVERHEAD_UP_TO, Roofline
+from servelab.lessons.batching.roofline import Roofline
 from servelab.lessons.batching.steps import StepFit
 
 
@@ -45,9 +45,7 @@ class DialPrediction:
     high: int
 
     def _ends(self) -> list[StepFit]:
-        read, each = self.roof.weight_read_ms, self.roof.per_sequence_ms
-        return [StepFit(read * (1 + OVERHEAD_UP_TO), each, 1.0),
-                StepFit(read, each * (1 + OVERHEAD_UP_TO), 1.0)]
+        return [self.roof.step_most_shared, self.roof.step_most_per_sequence]
 
     @property
     def output_window(self) -> tuple[float, float]:
