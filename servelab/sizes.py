@@ -23,15 +23,17 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "smoke": dict(levels=[1, 4], requests_per_user=1, input_tokens=32, answer_tokens=16,
                       sweeps=2, prefix_tokens=500, question_tokens=16, probe_requests=3,
                       decode_users=2, user_tokens=96, document_tokens=600, arrival_s=0.5,
-                      documents=2, spacing_s=0.5, chunk_pause_ms=250),
+                      documents=2, spacing_s=0.5, chunk_pause_ms=250, runs=2),
         "cpu": dict(levels=[1, 4, 8, 16, 32], requests_per_user=1, input_tokens=32,
                     answer_tokens=48, sweeps=3, prefix_tokens=2000, question_tokens=16,
-                    probe_requests=4, decode_users=4, user_tokens=320, document_tokens=2000,
-                    arrival_s=1.5, documents=3, spacing_s=2.5, chunk_pause_ms=250),
+                    probe_requests=4, decode_users=4, user_tokens=160, document_tokens=1200,
+                    arrival_s=1.5, documents=2, spacing_s=2.5, chunk_pause_ms=250,
+                    runs=3),
         "gpu": dict(levels=[1, 2, 4, 8, 16, 32], requests_per_user=2, input_tokens=64,
                     answer_tokens=128, sweeps=3, prefix_tokens=2000, question_tokens=16,
                     probe_requests=4, decode_users=16, user_tokens=768, document_tokens=7000,
-                    arrival_s=1.5, documents=3, spacing_s=1.5, chunk_pause_ms=50),
+                    arrival_s=1.5, documents=3, spacing_s=1.5, chunk_pause_ms=50,
+                    runs=3),
     },
     "01-serving-engine": {
         "smoke": dict(users=4, requests_per_user=1, answer_tokens=16, sweeps=2),
@@ -89,12 +91,13 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
     "06-chunked-prefill": {
         # spacing_s is the least time between a run's documents: the page spaces them further,
         # from how long one takes alone, and the users decode long enough to outlast them.
+        # Each server is started ``runs`` times, the two in turn, and measured once a start.
         "smoke": dict(users=2, user_tokens=64, document_tokens=160, pause_ms=400,
-                      arrival_s=0.5, documents=2, spacing_s=0.4, max_model_len=1024),
-        "cpu": dict(users=4, user_tokens=384, document_tokens=600, pause_ms=400,
-                    arrival_s=1.0, documents=3, spacing_s=3.0, max_model_len=8192),
+                      arrival_s=0.5, documents=2, spacing_s=0.4, max_model_len=1024, runs=2),
+        "cpu": dict(users=4, user_tokens=200, document_tokens=600, pause_ms=400,
+                    arrival_s=1.0, documents=2, spacing_s=3.0, max_model_len=8192, runs=3),
         "gpu": dict(users=16, user_tokens=512, document_tokens=2000, pause_ms=40,
-                    arrival_s=1.5, documents=3, spacing_s=1.5, max_model_len=4096),
+                    arrival_s=1.5, documents=3, spacing_s=1.5, max_model_len=4096, runs=3),
     },
     "07-throughput-vs-latency": {
         # requests_per_rate[i] requests at rates[i]; every rate and the mix are served

@@ -49,7 +49,7 @@ LABELS: dict[str, str] = {
     "ttft_ms": "first token (ms)",
     "computed": "prompt tokens computed",
     "from cache": "prompt tokens from cache",
-    # chapter 00 (and 06): decoding users beside a long document, medians over the documents
+    # chapter 00 (and 06): decoding users beside a long document, medians over the runs
     "users_itl_ms_p50": "users' gap between tokens p50 (ms)",
     "users_itl_ms_p99": "users' gap between tokens p99 (ms)",
     "users_longest_gap_ms": "users' longest pause (ms)",
@@ -58,6 +58,7 @@ LABELS: dict[str, str] = {
     "users_output_tok_s": "users' output (tok/s)",
     "users_done_s": "a user's own run (s)",
     "documents_queued": "documents sent before the previous one's first token",
+    "hitches_per_document": "a user's hitches while a document was read",
     # chapters 03 and 05: the cache's size and what it holds
     "kv_cache_gib": "KV cache (GiB)",
     "kv_tokens": "KV cache (tokens)",

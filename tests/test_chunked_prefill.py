@@ -17,6 +17,7 @@ from servelab.lessons.chunking.chunked_prefill import (
     AloneCost,
     BudgetPlan,
     DealVerdict,
+    HitchGrowth,
     PauseVerdict,
     ReadAlone,
     Reading,
@@ -45,35 +46,45 @@ def _interferer_result(stall: float) -> Result:
 
 
 def test_budget_is_the_pause_at_the_measured_rate_in_whole_blocks():
-    assert budget_for(1000.0, 150, smallest=8, largest=2000, block=16) == 144
-    assert budget_for(1000.0, 150, smallest=8, largest=2000, block=128) == 128  # CPU blocks
-    assert budget_for(1000.0, 1, smallest=8, largest=2000, block=16) == 8
-    assert budget_for(30.0, 400, smallest=8, largest=2000, block=16) == 12
-    assert budget_for(100_000.0, 150, smallest=8, largest=2000, block=16) == 2000
+    assert budget_for(1000.0, 150, step_ms=0.0, smallest=8, largest=2000, block=16) == 144
+    # the CPU engine's blocks
+    assert budget_for(1000.0, 150, step_ms=0.0, smallest=8, largest=2000, block=128) == 128
+    assert budget_for(1000.0, 1, step_ms=0.0, smallest=8, largest=2000, block=16) == 8
+    assert budget_for(30.0, 400, step_ms=0.0, smallest=8, largest=2000, block=16) == 12
+    assert budget_for(100_000.0, 150, step_ms=0.0, smallest=8, largest=2000, block=16) == 2000
     with pytest.raises(ValueError):
-        budget_for(0.0, 150, smallest=8, largest=2000, block=16)
+        budget_for(0.0, 150, step_ms=0.0, smallest=8, largest=2000, block=16)
 
 
-def test_compare_and_the_shared_gap_plot_take_several_runs():
-    runs = {"whole": _interferer_result(0.8), "chunked": _interferer_result(0.2)}
-    table = chunked_prefill.compare(runs)
-    assert table.loc["whole", "users_longest_gap_ms"] == pytest.approx(800)
-    assert table.loc["chunked", "document_ttft_s"] == pytest.approx(0.2)
-    assert table.loc["whole", "users_done_s"] == pytest.approx(0.1 + 0.09 + 0.8)
-    assert table.loc["whole", "users_done_s_n"] == 2
+def test_compare_gives_each_setting_the_range_over_its_runs_and_the_plot_draws_them():
+    runs = {"whole": [_interferer_result(0.8), _interferer_result(0.6)],
+            "chunked": [_interferer_result(0.2), _interferer_result(0.3), _interferer_result(0.25)]}
+    table = chunked_prefill.compare(runs, hitch_ms=60.0)
+    pause = Spread.in_row(table.loc["whole"], "users_longest_gap_ms")
+    assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((700, 600, 800, 2))
+    assert Spread.in_row(table.loc["chunked"], "document_ttft_s").n == 3
+    assert table.loc["whole", "users_done_s_high"] == pytest.approx(0.1 + 0.09 + 0.8)
     assert (table["documents_queued"] == 0).all()
-    figure = plots.itl_over_time(runs, title="t")
+    # one hitch a user: 1 of 4 gaps, 60 ms or longer
+    assert table.loc["whole", "hitches_per_document"] == 1
+    assert table.loc["whole", "hitch_share"] == pytest.approx(0.25)
+    assert table.loc["chunked", "first_hitch_ms"] == pytest.approx(250)
+    figure = plots.itl_over_time({label: results[0] for label, results in runs.items()},
+                                 title="t")
     assert len(figure.axes) == 2 and all(ax.get_ylabel() for ax in figure.axes)
     matplotlib.pyplot.close("all")
 
 
-def _row(longest, p99, after, p50, ttft, n=3, done=30.0, users=4, queued=0):
-    """A run's row of ``compare``: each per-document figure 10 % either side of its median, the
-    users' own runs 5 % either side of ``done``."""
-    row = {"users_itl_ms_p99": p99, "users_itl_ms_p50": p50, "documents_queued": queued,
+def _row(longest, p99, after, p50, ttft, n=3, done=30.0, users=4, queued=0, share=0.005,
+         hitches=1.0, first=float("nan"), last=float("nan")):
+    """A setting's row of ``compare`` over ``n`` runs: each figure 10 % either side of its
+    median, the users' own runs 5 % either side of ``done`` (over ``users`` runs)."""
+    row = {"users_itl_ms_p50": p50, "documents_queued": queued,
            **Spread(done, 0.95 * done, 1.05 * done, users).columns("users_done_s")}
     for key, median in (("users_longest_gap_ms", longest), ("itl_ms_p99_after_arrival", after),
-                        ("document_ttft_s", ttft)):
+                        ("document_ttft_s", ttft), ("users_itl_ms_p99", p99),
+                        ("hitch_share", share), ("hitches_per_document", hitches),
+                        ("first_hitch_ms", first), ("last_hitch_ms", last)):
         row |= Spread(median, 0.9 * median, 1.1 * median, n).columns(key)
     return row
 
@@ -84,21 +95,23 @@ def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
     documents = [_record(2, 0.15, [0.03], ttft=0.5, role="interferer"),
                  _record(3, 0.8, [0.03], ttft=0.7, role="interferer"),
                  _record(4, 9.0, [0.03], ttft=0.2, role="interferer")]  # the users are done
-    row = chunked_prefill.compare({"run": Result(None, [*users, *documents], 10.0)}).iloc[0]
-    pause = Spread.in_row(row, "users_longest_gap_ms")
-    assert (pause.low, pause.high, pause.n) == pytest.approx((500, 700, 2))
-    assert Spread.in_row(row, "document_ttft_s").median == pytest.approx(0.6)
+    run = Result(None, [*users, *documents], 10.0)
+    figures = chunked_prefill.run_figures(run, window_s=0.7, hitch_ms=100.0)
+    assert figures["users_longest_gap_ms"] == pytest.approx(600)  # 500 and 700: the median
+    assert figures["document_ttft_s"] == pytest.approx(0.6)
+    assert figures["hitches_per_document"] == 1
+    row = chunked_prefill.compare({"run": [run, run]}, hitch_ms=100.0).iloc[0]
     shown = readable(chunked_prefill.compare_view(row.to_frame().T)).T["run"]
-    assert shown["users' longest pause (ms)"] == "600 (500–700)"
-    assert shown["document's first token (s)"] == "0.60 (0.50–0.70)"
+    assert shown["users' longest pause (ms)"] == "600 (all 2 alike)"
+    assert shown["document's first token (s)"] == "0.60 (all 2 alike)"
     assert not any("_n" in name or "lowest" in name for name in shown.index)  # no counts shown
     late = [_record(2, 9.0, [0.03], ttft=0.2, role="interferer")]
     with pytest.raises(RuntimeError, match="no user was still decoding"):
-        chunked_prefill.compare({"late": Result(None, [*users, *late], 10.0)})
+        chunked_prefill.compare({"late": [Result(None, [*users, *late], 10.0)]}, hitch_ms=100.0)
 
 
-PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, budget=368,
-                  document_tokens=2000, block=16)
+PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, step_ms=0.0,
+                  budget=368, document_tokens=2000, block=16)
 WHOLE = _row(800, 150, 700, 31, 5.0)
 
 
@@ -111,7 +124,8 @@ def test_the_findings_read_the_two_rows_and_their_ratios():
     found = findings(_row(300, 200, 1000, 31, 6.0))
     pause = found.pause_whole
     assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((800, 720, 880, 3))
-    assert (found.usual_gap_ms, found.pooled_whole_ms, found.pooled_chunked_ms) == (31, 150, 200)
+    assert (found.usual_gap_ms, found.pooled_whole.median, found.pooled_chunked.median) == (
+        31, 150, 200)
     assert found.pause_over_usual == pytest.approx(300 / 31)
     assert found.wait_ratio == pytest.approx(1.2)
     assert (PLAN.chunks, PLAN.first_chunks, PLAN.wanted_tokens) == (6, 1, 375)
@@ -148,11 +162,32 @@ def test_the_chunked_pauses_are_held_against_their_target(chunked, verdict, says
     assert says in chunked_prefill.effect_text(found)
 
 
-@pytest.mark.parametrize("pooled", [300, 150, 90])
-def test_the_pooled_tail_is_one_figure_a_run_and_not_compared(pooled):
-    text = chunked_prefill.effect_text(findings(_row(300, pooled, 250, 31, 6.0)))
-    assert f"gap was 150 ms and then {pooled} ms" in text and "draws no comparison" in text
-    assert "by more than the bar as well" not in text and "freeze" not in text
+@pytest.mark.parametrize(("share_whole", "share_chunked", "says"), [
+    (0.005, 0.03, "missed the long stalls and counted the short hitches"),
+    (0.005, 0.008, "neither run's pooled p99 saw its pauses"),
+    (0.02, 0.03, "both runs' pooled p99 counts their hitches"),
+    (0.02, 0.008, "saw the one-step stalls and missed the chunked hitches"),
+])
+def test_the_pooled_p99_sees_the_hitches_only_past_one_gap_in_a_hundred(share_whole,
+                                                                         share_chunked, says):
+    whole = _row(800, 150, 700, 31, 5.0, share=share_whole)
+    found = findings(_row(300, 400, 250, 31, 6.0, share=share_chunked), whole=whole)
+    text = chunked_prefill.effect_text(found)
+    assert says in text and "99th-percentile gap was 150 ms (range 135–165 ms over 3 runs)" in text
+    assert "hitches (gaps of 74 ms or longer" in text  # no usual step, half of 147 ms
+    assert "400 ms (range 360–440 ms over 3 runs) with chunks: higher with chunks" in text
+    assert found.pooled_verdict is ReadingTail.WORSE
+
+
+@pytest.mark.parametrize(("last", "growth", "says"), [
+    (400.0, HitchGrowth.GREW, "Within a document the hitches grew: a chunked document's first "
+                              "hitch took 250 ms"),
+    (260.0, HitchGrowth.NOT_SHOWN, "the ranges do not say the later ones cost more"),
+    (float("nan"), HitchGrowth.NONE, "each user had 1 hitch in one step and 6 hitches with chunks"),
+])
+def test_the_chunk_hitches_are_counted_and_their_growth_judged(last, growth, says):
+    found = findings(_row(300, 200, 250, 31, 6.0, hitches=6, first=250.0, last=last))
+    assert found.hitch_growth is growth and says in chunked_prefill.effect_text(found)
 
 
 @pytest.mark.parametrize(("chunked", "verdict", "says"), [
@@ -207,7 +242,7 @@ def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
     assert "3.60 s in one step and 6.00 s in 6 chunks: +2.40 s, +400 ms a chunk" in text
     assert "medians above differ by 2.50 s" in text
     assert "a chunk took 1,000 ms on average" in text  # 6.0 s over 6 chunks
-    assert "gives 147 ms for one" in text  # 368 tokens at 2,500 tok/s
+    assert "gives 147 ms for its reading" in text  # 368 tokens at 2,500 tok/s
     alone_missing = chunked_prefill.effect_text(findings(_row(300, 200, 1000, 31, 7.5)))
     assert "cannot say how much of the later first token is chunking's own cost" in alone_missing
     assert "cannot say where the extra time went" in alone_missing
@@ -234,9 +269,14 @@ def test_the_reads_alone_weigh_chunkings_cost_only_when_undisturbed(alone, verdi
 def test_the_sizing_says_whether_the_budget_was_rounded_to_blocks():
     rounded = chunked_prefill.sizing_text(PLAN)  # 375 tokens bought, 368 in blocks of 16
     assert "buys 375 tokens. Rounded down to whole blocks of 16 tokens" in rounded
+    # a step with a chunk is the usual step and the chunk: 50 ms of it leaves 100 ms to read in
+    assert dataclasses.replace(PLAN, step_ms=50.0).wanted_tokens == pytest.approx(250)
+    assert budget_for(2500.0, 150, step_ms=50.0, smallest=8, largest=2000, block=16) == 240
+    assert "leaves no time to read a chunk in" in chunked_prefill.sizing_text(
+        dataclasses.replace(PLAN, step_ms=200.0))
     # the CPU engine's 128-token block is more than the 116 tokens the target buys
-    small = BudgetPlan(first_budget=8192, prefill_tok_s=291, pause_ms=400, budget=116,
-                       document_tokens=600, block=128)
+    small = BudgetPlan(first_budget=8192, prefill_tok_s=291, pause_ms=400, step_ms=0.0,
+                       budget=116, document_tokens=600, block=128)
     text = chunked_prefill.sizing_text(small)
     assert "less than one of this engine's 128-token blocks, so it is not rounded" in text
     assert "budget is 116 tokens" in text and "Rounded" not in text
@@ -248,7 +288,7 @@ def test_the_sizing_names_the_rate_once_when_given_the_fit_it_came_from():
     fit = PrefillFit(fixed_ms=130.0, tok_s=1500.0, short_tokens=64, long_tokens=2016)
     text = chunked_prefill.sizing_text(dataclasses.replace(PLAN, prefill_tok_s=fit.tok_s), fit=fit)
     assert text.startswith("This device: prefill 1,500 prompt tokens/s after a fixed 130 ms")
-    assert "(fitted from 64- and 2,016-token prompts). At that rate a pause of about" in text
+    assert "(fitted from 64- and 2,016-token prompts). A step that carries a chunk" in text
     assert text.count("1,500") == 1 and "Alone, the document" not in text
 
 
@@ -272,9 +312,9 @@ def test_wait_verdicts(ttft, plan, verdict):
 
 @pytest.mark.parametrize(("plan", "first", "sizing"), [
     (PLAN, Reading.ONE_STEP, Sizing.TARGET),
-    (BudgetPlan(512, 2500, 150, 368, 2000, 16), Reading.CHUNKS, Sizing.TARGET),
-    (BudgetPlan(4096, 20, 150, 8, 2000, 16), Reading.ONE_STEP, Sizing.FLOOR),
-    (BudgetPlan(4096, 50_000, 150, 2000, 2000, 16), Reading.ONE_STEP, Sizing.WHOLE),
+    (BudgetPlan(512, 2500, 150, 0.0, 368, 2000, 16), Reading.CHUNKS, Sizing.TARGET),
+    (BudgetPlan(4096, 20, 150, 0.0, 8, 2000, 16), Reading.ONE_STEP, Sizing.FLOOR),
+    (BudgetPlan(4096, 50_000, 150, 0.0, 2000, 2000, 16), Reading.ONE_STEP, Sizing.WHOLE),
 ])
 def test_plan_verdicts(plan, first, sizing):
     assert (plan.first_read, plan.sizing) == (first, sizing)
@@ -298,14 +338,14 @@ def test_story_06_says_when_the_run_cannot_tell():
 
 
 def test_story_06_words_the_plan_it_was_given():
-    chunks_first = BudgetPlan(512, 2500, 150, 368, 2000, 16)
+    chunks_first = BudgetPlan(512, 2500, 150, 0.0, 368, 2000, 16)
     text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=chunks_first), "")
     assert "even the first run read it in 4 chunks" in text
     assert "the better deal for the users" in text
-    unsplit = BudgetPlan(4096, 50_000, 150, 2000, 2000, 16)
+    unsplit = BudgetPlan(4096, 50_000, 150, 0.0, 2000, 2000, 16)
     text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=unsplit), "")
     assert "cannot split it" in text and "not chunking" in text and "capped" not in text
-    floor = BudgetPlan(4096, 20, 150, 8, 2000, 16)
+    floor = BudgetPlan(4096, 20, 150, 0.0, 8, 2000, 16)
     assert "longer than aimed for" in chunked_prefill.story(
         findings(_row(300, 100, 250, 31, 6.0), plan=floor), "")
 

@@ -82,17 +82,18 @@ def test_prefix_reuse_not_shown() -> None:
 
 
 def gaps(longest_ms: float, ttft_s: float) -> dict[str, float]:
-    """A row of ``chunked_prefill.compare`` over three documents, 10 % either side."""
-    row = {"users_itl_ms_p50": 30.0, "users_itl_ms_p99": 70.0, "documents_queued": 0,
-           **Spread(20.0, 19.0, 21.0, 4).columns("users_done_s")}
+    """A row of ``chunked_prefill.compare`` over three runs, 10 % either side."""
+    row = {"users_itl_ms_p50": 30.0, "documents_queued": 0, "first_hitch_ms": float("nan"),
+           "last_hitch_ms": float("nan"), **Spread(20.0, 19.0, 21.0, 3).columns("users_done_s")}
     for key, median in (("users_longest_gap_ms", longest_ms), ("document_ttft_s", ttft_s),
-                        ("itl_ms_p99_after_arrival", 100.0)):
+                        ("itl_ms_p99_after_arrival", 100.0), ("users_itl_ms_p99", 70.0),
+                        ("hitch_share", 0.005), ("hitches_per_document", 1.0)):
         row |= Spread(median, 0.9 * median, 1.1 * median, 3).columns(key)
     return row
 
 
 # 96-token slices of a 2,000-token document, sized for 100 ms pauses.
-PLAN = BudgetPlan(first_budget=8192, prefill_tok_s=960, pause_ms=100, budget=96,
+PLAN = BudgetPlan(first_budget=8192, prefill_tok_s=960, pause_ms=100, step_ms=0.0, budget=96,
                   document_tokens=2000, block=16)
 
 
@@ -115,7 +116,7 @@ def test_summary_when_every_effect_showed() -> None:
                         "of its speed.")
     assert "computed 16 tokens instead of 2,016" in lines[1]
     assert "20.5× sooner (ranges apart)" in lines[1]
-    assert "from 4.50 s to 0.30 s (medians over 3 documents" in lines[2]
+    assert "from 4.50 s to 0.30 s (medians over 3 runs a side" in lines[2]
     assert "came later, after 7.00 s in slices against 5.00 s in one step" in lines[2]
     overlapping = LessonFindings(lesson.batching, lesson.reuse,
                                  chunks(gaps(300, 5.2), gaps(4500, 5.0)))

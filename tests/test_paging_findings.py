@@ -150,7 +150,6 @@ def test_the_step_budget_held_requests_back(roomy, held) -> None:
     (STEP, BudgetVerdict.SEVERAL_STEPS),
     (StepBudget(budget=8192, prompt_tokens=120, prompts=32), BudgetVerdict.ONE_STEP),
     (StepBudget(budget=3840, prompt_tokens=120, prompts=32), BudgetVerdict.ONE_STEP),  # exactly
-    (StepBudget(budget=None, prompt_tokens=120, prompts=32), BudgetVerdict.UNKNOWN),
 ])
 def test_the_budget_counts_the_steps_the_prompts_take(step, verdict) -> None:
     assert _admission(roomy={"waiting_max": 13, "running_max": 20}, step=step).budget_verdict \
@@ -159,8 +158,6 @@ def test_the_budget_counts_the_steps_the_prompts_take(step, verdict) -> None:
 
 def test_the_budgets_arithmetic() -> None:
     assert (STEP.per_step, STEP.total_tokens, STEP.steps) == (17, 3840, 2)
-    with pytest.raises(ValueError, match="no step budget"):
-        _ = StepBudget(budget=None, prompt_tokens=120, prompts=32).steps
 
 
 @pytest.mark.parametrize(("cramped", "seen", "optimistic", "preempted"), [

@@ -74,6 +74,10 @@ PAUSE_GAIN_SHOWN = 1.5
 # rate) when every document's longest pause was more than this many times the target, or less
 # than the target by this factor; within it the sizing held within timing noise.
 PAUSE_OFF_TARGET = 1.5
+# A user's gap is a hitch (a step that carried part of a prompt, not only decoding) when it is
+# longer than the usual step by at least this share of what reading one chunk of the budget
+# should take: under it, a gap is within what a decode-only step varies by on a busy CPU.
+HITCH_CHUNK_SHARE = 0.5
 
 # -- Serving metrics and the throughput/latency trade (chapter 07) -------------------------------
 # Little's law and the engine's sampled count "agree" within this share of the engine's count:

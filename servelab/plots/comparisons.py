@@ -144,9 +144,9 @@ def rate_curves(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
 
 
 def chunking_trade(table: pd.DataFrame, title: str) -> Figure:
-    """One point per run: the users' longest pause against the document's own time to first
-    token, each the median over the run's documents with bars from lowest to highest. Lower is
-    better on both axes; a run cannot usually have both."""
+    """One point per budget: the users' longest pause against the document's own time to first
+    token, each the median over its runs with bars from the lowest run to the highest. Lower is
+    better on both axes; a budget cannot usually have both."""
     with style():
         fig, (ax,) = figure_row(figsize=(6.5, 4.0))
         for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):

@@ -4,7 +4,8 @@ what the users and the document's sender each felt.
 vLLM prints its engine configuration (``enable_chunked_prefill=True/False``) and the per-step
 token budget (``max_num_batched_tokens``) when it starts; ``chunking_state`` reads them, so the
 page shows what the engine did rather than what a flag was hoped to do. ``budget_for`` sizes the
-budget from the prefill rate measured on this device; ``compare`` turns the two runs into the
+budget from the prefill rate measured on this device; ``compare`` turns each budget's runs (its
+servers started in turn with the other's, ``servelab.bench.in_turn``) into a row of the
 page's table, :class:`TradeFindings` judges its two rows once, and ``story`` only words them.
 ``spacing_for`` keeps a run's documents apart, from how long one takes to read alone, so that
 each repeat measures one document and not a queue of them.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -28,7 +29,7 @@ from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Role
 from servelab.lessons.prediction import page_story
-from servelab.lessons.thresholds import PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+from servelab.lessons.thresholds import HITCH_CHUNK_SHARE, PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
 
 _ENABLED = re.compile(r"enable_chunked_prefill=(True|False)")
 _BUDGET = re.compile(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
@@ -98,6 +99,11 @@ def user_gaps(result: Result) -> pd.DataFrame:
                          "itl_ms": gaps["itl_s"] * 1000.0}).reset_index(drop=True)
 
 
+def usual_gap_ms(result: Result) -> float:
+    """The users' median gap between tokens over a run (ms): the step they usually share."""
+    return float(np.percentile(user_gaps(result)["itl_ms"], 50))
+
+
 def document_rows(result: Result) -> pd.DataFrame:
     """The long documents' own request rows (``Role.INTERFERER``), in the order sent."""
     requests = result.requests
@@ -121,59 +127,97 @@ def user_runs_s(result: Result) -> list[float]:
     return [float(e2e) for e2e in requests.loc[requests["role"] == Role.USER, "e2e_s"]]
 
 
-def compare(results: Mapping[str, Result]) -> pd.DataFrame:
-    """One row per run: what the decoding users felt and what each document's sender waited.
+def _hitches(gaps: pd.DataFrame, start: float, end: float, hitch_ms: float) -> pd.DataFrame:
+    """The gaps of ``user_gaps`` at least ``hitch_ms`` long that overlap [start, end] (s)."""
+    began = gaps["t_s"] - gaps["itl_ms"] / 1000.0
+    return gaps[(gaps["t_s"] >= start) & (began <= end) & (gaps["itl_ms"] >= hitch_ms)]
 
-    ``users_itl_ms_p50`` and ``users_itl_ms_p99`` pool every gap of the run, as ``vllm bench
-    serve`` does; when few users stream, one freeze per user is under 1 % of their gaps and the
-    pooled p99 can miss it. The rest is per document (a run may send several, spaced apart):
-    the gaps that overlap the same stretch after its arrival in every run (until the slowest
-    document of all runs got its first token, or the next document came) give
-    ``users_longest_gap_ms`` and ``itl_ms_p99_after_arrival``; ``document_ttft_s`` is its wait.
-    Each is the median over the run's documents with ``_low``, ``_high`` and ``_n``
-    (:class:`~servelab.bench.spread.Spread`). A document beside which no user was decoding any
-    more is left out. ``users_done_s`` is the spread over the users of each one's own run, and
-    ``documents_queued`` counts the documents sent before the previous one's first token.
-    """
-    documents = {label: document_rows(result) for label, result in results.items()}
-    window_s = max(float(rows["ttft_s"].max()) for rows in documents.values())
-    table = []
-    for label, result in results.items():
-        gaps = user_gaps(result)["itl_ms"]
-        arrivals = [float(sent) for sent in documents[label]["sent_s"]]
-        longest, tails, waits = [], [], []
-        for number, (arrival, wait) in enumerate(zip(arrivals, documents[label]["ttft_s"],
-                                                      strict=True)):
-            end = min([arrival + window_s, *arrivals[number + 1:number + 2]])
-            during = np.asarray(itls_during(result.records, arrival, end, role=Role.USER)) * 1000.0
-            if during.size:
-                longest.append(float(during.max()))
-                tails.append(float(np.percentile(during, 99)))
-                waits.append(float(wait))
-        if not longest:
-            raise RuntimeError(f"no user was still decoding when a document arrived in {result}: "
-                               "give the users more tokens or send the documents sooner")
-        table.append({
-            "run": label,
-            "users_itl_ms_p50": float(np.percentile(gaps, 50)),
-            "users_itl_ms_p99": float(np.percentile(gaps, 99)),
-            **Spread.of(longest).columns("users_longest_gap_ms"),
-            **Spread.of(tails).columns("itl_ms_p99_after_arrival"),
-            **Spread.of(waits).columns("document_ttft_s"),
+
+def _per_user(hitches: pd.DataFrame) -> dict[str, float]:
+    """Per user, how many hitches, and the first and the last in time (ms), as medians over
+    the users who had any (NaN when none had)."""
+    if hitches.empty:
+        return {"count": 0.0, "first": math.nan, "last": math.nan}
+    by_user = hitches.sort_values("t_s").groupby("request")["itl_ms"]
+    return {"count": float(by_user.size().median()), "first": float(by_user.first().median()),
+            "last": float(by_user.last().median())}
+
+
+def run_figures(result: Result, window_s: float, hitch_ms: float) -> dict[str, float]:
+    """One run's figures. Pooled over the run, as ``vllm bench serve`` pools them: the users'
+    p50 and p99 gap, and the share of all their gaps that were hitches while a document was read
+    (``hitch_ms`` or longer, ``BudgetPlan.hitch_ms``). Per document, then the median over the
+    run's documents: the users' longest gap and p99 gap in the same stretch after its arrival
+    in every run (``window_s``, or until the next document came), its own wait for a first
+    token, and while it was read the hitches each user had, the first and the last. A document
+    beside which no user was decoding any more is left out. Then the users' own runs (the
+    median over the users) and the documents sent before the previous one's first token."""
+    gaps = user_gaps(result)
+    rows = document_rows(result)
+    arrivals = [float(sent) for sent in rows["sent_s"]]
+    p50 = usual_gap_ms(result)
+    per_document, document_hitches = [], 0
+    for number, (arrival, wait) in enumerate(zip(arrivals, rows["ttft_s"], strict=True)):
+        end = min([arrival + window_s, *arrivals[number + 1:number + 2]])
+        during = np.asarray(itls_during(result.records, arrival, end, role=Role.USER)) * 1000.0
+        if during.size:
+            reading = _hitches(gaps, arrival, arrival + float(wait), hitch_ms)
+            document_hitches += len(reading)
+            hitches = _per_user(reading)
+            per_document.append({"users_longest_gap_ms": float(during.max()),
+                                 "itl_ms_p99_after_arrival": float(np.percentile(during, 99)),
+                                 "document_ttft_s": float(wait),
+                                 "hitches_per_document": hitches["count"],
+                                 "first_hitch_ms": hitches["first"],
+                                 "last_hitch_ms": hitches["last"]})
+    if not per_document:
+        raise RuntimeError(f"no user was still decoding when a document arrived in {result}: "
+                           "give the users more tokens or send the documents sooner")
+    documents = pd.DataFrame(per_document)
+    return {"users_itl_ms_p50": p50,
+            "users_itl_ms_p99": float(np.percentile(gaps["itl_ms"], 99)),
+            "hitch_share": document_hitches / len(gaps),
+            **{key: float(documents[key].median()) for key in documents.columns.astype(str)},
             "users_output_tok_s": float(result.summary()["output_tok_s"]),
-            **Spread.of(user_runs_s(result)).columns("users_done_s"),
-            "documents_queued": documents_queued(documents[label]),
-        })
+            "users_done_s": float(np.median(user_runs_s(result))),
+            "documents_queued": float(documents_queued(rows))}
+
+
+# The figures of a run that ``compare`` gives a range over the runs; ``documents_queued`` it adds.
+RUN_SPREADS = ("users_itl_ms_p50", "users_itl_ms_p99", "hitch_share", "users_longest_gap_ms",
+               "itl_ms_p99_after_arrival", "document_ttft_s", "hitches_per_document",
+               "first_hitch_ms", "last_hitch_ms", "users_output_tok_s", "users_done_s")
+
+
+def compare(runs: Mapping[str, Sequence[Result]], hitch_ms: float) -> pd.DataFrame:
+    """One row per setting (a server's budget), from its runs (:func:`run_figures`): each figure of
+    ``RUN_SPREADS`` (hitches: gaps of ``hitch_ms`` or longer) as the median over the runs with
+    ``_low``, ``_high`` and ``_n`` (:class:`~servelab.bench.spread.Spread`), and
+    ``documents_queued`` summed over them. The stretch after a document's arrival is the same in
+    every run of every setting: until the slowest document of all got its first token."""
+    documents = [document_rows(result) for results in runs.values() for result in results]
+    window_s = max(float(rows["ttft_s"].max()) for rows in documents)
+    table = []
+    for label, results in runs.items():
+        figures = pd.DataFrame([run_figures(result, window_s, hitch_ms) for result in results])
+        row: dict[str, object] = {"run": label}
+        for key in RUN_SPREADS:
+            row |= Spread.of(figures[key]).columns(key) if figures[key].notna().any() else {
+                key: math.nan, f"{key}_low": math.nan, f"{key}_high": math.nan, f"{key}_n": 0}
+        row["documents_queued"] = int(figures["documents_queued"].sum())
+        table.append(row)
     return pd.DataFrame(table).set_index("run")
 
 
 def compare_view(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`compare`'s table as the page prints it, one row per run: each per-document figure
-    as its median with the lowest and highest in brackets, each pooled one as a number."""
+    """:func:`compare`'s table as the page prints it, one row per setting: each figure as its
+    median over the runs with the lowest and highest in brackets, the queued documents as a
+    count."""
     return tables.spread_view(table, {"users_longest_gap_ms": 0, "itl_ms_p99_after_arrival": 0,
-                                      "document_ttft_s": 2, "users_done_s": 1},
-                              {"users_itl_ms_p50": 0, "users_itl_ms_p99": 0,
-                               "users_output_tok_s": 0, "documents_queued": 0})
+                                      "document_ttft_s": 2, "hitches_per_document": 0,
+                                      "users_itl_ms_p50": 0, "users_itl_ms_p99": 0,
+                                      "users_output_tok_s": 0, "users_done_s": 1},
+                              {"documents_queued": 0})
 
 
 # The document is sized so that reading it in one step would take this many pause targets: long
@@ -224,15 +268,23 @@ def user_tokens_for(user_tok_s: float, arrival_s: float, documents: int, spacing
     return max(smallest, min(largest, math.ceil(user_tok_s * until_s)))
 
 
-def budget_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: int,
-               block: int) -> int:
-    """The per-step token budget whose prefill chunk lasts about ``pause_ms`` at
-    ``prefill_tok_s``, kept between ``smallest`` and ``largest``. Once it is a KV-cache block or
-    more it is rounded down to whole blocks of ``block`` tokens (the engine's own block size:
-    16 on a GPU by default, 128 on the CPU engine), so chunks end on block boundaries."""
-    if prefill_tok_s <= 0 or pause_ms <= 0 or block <= 0:
+def chunk_tokens(prefill_tok_s: float, pause_ms: float, step_ms: float) -> float:
+    """The tokens a chunk may hold for a step that carries it to last about ``pause_ms``: such a
+    step is the users' usual step (``step_ms``: their decoding and the engine's fixed work per
+    step) with the chunk's reading on top, at ``prefill_tok_s``. None when the usual step alone
+    is as long as the pause: then no token."""
+    return max(0.0, prefill_tok_s * (pause_ms - step_ms) / 1000)
+
+
+def budget_for(prefill_tok_s: float, pause_ms: float, step_ms: float, smallest: int,
+               largest: int, block: int) -> int:
+    """The per-step token budget whose step lasts about ``pause_ms`` (:func:`chunk_tokens`),
+    kept between ``smallest`` and ``largest``. Once it is a KV-cache block or more it is rounded
+    down to whole blocks of ``block`` tokens (the engine's own block size: 16 on a GPU by
+    default, 128 on the CPU engine), so chunks end on block boundaries."""
+    if prefill_tok_s <= 0 or pause_ms <= 0 or block <= 0 or step_ms < 0:
         raise ValueError("the prefill rate, the pause and the block size must be positive")
-    tokens = int(prefill_tok_s * pause_ms / 1000)
+    tokens = int(chunk_tokens(prefill_tok_s, pause_ms, step_ms))
     if tokens >= block:
         tokens = tokens // block * block
     return max(smallest, min(largest, tokens))
@@ -264,6 +316,7 @@ class BudgetPlan:
     first_budget: int  # the first run's budget (the page gives it the whole context)
     prefill_tok_s: float  # the document alone, its fixed cost apart (bench.prefill_fit)
     pause_ms: float  # the pause the budget was sized for
+    step_ms: float  # the users' usual step, without a chunk: their median gap in one step
     budget: int  # the budget the chunked run used
     document_tokens: int
     block: int  # the engine's KV-cache block, in tokens
@@ -287,8 +340,14 @@ class BudgetPlan:
 
     @property
     def wanted_tokens(self) -> float:
-        """The tokens the pause target buys at the measured prefill rate."""
-        return self.prefill_tok_s * self.pause_ms / 1000
+        """The tokens the pause target buys at the measured prefill rate, the usual step apart."""
+        return chunk_tokens(self.prefill_tok_s, self.pause_ms, self.step_ms)
+
+    @property
+    def hitch_ms(self) -> float:
+        """A user's gap this long or longer is a hitch, a step that carried part of the document:
+        the usual step and ``HITCH_CHUNK_SHARE`` of one chunk's reading."""
+        return self.step_ms + HITCH_CHUNK_SHARE * 1000.0 * self.budget / self.prefill_tok_s
 
     @property
     def sizing(self) -> Sizing:
@@ -300,10 +359,10 @@ class BudgetPlan:
 
 
 class PauseVerdict(StrEnum):
-    """The users' longest pause with chunks against in one step, over the runs' documents."""
+    """The users' longest pause with chunks against in one step, over the runs."""
 
     NOT_SPLIT = "the chunked run read it in one step too"  # nothing for chunking to change
-    NO_SPREAD = "one document a run"  # a single value has no range to weigh a difference by
+    NO_SPREAD = "one run a side"  # a single value has no range to weigh a difference by
     SHORTER = "shorter"  # ranges apart, and PAUSE_GAIN_SHOWN× below the one-step pause
     NOT_SHOWN = "not shorter beyond the spread"
 
@@ -320,9 +379,9 @@ class ReadingTail(StrEnum):
 class TargetVerdict(StrEnum):
     """The users' longest pause with chunks against the pause the budget was sized for."""
 
-    NEAR = "near the target"  # some document's pause within PAUSE_OFF_TARGET× of it either way
-    OVER = "over the target"  # every document's pause over PAUSE_OFF_TARGET× the target
-    UNDER = "under the target"  # every document's pause under the target by PAUSE_OFF_TARGET×
+    NEAR = "near the target"  # some run's pause within PAUSE_OFF_TARGET× of it either way
+    OVER = "over the target"  # every run's pause over PAUSE_OFF_TARGET× the target
+    UNDER = "under the target"  # every run's pause under the target by PAUSE_OFF_TARGET×
 
 
 class WaitVerdict(StrEnum):
@@ -354,6 +413,30 @@ class AloneCost(StrEnum):
     SEEN = "slower in chunks"
 
 
+class HitchGrowth(StrEnum):
+    """A chunked document's last hitch against its first, over the runs."""
+
+    NONE = "no hitches"  # no run had a gap long enough to count
+    GREW = "longer beyond the spread"  # each later chunk attends to more cached tokens
+    NOT_SHOWN = "not longer beyond the spread"
+
+
+def _tail_verdict(chunked: Spread, whole: Spread) -> ReadingTail:
+    """A p99 gap with chunks against in one step."""
+    if chunked.above(whole):
+        return ReadingTail.WORSE
+    if chunked.below_by(whole, PAUSE_GAIN_SHOWN):
+        return ReadingTail.BETTER
+    if chunked.below(whole):
+        return ReadingTail.LOWER
+    return ReadingTail.OVERLAP
+
+
+# A pooled percentile can only land on the hitches when they are more than its share of the gaps:
+# the p99 counts them when over 1 in 100 gaps were hitches.
+P99_SHARE = 0.01
+
+
 @dataclass(frozen=True)
 class ReadAlone:
     """The document read with nothing else running, to its first token, on each server (s)."""
@@ -367,13 +450,21 @@ class ReadAlone:
         return cls(read_alone_s(one_step, tokens), read_alone_s(chunked, tokens))
 
 
+def _spread_or_none(row: Mapping[str, float], key: str) -> Spread | None:
+    """The spread ``compare`` gave ``key``, or None where no run measured it."""
+    return None if math.isnan(float(row[key])) else Spread.in_row(row, key)
+
+
 @dataclass(frozen=True)
 class TradeFindings:
-    """Chapter 06's two runs, each a spread over its documents: the users' longest pause (ms),
-    their p99 gap while a document was read (ms) and the document's first token (s); a spread
-    over the users of each one's own run (s); the documents that queued behind another; the
-    users' usual gap in one step and their pooled p99 either way (ms, one figure a run); the
-    plan, and the document read alone on each server where the page measured it."""
+    """Chapter 06's two settings, each a spread over its runs (every run's figure the median
+    over its documents): the users' longest pause (ms), their p99 gap while a document was read
+    (ms), the document's first token (s), the users' own runs (s), the hitches each user had
+    while a document was read, and the first and last of them with chunks (ms; None where no
+    run had one); pooled over each run, the users' p99 gap (ms) and the share of their gaps
+    that were hitches; the documents that queued behind another; the users' usual gap in one
+    step (ms); the plan, and the document read alone on each server where the page measured
+    it."""
 
     plan: BudgetPlan
     pause_whole: Spread
@@ -384,11 +475,17 @@ class TradeFindings:
     wait_chunked: Spread
     done_whole: Spread
     done_chunked: Spread
+    pooled_whole: Spread
+    pooled_chunked: Spread
+    hitch_share_whole: Spread
+    hitch_share_chunked: Spread
+    hitches_whole: Spread
+    hitches_chunked: Spread
+    first_hitch: Spread | None
+    last_hitch: Spread | None
     queued_whole: int
     queued_chunked: int
     usual_gap_ms: float
-    pooled_whole_ms: float
-    pooled_chunked_ms: float
     alone: ReadAlone | None = None
 
     @classmethod
@@ -404,11 +501,17 @@ class TradeFindings:
                    wait_chunked=Spread.in_row(chunked, "document_ttft_s"),
                    done_whole=Spread.in_row(whole, "users_done_s"),
                    done_chunked=Spread.in_row(chunked, "users_done_s"),
+                   pooled_whole=Spread.in_row(whole, "users_itl_ms_p99"),
+                   pooled_chunked=Spread.in_row(chunked, "users_itl_ms_p99"),
+                   hitch_share_whole=Spread.in_row(whole, "hitch_share"),
+                   hitch_share_chunked=Spread.in_row(chunked, "hitch_share"),
+                   hitches_whole=Spread.in_row(whole, "hitches_per_document"),
+                   hitches_chunked=Spread.in_row(chunked, "hitches_per_document"),
+                   first_hitch=_spread_or_none(chunked, "first_hitch_ms"),
+                   last_hitch=_spread_or_none(chunked, "last_hitch_ms"),
                    queued_whole=int(whole["documents_queued"]),
                    queued_chunked=int(chunked["documents_queued"]),
                    usual_gap_ms=float(whole["users_itl_ms_p50"]),
-                   pooled_whole_ms=float(whole["users_itl_ms_p99"]),
-                   pooled_chunked_ms=float(chunked["users_itl_ms_p99"]),
                    alone=alone)
 
     @property
@@ -423,13 +526,21 @@ class TradeFindings:
 
     @property
     def tail_verdict(self) -> ReadingTail:
-        if self.tail_chunked.above(self.tail_whole):
-            return ReadingTail.WORSE
-        if self.tail_chunked.below_by(self.tail_whole, PAUSE_GAIN_SHOWN):
-            return ReadingTail.BETTER
-        if self.tail_chunked.below(self.tail_whole):
-            return ReadingTail.LOWER
-        return ReadingTail.OVERLAP
+        """The users' p99 gap while a document was read."""
+        return _tail_verdict(self.tail_chunked, self.tail_whole)
+
+    @property
+    def pooled_verdict(self) -> ReadingTail:
+        """The users' p99 gap pooled over each whole run."""
+        return _tail_verdict(self.pooled_chunked, self.pooled_whole)
+
+    @property
+    def hitch_growth(self) -> HitchGrowth:
+        if self.first_hitch is None or self.last_hitch is None:
+            return HitchGrowth.NONE
+        if self.last_hitch.above(self.first_hitch):
+            return HitchGrowth.GREW
+        return HitchGrowth.NOT_SHOWN
 
     @property
     def deal_verdict(self) -> DealVerdict:
@@ -526,39 +637,92 @@ def _default_text(plan: BudgetPlan) -> str:
                    f"run read it {_first_run(plan)}. ")
 
 
+def _share_side(share: Spread) -> str:
+    """A share of hitches against the 1 in 100 a p99 needs, as a phrase."""
+    side = "over" if share.median > P99_SHARE else "under"
+    return f"{share.median:.1%} of the users' gaps, {side} 1 in 100"
+
+
 def _pooled_text(findings: TradeFindings) -> str:
-    """The whole run's pooled p99 gap: one figure a run, so no comparison."""
-    return (f"Pooled over the whole run, the users' 99th-percentile gap was "
-            f"{findings.pooled_whole_ms:,.0f} ms and then {findings.pooled_chunked_ms:,.0f} ms; "
-            "that is one figure per run, with no spread to weigh a difference by, so this page "
-            "draws no comparison from it. ")
+    """The p99 pooled over each whole run, and why it can miss the longest pause: a percentile
+    lesson from the share of gaps that were hitches."""
+    whole, chunked = findings.pooled_whole, findings.pooled_chunked
+    moved = {ReadingTail.WORSE: "higher with chunks beyond the spread",
+             ReadingTail.BETTER: "lower with chunks beyond the spread",
+             ReadingTail.LOWER: "lower with chunks beyond the spread",
+             ReadingTail.OVERLAP: "the ranges overlap"}[findings.pooled_verdict]
+    text = (f"Pooled over each whole run, as `vllm bench serve` reports it, the users' "
+            f"99th-percentile gap was {whole.median:,.0f} ms ({whole.range_text(' ms', 0, 'runs')})"
+            f" in one step and {chunked.median:,.0f} ms ({chunked.range_text(' ms', 0, 'runs')}) "
+            f"with chunks: {moved}. A 99th percentile is the gap that 1 gap in 100 exceeds, so it "
+            f"lands on the documents' hitches (gaps of {findings.plan.hitch_ms:,.0f} ms or longer "
+            f"while one was read: the usual step and {HITCH_CHUNK_SHARE:g} of a chunk's reading) "
+            "only where they are more than 1 in 100 of all gaps: in one step they were "
+            f"{_share_side(findings.hitch_share_whole)}, with chunks "
+            f"{_share_side(findings.hitch_share_chunked)}. ")
+    missed_whole = findings.hitch_share_whole.median <= P99_SHARE
+    caught_chunked = findings.hitch_share_chunked.median > P99_SHARE
+    if missed_whole and caught_chunked:
+        return text + ("So the pooled p99 missed the long stalls and counted the short hitches: "
+                       "read alone, it makes chunking look worse, whatever the longest pause "
+                       "did. ")
+    if missed_whole:
+        return text + "So neither run's pooled p99 saw its pauses; the longest pause does. "
+    if caught_chunked:
+        return text + "So both runs' pooled p99 counts their hitches. "
+    return text + "So the pooled p99 saw the one-step stalls and missed the chunked hitches. "
+
+
+def _hitch_count(count: float) -> str:
+    return f"{count:.0f} hitch" if round(count) == 1 else f"{count:.0f} hitches"
+
+
+def _hitches_text(findings: TradeFindings) -> str:
+    """How the one stall became a hitch per chunk, and whether the later ones cost more."""
+    whole, chunked = findings.hitches_whole.median, findings.hitches_chunked.median
+    text = (f"While a document was read, each user had {_hitch_count(whole)} in one step and "
+            f"{_hitch_count(chunked)} with chunks (medians over the runs; the budget cuts the "
+            f"document into {findings.plan.chunks} chunks): each chunk is a step of its own, and "
+            "every step pays the engine's fixed work again. ")
+    first, last = findings.first_hitch, findings.last_hitch
+    if first is None or last is None or findings.hitch_growth is HitchGrowth.NONE:
+        return text
+    both = (f"a chunked document's first hitch took {first.median:,.0f} ms "
+            f"({first.range_text(' ms', 0, 'runs')}) and its last {last.median:,.0f} ms "
+            f"({last.range_text(' ms', 0, 'runs')})")
+    if findings.hitch_growth is HitchGrowth.GREW:
+        return text + (f"Within a document the hitches grew: {both}, since each later chunk "
+                       "attends to all the tokens cached before it. ")
+    return text + (f"Each later chunk attends to more cached tokens, but here {both}: the ranges "
+                   "do not say the later ones cost more. ")
 
 
 def _users_text(findings: TradeFindings) -> str:
     plan, pause_whole, pause_chunked = findings.plan, findings.pause_whole, findings.pause_chunked
     tail_whole, tail_chunked = findings.tail_whole, findings.tail_chunked
     head = (f"The longest pause a document caused the users was {pause_whole.median:,.0f} ms "
-            f"({pause_whole.range_text(' ms')}) with the document read {_first_run(plan)}, and "
-            f"{pause_chunked.median:,.0f} ms ({pause_chunked.range_text(' ms')}) with "
-            f"{plan.budget}-token chunks; a normal gap between their tokens was "
-            f"{findings.usual_gap_ms:.0f} ms. ")
-    pooled = (f"While each document was being read, the users' 99th-percentile gap was "
-              f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms')}) and then "
-              f"{tail_chunked.median:,.0f} ms ({tail_chunked.range_text(' ms')}). "
-              f"{_pooled_text(findings)}")
+            f"({pause_whole.range_text(' ms', 0, 'runs')}) with the document read "
+            f"{_first_run(plan)}, and {pause_chunked.median:,.0f} ms "
+            f"({pause_chunked.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; a "
+            f"normal gap between their tokens was {findings.usual_gap_ms:.0f} ms. ")
+    reading = (f"While each document was being read, the users' 99th-percentile gap was "
+               f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms', 0, 'runs')}) and "
+               f"then {tail_chunked.median:,.0f} ms "
+               f"({tail_chunked.range_text(' ms', 0, 'runs')}). ")
     if findings.pause_verdict is PauseVerdict.NOT_SPLIT:
-        return head + pooled + ("The second run read the document in one step too, so whatever "
-                                "differs between the two runs is their own noise, not chunking.")
-    head += _target_text(findings)
+        return head + reading + _pooled_text(findings) + (
+            "The second run read the document in one step too, so whatever differs between the "
+            "two runs is their own noise, not chunking.")
+    head += _target_text(findings) + _hitches_text(findings)
+    pooled = reading + _pooled_text(findings)
     if findings.pause_verdict is PauseVerdict.NO_SPREAD:
-        return head + pooled + ("With one document per run there is no spread to weigh the "
-                                "difference against, so this run cannot say whether chunking "
-                                "shortened the worst pause.")
+        return head + pooled + ("With one run a side there is no spread to weigh the difference "
+                                "against, so this run cannot say whether chunking shortened the "
+                                "worst pause.")
     if findings.pause_verdict is PauseVerdict.NOT_SHOWN:
-        return head + pooled + ("So this run did not show chunking shortening the worst pause "
-                                "by more than the spread between its documents. A longer "
-                                "document or a smaller budget would separate them. "
-                                + _deal_text(findings))
+        return head + pooled + ("So these runs did not show chunking shortening the worst pause "
+                                "by more than the spread between them. A longer document or a "
+                                "smaller budget would separate them. " + _deal_text(findings))
     return head + pooled + _reading_tail_text(findings) + " " + _deal_text(findings)
 
 
@@ -569,10 +733,10 @@ def _target_text(findings: TradeFindings) -> str:
         return (f"Against the {target:.0f} ms the budget was sized for, the chunked pauses came "
                 f"within {PAUSE_OFF_TARGET:g}× of the target: the sizing held. ")
     if verdict is TargetVerdict.OVER:
-        return (f"Every document's longest chunked pause was over {PAUSE_OFF_TARGET:g}× the "
+        return (f"Every run's longest chunked pause was over {PAUSE_OFF_TARGET:g}× the "
                 f"{target:.0f} ms the budget was sized for ({findings.pause_over_target:.1f}× at "
                 f"the median). {_chunk_alone_text(findings)}")
-    return (f"Every document's longest chunked pause was under the {target:.0f} ms the budget "
+    return (f"Every run's longest chunked pause was under the {target:.0f} ms the budget "
             f"was sized for by more than {PAUSE_OFF_TARGET:g}× ({findings.pause_over_target:.2f}× "
             "at the median): the run read prompts faster than the rate the budget was sized "
             "from, so a larger budget would still have met the target. ")
@@ -586,7 +750,7 @@ def _chunk_alone_text(findings: TradeFindings) -> str:
     chunk_ms = 1000.0 * findings.alone.chunked_s / findings.plan.chunks
     return (f"Read alone on the chunked server, a chunk took {chunk_ms:,.0f} ms on average, "
             f"where the rate the budget was sized from gives {findings.chunk_planned_ms:,.0f} ms "
-            "for one. ")
+            f"for its reading, and the usual step {findings.plan.step_ms:,.0f} ms more. ")
 
 
 def effect_text(findings: TradeFindings) -> str:
@@ -617,15 +781,15 @@ def _deal_text(findings: TradeFindings) -> str:
     """The users' own runs either way, and whether chunking was the better deal for them."""
     before, after = findings.done_whole, findings.done_chunked
     runs = (f"Each user's own run took {before.median:.1f} s "
-            f"({before.range_text(' s', 1, 'users')}) with the document read "
+            f"({before.range_text(' s', 1, 'runs')}) with the document read "
             f"{_first_run(findings.plan)} and {after.median:.1f} s "
-            f"({after.range_text(' s', 1, 'users')}) with chunks")
+            f"({after.range_text(' s', 1, 'runs')}) with chunks")
     verdict = findings.deal_verdict
     if verdict is DealVerdict.NOT_SHOWN:
         return runs + "; with no shorter worst pause shown, this run makes no case for chunking."
     if verdict is DealVerdict.NO_SPREAD:
-        return runs + ("; one user a run gives no range to weigh them by, so this run cannot say "
-                       "whether chunking served the users better overall.")
+        return runs + ("; one run a side gives no range to weigh them by, so these runs cannot "
+                       "say whether chunking served the users better overall.")
     if verdict is DealVerdict.TRADED:
         worse = [cost for cost, held in (
             ("their answers took longer in all, beyond the spread", findings.runs_longer),
@@ -652,8 +816,9 @@ def _document_text(findings: TradeFindings) -> str:
     second = (f"with {plan.chunks} chunks" if plan.second_read is Reading.CHUNKS
               else "in the second run")
     numbers = (f"A document's sender waited {before.median:.2f} s for a first token "
-               f"{_first_run(plan)} ({before.range_text(' s', 2)}) and {after.median:.2f} s "
-               f"{second} ({after.range_text(' s', 2)})")
+               f"{_first_run(plan)} ({before.range_text(' s', 2, 'runs')}) and "
+               f"{after.median:.2f} s "
+               f"{second} ({after.range_text(' s', 2, 'runs')})")
     queue = _queue_text(findings)
     if findings.wait_verdict is WaitVerdict.NOT_SPLIT:
         return numbers + (": that run read it in one step too, so whatever separates the two "
@@ -677,9 +842,9 @@ def _cost_text(findings: TradeFindings) -> str:
     if verdict is AloneCost.DISTURBED:
         return (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s "
                 f"in one step, longer than any of its reads beside the users "
-                f"({findings.wait_whole.range_text(' s', 2)}): the reads alone were disturbed, "
-                "so this run cannot say how much of the later first token is chunking's own "
-                "cost.")
+                f"({findings.wait_whole.range_text(' s', 2, 'runs')}): the reads alone were "
+                "disturbed, so these runs cannot say how much of the later first token is "
+                "chunking's own cost.")
     both = (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s in "
             f"one step and {alone.chunked_s:.2f} s in {chunks} chunks")
     if verdict is AloneCost.NONE_SEEN:
@@ -694,12 +859,17 @@ def _cost_text(findings: TradeFindings) -> str:
 def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
     """How the chunked run's budget followed from the measured prefill rate (chapters 00, 06);
     given the ``fit`` it came from, the rate is named once, in the fit's own words."""
-    bought = f"a pause of about {plan.pause_ms:.0f} ms buys {plan.wanted_tokens:,.0f} tokens. "
+    left_ms = plan.pause_ms - plan.step_ms
+    bought = (f"A step that carries a chunk lasts about as long as the users' usual step "
+              f"({plan.step_ms:,.0f} ms: their decoding and the engine's fixed work per step) "
+              f"plus the chunk's reading, so a pause of about {plan.pause_ms:.0f} ms ")
+    bought += (f"leaves {left_ms:,.0f} ms to read in, which buys {plan.wanted_tokens:,.0f} tokens. "
+               if left_ms > 0 else "leaves no time to read a chunk in. ")
     if fit is None:
         text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this "
-                f"device, so {bought}")
+                f"device. {bought}")
     else:
-        text = f"This device: {fit}. At that rate {bought}"
+        text = f"This device: {fit}. {bought}"
     if plan.sizing is Sizing.FLOOR:
         return text + (f"A step must have room for every sequence it may hold, so the second run's "
                        f"budget is {plan.budget} tokens, and its pauses will be longer than aimed "
@@ -717,7 +887,7 @@ def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
 def story(findings: TradeFindings, prediction: str) -> str:
     """The page's interpretation, in Markdown, from the findings of the two runs."""
     plan = findings.plan
-    measured = (f"a longest pause (the median over the documents) of "
+    measured = (f"a longest pause (the median over the runs) of "
                 f"{findings.pause_whole.median:,.0f} ms with the document read "
                 f"{_first_run(plan)} and of {findings.pause_chunked.median:,.0f} ms in "
                 f"{plan.budget}-token chunks, and a document's first token after "

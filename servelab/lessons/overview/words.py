@@ -148,7 +148,7 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
     if chunks.pause_verdict is PauseVerdict.SHORTER:
         chunking = (f"**Chunked prefill:** the users' longest pause fell from "
                     f"{pause_whole.median / 1000:.2f} s to {pause_chunked.median / 1000:.2f} s "
-                    f"(medians over {min(pause_whole.n, pause_chunked.n)} documents, ranges "
+                    f"(medians over {min(pause_whole.n, pause_chunked.n)} runs a side, ranges "
                     f"apart); {_wait_words(chunks)}.")
     else:
         chunking = (f"**Chunked prefill:** this run did not show a shorter pause beyond its "

@@ -127,6 +127,8 @@ class SqueezeFindings:
     cramped_s: Spread
     roomy_s: Spread
     sample_s: float
+    cramped_tpot_ms: Spread | None = None  # a request's time per output token, p50 of a run
+    roomy_tpot_ms: Spread | None = None
 
     @classmethod
     def from_runs(cls, roomy: Sequence[Mapping[str, float]],
@@ -139,7 +141,9 @@ class SqueezeFindings:
                    preemptions=max(run["preemptions"] for run in cramped),
                    failed=sum(run.get("failed", 0.0) for run in cramped),
                    cramped_s=Spread.of(run["duration_s"] for run in cramped),
-                   roomy_s=Spread.of(run["duration_s"] for run in roomy), sample_s=sample_s)
+                   roomy_s=Spread.of(run["duration_s"] for run in roomy), sample_s=sample_s,
+                   cramped_tpot_ms=_measured(cramped, "tpot_ms_p50"),
+                   roomy_tpot_ms=_measured(roomy, "tpot_ms_p50"))
 
     @property
     def waited(self) -> bool:
@@ -160,29 +164,37 @@ class SqueezeFindings:
     def all_completed(self) -> bool:
         return self.failed == 0
 
+    @property
+    def tokens_faster(self) -> bool:
+        """Once running, the small cache's requests got their tokens faster (ranges apart): with
+        fewer sequences running, each step carried fewer of them."""
+        if self.cramped_tpot_ms is None or self.roomy_tpot_ms is None:
+            return False
+        return self.cramped_tpot_ms.below(self.roomy_tpot_ms)
+
+
+def _measured(runs: Sequence[Mapping[str, float]], key: str) -> Spread | None:
+    """The spread of ``key`` over the runs that measured it; None where none did."""
+    values = [run[key] for run in runs if key in run and not math.isnan(run[key])]
+    return Spread.of(values) if values else None
+
 
 class BudgetVerdict(StrEnum):
     """What the step's token budget says about requests that waited beside free blocks."""
 
     NOT_HELD = "no request waited beside free blocks"
-    UNKNOWN = "the engine's log gave no budget"
     SEVERAL_STEPS = "the prompts that arrive together take more than one step"
     ONE_STEP = "one step holds every prompt"
 
 
 @dataclass(frozen=True)
 class StepBudget:
-    """The step's token budget (``max_num_batched_tokens`` as the engine's log gives it; None if
-    it did not) against ``prompts`` prompts of ``prompt_tokens`` that arrive together."""
+    """The step's token budget (``max_num_batched_tokens``, as the page started its servers)
+    against ``prompts`` prompts of ``prompt_tokens`` that arrive together."""
 
-    budget: int | None
+    budget: int
     prompt_tokens: int
     prompts: int
-
-    def _known(self) -> int:
-        if self.budget is None:
-            raise ValueError("the engine's log gave no step budget")
-        return self.budget
 
     @property
     def total_tokens(self) -> int:
@@ -191,17 +203,15 @@ class StepBudget:
     @property
     def per_step(self) -> int:
         """Whole prompts one step's budget holds."""
-        return self._known() // self.prompt_tokens
+        return self.budget // self.prompt_tokens
 
     @property
     def steps(self) -> int:
         """Steps the budget needs to read every prompt."""
-        return math.ceil(self.total_tokens / self._known())
+        return math.ceil(self.total_tokens / self.budget)
 
     @property
     def verdict(self) -> BudgetVerdict:
-        if self.budget is None:
-            return BudgetVerdict.UNKNOWN
         if self.total_tokens > self.budget:
             return BudgetVerdict.SEVERAL_STEPS
         return BudgetVerdict.ONE_STEP

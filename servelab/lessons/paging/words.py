@@ -77,10 +77,27 @@ def _squeeze_text(squeeze: SqueezeFindings) -> str:
     text = (f"In the small cache the samples, about every {squeeze.sample_s:.2f} s, saw up to "
             f"**{squeeze.running:,.0f}** running at once and up to **{squeeze.waiting:,.0f}** "
             f"waiting; {preempted}. {_duration_text(squeeze)}")
+    text += _tokens_text(squeeze)
     if squeeze.all_completed:
         return (f"{text} Every request still completed: a cache that is too small makes "
                 "requests wait, it does not make them fail.")
     return f"{text} {squeeze.failed:,.0f} requests failed over these runs."
+
+
+def _tokens_text(squeeze: SqueezeFindings) -> str:
+    """A request's own tokens once it ran, in the small cache against the roomy one."""
+    cramped, roomy = squeeze.cramped_tpot_ms, squeeze.roomy_tpot_ms
+    if cramped is None or roomy is None:
+        return ""
+    both = (f"a time per output token of {cramped.with_range(unit=' ms')} in the small cache "
+            f"and {roomy.with_range(unit=' ms')} in the roomy one")
+    if squeeze.tokens_faster:
+        return (f" Once running, though, a request's tokens came faster in the small cache, "
+                f"{both}: with fewer sequences running, each step carried fewer of them and "
+                "took less time. The small cache cost its requests time in the queue, not per "
+                "token.")
+    return (f" Once running, a request had {both}; the ranges do not put the small cache's "
+            "tokens ahead.")
 
 
 def paging_text(paging: PagingFindings, cost: TokenCost, squeeze: SqueezeFindings) -> str:
@@ -106,16 +123,13 @@ def _budget_text(admission: AdmissionFindings) -> str:
             f"at most {admission.roomy_running:,.0f} were seen running, though "
             f"{admission.roomy_fit} would fit: memory was not what held them. A step has a token "
             "budget (`max_num_batched_tokens`)")
-    if verdict is BudgetVerdict.UNKNOWN:
-        return (f"{text}, and prompts that arrive together are admitted as it allows; this "
-                "engine's log did not give its value, so the page cannot count the steps.")
-    budget = step.budget or 0
+    budget = step.budget
     if verdict is BudgetVerdict.ONE_STEP:
-        return (f"{text}, here **{budget:,}** tokens by the engine's log, which holds all "
+        return (f"{text}, here **{budget:,}** tokens as the servers were started, which holds all "
                 f"{step.prompts} prompts of {step.prompt_tokens} tokens "
                 f"({step.total_tokens:,} tokens) in one step: the budget does not explain the "
                 "wait in this run either.")
-    return (f"{text}, here **{budget:,}** tokens by the engine's log. A step of {budget:,} "
+    return (f"{text}, here **{budget:,}** tokens as the servers were started. A step of {budget:,} "
             f"tokens holds **{step.per_step}** whole prompts of {step.prompt_tokens} tokens; "
             f"the {step.prompts} prompts that arrived together are {step.total_tokens:,} tokens, "
             f"so by that arithmetic reading them takes **{step.steps}** steps, and "
