@@ -47,7 +47,9 @@ lint:
 	$(BIN)/mypy
 
 # The GPU path checked by vLLM 0.11.2's own code, without a GPU (env/gpu_contract/contract.py):
-# every chapter's server starts on a simulated Colab T4 and Kaggle 2xT4. Its environment (the GPU
+# every chapter's server starts on a simulated Colab T4 and Kaggle 2xT4, then per chapter the
+# starts, cold compiles, CUDA graphs, shared-T4 memory and an estimated wall time
+# (env/gpu_contract/t4_wait.py). Its environment (the GPU
 # pins, about 11 GB) is made once under ~/.cache/servelab. Needs .venv (`make setup`); not part of
 # `make test`.
 gpu-contract:

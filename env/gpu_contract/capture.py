@@ -14,6 +14,10 @@ answer them: ``bench.warm_up`` does nothing, ``bench.prefill_fit`` reports ``T4_
 ``lessons.paging.kv.engine_block_size`` reports vLLM 0.11.2's CUDA block of 16 tokens (the engine
 side then checks the block vLLM configured). The budget or document a chapter derives from them goes
 through the chapter's own code, so the argv checked is the one a T4 would be given.
+
+A server is recorded when it is built; ``runs_in_turn`` starts it again for each later run on a
+GPU. A last cell, added after the chapter's own, evaluates each ``runs_in_turn`` call's ``runs``
+and ``keep_up`` in the kernel (:func:`turn_probes`), so ``ChapterRun.starts`` counts those too.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import nbformat
 from nbclient import NotebookClient
 
 MARKER = "GPU-CONTRACT-SERVER "
+TURNS_MARKER = "GPU-CONTRACT-TURNS "
 # A cell may say how many servers it builds where they are not in its own code (the smoke check,
 # chapter 09's replicas), as a number or by GPU count ({"1": 1, "2": 2}) where it builds more on
 # two GPUs.
@@ -95,6 +100,8 @@ class CellRun:
     looped: bool
     servers: list[dict] = field(default_factory=list)
     error: str | None = None
+    # The name each of the cell's ``Server(...)`` is assigned to, in order (assigned_names).
+    names: list[str | None] = field(default_factory=list)
 
     @property
     def complete(self) -> bool:
@@ -118,6 +125,8 @@ class ChapterRun:
     chapter: str
     gpus: int
     cells: list[CellRun]
+    # Server name -> its starts after the first, made by ``runs_in_turn`` (turn_probes).
+    restarts: dict[str, int] = field(default_factory=dict)
 
     @property
     def servers(self) -> list[dict]:
@@ -129,6 +138,23 @@ class ChapterRun:
 
     def unreached(self) -> list[str]:
         return [cell.why for cell in self.cells if not cell.complete]
+
+    def starts(self) -> list[int]:
+        """Each start in the chapter, as the index of the recorded server it starts: every
+        server once, then the fresh starts ``runs_in_turn`` gives it on a GPU. A restarted
+        server that was not recorded (its chapter stopped before it) is left out."""
+        recorded: dict[str, int] = {}  # a name's last recorded server, as the kernel binds it
+        offset = 0
+        for cell in self.cells:
+            for index, name in enumerate(cell.names[:len(cell.servers)]):
+                if name is not None:
+                    recorded[name] = offset + index
+            offset += len(cell.servers)
+        order = list(range(len(self.servers)))
+        for name, count in self.restarts.items():
+            if name in recorded:
+                order += [recorded[name]] * count
+        return order
 
 
 def _is_server(node: ast.AST) -> bool:
@@ -153,6 +179,53 @@ def builds_in_a_loop(source: str) -> bool:
                if isinstance(loop, ast.For | ast.While) for inner in ast.walk(loop))
 
 
+def assigned_names(source: str) -> list[str | None]:
+    """For each ``Server(...)`` in ``source`` (in order), the name it is assigned to (``x =
+    Server(...)`` or ``x = Server(...).start()``), else None."""
+    tree = _tree(source)
+    names: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            value = node.value
+            if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and value.func.attr == "start"):
+                value = value.func.value
+            if _is_server(value):
+                names[id(value)] = node.targets[0].id
+    calls = sorted((node for node in ast.walk(tree) if _is_server(node)),
+                   key=lambda node: (node.lineno, node.col_offset))
+    return [names.get(id(call)) for call in calls]
+
+
+def turn_probes(source: str) -> list[str]:
+    """For each ``runs_in_turn({...}, runs=..., keep_up=..., done={...})`` in ``source``, a line
+    of code that prints, in the chapter's kernel after it ran, each server's starts beyond the
+    first: ``runs`` less its runs in ``done`` when ``keep_up`` is false (each run a fresh start,
+    as ``servelab.bench.in_turn`` does on a GPU), else none."""
+    probes = []
+    for node in ast.walk(_tree(source)):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "runs_in_turn" and node.args
+                and isinstance(node.args[0], ast.Dict)):
+            continue
+        words = {word.arg: word.value for word in node.keywords}
+        done = words.get("done")
+        done_runs = {ast.unparse(k): len(v.elts) for k, v in zip(done.keys, done.values,
+                                                                  strict=True)
+                     if k is not None and isinstance(v, ast.List | ast.Tuple)} if isinstance(
+            done, ast.Dict) else {}
+        servers = {ast.unparse(v): done_runs.get(ast.unparse(k), 0)
+                   for k, v in zip(node.args[0].keys, node.args[0].values, strict=True)
+                   if k is not None and isinstance(v, ast.Name)}
+        runs = ast.unparse(words.get("runs", node.args[2] if len(node.args) > 2 else None))
+        keep_up = ast.unparse(words["keep_up"]) if "keep_up" in words else "False"
+        probes.append(f"print({TURNS_MARKER!r} + _json.dumps({{name: 0 if ({keep_up}) else "
+                      f"max(0, ({runs}) - done) for name, done in {servers!r}.items()}}), "
+                      f"flush=True)")
+    return probes
+
+
 def _error(outputs: list) -> str | None:
     for output in outputs:
         if output.get("output_type") == "error":
@@ -172,7 +245,10 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
     each cell that names a ``Server(`` recorded."""
     patch = nbformat.v4.new_code_cell(_PATCH.format(count=gpus, marker=MARKER,
                                                      block=T4_BLOCK_TOKENS, **T4_PREFILL))
+    probes = [probe for cell in notebook.cells if cell.cell_type == "code"
+              for probe in turn_probes(cell.source)]
     notebook.cells.insert(0, patch)
+    notebook.cells.append(nbformat.v4.new_code_cell("\n".join(probes)))
     saved = dict(os.environ)
     os.environ.update(env)
     try:
@@ -184,7 +260,15 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
     if _error(notebook.cells[0].outputs):
         raise RuntimeError(f"the contract's patch cell failed: {_error(notebook.cells[0].outputs)}")
     cells = []
-    for index, cell in enumerate(notebook.cells[1:]):
+    restarts: dict[str, int] = {}
+    for line in "".join(o.get("text", "") for o in notebook.cells[-1].outputs
+                        if o.get("output_type") == "stream").splitlines():
+        if line.startswith(TURNS_MARKER):
+            for name, count in json.loads(line[len(TURNS_MARKER):]).items():
+                restarts[name] = restarts.get(name, 0) + count
+    if _error(notebook.cells[-1].outputs):
+        raise RuntimeError(f"the runs_in_turn probe failed: {_error(notebook.cells[-1].outputs)}")
+    for index, cell in enumerate(notebook.cells[1:-1]):
         if cell.cell_type != "code":
             continue
         sites = cell.metadata.get(SITES_KEY, server_sites(cell.source))
@@ -192,5 +276,6 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
             sites = sites[str(gpus)]
         if sites:
             cells.append(CellRun(index=index, sites=sites, looped=builds_in_a_loop(cell.source),
-                                 servers=_recorded(cell.outputs), error=_error(cell.outputs)))
-    return ChapterRun(chapter=chapter, gpus=gpus, cells=cells)
+                                 servers=_recorded(cell.outputs), error=_error(cell.outputs),
+                                 names=assigned_names(cell.source)))
+    return ChapterRun(chapter=chapter, gpus=gpus, cells=cells, restarts=restarts)

@@ -9,6 +9,9 @@
    up with CUDA stubbed as those T4s, and servelab's log and metrics readers on what it wrote.
 
 One line per chapter, then ``N passed, N failed``; the exit status is 1 if any chapter failed.
+Then what a student waits for (``t4_wait``): per chapter and runtime, the servers started, the
+cold compiles, the CUDA graphs each start captures, the memory left where servers share a T4,
+and an estimated wall time, with each constant and its source.
 A chapter passes when every ``Server(`` it names was recorded on both runtimes (or was skipped by
 the chapter itself, e.g. tensor parallelism on one GPU) and every recorded start read back right.
 """
@@ -33,6 +36,7 @@ sys.path.insert(0, str(HERE))
 
 from capture import SITES_KEY, ChapterRun, run_chapter, server_sites  # noqa: E402
 from model_cache import write_hub_cache  # noqa: E402
+from t4_wait import ChapterCount, Start, constants_text  # noqa: E402
 
 from servelab import smoke  # noqa: E402
 
@@ -132,6 +136,25 @@ def chapter_line(chapter: str, runs: dict[tuple[str, str], ChapterRun],
                     *details]
 
 
+def chapter_count(chapter: str, runtime: str, run: ChapterRun,
+                  results: list[dict]) -> ChapterCount:
+    """The chapter's starts in order (restarts included) with what 0.11.2 said each costs."""
+    costs = {int(r["key"].split("|")[2]): r["cost"] for r in results
+             if r["key"].split("|")[1] == runtime and "cost" in r}
+    starts = []
+    for index in run.starts():
+        if index not in costs:  # a start vLLM did not configure: its chapter already failed
+            continue
+        cost = costs[index]
+        card = run.servers[index]["env"].get("CUDA_VISIBLE_DEVICES", "0")
+        if cost["tp"] > 1:
+            card = ",".join(str(n) for n in range(cost["tp"]))
+        starts.append(Start(server=index, compile_key=cost["compile_key"], graphs=cost["graphs"],
+                            share=cost["share"], card=card, refused=cost["refused"]))
+    return ChapterCount(chapter, RUNTIMES[runtime][0], tuple(starts),
+                        partial=bool(run.unreached()) or len(starts) < len(run.starts()))
+
+
 def main() -> int:
     began = time.monotonic()
     venv = contract_venv()
@@ -147,6 +170,14 @@ def main() -> int:
         passed, failed = passed + ok, failed + (not ok)
     print(f"gpu-contract: {time.monotonic() - began:.0f} s", file=sys.stderr)
     print(f"{passed} passed, {failed} failed")
+    print("\nWhat a student waits for in a fresh runtime (t4_wait): starts, cold compiles "
+          "(distinct 0.11.2 compile-cache keys), CUDA graphs per start, GiB left where servers "
+          "share a T4 (at each start, then after all graphs), estimated wall time")
+    for chapter in chapters():
+        for runtime in RUNTIMES:
+            print(chapter_count(chapter, runtime, runs[chapter, runtime],
+                                results.get(chapter, [])).line())
+    print("Constants:", *constants_text(), sep="\n")
     return 1 if failed else 0
 
 
