@@ -84,9 +84,14 @@ def side_by_side(device: Device, kv_cache_gib: float,
         noun = "core" if len(part) == 1 else "cores"
         halves.append(Share(
             server_options={"kv_cache_gib": kv_cache_gib / 2}, env=env,
-            described=f"{len(part)} {noun} ({env[BIND_VARIABLE]}) and {kv_cache_gib / 2:g} GiB "
-                      f"of KV cache"))
+            described=f"{len(part)} {noun} ({env[BIND_VARIABLE]}) and "
+                      f"{_memory(kv_cache_gib / 2)} of KV cache"))
     return halves[0], halves[1]
+
+
+def _memory(gib: float) -> str:
+    """``"1 GiB"``, ``"1.5 GiB"``; under a GiB in whole MiB (``"51 MiB"``)."""
+    return f"{gib:.3g} GiB" if gib >= 1 else f"{gib * 1024:.0f} MiB"
 
 
 @contextmanager

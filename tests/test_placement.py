@@ -20,6 +20,9 @@ def test_side_by_side_splits_cores_and_cache_or_refuses_one_core():
     assert chat.env == {"VLLM_CPU_OMP_THREADS_BIND": "0"}
     assert job.env == {"VLLM_CPU_OMP_THREADS_BIND": "1"}
     assert chat.server_options == {"kv_cache_gib": 1.0}
+    assert chat.described == "1 core (0) and 1 GiB of KV cache"
+    small, _ = side_by_side(CPU, 0.1, cores=[0, 1])  # a crowded cache reads in MiB
+    assert small.described == "1 core (0) and 51 MiB of KV cache"
     four = side_by_side(CPU, 2.0, cores=[3, 0, 2, 1])
     assert [h.env["VLLM_CPU_OMP_THREADS_BIND"] for h in four] == ["0,1", "2,3"]
     assert side_by_side(CPU, 2.0, cores=[0]) is None

@@ -394,7 +394,53 @@ def test_extra_prompt_computations_are_named_a_cold_caches_first_visits():
     """A review read a 689 against 284 ms routing gain that came from 3 extra prompt
     computations per 18 requests, on caches each run began cold."""
     extra = routing.routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
-    assert "Each run began on a cold cache, so the 2 extra computations" in extra
-    assert "outgrow one replica's cache, which these runs do not test" in extra
+    assert "Each run began on a cold cache, so 2 of the extra computations" in extra
+    assert "Each replica's cache" not in extra  # its size not given
     none = routing.routing_text(_sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8))
     assert "began on a cold cache, so the" not in none
+
+
+def _crowded(spreading_again: list[int], following_again: list[int],
+             cache_tokens: int) -> routing.RoutingFindings:
+    """Two tenants of 100-token prompts on two replicas, four requests each a run: round robin
+    visits both replicas with each tenant (4 first visits), cache_aware keeps them apart (2);
+    each run's counters add ``*_again`` computations of a prompt beyond those."""
+    def runs(policy: str, spread: list[list[int]], again: list[int]) -> list[PolicyRun]:
+        visits = sum(1 for row in spread for count in row if count)
+        return [PolicyRun(policy=policy, summary={"ttft_ms_p50": 300.0, "ttft_ms_p99": 600.0},
+                          spread=pd.DataFrame(spread, columns=["replica 0", "replica 1"]),
+                          queries=(5000.0, 5000.0),
+                          hits=(5000.0, 5000.0 - (100 * (visits + extra) + 8 * 16)))
+                for extra in again]
+    return routing.RoutingFindings.of(runs(ROUND_ROBIN, [[2, 2], [2, 2]], spreading_again),
+                                      runs(CACHE_AWARE, [[4, 0], [0, 4]], following_again),
+                                      Tenants(2, 4, prefix_tokens=100), cache_tokens=cache_tokens)
+
+
+def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompts():
+    found = _crowded([3, 4, 5], [0, 0, 1], cache_tokens=150)
+    assert [r.median for r in found.recomputed] == [4, 0]
+    assert found.crowded and found.recompute == "following"
+    text = routing.routing_text(found)
+    assert "Each replica's cache holds 150 tokens, fewer than the 2 tenants' prompts together" in (
+        text) and "computed a prompt again 4 (3–5) times a run and cache_aware 0 (0–1)" in text
+    assert "not only a cold start" in text
+    assert routing.policy_table(found).loc[
+        ROUND_ROBIN, "prompt computed again after its first visit (times a run)"] == "4 (3–5)"
+
+
+@pytest.mark.parametrize(("again", "cache_tokens", "verdict", "says"), [
+    (([1, 2, 3], [1, 2, 2]), 150, "same", "show no lead beyond the first visits"),
+    (([0, 0, 1], [2, 3, 3]), 150, "spreading", "round_robin computed fewer again"),
+    (([0, 0, 0], [0, 0, 0]), 4096, "same", "room for all 2 tenants' prompts at once (200 tokens)"),
+])
+def test_the_steady_state_lead_needs_a_crowded_cache_and_the_ranges_apart(again, cache_tokens,
+                                                                          verdict, says):
+    found = _crowded(*again, cache_tokens=cache_tokens)
+    assert found.recompute == verdict and says in routing.routing_text(found)
+
+
+def test_a_crowded_cache_holds_every_prompt_but_one_or_the_longest_request():
+    assert routing.crowded_cache_tokens(3, 1024, 2048) == 2048 + 256  # 2 prompts, one request
+    assert routing.crowded_cache_tokens(8, 2000, 4096) == 14_000 + 256
+    assert routing.crowded_cache_tokens(2, 256, 1024) == 1024 + 256  # holds both: not crowded

@@ -9,10 +9,13 @@ llama.cpp server of chapter 08 included). Cells may fail after that (there
 is no server to measure); a ``Server(`` that only a later measurement can reach is then not
 recorded, and the chapter is reported as partial with the error that stopped it.
 
-Three measurements size later servers (chapters 00, 05 and 06), so they are answered as a T4 would
+Measurements size later servers (chapters 00, 05 and 06), so they are answered as a T4 would
 answer them: ``bench.warm_up`` does nothing, ``bench.prefill_fit`` reports ``T4_PREFILL`` and
 ``lessons.paging.kv.engine_block_size`` reports vLLM 0.11.2's CUDA block of 16 tokens (the engine
-side then checks the block vLLM configured). The budget or document a chapter derives from them goes
+side then checks the block vLLM configured). The chunk budget of chapters 00 and 06 also reads
+the users' usual step from a first run beside a document: ``bench.interferer`` returns nothing,
+``usual_gap_ms`` reports ``T4_STEP_MS``, and chapter 00's sweep, which sizes its users, reports
+one user's speed at that step. The budget or document a chapter derives from them goes
 through the chapter's own code, so the argv checked is the one a T4 would be given.
 
 A server is recorded when it is built; ``runs_in_turn`` starts it again for each later run on a
@@ -44,14 +47,21 @@ CELL_TIMEOUT_S = 180
 # the chapter derives from it starts on 0.11.2.
 T4_PREFILL = {"fixed_ms": 10.0, "tok_s": 18_000.0}
 T4_BLOCK_TOKENS = 16
+# A decoding step of a few users on a T4 (Qwen3-0.6B, CUDA graphs): the weights' 1.2 GB read at
+# about half of its 320 GB/s take 7.5 ms, and the engine's own work per step about as much. As
+# with T4_PREFILL, what is checked is that the budget derived from it starts on 0.11.2.
+T4_STEP_MS = 15.0
 
 # Runs in the chapter's kernel before its first cell; {count} is the number of T4s.
 _PATCH = '''\
 import json as _json
 import os as _os
 
+import pandas as _pd
+
 import servelab.bench as _bench
 import servelab.bench.bandwidth as _bandwidth
+import servelab.lessons.chunking.chunked_prefill as _chunked
 import servelab.lessons.paging.kv as _kv
 import servelab.hardware as _hardware
 import servelab.env as _env
@@ -69,6 +79,10 @@ _bench.prefill_fit = lambda server, long_tokens, short_tokens=None, **_: _Prefil
     fixed_ms={fixed_ms}, tok_s={tok_s}, short_tokens=short_tokens or max(1, long_tokens // 8),
     long_tokens=long_tokens)
 _kv.engine_block_size = lambda url: {block}
+_bench.interferer = lambda server, **options: None
+_chunked.usual_gap_ms = lambda result: {step_ms}
+_bench.sweep_concurrency = lambda server, levels, **options: _pd.DataFrame(
+    {{"concurrency": levels, "user_tok_s": [1000.0 / {step_ms}] * len(levels)}})
 _built = _Server.__init__
 
 
@@ -244,7 +258,8 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
     """Execute ``notebook`` in ``folder`` with ``gpus`` simulated T4s and ``env`` added; what
     each cell that names a ``Server(`` recorded."""
     patch = nbformat.v4.new_code_cell(_PATCH.format(count=gpus, marker=MARKER,
-                                                     block=T4_BLOCK_TOKENS, **T4_PREFILL))
+                                                     block=T4_BLOCK_TOKENS, step_ms=T4_STEP_MS,
+                                                     **T4_PREFILL))
     probes = [probe for cell in notebook.cells if cell.cell_type == "code"
               for probe in turn_probes(cell.source)]
     notebook.cells.insert(0, patch)

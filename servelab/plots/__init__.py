@@ -325,7 +325,7 @@ def kv_usage(result: Result, title: str | None = None) -> Figure:
 
 def tenant_spread(spreads: Mapping[str, pd.DataFrame], title: str | None = None) -> Figure:
     """Requests of each tenant by the replica that served them, one panel per routing policy
-    (``spreads``: policy -> a row per tenant, a column per replica)."""
+    (``spreads``: policy -> a row per tenant, a column per replica, counted over every run)."""
     with style():
         fig, axes = figure_row(len(spreads), sharey=True, figsize=(8.0, 3.4))
         for ax, (policy, spread) in zip(axes, spreads.items(), strict=True):
@@ -336,7 +336,7 @@ def tenant_spread(spreads: Mapping[str, pd.DataFrame], title: str | None = None)
                 bottom += spread[column].to_numpy()
             ax.set_title(policy, fontsize=10, fontweight="normal")
             ax.set_xlabel("tenant")
-        axes[0].set_ylabel("requests served (count)")
+        axes[0].set_ylabel("requests served, all runs (count)")
         legend_below(fig)
         fig.suptitle(title or "Which replica served each tenant's requests", fontweight="bold")
     return fig

@@ -65,6 +65,12 @@ class PolicyRun:
         replica that served any of that tenant's requests."""
         return int((self.spread > 0).to_numpy().sum())
 
+    def prompt_computations(self, prefix_tokens: int, question_tokens: int) -> int:
+        """How many times the replicas computed a tenant's prompt, by their own counters: the
+        prompt tokens they computed, less every request's question, in prompts (rounded)."""
+        requests = int(self.spread.to_numpy().sum())
+        return max(0, round((self.computed_tokens - requests * question_tokens) / prefix_tokens))
+
     def expected_computed(self, prefix_tokens: int, question_tokens: int) -> int:
         """Prompt tokens the replicas should compute if each tenant's prompt is computed once per
         replica that served the tenant and every other request computes only its question."""
@@ -77,6 +83,20 @@ class PolicyRun:
         (1: every tenant stayed on one replica; 1/replicas: spread evenly)."""
         totals = self.spread.sum(axis=1)
         return float((self.spread.max(axis=1) / totals).mean())
+
+
+# What a crowded replica's cache keeps beside the prompts it holds: the block the engine holds
+# back and one for the running requests' own tokens (blocks of 128 tokens on the CPU engine).
+CROWDED_SPARE_TOKENS = 256
+
+
+def crowded_cache_tokens(tenants: int, prefix_tokens: int, max_model_len: int) -> int:
+    """A replica's KV cache, in tokens, that holds every tenant's prompt but one: the prompts of
+    ``tenants - 1`` tenants, or the longest request the server accepts where that is more (vLLM
+    will not start a server that cannot hold one), with ``CROWDED_SPARE_TOKENS`` beside them.
+    Whether that is fewer than all the prompts depends on the sizes; ``RoutingFindings.crowded``
+    says, from the cache the engine reports."""
+    return max(max_model_len, (tenants - 1) * prefix_tokens) + CROWDED_SPARE_TOKENS
 
 
 def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
@@ -162,16 +182,20 @@ class RoutingFindings:
     hit_rate: tuple[Spread, Spread]
     ttft_ms_p50: tuple[Spread, Spread]
     ttft_ms_p99: tuple[Spread, Spread]
+    recomputed: tuple[Spread, Spread]  # prompt computations a run beyond the first visits
     pooled_spreads: dict[str, pd.DataFrame]
     cache: str
     first_token: str
     prompt_alone_s: float = math.nan  # one tenant's prompt read alone on a replica (NaN: not timed)
+    cache_tokens: int = 0  # the smaller replica's KV cache, in tokens (0: not known)
 
     @classmethod
     def of(cls, spreading: Sequence[PolicyRun], following: Sequence[PolicyRun],
-           workload: Tenants, prompt_alone_s: float = math.nan) -> RoutingFindings:
+           workload: Tenants, prompt_alone_s: float = math.nan,
+           cache_tokens: int = 0) -> RoutingFindings:
         """``prompt_alone_s``: the first token of one tenant's prompt sent alone to a replica,
-        to set beside the prompt computations a policy added."""
+        to set beside the prompt computations a policy added; ``cache_tokens``: the smaller
+        replica's KV cache, to say whether the tenants' prompts outgrew it."""
         both = (spreading, following)
         hits = _by_policy(both, lambda r: r.hit_rate)
         ttft = _by_policy(both, lambda r: r.summary["ttft_ms_p50"])
@@ -185,9 +209,12 @@ class RoutingFindings:
             computed_tokens=_by_policy(both, lambda r: r.computed_tokens),
             hit_rate=hits, ttft_ms_p50=ttft,
             ttft_ms_p99=_by_policy(both, lambda r: r.summary["ttft_ms_p99"]),
+            recomputed=_by_policy(both, lambda r: max(0, r.prompt_computations(
+                workload.prefix_tokens, workload.question_tokens) - r.prefills)),
             pooled_spreads={runs[0].policy: sum((r.spread for r in runs[1:]), runs[0].spread)
                             for runs in both},
             cache=_cache(*hits), first_token=_first_token(*ttft), prompt_alone_s=prompt_alone_s,
+            cache_tokens=cache_tokens,
         )
 
     @property
@@ -201,6 +228,24 @@ class RoutingFindings:
         every run fewer than half the requests were the ones that computed a prompt."""
         spreading, following = self.prefills
         return (2 * spreading.high < self.requests, 2 * following.high < self.requests)
+
+    @property
+    def crowded(self) -> bool:
+        """The tenants' prompts together outgrow one replica's cache: a replica serving every
+        tenant must push one prompt out to hold another."""
+        work = self.workload
+        return 0 < self.cache_tokens < work.tenants * work.prefix_tokens
+
+    @property
+    def recompute(self) -> str:
+        """"following", "spreading" or "same": which policy computed prompts again beyond their
+        first visits less often, the runs' ranges apart."""
+        spreading, following = self.recomputed
+        if following.below(spreading):
+            return "following"
+        if spreading.below(following):
+            return "spreading"
+        return "same"
 
     @property
     def extra_prefills(self) -> float:
@@ -217,6 +262,8 @@ def policy_table(found: RoutingFindings) -> pd.DataFrame:
         "share of a tenant's requests on its busiest replica":
             found.kept_together[index].with_range(2),
         "prompt computed (times a run)": found.prefills[index].with_range(),
+        "prompt computed again after its first visit (times a run)":
+            found.recomputed[index].with_range(),
         "prompt tokens computed": found.computed_tokens[index].with_range(),
         "hit rate": found.hit_rate[index].with_range(2),
         "first token p50 (ms)": found.ttft_ms_p50[index].with_range(),
@@ -228,7 +275,8 @@ def spread_title(found: RoutingFindings) -> str:
     """The tenant-spread figure's finding."""
     (spreading, following), kept = found.policies, found.kept_together
     return (f"{spreading}: {kept[0].median:.0%} of a tenant's requests on one replica; "
-            f"{following}: {kept[1].median:.0%} (median of {found.runs} runs)")
+            f"{following}: {kept[1].median:.0%} (medians of {found.runs} runs; the bars add "
+            "up every run)")
 
 
 def _share(spread: Spread) -> str:
@@ -288,12 +336,40 @@ def _cold_start_text(found: RoutingFindings) -> str:
     if found.extra_prefills <= 0:
         return ""
     spreading, following = found.policies
-    return (f" Each run began on a cold cache, so the {found.extra_prefills:.0f} extra "
+    return (f" Each run began on a cold cache, so {found.extra_prefills:.0f} of the extra "
             f"computations of a prompt that {spreading} made in a run of {found.requests} "
             "requests are first visits: a tenant's first request on each replica. A service "
-            "that keeps running pays them once; after that both replicas hold every tenant's "
-            f"prompt, and {following} keeps its lead only where the tenants' prompts together "
-            "outgrow one replica's cache, which these runs do not test.")
+            "that keeps running pays those once." + _crowding_text(found))
+
+
+def _crowding_text(found: RoutingFindings) -> str:
+    """Whether the tenants' prompts outgrew a replica's cache, and which policy computed them
+    again beyond the first visits (empty where the cache's size is not known)."""
+    work, (spreading, following) = found.workload, found.policies
+    total = work.tenants * work.prefix_tokens
+    if found.cache_tokens <= 0:
+        return ""
+    room = f" Each replica's cache holds {found.cache_tokens:,} tokens"
+    if not found.crowded:
+        return (f"{room}, room for all {work.tenants} tenants' prompts at once ({total:,} "
+                "tokens), so none was pushed out: after the first visits both replicas hold "
+                f"every prompt, and {following} keeps its lead only where the prompts together "
+                "outgrow one replica's cache, which this cache does not test.")
+    again = found.recomputed
+    text = (f"{room}, fewer than the {work.tenants} tenants' prompts together ({total:,}): a "
+            "replica that serves every tenant pushes one prompt out to hold another and "
+            "computes it again when that tenant comes back. Beyond the first visits, "
+            f"{spreading} computed a prompt again {again[0].with_range()} times a run and "
+            f"{following} {again[1].with_range()}. ")
+    return text + {
+        "following": (f"So {following}'s lead is not only a cold start: with the prompts too "
+                      "many for one cache, keeping each tenant on one replica keeps its prompt "
+                      "from being pushed out, run after run."),
+        "spreading": (f"Here {spreading} computed fewer again, against what following the "
+                      "prefixes is built for: look at the spread above for the reason."),
+        "same": ("The runs' ranges do not set them apart, so these runs show no lead beyond the "
+                 "first visits."),
+    }[found.recompute]
 
 
 def _sooner_cause(found: RoutingFindings) -> str:
