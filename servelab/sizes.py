@@ -61,15 +61,16 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                     small_context=2048, repeats=3),
     },
     "04-prefix-caching": {
+        # The load (users x requests_per_user) runs load_runs times on each server.
         "smoke": dict(prefix_tokens=384, question_tokens=16, answer_tokens=4, users=2,
                       requests_per_user=1, probe_requests=2, samples=4,
-                      sample_prompt_tokens=384, sample_tokens=16),
+                      sample_prompt_tokens=384, sample_tokens=16, load_runs=2),
         "cpu": dict(prefix_tokens=2000, question_tokens=16, answer_tokens=16, users=2,
-                    requests_per_user=3, probe_requests=2, samples=4,
-                    sample_prompt_tokens=512, sample_tokens=64),
+                    requests_per_user=2, probe_requests=2, samples=4,
+                    sample_prompt_tokens=512, sample_tokens=64, load_runs=3),
         "gpu": dict(prefix_tokens=2000, question_tokens=16, answer_tokens=16, users=16,
                     requests_per_user=4, probe_requests=4, samples=4,
-                    sample_prompt_tokens=2000, sample_tokens=128),
+                    sample_prompt_tokens=2000, sample_tokens=128, load_runs=3),
     },
     "05-the-dials": {
         # burst is above the largest level in every profile, so requests queue at each level.

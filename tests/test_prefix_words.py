@@ -17,22 +17,20 @@ def _cost(computed, cached):
                          "from cache": cached})
 
 
-ON = {"ttft_ms_p50": 100.0, "prefix_cache_hit_rate": 0.7}
-UNCOUNTED = {"ttft_ms_p50": 800.0, "prefix_cache_hit_rate": float("nan")}
 FAST, SLOW = Spread.of([80.0, 100.0, 130.0, 90.0]), Spread.of([700.0, 900.0, 1100.0, 800.0])
 REUSED = ReuseFindings.from_probe(_cost([2016, 96, 96], [0, 1920, 1920]),
                                   _cost([2016] * 3, [0] * 3))
 
 
 def test_reuse_text_when_reuse_and_speed_show():
-    text = prefix_words.reuse_text(REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
+    text = prefix_words.reuse_text(REUSED, LoadReuseFindings(FAST, SLOW, 0.7))
     assert "each later one **96**" in text and "**8.9×** sooner" in text
-    assert "range 80–130 ms over 4 with caching" in text and "hit rate of **70%**" in text
+    assert "range 80–130 ms over 4 runs with caching" in text and "hit rate of **70%**" in text
 
 
 def test_reuse_text_names_a_single_later_request_as_the_second():
     pair = ReuseFindings.from_probe(_cost([2016, 96], [0, 1920]), _cost([2016] * 2, [0] * 2))
-    text = prefix_words.reuse_text(pair, LoadReuseFindings.from_load(FAST, SLOW, ON))
+    text = prefix_words.reuse_text(pair, LoadReuseFindings(FAST, SLOW, 0.7))
     assert "and the second **96**;" in text and "on average" not in text
     assert "caching off the second computed **2,016**" in text
 
@@ -43,14 +41,14 @@ def test_reuse_text_names_a_single_later_request_as_the_second():
 ])
 def test_reuse_text_when_the_load_cannot_tell(on):
     same = ReuseFindings.from_probe(_cost([2016] * 3, [0] * 3), _cost([2016] * 3, [0] * 3))
-    text = prefix_words.reuse_text(same, LoadReuseFindings.from_load(on, SLOW, UNCOUNTED))
+    text = prefix_words.reuse_text(same, LoadReuseFindings(on, SLOW, float("nan")))
     assert "did not show the reuse" in text
     assert "cannot say the cache made first tokens sooner" in text and "sooner (" not in text
     assert "no prefix-cache queries" in text
 
 
 def test_reuse_prediction_reports_the_second_request():
-    text = prefix_words.reuse_prediction("", REUSED, LoadReuseFindings.from_load(FAST, SLOW, ON))
+    text = prefix_words.reuse_prediction("", REUSED, LoadReuseFindings(FAST, SLOW, 0.7))
     assert "computed 96 of its 2,016 prompt tokens" in text and "8.9× sooner" in text
 
 

@@ -63,10 +63,15 @@ FAST, SLOW = Spread.of([80.0, 100.0, 130.0]), Spread.of([700.0, 900.0, 1100.0])
     (Spread.of([600.0, 650.0, 690.0]), False),   # apart, but only 1.4× at the median
 ])
 def test_the_load_is_sooner_only_beyond_the_noise(on, sooner) -> None:
-    found = LoadReuseFindings.from_load(on, SLOW, {"prefix_cache_hit_rate": 0.7})
+    found = LoadReuseFindings(on, SLOW, 0.7)
     assert found.sooner is sooner and found.hits_counted
 
 
-def test_no_queries_means_no_hit_rate() -> None:
-    found = LoadReuseFindings.from_load(FAST, SLOW, {"prefix_cache_hit_rate": NAN})
-    assert not found.hits_counted
+def test_the_load_is_judged_over_its_runs_medians() -> None:
+    runs = [{"ttft_ms_p50": ttft, "prefix_cache_hit_rate": rate}
+            for ttft, rate in ((90.0, 0.7), (110.0, NAN), (100.0, 0.8))]
+    found = LoadReuseFindings.from_runs(runs, [{"ttft_ms_p50": 900.0,
+                                                "prefix_cache_hit_rate": NAN}] * 2)
+    assert (found.on.median, found.on.n, found.off.n) == (100.0, 3, 2)
+    assert found.hit_rate == pytest.approx(0.75)  # the runs that counted queries
+    assert not LoadReuseFindings.from_runs(runs[1:2], runs[1:2]).hits_counted

@@ -10,10 +10,11 @@ the per-request probe; chapter 04's load adds :class:`LoadReuseFindings`. The wo
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
+import numpy as np
 import pandas as pd
 
 from servelab.bench.spread import Spread
@@ -107,18 +108,23 @@ class ReuseFindings:
 
 @dataclass(frozen=True)
 class LoadReuseFindings:
-    """A load with caching on and off: every request's time to first token (ms) either way and
-    the hit rate the server counted with caching on (NaN: no queries)."""
+    """The same load run several times with caching on and off: each run's median time to first
+    token (ms) either way, as a spread over the runs, and the median over the runs of the hit
+    rate the server counted with caching on (NaN: no queries)."""
 
     on: Spread
     off: Spread
     hit_rate: float
 
     @classmethod
-    def from_load(cls, ttft_on: Spread, ttft_off: Spread,
-                  on: Mapping[str, float]) -> LoadReuseFindings:
-        """From the two loads' first-token spreads and the cached load's ``summary()``."""
-        return cls(on=ttft_on, off=ttft_off, hit_rate=on["prefix_cache_hit_rate"])
+    def from_runs(cls, on: Sequence[Mapping[str, float]],
+                  off: Sequence[Mapping[str, float]]) -> LoadReuseFindings:
+        """From each load's runs, as ``summary()`` dicts."""
+        rates = [run["prefix_cache_hit_rate"] for run in on
+                 if not math.isnan(run["prefix_cache_hit_rate"])]
+        return cls(on=Spread.of(run["ttft_ms_p50"] for run in on),
+                   off=Spread.of(run["ttft_ms_p50"] for run in off),
+                   hit_rate=float(np.median(rates)) if rates else math.nan)
 
     @property
     def gain(self) -> float:
@@ -128,7 +134,7 @@ class LoadReuseFindings:
     @property
     def sooner(self) -> bool:
         """Sooner beyond the noise: the medians differ by ``TTFT_GAIN_SHOWN`` and even the
-        slowest request with caching beat the quickest without (the ranges are apart)."""
+        slowest run with caching beat the quickest without (the ranges are apart)."""
         return self.on.below_by(self.off, TTFT_GAIN_SHOWN)
 
     @property

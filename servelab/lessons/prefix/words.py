@@ -34,22 +34,23 @@ def reuse_text(reuse: ReuseFindings, load: LoadReuseFindings) -> str:
         cost = (f"Later requests computed {reuse.later_on:,.0f} prompt tokens with caching on and "
                 f"{reuse.later_off:,.0f} with it off: this run did not show the reuse.")
     on, off = load.on, load.off
-    opening = (f"Under load ({on.n} requests, after one warm-up request with the shared "
-               f"prompt) the median first token came after")
-    ranges = (f"(each request: {on.range_text(' ms')} with caching, "
-              f"{off.range_text(' ms')} without)")
+    opening = (f"Under load, run {on.n} times on each server (each run after one request with "
+               "its own shared prompt, not measured), the median first token came after")
+    ranges = (f"(each run's median: {on.range_text(' ms', 0, 'runs')} with caching, "
+              f"{off.range_text(' ms', 0, 'runs')} without)")
     if load.sooner:
         wait = (f"{opening} **{on.median:,.0f} ms** with caching and **{off.median:,.0f} ms** "
-                f"without, **{load.gain:.1f}×** sooner {ranges}: even the slowest request with "
-                "the cache beat the quickest without it, so most of the wait was the shared "
+                f"without, **{load.gain:.1f}×** sooner {ranges}: even the slowest run with the "
+                "cache beat the quickest without it, so most of the wait was the shared "
                 "prompt's prefill.")
     else:
         wait = (f"{opening} {on.median:,.0f} ms with caching and {off.median:,.0f} ms without "
-                f"({load.gain:.1f}×) {ranges}: the ranges overlap or the gap is small, so this "
-                "run cannot say the cache made first tokens sooner under load.")
-    hits = (f"The server counted a prefix-cache hit rate of **{load.hit_rate:.0%}** with caching "
-            "on: the share of prompt tokens it found already cached." if load.hits_counted else
-            "The server reported no prefix-cache queries with caching on.")
+                f"({load.gain:.1f}×) {ranges}: the ranges overlap or the gap is small, so these "
+                "runs cannot say the cache made first tokens sooner under load.")
+    hits = ("The server reported no prefix-cache queries with caching on."
+            if not load.hits_counted else
+            f"The server counted a prefix-cache hit rate of **{load.hit_rate:.0%}** with caching "
+            "on (the median run): the share of prompt tokens it found already cached.")
     return "\n\n".join([cost, f"{wait} {hits}"])
 
 
