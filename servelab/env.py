@@ -69,15 +69,6 @@ class Runtime:
         return (f"{self.platform} | {device} | {self.engine} | model {self.model} | "
                 f"sizes {self.size_profile}")
 
-    @property
-    def keeps_servers_up(self) -> bool:
-        """Whether a page comparing servers keeps them all up and measures them in turn
-        (``servelab.bench.in_turn``). On a CPU an idle vLLM server takes no cores (its workers
-        park on a socket a second after their last step) and each has its own KV cache in RAM;
-        on a GPU each claims a share of the card's memory when it starts, so there they take
-        turns, one started at a time."""
-        return self.device.kind == "cpu"
-
     def sizes(self, chapter: str) -> Sizes:
         """``chapter``'s workload sizes at this run's profile (``servelab.sizes``)."""
         return sizes_for(chapter, self.size_profile)

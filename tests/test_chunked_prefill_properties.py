@@ -160,7 +160,5 @@ def test_users_last_past_the_last_document_within_bounds(tok_s, arrival_s, docum
         user_tokens_for(tok_s, arrival_s, 0, spacing_s, *limits)
 
 
-@pytest.mark.xfail(strict=True, reason="spacing_for rounds after taking the floor, so a floor "
-                   "not in tenths can come back below itself (the pages give it in tenths)")
 def test_the_spacing_is_at_least_a_floor_not_in_tenths():
     assert spacing_for(0.1, smallest=1.24) >= 1.24

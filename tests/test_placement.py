@@ -97,3 +97,42 @@ def test_servers_run_together_stay_tied_to_live_threads_until_stopped():
         with placement.running_together([broken, fine]):
             pass
     assert fine.alive_at_stop is not None  # stopped although its partner failed
+
+
+def test_servers_fit_together_on_a_cpu_and_within_one_cards_share():
+    cpu = [placement.Server(device=CPU, model="m"), placement.Server(device=CPU, model="m")]
+    assert placement.fit_together(cpu)
+    assert not placement.fit_together([placement.Server(device=T4, model="m")] * 2)  # 0.9 each
+    halves = [placement.Server(device=T4, model="m", gpu_memory_utilization=0.45)] * 2
+    assert placement.fit_together(halves)
+    assert not placement.fit_together(
+        [*halves, placement.Server(device=T4, model="m", gpu_memory_utilization=0.1)])
+    apart = [placement.Server(device=TWO_T4, model="m", env={"CUDA_VISIBLE_DEVICES": card})
+             for card in ("0", "1")]
+    assert placement.fit_together(apart)  # a card each
+
+
+class _Recorded(placement.Server):
+    """A server whose start and stop only say so, into a list shared by all of them."""
+
+    def __init__(self, log: list[str], name: str, **options) -> None:
+        super().__init__(model="m", **options)
+        self.log, self.name = log, name
+
+    def start(self) -> _Recorded:
+        self.log.append(f"start {self.name}")
+        return self
+
+    def stop(self, grace: float = 15.0) -> None:
+        self.log.append(f"stop {self.name}")
+
+
+def test_a_server_starts_beside_the_running_ones_only_where_they_fit_together():
+    log: list[str] = []
+    first = _Recorded(log, "first", device=CPU)
+    placement.start_beside(_Recorded(log, "second", device=CPU), running=[first])
+    assert log == ["start second"]  # a CPU holds both
+    log.clear()
+    first = _Recorded(log, "first", device=T4)
+    placement.start_beside(_Recorded(log, "second", device=T4), running=[first])
+    assert log == ["stop first", "start second"]  # 0.9 and 0.9 of one card do not fit

@@ -73,7 +73,8 @@ CHAPTER = '''
 server = Server(max_model_len=8192)
 chunked_server = Server(max_model_len=8192, max_num_batched_tokens=budget).start()
 runs = runs_in_turn({ONE: server, TWO: chunked_server}, measure=f, runs=sizes.runs,
-                    keep_up=runtime.keeps_servers_up, done={ONE: [whole], TWO: [chunked]})
+                    keep_up=fit_together([server, chunked_server]),
+                    done={ONE: [whole], TWO: [chunked]})
 '''
 
 
@@ -82,11 +83,11 @@ def test_turn_probes_count_each_servers_fresh_starts_when_servers_take_turns() -
     [probe] = turn_probes(CHAPTER)
     printed: list[str] = []
     namespace = {"sizes": type("S", (), {"runs": 3}), "print": lambda *a, **k: printed.append(a[0]),
-                 "runtime": type("R", (), {"keeps_servers_up": False}),
+                 "fit_together": lambda servers: False, "server": 1, "chunked_server": 2,
                  "_json": __import__("json")}
     exec(probe, namespace)
     assert printed == ['GPU-CONTRACT-TURNS {"server": 2, "chunked_server": 2}']
-    namespace["runtime"] = type("R", (), {"keeps_servers_up": True})
+    namespace["fit_together"] = lambda servers: True
     exec(probe, namespace)
     assert printed[-1].endswith('{"server": 0, "chunked_server": 0}')
 

@@ -248,10 +248,10 @@ def read_alone_s(fit: PrefillFit, tokens: int) -> float:
 
 def spacing_for(read_s: float, smallest: float) -> float:
     """The seconds between a run's documents: ``SPACING_MARGIN`` times ``read_s``, the time one
-    takes alone, and at least ``smallest``, to a tenth of a second."""
+    takes alone, to a tenth of a second, and at least ``smallest``."""
     if read_s <= 0:
         raise ValueError("the time to read a document must be positive")
-    return round(max(smallest, SPACING_MARGIN * read_s), 1)
+    return max(smallest, round(SPACING_MARGIN * read_s, 1))
 
 
 def user_tokens_for(user_tok_s: float, arrival_s: float, documents: int, spacing_s: float,
@@ -271,8 +271,8 @@ def user_tokens_for(user_tok_s: float, arrival_s: float, documents: int, spacing
 def chunk_tokens(prefill_tok_s: float, pause_ms: float, step_ms: float) -> float:
     """The tokens a chunk may hold for a step that carries it to last about ``pause_ms``: such a
     step is the users' usual step (``step_ms``: their decoding and the engine's fixed work per
-    step) with the chunk's reading on top, at ``prefill_tok_s``. None when the usual step alone
-    is as long as the pause: then no token."""
+    step) with the chunk's reading on top, at ``prefill_tok_s``; 0 where the usual step alone
+    is as long as the pause."""
     return max(0.0, prefill_tok_s * (pause_ms - step_ms) / 1000)
 
 
