@@ -136,3 +136,9 @@ def test_a_server_starts_beside_the_running_ones_only_where_they_fit_together():
     first = _Recorded(log, "first", device=T4)
     placement.start_beside(_Recorded(log, "second", device=T4), running=[first])
     assert log == ["stop first", "start second"]  # 0.9 and 0.9 of one card do not fit
+
+
+def test_two_servers_with_a_card_share_each_fit_one_gpu():
+    shared = [placement.Server(device=T4, model="m", **placement.card_share(T4))] * 2
+    assert placement.fit_together(shared)
+    assert placement.card_share(CPU) == {}
