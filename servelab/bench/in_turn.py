@@ -33,7 +33,7 @@ def runs_in_turn(servers: Mapping[str, Restartable], measure: Callable[[RunningS
     stopped at the end; otherwise each run gets a fresh start, warmed up and stopped after it,
     with every other server stopped first (a server the page left running keeps its turn if
     it comes first). ``done`` holds runs a page already made (its first server of each kind);
-    they count towards ``runs``. Prints one line a run."""
+    they count towards ``runs``. Prints one line a round of turns."""
     made = {label: list((done or {}).get(label, ())) for label in servers}
     try:
         while any(len(results) < runs for results in made.values()):
@@ -52,7 +52,8 @@ def runs_in_turn(servers: Mapping[str, Restartable], measure: Callable[[RunningS
                 finally:
                     if not keep_up:
                         server.stop()
-                print(f"{label}: run {len(made[label])} of {runs} done", flush=True)
+            counts = ", ".join(f"{label} {len(results)}" for label, results in made.items())
+            print(f"runs in turn so far: {counts} of {runs}", flush=True)
     finally:
         for server in servers.values():
             server.stop()
