@@ -535,6 +535,14 @@ class TradeFindings:
         return _tail_verdict(self.pooled_chunked, self.pooled_whole)
 
     @property
+    def p99_counts_hitches(self) -> tuple[bool, bool]:
+        """Whether, in one step and with chunks, the documents' hitches were more than the
+        share of all gaps a pooled p99 lies above (``P99_SHARE``): only then can it land on
+        them."""
+        return (self.hitch_share_whole.median > P99_SHARE,
+                self.hitch_share_chunked.median > P99_SHARE)
+
+    @property
     def hitch_growth(self) -> HitchGrowth:
         if self.first_hitch is None or self.last_hitch is None:
             return HitchGrowth.NONE
@@ -637,16 +645,17 @@ def _default_text(plan: BudgetPlan) -> str:
                    f"run read it {_first_run(plan)}. ")
 
 
-def _share_side(share: Spread) -> str:
-    """A share of hitches against the 1 in 100 a p99 needs, as a phrase."""
-    side = "over" if share.median > P99_SHARE else "under"
-    return f"{share.median:.1%} of the users' gaps, {side} 1 in 100"
+def _share_side(share: Spread, counted: bool) -> str:
+    """A share of hitches against the 1 in 100 a p99 needs (``counted``: over it), as a
+    phrase."""
+    return f"{share.median:.1%} of the users' gaps, {'over' if counted else 'under'} 1 in 100"
 
 
 def _pooled_text(findings: TradeFindings) -> str:
     """The p99 pooled over each whole run, and why it can miss the longest pause: a percentile
     lesson from the share of gaps that were hitches."""
     whole, chunked = findings.pooled_whole, findings.pooled_chunked
+    caught_whole, caught_chunked = findings.p99_counts_hitches
     moved = {ReadingTail.WORSE: "higher with chunks beyond the spread",
              ReadingTail.BETTER: "lower with chunks beyond the spread",
              ReadingTail.LOWER: "lower with chunks beyond the spread",
@@ -658,15 +667,13 @@ def _pooled_text(findings: TradeFindings) -> str:
             f"lands on the documents' hitches (gaps of {findings.plan.hitch_ms:,.0f} ms or longer "
             f"while one was read: the usual step and {HITCH_CHUNK_SHARE:g} of a chunk's reading) "
             "only where they are more than 1 in 100 of all gaps: in one step they were "
-            f"{_share_side(findings.hitch_share_whole)}, with chunks "
-            f"{_share_side(findings.hitch_share_chunked)}. ")
-    missed_whole = findings.hitch_share_whole.median <= P99_SHARE
-    caught_chunked = findings.hitch_share_chunked.median > P99_SHARE
-    if missed_whole and caught_chunked:
+            f"{_share_side(findings.hitch_share_whole, caught_whole)}, with chunks "
+            f"{_share_side(findings.hitch_share_chunked, caught_chunked)}. ")
+    if not caught_whole and caught_chunked:
         return text + ("So the pooled p99 missed the long stalls and counted the short hitches: "
                        "read alone, it makes chunking look worse, whatever the longest pause "
                        "did. ")
-    if missed_whole:
+    if not caught_whole:
         return text + "So neither run's pooled p99 saw its pauses; the longest pause does. "
     if caught_chunked:
         return text + "So both runs' pooled p99 counts their hitches. "
