@@ -88,9 +88,11 @@ import importlib.util
 import os
 import subprocess
 import sys
+import time
 
 if importlib.util.find_spec("servelab") is None:
     print("Installing servelab {ref} from {url} ...", flush=True)
+    _started = time.monotonic()
     _install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q",
          "{requirement}"],
@@ -112,6 +114,7 @@ if importlib.util.find_spec("servelab") is None:
         raise SystemExit(f"Could not install servelab: {{_why}}" if _why else
                          f"Could not install servelab; the end of pip's output:\\n{{_log[-1500:]}}")
     importlib.invalidate_caches()
+    print(f"servelab installed in {{time.monotonic() - _started:.0f}} s.", flush=True)
 
 from servelab.env import bootstrap  # noqa: E402
 

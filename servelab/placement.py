@@ -131,6 +131,19 @@ def start_beside(server: Server, running: Sequence[Server]) -> Server:
     return server
 
 
+def with_room_for_another(server: Server) -> Server:
+    """``server``, running, where a second server like it fits beside it (``fit_together``: a
+    CPU, or half a card or less each); otherwise ``server`` stopped and a server like it started
+    at ``card_share``, so that runs in turn can keep both up instead of starting one afresh for
+    each run."""
+    if fit_together([server, server]):
+        return server
+    server.stop()
+    again = server.with_flags(**card_share(server.device))
+    again.start()
+    return again
+
+
 def _memory(gib: float) -> str:
     """``"1 GiB"``, ``"1.5 GiB"``; under a GiB in whole MiB (``"51 MiB"``)."""
     return f"{gib:.3g} GiB" if gib >= 1 else f"{gib * 1024:.0f} MiB"

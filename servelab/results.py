@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from servelab.engines.vllm_server import GPUS_COMPUTED_ON
 from servelab.hardware import DeviceKind, engine_distribution
 from servelab.sizes import TABLE, Profile
 
@@ -302,8 +303,9 @@ class Record(BaseModel):
 
     def summary(self) -> str:
         """The line a reader sees under the record cell."""
-        device = self.device.name if self.device.kind == "cpu" else (
-            f"{self.device.count}x {self.device.name}")
+        gpus = self.device.kind == "cuda" and self.device.count > 1
+        many = f"{self.device.count}x " if gpus else ""
+        device = f"{many}{self.device.name}"
         missing = f", {len(self.missing)} not measured" if self.missing else ""
         return (f"Result recorded: {self.chapter}, {len(self.figures)} figures{missing} | "
                 f"{self.device.kind.upper()} {device} | {self.engine} | "
@@ -364,7 +366,8 @@ def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any]) -> R
         schema_version=SCHEMA_VERSION, chapter=chapter,
         servelab_version=_version("servelab") or "unknown", engine=runtime.engine,
         engine_distribution=distribution, engine_version=_version(distribution),
-        device=DeviceInfo(kind=device.kind, name=device.name, count=device.count,
+        device=DeviceInfo(kind=device.kind, name=device.name,
+                          count=len(GPUS_COMPUTED_ON) or device.count,
                           memory_gib=float(device.memory_gib)),
         model=runtime.model, size_profile=runtime.size_profile, figures=measured,
         missing=missing)

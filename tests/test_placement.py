@@ -142,3 +142,29 @@ def test_two_servers_with_a_card_share_each_fit_one_gpu():
     shared = [placement.Server(device=T4, model="m", **placement.card_share(T4))] * 2
     assert placement.fit_together(shared)
     assert placement.card_share(CPU) == {}
+
+
+def test_a_server_makes_room_for_another_only_where_the_card_is_too_full(monkeypatch):
+    log: list[str] = []
+    on_cpu = _Recorded(log, "cpu", device=CPU)
+    assert placement.with_room_for_another(on_cpu) is on_cpu and log == []
+    halved = _Recorded(log, "half", device=T4, **placement.card_share(T4))
+    assert placement.with_room_for_another(halved) is halved and log == []
+    monkeypatch.setattr(placement.Server, "start", lambda self: log.append("start again"))
+    whole = _Recorded(log, "whole", device=T4, gpu_memory_utilization=0.9, max_num_seqs=64,
+                      max_num_batched_tokens=8192, enable_prefix_caching=True)
+    again = placement.with_room_for_another(whole)
+    assert log == ["stop whole", "start again"]
+    assert again.flags == {**whole.flags, "gpu_memory_utilization": placement.GPU_SHARE}
+    assert placement.fit_together([again, again.with_flags(max_num_batched_tokens=512)])
+
+
+def test_a_server_with_other_flags_keeps_its_model_memory_and_environment():
+    server = placement.Server(device=CPU, model="m", kv_cache_gib=1.5, max_num_seqs=8,
+                              env={"VLLM_CPU_OMP_THREADS_BIND": "0-1"}, extra_args=["--x"])
+    server.model = "served-name"
+    twin = server.with_flags(max_num_batched_tokens=256)
+    assert twin.flags == {**server.flags, "max_num_batched_tokens": 256}
+    assert (twin.model, twin.model_path, twin.extra_env, twin.extra_args) == (
+        "served-name", "m", server.extra_env, ["--x"])
+    assert not twin.running and twin is not server

@@ -263,3 +263,19 @@ def test_the_book_shows_the_summary_line_and_not_the_json(tmp_path: Path) -> Non
     assert record.summary() in page
     assert "schema_version" not in page and MIME_TYPE not in page
     assert "steady_tok_s_at_top" not in page
+
+
+def test_a_record_counts_the_gpus_its_servers_computed_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from servelab.engines import vllm_server
+
+    monkeypatch.setattr(vllm_server, "GPUS_COMPUTED_ON", set())
+    monkeypatch.setattr("servelab.results.GPUS_COMPUTED_ON", vllm_server.GPUS_COMPUTED_ON)
+    kaggle = runtime()
+    assert make_record(kaggle, CHAPTER, figures()).device.count == 2  # no server: the runtime's
+    vllm_server.Server(device=kaggle.device, model="m",
+                       env={"CUDA_VISIBLE_DEVICES": "1"}).after_start()
+    record = make_record(kaggle, CHAPTER, figures())
+    assert record.device.count == 1 and "| CUDA Tesla T4 |" in record.summary()
+    vllm_server.Server(device=kaggle.device, model="m", tensor_parallel_size=2).after_start()
+    both = make_record(kaggle, CHAPTER, figures())
+    assert both.device.count == 2 and "| CUDA 2x Tesla T4 |" in both.summary()

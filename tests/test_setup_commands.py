@@ -116,6 +116,7 @@ def _engine_installs(monkeypatch: pytest.MonkeyPatch, installed: dict[str, str],
     monkeypatch.setattr(env, "installed_version", installed.get)
     monkeypatch.setattr(env, "engine_distribution", lambda: next(iter(installed), None))
     monkeypatch.setattr(env, "pip", lambda *args, **_: calls.append(args))
+    monkeypatch.setattr(env, "uv_command", lambda *args: None)
     monkeypatch.setattr(env, "install_cpu_torch", lambda: calls.append(("torch",)))
     monkeypatch.setattr(env, "remove_torch_extras", lambda: None)
     env.ensure_engine(device)
@@ -154,3 +155,56 @@ def test_the_gpu_engine_is_installed_under_the_packaged_constraints() -> None:
                 if line and not line.startswith("#") and ";" not in line)
     assert pins["vllm"] == "0.11.2" and pins["torch"] == "2.9.0"
     assert "-c" not in env.engine_install_args("cpu")
+
+
+def test_uv_installs_into_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(env.shutil, "which", lambda name: None)
+    assert env.uv_command("install", "-q", "x") is None
+    monkeypatch.setattr(env.shutil, "which", lambda name: f"/usr/bin/{name}")
+    command = env.uv_command("install", "-q", "-c", "pins.txt", "vllm==0.11.2")
+    assert command is not None
+    assert command[:3] == ["/usr/bin/uv", "pip", "install"]
+    assert command[3:5] == ["--python", sys.executable]
+    assert command[-4:] == ["-q", "-c", "pins.txt", "vllm==0.11.2"]
+    monkeypatch.setattr(env.sys, "base_prefix", env.sys.prefix)  # not a venv: a system Python
+    system = env.uv_command("install", "x")
+    assert system is not None and "--system" in system
+
+
+def test_the_gpu_engine_goes_through_uv_and_falls_back_to_pip(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    ran: list[list[str]] = []
+
+    def installer(command: list[str], env_: dict[str, str] | None = None) -> None:
+        ran.append(command)
+        if command[0] == "/bin/uv" and fail_uv:
+            raise env.PipError(command, "error: network unreachable")
+
+    monkeypatch.setattr(env.shutil, "which", lambda name: f"/bin/{name}")
+    monkeypatch.setattr(env, "run_installer", installer)
+    args = env.engine_install_args("cuda")
+    fail_uv = False
+    assert env.install_gpu_engine(args) == "uv" and len(ran) == 1
+    fail_uv = True
+    assert env.install_gpu_engine(args) == "pip"
+    assert ran[-1] == env.pip_command(*args)
+    assert "uv could not install the engine (error: network unreachable)" in capsys.readouterr().out
+
+
+def test_uv_runs_without_the_runtimes_own_uv_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("UV_CONSTRAINT", "/backend-container/containers/requirements.constraints")
+    monkeypatch.setenv("UV_SYSTEM_PYTHON", "true")
+    monkeypatch.setenv("PATH", "/usr/bin")
+    assert not any(name.startswith("UV_") for name in env.uv_env())
+    assert env.uv_env()["PATH"] == "/usr/bin"
+
+
+def test_the_install_says_which_installer_took_how_long(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(env, "install_gpu_engine", lambda args: "uv")
+    monkeypatch.setattr(env, "installed_version", lambda name: None)
+    monkeypatch.setattr(env, "engine_distribution", lambda: None)
+    env.ensure_engine(T4)
+    assert "Engine installed by uv in 0 s." in capsys.readouterr().out

@@ -11,7 +11,13 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "env" / "gpu_contract"))
 
 import t4_wait  # noqa: E402
-from capture import CellRun, ChapterRun, assigned_names, turn_probes  # noqa: E402
+from capture import (  # noqa: E402
+    CellRun,
+    ChapterRun,
+    assigned_names,
+    server_sites,
+    turn_probes,
+)
 from t4_wait import ChapterCount, SharedCard, Start, shared_cards  # noqa: E402
 
 TOTAL = t4_wait.T4_CUDA_TOTAL_GIB.value
@@ -90,6 +96,12 @@ def test_turn_probes_count_each_servers_fresh_starts_when_servers_take_turns() -
     namespace["fit_together"] = lambda servers: True
     exec(probe, namespace)
     assert printed[-1].endswith('{"server": 0, "chunked_server": 0}')
+
+
+def test_a_server_built_from_another_counts_as_a_server_site() -> None:
+    source = "twin = server.with_flags(max_num_batched_tokens=512)\nserver.start()\n"
+    assert server_sites(source) == 1 and assigned_names(source) == ["twin"]
+    assert server_sites("LlamaCppServer(path)\nserver.flags.get('x')\n") == 0
 
 
 def test_a_chapters_starts_are_each_server_then_its_restarts() -> None:

@@ -65,6 +65,7 @@ import servelab.lessons.chunking.chunked_prefill as _chunked
 import servelab.lessons.paging.kv as _kv
 import servelab.hardware as _hardware
 import servelab.env as _env
+import servelab.placement as _placement
 from servelab.bench.prefill import PrefillFit as _PrefillFit
 from servelab.engines.process import ServerProcess as _ServerProcess
 from servelab.engines.vllm_server import Server as _Server
@@ -90,8 +91,12 @@ class ContractRecorded(RuntimeError):
     """gpu-contract: the server's command was recorded; nothing was started."""
 
 
+_servers_built = []
+
+
 def _record(self, *args, **kwargs):
     _built(self, *args, **kwargs)
+    _servers_built.append(self)
     added = {{k: v for k, v in self.child_env().items() if _os.environ.get(k) != v}}
     print({marker!r} + _json.dumps({{"argv": self.command, "env": added}}), flush=True)
 
@@ -100,8 +105,21 @@ def _refuse(self):
     raise ContractRecorded("gpu-contract: recorded, not started")
 
 
+_with_room = _placement.with_room_for_another
+
+
+def _room_made(server):
+    """with_room_for_another as the chapter calls it; where it restarts the server at a smaller
+    share, the start is recorded, not made, and the server it built is what the chapter gets."""
+    try:
+        return _with_room(server)
+    except ContractRecorded:
+        return _servers_built[-1]
+
+
 _Server.__init__ = _record
 _ServerProcess.start = _refuse
+_placement.with_room_for_another = _room_made
 '''
 
 
@@ -172,8 +190,12 @@ class ChapterRun:
 
 
 def _is_server(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "Server")
+    """A call that builds a vLLM server: ``Server(...)``, or ``server.with_flags(...)``."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return ((isinstance(func, ast.Name) and func.id == "Server")
+            or (isinstance(func, ast.Attribute) and func.attr == "with_flags"))
 
 
 def _tree(source: str) -> ast.AST:
@@ -182,7 +204,8 @@ def _tree(source: str) -> ast.AST:
 
 
 def server_sites(source: str) -> int:
-    """How many calls of servelab's vLLM ``Server(...)`` the code names (not LlamaCppServer)."""
+    """How many vLLM servers the code builds by name: ``Server(...)`` and ``.with_flags(...)``
+    calls (not LlamaCppServer)."""
     return sum(_is_server(node) for node in ast.walk(_tree(source)))
 
 

@@ -13,6 +13,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from servelab.engines.process import ServerProcess, ServerStartError, stop_all
 from servelab.hardware import Device, default_dtype, detect_device, engine_env
@@ -23,6 +24,9 @@ API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 GIB = 2**30
 # A vLLM flag's value: None leaves it to vLLM, a bool is --flag / --no-flag, others are words.
 Flag = str | int | float | bool | None
+# The GPUs, by index, that servers started in this process computed on: a chapter's result
+# record counts these, so a chapter that used one of Kaggle's two T4s says one T4.
+GPUS_COMPUTED_ON: set[str] = set()
 # On the CPU engine the KV cache is sized in bytes; this is the book's default there.
 DEFAULT_CPU_KV_CACHE_GIB = 2.0
 
@@ -177,6 +181,21 @@ class Server(ServerProcess):
             self.notes.append("Smoke size: the engine core runs inside the API server's process "
                               "(VLLM_ENABLE_V1_MULTIPROCESSING=0) to start sooner.")
 
+    def with_flags(self, **changes: Flag) -> Server:
+        """A new, stopped server like this one (model, device, environment, extra arguments, log
+        folder and flags) but for ``changes``, given as ``Server``'s keyword arguments."""
+        flags = {name: value for name, value in self.flags.items()
+                 if name != "kv_cache_memory_bytes"}
+        memory = self.flags["kv_cache_memory_bytes"]
+        gib = memory / GIB if isinstance(memory, int) and memory else None
+        options: dict[str, Any] = {**flags, "kv_cache_gib": gib,
+                                   **changes}
+        twin = Server(self.model_path, **options, host=self.host, device=self.device,
+                      extra_args=self.extra_args, env=self.extra_env,
+                      start_timeout=self.start_timeout, log_dir=self.log_dir)
+        twin.model, twin.offline = self.model, self.offline  # served under the same name
+        return twin
+
     # -- the command ---------------------------------------------------------------------------
     def flag_args(self) -> list[str]:
         """The vLLM flags this server is given, as command-line words."""
@@ -226,11 +245,19 @@ class Server(ServerProcess):
         see, ``CUDA_VISIBLE_DEVICES``, as many as its tensor-parallel size)."""
         if self.device.kind == "cpu":
             return self.device.label
-        visible = self.child_env().get("CUDA_VISIBLE_DEVICES")
-        ids = visible.split(",") if visible else [str(i) for i in range(self.device.count)]
-        used = ids[: int(self.flags["tensor_parallel_size"] or 1)]
+        used = self.gpus
         many = f"{len(used)}x " if len(used) > 1 else ""
         return f"{many}{self.device.name} (GPU {', '.join(used)})"
+
+    @property
+    def gpus(self) -> list[str]:
+        """The GPUs this server computes on, by index: the first ``tensor_parallel_size`` of
+        those it may see (``CUDA_VISIBLE_DEVICES``); none on the CPU."""
+        if self.device.kind == "cpu":
+            return []
+        visible = self.child_env().get("CUDA_VISIBLE_DEVICES")
+        ids = visible.split(",") if visible else [str(i) for i in range(self.device.count)]
+        return ids[: int(self.flags["tensor_parallel_size"] or 1)]
 
     def __repr__(self) -> str:
         state = f"running on {self.url}" if self.running else "stopped"
@@ -250,6 +277,7 @@ class Server(ServerProcess):
 
     def after_start(self) -> None:
         self._capacity = None  # a restart writes a new log
+        GPUS_COMPUTED_ON.update(self.gpus)
 
     @property
     def capacity(self) -> Capacity:
