@@ -34,6 +34,6 @@ echo "$want" > "$STAMP"
 
 echo "setup: engine, tools and model ready after ${SECONDS} s"
 bash env/build-llama-cpp.sh
-echo "setup: llama-cpp-python ready after ${SECONDS} s"
+echo "setup: llama-cpp-python and llama-server ready after ${SECONDS} s"
 bash env/setup-system.sh
 echo "setup: done in ${SECONDS} s"

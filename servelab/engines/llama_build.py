@@ -84,14 +84,19 @@ def no_common_path() -> Path:
     return wheel_dir() / "llama-cpp-no-common.cmake"
 
 
-def cmake_args(cpuinfo: str | None = None) -> str:
-    """GGML flags for this CPU: no native tuning, each instruction set ON only if listed, and
-    nothing built that chapter 08 does not use (``build_wheel`` writes ``no_common_path()``)."""
+def instruction_set_args(cpuinfo: str | None = None) -> list[str]:
+    """GGML switches for this CPU: no native tuning, each instruction set ON only if listed
+    (the binding's wheel and ``llama-server`` are built with the same ones)."""
     flags = cpu_flags(cpuinfo)
-    switches = [f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
-                for option, needs in GGML_INSTRUCTION_SETS]
+    return ["-DGGML_NATIVE=OFF", *(f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
+                                   for option, needs in GGML_INSTRUCTION_SETS)]
+
+
+def cmake_args(cpuinfo: str | None = None) -> str:
+    """The wheel's CMAKE_ARGS: ``instruction_set_args`` and nothing built that the binding does
+    not load (``build_wheel`` writes ``no_common_path()``)."""
     no_common = shlex.quote(f"-DCMAKE_PROJECT_llama.cpp_INCLUDE={no_common_path()}")
-    return " ".join(["-DGGML_NATIVE=OFF", *switches, *UNUSED_PARTS, no_common])
+    return " ".join([*instruction_set_args(cpuinfo), *UNUSED_PARTS, no_common])
 
 
 def installed_version() -> str | None:
