@@ -41,6 +41,7 @@ MAIN_FIGURES: dict[str, tuple[str, ...]] = {
     "07-throughput-vs-latency": ("peak_tok_s_interactive", "peak_tok_s_batch"),
     "08-when-not-to": ("user_tok_s_alone_llama_q4", "user_tok_s_alone_vllm"),
     "09-past-one-machine": ("hit_rate_round_robin", "hit_rate_cache_aware"),
+    "10-capacity-plan": ("plan_rate_req_s", "served_above_req_s"),
 }
 # (chapter, figure) -> the lesson's own value, from the modules its pages compare with.
 LESSON_FIGURES: dict[tuple[str, str], float] = {

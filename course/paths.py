@@ -48,6 +48,7 @@ CHAPTERS: tuple[str, ...] = (
     "07-throughput-vs-latency",
     "08-when-not-to",
     "09-past-one-machine",
+    "10-capacity-plan",
 )
 
 

@@ -254,6 +254,18 @@ FIGURES: dict[str, dict[str, Figure]] = {
         "tpot_ms_p50_tensor_parallel": Figure("median time per output token, one model over two "
                                               "GPUs (ms)"),
     },
+    "10-capacity-plan": {
+        "step_fixed_ms": Figure("the step line's fixed part (ms)"),
+        "step_per_sequence_ms": Figure("the step line's part per sequence (ms)"),
+        "plan_max_num_seqs": Figure("max_num_seqs the plan chose (sequences)"),
+        "plan_kv_mib": Figure("KV cache those sequences take, planned (MiB)"),
+        "plan_rate_req_s": Figure("the planned knee: requests one server finishes (req/s)"),
+        "plan_replicas": Figure("servers the plan says the target rate needs (count)"),
+        "within_below": Figure("share of requests within both targets below the knee (0-1)"),
+        "within_above": Figure("share of requests within both targets above the knee (0-1)"),
+        "served_above_req_s": Figure("requests a second the server finished above the knee "
+                                     "(req/s)"),
+    },
 }
 
 

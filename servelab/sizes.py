@@ -143,6 +143,24 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                     kill_at_s=5.0, failure_output_tokens=64, users=64, input_tokens=128,
                     output_tokens=128, max_model_len=4096, repeats=3),
     },
+    "10-capacity-plan": {
+        # The brief (rate, prompt, answer, targets as multiples of this device's own times,
+        # share), the step fit's closed-loop levels (answers of fit_tokens) on a server allowed
+        # most_seqs sequences,
+        # then `requests` Poisson arrivals at each of two rates around the planned knee,
+        # `repeats` times over.
+        "smoke": dict(rate=8.0, prompt_tokens=32, answer_tokens=8, tpot_factor=2.0,
+                      ttft_factor=4.0, share=0.9, levels=[1, 4], most_seqs=4, fit_tokens=16,
+                      brackets=[0.5, 2.0], requests=16, repeats=2, max_model_len=512),
+        "cpu": dict(rate=40.0, prompt_tokens=32, answer_tokens=16, tpot_factor=2.0,
+                    ttft_factor=4.0, share=0.9, levels=[1, 4, 8, 16], most_seqs=16,
+                    fit_tokens=48,
+                    brackets=[0.6, 1.5], requests=200, repeats=2, max_model_len=1024),
+        "gpu": dict(rate=400.0, prompt_tokens=256, answer_tokens=128, tpot_factor=2.0,
+                    ttft_factor=4.0, share=0.9, levels=[1, 8, 32, 64], most_seqs=64,
+                    fit_tokens=256,
+                    brackets=[0.6, 1.5], requests=400, repeats=2, max_model_len=1024),
+    },
 }
 
 

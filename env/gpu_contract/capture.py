@@ -14,9 +14,11 @@ answer them: ``bench.warm_up`` does nothing, ``bench.prefill_fit`` reports ``T4_
 ``lessons.paging.kv.engine_block_size`` reports vLLM 0.11.2's CUDA block of 16 tokens (the engine
 side then checks the block vLLM configured). The chunk budget of chapters 00 and 06 also reads
 the users' usual step from a first run beside a document: ``bench.interferer`` returns nothing,
-``usual_gap_ms`` reports ``T4_STEP_MS``, and chapter 00's sweep, which sizes its users, reports
-one user's speed at that step. The budget or document a chapter derives from them goes
-through the chapter's own code, so the argv checked is the one a T4 would be given.
+``usual_gap_ms`` reports ``T4_STEP_MS``, and a sweep (chapter 00's sizes its users, chapter 10's
+fits its step line) reports every user at that step and a first token after the prefill's fixed
+part. A server's capacity reads ``T4_KV_TOKENS``, which chapter 10's plan takes. The budget or
+document a chapter derives from them goes through the chapter's own code, so the argv checked
+is the one a T4 would be given.
 
 A server is recorded when it is built; ``runs_in_turn`` starts it again for each later run on a
 GPU. A last cell, added after the chapter's own, evaluates each ``runs_in_turn`` call's ``runs``
@@ -51,6 +53,9 @@ T4_BLOCK_TOKENS = 16
 # about half of its 320 GB/s take 7.5 ms, and the engine's own work per step about as much. As
 # with T4_PREFILL, what is checked is that the budget derived from it starts on 0.11.2.
 T4_STEP_MS = 15.0
+# The KV cache a server reports at start, for a chapter that plans from it (chapter 10): what
+# 0.11.2's own sizing gave Qwen3-0.6B at 0.9 of a T4 in this contract's earlier runs.
+T4_KV_TOKENS = 102_976
 
 # Runs in the chapter's kernel before its first cell; {count} is the number of T4s.
 _PATCH = '''\
@@ -68,6 +73,7 @@ import servelab.env as _env
 import servelab.placement as _placement
 from servelab.bench.prefill import PrefillFit as _PrefillFit
 from servelab.engines.process import ServerProcess as _ServerProcess
+from servelab.engines.vllm_server import Capacity as _Capacity
 from servelab.engines.vllm_server import Server as _Server
 
 _hardware.query_gpus = lambda: [("Tesla T4", (7, 5), 15.0)] * {count}
@@ -83,7 +89,12 @@ _kv.engine_block_size = lambda url: {block}
 _bench.interferer = lambda server, **options: None
 _chunked.usual_gap_ms = lambda result: {step_ms}
 _bench.sweep_concurrency = lambda server, levels, **options: _pd.DataFrame(
-    {{"concurrency": levels, "user_tok_s": [1000.0 / {step_ms}] * len(levels)}})
+    {{"concurrency": levels, "user_tok_s": [1000.0 / {step_ms}] * len(levels),
+      "steady_output_tok_s": [level * 1000.0 / {step_ms} for level in levels],
+      "ttft_ms_p50": [{fixed_ms}] * len(levels)}})
+_Server.capacity = property(lambda self: _Capacity(
+    {kv_tokens}, int(self.flags["max_model_len"] or 4096),
+    {kv_tokens} / int(self.flags["max_model_len"] or 4096)))
 _built = _Server.__init__
 
 
@@ -282,6 +293,7 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
     each cell that names a ``Server(`` recorded."""
     patch = nbformat.v4.new_code_cell(_PATCH.format(count=gpus, marker=MARKER,
                                                      block=T4_BLOCK_TOKENS, step_ms=T4_STEP_MS,
+                                                     kv_tokens=T4_KV_TOKENS,
                                                      **T4_PREFILL))
     probes = [probe for cell in notebook.cells if cell.cell_type == "code"
               for probe in turn_probes(cell.source)]

@@ -18,7 +18,9 @@ records as the deep dives, so two pages cannot disagree about one run.
 - ``chunking`` (06): the engine's chunking, the budget, the page's text;
 - ``deployments`` (07): the serving metrics, two deployments against one, and their ``words``;
 - ``single_user`` (08): vLLM against llama.cpp, and the 16-bit GGUF file;
-- ``routing`` (09): routing policies, a replica that dies, copies against one server.
+- ``routing`` (09): routing policies, a replica that dies, copies against one server;
+- ``capacity`` (10): a plan from the step line, the KV cache and Little's law (``plan``), the
+  engine's verdict on it (``findings``) and ``words``.
 
 The programs themselves (vLLM, llama.cpp, the router) are in ``servelab.engines``; device facts
 and core placement in ``servelab.hardware``; every figure's style in ``servelab.plots``.

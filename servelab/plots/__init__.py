@@ -323,6 +323,21 @@ def kv_usage(result: Result, title: str | None = None) -> Figure:
     return fig
 
 
+def queue_over_time(results: Mapping[str, Result], title: str | None = None) -> Figure:
+    """Requests waiting in the server (its own ``/metrics`` count) over each run, one line per
+    labelled run: a queue that keeps growing while requests arrive is a rate past the knee."""
+    with style():
+        fig, (ax,) = figure_row()
+        for color, (label, result) in zip(SERIES_COLORS * 4, results.items(), strict=False):
+            server = result.server
+            if server.empty:
+                raise ValueError(f"{label}: no /metrics samples (metrics_interval was None?)")
+            ax.step(server["t_s"], server["waiting"], where="post", color=color, label=label)
+        _finish(fig, ax, "time since the run started (s)", "requests waiting in the server",
+                title or "The server's queue over each run")
+    return fig
+
+
 def tenant_spread(spreads: Mapping[str, pd.DataFrame], title: str | None = None) -> Figure:
     """Requests of each tenant by the replica that served them, one panel per routing policy
     (``spreads``: policy -> a row per tenant, a column per replica, counted over every run)."""

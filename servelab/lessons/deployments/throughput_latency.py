@@ -60,28 +60,56 @@ def part_metrics(result: Result, slo: dict[str, float]) -> dict[str, float]:
     return row
 
 
-def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequence[int],
-                   repeats: int, input_tokens: int, max_tokens: int,
-                   **options: Unpack[RunOptions]) -> pd.DataFrame:
-    """``repeats`` passes over ``rates``, ``requests[i]`` Poisson arrivals at ``rates[i]`` req/s:
-    one row per run, with its ``repeat`` and ``rate``. Within a pass the rates are taken in turn,
-    so a slow spell of a shared machine falls on every rate rather than on one. Pass ``k`` draws
-    its arrivals from seed ``k``: the same for every server.
+@dataclass(frozen=True)
+class RateRun:
+    """One open-loop run of a repeated rate sweep: its pass, its rate, the requests sent at it,
+    each answer's tokens, and what it measured."""
+
+    repeat: int
+    rate: float
+    requests: int
+    max_tokens: int
+    result: Result
+
+
+def rate_runs(server: RunningServer, rates: Sequence[float], requests: Sequence[int],
+              repeats: int, input_tokens: int, max_tokens: int,
+              **options: Unpack[RunOptions]) -> list[RateRun]:
+    """``repeats`` passes over ``rates``, ``requests[i]`` Poisson arrivals at ``rates[i]`` req/s.
+    Within a pass the rates are taken in turn, so a slow spell of a shared machine falls on
+    every rate rather than on one. Pass ``k`` draws its arrivals from seed ``k``: the same for
+    every server."""
+    runs = []
+    for repeat in range(repeats):
+        for rate, count in zip(rates, requests, strict=True):
+            result = open_loop(server, rate, count, input_tokens=input_tokens,
+                               max_tokens=max_tokens, seed=repeat, **options)
+            runs.append(RateRun(repeat, rate, count, max_tokens, result))
+    return runs
+
+
+def runs_frame(runs: Sequence[RateRun]) -> pd.DataFrame:
+    """One row per run of :func:`rate_runs`, with its ``repeat``, ``rate`` and ``requests``.
 
     Each row's ``goodput_req_s`` is counted over the arrivals: the share within the SLO × the
     offered rate. vLLM's benchmark divides by the run's duration instead, which for a handful of
     random arrivals can be shorter than they were planned to take: its goodput then reads above
     the rate offered. ``offered_tok_s`` is the rate × each answer's tokens."""
     rows = []
-    for repeat in range(repeats):
-        for rate, count in zip(rates, requests, strict=True):
-            result = open_loop(server, rate, count, input_tokens=input_tokens,
-                               max_tokens=max_tokens, seed=repeat, **options)
-            row = result.row()
-            rows.append({"repeat": repeat, "rate": rate, "requests": count, **row,
-                         "goodput_req_s": float(row.get("slo_attainment", math.nan)) * rate,
-                         "offered_tok_s": rate * max_tokens})
+    for made in runs:
+        row = made.result.row()
+        rows.append({"repeat": made.repeat, "rate": made.rate, "requests": made.requests, **row,
+                     "goodput_req_s": float(row.get("slo_attainment", math.nan)) * made.rate,
+                     "offered_tok_s": made.rate * made.max_tokens})
     return pd.DataFrame(rows)
+
+
+def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequence[int],
+                   repeats: int, input_tokens: int, max_tokens: int,
+                   **options: Unpack[RunOptions]) -> pd.DataFrame:
+    """:func:`rate_runs` as :func:`runs_frame`'s rows."""
+    return runs_frame(rate_runs(server, rates, requests, repeats, input_tokens, max_tokens,
+                                **options))
 
 
 # What a rate's row keeps of its runs: a spread (median, lowest, highest, count) or the median.

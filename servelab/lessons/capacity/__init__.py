@@ -1,0 +1,1 @@
+"""A capacity plan, made before the traffic and checked on the engine (chapter 10)."""

@@ -1,0 +1,205 @@
+"""Chapter 10's capacity plan: from a step-cost line, an unloaded first token and a brief, the
+``max_num_seqs`` a target allows, the rate one server sustains and the servers a service needs.
+
+A decoding step of *B* sequences lasts step(*B*) = *a* + *b*·*B* (chapter 02's line), and every
+running sequence gets one token a step, so its time per output token is about step(*B*). The
+brief asks for tokens no slower than ``tpot_factor`` × step(1): the largest *B* within that is
+the time bound. The KV cache must hold *B* × (prompt + answer) tokens (chapter 03): the memory
+bound. ``max_num_seqs`` is the smaller of the two. A request then holds its slot for its first
+token plus its answer at step(*B*) a token: *W*. With every slot busy the server holds *L* = *B*
+requests, and Little's law, *L* = λ·*W* (chapter 01), turned round gives the most requests a
+second it finishes: λ = *B* ÷ *W*, the knee. Arrivals faster than that queue for as long as they
+keep coming. The servers a target rate needs is that rate over the knee, rounded up.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from servelab.lessons.batching.roofline import (
+    A100,
+    QWEN3_8B,
+    T4,
+    PublishedDevice,
+    Roofline,
+    decode_context,
+)
+from servelab.lessons.batching.steps import StepFit, fit_step_time
+from servelab.lessons.paging.capacity import (
+    CARDS,
+    PUBLISHED_MODELS,
+    Card,
+    PublishedModel,
+    plan_cache,
+)
+from servelab.models import gpu_model_for
+
+MIB = 2**20
+
+
+@dataclass(frozen=True)
+class Brief:
+    """What the service must do: ``rate_req_s`` arrivals a second of ``prompt_tokens`` and
+    ``answer_tokens`` each, with ``share`` of them getting their first token within
+    ``ttft_factor`` × an unloaded request's and every later token within ``tpot_factor`` × one
+    sequence's step. The targets are multiples of this device's own times, so the same brief
+    asks as much of a slow CPU as of a GPU."""
+
+    rate_req_s: float
+    prompt_tokens: int
+    answer_tokens: int
+    tpot_factor: float
+    ttft_factor: float
+    share: float
+
+    def __post_init__(self) -> None:
+        if self.tpot_factor < 1 or self.ttft_factor < 1:
+            raise ValueError("a target can only be as fast as the device's own times or slower: "
+                             f"factors {self.tpot_factor} and {self.ttft_factor} are below 1")
+        if not 0 < self.share <= 1 or self.rate_req_s <= 0:
+            raise ValueError(f"the share is in (0, 1] and the rate positive; got {self.share} "
+                             f"and {self.rate_req_s}")
+
+    @property
+    def tokens_per_request(self) -> int:
+        return self.prompt_tokens + self.answer_tokens
+
+
+class Bound(StrEnum):
+    """What set ``max_num_seqs``."""
+
+    TIME = "the time per token"
+    MEMORY = "the KV cache"
+    MEASURED = "the largest batch the step line was measured at"
+
+
+def plan_step(batch: Sequence[float], step_ms: Sequence[float]) -> StepFit:
+    """The step line a plan uses: chapter 02's fit where it splits a step (both parts positive,
+    the points close to the line, ``StepFit.splits``); otherwise every step at the measured
+    mean, with nothing added per sequence, since a line that does not split says nothing about
+    batches it was not measured at."""
+    fit = fit_step_time(batch, step_ms)
+    if fit.splits:
+        return fit
+    return StepFit(float(np.mean(step_ms)), 0.0, fit.r_squared)
+
+
+@dataclass(frozen=True)
+class CapacityPlan:
+    """The plan for one server: its step line, an unloaded request's first token (ms), the KV
+    tokens its cache holds, the bytes one token's keys and values take, and the largest batch
+    the line was measured at (None for a line from published figures, which holds at any
+    batch): the plan does not stretch a measured line past it."""
+
+    brief: Brief
+    step: StepFit
+    first_token_ms: float
+    kv_tokens: int
+    kv_bytes_per_token: int
+    largest_measured: int | None = None
+
+    @property
+    def tpot_target_ms(self) -> float:
+        return self.brief.tpot_factor * self.step.at(1)
+
+    @property
+    def ttft_target_ms(self) -> float:
+        return self.brief.ttft_factor * self.first_token_ms
+
+    @property
+    def by_time(self) -> int | None:
+        """The most sequences whose step stays within the token target; None when steps did not
+        grow with the batch (the line sets no limit)."""
+        if self.step.per_sequence_ms <= 0:
+            return None
+        return max(1, math.floor((self.tpot_target_ms - self.step.fixed_ms)
+                                 / self.step.per_sequence_ms))
+
+    @property
+    def by_memory(self) -> int:
+        """The most whole requests the KV cache holds at once."""
+        return max(1, self.kv_tokens // self.brief.tokens_per_request)
+
+    def _bounds(self) -> dict[Bound, int]:
+        bounds = {Bound.MEMORY: self.by_memory}
+        if self.by_time is not None:
+            bounds[Bound.TIME] = self.by_time
+        if self.largest_measured is not None:
+            bounds[Bound.MEASURED] = self.largest_measured
+        return bounds
+
+    @property
+    def max_num_seqs(self) -> int:
+        return min(self._bounds().values())
+
+    @property
+    def bound(self) -> Bound:
+        """The bound that set ``max_num_seqs`` (the time per token where several tie)."""
+        bounds = self._bounds()
+        return next(bound for bound in (Bound.TIME, Bound.MEMORY, Bound.MEASURED)
+                    if bounds.get(bound) == self.max_num_seqs)
+
+    @property
+    def request_s(self) -> float:
+        """*W*: a request's first token, then its answer at the full batch's step."""
+        steps_ms = self.brief.answer_tokens * self.step.at(self.max_num_seqs)
+        return (self.first_token_ms + steps_ms) / 1000
+
+    @property
+    def rate_req_s(self) -> float:
+        """The knee: every slot busy, *B* ÷ *W* requests a second."""
+        return self.max_num_seqs / self.request_s
+
+    @property
+    def replicas(self) -> int:
+        return math.ceil(self.brief.rate_req_s / self.rate_req_s - 1e-9)
+
+    @property
+    def kv_mib(self) -> float:
+        """The KV cache ``max_num_seqs`` whole requests take."""
+        tokens = self.max_num_seqs * self.brief.tokens_per_request
+        return tokens * self.kv_bytes_per_token / MIB
+
+    def slo(self) -> dict[str, float]:
+        """The targets as ``servelab.bench``'s ``slo`` (ms)."""
+        return {"ttft": self.ttft_target_ms, "tpot": self.tpot_target_ms}
+
+
+@dataclass(frozen=True)
+class PublishedPlan:
+    """The same brief on a card from its datasheet: a prediction, not a measurement."""
+
+    device: PublishedDevice
+    model: PublishedModel
+    card: Card
+    plan: CapacityPlan
+
+
+def published_plan(device: PublishedDevice, model: PublishedModel, card: Card,
+                   brief: Brief) -> PublishedPlan:
+    """The plan on ``card`` for ``model`` from published figures alone: the least a step can
+    cost (every weight read once, each sequence's arithmetic and KV reads; no engine work,
+    chapter 02's roofline), a first token that reads the weights once and does the prompt's
+    arithmetic (2 operations a parameter a token), and the KV cache vLLM's default share leaves
+    (chapter 03's plan)."""
+    context = decode_context(brief.prompt_tokens, brief.answer_tokens)
+    step = Roofline.published(device, model, context, users=1).step
+    prompt_flops = 2 * model.parameters * brief.prompt_tokens
+    first_token_ms = step.fixed_ms + prompt_flops / device.flops_per_s * 1000
+    cache = plan_cache(model, card, dtype=device.dtype)
+    return PublishedPlan(device, model, card, CapacityPlan(
+        brief, step, first_token_ms, cache.cache_tokens, cache.shape.bytes_per_token))
+
+
+def published_plans(brief: Brief) -> list[PublishedPlan]:
+    """The brief on a 16 GB T4 with the model this book serves there, and on an 80 GB card with
+    the lesson's Qwen3-8B."""
+    t4_name = gpu_model_for(CARDS[0].memory_gib).rsplit("/", 1)[-1]
+    t4_model = next(model for model in PUBLISHED_MODELS if model.name == t4_name)
+    return [published_plan(T4, t4_model, CARDS[0], brief),
+            published_plan(A100, QWEN3_8B, CARDS[1], brief)]

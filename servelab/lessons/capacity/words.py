@@ -1,0 +1,101 @@
+"""Chapter 10's words: the plan as arithmetic the reader can follow, the engine's verdict on it,
+and the same brief on published cards. Each picks phrases from the plan's and the check's
+figures and verdicts; nothing here compares."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
+from servelab.lessons.capacity.plan import Bound, CapacityPlan, PublishedPlan
+from servelab.lessons.prediction import prediction_text
+
+
+def plan_text(plan: CapacityPlan) -> str:
+    """The plan, step by step, in this device's numbers."""
+    brief, step = plan.brief, plan.step
+    by_time = ("any batch: the steps did not grow with it" if plan.by_time is None
+               else f"{plan.by_time} sequences")
+    bound = {Bound.TIME: "the time per token sets it",
+             Bound.MEMORY: "the KV cache sets it, before the time per token does",
+             Bound.MEASURED: (f"the plan stops at the largest batch the line was measured at, "
+                              f"{plan.largest_measured}, rather than stretch the line past "
+                              "it")}[plan.bound]
+    return (
+        f"**The plan.** A step of *B* sequences lasts {step.fixed_ms:.1f} + "
+        f"{step.per_sequence_ms:.2f}·*B* ms, so one sequence's token takes "
+        f"{step.at(1):.1f} ms and the brief allows {brief.tpot_factor:g}× that, "
+        f"{plan.tpot_target_ms:.1f} ms: the steps stay within it up to {by_time}. The KV cache "
+        f"holds {plan.by_memory:,} requests of {brief.tokens_per_request:,} tokens at once. So "
+        f"`max_num_seqs` = **{plan.max_num_seqs}**; {bound}. Those requests' keys and values "
+        f"take {plan.kv_mib:,.1f} MiB. A request then holds its slot for its first token "
+        f"({plan.first_token_ms:.0f} ms unloaded) and {brief.answer_tokens} tokens at "
+        f"{step.at(plan.max_num_seqs):.1f} ms each: *W* = {plan.request_s:.2f} s. With every "
+        f"slot busy, Little's law gives the knee, {plan.max_num_seqs} ÷ {plan.request_s:.2f} s "
+        f"= **{plan.rate_req_s:.1f} requests a second** for one server, and the target of "
+        f"{brief.rate_req_s:g} requests a second needs **{plan.replicas}** of them. The first "
+        f"token's target is {brief.ttft_factor:g}× the unloaded one, "
+        f"{plan.ttft_target_ms:.0f} ms, and {brief.share:.0%} of requests must meet both.")
+
+
+VERDICT_WORDS = {
+    PlanVerdict.HELD: "The plan held: below its knee every run met the share, above it none did.",
+    PlanVerdict.CONSERVATIVE: (
+        "The plan was cautious: even above its knee every run met the share, so this server "
+        "sustains more than the plan said, and fewer servers would do."),
+    PlanVerdict.OPTIMISTIC: (
+        "The plan promised too much: below its knee no run met the share, so this server "
+        "sustains less than the plan said, and more servers are needed."),
+    PlanVerdict.UNCLEAR: (
+        "These runs cannot tell: at one of the rates some runs met the share and others did "
+        "not, so the knee lies about there, and more or longer runs would decide."),
+}
+
+
+def check_text(check: PlanCheck) -> str:
+    """The engine's verdict, with the spreads it rests on."""
+    share = f"{check.plan.brief.share:.0%}"
+    lines = [
+        f"At {check.rate_below:.1f} requests a second, below the knee, "
+        f"{check.within_below.with_range(2)} of requests met both targets (the share asked is "
+        f"{share}) and at most {check.waiting_below.with_range()} waited in the server; at "
+        f"{check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did and at most "
+        f"{check.waiting_above.with_range()} waited.",
+        VERDICT_WORDS[check.verdict],
+    ]
+    if check.measured_replicas is not None:
+        lines.append(
+            f"Above the knee the server fell behind in every run and finished "
+            f"{check.served_above.with_range(1)} requests a second, against the plan's "
+            f"{check.plan.rate_req_s:.1f}: at that rate the target needs "
+            f"{check.measured_replicas} servers, where the plan said {check.plan.replicas}.")
+    else:
+        lines.append(
+            f"Above the knee the server kept up with the {check.rate_above:.1f} requests a "
+            "second sent in at least one run, so these runs do not say how many it can finish.")
+    return " ".join(lines)
+
+
+def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
+    """The same brief on published cards, one row each: predictions, not measurements."""
+    rows = []
+    for row in plans:
+        plan = row.plan
+        rows.append({
+            "card": row.card.name, "model": row.model.name,
+            "step (ms)": f"{plan.step.fixed_ms:.2f} + {plan.step.per_sequence_ms:.4f}·B",
+            "max_num_seqs": plan.max_num_seqs, "set by": str(plan.bound),
+            "KV cache for them (MiB)": round(plan.kv_mib),
+            "W (s)": round(plan.request_s, 2),
+            "knee (req/s)": round(plan.rate_req_s, 1),
+            f"servers for {plan.brief.rate_req_s:g} req/s": plan.replicas,
+        })
+    return pd.DataFrame(rows).set_index("card")
+
+
+def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
+    """The reader's prediction beside the plan and the engine's verdict."""
+    return prediction_text(prediction, (
+        f"a plan of `max_num_seqs` {plan.max_num_seqs} and {plan.rate_req_s:.1f} requests a "
+        f"second for one server, {plan.replicas} servers for the target, and an engine whose "
+        f"runs {check.verdict}"))

@@ -1,0 +1,118 @@
+"""servelab.lessons.capacity: the plan's arithmetic, the engine's verdict on it, and its words."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+import yaml
+
+from course.paths import CHECKS_DIR
+from servelab.lessons.batching.steps import StepFit
+from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
+from servelab.lessons.capacity.plan import Bound, Brief, CapacityPlan, published_plans
+from servelab.lessons.capacity.words import VERDICT_WORDS, check_text, plan_text, published_table
+
+# The check's own numbers: a step of 20 ms + 2 ms a sequence, a 100-token answer, a first token
+# after 0.2 s, every later token within 40 ms (2x a lone sequence's 22 ms would be 44: the check
+# states its 40 ms outright), 30 requests a second.
+CHECK_BRIEF = Brief(rate_req_s=30, prompt_tokens=0, answer_tokens=100, tpot_factor=40 / 22,
+                    ttft_factor=1.0, share=0.9)
+
+
+def plan(brief: Brief = CHECK_BRIEF, fixed: float = 20.0, per_sequence: float = 2.0,
+         kv_tokens: int = 10**7) -> CapacityPlan:
+    return CapacityPlan(brief, StepFit(fixed, per_sequence, 1.0), first_token_ms=200.0,
+                        kv_tokens=kv_tokens, kv_bytes_per_token=2**20)
+
+
+def test_the_checks_key_follows_from_the_plans_arithmetic() -> None:
+    found = plan()
+    assert found.tpot_target_ms == pytest.approx(40.0)
+    assert found.max_num_seqs == 10 and found.bound is Bound.TIME
+    assert found.request_s == pytest.approx(0.2 + 100 * 0.040)
+    assert found.rate_req_s == pytest.approx(10 / 4.2)
+    assert found.replicas == 13
+    check = yaml.safe_load((CHECKS_DIR / "10-capacity-plan.yml").read_text())
+    assert check["correct"] == "D" and "2.4" in check["options"]["D"]["text"]
+    assert "13 servers" in check["options"]["D"]["text"]
+
+
+def test_memory_bounds_the_batch_before_time_where_the_cache_is_small() -> None:
+    found = plan(kv_tokens=5 * CHECK_BRIEF.tokens_per_request + 7)
+    assert (found.by_time, found.by_memory, found.max_num_seqs) == (10, 5, 5)
+    assert found.bound is Bound.MEMORY and found.kv_mib == pytest.approx(5 * 100)
+
+
+def test_steps_that_did_not_grow_leave_the_cache_to_set_the_batch() -> None:
+    found = plan(per_sequence=0.0, kv_tokens=3_000)
+    assert found.by_time is None and found.max_num_seqs == 30 and found.bound is Bound.MEMORY
+
+
+def test_a_brief_asks_no_more_than_the_device_can_do() -> None:
+    with pytest.raises(ValueError, match="below 1"):
+        Brief(rate_req_s=1, prompt_tokens=1, answer_tokens=1, tpot_factor=0.5, ttft_factor=2,
+              share=0.9)
+    with pytest.raises(ValueError, match="share"):
+        Brief(rate_req_s=1, prompt_tokens=1, answer_tokens=1, tpot_factor=2, ttft_factor=2,
+              share=1.5)
+    # At any factor of 1 or more one sequence fits within its own target.
+    assert plan(Brief(1, 8, 8, 1.0, 1.0, 0.9), fixed=50.0, per_sequence=9.0).max_num_seqs == 1
+
+
+def _runs(below: list[float], above: list[float], served: list[float]) -> pd.DataFrame:
+    rows = [{"rate": 1.0, "slo_attainment": share, "waiting_max": 0.0, "request_per_s": 1.0}
+            for share in below]
+    rows += [{"rate": 3.0, "slo_attainment": share, "waiting_max": 40.0, "request_per_s": rate}
+             for share, rate in zip(above, served, strict=True)]
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize(("below", "above", "verdict"), [
+    ([0.95, 1.0], [0.2, 0.4], PlanVerdict.HELD),
+    ([0.95, 1.0], [0.92, 0.97], PlanVerdict.CONSERVATIVE),
+    ([0.5, 0.8], [0.1, 0.2], PlanVerdict.OPTIMISTIC),
+    ([0.85, 0.95], [0.1, 0.2], PlanVerdict.UNCLEAR),
+    ([0.95, 1.0], [0.5, 0.95], PlanVerdict.UNCLEAR),
+])
+def test_the_verdict_follows_every_runs_share(below: list[float], above: list[float],
+                                              verdict: PlanVerdict) -> None:
+    check = PlanCheck.of(plan(), _runs(below, above, [2.0, 2.2]))
+    assert check.verdict is verdict
+    assert VERDICT_WORDS[verdict] in check_text(check)
+
+
+def test_a_saturated_server_measures_the_servers_needed() -> None:
+    check = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 2.2]))
+    assert check.saturated and check.measured_replicas == math.ceil(30 / 2.1)
+    kept_up = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 3.0]))
+    assert not kept_up.saturated and kept_up.measured_replicas is None
+    assert "do not say how many it can finish" in check_text(kept_up)
+
+
+def test_published_plans_are_a_t4_and_an_80_gb_card() -> None:
+    rows = published_plans(Brief(40, 64, 16, 2.0, 4.0, 0.9))
+    assert [row.card.name for row in rows] == ["16 GB (T4)", "80 GB (A100, H100)"]
+    for row in rows:
+        assert row.plan.max_num_seqs >= 1 and row.plan.rate_req_s > 0
+    table = published_table(rows)
+    assert list(table.index) == ["16 GB (T4)", "80 GB (A100, H100)"]
+    assert "servers for 40 req/s" in table.columns
+
+
+def test_a_line_that_does_not_split_plans_every_step_at_the_mean() -> None:
+    from servelab.lessons.capacity.plan import plan_step
+
+    grows = plan_step([1, 4, 8], [30.0, 36.0, 44.0])
+    assert grows.fixed_ms > 0 and grows.per_sequence_ms > 0
+    flat = plan_step([1, 4], [31.0, 29.0])  # faster with more: noise, not a step's split
+    assert (flat.fixed_ms, flat.per_sequence_ms) == (30.0, 0.0)
+
+
+def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:
+    found = CapacityPlan(CHECK_BRIEF, StepFit(20.0, 0.01, 1.0), first_token_ms=200.0,
+                         kv_tokens=10**7, kv_bytes_per_token=1, largest_measured=16)
+    assert found.by_time is not None and found.by_time > 16
+    assert found.max_num_seqs == 16 and found.bound is Bound.MEASURED
+    assert "16, rather than stretch the line past it" in plan_text(found)
