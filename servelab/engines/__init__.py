@@ -7,6 +7,6 @@
 - ``llama_server`` and ``llama_build``: llama-cpp-python's server, and its wheel built once for
   this CPU;
 - ``llama_parallel_server`` and ``llama_server_build``: llama.cpp's own ``llama-server`` with
-  parallel slots, and its binary built once from the same source for this CPU;
+  parallel slots, and its binary built once from the same source, on the binding's libraries;
 - ``replicas`` and ``router``: copies of one vLLM server, and vLLM's router in front of them.
 """

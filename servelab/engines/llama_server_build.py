@@ -1,17 +1,20 @@
 """Chapter 08: llama.cpp's own ``llama-server``, built once from the source the binding vendors.
 
 llama-cpp-python's sdist carries llama.cpp whole (``vendor/llama.cpp``, its ``tools/server`` and
-``common`` included), so the server is compiled from the very source the binding is, with the
-binding's instruction-set switches (``llama_build.instruction_set_args``): the two contenders
-differ in how they serve, not in their kernels. Only the ``llama-server`` target is built, with
-static libraries so the binary stands alone, and kept in ``<servelab cache>/bin`` beside a record
-of its build; a later run whose record matches returns at once.
+``common`` included), so the server is compiled from the very source the binding is, and it runs
+on the binding's own ``libllama`` and ``libggml`` (the wheel's ``llama_cpp/lib``, built with
+``llama_build.instruction_set_args``): the two contenders differ in how they serve, not in their
+kernels. Only what the binding lacks is compiled (llama.cpp's common library, the multimodal
+library the server links, the server), in unity builds, and linked statically into the binary,
+which finds the wheel's libraries by its run path. It is kept in ``<servelab cache>/bin`` beside
+a record of its build; a later run whose record matches returns at once.
 
 ``python -m servelab.engines.llama_server_build`` builds it (env/build-llama-cpp.sh calls it).
 """
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shlex
@@ -23,25 +26,64 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from servelab.engines.llama_build import DISTRIBUTION, VERSION, instruction_set_args
+from servelab.engines.llama_build import DISTRIBUTION, VERSION, installed_version
 from servelab.env import PipError, pip
 from servelab.hardware import available_cores
 from servelab.models import cache_dir
 
 TARGET = "llama-server"
-# Beyond the instruction sets: static libraries (a binary that needs no libllama beside it); no
-# HTTPS, the server reads a local file (this llama.cpp has replaced LLAMA_CURL, now only a
-# deprecation warning, with LLAMA_OPENSSL); no web UI fetched from Hugging Face while building;
-# no tests or examples configured.
-SERVER_PARTS = ("-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
-                "-DLLAMA_BUILD_TESTS=OFF", "-DLLAMA_BUILD_EXAMPLES=OFF")
+# What the build turns on or off: llama.cpp as a subproject builds none of its tools, so the
+# common library, the tools and the server are asked for; static libraries for what is compiled
+# (a binary that needs nothing beside it but the wheel's libraries); no HTTPS, the server reads a
+# local file (this llama.cpp has replaced LLAMA_CURL, now only a deprecation warning, with
+# LLAMA_OPENSSL); no web UI fetched from Hugging Face while building; unity builds, which merge a
+# target's files into a few translation units, so the headers they share (nlohmann's json,
+# llama.cpp's chat and template code) are compiled a few times rather than once per file.
+SERVER_PARTS = ("-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_COMMON=ON", "-DLLAMA_BUILD_TOOLS=ON",
+                "-DLLAMA_BUILD_SERVER=ON", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
+                "-DCMAKE_UNITY_BUILD=ON")
+# The project CMake configures around llama.cpp. A parent that defines ``ggml`` stops llama.cpp
+# from compiling its own; llama.cpp's src/ still defines a static ``llama``, but nothing builds it
+# once llama-common and mtmd link the wheel's libllama instead. The run path is the wheel's lib
+# folder. Files that do not merge are compiled alone: mtmd-helper refuses mtmd's internal
+# headers, and common/json.cpp specialises templates that other files instantiate first.
+PROJECT_CMAKE = """\
+cmake_minimum_required(VERSION 3.14)
+project(servelab_llama_server C CXX)
+add_library(ggml SHARED IMPORTED GLOBAL)
+set_target_properties(ggml PROPERTIES
+    IMPORTED_LOCATION "${BINDING_LIB}/libggml.so"
+    INTERFACE_INCLUDE_DIRECTORIES "${LLAMA_CPP_SOURCE}/ggml/include"
+    INTERFACE_LINK_LIBRARIES "${BINDING_LIB}/libggml-base.so;${BINDING_LIB}/libggml-cpu.so")
+add_library(binding-llama SHARED IMPORTED GLOBAL)
+set_target_properties(binding-llama PROPERTIES
+    IMPORTED_LOCATION "${BINDING_LIB}/libllama.so"
+    INTERFACE_INCLUDE_DIRECTORIES "${LLAMA_CPP_SOURCE}/include"
+    INTERFACE_LINK_LIBRARIES ggml)
+set(CMAKE_BUILD_RPATH "${BINDING_LIB}")
+add_subdirectory("${LLAMA_CPP_SOURCE}" llama.cpp)
+foreach(target llama-common mtmd)
+    foreach(property LINK_LIBRARIES INTERFACE_LINK_LIBRARIES)
+        get_target_property(libraries ${target} ${property})
+        list(TRANSFORM libraries REPLACE "^llama$" binding-llama)
+        set_target_properties(${target} PROPERTIES ${property} "${libraries}")
+    endforeach()
+endforeach()
+set_source_files_properties(
+    "${LLAMA_CPP_SOURCE}/tools/mtmd/mtmd-helper.cpp"
+    "${LLAMA_CPP_SOURCE}/tools/mtmd/mtmd-helper-gen.cpp"
+    DIRECTORY "${LLAMA_CPP_SOURCE}/tools/mtmd" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+set_source_files_properties("${LLAMA_CPP_SOURCE}/common/json.cpp"
+    DIRECTORY "${LLAMA_CPP_SOURCE}/common" PROPERTIES SKIP_UNITY_BUILD_INCLUSION ON)
+"""
 BUILD_LOG_TAIL = 3000
 
 # One first build with these switches, as build_server timed it (the sdist's download, its
-# unpacking, CMake's configure and the compile of 192 files on two jobs; 705 s of user time): what
-# set-up adds on a machine without the cached binary, beside the wheel's REFERENCE_BUILD_S.
-REFERENCE_BUILD_S = 626.6
-REFERENCE_CPU = "a 2-core Intel Xeon with AVX-512 BF16 (6 December 2026)"
+# unpacking, CMake's configure and the compile of 28 translation units on two jobs; 273 s of user
+# time): what set-up adds on a machine without the cached binary, beside the wheel's
+# REFERENCE_BUILD_S. Compiling ggml and llama again, file by file (192 files), took 626.6 s.
+REFERENCE_BUILD_S = 215.1
+REFERENCE_CPU = "a 2-core AMD EPYC with AVX-512 BF16 (6 December 2026)"
 
 
 class LlamaServerUnavailable(RuntimeError):
@@ -60,8 +102,18 @@ def build_record_path() -> Path:
     return bin_dir() / f"{TARGET}.build.json"
 
 
-def server_cmake_args(cpuinfo: str | None = None) -> list[str]:
-    return [*instruction_set_args(cpuinfo), *SERVER_PARTS]
+def server_cmake_args() -> list[str]:
+    return list(SERVER_PARTS)
+
+
+def binding_lib_dir() -> Path | None:
+    """The installed binding's ``llama_cpp/lib`` (its libllama and libggml) if it is this
+    version's, whose vendored source the server is compiled from; else None."""
+    spec = importlib.util.find_spec("llama_cpp")
+    if installed_version() != VERSION or spec is None or not spec.submodule_search_locations:
+        return None
+    lib = Path(spec.submodule_search_locations[0]) / "lib"
+    return lib if (lib / "libllama.so").is_file() else None
 
 
 def build_record() -> dict[str, object] | None:
@@ -71,11 +123,13 @@ def build_record() -> dict[str, object] | None:
 
 
 def cached_server() -> Path | None:
-    """The binary built earlier from this version with this machine's switches, else None."""
-    record = build_record()
-    if (not os.access(binary_path(), os.X_OK) or record is None
+    """The binary built earlier from this version with these switches, against the binding's
+    libraries where they are now, else None."""
+    record, lib = build_record(), binding_lib_dir()
+    if (not os.access(binary_path(), os.X_OK) or record is None or lib is None
             or record.get("version") != VERSION
-            or record.get("cmake_args") != shlex.join(server_cmake_args())):
+            or record.get("cmake_args") != shlex.join(server_cmake_args())
+            or record.get("binding_lib") != str(lib)):
         return None
     return binary_path()
 
@@ -122,6 +176,12 @@ def build_server() -> Path:
     if missing := missing_tools():
         raise LlamaServerUnavailable(f"llama-server is compiled from llama.cpp's source: it "
                                      f"needs {' and '.join(missing)}, which this machine lacks.")
+    lib = binding_lib_dir()
+    if lib is None:
+        raise LlamaServerUnavailable(
+            f"llama-server runs on {DISTRIBUTION} {VERSION}'s own libllama and libggml, and "
+            f"{DISTRIBUTION} {VERSION} is not installed here (found: {installed_version()}): "
+            "build it first with python -m servelab.engines.llama_build.")
     args = server_cmake_args()
     jobs = len(available_cores())
     print(f"Building {TARGET} from {DISTRIBUTION} {VERSION}'s llama.cpp with {shlex.join(args)} "
@@ -130,17 +190,24 @@ def build_server() -> Path:
     with tempfile.TemporaryDirectory(prefix="servelab-llama-server-") as scratch:
         work = Path(scratch)
         source, build, log = _vendored_source(work), work / "build", work / "build.log"
-        _run(["cmake", "-S", str(source), "-B", str(build), *args], log)
+        project = work / "project"
+        project.mkdir()
+        (project / "CMakeLists.txt").write_text(PROJECT_CMAKE)
+        _run(["cmake", "-S", str(project), "-B", str(build), *args,
+              f"-DLLAMA_CPP_SOURCE={source}", f"-DBINDING_LIB={lib}"], log)
         _run(["cmake", "--build", str(build), "--target", TARGET, "-j", str(jobs)], log)
         built = build / "bin" / TARGET
         if not built.is_file():
             raise LlamaServerUnavailable(f"the build reported success but left no {built}")
+        # loads the wheel's libraries through the run path: a missing symbol shows here
+        _run([str(built), "--version"], log)
         bin_dir().mkdir(parents=True, exist_ok=True)
         shutil.copy2(built, binary_path())
     seconds = time.monotonic() - started
     build_record_path().write_text(json.dumps({
-        "version": VERSION, "cmake_args": shlex.join(args), "seconds": round(seconds, 1),
-        "cpus": jobs, "built": datetime.now(UTC).isoformat(timespec="seconds")}))
+        "version": VERSION, "cmake_args": shlex.join(args), "binding_lib": str(lib),
+        "seconds": round(seconds, 1), "cpus": jobs,
+        "built": datetime.now(UTC).isoformat(timespec="seconds")}))
     print(f"Built {binary_path()} in {seconds:.0f} s.", flush=True)
     return binary_path()
 
