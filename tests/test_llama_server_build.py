@@ -73,3 +73,13 @@ def test_a_machine_without_this_binding_is_told_to_build_it_first(tmp_path, monk
     with pytest.raises(build.LlamaServerUnavailable, match="found: 0.3.1.*llama_build"):
         build.build_server()
     assert not build.bin_dir().exists()
+
+
+def test_ninja_beside_the_interpreter_drives_the_build_else_cmake_default(tmp_path, monkeypatch):
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path / "elsewhere"))
+    assert build.generator_args() == []
+    ninja = tmp_path / "ninja"
+    ninja.write_text("#!/bin/sh\n")
+    ninja.chmod(0o755)
+    assert build.generator_args() == ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"]
