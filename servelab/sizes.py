@@ -155,11 +155,11 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "cpu": dict(rate=40.0, prompt_tokens=32, answer_tokens=16, tpot_factor=2.0,
                     ttft_factor=4.0, share=0.9, levels=[1, 4, 8, 16], most_seqs=16,
                     fit_tokens=48,
-                    brackets=[0.6, 1.5], requests=200, repeats=2, max_model_len=1024),
+                    brackets=[0.75, 1.5], requests=200, repeats=2, max_model_len=1024),
         "gpu": dict(rate=400.0, prompt_tokens=256, answer_tokens=128, tpot_factor=2.0,
                     ttft_factor=4.0, share=0.9, levels=[1, 8, 32, 64], most_seqs=64,
                     fit_tokens=256,
-                    brackets=[0.6, 1.5], requests=400, repeats=2, max_model_len=1024),
+                    brackets=[0.75, 1.5], requests=400, repeats=2, max_model_len=1024),
     },
 }
 

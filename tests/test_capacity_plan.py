@@ -14,29 +14,39 @@ from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
 from servelab.lessons.capacity.plan import Bound, Brief, CapacityPlan, published_plans
 from servelab.lessons.capacity.words import VERDICT_WORDS, check_text, plan_text, published_table
 
-# The check's own numbers: a step of 20 ms + 2 ms a sequence, a 100-token answer, a first token
-# after 0.2 s, every later token within 40 ms (2x a lone sequence's 22 ms would be 44: the check
-# states its 40 ms outright), 30 requests a second.
+# The check's own numbers: a step of 20 ms + 2 ms a sequence, prompts too quick to count, a
+# 100-token answer, every token within 40 ms (the check states it outright: 40 ÷ 22 of a lone
+# sequence's step), a cache of 100 requests, 30 requests a second.
 CHECK_BRIEF = Brief(rate_req_s=30, prompt_tokens=0, answer_tokens=100, tpot_factor=40 / 22,
                     ttft_factor=1.0, share=0.9)
 
 
 def plan(brief: Brief = CHECK_BRIEF, fixed: float = 20.0, per_sequence: float = 2.0,
-         kv_tokens: int = 10**7) -> CapacityPlan:
-    return CapacityPlan(brief, StepFit(fixed, per_sequence, 1.0), first_token_ms=200.0,
-                        kv_tokens=kv_tokens, kv_bytes_per_token=2**20)
+         kv_tokens: int = 100 * 100, prompt_ms: float = 0.0) -> CapacityPlan:
+    return CapacityPlan(brief, StepFit(fixed, per_sequence, 1.0), prompt_ms=prompt_ms,
+                        first_token_ms=200.0, kv_tokens=kv_tokens, kv_bytes_per_token=2**20)
 
 
 def test_the_checks_key_follows_from_the_plans_arithmetic() -> None:
     found = plan()
     assert found.tpot_target_ms == pytest.approx(40.0)
-    assert found.max_num_seqs == 10 and found.bound is Bound.TIME
-    assert found.request_s == pytest.approx(0.2 + 100 * 0.040)
-    assert found.rate_req_s == pytest.approx(10 / 4.2)
-    assert found.replicas == 13
+    assert found.max_num_seqs == 10 and found.bound is Bound.TIME and found.by_memory == 100
+    assert found.request_s == pytest.approx(100 * 0.040)
+    assert found.rate_req_s == pytest.approx(2.5)
+    assert found.replicas == 12
     check = yaml.safe_load((CHECKS_DIR / "10-capacity-plan.yml").read_text())
-    assert check["correct"] == "D" and "2.4" in check["options"]["D"]["text"]
-    assert "13 servers" in check["options"]["D"]["text"]
+    assert check["correct"] == "D" and "2.5" in check["options"]["D"]["text"]
+    assert "12 servers" in check["options"]["D"]["text"]
+    # The distractor that fills the cache: 100 sequences a step of 220 ms, 22 s a request.
+    full = plan(fixed=20.0, per_sequence=2.0)
+    assert full.step.at(full.by_memory) == pytest.approx(220.0)
+
+
+def test_reading_prompts_adds_to_every_tokens_pace_with_the_batch() -> None:
+    found = plan(prompt_ms=20.0)  # 20 ms a prompt over 100 tokens: 0.2 ms a token a slot
+    assert found.pace_ms(10) == pytest.approx(20 + 2 * 10 + 10 * 0.2)
+    assert found.by_time == 9  # (40 - 20) / 2.2
+    assert found.request_s == pytest.approx(100 * found.pace_ms(9) / 1000)
 
 
 def test_memory_bounds_the_batch_before_time_where_the_cache_is_small() -> None:
@@ -111,8 +121,19 @@ def test_a_line_that_does_not_split_plans_every_step_at_the_mean() -> None:
 
 
 def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:
-    found = CapacityPlan(CHECK_BRIEF, StepFit(20.0, 0.01, 1.0), first_token_ms=200.0,
-                         kv_tokens=10**7, kv_bytes_per_token=1, largest_measured=16)
+    found = CapacityPlan(CHECK_BRIEF, StepFit(20.0, 0.01, 1.0), prompt_ms=0.0,
+                         first_token_ms=200.0, kv_tokens=10**7, kv_bytes_per_token=1,
+                         largest_measured=16)
     assert found.by_time is not None and found.by_time > 16
     assert found.max_num_seqs == 16 and found.bound is Bound.MEASURED
     assert "16, rather than stretch the line past it" in plan_text(found)
+
+
+def test_the_plan_is_set_beside_the_runs() -> None:
+    from servelab.lessons.capacity.words import plan_against_runs
+
+    check = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 2.2]))
+    table = plan_against_runs(check)
+    assert list(table.columns) == ["plan", "runs"] and len(table) == 4
+    assert table.iloc[0].tolist() == ["2.5", "2.1 (2.0–2.2)"]
+    assert table.iloc[-1].tolist() == ["12", "15"]

@@ -1,15 +1,18 @@
-"""Chapter 10's capacity plan: from a step-cost line, an unloaded first token and a brief, the
+"""Chapter 10's capacity plan: from a step-cost line, the time to read a prompt and a brief, the
 ``max_num_seqs`` a target allows, the rate one server sustains and the servers a service needs.
 
 A decoding step of *B* sequences lasts step(*B*) = *a* + *b*·*B* (chapter 02's line), and every
-running sequence gets one token a step, so its time per output token is about step(*B*). The
-brief asks for tokens no slower than ``tpot_factor`` × step(1): the largest *B* within that is
-the time bound. The KV cache must hold *B* × (prompt + answer) tokens (chapter 03): the memory
-bound. ``max_num_seqs`` is the smaller of the two. A request then holds its slot for its first
-token plus its answer at step(*B*) a token: *W*. With every slot busy the server holds *L* = *B*
-requests, and Little's law, *L* = λ·*W* (chapter 01), turned round gives the most requests a
-second it finishes: λ = *B* ÷ *W*, the knee. Arrivals faster than that queue for as long as they
-keep coming. The servers a target rate needs is that rate over the knee, rounded up.
+running sequence gets one token a step. Each request's prompt is also read once, in some step,
+and every sequence decoding then waits through that reading (chapters 00 and 06): *p*, the
+prompt's tokens at the prefill rate. With every slot busy, *B* prompts are read in the time one
+answer of *A* tokens takes, so each token carries *B*·*p* ÷ *A* besides its step: its pace is
+step(*B*) + *B*·*p* ÷ *A*. The brief asks tokens no slower than ``tpot_factor`` × step(1): the
+largest *B* within that is the time bound. The KV cache must hold *B* × (prompt + answer)
+tokens (chapter 03): the memory bound. ``max_num_seqs`` is the smallest bound. A request then
+holds its slot for *W* = *A* × pace(*B*), and Little's law, *L* = λ·*W* (chapter 01), with *L* =
+*B* gives the most requests a second the server finishes: λ = *B* ÷ *W*, the knee. Arrivals
+faster than that queue for as long as they keep coming. The servers a target rate needs is that
+rate over the knee, rounded up.
 """
 
 from __future__ import annotations
@@ -91,17 +94,24 @@ def plan_step(batch: Sequence[float], step_ms: Sequence[float]) -> StepFit:
 
 @dataclass(frozen=True)
 class CapacityPlan:
-    """The plan for one server: its step line, an unloaded request's first token (ms), the KV
-    tokens its cache holds, the bytes one token's keys and values take, and the largest batch
-    the line was measured at (None for a line from published figures, which holds at any
-    batch): the plan does not stretch a measured line past it."""
+    """The plan for one server: its step line, the time a step spends reading one prompt (ms),
+    an unloaded request's first token (ms), the KV tokens its cache holds, the bytes one token's
+    keys and values take, and the largest batch the line was measured at (None for a line from
+    published figures, which holds at any batch): the plan does not stretch a measured line
+    past it."""
 
     brief: Brief
     step: StepFit
+    prompt_ms: float
     first_token_ms: float
     kv_tokens: int
     kv_bytes_per_token: int
     largest_measured: int | None = None
+
+    def pace_ms(self, batch: float) -> float:
+        """A token's time with ``batch`` slots busy: its step, and its share of the prompts read
+        while the answer streams."""
+        return self.step.at(batch) + batch * self.prompt_ms / self.brief.answer_tokens
 
     @property
     def tpot_target_ms(self) -> float:
@@ -113,12 +123,12 @@ class CapacityPlan:
 
     @property
     def by_time(self) -> int | None:
-        """The most sequences whose step stays within the token target; None when steps did not
-        grow with the batch (the line sets no limit)."""
-        if self.step.per_sequence_ms <= 0:
+        """The most sequences whose pace stays within the token target; None when neither the
+        steps nor the prompts grow with the batch (nothing here sets a limit)."""
+        per_sequence = self.step.per_sequence_ms + self.prompt_ms / self.brief.answer_tokens
+        if per_sequence <= 0:
             return None
-        return max(1, math.floor((self.tpot_target_ms - self.step.fixed_ms)
-                                 / self.step.per_sequence_ms))
+        return max(1, math.floor((self.tpot_target_ms - self.step.fixed_ms) / per_sequence))
 
     @property
     def by_memory(self) -> int:
@@ -146,9 +156,8 @@ class CapacityPlan:
 
     @property
     def request_s(self) -> float:
-        """*W*: a request's first token, then its answer at the full batch's step."""
-        steps_ms = self.brief.answer_tokens * self.step.at(self.max_num_seqs)
-        return (self.first_token_ms + steps_ms) / 1000
+        """*W*: a request's answer at the full batch's pace."""
+        return self.brief.answer_tokens * self.pace_ms(self.max_num_seqs) / 1000
 
     @property
     def rate_req_s(self) -> float:
@@ -184,16 +193,16 @@ def published_plan(device: PublishedDevice, model: PublishedModel, card: Card,
                    brief: Brief) -> PublishedPlan:
     """The plan on ``card`` for ``model`` from published figures alone: the least a step can
     cost (every weight read once, each sequence's arithmetic and KV reads; no engine work,
-    chapter 02's roofline), a first token that reads the weights once and does the prompt's
-    arithmetic (2 operations a parameter a token), and the KV cache vLLM's default share leaves
-    (chapter 03's plan)."""
+    chapter 02's roofline), a prompt read at the card's arithmetic rate (2 operations a
+    parameter a token), a first token that adds one read of the weights, and the KV cache
+    vLLM's default share leaves (chapter 03's plan)."""
     context = decode_context(brief.prompt_tokens, brief.answer_tokens)
     step = Roofline.published(device, model, context, users=1).step
-    prompt_flops = 2 * model.parameters * brief.prompt_tokens
-    first_token_ms = step.fixed_ms + prompt_flops / device.flops_per_s * 1000
+    prompt_ms = 2 * model.parameters * brief.prompt_tokens / device.flops_per_s * 1000
     cache = plan_cache(model, card, dtype=device.dtype)
     return PublishedPlan(device, model, card, CapacityPlan(
-        brief, step, first_token_ms, cache.cache_tokens, cache.shape.bytes_per_token))
+        brief, step, prompt_ms, step.fixed_ms + prompt_ms, cache.cache_tokens,
+        cache.shape.bytes_per_token))
 
 
 def published_plans(brief: Brief) -> list[PublishedPlan]:

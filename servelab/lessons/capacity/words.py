@@ -13,9 +13,9 @@ from servelab.lessons.prediction import prediction_text
 
 def plan_text(plan: CapacityPlan) -> str:
     """The plan, step by step, in this device's numbers."""
-    brief, step = plan.brief, plan.step
-    by_time = ("any batch: the steps did not grow with it" if plan.by_time is None
-               else f"{plan.by_time} sequences")
+    brief, step, batch = plan.brief, plan.step, plan.max_num_seqs
+    by_time = ("any batch: neither the steps nor the prompts grew with it"
+               if plan.by_time is None else f"{plan.by_time} sequences")
     bound = {Bound.TIME: "the time per token sets it",
              Bound.MEMORY: "the KV cache sets it, before the time per token does",
              Bound.MEASURED: (f"the plan stops at the largest batch the line was measured at, "
@@ -23,19 +23,22 @@ def plan_text(plan: CapacityPlan) -> str:
                               "it")}[plan.bound]
     return (
         f"**The plan.** A step of *B* sequences lasts {step.fixed_ms:.1f} + "
-        f"{step.per_sequence_ms:.2f}·*B* ms, so one sequence's token takes "
+        f"{step.per_sequence_ms:.2f}·*B* ms, and reading one {brief.prompt_tokens}-token prompt "
+        f"holds every decoding sequence up for {plan.prompt_ms:.1f} ms, so with *B* slots busy "
+        f"each token takes {step.fixed_ms:.1f} + {step.per_sequence_ms:.2f}·*B* + *B*·"
+        f"{plan.prompt_ms:.1f} ÷ {brief.answer_tokens} ms. One sequence's token takes "
         f"{step.at(1):.1f} ms and the brief allows {brief.tpot_factor:g}× that, "
-        f"{plan.tpot_target_ms:.1f} ms: the steps stay within it up to {by_time}. The KV cache "
+        f"{plan.tpot_target_ms:.1f} ms: the pace stays within it up to {by_time}. The KV cache "
         f"holds {plan.by_memory:,} requests of {brief.tokens_per_request:,} tokens at once. So "
-        f"`max_num_seqs` = **{plan.max_num_seqs}**; {bound}. Those requests' keys and values "
-        f"take {plan.kv_mib:,.1f} MiB. A request then holds its slot for its first token "
-        f"({plan.first_token_ms:.0f} ms unloaded) and {brief.answer_tokens} tokens at "
-        f"{step.at(plan.max_num_seqs):.1f} ms each: *W* = {plan.request_s:.2f} s. With every "
-        f"slot busy, Little's law gives the knee, {plan.max_num_seqs} ÷ {plan.request_s:.2f} s "
-        f"= **{plan.rate_req_s:.1f} requests a second** for one server, and the target of "
-        f"{brief.rate_req_s:g} requests a second needs **{plan.replicas}** of them. The first "
-        f"token's target is {brief.ttft_factor:g}× the unloaded one, "
-        f"{plan.ttft_target_ms:.0f} ms, and {brief.share:.0%} of requests must meet both.")
+        f"`max_num_seqs` = **{batch}**; {bound}. Those requests' keys and values take "
+        f"{plan.kv_mib:,.1f} MiB. Each token then takes {plan.pace_ms(batch):.1f} ms, and a "
+        f"request holds its slot for its {brief.answer_tokens} tokens: *W* = "
+        f"{plan.request_s:.2f} s. With every slot busy, Little's law gives the knee, {batch} ÷ "
+        f"{plan.request_s:.2f} s = **{plan.rate_req_s:.1f} requests a second** for one server, "
+        f"and the target of {brief.rate_req_s:g} requests a second needs **{plan.replicas}** of "
+        f"them. The first token's target is {brief.ttft_factor:g}× an unloaded one "
+        f"({plan.first_token_ms:.0f} ms), {plan.ttft_target_ms:.0f} ms, and {brief.share:.0%} "
+        "of requests must meet both.")
 
 
 VERDICT_WORDS = {
@@ -84,6 +87,7 @@ def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
         rows.append({
             "card": row.card.name, "model": row.model.name,
             "step (ms)": f"{plan.step.fixed_ms:.2f} + {plan.step.per_sequence_ms:.4f}·B",
+            "reading a prompt (ms)": round(plan.prompt_ms, 2),
             "max_num_seqs": plan.max_num_seqs, "set by": str(plan.bound),
             "KV cache for them (MiB)": round(plan.kv_mib),
             "W (s)": round(plan.request_s, 2),
@@ -99,3 +103,21 @@ def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
         f"a plan of `max_num_seqs` {plan.max_num_seqs} and {plan.rate_req_s:.1f} requests a "
         f"second for one server, {plan.replicas} servers for the target, and an engine whose "
         f"runs {check.verdict}"))
+
+
+def plan_against_runs(check: PlanCheck) -> pd.DataFrame:
+    """What the plan said beside what the runs measured, one row per figure."""
+    plan, share = check.plan, f"{check.plan.brief.share:.0%}"
+    served = (check.served_above.with_range(1) if check.saturated
+              else f"more than {check.rate_above:.1f} (it kept up)")
+    return pd.DataFrame([
+        {"": "requests a second one server finishes", "plan": f"{plan.rate_req_s:.1f}",
+         "runs": served},
+        {"": f"share within both targets at {check.rate_below:.1f} req/s",
+         "plan": f"at least {share}", "runs": check.within_below.with_range(2)},
+        {"": f"share within both targets at {check.rate_above:.1f} req/s",
+         "plan": f"below {share}, falling as the queue grows",
+         "runs": check.within_above.with_range(2)},
+        {"": f"servers for {plan.brief.rate_req_s:g} req/s", "plan": f"{plan.replicas}",
+         "runs": "—" if check.measured_replicas is None else f"{check.measured_replicas}"},
+    ]).set_index("")
