@@ -128,7 +128,8 @@ class CapacityPlan:
         per_sequence = self.step.per_sequence_ms + self.prompt_ms / self.brief.answer_tokens
         if per_sequence <= 0:
             return None
-        return max(1, math.floor((self.tpot_target_ms - self.step.fixed_ms) / per_sequence))
+        most = (self.tpot_target_ms - self.step.fixed_ms) / per_sequence
+        return max(1, math.floor(most)) if math.isfinite(most) else None
 
     @property
     def by_memory(self) -> int:
