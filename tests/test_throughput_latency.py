@@ -19,16 +19,16 @@ from servelab.lessons.deployments import throughput_latency as tl
 from servelab.lessons.deployments import words
 from servelab.lessons.deployments.throughput_latency import (
     PAIR,
-    Capacity,
+    CapsSetting,
     FirstTokens,
     MixedFindings,
+    MoreSeqs,
     Outcome,
-    Setting,
-    SweepFindings,
+    RateSweepFindings,
 )
 from servelab.tables import readable
 
-SETTING = Setting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000,
+SETTING = CapsSetting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000,
                   device_label="CPU X (2 cores)")
 SPLIT = ("1 core (0) and 1 GiB of KV cache", "1 core (1) and 1 GiB of KV cache")
 RATES = (2.0, 8.0, 16.0)
@@ -91,7 +91,7 @@ def test_the_printed_tables_show_the_range_beside_the_median_under_readable_name
 
 def test_both_sweeps_must_cover_the_same_rates():
     with pytest.raises(ValueError, match="same rates"):
-        SweepFindings.of(SMALL, SMALL.iloc[:2], SETTING)
+        RateSweepFindings.of(SMALL, SMALL.iloc[:2], SETTING)
 
 
 @pytest.mark.parametrize(("small", "large", "verdict", "says"), [
@@ -108,13 +108,13 @@ def test_both_sweeps_must_cover_the_same_rates():
 ])
 def test_which_cap_broke_first_needs_every_run_on_one_side_of_the_slo(small, large, verdict,
                                                                       says):
-    found = SweepFindings.of(_rates(small), _rates(large), SETTING)
+    found = RateSweepFindings.of(_rates(small), _rates(large), SETTING)
     assert found.first_tokens is verdict
     assert says in words._chat_text(found)
 
 
 def test_the_slo_holds_up_to_the_last_rate_every_run_met():
-    found = SweepFindings.of(_rates((MET, ACROSS, MET)), _rates((MISSED,) * 3), SETTING)
+    found = RateSweepFindings.of(_rates((MET, ACROSS, MET)), _rates((MISSED,) * 3), SETTING)
     assert (found.sustained_i, found.sustained_b) == (2.0, None)
     text = words._chat_text(found)
     assert ("in every run with max_num_seqs=4 up to 2 req/s (not in every run at 8); with 64, "
@@ -122,7 +122,7 @@ def test_the_slo_holds_up_to_the_last_rate_every_run_met():
 
 
 def test_a_cap_that_held_at_the_top_rate_is_not_read_as_its_limit():
-    found = SweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
+    found = RateSweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
     assert found.sustained_i == 16.0 and found.next_rate(16.0) is None
     assert "at every rate tried, to the sweep's highest of 16 req/s" in words._chat_text(found)
 
@@ -130,40 +130,40 @@ def test_a_cap_that_held_at_the_top_rate_is_not_read_as_its_limit():
 def test_goodput_is_the_highest_rate_every_run_kept_its_share_within_the_slo():
     small = _rates((MET,) * 3, attainment=(1.0, (0.95, 0.85, 0.99), 0.5))
     large = _rates((MET,) * 3, attainment=(0.95, 0.92, 0.90))
-    found = SweepFindings.of(small, large, SETTING)
+    found = RateSweepFindings.of(small, large, SETTING)
     assert (found.goodput_rate_i, found.goodput_rate_b) == (2.0, 16.0)
     assert ("At least 90% of the requests met both targets, first token and time per token, in "
             "every run with max_num_seqs=4 up to 2 req/s (not in every run at 8); with 64, at "
             "every rate tried, to the sweep's highest of 16 req/s.") in words._chat_text(found)
-    held = SweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
+    held = RateSweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
     assert (held.sustained_i, held.sustained_b) == (held.goodput_rate_i, held.goodput_rate_b)
     merged = words._chat_text(held)
     assert ("The p99 first token stayed within 1,000 ms, and at least 90% of the requests met "
             "both targets (first token and time per token), in every run with max_num_seqs=4 "
             "at every rate tried") in merged
     assert merged.count("at every rate tried") == 2
-    none = SweepFindings.of(_rates((MET,) * 3, attainment=(0.89, 1.0, 1.0)), large, SETTING)
+    none = RateSweepFindings.of(_rates((MET,) * 3, attainment=(0.89, 1.0, 1.0)), large, SETTING)
     assert none.goodput_rate_i is None
     assert "max_num_seqs=4 at none of the rates tried; with 64" in words._goodput_text(none)
 
 
 def test_a_p99_of_a_few_requests_is_said_to_be_near_the_slowest():
-    few = SweepFindings.of(SMALL, SMALL, SETTING)
+    few = RateSweepFindings.of(SMALL, SMALL, SETTING)
     assert not few.tail_described
     assert "With 4 to 12 requests a run, each p99 lies between" in words._chat_text(few)
-    many = SweepFindings.of(_rates((MET,) * 3, requests=(100, 200, 300)),
+    many = RateSweepFindings.of(_rates((MET,) * 3, requests=(100, 200, 300)),
                             _rates((MET,) * 3, requests=(100, 200, 300)), SETTING)
     assert many.tail_described and "each p99 lies between" not in words._chat_text(many)
 
 
 def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent():
     small = _rates((MET, MISSED, MISSED), attainment=(1.0, 0.5, 0.25))
-    found = SweepFindings.of(small, _rates((MET, MET, MISSED)), SETTING)
+    found = RateSweepFindings.of(small, _rates((MET, MET, MISSED)), SETTING)
     assert found.first_tokens is FirstTokens.SMALL_BROKE
     text = words._chat_text(found)
     assert "within the SLO was 0.50 (all 3 alike), of 12 requests a run (6 at the median)" in text
     assert "a longer run at the same rate would score lower" in text
-    untold = SweepFindings.of(SMALL, SMALL, SETTING)
+    untold = RateSweepFindings.of(SMALL, SMALL, SETTING)
     assert words._attainment_text(untold) == ""
 
 
@@ -174,7 +174,7 @@ def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent
     ((43, 44, 45), Outcome.UNTOLD, "so the runs cannot tell the caps apart here"),  # 7% apart
 ])
 def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome, says):
-    found = SweepFindings.of(SMALL, _rates((MET,) * 3, tpot=(tpot,) * 3), SETTING)
+    found = RateSweepFindings.of(SMALL, _rates((MET,) * 3, tpot=(tpot,) * 3), SETTING)
     assert found.pace_low is outcome and found.pace_high is outcome
     assert "41 ms (40–42) with the small cap" in words._chat_text(found)
     assert says in words._chat_text(found)
@@ -183,22 +183,22 @@ def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome, sa
 # The large cap's runs had 9, 10, 12 requests in flight at 16 req/s: 10 sequences at once, 2.5×
 # the small cap's 4 slots; MOST_OF_EXTRA asks for half of that, 1.25×, beyond the spread.
 @pytest.mark.parametrize(("small_in_flight", "large_out", "verdict", "says"), [
-    ((4, 6, 9), (160, 170, 180), Capacity.NO_QUEUE, "no more than 4 requests were in flight"),
-    ((6, 7, 9), (150, 160, 170), Capacity.MOST_OF_EXTRA, "at least half of the 2.5× that many"),
-    ((6, 7, 9), (90, 95, 100), Capacity.SOME_GAIN, "well below what the extra sequences"),
-    ((6, 7, 9), (60, 65, 70), Capacity.LOST, "Yet the large cap produced less"),
-    ((6, 7, 9), (70, 83, 95), Capacity.UNTOLD, "The two ranges overlap or the medians are"),
-    ((6, 7, 9), (85, 88, 89), Capacity.UNTOLD, "these runs cannot tell whether the extra"),
+    ((4, 6, 9), (160, 170, 180), MoreSeqs.NO_QUEUE, "no more than 4 requests were in flight"),
+    ((6, 7, 9), (150, 160, 170), MoreSeqs.MOST_OF_EXTRA, "at least half of the 2.5× that many"),
+    ((6, 7, 9), (90, 95, 100), MoreSeqs.SOME_GAIN, "well below what the extra sequences"),
+    ((6, 7, 9), (60, 65, 70), MoreSeqs.LOST, "Yet the large cap produced less"),
+    ((6, 7, 9), (70, 83, 95), MoreSeqs.UNTOLD, "The two ranges overlap or the medians are"),
+    ((6, 7, 9), (85, 88, 89), MoreSeqs.UNTOLD, "these runs cannot tell whether the extra"),
 ])
 def test_each_capacity_verdict(small_in_flight, large_out, verdict, says):
     small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), small_in_flight))
     large = _rates((MET,) * 3, out=((20, 21, 22), (60, 62, 64), large_out))
-    found = SweepFindings.of(small, large, SETTING)
+    found = RateSweepFindings.of(small, large, SETTING)
     assert found.capacity is verdict
     assert found.large_seqs == 10 and found.seq_ratio == 2.5
     text = words._throughput_text(found)
     assert says in text and "At 16 req/s the large cap produced" in text
-    if verdict is not Capacity.NO_QUEUE:
+    if verdict is not MoreSeqs.NO_QUEUE:
         assert "(at the busiest moment 6 to 9, run by run)" in text
         assert "ran up to 10 at once: 2.5× as many" in text
         assert "far below its cap of 64" in text
@@ -214,7 +214,7 @@ def test_the_step_arithmetic_sits_beside_the_measured_gain(large_out, late, ramp
     small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (6, 7, 9)))
     large = _rates((MET,) * 3, tpot=((40, 41, 42),) * 2 + ((late - 1, late, late + 1),),
                    out=((20, 21, 22), (60, 62, 64), large_out))
-    found = SweepFindings.of(small, large, SETTING)
+    found = RateSweepFindings.of(small, large, SETTING)
     assert found.step_gain == pytest.approx(2.5 * 41 / late)
     text = words._throughput_text(found)
     assert (f"a token took 41 ms with 4 sequences a step and {late} ms with up to 10" in text)
@@ -224,14 +224,14 @@ def test_the_step_arithmetic_sits_beside_the_measured_gain(large_out, late, ramp
 
 def test_no_cap_is_suggested_where_none_lies_between():
     close = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (5, 5, 5)))
-    found = SweepFindings.of(SMALL, close, SETTING)
+    found = RateSweepFindings.of(SMALL, close, SETTING)
     assert found.large_seqs == 5 and found.try_cap is None
     assert words._try_text(found) == ""
 
 
 def test_a_load_that_filled_the_large_cap_is_not_called_short_of_it():
     many = ((64, 70, 80),) * 3
-    found = SweepFindings.of(_rates((MET,) * 3, in_flight=many), _rates((MET,) * 3,
+    found = RateSweepFindings.of(_rates((MET,) * 3, in_flight=many), _rates((MET,) * 3,
                                                                       in_flight=many), SETTING)
     assert found.large_seqs == 64 and not found.large_unfilled
     assert "far below its cap" not in words._throughput_text(found)
@@ -304,7 +304,7 @@ def test_without_a_split_the_page_makes_no_claim():
 
 
 def test_the_story_opens_with_the_prediction_and_words_all_three_parts():
-    text = words.story(SweepFindings.of(SMALL, SMALL, SETTING), _mixed(500, 7.0), "small first")
+    text = words.story(RateSweepFindings.of(SMALL, SMALL, SETTING), _mixed(500, 7.0), "small first")
     assert text.startswith("You predicted: *small first*")
     assert "**Interactive chat.**" in text and "**Mixed traffic.**" in text
     assert "a token took 41 ms with max_num_seqs=4 and 41 ms with 64 (medians of 3 runs)" in text
@@ -348,7 +348,7 @@ def test_a_setup_row_spreads_the_servings_and_reads_each_part_where_it_ran():
 def test_the_same_peak_in_every_run_is_said_once():
     small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (12, 12, 12)))
     large = _rates((MET,) * 3, out=((20, 21, 22), (60, 62, 64), (150, 160, 170)))
-    text = words._throughput_text(SweepFindings.of(small, large, SETTING))
+    text = words._throughput_text(RateSweepFindings.of(small, large, SETTING))
     assert "(at the busiest moment 12 in every run)" in text and "12 to 12" not in text
 
 

@@ -15,7 +15,7 @@ from servelab.lessons.deployments import throughput_latency as tl
 from servelab.lessons.thresholds import ATTAINMENT_TARGET
 
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
-SETTING = tl.Setting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, device_label="CPU")
+SETTING = tl.CapsSetting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, device_label="CPU")
 
 # Shares within the SLO, the target itself and its neighbours among them.
 share = st.one_of(st.sampled_from([0.0, ATTAINMENT_TARGET, 0.89, 0.91, 1.0]), st.floats(0.0, 1.0))
@@ -61,7 +61,7 @@ def test_a_runs_goodput_is_its_attainment_at_the_offered_rate_never_above_it(swe
 
 def _goodput_rate(rates, shares) -> float | None:
     table = tl.rate_table(_sweep(rates, shares))
-    return tl.SweepFindings.of(table, table, SETTING).goodput_rate_i
+    return tl.RateSweepFindings.of(table, table, SETTING).goodput_rate_i
 
 
 @PROPERTY

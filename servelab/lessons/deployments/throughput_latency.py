@@ -7,7 +7,7 @@ times, the rates in turn within each pass, and ``rate_table`` gives each rate's 
 ``run_together`` drives two servers at once (their shares of the device from
 ``servelab.placement``), so "two deployments" is measured as it would run.
 
-``SweepFindings`` (the sweeps) and ``MixedFindings`` (the mix) hold the numbers and named
+``RateSweepFindings`` (the sweeps) and ``MixedFindings`` (the mix) hold the numbers and named
 verdicts, every bar a named constant; ``servelab.lessons.deployments.words`` words them. The
 traffic, ``MixedTraffic``, is a workload of ``servelab.bench``.
 """
@@ -166,7 +166,7 @@ PAIR = "two deployments, side by side"
 
 
 @dataclass(frozen=True)
-class Setting:
+class CapsSetting:
     """What the page needs to know about the two configurations and the device."""
 
     interactive_seqs: int
@@ -185,7 +185,7 @@ class FirstTokens(StrEnum):
     NOT_SEPARATED = "neither separated"
 
 
-class Capacity(StrEnum):
+class MoreSeqs(StrEnum):
     """What the two caps' output at the top rate says about more sequences per step."""
 
     NO_QUEUE = "the small cap's slots were not always full"
@@ -215,13 +215,13 @@ def _outcome(one: Spread, other: Spread, alike: float = 0.0) -> Outcome:
 
 
 @dataclass(frozen=True)
-class SweepFindings:
+class RateSweepFindings:
     """The two sweeps side by side, from ``rate_table``'s rows (``*_i`` with the small cap,
     ``*_b`` with the large one): the pace of tokens at the lowest and highest rate, the p99
     first token at every rate, the output and the most requests in flight at the top rate, and
     each cap's highest median output."""
 
-    setting: Setting
+    setting: CapsSetting
     rates: tuple[float, ...]
     requests: tuple[int, ...]  # sent at each rate in one run
     low_rate: float
@@ -243,7 +243,7 @@ class SweepFindings:
 
     @classmethod
     def of(cls, interactive: pd.DataFrame, batch: pd.DataFrame,
-           setting: Setting) -> SweepFindings:
+           setting: CapsSetting) -> RateSweepFindings:
         if list(interactive["rate"]) != list(batch["rate"]):
             raise ValueError("the two sweeps must cover the same rates: "
                              f"{list(interactive['rate'])} and {list(batch['rate'])}")
@@ -409,19 +409,19 @@ class SweepFindings:
         return int((self.setting.interactive_seqs + self.large_seqs) // 2)
 
     @property
-    def capacity(self) -> Capacity:
+    def capacity(self) -> MoreSeqs:
         """A verdict on more sequences per step needs the small cap full (requests queued for
         its slots in every run) and the two outputs apart (``SERVERS_ALIKE``)."""
         if not self.small_queued:
-            return Capacity.NO_QUEUE
+            return MoreSeqs.NO_QUEUE
         outcome = _outcome(self.output_i, self.output_b, SERVERS_ALIKE)  # BETTER: the small lower
         if outcome is Outcome.WORSE:
-            return Capacity.LOST
+            return MoreSeqs.LOST
         if outcome is Outcome.UNTOLD:
-            return Capacity.UNTOLD
+            return MoreSeqs.UNTOLD
         if self.gain >= MOST_OF_EXTRA * min(self.seq_ratio, LESSON_GPU.gain):
-            return Capacity.MOST_OF_EXTRA
-        return Capacity.SOME_GAIN
+            return MoreSeqs.MOST_OF_EXTRA
+        return MoreSeqs.SOME_GAIN
 
 
 def setup_row(chat_runs: Sequence[Result], job_runs: Sequence[Result],

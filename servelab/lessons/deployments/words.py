@@ -10,17 +10,17 @@ from __future__ import annotations
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.deployments.throughput_latency import (
-    Capacity,
     FirstTokens,
     MixedFindings,
+    MoreSeqs,
     Outcome,
-    SweepFindings,
+    RateSweepFindings,
 )
 from servelab.lessons.prediction import page_story
 from servelab.lessons.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
 
 
-def _rate(found: SweepFindings, value: float | None) -> str:
+def _rate(found: RateSweepFindings, value: float | None) -> str:
     """How far the first tokens stayed within the SLO in every run, as a phrase that does not
     read the sweep's highest rate as a measured limit."""
     if value is None:
@@ -45,7 +45,7 @@ def _pace(small: Spread, large: Spread, outcome: Outcome) -> str:
     }[outcome]
 
 
-def _chat_text(found: SweepFindings) -> str:
+def _chat_text(found: RateSweepFindings) -> str:
     text = (f"Each figure is the median of {found.tpot_low_i.n} runs, the lowest and highest in "
             f"brackets. At {found.low_rate:g} req/s a token took "
             f"{_pace(found.tpot_low_i, found.tpot_low_b, found.pace_low)}. At "
@@ -77,7 +77,7 @@ def _chat_text(found: SweepFindings) -> str:
     return text + _attainment_text(found)
 
 
-def _slo_text(found: SweepFindings) -> str:
+def _slo_text(found: RateSweepFindings) -> str:
     """The first-token target and goodput, as one sentence where both held to the same rates
     for each cap, since two sentences would then repeat each other."""
     setting = found.setting
@@ -94,7 +94,7 @@ def _slo_text(found: SweepFindings) -> str:
             f"{setting.batch_seqs}, {_rate(found, found.sustained_b)}. " + _goodput_text(found))
 
 
-def _goodput_text(found: SweepFindings) -> str:
+def _goodput_text(found: RateSweepFindings) -> str:
     """Goodput as DistServe counts it: the highest rate each cap kept ``ATTAINMENT_TARGET`` of
     its requests within both targets, in every run."""
     setting = found.setting
@@ -105,7 +105,7 @@ def _goodput_text(found: SweepFindings) -> str:
             "DistServe counts it. ")
 
 
-def _attainment_text(found: SweepFindings) -> str:
+def _attainment_text(found: RateSweepFindings) -> str:
     """What the share within the SLO counts where a cap broke: requests, so it depends on how
     many a run sent."""
     rate = found.split_rate
@@ -121,12 +121,12 @@ def _attainment_text(found: SweepFindings) -> str:
             "were sent as much as the server: a longer run at the same rate would score lower.")
 
 
-def _throughput_text(found: SweepFindings) -> str:
+def _throughput_text(found: RateSweepFindings) -> str:
     small, large, slots = found.output_i, found.output_b, found.setting.interactive_seqs
     text = (f"At {found.high_rate:g} req/s the large cap produced {large.median:,.0f} output "
             f"tok/s ({large.low:,.0f}–{large.high:,.0f}) and the small one {small.median:,.0f} "
             f"({small.low:,.0f}–{small.high:,.0f}). ")
-    if found.capacity is Capacity.NO_QUEUE:
+    if found.capacity is MoreSeqs.NO_QUEUE:
         return text + (f"In at least one run no more than {found.in_flight_i.low:.0f} requests "
                        f"were in flight at once, within the small cap's {slots} slots, so the "
                        "load did not reach that cap and these runs cannot tell whether more "
@@ -144,29 +144,29 @@ def _throughput_text(found: SweepFindings) -> str:
                  "step bring, not where this device stops gaining. ")
     lesson = f"about {LESSON_GPU.gain:.0f}× for {LESSON_GPU.users} streams against one"
     text += {
-        Capacity.MOST_OF_EXTRA: (f"They gave {found.gain:.1f}× the throughput, beyond the "
+        MoreSeqs.MOST_OF_EXTRA: (f"They gave {found.gain:.1f}× the throughput, beyond the "
                                  f"spread of the runs and at least half of the "
                                  f"{found.seq_ratio:.1f}× that many sequences could give at "
                                  f"best: on {found.setting.device_label} a step carrying more "
                                  "sequences cost far less than that many steps, the arithmetic "
                                  f"the lesson's GPU example shows at a larger scale ({lesson})."),
-        Capacity.SOME_GAIN: (f"They gave {found.gain:.1f}× the throughput, beyond the spread of "
+        MoreSeqs.SOME_GAIN: (f"They gave {found.gain:.1f}× the throughput, beyond the spread of "
                              "the runs but well below what the extra sequences could give: on "
                              f"{found.setting.device_label} each added sequence made every step "
                              f"longer. The lesson's GPU example gains {lesson}."),
-        Capacity.LOST: ("Yet the large cap produced less, beyond the spread of the runs: on "
+        MoreSeqs.LOST: ("Yet the large cap produced less, beyond the spread of the runs: on "
                         f"{found.setting.device_label} its longer steps cost more than the "
                         "extra sequences brought in."),
-        Capacity.UNTOLD: (f"The two ranges overlap or the medians are within {SERVERS_ALIKE:.0%}"
+        MoreSeqs.UNTOLD: (f"The two ranges overlap or the medians are within {SERVERS_ALIKE:.0%}"
                           " of each other, so these runs cannot tell whether the extra sequences "
                           "per step added throughput here."),
     }[found.capacity]
-    if found.capacity in (Capacity.MOST_OF_EXTRA, Capacity.SOME_GAIN):
+    if found.capacity in (MoreSeqs.MOST_OF_EXTRA, MoreSeqs.SOME_GAIN):
         text += " " + _step_text(found)
     return text + _try_text(found)
 
 
-def _step_text(found: SweepFindings) -> str:
+def _step_text(found: RateSweepFindings) -> str:
     """The arithmetic of one step at the top rate beside the run's measured gain."""
     small, large = found.tpot_high_i.median, found.tpot_high_b.median
     slots, n = found.setting.interactive_seqs, found.requests[-1]
@@ -183,7 +183,7 @@ def _step_text(found: SweepFindings) -> str:
                    "finished: in both spells the large cap's steps carried fewer sequences.")
 
 
-def _try_text(found: SweepFindings) -> str:
+def _try_text(found: RateSweepFindings) -> str:
     """A cap the reader can try that this load would reach."""
     if not found.large_unfilled or found.try_cap is None:
         return ""
@@ -244,7 +244,7 @@ def _mixed_text(found: MixedFindings) -> str:
                    "deployments beat one here.")
 
 
-def story(sweeps: SweepFindings, mixed: MixedFindings, prediction: str) -> str:
+def story(sweeps: RateSweepFindings, mixed: MixedFindings, prediction: str) -> str:
     """The page's interpretation, in Markdown, from the two sweeps' and the mixed traffic's
     findings."""
     setting = sweeps.setting
