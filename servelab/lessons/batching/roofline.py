@@ -128,14 +128,18 @@ def decode_context(input_tokens: float, answer_tokens: float) -> float:
     return input_tokens + answer_tokens / 2
 
 
+def t4_model() -> PublishedModel:
+    """The model this book serves on a 16 GB T4, as its files describe it."""
+    name = gpu_model_for(CARDS[0].memory_gib).rsplit("/", 1)[-1]
+    return next(model for model in PUBLISHED_MODELS if model.name == name)
+
+
 def published_rooflines(users: int) -> list[Roofline]:
     """The book's model on a T4 and the lesson's model on an A100, each at the context the
     chapter's gpu size decodes with."""
     gpu = sizes_for(CHAPTER, "gpu")
     context = decode_context(gpu.input_tokens, gpu.answer_tokens)
-    t4_name = gpu_model_for(CARDS[0].memory_gib).rsplit("/", 1)[-1]
-    t4_model = next(model for model in PUBLISHED_MODELS if model.name == t4_name)
-    return [Roofline.published(T4, t4_model, context, users),
+    return [Roofline.published(T4, t4_model(), context, users),
             Roofline.published(A100, QWEN3_8B, context, users)]
 
 

@@ -31,16 +31,10 @@ from servelab.lessons.batching.roofline import (
     PublishedDevice,
     Roofline,
     decode_context,
+    t4_model,
 )
 from servelab.lessons.batching.steps import StepFit, fit_step_time
-from servelab.lessons.paging.capacity import (
-    CARDS,
-    PUBLISHED_MODELS,
-    Card,
-    PublishedModel,
-    plan_cache,
-)
-from servelab.models import gpu_model_for
+from servelab.lessons.paging.capacity import CARDS, Card, PublishedModel, plan_cache
 
 MIB = 2**20
 
@@ -209,7 +203,5 @@ def published_plan(device: PublishedDevice, model: PublishedModel, card: Card,
 def published_plans(brief: Brief) -> list[PublishedPlan]:
     """The brief on a 16 GB T4 with the model this book serves there, and on an 80 GB card with
     the lesson's Qwen3-8B."""
-    t4_name = gpu_model_for(CARDS[0].memory_gib).rsplit("/", 1)[-1]
-    t4_model = next(model for model in PUBLISHED_MODELS if model.name == t4_name)
-    return [published_plan(T4, t4_model, CARDS[0], brief),
+    return [published_plan(T4, t4_model(), CARDS[0], brief),
             published_plan(A100, QWEN3_8B, CARDS[1], brief)]
