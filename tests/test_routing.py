@@ -28,8 +28,23 @@ from servelab.engines.router import (
     RouterMissing,
     parse_router_metrics,
 )
-from servelab.lessons.routing import routing
-from servelab.lessons.routing.routing import PolicyRun, copies_verdict, failure_of
+from servelab.lessons.routing.copies_words import (
+    copies_text,
+    copies_title,
+    setup_view,
+    two_gpus_note,
+)
+from servelab.lessons.routing.failure_words import failure_line, failure_text
+from servelab.lessons.routing.findings import (
+    CopiesFindings,
+    Failure,
+    PolicyRun,
+    RoutingFindings,
+    Survivors,
+    copies_verdict,
+)
+from servelab.lessons.routing.measuring import crowded_cache_tokens, failure_of, setup_table
+from servelab.lessons.routing.policy_words import policy_table, routing_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -177,29 +192,29 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert following.kept_together == 1.0
     assert spreading.hit_rate == 0.5 and following.computed_tokens == 450.0
     workload = Tenants(2, 4, prefix_tokens=100)
-    found = routing.RoutingFindings.of([spreading] * 2, [following] * 2, workload)
+    found = RoutingFindings.of([spreading] * 2, [following] * 2, workload)
     assert found.expected_tokens[0].median == 528  # 4 x 100 + 8 x 16
     assert found.pooled_spreads[ROUND_ROBIN].to_numpy().tolist() == [[4, 4], [6, 2]]
-    table = routing.policy_table(found)
+    table = policy_table(found)
     assert list(table.index) == [ROUND_ROBIN, CACHE_AWARE]
     assert list(table["prompt computed (times a run)"]) == ["4 (all 2 alike)", "2 (all 2 alike)"]
     assert list(table["runs"]) == ["2", "2"]
     assert table.loc[ROUND_ROBIN, "share of a tenant's requests on its busiest replica"] == \
         "0.62 (all 2 alike)"
     assert table.loc[CACHE_AWARE, "first token p50 (ms)"] == "200 (all 2 alike)"
-    text = routing.routing_text(found)
+    text = routing_text(found)
     assert "made 4 computations of a prompt" in text and "should compute 528 and 328" in text
 
 
 def _routing(hits: tuple[list[float], list[float]],
-             ttft_ms: tuple[list[float], list[float]]) -> routing.RoutingFindings:
+             ttft_ms: tuple[list[float], list[float]]) -> RoutingFindings:
     """Findings from runs with these hit rates (out of 1,000 tokens per replica) and medians."""
     def runs(policy: str, rates: list[float], ttfts: list[float]) -> list[PolicyRun]:
         return [_run(policy, [[4, 0], [0, 4]], (1000 * rate, 1000 * rate), ttft)
                 for rate, ttft in zip(rates, ttfts, strict=True)]
-    return routing.RoutingFindings.of(runs(ROUND_ROBIN, hits[0], ttft_ms[0]),
-                                      runs(CACHE_AWARE, hits[1], ttft_ms[1]),
-                                      Tenants(2, 4, prefix_tokens=100))
+    return RoutingFindings.of(runs(ROUND_ROBIN, hits[0], ttft_ms[0]),
+                              runs(CACHE_AWARE, hits[1], ttft_ms[1]),
+                              Tenants(2, 4, prefix_tokens=100))
 
 
 def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_medians():
@@ -209,8 +224,8 @@ def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_m
     assert _routing(([0.50, 0.72], [0.60, 0.70]), ttft).cache == "same"  # ranges overlap
     assert _routing(([0.50, 0.51], [0.52, 0.53]), ttft).cache == "same"  # apart, 2 points
     assert _routing(([0.50], [0.70]), ([300.0], [300.0])).cache == "same"  # one run: no range
-    assert "in every run" in routing.routing_text(_routing(([0.5, 0.5], [0.7, 0.7]), ttft))
-    assert "cannot tell the two hit rates" in routing.routing_text(
+    assert "in every run" in routing_text(_routing(([0.5, 0.5], [0.7, 0.7]), ttft))
+    assert "cannot tell the two hit rates" in routing_text(
         _routing(([0.50, 0.72], [0.60, 0.70]), ttft))
 
 
@@ -220,19 +235,19 @@ def test_the_first_token_verdict_needs_the_ranges_apart_and_the_gain():
     assert _routing(hits, ([200.0, 260.0], [600.0, 640.0])).first_token == "later"
     assert _routing(hits, ([300.0, 640.0], [200.0, 400.0])).first_token == "unclear"
     assert _routing(hits, ([300.0, 320.0], [250.0, 260.0])).first_token == "unclear"  # 1.2x
-    sooner = routing.routing_text(_routing(hits, ([600.0, 640.0], [200.0, 260.0])))
+    sooner = routing_text(_routing(hits, ([600.0, 640.0], [200.0, 260.0])))
     assert "came sooner with cache_aware (median 230 ms (200–260) against 620 ms" in sooner
 
 
 def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: int,
-            alone_s: float = math.nan) -> routing.RoutingFindings:
+            alone_s: float = math.nan) -> RoutingFindings:
     """Findings where cache_aware's first tokens came sooner, with these requests per tenant
     (row) and replica (column) in each run."""
     def runs(policy: str, spread: list[list[int]], ttfts: list[float]) -> list[PolicyRun]:
         return [_run(policy, spread, (500.0, 500.0), ttft) for ttft in ttfts]
-    return routing.RoutingFindings.of(runs(ROUND_ROBIN, spreading, [600.0, 640.0]),
-                                      runs(CACHE_AWARE, following, [200.0, 260.0]),
-                                      Tenants(2, per_tenant, prefix_tokens=100), alone_s)
+    return RoutingFindings.of(runs(ROUND_ROBIN, spreading, [600.0, 640.0]),
+                              runs(CACHE_AWARE, following, [200.0, 260.0]),
+                              Tenants(2, per_tenant, prefix_tokens=100), alone_s)
 
 
 @pytest.mark.parametrize(("spreading", "following", "per_tenant", "hits", "says"), [
@@ -254,13 +269,13 @@ def test_why_the_first_tokens_came_sooner_follows_which_median_request_hit(
         spreading, following, per_tenant, hits, says):
     found = _sooner(spreading, following, per_tenant, alone_s=0.3)
     assert found.first_token == "sooner" and found.median_hits == hits
-    text = routing.routing_text(found)
+    text = routing_text(found)
     assert says in text
     assert ("a prompt found cached is not computed again" in text) is (hits == (False, True))
 
 
 def test_an_untimed_prompt_leaves_its_cost_out():
-    text = routing.routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
+    text = routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
     assert "more computations of a 116-token prompt in a run, and the requests" in text
 
 
@@ -279,7 +294,7 @@ class _Router:
 
 
 def _failure(before: list[float], after: list[float], noticed: float | None = 2.5,
-             retries: float = 3.0) -> routing.Failure:
+             retries: float = 3.0) -> Failure:
     """A kill at 1.0 s: one request sent before it fails, one sent after it (at 1.5 s) fails,
     and the others succeed, taking ``before`` and ``after`` seconds."""
     records = ([_record(0.1 * i, True, took) for i, took in enumerate(before)]
@@ -299,41 +314,41 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
     assert (failure.sent_before, failure.sent_after) == (3, 3) and failure.failed_unnoticed == 1
     assert failure.detection_s == 1.5 and failure.latency_after == Spread(1.35, 0.7, 2.0, 2)
     assert failure.errors_after == ("APIConnectionError: Connection error.",)
-    text = routing.failure_text(failure)
+    text = failure_text(failure)
     assert "1 of the 3 requests sent before it failed" in text and "3 retries" in text
     assert ("Of the 3 requests sent after the kill, 1 failed (it was sent before the router "
             "counted the replica down), although the router does retry") in text
     assert "no retry saved it " in text
     assert '(the first reported: "APIConnectionError: Connection error.")' in text
-    assert "Failure(" not in routing.failure_line(failure)
-    assert routing.failure_line(failure).startswith(
+    assert "Failure(" not in failure_line(failure)
+    assert failure_line(failure).startswith(
         "replica killed at 1.0 s, counted down at 2.5 s; failed: 1 of 3 sent before the kill, "
         "1 of 3 sent after; sent → last token, median (low–high): 0.6 s (0.5–0.6) before")
     late = _failure([0.5, 0.6], [2.0, 0.7], noticed=None, retries=0.0)
     assert math.isnan(late.detection_s) and late.failed_unnoticed == 1
-    assert "still counted the dead replica healthy" in routing.failure_text(late)
-    assert "does retry" not in routing.failure_text(late)
-    assert "not counted down" in routing.failure_line(late)
+    assert "still counted the dead replica healthy" in failure_text(late)
+    assert "does retry" not in failure_text(late)
+    assert "not counted down" in failure_line(late)
     noticed_early = _failure([0.5, 0.6], [2.0, 0.7], noticed=1.2)
     assert noticed_early.failed_unnoticed == 0
     assert "(it was sent after the router had counted the replica down)" in \
-        routing.failure_text(noticed_early)
+        failure_text(noticed_early)
 
 
 @pytest.mark.parametrize(("before", "after", "verdict", "says"), [
-    ([1.0, 1.1], [0.5, 0.6], routing.Survivors.FASTER, "every answer came sooner than every"),
-    ([0.5, 0.6], [1.0, 1.1], routing.Survivors.SLOWER, "every answer after the kill took longer"),
-    ([0.5, 1.0], [0.6, 0.9], routing.Survivors.ALIKE, "the ranges overlap, so losing a replica"),
-    ([0.5], [0.6, 0.9], routing.Survivors.UNTOLD, "Too few requests succeeded on one side"),
-    ([], [0.6, 0.9], routing.Survivors.UNTOLD, "Too few requests succeeded on one side"),
+    ([1.0, 1.1], [0.5, 0.6], Survivors.FASTER, "every answer came sooner than every"),
+    ([0.5, 0.6], [1.0, 1.1], Survivors.SLOWER, "every answer after the kill took longer"),
+    ([0.5, 1.0], [0.6, 0.9], Survivors.ALIKE, "the ranges overlap, so losing a replica"),
+    ([0.5], [0.6, 0.9], Survivors.UNTOLD, "Too few requests succeeded on one side"),
+    ([], [0.6, 0.9], Survivors.UNTOLD, "Too few requests succeeded on one side"),
 ])
 def test_the_answers_after_the_kill_are_held_against_those_before_like_with_like(
         before, after, verdict, says):
     failure = _failure(before, after)
     assert failure.survivors is verdict
-    text = routing.failure_text(failure)
+    text = failure_text(failure)
     assert says in text and "the slowest that succeeded" not in text
-    if verdict is not routing.Survivors.UNTOLD:
+    if verdict is not Survivors.UNTOLD:
         assert f"after the kill against {failure.latency_before.with_range(1, ' s')}" in text
 
 
@@ -357,35 +372,35 @@ def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
     assert copies_verdict(spread([100.0, 105.0]), spread([108.0, 110.0])) == "same"  # < 15 %
     assert copies_verdict(spread([100.0, 200.0]), spread([150.0, 160.0])) == "same"  # overlap
     assert copies_verdict(spread([100.0]), spread([160.0])) == "same"  # no range
-    found = routing.CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
-                                       _results(160, 162)}, "cpu", 0)
+    found = CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
+                               _results(160, 162)}, "cpu", 0)
     assert found.verdict == "one" and found.split is None
     assert found.one.output_tok_s.median == pytest.approx(161.0, rel=0.02)
-    text = routing.copies_text(found)
+    text = copies_text(found)
     assert "One server with both cores delivered more" in text and "(93–95)" in text
-    assert "no second GPU" in routing.two_gpus_note(1)
-    on_gpus = routing.CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
-                                         _results(160, 162), "1 model over 2 GPUs":
-                                         _results(60, 62)}, "cuda", 2)
+    assert "no second GPU" in two_gpus_note(1)
+    on_gpus = CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
+                                 _results(160, 162), "1 model over 2 GPUs":
+                                 _results(60, 62)}, "cuda", 2)
     assert on_gpus.split_verdict == "copies"
-    words = routing.copies_text(on_gpus)
+    words = copies_text(on_gpus)
     assert "One server on one GPU delivered more" in words and "fewer tokens than two" in words
-    assert list(routing.setup_table(on_gpus)["runs"]) == [2, 2, 2]
-    view = routing.setup_view(found)
+    assert list(setup_table(on_gpus)["runs"]) == [2, 2, 2]
+    view = setup_view(found)
     assert list(view.index) == ["2 replicas", "1 server"] and list(view["runs"]) == ["2", "2"]
     assert view.loc["2 replicas", "output (tok/s)"] == (
         found.copies.output_tok_s.with_range())
-    assert "frees memory for KV cache" in routing.two_gpus_note(1)
-    assert "only when it does not fit" not in routing.two_gpus_note(1)
-    assert "cannot tell" in routing.copies_title(
-        routing.CopiesFindings.of({"a": _results(90, 120), "b": _results(100, 110)}, "cpu", 0),
+    assert "frees memory for KV cache" in two_gpus_note(1)
+    assert "only when it does not fit" not in two_gpus_note(1)
+    assert "cannot tell" in copies_title(
+        CopiesFindings.of({"a": _results(90, 120), "b": _results(100, 110)}, "cpu", 0),
         "this CPU")
 
 
 def test_lost_requests_on_both_sides_of_the_notice_are_counted_apart():
     failure = dataclasses.replace(_failure([0.5, 0.6], [0.7, 0.8]), failed_after=2,
                                   failed_unnoticed=1, errors_after=("first error", "second"))
-    text = routing.failure_text(failure)
+    text = failure_text(failure)
     assert "2 failed (1 of them sent before the router counted the replica down)" in text
     assert "no retry saved them" in text and '"first error"' in text
 
@@ -393,15 +408,15 @@ def test_lost_requests_on_both_sides_of_the_notice_are_counted_apart():
 def test_extra_prompt_computations_are_named_a_cold_caches_first_visits():
     """A review read a 689 against 284 ms routing gain that came from 3 extra prompt
     computations per 18 requests, on caches each run began cold."""
-    extra = routing.routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
+    extra = routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
     assert "Each run began on a cold cache, so 2 of the extra computations" in extra
     assert "Each replica's cache" not in extra  # its size not given
-    none = routing.routing_text(_sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8))
+    none = routing_text(_sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8))
     assert "began on a cold cache, so the" not in none
 
 
 def _crowded(spreading_again: list[int], following_again: list[int],
-             cache_tokens: int) -> routing.RoutingFindings:
+             cache_tokens: int) -> RoutingFindings:
     """Two tenants of 100-token prompts on two replicas, four requests each a run: round robin
     visits both replicas with each tenant (4 first visits), cache_aware keeps them apart (2);
     each run's counters add ``*_again`` computations of a prompt beyond those."""
@@ -412,20 +427,20 @@ def _crowded(spreading_again: list[int], following_again: list[int],
                           queries=(5000.0, 5000.0),
                           hits=(5000.0, 5000.0 - (100 * (visits + extra) + 8 * 16)))
                 for extra in again]
-    return routing.RoutingFindings.of(runs(ROUND_ROBIN, [[2, 2], [2, 2]], spreading_again),
-                                      runs(CACHE_AWARE, [[4, 0], [0, 4]], following_again),
-                                      Tenants(2, 4, prefix_tokens=100), cache_tokens=cache_tokens)
+    return RoutingFindings.of(runs(ROUND_ROBIN, [[2, 2], [2, 2]], spreading_again),
+                              runs(CACHE_AWARE, [[4, 0], [0, 4]], following_again),
+                              Tenants(2, 4, prefix_tokens=100), cache_tokens=cache_tokens)
 
 
 def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompts():
     found = _crowded([3, 4, 5], [0, 0, 1], cache_tokens=150)
     assert [r.median for r in found.recomputed] == [4, 0]
     assert found.crowded and found.recompute == "following"
-    text = routing.routing_text(found)
+    text = routing_text(found)
     assert "Each replica's cache holds 150 tokens, fewer than the 2 tenants' prompts together" in (
         text) and "computed a prompt again 4 (3–5) times a run and cache_aware 0 (0–1)" in text
     assert "not only a cold start" in text
-    assert routing.policy_table(found).loc[
+    assert policy_table(found).loc[
         ROUND_ROBIN, "prompt computed again after its first visit (times a run)"] == "4 (3–5)"
 
 
@@ -437,10 +452,10 @@ def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompt
 def test_the_steady_state_lead_needs_a_crowded_cache_and_the_ranges_apart(again, cache_tokens,
                                                                           verdict, says):
     found = _crowded(*again, cache_tokens=cache_tokens)
-    assert found.recompute == verdict and says in routing.routing_text(found)
+    assert found.recompute == verdict and says in routing_text(found)
 
 
 def test_a_crowded_cache_holds_every_prompt_but_one_or_the_longest_request():
-    assert routing.crowded_cache_tokens(3, 1024, 2048) == 2048 + 256  # 2 prompts, one request
-    assert routing.crowded_cache_tokens(8, 2000, 4096) == 14_000 + 256
-    assert routing.crowded_cache_tokens(2, 256, 1024) == 1024 + 256  # holds both: not crowded
+    assert crowded_cache_tokens(3, 1024, 2048) == 2048 + 256  # 2 prompts, one request
+    assert crowded_cache_tokens(8, 2000, 4096) == 14_000 + 256
+    assert crowded_cache_tokens(2, 256, 1024) == 1024 + 256  # holds both: not crowded

@@ -111,7 +111,7 @@ ALIKE = 0.1
 ALONE_KEEPS = 1 - ALIKE
 
 # -- Past one machine (chapter 09) ---------------------------------------------------------------
-# Chapter 09's bars (``servelab.lessons.routing.routing`` imports them from here, with the
+# Chapter 09's bars (``servelab.lessons.routing.findings`` imports them from here, with the
 # reuse bar).
 HIT_RATE_SHOWN = 0.05     # prefix-cache hit rates that many points apart differ (routing)
 SAME_SPEED = 0.15         # output rates within 15 % count as the same (two copies, one server)

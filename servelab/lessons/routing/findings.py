@@ -1,0 +1,337 @@
+"""Chapter 09's findings, each figure and verdict computed once: what two routing policies did
+with the tenants' prompts (``RoutingFindings``, from each run's ``PolicyRun``), what users saw
+when a replica died (``Failure``) and two copies against one server (``CopiesFindings``). The
+words (``policy_words``, ``failure_words``, ``copies_words``, ``story``) only read them.
+
+Each comparison rests on repeated runs: two figures are called apart only when their ranges are
+(``servelab.bench.spread``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import pandas as pd
+
+from servelab.bench.frames import Result
+from servelab.bench.spread import Spread
+from servelab.bench.workloads import Tenants
+from servelab.lessons.thresholds import HIT_RATE_SHOWN, SAME_SPEED, TTFT_GAIN_SHOWN
+
+
+@dataclass(frozen=True)
+class PolicyRun:
+    """One routing policy's run of the tenants' traffic: the client's metrics, how many requests
+    of each tenant each replica served (``spread``: a row per tenant, a column per replica), each
+    replica's prefix-cache counters during the run (prompt tokens looked up, found), and the
+    router's command line."""
+
+    policy: str
+    summary: dict[str, float]
+    spread: pd.DataFrame
+    queries: tuple[float, ...]
+    hits: tuple[float, ...]
+    command_line: str = ""
+
+    @property
+    def hit_rate(self) -> float:
+        """Share of the prompt tokens looked up that the replicas found cached, all together."""
+        total = sum(self.queries)
+        return sum(self.hits) / total if total else math.nan
+
+    @property
+    def computed_tokens(self) -> float:
+        """Prompt tokens the replicas computed rather than found."""
+        return sum(self.queries) - sum(self.hits)
+
+    @property
+    def prefills(self) -> int:
+        """How many times a tenant's system prompt had to be computed, at least: once on each
+        replica that served any of that tenant's requests."""
+        return int((self.spread > 0).to_numpy().sum())
+
+    def prompt_computations(self, prefix_tokens: int, question_tokens: int) -> int:
+        """How many times the replicas computed a tenant's prompt, by their own counters: the
+        prompt tokens they computed, less every request's question, in prompts (rounded)."""
+        requests = int(self.spread.to_numpy().sum())
+        return max(0, round((self.computed_tokens - requests * question_tokens) / prefix_tokens))
+
+    def expected_computed(self, prefix_tokens: int, question_tokens: int) -> int:
+        """Prompt tokens the replicas should compute if each tenant's prompt is computed once per
+        replica that served the tenant and every other request computes only its question."""
+        requests = int(self.spread.to_numpy().sum())
+        return self.prefills * prefix_tokens + requests * question_tokens
+
+    @property
+    def kept_together(self) -> float:
+        """Mean share of a tenant's requests served by the replica that served most of them
+        (1: every tenant stayed on one replica; 1/replicas: spread evenly)."""
+        totals = self.spread.sum(axis=1)
+        return float((self.spread.max(axis=1) / totals).mean())
+
+
+class Lead(StrEnum):
+    """Which policy came out ahead on a count, the prefix-following one or the spreading one."""
+
+    FOLLOWING = "following"
+    SPREADING = "spreading"
+    SAME = "same"
+
+
+class FirstToken(StrEnum):
+    """The median first token with the prefix-following policy against the spreading one."""
+
+    SOONER = "sooner"
+    LATER = "later"
+    UNCLEAR = "unclear"
+
+
+def _first_token(spreading: Spread, following: Spread) -> FirstToken:
+    """Called apart only when the ranges are and the medians differ ``TTFT_GAIN_SHOWN``-fold."""
+    if following.below_by(spreading, TTFT_GAIN_SHOWN):
+        return FirstToken.SOONER
+    if following.above_by(spreading, TTFT_GAIN_SHOWN):
+        return FirstToken.LATER
+    return FirstToken.UNCLEAR
+
+
+def _cache(spreading: Spread, following: Spread) -> Lead:
+    """Which policy found more prompt tokens cached, by ``HIT_RATE_SHOWN`` points or more and
+    beyond the runs' ranges."""
+    if following.above(spreading) and following.median - spreading.median >= HIT_RATE_SHOWN:
+        return Lead.FOLLOWING
+    if following.below(spreading) and spreading.median - following.median >= HIT_RATE_SHOWN:
+        return Lead.SPREADING
+    return Lead.SAME
+
+
+def _by_policy(both: tuple[Sequence[PolicyRun], Sequence[PolicyRun]],
+               figure: Callable[[PolicyRun], float]) -> tuple[Spread, Spread]:
+    """``figure``'s spread over each policy's runs."""
+    return (Spread.of(figure(r) for r in both[0]), Spread.of(figure(r) for r in both[1]))
+
+
+@dataclass(frozen=True)
+class RoutingFindings:
+    """What two policies did with the same tenants' traffic over repeated runs, ``spreading``
+    first and ``following`` second in each pair: prompt computations, the share of a tenant's
+    requests kept on one replica, prompt tokens expected and counted, hit rate and median first
+    token, each over the runs; the requests per tenant and replica summed over the runs; and the
+    verdicts ``cache`` (``_cache``) and ``first_token`` (``_first_token``)."""
+
+    policies: tuple[str, str]
+    workload: Tenants
+    replicas: int
+    runs: int
+    prefills: tuple[Spread, Spread]
+    kept_together: tuple[Spread, Spread]
+    expected_tokens: tuple[Spread, Spread]
+    computed_tokens: tuple[Spread, Spread]
+    hit_rate: tuple[Spread, Spread]
+    ttft_ms_p50: tuple[Spread, Spread]
+    ttft_ms_p99: tuple[Spread, Spread]
+    recomputed: tuple[Spread, Spread]  # prompt computations a run beyond the first visits
+    pooled_spreads: dict[str, pd.DataFrame]
+    cache: Lead
+    first_token: FirstToken
+    prompt_alone_s: float = math.nan  # one tenant's prompt read alone on a replica (NaN: not timed)
+    cache_tokens: int = 0  # the smaller replica's KV cache, in tokens (0: not known)
+
+    @classmethod
+    def of(cls, spreading: Sequence[PolicyRun], following: Sequence[PolicyRun],
+           workload: Tenants, prompt_alone_s: float = math.nan,
+           cache_tokens: int = 0) -> RoutingFindings:
+        """``prompt_alone_s``: the first token of one tenant's prompt sent alone to a replica,
+        to set beside the prompt computations a policy added; ``cache_tokens``: the smaller
+        replica's KV cache, to say whether the tenants' prompts outgrew it."""
+        both = (spreading, following)
+        hits = _by_policy(both, lambda r: r.hit_rate)
+        ttft = _by_policy(both, lambda r: r.summary["ttft_ms_p50"])
+        return cls(
+            policies=(spreading[0].policy, following[0].policy), workload=workload,
+            replicas=spreading[0].spread.shape[1], runs=min(len(spreading), len(following)),
+            prefills=_by_policy(both, lambda r: r.prefills),
+            kept_together=_by_policy(both, lambda r: r.kept_together),
+            expected_tokens=_by_policy(both, lambda r: r.expected_computed(
+                workload.prefix_tokens, workload.question_tokens)),
+            computed_tokens=_by_policy(both, lambda r: r.computed_tokens),
+            hit_rate=hits, ttft_ms_p50=ttft,
+            ttft_ms_p99=_by_policy(both, lambda r: r.summary["ttft_ms_p99"]),
+            recomputed=_by_policy(both, lambda r: max(0, r.prompt_computations(
+                workload.prefix_tokens, workload.question_tokens) - r.prefills)),
+            pooled_spreads={runs[0].policy: sum((r.spread for r in runs[1:]), runs[0].spread)
+                            for runs in both},
+            cache=_cache(*hits), first_token=_first_token(*ttft), prompt_alone_s=prompt_alone_s,
+            cache_tokens=cache_tokens,
+        )
+
+    @property
+    def requests(self) -> int:
+        """Requests in one run of the traffic."""
+        return self.workload.tenants * self.workload.requests_per_tenant
+
+    @property
+    def prompt_tokens(self) -> int:
+        """One request's prompt: its tenant's prompt and its question."""
+        return self.workload.prefix_tokens + self.workload.question_tokens
+
+    @property
+    def tenant_prompts_tokens(self) -> int:
+        """Every tenant's prompt together, in tokens."""
+        return self.workload.tenants * self.workload.prefix_tokens
+
+    @property
+    def median_hits(self) -> tuple[bool, bool]:
+        """Whether, under each policy, the median request found its tenant's prompt cached: in
+        every run fewer than half the requests were the ones that computed a prompt."""
+        spreading, following = self.prefills
+        return (2 * spreading.high < self.requests, 2 * following.high < self.requests)
+
+    @property
+    def crowded(self) -> bool:
+        """The tenants' prompts together outgrow one replica's cache: a replica serving every
+        tenant must push one prompt out to hold another."""
+        return 0 < self.cache_tokens < self.tenant_prompts_tokens
+
+    @property
+    def recompute(self) -> Lead:
+        """Which policy computed prompts again beyond their first visits less often, the runs'
+        ranges apart."""
+        spreading, following = self.recomputed
+        if following.below(spreading):
+            return Lead.FOLLOWING
+        if spreading.below(following):
+            return Lead.SPREADING
+        return Lead.SAME
+
+    @property
+    def extra_prefills(self) -> float:
+        """Prompt computations a run made under the spreading policy beyond the following one's
+        (medians)."""
+        return self.prefills[0].median - self.prefills[1].median
+
+
+class Survivors(StrEnum):
+    """How long the requests that succeeded after the kill took against those before it."""
+
+    FASTER = "faster"
+    SLOWER = "slower"
+    ALIKE = "the ranges overlap"
+    UNTOLD = "too few requests on one side"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What users saw when a replica was killed during a run through the router: run-clock
+    times (s) of the kill and of the router counting the replica down (NaN: it did not within
+    the run), and the requests, split by when they were sent."""
+
+    killed_s: float
+    noticed_s: float
+    failed_before: int  # sent before the kill and failed (in flight on the dead replica)
+    failed_after: int   # sent after the kill and failed
+    failed_unnoticed: int  # of those, sent before the router counted the replica down
+    sent_before: int
+    sent_after: int
+    latency_before: Spread | None  # sent to last token (s) of those that succeeded
+    latency_after: Spread | None
+    errors_after: tuple[str, ...]  # what the requests that failed after the kill reported
+    retries: float      # requests the router sent again, to another replica
+    health_interval_s: int  # how often the router checked each replica's /health
+    health_failures: int    # failed checks in a row before it counted a replica down
+
+    @property
+    def failed(self) -> int:
+        return self.failed_before + self.failed_after
+
+    @property
+    def detection_s(self) -> float:
+        return self.noticed_s - self.killed_s
+
+    @property
+    def survivors(self) -> Survivors:
+        """The answers after the kill against those before, apart only when every one on one
+        side took less than every one on the other."""
+        before, after = self.latency_before, self.latency_after
+        if before is None or after is None or min(before.n, after.n) < 2:
+            return Survivors.UNTOLD
+        if after.below(before):
+            return Survivors.FASTER
+        if after.above(before):
+            return Survivors.SLOWER
+        return Survivors.ALIKE
+
+
+class CopiesVerdict(StrEnum):
+    """Which setup delivered more output: two copies behind the router or the other one."""
+
+    COPIES = "copies"
+    ONE = "one"
+    SAME = "same"
+
+
+def copies_verdict(copies: Spread, other: Spread) -> CopiesVerdict:
+    """Called apart only when the runs' ranges are and the medians differ by ``SAME_SPEED`` or
+    more."""
+    if copies.above_by(other, 1 + SAME_SPEED):
+        return CopiesVerdict.COPIES
+    if copies.below_by(other, 1 + SAME_SPEED):
+        return CopiesVerdict.ONE
+    return CopiesVerdict.SAME
+
+
+@dataclass(frozen=True)
+class SetupRuns:
+    """One setup's repeated closed-loop runs: its output rate and median time per token."""
+
+    label: str
+    output_tok_s: Spread
+    tpot_ms_p50: Spread
+
+    @classmethod
+    def of(cls, label: str, results: Sequence[Result]) -> SetupRuns:
+        summaries = [result.summary() for result in results]
+        return cls(label, Spread.of(float(s["output_tok_s"]) for s in summaries),
+                   Spread.of(float(s["tpot_ms_p50"]) for s in summaries))
+
+
+@dataclass(frozen=True)
+class CopiesFindings:
+    """Two replicas behind the router against one server with the whole device and, with two
+    GPUs, one model split over both (``split``); ``verdict`` (copies against one server) and
+    ``split_verdict`` (copies against the split model) from ``copies_verdict``."""
+
+    copies: SetupRuns
+    one: SetupRuns
+    split: SetupRuns | None
+    device_kind: str
+    gpus: int
+    verdict: CopiesVerdict
+    split_verdict: CopiesVerdict | None
+
+    @classmethod
+    def of(cls, runs: Mapping[str, Sequence[Result]], device_kind: str,
+           gpus: int) -> CopiesFindings:
+        """``runs``: the replicas' runs first, then the one server's, then the split model's."""
+        setups = [SetupRuns.of(label, results) for label, results in runs.items()]
+        copies, one, split = setups[0], setups[1], (setups[2] if len(setups) > 2 else None)
+        return cls(copies, one, split, device_kind, gpus,
+                   copies_verdict(copies.output_tok_s, one.output_tok_s),
+                   None if split is None else copies_verdict(copies.output_tok_s,
+                                                             split.output_tok_s))
+
+    @property
+    def setups(self) -> list[SetupRuns]:
+        return [self.copies, self.one, *([self.split] if self.split else [])]
+
+
+@dataclass(frozen=True)
+class PastOneMachine:
+    """The page's findings: routing, the failure, copies against one server."""
+
+    routing: RoutingFindings
+    failure: Failure
+    copies: CopiesFindings

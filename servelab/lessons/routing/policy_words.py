@@ -1,0 +1,163 @@
+"""The words of chapter 09's routing section: the policies' table, the tenant-spread figure's
+title and what the two policies did with the tenants' prompts, each read from
+``RoutingFindings``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+from servelab.bench.spread import Spread
+from servelab.lessons.routing.findings import FirstToken, Lead, RoutingFindings
+
+
+def policy_table(found: RoutingFindings) -> pd.DataFrame:
+    """One row per policy (the index) as the page prints it: each figure the median over the
+    runs with their range in brackets."""
+    rows = [{
+        "policy": policy, "runs": f"{found.hit_rate[index].n}",
+        "share of a tenant's requests on its busiest replica":
+            found.kept_together[index].with_range(2),
+        "prompt computed (times a run)": found.prefills[index].with_range(),
+        "prompt computed again after its first visit (times a run)":
+            found.recomputed[index].with_range(),
+        "prompt tokens computed": found.computed_tokens[index].with_range(),
+        "hit rate": found.hit_rate[index].with_range(2),
+        "first token p50 (ms)": found.ttft_ms_p50[index].with_range(),
+    } for index, policy in enumerate(found.policies)]
+    return pd.DataFrame(rows).set_index("policy")
+
+
+def spread_title(found: RoutingFindings) -> str:
+    """The tenant-spread figure's finding."""
+    (spreading, following), kept = found.policies, found.kept_together
+    return (f"{spreading}: {kept[0].median:.0%} of a tenant's requests on one replica; "
+            f"{following}: {kept[1].median:.0%} (medians of {found.runs} runs; the bars add "
+            "up every run)")
+
+
+def _share(spread: Spread) -> str:
+    """A share over the runs: "82% (80–83%)", or "82% (every run)" when they agree."""
+    if f"{spread.low:.0%}" == f"{spread.high:.0%}":
+        return f"{spread.median:.0%} (every run)"
+    return f"{spread.median:.0%} ({spread.low:.0%}–{spread.high:.0%})"
+
+
+def routing_text(found: RoutingFindings) -> str:
+    """What the two policies did with the tenants' prompts, from the repeated runs."""
+    work = found.workload
+    (spreading, following) = found.policies
+    hits, ttft = found.hit_rate, found.ttft_ms_p50
+    text = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
+            f"opening with its tenant's {work.prefix_tokens}-token prompt; each policy ran this "
+            f"traffic {found.runs} times, interleaved, each time on a cold cache. A tenant's "
+            "prompt has to be computed once on every replica that serves the tenant: with "
+            f"{spreading} that made {found.prefills[0].median:.0f} computations of a prompt in a "
+            f"run (median; {found.kept_together[0].median:.0%} of a tenant's requests went to one "
+            f"replica), with {following} {found.prefills[1].median:.0f} "
+            f"({found.kept_together[1].median:.0%}). Add each request's {work.question_tokens}-"
+            f"token question and the replicas should compute "
+            f"{found.expected_tokens[0].median:,.0f} and {found.expected_tokens[1].median:,.0f} "
+            "prompt tokens; "
+            f"their own counters say {found.computed_tokens[0].median:,.0f} and "
+            f"{found.computed_tokens[1].median:,.0f}, and found {_share(hits[0])} and "
+            f"{_share(hits[1])} of the prompt tokens cached. ")
+    text += {
+        Lead.FOLLOWING: (
+            "Following the prefixes kept more of the saving prefix caching offers, in every run: "
+            f"a spreading policy makes each of the {found.replicas} replicas compute every "
+            "tenant's prompt for itself. "),
+        Lead.SPREADING: (
+            "Here the spreading policy found more in the cache, in every run, against what the "
+            "policies are built for: look at the spread above for the reason. "),
+        Lead.SAME: (
+            "The runs cannot tell the two hit rates apart: their ranges touch, or they differ by "
+            "only a few points. In these runs routing made no clear difference to the cache. "),
+    }[found.cache]
+    medians = (f"{ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
+               f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
+    text += {
+        FirstToken.SOONER: (
+            f"First tokens came sooner with {following} (median {medians}). "
+            + _sooner_cause(found)),
+        FirstToken.LATER: (
+            f"Yet first tokens came later with {following} (median {medians}): keeping tenants "
+            "together can pile their requests onto one replica while the other idles."),
+        FirstToken.UNCLEAR: (
+            f"The median first token with {following} against {spreading} was {medians}: the "
+            "runs cannot tell them apart."),
+    }[found.first_token]
+    return text + _cold_start_text(found)
+
+
+def _cold_start_text(found: RoutingFindings) -> str:
+    """What the extra prompt computations are: a cold cache's one-off cost, which a warm
+    service would not pay again (empty where the spreading policy computed no more)."""
+    if found.extra_prefills <= 0:
+        return ""
+    spreading, following = found.policies
+    return (f" Each run began on a cold cache, so {found.extra_prefills:.0f} of the extra "
+            f"computations of a prompt that {spreading} made in a run of {found.requests} "
+            "requests are first visits: a tenant's first request on each replica. A service "
+            "that keeps running pays those once." + _crowding_text(found))
+
+
+def _crowding_text(found: RoutingFindings) -> str:
+    """Whether the tenants' prompts outgrew a replica's cache, and which policy computed them
+    again beyond the first visits (empty where the cache's size is not known)."""
+    work, (spreading, following) = found.workload, found.policies
+    total = found.tenant_prompts_tokens
+    if found.cache_tokens <= 0:
+        return ""
+    room = f" Each replica's cache holds {found.cache_tokens:,} tokens"
+    if not found.crowded:
+        return (f"{room}, room for all {work.tenants} tenants' prompts at once ({total:,} "
+                "tokens), so none was pushed out: after the first visits both replicas hold "
+                f"every prompt, and {following} keeps its lead only where the prompts together "
+                "outgrow one replica's cache, which this cache does not test.")
+    again = found.recomputed
+    text = (f"{room}, fewer than the {work.tenants} tenants' prompts together ({total:,}): a "
+            "replica that serves every tenant pushes one prompt out to hold another and "
+            "computes it again when that tenant comes back. Beyond the first visits, "
+            f"{spreading} computed a prompt again {again[0].with_range()} times a run and "
+            f"{following} {again[1].with_range()}. ")
+    return text + {
+        Lead.FOLLOWING: (
+            f"So {following}'s lead is not only a cold start: with the prompts too many for one "
+            "cache, keeping each tenant on one replica keeps its prompt from being pushed out, "
+            "run after run."),
+        Lead.SPREADING: (
+            f"Here {spreading} computed fewer again, against what following the prefixes is "
+            "built for: look at the spread above for the reason."),
+        Lead.SAME: (
+            "The runs' ranges do not set them apart, so these runs show no lead beyond the first "
+            "visits."),
+    }[found.recompute]
+
+
+def _sooner_cause(found: RoutingFindings) -> str:
+    """Why the prefix-following policy's median first token came sooner, from which policy's
+    median request found its prompt cached."""
+    spreading, following = found.policies
+    if not found.median_hits[1]:
+        return (f"Yet with {following} most requests in a run computed their tenant's prompt, so "
+                "the median request was no cache hit and the cache does not explain this; these "
+                "runs do not show what does.")
+    if not found.median_hits[0]:
+        return (f"With {following} the median request found its tenant's prompt in the cache "
+                f"and with {spreading} it did not: a prompt found cached is not computed again.")
+    if found.extra_prefills <= 0:
+        return ("The median request found its tenant's prompt cached under both policies, and "
+                f"{spreading} computed no more prompts than {following}, so these runs do not "
+                "show why.")
+    alone = ("" if math.isnan(found.prompt_alone_s) else
+             f" (one such prompt sent alone to a replica took {found.prompt_alone_s:.2f} s to "
+             "its first token)")
+    return (f"The hit itself does not explain it: the median request found its tenant's prompt "
+            f"cached under both policies (at most {found.prefills[0].high:.0f} and "
+            f"{found.prefills[1].high:.0f} of the {found.requests} requests in a run computed "
+            f"it). What {spreading} added was {found.extra_prefills:.0f} more computations of a "
+            f"{found.prompt_tokens:,}-token prompt in a run{alone}, and the requests that "
+            "reached a replica meanwhile waited behind them or shared their steps.")
