@@ -20,7 +20,7 @@ from servelab.bench.options import RunOptions
 from servelab.bench.server_metrics import fetch_metrics
 from servelab.engines.vllm_server import Server
 from servelab.lessons.batching.findings import BatchFindings, two_level_sweep
-from servelab.lessons.chunking.chunked_prefill import chunking_state
+from servelab.lessons.chunking.engine_log import chunking_state
 
 STEP_BUDGET = 256  # tokens per step: a prompt longer than this is prefilled in chunks
 LONG_PROMPT_WORDS = 600

@@ -1,4 +1,4 @@
-"""servelab.lessons.chunking.chunked_prefill: sizing, the log, the compare table, findings, text."""
+"""servelab.lessons.chunking: sizing, the log, the compare table, findings, text."""
 
 from __future__ import annotations
 
@@ -6,33 +6,37 @@ import dataclasses
 
 import matplotlib
 import matplotlib.pyplot
+import pandas as pd
 import pytest
 
 from servelab import plots
 from servelab.bench.frames import Result
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
-from servelab.lessons.chunking import chunked_prefill
-from servelab.lessons.chunking.chunked_prefill import (
+from servelab.lessons.chunking.engine_log import chunking_state
+from servelab.lessons.chunking.findings import (
     AloneCost,
-    BudgetPlan,
     DealVerdict,
     HitchGrowth,
     PauseVerdict,
     ReadAlone,
-    Reading,
     ReadingTail,
-    Sizing,
     TargetVerdict,
     TradeFindings,
     WaitVerdict,
+)
+from servelab.lessons.chunking.measuring import compare, compare_view, documents_queued, run_figures
+from servelab.lessons.chunking.sizing import (
+    BudgetPlan,
+    Reading,
+    Sizing,
     budget_for,
-    chunking_state,
-    documents_queued,
+    document_for,
     read_alone_s,
     spacing_for,
     user_tokens_for,
 )
+from servelab.lessons.chunking.words import effect_text, sizing_text, story
 from servelab.tables import readable
 from tests.support import record as _record
 
@@ -59,7 +63,7 @@ def test_budget_is_the_pause_at_the_measured_rate_in_whole_blocks():
 def test_compare_gives_each_setting_the_range_over_its_runs_and_the_plot_draws_them():
     runs = {"whole": [_interferer_result(0.8), _interferer_result(0.6)],
             "chunked": [_interferer_result(0.2), _interferer_result(0.3), _interferer_result(0.25)]}
-    table = chunked_prefill.compare(runs, hitch_ms=60.0)
+    table = compare(runs, hitch_ms=60.0)
     pause = Spread.in_row(table.loc["whole"], "users_longest_gap_ms")
     assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((700, 600, 800, 2))
     assert Spread.in_row(table.loc["chunked"], "document_ttft_s").n == 3
@@ -96,18 +100,18 @@ def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
                  _record(3, 0.8, [0.03], ttft=0.7, role="interferer"),
                  _record(4, 9.0, [0.03], ttft=0.2, role="interferer")]  # the users are done
     run = Result(None, [*users, *documents], 10.0)
-    figures = chunked_prefill.run_figures(run, window_s=0.7, hitch_ms=100.0)
+    figures = run_figures(run, window_s=0.7, hitch_ms=100.0)
     assert figures["users_longest_gap_ms"] == pytest.approx(600)  # 500 and 700: the median
     assert figures["document_ttft_s"] == pytest.approx(0.6)
     assert figures["hitches_per_document"] == 1
-    row = chunked_prefill.compare({"run": [run, run]}, hitch_ms=100.0).iloc[0]
-    shown = readable(chunked_prefill.compare_view(row.to_frame().T)).T["run"]
+    row = compare({"run": [run, run]}, hitch_ms=100.0).iloc[0]
+    shown = readable(compare_view(row.to_frame().T)).T["run"]
     assert shown["users' longest pause (ms)"] == "600 (all 2 alike)"
     assert shown["document's first token (s)"] == "0.60 (all 2 alike)"
     assert not any("_n" in name or "lowest" in name for name in shown.index)  # no counts shown
     late = [_record(2, 9.0, [0.03], ttft=0.2, role="interferer")]
     with pytest.raises(RuntimeError, match="no user was still decoding"):
-        chunked_prefill.compare({"late": [Result(None, [*users, *late], 10.0)]}, hitch_ms=100.0)
+        compare({"late": [Result(None, [*users, *late], 10.0)]}, hitch_ms=100.0)
 
 
 PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, step_ms=0.0,
@@ -159,7 +163,7 @@ def test_tail_verdicts_while_a_document_is_read(after, verdict):
 def test_the_chunked_pauses_are_held_against_their_target(chunked, verdict, says):
     found = findings(chunked)
     assert found.target_verdict is verdict
-    assert says in chunked_prefill.effect_text(found)
+    assert says in effect_text(found)
 
 
 @pytest.mark.parametrize(("share_whole", "share_chunked", "says"), [
@@ -172,7 +176,7 @@ def test_the_pooled_p99_sees_the_hitches_only_past_one_gap_in_a_hundred(share_wh
                                                                          share_chunked, says):
     whole = _row(800, 150, 700, 31, 5.0, share=share_whole)
     found = findings(_row(300, 400, 250, 31, 6.0, share=share_chunked), whole=whole)
-    text = chunked_prefill.effect_text(found)
+    text = effect_text(found)
     assert says in text and "99th-percentile gap was 150 ms (range 135–165 ms over 3 runs)" in text
     assert "hitches (gaps of 74 ms or longer" in text  # no usual step, half of 147 ms
     assert "400 ms (range 360–440 ms over 3 runs) with chunks: higher with chunks" in text
@@ -187,7 +191,7 @@ def test_the_pooled_p99_sees_the_hitches_only_past_one_gap_in_a_hundred(share_wh
 ])
 def test_the_chunk_hitches_are_counted_and_their_growth_judged(last, growth, says):
     found = findings(_row(300, 200, 250, 31, 6.0, hitches=6, first=250.0, last=last))
-    assert found.hitch_growth is growth and says in chunked_prefill.effect_text(found)
+    assert found.hitch_growth is growth and says in effect_text(found)
 
 
 @pytest.mark.parametrize(("chunked", "verdict", "says"), [
@@ -201,18 +205,18 @@ def test_the_chunk_hitches_are_counted_and_their_growth_judged(last, growth, say
 def test_the_better_deal_needs_a_shorter_pause_and_no_longer_user_runs(chunked, verdict, says):
     found = findings(chunked)
     assert found.deal_verdict is verdict
-    text = chunked_prefill.effect_text(found)
+    text = effect_text(found)
     assert says in text and "Each user's own run took 30.0 s" in text
     assert ("better deal for the users" in text) == (verdict is DealVerdict.BETTER)
 
 
 def test_documents_that_queue_behind_another_are_counted_and_said():
-    rows = chunked_prefill.pd.DataFrame({"sent_s": [1.0, 4.0, 7.0], "ttft_s": [3.5, 2.0, 9.0]})
+    rows = pd.DataFrame({"sent_s": [1.0, 4.0, 7.0], "ttft_s": [3.5, 2.0, 9.0]})
     assert documents_queued(rows) == 1  # the second came at 4.0, the first's token at 4.5
     assert documents_queued(rows.iloc[[0, 2]]) == 0
-    queued = chunked_prefill.effect_text(findings(_row(300, 200, 250, 31, 6.5, queued=2)))
+    queued = effect_text(findings(_row(300, 200, 250, 31, 6.5, queued=2)))
     assert "with chunks 2 documents arrived before the one ahead" in queued
-    apart = chunked_prefill.effect_text(findings(_row(300, 200, 250, 31, 6.5)))
+    apart = effect_text(findings(_row(300, 200, 250, 31, 6.5)))
     assert "none of these waits includes queueing" in apart
 
 
@@ -238,12 +242,12 @@ def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
     alone = ReadAlone(one_step_s=3.6, chunked_s=6.0)
     found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
                                     plan=PLAN, alone=alone)
-    text = chunked_prefill.effect_text(found)
+    text = effect_text(found)
     assert "3.60 s in one step and 6.00 s in 6 chunks: +2.40 s, +400 ms a chunk" in text
     assert "medians above differ by 2.50 s" in text
     assert "a chunk took 1,000 ms on average" in text  # 6.0 s over 6 chunks
     assert "gives 147 ms for its reading" in text  # 368 tokens at 2,500 tok/s
-    alone_missing = chunked_prefill.effect_text(findings(_row(300, 200, 1000, 31, 7.5)))
+    alone_missing = effect_text(findings(_row(300, 200, 1000, 31, 7.5)))
     assert "cannot say how much of the later first token is chunking's own cost" in alone_missing
     assert "cannot say where the extra time went" in alone_missing
     assert ReadAlone.of(PrefillFit(0.0, 1000.0, 500, 4000), PrefillFit(50.0, 800.0, 500, 4000),
@@ -261,32 +265,32 @@ def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
 def test_the_reads_alone_weigh_chunkings_cost_only_when_undisturbed(alone, verdict, says):
     found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
                                     plan=PLAN, alone=alone)
-    text = chunked_prefill.effect_text(found)
+    text = effect_text(found)
     assert found.alone_cost is verdict and says in text
     assert ("ms a chunk" in text) == (verdict is AloneCost.SEEN)
 
 
 def test_the_sizing_says_whether_the_budget_was_rounded_to_blocks():
-    rounded = chunked_prefill.sizing_text(PLAN)  # 375 tokens bought, 368 in blocks of 16
+    rounded = sizing_text(PLAN)  # 375 tokens bought, 368 in blocks of 16
     assert "buys 375 tokens. Rounded down to whole blocks of 16 tokens" in rounded
     # a step with a chunk is the usual step and the chunk: 50 ms of it leaves 100 ms to read in
     assert dataclasses.replace(PLAN, step_ms=50.0).wanted_tokens == pytest.approx(250)
     assert budget_for(2500.0, 150, step_ms=50.0, smallest=8, largest=2000, block=16) == 240
-    assert "leaves no time to read a chunk in" in chunked_prefill.sizing_text(
+    assert "leaves no time to read a chunk in" in sizing_text(
         dataclasses.replace(PLAN, step_ms=200.0))
     # the CPU engine's 128-token block is more than the 116 tokens the target buys
     small = BudgetPlan(first_budget=8192, prefill_tok_s=291, pause_ms=400, step_ms=0.0,
                        budget=116, document_tokens=600, block=128)
-    text = chunked_prefill.sizing_text(small)
+    text = sizing_text(small)
     assert "less than one of this engine's 128-token blocks, so it is not rounded" in text
     assert "budget is 116 tokens" in text and "Rounded" not in text
-    floor = chunked_prefill.sizing_text(dataclasses.replace(small, prefill_tok_s=100))
+    floor = sizing_text(dataclasses.replace(small, prefill_tok_s=100))
     assert "buys 40 tokens" in floor and "every sequence it may hold" in floor
 
 
 def test_the_sizing_names_the_rate_once_when_given_the_fit_it_came_from():
     fit = PrefillFit(fixed_ms=130.0, tok_s=1500.0, short_tokens=64, long_tokens=2016)
-    text = chunked_prefill.sizing_text(dataclasses.replace(PLAN, prefill_tok_s=fit.tok_s), fit=fit)
+    text = sizing_text(dataclasses.replace(PLAN, prefill_tok_s=fit.tok_s), fit=fit)
     assert text.startswith("This device: prefill 1,500 prompt tokens/s after a fixed 130 ms")
     assert "(fitted from 64- and 2,016-token prompts). A step that carries a chunk" in text
     assert text.count("1,500") == 1 and "Alone, the document" not in text
@@ -294,9 +298,9 @@ def test_the_sizing_names_the_rate_once_when_given_the_fit_it_came_from():
 
 def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
     found = findings(_row(300, 200, 1000, 31, 6.5))
-    users, document = chunked_prefill.effect_text(found).split("\n\n")
-    story = chunked_prefill.story(found, "")
-    assert users in story and document in story and "up to 6 shorter ones" in users
+    users, document = effect_text(found).split("\n\n")
+    page = story(found, "")
+    assert users in page and document in page and "up to 6 shorter ones" in users
     assert "1.3× as long" in document
     assert "s for a first token in one step (range" in document  # the first run's read, named
 
@@ -321,7 +325,7 @@ def test_plan_verdicts(plan, first, sizing):
 
 
 def test_story_06_words_a_capped_pause_with_a_worse_tail():
-    text = chunked_prefill.story(findings(_row(300, 200, 1000, 31, 6.5)), "a long pause")
+    text = story(findings(_row(300, 200, 1000, 31, 6.5)), "a long pause")
     assert "a long pause" in text and "368-token chunks" in text
     assert "up to 6 shorter ones" in text and "did not make the stream even" in text
     assert "1.3× as long" in text and "read the document in a single step" in text
@@ -331,7 +335,7 @@ def test_story_06_words_a_capped_pause_with_a_worse_tail():
 
 
 def test_story_06_says_when_the_run_cannot_tell():
-    text = chunked_prefill.story(findings(_row(300, 100, 650, 31, 5.1, n=1)), "")
+    text = story(findings(_row(300, 100, 650, 31, 5.1, n=1)), "")
     assert "cannot say whether chunking shortened" in text
     assert "cannot tell the two waits apart" in text and "capped" not in text
     assert "You left the prediction empty" in text
@@ -339,25 +343,25 @@ def test_story_06_says_when_the_run_cannot_tell():
 
 def test_story_06_words_the_plan_it_was_given():
     chunks_first = BudgetPlan(512, 2500, 150, 0.0, 368, 2000, 16)
-    text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=chunks_first), "")
+    text = story(findings(_row(300, 100, 250, 31, 6.0), plan=chunks_first), "")
     assert "even the first run read it in 4 chunks" in text
     assert "the better deal for the users" in text
     unsplit = BudgetPlan(4096, 50_000, 150, 0.0, 2000, 2000, 16)
-    text = chunked_prefill.story(findings(_row(300, 100, 250, 31, 6.0), plan=unsplit), "")
+    text = story(findings(_row(300, 100, 250, 31, 6.0), plan=unsplit), "")
     assert "cannot split it" in text and "not chunking" in text and "capped" not in text
     floor = BudgetPlan(4096, 20, 150, 0.0, 8, 2000, 16)
-    assert "longer than aimed for" in chunked_prefill.story(
+    assert "longer than aimed for" in story(
         findings(_row(300, 100, 250, 31, 6.0), plan=floor), "")
 
 
 def test_the_document_is_sized_to_a_few_pauses_at_the_measured_rate():
     # 4,000 tok/s (bf16 on AMX) and a 400 ms target: 4,800 tokens, 1.2 s in one step.
-    assert chunked_prefill.document_for(4000.0, 400.0, smallest=600, largest=8128) == 4800
+    assert document_for(4000.0, 400.0, smallest=600, largest=8128) == 4800
     # A slow CPU keeps the size table's floor; a fast one stops at the context.
-    assert chunked_prefill.document_for(100.0, 400.0, smallest=600, largest=8128) == 600
-    assert chunked_prefill.document_for(40_000.0, 400.0, smallest=600, largest=8128) == 8128
+    assert document_for(100.0, 400.0, smallest=600, largest=8128) == 600
+    assert document_for(40_000.0, 400.0, smallest=600, largest=8128) == 8128
     with pytest.raises(ValueError, match="must be positive"):
-        chunked_prefill.document_for(0.0, 400.0, smallest=600, largest=8128)
+        document_for(0.0, 400.0, smallest=600, largest=8128)
 
 
 CHUNKED_LOG = """\

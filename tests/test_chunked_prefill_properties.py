@@ -1,4 +1,4 @@
-"""Properties of the chunk-budget sizing (servelab.lessons.chunking.chunked_prefill) over its
+"""Properties of the chunk-budget sizing (servelab.lessons.chunking.sizing) over its
 whole input range, beside the examples of test_chunked_prefill.py: the budget stays within its
 bounds, ends on a block, grows with the pause and the rate, and never buys a longer step than
 the pause unless the floor asks for it; the document, spacing and users' lengths likewise."""
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from servelab.lessons.chunking.chunked_prefill import (
+from servelab.lessons.chunking.sizing import (
     DOCUMENT_PAUSES,
     SPACING_MARGIN,
     BudgetPlan,

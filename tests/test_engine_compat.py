@@ -18,7 +18,7 @@ from servelab.bench.client import PlannedRequest, request_body
 from servelab.bench.server_metrics import parse_metrics
 from servelab.engines.vllm_server import CapacityNotFound, Server, parse_capacity
 from servelab.hardware import PRE_AMPERE_ATTENTION_BACKEND, Device
-from servelab.lessons.chunking.chunked_prefill import chunking_state
+from servelab.lessons.chunking.engine_log import chunking_state
 from servelab.lessons.prefix.probe import prompt_split
 
 FIXTURES = Path(__file__).parent / "fixtures"

@@ -8,7 +8,8 @@ import pytest
 from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.batching.findings import BatchFindings
-from servelab.lessons.chunking.chunked_prefill import BudgetPlan, TradeFindings
+from servelab.lessons.chunking.findings import TradeFindings
+from servelab.lessons.chunking.sizing import BudgetPlan
 from servelab.lessons.overview.findings import LessonFindings
 from servelab.lessons.overview.words import (
     batching_text,
@@ -82,7 +83,7 @@ def test_prefix_reuse_not_shown() -> None:
 
 
 def gaps(longest_ms: float, ttft_s: float) -> dict[str, float]:
-    """A row of ``chunked_prefill.compare`` over three runs, 10 % either side."""
+    """A row of ``chunking.measuring.compare`` over three runs, 10 % either side."""
     row = {"users_itl_ms_p50": 30.0, "documents_queued": 0, "first_hitch_ms": float("nan"),
            "last_hitch_ms": float("nan"), **Spread(20.0, 19.0, 21.0, 3).columns("users_done_s")}
     for key, median in (("users_longest_gap_ms", longest_ms), ("document_ttft_s", ttft_s),

@@ -66,7 +66,7 @@ import pandas as _pd
 
 import servelab.bench as _bench
 import servelab.bench.bandwidth as _bandwidth
-import servelab.lessons.chunking.chunked_prefill as _chunked
+import servelab.lessons.chunking.measuring as _chunked
 import servelab.lessons.paging.kv as _kv
 import servelab.hardware as _hardware
 import servelab.env as _env

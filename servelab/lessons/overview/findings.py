@@ -2,7 +2,7 @@
 
 Each record is built once, by the module of the chapter that studies the effect: batching by
 ``batch_findings`` (02), prefix reuse by ``reuse_findings`` (04) and chunked prefill by
-``chunked_prefill`` (06). The summary words the same records the sections above it worded, so the
+``chunking.findings`` (06). The summary words the same records the sections above it worded, so the
 page cannot say two things about one run.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from servelab.lessons.batching.findings import BatchFindings
-from servelab.lessons.chunking.chunked_prefill import TradeFindings
+from servelab.lessons.chunking.findings import TradeFindings
 from servelab.lessons.prefix.reuse_findings import ReuseFindings
 
 

@@ -2,7 +2,7 @@
 measurement turns into. Every effect is found elsewhere, once, and shared with its deep-dive
 chapter: batching in ``servelab.lessons.batching.findings`` (01, 02), paging in
 ``paging.findings`` (03), prefix reuse in ``prefix.reuse_findings`` (04), chunked prefill in
-``chunking.chunked_prefill`` (06, whose words chapter 00 shows too), and the summary's three
+``chunking.findings`` (06, whose words chapter 00 shows too), and the summary's three
 effects in ``overview.findings``. (Where the lesson comes from, and the credit its licence
 asks for, is course tooling: ``course.lesson``.)
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
 from servelab.lessons.batching.steps import NOISE_TEXT, sweep_ranges
-from servelab.lessons.chunking.chunked_prefill import PauseVerdict, TradeFindings, WaitVerdict
+from servelab.lessons.chunking.findings import PauseVerdict, TradeFindings, WaitVerdict
 from servelab.lessons.overview.findings import LessonFindings
 from servelab.lessons.paging.findings import PagingFindings, RanVerdict
 from servelab.lessons.prefix.reuse_findings import FirstTokenVerdict, ReuseFindings

@@ -1,0 +1,301 @@
+"""Chapter 06's findings: :class:`TradeFindings` judges the two rows of ``measuring.compare``
+once, computing every figure and verdict the page (and chapter 00's summary) words;
+``chunking.words`` only words them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from servelab.bench.prefill import PrefillFit
+from servelab.bench.spread import Spread
+from servelab.lessons.chunking.sizing import BudgetPlan, Reading, read_alone_s
+from servelab.lessons.thresholds import PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+
+
+class PauseVerdict(StrEnum):
+    """The users' longest pause with chunks against in one step, over the runs."""
+
+    NOT_SPLIT = "the chunked run read it in one step too"  # nothing for chunking to change
+    NO_SPREAD = "one run a side"  # a single value has no range to weigh a difference by
+    SHORTER = "shorter"  # ranges apart, and PAUSE_GAIN_SHOWN× below the one-step pause
+    NOT_SHOWN = "not shorter beyond the spread"
+
+
+class ReadingTail(StrEnum):
+    """The users' p99 gap while a document was read, with chunks against in one step."""
+
+    WORSE = "worse beyond the spread"
+    BETTER = "better"  # ranges apart, and PAUSE_GAIN_SHOWN× below the one-step tail
+    LOWER = "lower beyond the spread, by less than the bar"
+    OVERLAP = "the ranges overlap"
+
+
+class TargetVerdict(StrEnum):
+    """The users' longest pause with chunks against the pause the budget was sized for."""
+
+    NEAR = "near the target"  # some run's pause within PAUSE_OFF_TARGET× of it either way
+    OVER = "over the target"  # every run's pause over PAUSE_OFF_TARGET× the target
+    UNDER = "under the target"  # every run's pause under the target by PAUSE_OFF_TARGET×
+
+
+class WaitVerdict(StrEnum):
+    """The document's own first token with chunks against in one step."""
+
+    NOT_SPLIT = "the chunked run read it in one step too"
+    LATER = "later beyond the spread"
+    SOONER = "sooner beyond the spread"
+    OVERLAP = "the ranges overlap"
+
+
+class DealVerdict(StrEnum):
+    """Whether chunking was the better deal for the decoding users: their worst pause shorter
+    beyond the spread, while neither their own runs (over the users) nor their tail while a
+    document was read got worse beyond the spread."""
+
+    NOT_SHOWN = "the worst pause was not shorter beyond the spread"
+    NO_SPREAD = "one user a run"  # their own runs have no range to weigh
+    TRADED = "their own runs or their tail got worse beyond the spread"
+    BETTER = "the better deal"
+
+
+class AloneCost(StrEnum):
+    """What the document read alone on each server says of chunking's own cost."""
+
+    UNMEASURED = "not read alone"
+    DISTURBED = "slower alone than beside the users"  # one step alone past every run's read
+    NONE_SEEN = "no slower in chunks"
+    SEEN = "slower in chunks"
+
+
+class HitchGrowth(StrEnum):
+    """A chunked document's last hitch against its first, over the runs."""
+
+    NONE = "no hitches"  # no run had a gap long enough to count
+    GREW = "longer beyond the spread"  # each later chunk attends to more cached tokens
+    NOT_SHOWN = "not longer beyond the spread"
+
+
+def _tail_verdict(chunked: Spread, whole: Spread) -> ReadingTail:
+    """A p99 gap with chunks against in one step."""
+    if chunked.above(whole):
+        return ReadingTail.WORSE
+    if chunked.below_by(whole, PAUSE_GAIN_SHOWN):
+        return ReadingTail.BETTER
+    if chunked.below(whole):
+        return ReadingTail.LOWER
+    return ReadingTail.OVERLAP
+
+
+# A pooled percentile can only land on the hitches when they are more than its share of the gaps:
+# the p99 counts them when over 1 in 100 gaps were hitches.
+P99_SHARE = 0.01
+
+
+@dataclass(frozen=True)
+class ReadAlone:
+    """The document read with nothing else running, to its first token, on each server (s)."""
+
+    one_step_s: float
+    chunked_s: float
+
+    @classmethod
+    def of(cls, one_step: PrefillFit, chunked: PrefillFit, tokens: int) -> ReadAlone:
+        """From the two servers' ``bench.prefill_fit``, at the document's ``tokens``."""
+        return cls(read_alone_s(one_step, tokens), read_alone_s(chunked, tokens))
+
+    @property
+    def extra_s(self) -> float:
+        """How much longer the document took alone in chunks than in one step (s)."""
+        return self.chunked_s - self.one_step_s
+
+
+def _spread_or_none(row: Mapping[str, float], key: str) -> Spread | None:
+    """The spread ``measuring.compare`` gave ``key``, or None where no run measured it."""
+    return None if math.isnan(float(row[key])) else Spread.in_row(row, key)
+
+
+@dataclass(frozen=True)
+class TradeFindings:
+    """Chapter 06's two settings, each a spread over its runs (every run's figure the median
+    over its documents): the users' longest pause (ms), their p99 gap while a document was read
+    (ms), the document's first token (s), the users' own runs (s), the hitches each user had
+    while a document was read, and the first and last of them with chunks (ms; None where no
+    run had one); pooled over each run, the users' p99 gap (ms) and the share of their gaps
+    that were hitches; the documents that queued behind another; the users' usual gap in one
+    step (ms); the plan, and the document read alone on each server where the page measured
+    it."""
+
+    plan: BudgetPlan
+    pause_whole: Spread
+    pause_chunked: Spread
+    tail_whole: Spread
+    tail_chunked: Spread
+    wait_whole: Spread
+    wait_chunked: Spread
+    done_whole: Spread
+    done_chunked: Spread
+    pooled_whole: Spread
+    pooled_chunked: Spread
+    hitch_share_whole: Spread
+    hitch_share_chunked: Spread
+    hitches_whole: Spread
+    hitches_chunked: Spread
+    first_hitch: Spread | None
+    last_hitch: Spread | None
+    queued_whole: int
+    queued_chunked: int
+    usual_gap_ms: float
+    alone: ReadAlone | None = None
+
+    @classmethod
+    def from_runs(cls, chunked: Mapping[str, float], whole: Mapping[str, float],
+                  plan: BudgetPlan, alone: ReadAlone | None = None) -> TradeFindings:
+        """From the two rows of ``measuring.compare``."""
+        return cls(plan=plan,
+                   pause_whole=Spread.in_row(whole, "users_longest_gap_ms"),
+                   pause_chunked=Spread.in_row(chunked, "users_longest_gap_ms"),
+                   tail_whole=Spread.in_row(whole, "itl_ms_p99_after_arrival"),
+                   tail_chunked=Spread.in_row(chunked, "itl_ms_p99_after_arrival"),
+                   wait_whole=Spread.in_row(whole, "document_ttft_s"),
+                   wait_chunked=Spread.in_row(chunked, "document_ttft_s"),
+                   done_whole=Spread.in_row(whole, "users_done_s"),
+                   done_chunked=Spread.in_row(chunked, "users_done_s"),
+                   pooled_whole=Spread.in_row(whole, "users_itl_ms_p99"),
+                   pooled_chunked=Spread.in_row(chunked, "users_itl_ms_p99"),
+                   hitch_share_whole=Spread.in_row(whole, "hitch_share"),
+                   hitch_share_chunked=Spread.in_row(chunked, "hitch_share"),
+                   hitches_whole=Spread.in_row(whole, "hitches_per_document"),
+                   hitches_chunked=Spread.in_row(chunked, "hitches_per_document"),
+                   first_hitch=_spread_or_none(chunked, "first_hitch_ms"),
+                   last_hitch=_spread_or_none(chunked, "last_hitch_ms"),
+                   queued_whole=int(whole["documents_queued"]),
+                   queued_chunked=int(chunked["documents_queued"]),
+                   usual_gap_ms=float(whole["users_itl_ms_p50"]),
+                   alone=alone)
+
+    @property
+    def pause_verdict(self) -> PauseVerdict:
+        if self.plan.second_read is Reading.ONE_STEP:
+            return PauseVerdict.NOT_SPLIT
+        if self.pause_whole.n < 2 or self.pause_chunked.n < 2:
+            return PauseVerdict.NO_SPREAD
+        if self.pause_chunked.below_by(self.pause_whole, PAUSE_GAIN_SHOWN):
+            return PauseVerdict.SHORTER
+        return PauseVerdict.NOT_SHOWN
+
+    @property
+    def tail_verdict(self) -> ReadingTail:
+        """The users' p99 gap while a document was read."""
+        return _tail_verdict(self.tail_chunked, self.tail_whole)
+
+    @property
+    def pooled_verdict(self) -> ReadingTail:
+        """The users' p99 gap pooled over each whole run."""
+        return _tail_verdict(self.pooled_chunked, self.pooled_whole)
+
+    @property
+    def p99_counts_hitches(self) -> tuple[bool, bool]:
+        """Whether, in one step and with chunks, the documents' hitches were more than the
+        share of all gaps a pooled p99 lies above (``P99_SHARE``): only then can it land on
+        them."""
+        return (self.hitch_share_whole.median > P99_SHARE,
+                self.hitch_share_chunked.median > P99_SHARE)
+
+    @property
+    def hitch_growth(self) -> HitchGrowth:
+        if self.first_hitch is None or self.last_hitch is None:
+            return HitchGrowth.NONE
+        if self.last_hitch.above(self.first_hitch):
+            return HitchGrowth.GREW
+        return HitchGrowth.NOT_SHOWN
+
+    @property
+    def deal_verdict(self) -> DealVerdict:
+        if self.pause_verdict is not PauseVerdict.SHORTER:
+            return DealVerdict.NOT_SHOWN
+        if self.done_whole.n < 2 or self.done_chunked.n < 2:
+            return DealVerdict.NO_SPREAD
+        if self.runs_longer or self.tail_verdict is ReadingTail.WORSE:
+            return DealVerdict.TRADED
+        return DealVerdict.BETTER
+
+    @property
+    def runs_longer(self) -> bool:
+        """Whether the users' own runs took longer with chunks, beyond the spread."""
+        return self.done_chunked.above(self.done_whole)
+
+    @property
+    def target_verdict(self) -> TargetVerdict:
+        target = self.plan.pause_ms
+        if self.pause_chunked.low > PAUSE_OFF_TARGET * target:
+            return TargetVerdict.OVER
+        if PAUSE_OFF_TARGET * self.pause_chunked.high < target:
+            return TargetVerdict.UNDER
+        return TargetVerdict.NEAR
+
+    @property
+    def pause_over_target(self) -> float:
+        """The longest pause with chunks (the median), in pause targets."""
+        return self.pause_chunked.median / self.plan.pause_ms
+
+    @property
+    def wait_verdict(self) -> WaitVerdict:
+        if self.plan.second_read is Reading.ONE_STEP:
+            return WaitVerdict.NOT_SPLIT
+        if self.wait_chunked.above(self.wait_whole):
+            return WaitVerdict.LATER
+        if self.wait_chunked.below(self.wait_whole):
+            return WaitVerdict.SOONER
+        return WaitVerdict.OVERLAP
+
+    @property
+    def alone_cost(self) -> AloneCost:
+        """A read alone that took longer than every read beside the users was disturbed (the
+        machine busy with something else), so it cannot weigh chunking's cost."""
+        if self.alone is None:
+            return AloneCost.UNMEASURED
+        if self.alone.one_step_s > self.wait_whole.high:
+            return AloneCost.DISTURBED
+        if self.alone.chunked_s <= self.alone.one_step_s:
+            return AloneCost.NONE_SEEN
+        return AloneCost.SEEN
+
+    @property
+    def pause_over_usual(self) -> float:
+        """The longest pause with chunks, in usual gaps."""
+        return self.pause_chunked.median / self.usual_gap_ms
+
+    @property
+    def wait_ratio(self) -> float:
+        """How many times as long the document waited with chunks."""
+        return self.wait_chunked.median / self.wait_whole.median
+
+    @property
+    def wait_extra_s(self) -> float:
+        """How much later the document's first token came with chunks (medians, s)."""
+        return self.wait_chunked.median - self.wait_whole.median
+
+    @property
+    def chunk_planned_ms(self) -> float:
+        """What one chunk of the budget takes at the rate the budget was sized from (ms)."""
+        return 1000.0 * self.plan.budget / self.plan.prefill_tok_s
+
+    @property
+    def chunk_alone_ms(self) -> float | None:
+        """What one chunk took on average, the document read alone on the chunked server (ms;
+        None where the page did not read it alone)."""
+        if self.alone is None:
+            return None
+        return 1000.0 * self.alone.chunked_s / self.plan.chunks
+
+    @property
+    def extra_chunk_ms(self) -> float | None:
+        """The document's extra time alone in chunks, per chunk (ms; None where the page did not
+        read it alone)."""
+        if self.alone is None:
+            return None
+        return 1000 * self.alone.extra_s / self.plan.chunks

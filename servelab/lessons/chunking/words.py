@@ -1,0 +1,309 @@
+"""Chapter 06's words, in Markdown, from ``chunking.findings`` and the budget's plan: each
+function only picks phrases and formats the figures the findings computed. ``effect_text`` is
+also chapter 00's section on the same effect, and ``sizing_text`` its sizing.
+"""
+
+from __future__ import annotations
+
+from servelab.bench.prefill import PrefillFit
+from servelab.bench.spread import Spread
+from servelab.lessons.chunking.findings import (
+    AloneCost,
+    DealVerdict,
+    HitchGrowth,
+    PauseVerdict,
+    ReadingTail,
+    TargetVerdict,
+    TradeFindings,
+    WaitVerdict,
+)
+from servelab.lessons.chunking.sizing import BudgetPlan, Reading, Sizing
+from servelab.lessons.prediction import page_story
+from servelab.lessons.thresholds import HITCH_CHUNK_SHARE, PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+
+
+def _first_run(plan: BudgetPlan) -> str:
+    """How the first run read the document, as a phrase."""
+    if plan.first_read is Reading.ONE_STEP:
+        return "in one step"
+    return f"in {plan.first_chunks} chunks"
+
+
+def _default_text(plan: BudgetPlan) -> str:
+    text = ("In vLLM's current engine chunked prefill is on by default; "
+            "`--no-enable-chunked-prefill` turns it off, and vLLM then warns that the model does "
+            "not officially support running without it. So the dial here is "
+            "`max_num_batched_tokens`, whose default depends on the device and the engine "
+            "version. (A second one, `--long-prefill-token-threshold`, counts a prompt longer "
+            "than it as long and caps how much of it one step may take, without shrinking every "
+            "step's budget; its default, 0, sets no cap.) The first server was given "
+            f"{plan.first_budget:,} tokens per step, ")
+    if plan.first_read is Reading.ONE_STEP:
+        return text + (f"enough for the whole {plan.document_tokens:,}-token document, so it read "
+                       "the document in a single step, as an engine without chunking would. ")
+    return text + (f"less than the {plan.document_tokens:,}-token document, so even the first "
+                   f"run read it {_first_run(plan)}. ")
+
+
+def _share_side(share: Spread, counted: bool) -> str:
+    """A share of hitches against the 1 in 100 a p99 needs (``counted``: over it), as a
+    phrase."""
+    return f"{share.median:.1%} of the users' gaps, {'over' if counted else 'under'} 1 in 100"
+
+
+def _pooled_text(findings: TradeFindings) -> str:
+    """The p99 pooled over each whole run, and why it can miss the longest pause: a percentile
+    lesson from the share of gaps that were hitches."""
+    whole, chunked = findings.pooled_whole, findings.pooled_chunked
+    caught_whole, caught_chunked = findings.p99_counts_hitches
+    moved = {ReadingTail.WORSE: "higher with chunks beyond the spread",
+             ReadingTail.BETTER: "lower with chunks beyond the spread",
+             ReadingTail.LOWER: "lower with chunks beyond the spread",
+             ReadingTail.OVERLAP: "the ranges overlap"}[findings.pooled_verdict]
+    text = (f"Pooled over each whole run, as `vllm bench serve` reports it, the users' "
+            f"99th-percentile gap was {whole.median:,.0f} ms ({whole.range_text(' ms', 0, 'runs')})"
+            f" in one step and {chunked.median:,.0f} ms ({chunked.range_text(' ms', 0, 'runs')}) "
+            f"with chunks: {moved}. A 99th percentile is the gap that 1 gap in 100 exceeds, so it "
+            f"lands on the documents' hitches (gaps of {findings.plan.hitch_ms:,.0f} ms or longer "
+            f"while one was read: the usual step and {HITCH_CHUNK_SHARE:g} of a chunk's reading) "
+            "only where they are more than 1 in 100 of all gaps: in one step they were "
+            f"{_share_side(findings.hitch_share_whole, caught_whole)}, with chunks "
+            f"{_share_side(findings.hitch_share_chunked, caught_chunked)}. ")
+    if not caught_whole and caught_chunked:
+        return text + ("So the pooled p99 missed the long stalls and counted the short hitches: "
+                       "read alone, it makes chunking look worse, whatever the longest pause "
+                       "did. ")
+    if not caught_whole:
+        return text + "So neither run's pooled p99 saw its pauses; the longest pause does. "
+    if caught_chunked:
+        return text + "So both runs' pooled p99 counts their hitches. "
+    return text + "So the pooled p99 saw the one-step stalls and missed the chunked hitches. "
+
+
+def _hitch_count(count: float) -> str:
+    return f"{count:.0f} hitch" if round(count) == 1 else f"{count:.0f} hitches"
+
+
+def _hitches_text(findings: TradeFindings) -> str:
+    """How the one stall became a hitch per chunk, and whether the later ones cost more."""
+    whole, chunked = findings.hitches_whole.median, findings.hitches_chunked.median
+    text = (f"While a document was read, each user had {_hitch_count(whole)} in one step and "
+            f"{_hitch_count(chunked)} with chunks (medians over the runs; the budget cuts the "
+            f"document into {findings.plan.chunks} chunks): each chunk is a step of its own, and "
+            "every step pays the engine's fixed work again. ")
+    first, last = findings.first_hitch, findings.last_hitch
+    if first is None or last is None or findings.hitch_growth is HitchGrowth.NONE:
+        return text
+    both = (f"a chunked document's first hitch took {first.median:,.0f} ms "
+            f"({first.range_text(' ms', 0, 'runs')}) and its last {last.median:,.0f} ms "
+            f"({last.range_text(' ms', 0, 'runs')})")
+    if findings.hitch_growth is HitchGrowth.GREW:
+        return text + (f"Within a document the hitches grew: {both}, since each later chunk "
+                       "attends to all the tokens cached before it. ")
+    return text + (f"Each later chunk attends to more cached tokens, but here {both}: the ranges "
+                   "do not say the later ones cost more. ")
+
+
+def _users_text(findings: TradeFindings) -> str:
+    plan, pause_whole, pause_chunked = findings.plan, findings.pause_whole, findings.pause_chunked
+    tail_whole, tail_chunked = findings.tail_whole, findings.tail_chunked
+    head = (f"The longest pause a document caused the users was {pause_whole.median:,.0f} ms "
+            f"({pause_whole.range_text(' ms', 0, 'runs')}) with the document read "
+            f"{_first_run(plan)}, and {pause_chunked.median:,.0f} ms "
+            f"({pause_chunked.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; a "
+            f"normal gap between their tokens was {findings.usual_gap_ms:.0f} ms. ")
+    reading = (f"While each document was being read, the users' 99th-percentile gap was "
+               f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms', 0, 'runs')}) and "
+               f"then {tail_chunked.median:,.0f} ms "
+               f"({tail_chunked.range_text(' ms', 0, 'runs')}). ")
+    if findings.pause_verdict is PauseVerdict.NOT_SPLIT:
+        return head + reading + _pooled_text(findings) + (
+            "The second run read the document in one step too, so whatever differs between the "
+            "two runs is their own noise, not chunking.")
+    head += _target_text(findings) + _hitches_text(findings)
+    pooled = reading + _pooled_text(findings)
+    if findings.pause_verdict is PauseVerdict.NO_SPREAD:
+        return head + pooled + ("With one run a side there is no spread to weigh the difference "
+                                "against, so this run cannot say whether chunking shortened the "
+                                "worst pause.")
+    if findings.pause_verdict is PauseVerdict.NOT_SHOWN:
+        return head + pooled + ("So these runs did not show chunking shortening the worst pause "
+                                "by more than the spread between them. A longer document or a "
+                                "smaller budget would separate them. " + _deal_text(findings))
+    return head + pooled + _reading_tail_text(findings) + " " + _deal_text(findings)
+
+
+def _target_text(findings: TradeFindings) -> str:
+    """The chunked pauses against the pause the budget was sized for, as a sentence."""
+    target, verdict = findings.plan.pause_ms, findings.target_verdict
+    if verdict is TargetVerdict.NEAR:
+        return (f"Against the {target:.0f} ms the budget was sized for, the chunked pauses came "
+                f"within {PAUSE_OFF_TARGET:g}× of the target: the sizing held. ")
+    if verdict is TargetVerdict.OVER:
+        return (f"Every run's longest chunked pause was over {PAUSE_OFF_TARGET:g}× the "
+                f"{target:.0f} ms the budget was sized for ({findings.pause_over_target:.1f}× at "
+                f"the median). {_chunk_alone_text(findings)}")
+    return (f"Every run's longest chunked pause was under the {target:.0f} ms the budget "
+            f"was sized for by more than {PAUSE_OFF_TARGET:g}× ({findings.pause_over_target:.2f}× "
+            "at the median): the run read prompts faster than the rate the budget was sized "
+            "from, so a larger budget would still have met the target. ")
+
+
+def _chunk_alone_text(findings: TradeFindings) -> str:
+    """What one chunk took with nothing else running, against what the sizing expected."""
+    chunk_ms = findings.chunk_alone_ms
+    if chunk_ms is None:
+        return ("This run did not read the document alone in chunks, so it cannot say where "
+                "the extra time went. ")
+    return (f"Read alone on the chunked server, a chunk took {chunk_ms:,.0f} ms on average, "
+            f"where the rate the budget was sized from gives {findings.chunk_planned_ms:,.0f} ms "
+            f"for its reading, and the usual step {findings.plan.step_ms:,.0f} ms more. ")
+
+
+def effect_text(findings: TradeFindings) -> str:
+    """What the users felt and what the document paid, in two paragraphs: chapter 06's
+    middle and chapter 00's section on the same effect."""
+    return f"{_users_text(findings)}\n\n{_document_text(findings)}"
+
+
+def _reading_tail_text(findings: TradeFindings) -> str:
+    """The tail while a document was read, once the worst pause was capped."""
+    verdict = findings.tail_verdict
+    if verdict is ReadingTail.WORSE:
+        return (f"Each long stall became up to {findings.plan.chunks} shorter ones, the longest "
+                f"{findings.pause_over_usual:.1f}× a normal gap, and there were enough of them "
+                f"that the tail while a document was read got worse beyond its spread. Chunking "
+                f"capped the worst pause; it did not make the stream even.")
+    if verdict is ReadingTail.BETTER:
+        return (f"The worst pause was capped, and the tail while a document was read fell beyond "
+                f"its spread and by more than {PAUSE_GAIN_SHOWN:g}× too.")
+    if verdict is ReadingTail.LOWER:
+        return (f"The worst pause was capped beyond the spread; the tail while a document was "
+                f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×.")
+    return ("The worst pause was capped beyond the spread; the tails while a document was read "
+            "overlap between the documents, so this run cannot call either one better.")
+
+
+def _deal_text(findings: TradeFindings) -> str:
+    """The users' own runs either way, and whether chunking was the better deal for them."""
+    before, after = findings.done_whole, findings.done_chunked
+    runs = (f"Each user's own run took {before.median:.1f} s "
+            f"({before.range_text(' s', 1, 'runs')}) with the document read "
+            f"{_first_run(findings.plan)} and {after.median:.1f} s "
+            f"({after.range_text(' s', 1, 'runs')}) with chunks")
+    verdict = findings.deal_verdict
+    if verdict is DealVerdict.NOT_SHOWN:
+        return runs + "; with no shorter worst pause shown, this run makes no case for chunking."
+    if verdict is DealVerdict.NO_SPREAD:
+        return runs + ("; one run a side gives no range to weigh them by, so these runs cannot "
+                       "say whether chunking served the users better overall.")
+    if verdict is DealVerdict.TRADED:
+        worse = [cost for cost, held in (
+            ("their answers took longer in all, beyond the spread", findings.runs_longer),
+            ("their tail while a document was read got worse",
+             findings.tail_verdict is ReadingTail.WORSE)) if held]
+        return runs + (f": the users' worst pause shrank, but {' and '.join(worse)}, so "
+                       "chunking was a trade for them here, not the better deal.")
+    return runs + (", no longer beyond the spread: with the worst pause shorter as well, here "
+                   "chunking was the better deal for the users.")
+
+
+def _queue_text(findings: TradeFindings) -> str:
+    """Whether a document arrived before the one ahead of it had its first token."""
+    if findings.queued_whole == 0 and findings.queued_chunked == 0:
+        return (" Every document arrived after the one before it had its first token, so none "
+                "of these waits includes queueing behind another document.")
+    return (f" In the one-step run {findings.queued_whole} and with chunks "
+            f"{findings.queued_chunked} documents arrived before the one ahead of them had its "
+            "first token, so their figures include waiting behind it, not only their own read.")
+
+
+def _document_text(findings: TradeFindings) -> str:
+    plan, before, after = findings.plan, findings.wait_whole, findings.wait_chunked
+    second = (f"with {plan.chunks} chunks" if plan.second_read is Reading.CHUNKS
+              else "in the second run")
+    numbers = (f"A document's sender waited {before.median:.2f} s for a first token "
+               f"{_first_run(plan)} ({before.range_text(' s', 2, 'runs')}) and "
+               f"{after.median:.2f} s "
+               f"{second} ({after.range_text(' s', 2, 'runs')})")
+    queue = _queue_text(findings)
+    if findings.wait_verdict is WaitVerdict.NOT_SPLIT:
+        return numbers + (": that run read it in one step too, so whatever separates the two "
+                          "waits is not chunking's doing." + queue)
+    if findings.wait_verdict is WaitVerdict.LATER:
+        return numbers + f", {findings.wait_ratio:.1f}× as long." + queue + _cost_text(findings)
+    if findings.wait_verdict is WaitVerdict.SOONER:
+        return numbers + (": sooner beyond the spread, which is not the usual outcome; on a "
+                          "busy machine the single long step can be the slower one." + queue)
+    return numbers + (": the ranges overlap, so this run cannot tell the two waits apart."
+                      + queue)
+
+
+def _cost_text(findings: TradeFindings) -> str:
+    """The chunked read's extra time alone, in all and per chunk, beside the runs' difference."""
+    verdict, alone, chunk_ms = findings.alone_cost, findings.alone, findings.extra_chunk_ms
+    if verdict is AloneCost.UNMEASURED or alone is None or chunk_ms is None:
+        return (" This run did not read the document alone in chunks, so it cannot say how much "
+                "of the later first token is chunking's own cost.")
+    if verdict is AloneCost.DISTURBED:
+        return (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s "
+                f"in one step, longer than any of its reads beside the users "
+                f"({findings.wait_whole.range_text(' s', 2, 'runs')}): the reads alone were "
+                "disturbed, so these runs cannot say how much of the later first token is "
+                "chunking's own cost.")
+    both = (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s in "
+            f"one step and {alone.chunked_s:.2f} s in {findings.plan.chunks} chunks")
+    if verdict is AloneCost.NONE_SEEN:
+        return both + (": no slower in chunks, so these reads show no cost of chunking itself; "
+                       f"beside the users, the medians above differ by "
+                       f"{findings.wait_extra_s:.2f} s.")
+    return both + (f": {alone.extra_s:+.2f} s, {chunk_ms:+,.0f} ms a chunk. Beside the "
+                   f"users, the medians above differ by {findings.wait_extra_s:.2f} s.")
+
+
+def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
+    """How the chunked run's budget followed from the measured prefill rate (chapters 00, 06);
+    given the ``fit`` it came from, the rate is named once, in the fit's own words."""
+    bought = (f"A step that carries a chunk lasts about as long as the users' usual step "
+              f"({plan.step_ms:,.0f} ms: their decoding and the engine's fixed work per step) "
+              f"plus the chunk's reading, so a pause of about {plan.pause_ms:.0f} ms ")
+    bought += (f"leaves {plan.read_ms:,.0f} ms to read in, which buys {plan.wanted_tokens:,.0f} "
+               "tokens. " if plan.read_ms > 0 else "leaves no time to read a chunk in. ")
+    if fit is None:
+        text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this "
+                f"device. {bought}")
+    else:
+        text = f"This device: {fit}. {bought}"
+    if plan.sizing is Sizing.FLOOR:
+        return text + (f"A step must have room for every sequence it may hold, so the second run's "
+                       f"budget is {plan.budget} tokens, and its pauses will be longer than aimed "
+                       f"for.")
+    if plan.sizing is Sizing.WHOLE:
+        return text + ("That covers the whole document, so the second run cannot split it: this "
+                       "device reads prompts fast enough that one step is already short.")
+    if plan.budget < plan.block:
+        return text + (f"That is less than one of this engine's {plan.block}-token blocks, so "
+                       f"it is not rounded: the second run's budget is {plan.budget} tokens.")
+    return text + (f"Rounded down to whole blocks of {plan.block} tokens (this engine's block), "
+                   f"the second run's budget is {plan.budget} tokens.")
+
+
+def story(findings: TradeFindings, prediction: str) -> str:
+    """The page's interpretation, in Markdown, from the findings of the two runs."""
+    plan = findings.plan
+    measured = (f"a longest pause (the median over the runs) of "
+                f"{findings.pause_whole.median:,.0f} ms with the document read "
+                f"{_first_run(plan)} and of {findings.pause_chunked.median:,.0f} ms in "
+                f"{plan.budget}-token chunks, and a document's first token after "
+                f"{findings.wait_whole.median:.2f} s and {findings.wait_chunked.median:.2f} s.")
+    return page_story(prediction, measured, [
+        ("What the engine did", _default_text(plan) + sizing_text(plan)),
+        ("What the users felt", _users_text(findings)),
+        ("What the document paid", _document_text(findings)),
+        ("The dial", "Without a cap on the step, one long prompt turns into a stall for "
+                     "everyone who is already reading an answer; a cap turns it into several "
+                     "shorter hitches and can make the long prompt's own first token later. The "
+                     "budget decides where on that line a server sits; the plot above shows the "
+                     "two points this run measured, and the users' own runs say which side of "
+                     "the trade they came out on."),
+    ])
