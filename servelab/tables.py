@@ -17,6 +17,12 @@ from collections.abc import Mapping
 
 import pandas as pd
 
+from servelab.bench.metrics import (
+    OUTPUT_TOK_S,
+    STEADY_OUTPUT_TOK_S,
+    STEADY_USER_TOK_S,
+    USER_TOK_S,
+)
 from servelab.bench.spread import Spread
 
 LABELS: dict[str, str] = {
@@ -26,11 +32,11 @@ LABELS: dict[str, str] = {
     "duration_s": "duration (s)",
     "request_per_s": "requests/s",
     "rate": "arrival rate (req/s)",
-    "output_tok_s": "output (tok/s)",
+    OUTPUT_TOK_S: "output (tok/s)",
     "total_tok_s": "prompt + output (tok/s)",
-    "user_tok_s": "each user's speed (tok/s)",
-    "steady_output_tok_s": "steady output (tok/s)",
-    "steady_user_tok_s": "steady speed per user (tok/s)",
+    USER_TOK_S: "each user's speed (tok/s)",
+    STEADY_OUTPUT_TOK_S: "steady output (tok/s)",
+    STEADY_USER_TOK_S: "steady speed per user (tok/s)",
     "goodput_req_s": "goodput (req/s)",
     "offered_tok_s": "offered (tok/s)",
     "beyond_peak": "offered above the peak output",

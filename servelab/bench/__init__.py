@@ -56,6 +56,12 @@ from servelab.bench.bandwidth import (
     weight_bytes,
 )
 from servelab.bench.frames import Result
+from servelab.bench.metrics import (
+    OUTPUT_TOK_S,
+    STEADY_OUTPUT_TOK_S,
+    STEADY_USER_TOK_S,
+    USER_TOK_S,
+)
 from servelab.bench.options import RunOptions
 from servelab.bench.prefill import PrefillFit, prefill_fit
 from servelab.bench.runner import ServerDiedError, run
@@ -148,7 +154,7 @@ def warm_up(server: RunningServer) -> None:
 
 
 # The figures of a concurrency sweep that pages compare, so each gets its range beside its median.
-SWEEP_SPREADS = ("output_tok_s", "steady_output_tok_s", "user_tok_s", "steady_user_tok_s")
+SWEEP_SPREADS = (OUTPUT_TOK_S, STEADY_OUTPUT_TOK_S, USER_TOK_S, STEADY_USER_TOK_S)
 
 
 def sweep_runs(server: RunningServer, levels: list[int], requests_per_user: int = 2,
@@ -166,7 +172,7 @@ def sweep_runs(server: RunningServer, levels: list[int], requests_per_user: int 
             runs[users].append(closed_loop(server, users, requests_per_user, input_tokens,
                                            max_tokens, seed + number, **per_run))
         if asked and not bars_shown(asked):
-            totals = ", ".join(f"{users} × {runs[users][-1].summary()['output_tok_s']:,.0f}"
+            totals = ", ".join(f"{users} × {runs[users][-1].summary()[OUTPUT_TOK_S]:,.0f}"
                                for users in levels)
             print(f"sweep pass {number + 1} of {repeats}, users × output tok/s: {totals}")
     return runs

@@ -166,9 +166,9 @@ class Result:
         total = len(self.user_records())
         text = (
             f"{self.name}: {s['completed']}/{total} ok in {s['duration_s']:.1f} s · "
-            f"{s['output_tok_s']:.0f} output tok/s{self._steady_text(s)} · "
-            f"{s['user_tok_s']:.1f} tok/s per user · "
-            f"TTFT p50 {s['ttft_ms_p50']:.0f} ms · ITL p50 {s['itl_ms_p50']:.0f} ms, "
+            f"{s[metrics.OUTPUT_TOK_S]:.0f} output tok/s{self._steady_text(s)} · "
+            f"{s[metrics.USER_TOK_S]:.1f} tok/s per user · "
+            f"TTFT p50 {s[metrics.TTFT_MS_P50]:.0f} ms · ITL p50 {s['itl_ms_p50']:.0f} ms, "
             f"p99 {s['itl_ms_p99']:.0f} ms"
         )
         if "goodput_req_s" in s:
@@ -179,7 +179,7 @@ class Result:
 
     @staticmethod
     def _steady_text(summary: dict[str, float]) -> str:
-        steady = summary["steady_output_tok_s"]
+        steady = summary[metrics.STEADY_OUTPUT_TOK_S]
         return "" if math.isnan(steady) else f" ({steady:.0f} at steady state)"
 
     def __repr__(self) -> str:

@@ -46,6 +46,14 @@ from servelab.bench.workloads import Role
 PERCENTILES = (50, 90, 99)
 SLO_METRICS = ("ttft", "tpot", "e2e")
 
+# The names of the summary's columns that other modules read, defined once here.
+OUTPUT_TOK_S = "output_tok_s"                # output per second over the whole run
+USER_TOK_S = "user_tok_s"                    # the decode speed a user sees
+STEADY_OUTPUT_TOK_S = "steady_output_tok_s"  # output per second while every user is decoding
+STEADY_USER_TOK_S = "steady_user_tok_s"      # that shared by the users
+TTFT_MS_P50 = "ttft_ms_p50"                  # from describe(..., "ttft")
+TTFT_MS_P99 = "ttft_ms_p99"
+
 
 def describe(values_s: Iterable[float], name: str) -> dict[str, float]:
     """``{name}_ms_mean``, ``_p50``, ``_p90``, ``_p99`` of values given in seconds (NaN if none)."""
@@ -99,11 +107,11 @@ def calculate(
         "input_tokens": prompt,
         "output_tokens": output,
         "request_per_s": len(done) / duration_s,
-        "output_tok_s": output / duration_s,
+        OUTPUT_TOK_S: output / duration_s,
         "total_tok_s": (prompt + output) / duration_s,
         # A request whose tokens all came in one chunk (a proxy can buffer a short stream) has
         # a TPOT of 0 and no decode speed a user saw: it is left out of the mean.
-        "user_tok_s": (float(np.mean([1.0 / t for t in tpots if t > 0]))
+        USER_TOK_S: (float(np.mean([1.0 / t for t in tpots if t > 0]))
                        if any(t > 0 for t in tpots) else float("nan")),
     }
     row |= describe((r.ttft for r in done), "ttft")
@@ -137,8 +145,8 @@ def steady_window(records: list[RequestRecord]) -> tuple[float, float] | None:
 
 def steady(records: list[RequestRecord]) -> dict[str, float]:
     """Output tokens per second inside the steady window (see the module's docstring)."""
-    row = dict.fromkeys(("steady_start_s", "steady_end_s", "steady_output_tok_s",
-                         "steady_user_tok_s"), float("nan"))
+    row = dict.fromkeys(("steady_start_s", "steady_end_s", STEADY_OUTPUT_TOK_S,
+                         STEADY_USER_TOK_S), float("nan"))
     window = steady_window(records)
     if window is None:
         return row
@@ -147,8 +155,8 @@ def steady(records: list[RequestRecord]) -> dict[str, float]:
     tokens = sum(start < t <= end for r in done for t in r.token_times)
     users = len({r.planned.user for r in done})
     rate = tokens / (end - start)
-    row.update(steady_start_s=start, steady_end_s=end, steady_output_tok_s=rate,
-               steady_user_tok_s=rate / users)
+    row.update({"steady_start_s": start, "steady_end_s": end, STEADY_OUTPUT_TOK_S: rate,
+                STEADY_USER_TOK_S: rate / users})
     return row
 
 

@@ -16,6 +16,7 @@ from enum import StrEnum
 
 import pandas as pd
 
+from servelab.bench.metrics import OUTPUT_TOK_S, STEADY_OUTPUT_TOK_S
 from servelab.bench.spread import Spread
 from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
@@ -69,8 +70,6 @@ class BatchVerdict(StrEnum):
     AS_IN_LESSON = "as in the lesson"
 
 
-STEADY_TOTAL = "steady_output_tok_s"   # output per second while every user is decoding
-WHOLE_TOTAL = "output_tok_s"           # output per second over the whole run
 STEADY_BASIS = "while every user was decoding"
 WHOLE_BASIS = "over the whole run"
 
@@ -101,8 +100,8 @@ class BatchFindings(BatchGain):
                              f"at least one level above it; the sweep has {list(levels.index)}")
         users = top_users(levels.index)
         ends = levels.loc[[1, users]]
-        steady = STEADY_TOTAL in ends and not ends[STEADY_TOTAL].isna().any()
-        key = STEADY_TOTAL if steady else WHOLE_TOTAL
+        steady = STEADY_OUTPUT_TOK_S in ends and not ends[STEADY_OUTPUT_TOK_S].isna().any()
+        key = STEADY_OUTPUT_TOK_S if steady else OUTPUT_TOK_S
         single_spread, top_spread = (Spread.in_row(row, key) for _, row in ends.iterrows())
         return cls(users=int(users), single_total=single_spread.median,
                    top_total=top_spread.median, single_each=single_spread.median,

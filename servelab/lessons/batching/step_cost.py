@@ -25,13 +25,12 @@ import pandas as pd
 
 from servelab.bench.bandwidth import DeviceLimits, ModelServer, ceiling, parameter_count
 from servelab.bench.frames import Result
+from servelab.bench.metrics import STEADY_OUTPUT_TOK_S
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU, BatchGain
 from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
 from servelab.lessons.paging.kv import kv_shape
 from servelab.lessons.thresholds import FIRM_FIT_POINTS, GAIN_AGREE_SHARE
-
-STEADY_TOTAL = "steady_output_tok_s"
 
 
 class StepPart(StrEnum):
@@ -220,7 +219,7 @@ class LessonStep:
 
 def steady_totals(runs: Mapping[int, Sequence[Result]]) -> dict[int, list[float]]:
     """Each level's steady total (tok/s) in every pass of a sweep (``bench.sweep_runs``)."""
-    return {level: [float(run.summary()[STEADY_TOTAL]) for run in results]
+    return {level: [float(run.summary()[STEADY_OUTPUT_TOK_S]) for run in results]
             for level, results in runs.items()}
 
 

@@ -13,7 +13,7 @@ import pandas as pd
 
 from servelab import tables
 from servelab.bench.frames import Result
-from servelab.bench.metrics import itls_during
+from servelab.bench.metrics import OUTPUT_TOK_S, itls_during
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Role
 
@@ -108,7 +108,7 @@ def run_figures(result: Result, window_s: float, hitch_ms: float) -> dict[str, f
             "users_itl_ms_p99": float(np.percentile(gaps["itl_ms"], 99)),
             "hitch_share": document_hitches / len(gaps),
             **{key: float(documents[key].median()) for key in documents.columns.astype(str)},
-            "users_output_tok_s": float(result.summary()["output_tok_s"]),
+            "users_output_tok_s": float(result.summary()[OUTPUT_TOK_S]),
             "users_done_s": float(np.median(user_runs_s(result))),
             "documents_queued": float(documents_queued(rows))}
 

@@ -113,7 +113,8 @@ def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequ
 
 
 # What a rate's row keeps of its runs: a spread (median, lowest, highest, count) or the median.
-SPREAD_KEYS = ("ttft_ms_p99", "tpot_ms_p50", "output_tok_s", "slo_attainment", "max_in_flight")
+SPREAD_KEYS = (metrics.TTFT_MS_P99, "tpot_ms_p50", metrics.OUTPUT_TOK_S, "slo_attainment",
+               "max_in_flight")
 MEDIAN_KEYS = ("requests", "goodput_req_s", "waiting_max", "offered_tok_s")
 
 
@@ -123,7 +124,7 @@ def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
     ``beyond_peak`` marks the rates whose offered tokens a second exceed the most the server
     produced at any rate of the sweep (median), which it cannot keep up with for long."""
     table = spread_table(runs, "rate", SPREAD_KEYS, MEDIAN_KEYS)
-    table["beyond_peak"] = table["offered_tok_s"] > table["output_tok_s"].max()
+    table["beyond_peak"] = table["offered_tok_s"] > table[metrics.OUTPUT_TOK_S].max()
     return table
 
 
@@ -131,7 +132,7 @@ def rate_view(table: pd.DataFrame) -> pd.DataFrame:
     """A sweep's rate table as the page prints it, one row per rate, the requests sent at each
     first (a p99 of fewer than ``TAIL_REQUESTS`` is about their slowest)."""
     view = tables.spread_view(table.set_index("rate"),
-                              {"ttft_ms_p99": 0, "tpot_ms_p50": 0, "output_tok_s": 0,
+                              {metrics.TTFT_MS_P99: 0, "tpot_ms_p50": 0, metrics.OUTPUT_TOK_S: 0,
                                "slo_attainment": 2, "max_in_flight": 0},
                               {"requests": 0, "goodput_req_s": 1, "waiting_max": 0,
                                "offered_tok_s": 0})
@@ -256,18 +257,19 @@ class RateSweepFindings:
                    tpot_low_b=Spread.in_row(low_b, "tpot_ms_p50"),
                    tpot_high_i=Spread.in_row(high_i, "tpot_ms_p50"),
                    tpot_high_b=Spread.in_row(high_b, "tpot_ms_p50"),
-                   ttft_i=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in interactive.iterrows()),
-                   ttft_b=tuple(Spread.in_row(r, "ttft_ms_p99") for _, r in batch.iterrows()),
+                   ttft_i=tuple(Spread.in_row(r, metrics.TTFT_MS_P99)
+                                for _, r in interactive.iterrows()),
+                   ttft_b=tuple(Spread.in_row(r, metrics.TTFT_MS_P99) for _, r in batch.iterrows()),
                    attainment_i=tuple(Spread.in_row(r, "slo_attainment")
                                       for _, r in interactive.iterrows()),
                    attainment_b=tuple(Spread.in_row(r, "slo_attainment")
                                       for _, r in batch.iterrows()),
-                   output_i=Spread.in_row(high_i, "output_tok_s"),
-                   output_b=Spread.in_row(high_b, "output_tok_s"),
+                   output_i=Spread.in_row(high_i, metrics.OUTPUT_TOK_S),
+                   output_b=Spread.in_row(high_b, metrics.OUTPUT_TOK_S),
                    in_flight_i=Spread.in_row(high_i, "max_in_flight"),
                    in_flight_b=Spread.in_row(high_b, "max_in_flight"),
-                   peak_i=float(interactive["output_tok_s"].max()),
-                   peak_b=float(batch["output_tok_s"].max()))
+                   peak_i=float(interactive[metrics.OUTPUT_TOK_S].max()),
+                   peak_b=float(batch[metrics.OUTPUT_TOK_S].max()))
 
     def _met(self, spread: Spread) -> bool:
         """Every run's p99 first token within the SLO."""

@@ -13,6 +13,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
+from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P99
 from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.dials.runs import OverLong, StartRefusal
@@ -58,7 +59,7 @@ class QueueVerdict(StrEnum):
     NONE = "not every pass had requests waiting even at the fewest"
 
 
-SWEEP_SPREADS = ("output_tok_s", "tpot_ms_p99", "latency_s_p99", "latency_s_p50", "queued")
+SWEEP_SPREADS = (OUTPUT_TOK_S, "tpot_ms_p99", "latency_s_p99", "latency_s_p50", "queued")
 
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ class SweepFindings:
                    if "latency_s_p50" in sweep else ())
         (output_low, output_high), (tpot_low, tpot_high), (arrival_low, arrival_high), (
             queued_low, queued_high) = (
-            ends(key) for key in ("output_tok_s", "tpot_ms_p99", "latency_s_p99", "queued"))
+            ends(key) for key in (OUTPUT_TOK_S, "tpot_ms_p99", "latency_s_p99", "queued"))
         return cls(low=levels[0], high=levels[-1], output_low=output_low,
                    output_high=output_high, tpot_low_ms=tpot_low, tpot_high_ms=tpot_high,
                    arrival_low_s=arrival_low, arrival_high_s=arrival_high,
@@ -305,9 +306,9 @@ class ContextFindings:
 
 def _first_tokens(runs: Sequence[Mapping[str, float]]) -> Spread | None:
     """The runs' first-token p99 (ms) as a spread; None where a run did not report one."""
-    if not all("ttft_ms_p99" in run for run in runs):
+    if not all(TTFT_MS_P99 in run for run in runs):
         return None
-    return Spread.of(run["ttft_ms_p99"] for run in runs)
+    return Spread.of(run[TTFT_MS_P99] for run in runs)
 
 
 TP_SPREADS = ("one_user_tok_s", "many_users_output_tok_s")

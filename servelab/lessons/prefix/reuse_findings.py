@@ -17,6 +17,7 @@ from enum import StrEnum
 import numpy as np
 import pandas as pd
 
+from servelab.bench.metrics import TTFT_MS_P50
 from servelab.bench.spread import Spread
 from servelab.lessons.thresholds import REUSE_SHOWN, TTFT_GAIN_SHOWN
 
@@ -122,8 +123,8 @@ class LoadReuseFindings:
         """From each load's runs, as ``summary()`` dicts."""
         rates = [run["prefix_cache_hit_rate"] for run in on
                  if not math.isnan(run["prefix_cache_hit_rate"])]
-        return cls(on=Spread.of(run["ttft_ms_p50"] for run in on),
-                   off=Spread.of(run["ttft_ms_p50"] for run in off),
+        return cls(on=Spread.of(run[TTFT_MS_P50] for run in on),
+                   off=Spread.of(run[TTFT_MS_P50] for run in off),
                    hit_rate=float(np.median(rates)) if rates else math.nan)
 
     @property

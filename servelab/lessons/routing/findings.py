@@ -17,6 +17,7 @@ from enum import StrEnum
 import pandas as pd
 
 from servelab.bench.frames import Result
+from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P50, TTFT_MS_P99
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Tenants
 from servelab.lessons.thresholds import HIT_RATE_SHOWN, SAME_SPEED, TTFT_GAIN_SHOWN
@@ -149,7 +150,7 @@ class RoutingFindings:
         replica's KV cache, to say whether the tenants' prompts outgrew it."""
         both = (spreading, following)
         hits = _by_policy(both, lambda r: r.hit_rate)
-        ttft = _by_policy(both, lambda r: r.summary["ttft_ms_p50"])
+        ttft = _by_policy(both, lambda r: r.summary[TTFT_MS_P50])
         return cls(
             policies=(spreading[0].policy, following[0].policy), workload=workload,
             replicas=spreading[0].spread.shape[1], runs=min(len(spreading), len(following)),
@@ -159,7 +160,7 @@ class RoutingFindings:
                 workload.prefix_tokens, workload.question_tokens)),
             computed_tokens=_by_policy(both, lambda r: r.computed_tokens),
             hit_rate=hits, ttft_ms_p50=ttft,
-            ttft_ms_p99=_by_policy(both, lambda r: r.summary["ttft_ms_p99"]),
+            ttft_ms_p99=_by_policy(both, lambda r: r.summary[TTFT_MS_P99]),
             recomputed=_by_policy(both, lambda r: max(0, r.prompt_computations(
                 workload.prefix_tokens, workload.question_tokens) - r.prefills)),
             pooled_spreads={runs[0].policy: sum((r.spread for r in runs[1:]), runs[0].spread)
@@ -294,7 +295,7 @@ class SetupRuns:
     @classmethod
     def of(cls, label: str, results: Sequence[Result]) -> SetupRuns:
         summaries = [result.summary() for result in results]
-        return cls(label, Spread.of(float(s["output_tok_s"]) for s in summaries),
+        return cls(label, Spread.of(float(s[OUTPUT_TOK_S]) for s in summaries),
                    Spread.of(float(s["tpot_ms_p50"]) for s in summaries))
 
 
