@@ -2,9 +2,9 @@
 # Chapter 08 only: build llama-cpp-python from its sdist once (minutes: llama_build.first_build),
 # cache the wheel in ~/.cache/servelab/wheels (or $SERVELAB_CACHE/wheels), and install it with
 # its server's dependencies into .venv; then build llama.cpp's own llama-server from the same
-# vendored source once (llama_server_build.first_build) into ~/.cache/servelab/bin. Safe to run
-# again: each returns at once when it is there. A build saturates the CPU, so each holds the lock
-# that engine runs take. The instruction sets (AVX, AVX2, FMA, F16C, AVX-512, ...) are switched
+# vendored source once (llama_server_build.first_build) into ~/.cache/servelab/bin, one binary per
+# environment. Safe to run again: each returns at once when it is there. A build saturates the
+# CPU, so each holds the lock that engine runs take. The instruction sets (AVX, AVX2, FMA, F16C, AVX-512, ...) are switched
 # on only where /proc/cpuinfo lists them: servelab.engines.llama_build.instruction_set_args.
 set -euo pipefail
 cd "$(dirname "$0")/.."

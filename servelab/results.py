@@ -214,18 +214,28 @@ FIGURES: dict[str, dict[str, Figure]] = {
                                   "predicted before the sweep"),
     },
     "08-when-not-to": {
-        "user_tok_s_alone_llama_q4": Figure("tokens per second one user saw, llama.cpp Q4_1"),
-        "user_tok_s_alone_llama_f16": Figure("tokens per second one user saw, llama.cpp F16"),
+        "user_tok_s_alone_llama_q4": Figure("tokens per second one user saw, llama-cpp-python "
+                                            "Q4_1"),
+        "user_tok_s_alone_llama_f16": Figure("tokens per second one user saw, llama-cpp-python "
+                                             "F16"),
+        "user_tok_s_alone_llama_server": Figure("tokens per second one user saw, llama-server "
+                                                "Q4_1"),
         "user_tok_s_alone_vllm": Figure("tokens per second one user saw, vLLM"),
         "output_tok_s_many_llama_q4": Figure("total output tokens per second, many users, "
-                                             "llama.cpp Q4_1"),
-        "output_tok_s_many_llama_f16": Figure("total output tokens per second, many users, "
-                                              "llama.cpp F16"),
+                                             "llama-cpp-python Q4_1"),
+        "output_tok_s_many_llama_server": Figure("total output tokens per second, many users, "
+                                                 "llama-server Q4_1"),
         "output_tok_s_many_vllm": Figure("total output tokens per second, many users, vLLM"),
         "ttft_s_p99_many_llama_q4": Figure("slowest-percentile first token, many users, "
-                                           "llama.cpp Q4_1 (s)"),
+                                           "llama-cpp-python Q4_1 (s)"),
+        "ttft_s_p99_many_llama_server": Figure("slowest-percentile first token, many users, "
+                                               "llama-server Q4_1 (s)"),
         "ttft_s_p99_many_vllm": Figure("slowest-percentile first token, many users, vLLM (s)"),
-        "start_s_llama_q4": Figure("launch to answering, llama.cpp Q4_1 (s)"),
+        "step_gain_llama_server": Figure("output of the largest batch against one sequence's, "
+                                         "llama-server (×)"),
+        "step_gain_vllm": Figure("output of the largest batch against one sequence's, vLLM (×)"),
+        "start_s_llama_q4": Figure("launch to answering, llama-cpp-python Q4_1 (s)"),
+        "start_s_llama_server": Figure("launch to answering, llama-server Q4_1 (s)"),
         "start_s_vllm": Figure("launch to answering, vLLM (s)"),
         "bits_per_weight_q4": Figure("bits per weight of the Q4_1 file, block scales included"),
         "bits_per_weight_f16": Figure("bits per weight of the F16 file"),

@@ -123,11 +123,18 @@ TABLE: dict[str, dict[str, dict[str, Any]]] = {
                              batch_max_tokens=256)),
     },
     "08-when-not-to": {
-        "smoke": dict(many=4, one_user_requests=1, prompt_words=16, output_tokens=12, repeats=2),
-        "cpu": dict(many=16, one_user_requests=2, prompt_words=32, output_tokens=32, repeats=3),
-        # two repeats: on a GPU runtime llama.cpp still serves its 32 users one by one on the CPU
+        # many users at once, each of llama-server's `many` slots holding slot_context tokens;
+        # its step sweep over levels, 2 × many users against the cap, and prefix_requests
+        # requests that share one prompt of prefix_words words
+        "smoke": dict(many=4, one_user_requests=1, prompt_words=16, output_tokens=12, repeats=2,
+                      slot_context=512, levels=[1, 2, 4], prefix_words=128, prefix_requests=3),
+        "cpu": dict(many=16, one_user_requests=2, prompt_words=32, output_tokens=32, repeats=3,
+                    slot_context=1024, levels=[1, 2, 4, 8, 16], prefix_words=384,
+                    prefix_requests=5),
+        # two repeats: on a GPU runtime llama.cpp still serves its 32 users on the CPU
         "gpu": dict(many=32, one_user_requests=4, prompt_words=64, output_tokens=128,
-                    repeats=2),
+                    repeats=2, slot_context=1024, levels=[1, 2, 4, 8, 16, 32],
+                    prefix_words=512, prefix_requests=5),
     },
     "09-past-one-machine": {
         "smoke": dict(tenants=2, requests_per_tenant=3, prefix_tokens=256, question_tokens=16,

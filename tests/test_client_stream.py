@@ -114,6 +114,16 @@ def test_stream_with_usage_keeps_the_servers_counts():
     assert len(record.token_times) == 3
 
 
+def test_usage_only_on_the_closing_chunk_adds_no_tokens():
+    # llama-server: one chunk per token without usage, then an empty closing chunk that carries
+    # the finish reason and the whole request's usage (as its 0.3.36 build streams it).
+    closing = {**_chunk("", "length"), "usage": {"prompt_tokens": 4, "completion_tokens": 3,
+                                                  "total_tokens": 7}}
+    record = _stream([_chunk(" a"), _chunk(" b"), _chunk(" c"), closing])
+    assert record.output_tokens == 3
+    assert len(record.token_times) == 3
+
+
 def test_stream_of_only_a_closing_chunk_is_an_error():
     record = _stream([_chunk("", "stop")])
     assert not record.ok

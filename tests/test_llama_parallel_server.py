@@ -33,6 +33,9 @@ def test_parallel_server_command_line_reads_as_typed(tmp_path):
     assert line.endswith("--parallel 4 --cont-batching --ctx-size 4096 --threads 2 "
                          "--threads-batch 2 --host 127.0.0.1 --port 8124")
     assert str(tmp_path) not in line
+    assert "--no-cache-prompt" not in line
+    assert "--no-cache-prompt" in LlamaCppParallelServer(_model(tmp_path), cache_prompt=False,
+                                                         binary=tmp_path / "b").command
     assert server.command[:3] == [str(tmp_path / "bin" / "llama-server"), "-m",
                                   str(tmp_path / "m.gguf")]
 

@@ -59,6 +59,16 @@ def test_the_build_reuses_only_its_own_binary(tmp_path, monkeypatch):
     assert build.cached_server() is None  # the binding's libraries are gone
 
 
+def test_each_binding_folder_keeps_its_own_binary(tmp_path, monkeypatch):
+    monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path / "cache"))
+    _binding(tmp_path / "one", monkeypatch)
+    first = build.binary_path()
+    _binding(tmp_path / "two", monkeypatch)
+    assert build.binary_path() != first  # a second checkout's build does not replace the first
+    assert first.parent == build.binary_path().parent == build.bin_dir()
+    assert build.build_record_path().name == f"{build.binary_path().name}.build.json"
+
+
 def test_a_machine_without_cmake_or_compiler_is_told_so(tmp_path, monkeypatch):
     monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
     monkeypatch.setenv("PATH", str(tmp_path))

@@ -14,6 +14,7 @@ from servelab.lessons.single_user import when_not_to
 from servelab.lessons.single_user.when_not_to import (
     LLAMA_F16,
     LLAMA_Q4,
+    LLAMA_SERVER,
     SPREAD_COLUMNS,
     VLLM,
     EngineFindings,
@@ -22,14 +23,18 @@ from servelab.lessons.single_user.when_not_to import (
 from tests.support import repeated
 
 
-def _table(q4, f16, vllm, many_llama, many_vllm):
+def _table(q4, f16, vllm, many_llama, many_vllm, many_server=None):
+    """One user on every engine (llama-server as fast as the binding on the same file); the
+    crowd on all but the F16 file, llama-server's 3× the binding's unless given."""
     rows = []
-    for engine, one, crowd in ((LLAMA_Q4, q4, many_llama), (LLAMA_F16, f16, many_llama / 2),
+    for engine, one, crowd in ((LLAMA_Q4, q4, many_llama), (LLAMA_F16, f16, None),
+                               (LLAMA_SERVER, q4, many_server or 3 * many_llama),
                                (VLLM, vllm, many_vllm)):
         rows.append({"engine": engine, "users": 1, "user_tok_s": one, "output_tok_s": one,
                      "ttft_s_p50": 0.1, "ttft_s_p99": 0.1})
-        rows.append({"engine": engine, "users": 32, "user_tok_s": one, "output_tok_s": crowd,
-                     "ttft_s_p50": 5.0, "ttft_s_p99": 10.0})
+        if crowd is not None:
+            rows.append({"engine": engine, "users": 32, "user_tok_s": one, "output_tok_s": crowd,
+                         "ttft_s_p50": 5.0, "ttft_s_p99": 10.0})
     # three runs of each load, 2 % either side of the median
     return repeated(pd.DataFrame(rows).set_index(["engine", "users"]), SPREAD_COLUMNS,
                     spread=0.02)
@@ -47,7 +52,8 @@ def _facts(gpu=False, compile_s=700.0):
     return Facts(many=32, llama_device="the CPU (2 cores)",
                  vllm_device="GPU T4" if gpu else "the same CPU", vllm_on_gpu=gpu,
                  q4_bits=5.86, f16_bits=16.1,
-                 start_s={LLAMA_Q4: 1.0, LLAMA_F16: 1.2, VLLM: 40.0}, compile_s=compile_s)
+                 start_s={LLAMA_Q4: 1.0, LLAMA_F16: 1.2, LLAMA_SERVER: 1.1, VLLM: 40.0},
+                 compile_s=compile_s)
 
 
 @pytest.mark.parametrize(("speeds", "says"), [
@@ -92,7 +98,10 @@ def test_two_speeds_are_alike_within_the_named_band_and_apart_beyond_it(a, pace)
 
 def test_the_engine_findings_read_each_run_once():
     found = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts())
-    assert found.crowd_llama == LLAMA_Q4 and found.crowd_lead.ratio == pytest.approx(4.0)
+    assert found.over_binding.ratio == pytest.approx(4.0)
+    assert found.slots_over_binding.ratio == pytest.approx(3.0)
+    assert found.crowd_lead.ratio == pytest.approx(600 / 450)
+    assert found.server_alone.pace is when_not_to.Pace.ALIKE
     assert found.q4_leads and found.alone_llama and found.crowd_vllm
     assert found.disk_mb == {"llama.cpp": 118.0, "vLLM": 1170.0}
     assert found.first_start_s == pytest.approx(701.0) and found.build_slower
@@ -108,34 +117,39 @@ def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float3
     assert "came from the smaller file" not in text and "At 16 bits each" not in text
 
 
-@pytest.mark.parametrize(("many_vllm", "says"), [
-    (600, "4.0× the tokens"), (150, "vLLM did not serve more in total"),
+@pytest.mark.parametrize(("many_server", "pace", "says"), [
+    (450, "FASTER", "vLLM still served 1.3× llama-server's total"),
+    (600, "ALIKE", "vLLM and llama-server served about as much"),
+    (1200, "SLOWER", "llama-server served 2.0× vLLM's total"),
 ])
-def test_story_08_many_user_branches(many_vllm, says):
-    text = _story(_table(150, 60, 58, 150, many_vllm), _facts(), "")
+def test_story_08_sets_vllm_against_llama_cpp_at_its_best(many_server, pace, says):
+    found = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
+    assert found.crowd_lead.pace is when_not_to.Pace[pace]
+    text = when_not_to.story(found, "")
     assert says in text
-    assert "600 tokens/s (588–612)" in text or many_vllm != 600  # each figure beside its range
+    assert "llama-server's slots served" in text  # the slots against the binding, every branch
+    assert "600 tokens/s (588–612)" in text  # each figure beside its range
 
 
 def test_story_08_claims_no_lead_inside_the_runs_spread():
-    table = _table(150, 60, 58, 150, 300)
-    table.loc[(VLLM, 32), "output_tok_s_low"] = 120.0  # one slow run of vLLM's crowd
+    table = _table(150, 60, 58, 150, 900)
+    table.loc[(VLLM, 32), "output_tok_s_low"] = 400.0  # one slow run of vLLM's crowd
     found = EngineFindings.of(table, SETUP, _facts())
     assert found.crowd_lead.pace is when_not_to.Pace.UNCLEAR and not found.crowd_vllm
     text = when_not_to.story(found, "")
-    assert "2.0× llama.cpp's, but the runs' ranges overlap" in text
-    assert "gives no reason to pick vLLM" in text
+    assert "2.0× llama-server's, but the runs' ranges overlap" in text
+    assert "was not told apart from vLLM for this crowd" in text
 
 
 @pytest.mark.parametrize(("speeds", "many_vllm", "says"), [
     ((150, 60, 58), 600, "Ask how many requests will be in flight"),
-    ((50, 20, 58), 600, "the choice would be vLLM either way"),
-    ((150, 60, 58), 100, "gives no reason to pick vLLM"),
+    ((50, 20, 58), 600, "did not serve one user faster than vLLM"),
+    ((150, 60, 58), 100, "served more than vLLM for this crowd"),
 ])
 def test_story_08_guidance_branches(speeds, many_vllm, says):
     text = _story(_table(*speeds, 150, many_vllm), _facts(), "")
     assert says in text
-    assert "talked about" not in text
+    assert ("the wrong tool" in text) == (many_vllm == 600)  # only where vLLM beat the binding
 
 
 def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
@@ -165,7 +179,7 @@ def test_story_08_guidance_weighs_one_users_first_token(vllm_first, says):
         table.loc[(VLLM, 1), f"ttft_s_p50{suffix}"] = vllm_first * factor
     text = _story(table, _facts(), "")
     assert "streamed 2.6× as quickly as vLLM here" in text and says in text
-    assert "turned the same model into 4.0× the total output" in text
+    assert "vLLM served 4.0× llama-cpp-python's total" in text
     # Each time names its engine, the sooner one first (a review read 'X against Y on vLLM').
     order = ("on vLLM against", "on llama.cpp)") if vllm_first < 0.1 else (
         "on llama.cpp against", "on vLLM)")
@@ -253,7 +267,7 @@ def test_story_08_says_which_loads_fell_run_after_run():
     table["user_tok_s_runs"] = [(46.0, 32.0, 23.0) if load == (LLAMA_F16, 1) else (1.0, 1.0, 1.0)
                                 for load in table.index]
     text = _story(table, _facts(), "x")
-    assert "fell run after run (llama.cpp F16 alone: 46, 32, 23 tokens/s)" in text
+    assert "fell run after run (llama-cpp-python F16 alone: 46, 32, 23 tokens/s)" in text
 
 
 def test_folder_mb_measures_files_and_rejects_missing_paths(tmp_path):

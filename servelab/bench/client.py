@@ -169,6 +169,10 @@ async def stream_request(
                 else:
                     text = choice.text
                 if chunk.usage is not None:
+                    if choice.index not in counted:
+                        # llama-server puts usage only on its closing chunk: the tokens before
+                        # it came in chunks of their own and are already counted.
+                        counted[choice.index] = record.token_samples.count(choice.index)
                     so_far = chunk.usage.completion_tokens
                     new = so_far - counted.get(choice.index, 0)
                     if new > 0:

@@ -31,7 +31,9 @@ SLOT_CONTEXT_STEP = 256
 
 class LlamaCppParallelServer(ServerProcess):
     """One ``llama-server --parallel N --cont-batching``: ``parallel`` slots of ``slot_context``
-    tokens each; ``n_threads`` for decoding and prompts alike (default: one per core)."""
+    tokens each; ``n_threads`` for decoding and prompts alike (default: one per core).
+    ``cache_prompt=False`` makes every request compute its whole prompt, where by default a
+    slot keeps the last prompt it computed and a request that starts the same way reuses it."""
 
     engine = "llama.cpp's llama-server"
     health_path = "/health"
@@ -43,6 +45,7 @@ class LlamaCppParallelServer(ServerProcess):
         parallel: int = 4,
         slot_context: int = 2048,
         n_threads: int | None = None,
+        cache_prompt: bool = True,
         model_alias: str = OFFLINE_MODEL_NAME,
         binary: str | Path | None = None,
         port: int | None = None,
@@ -63,6 +66,7 @@ class LlamaCppParallelServer(ServerProcess):
         self.slot_context = slot_context
         # as the binding gets them: one thread per core this process may run on
         self.threads = n_threads or len(available_cores())
+        self.cache_prompt = cache_prompt
 
     @property
     def ctx_size(self) -> int:
@@ -75,6 +79,7 @@ class LlamaCppParallelServer(ServerProcess):
                 "--parallel", str(self.parallel), "--cont-batching",
                 "--ctx-size", str(self.ctx_size),
                 "--threads", str(self.threads), "--threads-batch", str(self.threads),
+                *([] if self.cache_prompt else ["--no-cache-prompt"]),
                 "--host", self.host, "--port", str(self.shown_port)]
 
     @property

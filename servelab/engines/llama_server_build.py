@@ -7,14 +7,15 @@ on the binding's own ``libllama`` and ``libggml`` (the wheel's ``llama_cpp/lib``
 kernels. Only what the binding lacks is compiled (llama.cpp's common library, the multimodal
 library the server links, the server), in unity builds driven by Ninja where it is found, and
 linked statically into the binary, which finds the wheel's libraries by its run path. It is kept
-in ``<servelab cache>/bin`` beside a record of its build; a later run whose record matches
-returns at once.
+in ``<servelab cache>/bin``, one per binding's library folder, beside a record of its build; a
+later run whose record matches returns at once.
 
 ``python -m servelab.engines.llama_server_build`` builds it (env/build-llama-cpp.sh calls it).
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -98,11 +99,16 @@ def bin_dir() -> Path:
 
 
 def binary_path() -> Path:
-    return bin_dir() / TARGET
+    """Where the binary for the installed binding is kept. Its run path names that binding's
+    library folder, so each environment (a checkout's .venv, a fresh clone's) keeps its own
+    binary in the shared cache instead of replacing another's."""
+    lib = binding_lib_dir()
+    key = hashlib.sha256(str(lib).encode()).hexdigest()[:12] if lib else "no-binding"
+    return bin_dir() / f"{TARGET}-{key}"
 
 
 def build_record_path() -> Path:
-    return bin_dir() / f"{TARGET}.build.json"
+    return binary_path().with_name(f"{binary_path().name}.build.json")
 
 
 def server_cmake_args() -> list[str]:

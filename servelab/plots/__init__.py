@@ -233,6 +233,24 @@ def step_time_fit(batch: Sequence[float], step_ms: Sequence[float], fixed_ms: fl
     return fig
 
 
+def step_lines(lines: Mapping[str, tuple[Sequence[float], Sequence[float], float, float]],
+               title: str) -> Figure:
+    """Several engines' decoding-step times against batch size, each with its fitted line:
+    ``lines`` maps an engine to (batches, step times in ms, fixed ms, ms per sequence)."""
+    with style():
+        fig, (ax,) = figure_row()
+        for (engine, (batch, step_ms, fixed_ms, per_sequence_ms)), color in zip(
+                lines.items(), SERIES_COLORS, strict=False):
+            sizes = np.asarray(batch, dtype=float)
+            ax.plot(sizes, step_ms, "o", color=color, label=f"{engine}, measured")
+            line = np.linspace(0, sizes.max(), 100)
+            ax.plot(line, fixed_ms + per_sequence_ms * line, "-", color=color, alpha=0.6,
+                    label=f"{engine}: {fixed_ms:.1f} ms + {per_sequence_ms:.2f} ms × batch")
+        _finish(fig, ax, "sequences decoding together (batch)", "time of one decoding step (ms)",
+                title)
+    return fig
+
+
 def slot_timeline(result: Result, slots: int, title: str | None = None) -> Figure:
     """One row per batch slot: which request held it when (to first token, then decode), and
     the idle time in between shaded — where a wave waits for its slowest member."""

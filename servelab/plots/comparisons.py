@@ -65,7 +65,8 @@ def reuse_bars(reuse: pd.DataFrame, control: pd.DataFrame, title: str) -> Figure
 def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
     """Three panels, one bar per engine: tok/s one user sees alone; total tok/s with ``many``
     users; and the median wait for a first token with ``many`` users. Each bar is the median
-    of its runs, with a line from the lowest to the highest where the table holds them."""
+    of its runs, with a line from the lowest to the highest where the table holds them. An
+    engine the table lacks a load for has no bar in that panel."""
     engines = list(table.index.get_level_values("engine").unique())
     panels = [
         (1, "user_tok_s", "1 user: speed it sees", "tokens/s"),
@@ -75,10 +76,12 @@ def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
     with style():
         fig, axes = figure_row(len(panels), figsize=(10.0, 3.8))
         for ax, (users, column, label, unit) in zip(axes, panels, strict=True):
+            ran = [engine for engine in engines if (engine, users) in table.index]
             values, errors = _medians_and_errors(
-                [Spread.in_row(table.loc[(engine, users)], column) for engine in engines])
-            bars = ax.bar([engine.replace(" ", "\n") for engine in engines], values,
-                          yerr=errors, capsize=4, color=SERIES_COLORS[: len(engines)])
+                [Spread.in_row(table.loc[(engine, users)], column) for engine in ran])
+            bars = ax.bar([engine.replace(" ", "\n") for engine in ran], values,
+                          yerr=errors, capsize=4,
+                          color=[SERIES_COLORS[engines.index(engine)] for engine in ran])
             ax.bar_label(bars, fmt="%.3g", fontsize=9)
             ax.set_title(label, fontsize=10, fontweight="normal")
             ax.set_ylabel(unit)

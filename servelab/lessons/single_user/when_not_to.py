@@ -1,10 +1,12 @@
-"""Chapter 08: what two engines cost to set up, and how they serve one user and many.
+"""Chapter 08: what the engines cost to set up, and how they serve one user and many.
 
 ``footprint_mb`` and ``folder_mb`` measure what each engine needs on disk; ``comparison`` puts
 the runs side by side (``servelab.plots.comparisons.engine_bars`` draws the three numbers the
 guidance rests on: the speed one user sees, the total throughput under many users, and how long
-those users wait for a first token). llama.cpp runs twice, on the 4-bit file and on a 16-bit
-one, so that the page can separate what the engine does from what the file format does.
+those users wait for a first token). llama.cpp runs through llama-cpp-python's server on the
+4-bit file and on a 16-bit one, so that the page can separate what the engine does from what the
+file format does, and as its own ``llama-server`` with parallel slots on the 4-bit file, so that
+the crowd meets llama.cpp at its best.
 ``EngineFindings`` reads the runs once, with every comparison a named verdict; ``story`` only
 words it.
 """
@@ -104,7 +106,8 @@ def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
                         if key not in SPREAD_COLUMNS})
 
 
-LLAMA_Q4, LLAMA_F16, VLLM = "llama.cpp Q4_1", "llama.cpp F16", "vLLM"
+LLAMA_Q4, LLAMA_F16 = "llama-cpp-python Q4_1", "llama-cpp-python F16"
+LLAMA_SERVER, VLLM = "llama-server Q4_1", "vLLM"
 TOKENS_PER_S = " tokens/s"
 
 
@@ -164,7 +167,7 @@ def _spreads_by_engine(rows: pd.DataFrame | pd.Series, key: str) -> dict[str, Sp
 
 @dataclass(frozen=True)
 class EngineFindings:
-    """The two engines' runs, read once: the speed one user saw alone (``one``), the total with
+    """The engines' runs, read once: the speed one user saw alone (``one``), the total with
     ``facts.many`` users (``crowd``) and their waits for a first token, by engine; the disk each
     needed; and the set-up facts. ``first_alone`` is one user's median wait for a first token
     (s), by engine; ``falling`` the loads, (engine, users), whose speed fell run after run, with
@@ -183,9 +186,10 @@ class EngineFindings:
     @classmethod
     def of(cls, table: pd.DataFrame, setup: pd.DataFrame, facts: Facts,
            pace: Mapping[str, CpuPace] | None = None) -> EngineFindings:
-        """From ``comparison``'s table (engines ``LLAMA_Q4``, ``LLAMA_F16``, ``VLLM``; users 1
-        and ``facts.many``), the disk table (one row per engine, megabytes) and the CPU probes
-        taken with no server running, by moment in the order they ran."""
+        """From ``comparison``'s table (engines ``LLAMA_Q4``, ``LLAMA_F16``, ``LLAMA_SERVER``,
+        ``VLLM``, each with users 1 and, all but ``LLAMA_F16``, ``facts.many``), the disk table
+        (one row per engine, megabytes) and the CPU probes taken with no server running, by
+        moment in the order they ran."""
         one = table.xs(1, level="users")
         many = table.xs(facts.many, level="users")
         return cls(facts=facts, one=_spreads_by_engine(one, "user_tok_s"),
@@ -222,18 +226,28 @@ class EngineFindings:
                 and against.pace is not Pace.SLOWER)
 
     @property
-    def crowd_llama(self) -> str:
-        """The llama.cpp run that served the most in total under load (by its median)."""
-        return max((name for name in self.crowd if name != VLLM),
-                   key=lambda name: self.crowd[name].median)
+    def server_alone(self) -> Against:
+        """llama-server against the binding for one user: the same kernels on the same file."""
+        return Against(self.one[LLAMA_SERVER], self.one[LLAMA_Q4])
+
+    @property
+    def slots_over_binding(self) -> Against:
+        """llama-server's total under load against the binding's: what its slots are worth."""
+        return Against(self.crowd[LLAMA_SERVER], self.crowd[LLAMA_Q4])
 
     @property
     def crowd_lead(self) -> Against:
-        return Against(self.crowd[VLLM], self.crowd[self.crowd_llama])
+        """vLLM's total under load against llama.cpp at its best, llama-server."""
+        return Against(self.crowd[VLLM], self.crowd[LLAMA_SERVER])
+
+    @property
+    def over_binding(self) -> Against:
+        """vLLM's total under load against llama-cpp-python's server, one request at a time."""
+        return Against(self.crowd[VLLM], self.crowd[LLAMA_Q4])
 
     @property
     def crowd_vllm(self) -> bool:
-        """vLLM served more in total under load than the better llama.cpp run, beyond ``ALIKE``."""
+        """vLLM served more in total under load than llama-server, beyond ``ALIKE``."""
         return self.crowd_lead.pace is Pace.FASTER
 
     @property
@@ -269,13 +283,14 @@ def _runs(spread: Spread) -> str:
 
 def _where_text(found: EngineFindings) -> str:
     facts = found.facts
-    text = (f"llama.cpp ran on {facts.llama_device} in both of its runs; vLLM ran on "
+    text = (f"llama.cpp ran on {facts.llama_device} in all three of its runs; vLLM ran on "
             f"{facts.vllm_device}. ")
     drift = drift_text(DriftFindings(found.pace))
     if facts.vllm_on_gpu:
         return text + ("So every comparison between the two engines below is also a comparison "
-                       "between a CPU and a GPU; only the two llama.cpp runs compare like with "
-                       "like, and they separate the file format from the engine. " + drift)
+                       "between a CPU and a GPU; only the llama.cpp runs compare like with "
+                       "like: they separate the file format, and the slots, from the engine. "
+                       + drift)
     return text + ("Same processor, same cores, same model, same requests: the engines and formats "
                    "differ. " + drift)
 
@@ -322,7 +337,9 @@ def _one_user_text(found: EngineFindings) -> str:
             f"{facts.q4_bits:.1f} bits per weight, its block scales included, against "
             f"{facts.f16_bits:.1f} for F16 ({facts.bytes_f16_over_q4:.1f}× the bytes to read "
             f"per token); on the same engine the packed file was {_as_fast(found.q4_vs_f16)} "
-            "the 16-bit one. ")
+            "the 16-bit one. llama-server, the same kernels on the same packed file, gave "
+            f"{found.one[LLAMA_SERVER].with_range(unit=TOKENS_PER_S)}: "
+            f"{_as_fast(found.server_alone)} llama-cpp-python's server. ")
     if facts.vllm_on_gpu:
         return text + (f"vLLM on the GPU was {_as_fast(found.vllm_vs_f16)} llama.cpp's F16 run "
                        "on the CPU: that gap is mostly the device, not the engine.")
@@ -356,23 +373,39 @@ def _one_user_text(found: EngineFindings) -> str:
 
 
 def _many_text(found: EngineFindings) -> str:
-    llama = found.crowd_llama
-    vllm_s, llama_s = (found.crowd[name].with_range(unit=TOKENS_PER_S) for name in (VLLM, llama))
-    text = (f"With {found.facts.many} users at once, vLLM produced {vllm_s} in total and the "
-            f"faster llama.cpp run ({llama}) {llama_s}"
-            f"{_runs(found.crowd[VLLM])}. The median user waited "
-            f"{found.wait_p50_s[VLLM]:.1f} s for a first token on vLLM and "
-            f"{found.wait_p50_s[llama]:.1f} s on llama.cpp, the unluckiest "
-            f"{found.wait_p99_s[VLLM]:.1f} s and {found.wait_p99_s[llama]:.1f} s. ")
-    if found.crowd_vllm:
-        return text + (f"vLLM served {found.crowd_lead.ratio:.1f}× the tokens because each of its "
-                       "steps carries every running request, while llama-cpp-python's server "
-                       "answers one request after another.")
-    if found.crowd_lead.pace is Pace.UNCLEAR:
-        return text + (f"vLLM's median total was {found.crowd_lead.ratio:.1f}× llama.cpp's, but "
-                       "the runs' ranges overlap, so this run cannot say vLLM served more.")
-    return text + ("vLLM did not serve more in total in this run; the table shows where the "
-                   "time went.")
+    many = found.facts.many
+    vllm_s, server_s, binding_s = (found.crowd[name].with_range(unit=TOKENS_PER_S)
+                                   for name in (VLLM, LLAMA_SERVER, LLAMA_Q4))
+    vllm_w, server_w, binding_w = (
+        f"{found.wait_p50_s[name]:.1f} s (the unluckiest {found.wait_p99_s[name]:.1f} s)"
+        for name in (VLLM, LLAMA_SERVER, LLAMA_Q4))
+    waits = f"{vllm_w} on vLLM, {server_w} on llama-server and {binding_w} on the binding"
+    text = (f"With {many} users at once, vLLM produced {vllm_s} in total, llama-server with "
+            f"{many} slots {server_s}, and llama-cpp-python's server {binding_s}"
+            f"{_runs(found.crowd[VLLM])}. The median user waited for a first token {waits}. ")
+    slots = found.slots_over_binding
+    text += {
+        Pace.FASTER: (f"llama-server's slots served {slots.ratio:.1f}× the binding's total: the "
+                      "same kernels on the same file, so the gap is batching alone, since the "
+                      "binding answers one request after another. "),
+        Pace.ALIKE: ("llama-server served about as much as the binding, so its slots gained "
+                     "nothing on this device. "),
+        Pace.SLOWER: "llama-server served less than the binding in this run. ",
+        Pace.UNCLEAR: ("llama-server and the binding were not told apart beyond the runs' "
+                       "spread. "),
+    }[slots.pace]
+    lead = found.crowd_lead
+    return text + {
+        Pace.FASTER: (f"vLLM still served {lead.ratio:.1f}× llama-server's total, though both "
+                      "put every running request into each step; the sections below measure "
+                      "what is left between them."),
+        Pace.ALIKE: ("vLLM and llama-server served about as much: once llama.cpp batches, the "
+                     "crowd alone does not separate the engines here."),
+        Pace.SLOWER: (f"llama-server served {1 / lead.ratio:.1f}× vLLM's total: with slots, "
+                      "llama.cpp was the better engine for this crowd on this device."),
+        Pace.UNCLEAR: (f"vLLM's median total was {lead.ratio:.1f}× llama-server's, but the runs' "
+                       "ranges overlap, so this run cannot say which served more."),
+    }[lead.pace]
 
 
 def _first_token_clause(found: EngineFindings) -> str:
@@ -389,21 +422,31 @@ def _first_token_clause(found: EngineFindings) -> str:
 
 def _guidance_text(found: EngineFindings) -> str:
     where = " (on different devices, as said above)" if found.facts.vllm_on_gpu else ""
-    if found.alone_llama and found.crowd_vllm:
+    binding = found.over_binding
+    if found.alone_llama:
         alone = Against(found.one[LLAMA_Q4], found.one[VLLM])
         pace = (f"{alone.ratio:.1f}× as quickly as vLLM" if found.q4_leads
                 else "at least as quickly")
-        return ("Ask how many requests will be in flight at the same moment. For one person "
-                f"at a time, a packed file on llama.cpp streamed {pace} here"
-                f"{_first_token_clause(found)}, and it starts in seconds once built; when "
-                "requests overlap, vLLM's shared steps turned the same model into "
-                f"{found.crowd_lead.ratio:.1f}× the total output{where}.")
-    if found.crowd_vllm:
-        return ("vLLM was ahead under load and not behind for one user in this run, so here the "
-                f"choice would be vLLM either way{where}; the 4-bit format is what a lighter "
-                "engine has to offer, and the table shows how much it gave.")
-    return ("This run did not show vLLM ahead under load, so it gives no reason to pick vLLM on "
-            "this device; the table shows what it did measure.")
+        text = ("Ask how many requests will be in flight at the same moment. For one person at "
+                f"a time, a packed file on llama.cpp streamed {pace} here"
+                f"{_first_token_clause(found)}, and it starts in seconds once built. ")
+    else:
+        text = "llama.cpp did not serve one user faster than vLLM in this run. "
+    if binding.pace is Pace.FASTER:
+        text += (f"For a crowd, a server that answers one request at a time is the wrong tool: "
+                 f"vLLM served {binding.ratio:.1f}× llama-cpp-python's total{where}. ")
+    lead = found.crowd_lead
+    return text + {
+        Pace.FASTER: ("llama.cpp's own server with slots narrowed that gap but did not close "
+                      f"it: vLLM still served {lead.ratio:.1f}× as much{where}."),
+        Pace.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM for this "
+                     f"crowd{where}, so the crowd alone is no reason to leave llama.cpp."),
+        Pace.SLOWER: ("llama.cpp's own server with slots served more than vLLM for this crowd"
+                      f"{where}, so the crowd alone is no reason to leave llama.cpp."),
+        Pace.UNCLEAR: ("llama.cpp's own server with slots was not told apart from vLLM for this "
+                       f"crowd{where}, so this run gives no reason to leave llama.cpp for the "
+                       "crowd alone."),
+    }[lead.pace]
 
 
 def story(found: EngineFindings, prediction: str) -> str:
@@ -411,7 +454,8 @@ def story(found: EngineFindings, prediction: str) -> str:
     measured = (f"one user saw {found.one[LLAMA_Q4].median:.0f} tokens/s on llama.cpp (Q4_1) "
                 f"and {found.one[VLLM].median:.0f} on vLLM; with {found.facts.many} users vLLM "
                 f"produced {found.crowd[VLLM].median:.0f} tokens/s in total against "
-                f"{found.crowd[LLAMA_Q4].median:.0f}.")
+                f"{found.crowd[LLAMA_SERVER].median:.0f} on llama-server and "
+                f"{found.crowd[LLAMA_Q4].median:.0f} on llama-cpp-python's server.")
     return page_story(prediction, measured, [
         ("Where each engine ran", _where_text(found) + _falling_text(found)),
         ("Set-up and start", _setup_text(found)),

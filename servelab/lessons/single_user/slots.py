@@ -1,0 +1,229 @@
+"""Chapter 08: what is left between llama.cpp's own server and vLLM once both batch, measured.
+
+``llama-server`` keeps ``--parallel`` slots and decodes every busy slot in one step, as vLLM
+decodes every running sequence in one step; the three experiments here run the same seeded load
+on both and keep what each engine did:
+
+- ``step_sweep``: 1, 2, 4, ... users decoding together; chapter 02's ``step_times_ms`` turns
+  each level's steady output into the time of one step, and ``StepLine`` fits a + b·B to them;
+- ``over_the_cap``: twice as many users at once as the engine takes (the slots, vLLM's
+  ``max_num_seqs``); ``QueueWait`` counts who got a first token only after an earlier answer
+  had ended, that is, who waited for a place;
+- ``shared_prompt``: one user whose requests all begin with the same long prompt, the engine's
+  reuse on and off (llama-server's ``cache_prompt``, vLLM's prefix caching); ``PromptReuse``
+  sets the first-token waits of the requests after the first side by side.
+
+The words live in ``servelab.lessons.single_user.slots_words``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from servelab import bench
+from servelab.bench.frames import Result
+from servelab.bench.options import RunOptions
+from servelab.bench.prompts import WordPrompts
+from servelab.bench.spread import Spread
+from servelab.engines.running import RunningServer
+from servelab.engines.vllm_server import Capacity, CapacityNotFound, Server
+from servelab.lessons.batching.step_cost import steady_totals
+from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
+from servelab.lessons.single_user.against import Against, Pace
+from servelab.lessons.thresholds import ALIKE
+
+# Both llama.cpp servers lack vLLM's /tokenize and /metrics: prompts are seeded words, and the
+# server is not sampled while it runs.
+UNSAMPLED: RunOptions = {"prompts": WordPrompts(), "metrics_interval": None, "progress": False}
+
+
+def step_sweep(server: RunningServer, levels: Sequence[int], prompt_words: int,
+               output_tokens: int, seed: int = 200) -> dict[int, list[Result]]:
+    """One closed loop of ``level`` users, one request each, at every level."""
+    return {level: [bench.closed_loop(server, users=level, input_tokens=prompt_words,
+                                      max_tokens=output_tokens, seed=seed + level, **UNSAMPLED)]
+            for level in levels}
+
+
+def over_the_cap(server: RunningServer, users: int, prompt_words: int, output_tokens: int,
+                 seed: int = 300) -> Result:
+    """``users`` users, one request each, all at the same moment."""
+    return bench.closed_loop(server, users=users, input_tokens=prompt_words,
+                             max_tokens=output_tokens, seed=seed, **UNSAMPLED)
+
+
+def shared_prompt(server: RunningServer, prefix_words: int, requests: int, reuse: bool,
+                  seed: int = 400) -> Result:
+    """One user sending ``requests`` requests one after another, each the same prompt of
+    ``prefix_words`` words and then a question of its own. ``reuse=False`` gives every request a
+    cache salt of its own, so that vLLM cannot reuse the prompt; llama-server ignores the salt,
+    and is started with ``cache_prompt=False`` instead."""
+    return bench.shared_prefix(server, prefix_words, users=1, requests_per_user=requests,
+                               question_tokens=16, max_tokens=4, reuse_cache=reuse, seed=seed,
+                               **UNSAMPLED)
+
+
+def pool_of(server: Server) -> Capacity | None:
+    """vLLM's KV pool as its start-up log states it; None where the log does not."""
+    try:
+        return server.capacity
+    except CapacityNotFound:
+        return None
+
+
+@dataclass(frozen=True)
+class StepLine:
+    """One engine's decoding step at each batch of the sweep, and the line through them."""
+
+    batches: tuple[int, ...]
+    step_ms: tuple[float, ...]
+    fit: StepFit
+
+    @classmethod
+    def of(cls, sweep: Mapping[int, Sequence[Result]]) -> StepLine:
+        """From ``step_sweep``: each level's steady output (the median over its runs)."""
+        totals = {level: float(pd.Series(runs).median())
+                  for level, runs in steady_totals(sweep).items()}
+        batches = tuple(sorted(totals))
+        step_ms = [float(ms) for ms in step_times_ms(batches, [totals[level] for level in batches])]
+        return cls(batches, tuple(step_ms), fit_step_time(batches, step_ms))
+
+    @property
+    def top(self) -> int:
+        return self.batches[-1]
+
+    @property
+    def growth(self) -> float:
+        """How many times longer a step of the largest batch took than a step of one."""
+        return self.step_ms[-1] / self.step_ms[0]
+
+    @property
+    def gain(self) -> float:
+        """The largest batch's output against one sequence's: top × step(1) ÷ step(top)."""
+        return self.top / self.growth
+
+
+@dataclass(frozen=True)
+class QueueWait:
+    """``users`` requests sent at once to an engine that takes ``cap`` at a time."""
+
+    cap: int
+    users: int
+    waited: int  # first token only after an earlier answer had ended
+    first_wave_s: float  # the median wait for a first token of those who did not wait
+    queued_s: float | None  # the same for those who waited (None: nobody waited)
+
+    @classmethod
+    def of(cls, result: Result, cap: int) -> QueueWait:
+        done = result.requests[result.requests["ok"]]
+        if done.empty:
+            raise ValueError("no request of the run finished")
+        waited = done["first_token_s"] > done["end_s"].min()
+        queued = done.loc[waited, "ttft_s"]
+        return cls(cap=cap, users=len(result.requests), waited=int(waited.sum()),
+                   first_wave_s=float(done.loc[~waited, "ttft_s"].median()),
+                   queued_s=float(queued.median()) if len(queued) else None)
+
+    @property
+    def beyond_cap(self) -> int:
+        return max(self.users - self.cap, 0)
+
+    @property
+    def queued_past_cap(self) -> bool:
+        """Those beyond the cap, and only they, waited for a place."""
+        return self.waited == self.beyond_cap
+
+
+def later_waits_ms(result: Result) -> Spread:
+    """The first-token waits (ms) of every request after the first, which may find the shared
+    prompt cached; the first computes it in any case."""
+    frame = result.requests.sort_values("sent_s")
+    return Spread.of(frame["ttft_s"].iloc[1:] * 1000)
+
+
+@dataclass(frozen=True)
+class PromptReuse:
+    """One engine's first-token waits after the first request, reuse on and off (ms)."""
+
+    on_ms: Spread
+    off_ms: Spread
+
+    @classmethod
+    def of(cls, on: Result, off: Result) -> PromptReuse:
+        return cls(later_waits_ms(on), later_waits_ms(off))
+
+    @property
+    def saving(self) -> Against:
+        """Reuse off against on: ``FASTER`` reads "reuse off took longer" (a time, not a speed),
+        and the ratio is how many times sooner reuse brought the first token."""
+        return Against(self.off_ms, self.on_ms)
+
+    @property
+    def sooner(self) -> bool:
+        return self.saving.pace is Pace.FASTER
+
+
+def alike(a: float, b: float) -> bool:
+    """Two single figures within ``ALIKE`` of each other."""
+    return 1 - ALIKE <= a / b <= 1 + ALIKE
+
+
+@dataclass(frozen=True)
+class SlotFindings:
+    """The three experiments on both engines (keys: the engines' labels), and the memory each
+    kept for its sequences: ``llama-server``'s context split into ``slots`` of ``slot_context``
+    tokens each, set aside when it starts (``slots_mib``), against vLLM's one pool
+    (``pool``, from its log), which any sequence takes from block by block as it grows."""
+
+    server: str
+    vllm: str
+    steps: Mapping[str, StepLine]
+    queue: Mapping[str, QueueWait]
+    reuse: Mapping[str, PromptReuse]
+    slots: int
+    slot_context: int
+    slots_mib: float
+    pool: Capacity | None  # None: vLLM's log gave no pool size
+
+    @classmethod
+    def of(cls, mechanism: Mapping[str, Mapping[str, Any]], server: str, vllm: str, cap: int,
+           slot_context: int, slots_mib: float, pool: Capacity | None) -> SlotFindings:
+        """From each engine's experiments: ``"steps"`` (``step_sweep``), ``"over the cap"``
+        (``over_the_cap`` with twice ``cap`` users) and ``"reuse on"`` and ``"reuse off"``
+        (``shared_prompt``)."""
+        runs = {engine: mechanism[engine] for engine in (server, vllm)}
+        return cls(server=server, vllm=vllm,
+                   steps={engine: StepLine.of(done["steps"]) for engine, done in runs.items()},
+                   queue={engine: QueueWait.of(done["over the cap"], cap)
+                          for engine, done in runs.items()},
+                   reuse={engine: PromptReuse.of(done["reuse on"], done["reuse off"])
+                          for engine, done in runs.items()},
+                   slots=cap, slot_context=slot_context, slots_mib=slots_mib, pool=pool)
+
+    @property
+    def gains_alike(self) -> bool:
+        """Batching gave both engines about the same output at the largest batch (one sweep
+        each, so a band, not ranges)."""
+        return alike(self.steps[self.server].gain, self.steps[self.vllm].gain)
+
+    @property
+    def larger_gain(self) -> str:
+        return max((self.server, self.vllm), key=lambda engine: self.steps[engine].gain)
+
+    @property
+    def both_queue(self) -> bool:
+        return all(wait.queued_past_cap for wait in self.queue.values())
+
+    @property
+    def reused(self) -> dict[str, bool]:
+        """Whether reuse brought each engine's first token sooner, beyond the runs' spread."""
+        return {engine: reuse.sooner for engine, reuse in self.reuse.items()}
+
+    @property
+    def slot_tokens(self) -> int:
+        """The tokens every slot together holds: llama-server's whole context."""
+        return self.slots * self.slot_context

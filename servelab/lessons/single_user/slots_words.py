@@ -1,0 +1,130 @@
+"""Chapter 08's words for what separates llama-server's slots from vLLM, and the chapter's
+take-away: each function picks its phrases from the findings' verdicts and formats the figures
+they hold."""
+
+from __future__ import annotations
+
+from servelab.lessons.single_user.against import Pace
+from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
+from servelab.lessons.single_user.when_not_to import EngineFindings
+
+
+def _line(step: StepLine) -> str:
+    return (f"{step.fit.fixed_ms:.1f} ms + {step.fit.per_sequence_ms:.2f} ms per sequence "
+            f"(R² {step.fit.r_squared:.2f})")
+
+
+def step_text(found: SlotFindings) -> str:
+    """Each engine's step at one sequence and at the sweep's largest batch, and which shared it
+    better."""
+    server, vllm = found.steps[found.server], found.steps[found.vllm]
+    text = (f"A decoding step of one sequence took {server.step_ms[0]:.1f} ms on llama-server "
+            f"and {vllm.step_ms[0]:.1f} ms on vLLM; a step of {server.top} sequences "
+            f"{server.step_ms[-1]:.1f} ms and {vllm.step_ms[-1]:.1f} ms. So {server.top} "
+            f"sequences gave {server.gain:.1f}× one sequence's output on llama-server and "
+            f"{vllm.gain:.1f}× on vLLM (one sweep each, so no range: the lines through the "
+            f"steps are {_line(server)} and {_line(vllm)}). ")
+    if found.gains_alike:
+        return text + ("Both engines shared a step among its sequences about as well, so what "
+                       "batching buys does not separate them here.")
+    return text + (f"{found.larger_gain} shared its step among more sequences for less; "
+                   "the gap is each engine's work per step, since both read the weights once "
+                   "per step whatever the batch.")
+
+
+def _waits(wait: QueueWait) -> str:
+    if wait.queued_s is None:
+        return f"the median first token came after {wait.first_wave_s:.1f} s and nobody waited"
+    return (f"{wait.waited} waited, and the median first token came after "
+            f"{wait.first_wave_s:.1f} s for those with a place, {wait.queued_s:.1f} s for those "
+            "without")
+
+
+def queue_text(found: SlotFindings) -> str:
+    """Who waited for a place when twice the cap arrived at once."""
+    server, vllm = found.queue[found.server], found.queue[found.vllm]
+    text = (f"{server.users} users at once, with room for {server.cap} on each engine "
+            f"({found.slots} slots on llama-server, max_num_seqs={vllm.cap} on vLLM): on "
+            f"llama-server {_waits(server)}; on vLLM {_waits(vllm)}. ")
+    if found.both_queue:
+        return text + ("Exactly those beyond the cap waited on both, each starting as soon as "
+                       "an answer ended and freed a place: past its cap vLLM queues as "
+                       "llama-server does, and its max_num_seqs plays the part of the slots.")
+    off = [engine for engine, wait in found.queue.items() if not wait.queued_past_cap]
+    return text + (f"On {' and '.join(off)} the waiters were not exactly the "
+                   f"{server.beyond_cap} beyond the cap, so this run does not show the two "
+                   "engines queueing alike.")
+
+
+def memory_text(found: SlotFindings) -> str:
+    """How each engine holds the KV cache of the sequences it runs."""
+    text = (f"llama-server set its whole context aside when it started: {found.slots} slots × "
+            f"{found.slot_context:,} tokens = {found.slot_tokens:,} tokens, "
+            f"{found.slots_mib:,.0f} MiB of KV cache in 16-bit values. Each slot's part is its "
+            f"own: a request longer than {found.slot_context:,} tokens fits in no slot, even "
+            "with every other slot idle. (llama.cpp can also give its slots one shared buffer, "
+            "`--kv-unified`; this chapter gives each slot its own, the default with the slots "
+            "named.) ")
+    if found.pool is None:
+        return text + ("vLLM's log gave no pool size here, so this run cannot set its memory "
+                       "beside the slots.")
+    return text + (f"vLLM keeps one pool of {found.pool.kv_cache_tokens:,} tokens and hands it "
+                   "out block by block as sequences grow, so one request may take up to "
+                   f"{found.pool.max_model_len:,} tokens and a short one holds only what it "
+                   "uses (chapter 03).")
+
+
+def _reuse(engine: str, switch: str, reuse: PromptReuse) -> str:
+    on, off = reuse.on_ms.with_range(unit=" ms"), reuse.off_ms.with_range(unit=" ms")
+    verdict = {
+        Pace.FASTER: f"{reuse.saving.ratio:.1f}× sooner with it",
+        Pace.ALIKE: "about as soon either way",
+        Pace.SLOWER: "later with it",
+        Pace.UNCLEAR: "not told apart beyond the runs' spread",
+    }[reuse.saving.pace]
+    return f"on {engine} the first token came after {on} with {switch} and {off} without: {verdict}"
+
+
+def reuse_text(found: SlotFindings, prefix_words: int) -> str:
+    """A shared prompt with each engine's reuse on and off."""
+    text = (f"One user, each request starting with the same {prefix_words}-word prompt; after "
+            "the first request, "
+            f"{_reuse('llama-server', 'cache_prompt', found.reuse[found.server])}; "
+            f"{_reuse('vLLM', 'prefix caching', found.reuse[found.vllm])}. ")
+    if all(found.reused.values()):
+        return text + ("Both engines skip a prompt they have computed before. Where they keep "
+                       "it differs: llama-server in the slot that computed it (and in a copy "
+                       "in RAM, `--cache-ram`), vLLM in blocks found by their hash, which any "
+                       "request can share in place (chapter 04).")
+    missing = [engine for engine, sooner in found.reused.items() if not sooner]
+    return text + (f"On {' and '.join(missing)} this run did not show reuse bringing the first "
+                   "token sooner, so it cannot set the two caches side by side.")
+
+
+def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
+    """The chapter's take-away, as far as its runs support each part."""
+    text = ("The right engine depends on how many requests are in flight at once, and on "
+            "which server runs the other engine. ")
+    binding = engines.over_binding
+    text += (f"Against a server that answers one request at a time, vLLM served "
+             f"{binding.ratio:.1f}× the crowd's tokens. " if binding.pace is Pace.FASTER
+             else "Even a server that answers one request at a time was not clearly behind "
+                  "vLLM for this crowd. ")
+    lead = engines.crowd_lead
+    text += {
+        Pace.FASTER: ("llama.cpp's own server with slots batched too, and vLLM still served "
+                      f"{lead.ratio:.1f}× its total: here vLLM was the better engine for the "
+                      "crowd, though not the only one that batches. "),
+        Pace.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM, so "
+                     "\"the wrong engine for a crowd\" held for the binding's server only. "),
+        Pace.SLOWER: ("llama.cpp's own server with slots served more than vLLM here, so \"the "
+                      "wrong engine for a crowd\" held for the binding's server only. "),
+        Pace.UNCLEAR: ("llama.cpp's own server with slots was not told apart from vLLM, so this "
+                       "run supports \"the wrong engine for a crowd\" for the binding's server "
+                       "only. "),
+    }[lead.pace]
+    return text + ("Both engines put every running sequence into each step"
+                   f"{' and queue past their cap' if found.both_queue else ''}; what the slots "
+                   "lack by design is memory handed out block by block from one pool, so that "
+                   "long and short requests share the cache. Measure on the hardware you will "
+                   "use, counting the set-up as well as the speed.")

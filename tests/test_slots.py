@@ -1,0 +1,138 @@
+"""servelab.lessons.single_user.slots and slots_words: what chapter 08 reads from llama-server's
+slots beside vLLM, and which verdict each story states."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.frames import Result
+from servelab.bench.spread import Spread
+from servelab.engines.vllm_server import Capacity
+from servelab.lessons.single_user import slots_words
+from servelab.lessons.single_user.slots import (
+    PromptReuse,
+    QueueWait,
+    SlotFindings,
+    StepLine,
+)
+from servelab.lessons.single_user.when_not_to import EngineFindings
+
+SERVER, VLLM = "llama-server Q4_1", "vLLM"
+
+
+def _record(index: int, sent: float, first: float, end: float, tokens: int = 11) -> RequestRecord:
+    record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens))
+    record.sent, record.first_token, record.end, record.closed = sent, first, end, end
+    record.token_times = [first + (end - first) * i / (tokens - 1) for i in range(tokens)]
+    record.token_samples = [0] * tokens
+    record.output_tokens = tokens
+    return record
+
+
+def _together(users: int, step_ms: float) -> Result:
+    """``users`` requests decoding side by side, one token each per step of ``step_ms``."""
+    end = 0.1 + 10 * step_ms / 1000
+    return Result(workload=None, records=[_record(i, 0.0, 0.1, end) for i in range(users)],
+                  duration_s=end)
+
+
+def test_a_step_line_reads_each_levels_step_from_its_steady_output():
+    line = StepLine.of({batch: [_together(batch, 10 + 2 * batch)] for batch in (1, 2, 4, 8)})
+    assert line.step_ms == pytest.approx((12, 14, 18, 26))
+    assert line.fit.fixed_ms == pytest.approx(10) and line.fit.per_sequence_ms == pytest.approx(2)
+    assert line.growth == pytest.approx(26 / 12) and line.gain == pytest.approx(8 * 12 / 26)
+
+
+def test_past_the_cap_only_those_beyond_it_waited():
+    result = Result(workload=None, records=[
+        _record(0, 0.0, 0.1, 1.0), _record(1, 0.0, 0.2, 1.0),
+        _record(2, 0.0, 1.1, 2.0), _record(3, 0.0, 1.3, 2.0)], duration_s=2.0)
+    wait = QueueWait.of(result, cap=2)
+    assert (wait.users, wait.waited, wait.beyond_cap) == (4, 2, 2) and wait.queued_past_cap
+    assert wait.first_wave_s == pytest.approx(0.15) and wait.queued_s == pytest.approx(1.2)
+    assert not QueueWait.of(result, cap=3).queued_past_cap  # one waited who had a place
+    everyone = QueueWait.of(result, cap=8)
+    assert everyone.beyond_cap == 0 and not everyone.queued_past_cap
+
+
+def test_reuse_compares_the_requests_after_the_first():
+    def shared(*ttfts: float) -> Result:
+        return Result(workload=None, duration_s=10.0, records=[
+            _record(i, float(i), i + ttft, i + ttft + 0.1) for i, ttft in enumerate(ttfts)])
+    reuse = PromptReuse.of(shared(0.5, 0.05, 0.06, 0.05), shared(0.5, 0.5, 0.52, 0.49))
+    assert reuse.on_ms.median == pytest.approx(50) and reuse.off_ms.n == 3
+    assert reuse.sooner and reuse.saving.ratio == pytest.approx(10)
+    assert not PromptReuse.of(shared(0.5, 0.5, 0.5), shared(0.5, 0.5, 0.5)).sooner
+
+
+def _spread(median: float) -> Spread:
+    return Spread(median, 0.95 * median, 1.05 * median, 4)
+
+
+POOL = Capacity(50_000, 2048, 24.0)
+
+
+def _found(server_gain_step: float = 2.0, vllm_step: float = 2.0, waited=(16, 16),
+           reuse_off_ms=(200.0, 200.0), pool: Capacity | None = POOL) -> SlotFindings:
+    def line(per_sequence: float) -> StepLine:
+        batches = (1, 2, 4, 8, 16)
+        steps = tuple(10 + per_sequence * b for b in batches)
+        return StepLine(batches, steps, StepLine.of(
+            {b: [_together(b, ms)] for b, ms in zip(batches, steps, strict=True)}).fit)
+    return SlotFindings(
+        server=SERVER, vllm=VLLM, steps={SERVER: line(server_gain_step), VLLM: line(vllm_step)},
+        queue={engine: QueueWait(16, 32, count, 0.5, 2.0 if count else None)
+               for engine, count in zip((SERVER, VLLM), waited, strict=True)},
+        reuse={engine: PromptReuse(_spread(40.0), _spread(off))
+               for engine, off in zip((SERVER, VLLM), reuse_off_ms, strict=True)},
+        slots=16, slot_context=1024, slots_mib=360.0, pool=pool)
+
+
+def test_alike_steps_do_not_separate_the_engines_and_unlike_ones_name_the_better():
+    assert _found().gains_alike
+    assert "about as well" in slots_words.step_text(_found())
+    unlike = _found(server_gain_step=8.0)
+    assert not unlike.gains_alike and unlike.larger_gain == VLLM
+    assert slots_words.step_text(unlike).count(VLLM) >= 1
+    assert "no range" in slots_words.step_text(unlike)  # one sweep each, and the page says so
+
+
+def test_the_queue_story_claims_alike_queueing_only_where_both_queued_exactly_past_the_cap():
+    assert _found().both_queue
+    assert "plays the part of the slots" in slots_words.queue_text(_found())
+    one_off = _found(waited=(16, 3))
+    assert not one_off.both_queue
+    text = slots_words.queue_text(one_off)
+    assert "plays the part" not in text and f"On {VLLM} the waiters" in text
+
+
+def test_the_memory_story_sets_the_slots_beside_the_pool_or_says_it_cannot():
+    found = _found()
+    assert found.slot_tokens == 16 * 1024
+    text = slots_words.memory_text(found)
+    assert "16,384 tokens" in text and "50,000 tokens" in text and "2,048" in text
+    assert "cannot set its memory" in slots_words.memory_text(dataclasses.replace(found,
+                                                                                  pool=None))
+
+
+def test_the_reuse_story_sets_the_caches_side_by_side_only_where_both_saved_time():
+    assert _found().reused == {SERVER: True, VLLM: True}
+    assert "Where they keep it differs" in slots_words.reuse_text(_found(), 384)
+    text = slots_words.reuse_text(_found(reuse_off_ms=(41.0, 200.0)), 384)
+    assert "about as soon either way" in text
+    assert f"On {SERVER} this run did not show reuse" in text
+
+
+@pytest.mark.parametrize(("many_server", "says"), [
+    (450, "though not the only one that batches"),
+    (600, "held for the binding's server only"),
+])
+def test_the_takeaway_states_the_crowd_claim_only_as_far_as_the_runs_go(many_server, says):
+    from tests.test_when_not_to import SETUP, _facts, _table
+    engines = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
+    text = slots_words.takeaway_text(engines, _found())
+    assert says in text and "vLLM served 4.0× the crowd's tokens" in text
+    assert "and queue past their cap" in text
