@@ -76,14 +76,16 @@ POOL = Capacity(50_000, 2048, 24.0)
 
 
 def _found(server_gain_step: float = 2.0, vllm_step: float = 2.0, waited=(16, 16),
-           reuse_off_ms=(200.0, 200.0), pool: Capacity | None = POOL) -> SlotFindings:
-    def line(per_sequence: float) -> StepLine:
+           reuse_off_ms=(200.0, 200.0), pool: Capacity | None = POOL,
+           fixed_ms=(10.0, 10.0)) -> SlotFindings:
+    def line(per_sequence: float, fixed: float) -> StepLine:
         batches = (1, 2, 4, 8, 16)
-        steps = tuple(10 + per_sequence * b for b in batches)
+        steps = tuple(fixed + per_sequence * b for b in batches)
         return StepLine(batches, steps, StepLine.of(
             {b: [_together(b, ms)] for b, ms in zip(batches, steps, strict=True)}).fit)
     return SlotFindings(
-        server=SERVER, vllm=VLLM, steps={SERVER: line(server_gain_step), VLLM: line(vllm_step)},
+        server=SERVER, vllm=VLLM, steps={SERVER: line(server_gain_step, fixed_ms[0]),
+                                          VLLM: line(vllm_step, fixed_ms[1])},
         queue={engine: QueueWait(16, 32, count, 0.5, 2.0 if count else None)
                for engine, count in zip((SERVER, VLLM), waited, strict=True)},
         reuse={engine: PromptReuse(_spread(40.0), _spread(off))
@@ -98,6 +100,21 @@ def test_alike_steps_do_not_separate_the_engines_and_unlike_ones_name_the_better
     assert not unlike.gains_alike and unlike.larger_gain == VLLM
     assert slots_words.step_text(unlike).count(VLLM) >= 1
     assert "no range" in slots_words.step_text(unlike)  # one sweep each, and the page says so
+
+
+def test_lines_that_cross_tell_the_one_user_result_from_the_crowds():
+    crossing = _found(server_gain_step=5.0, vllm_step=1.5, fixed_ms=(6.0, 35.0))
+    assert (crossing.smaller_shared, crossing.smaller_per_sequence) == (SERVER, VLLM)
+    assert crossing.lines_cross_at == pytest.approx(29 / 3.5)
+    assert "cross near 8 sequences" in slots_words.step_text(crossing)
+    below = _found(server_gain_step=1.0, vllm_step=1.5, fixed_ms=(6.0, 35.0))
+    assert below.lines_cross_at is None  # llama-server's line is lower at every batch
+    assert "shorter at every batch" in slots_words.step_text(below)
+    flat = dataclasses.replace(crossing, steps={
+        engine: dataclasses.replace(line, fit=dataclasses.replace(line.fit, r_squared=0.2))
+        for engine, line in crossing.steps.items()})
+    assert not flat.lines_split and flat.lines_cross_at is None
+    assert "cannot say where the engines' costs differ" in slots_words.step_text(flat)
 
 
 def test_the_queue_story_claims_alike_queueing_only_where_both_queued_exactly_past_the_cap():

@@ -160,7 +160,10 @@ def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
     quick = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=30.0), "")
     assert "still less than vLLM's start" in quick
     unknown = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=None), "")
-    assert "was not recorded" in unknown
+    assert "was not recorded" in unknown and "llama-server, compiled" not in unknown
+    both = _story(_table(150, 60, 58, 150, 600),
+                  dataclasses.replace(_facts(), server_compile_s=180.0), "")
+    assert "took 3.0 minutes more, once, and answered 1.1 s after its launch" in both
     gpu = _story(_table(150, 60, 600, 150, 6000), _facts(gpu=True), "")
     assert "also a comparison between a CPU and a GPU" in gpu
     assert "mostly the device, not the engine" in gpu

@@ -215,6 +215,32 @@ class SlotFindings:
         return max((self.server, self.vllm), key=lambda engine: self.steps[engine].gain)
 
     @property
+    def lines_split(self) -> bool:
+        """Both step lines split a step into a shared part and a part per sequence
+        (``StepFit.splits``)."""
+        return all(line.fit.splits for line in self.steps.values())
+
+    @property
+    def smaller_shared(self) -> str:
+        """The engine whose step has the smaller part shared by the batch."""
+        return min((self.server, self.vllm), key=lambda engine: self.steps[engine].fit.fixed_ms)
+
+    @property
+    def smaller_per_sequence(self) -> str:
+        return min((self.server, self.vllm),
+                   key=lambda engine: self.steps[engine].fit.per_sequence_ms)
+
+    @property
+    def lines_cross_at(self) -> float | None:
+        """The batch at which the two lines meet, where each engine has the smaller of one part:
+        below it the engine with the smaller shared part takes the shorter step, above it the
+        other. None where the lines do not both split a step, or one is lower at every batch."""
+        if not self.lines_split or self.smaller_shared == self.smaller_per_sequence:
+            return None
+        server, vllm = self.steps[self.server].fit, self.steps[self.vllm].fit
+        return (vllm.fixed_ms - server.fixed_ms) / (server.per_sequence_ms - vllm.per_sequence_ms)
+
+    @property
     def both_queue(self) -> bool:
         return all(wait.queued_past_cap for wait in self.queue.values())
 

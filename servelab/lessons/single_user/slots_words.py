@@ -14,9 +14,31 @@ def _line(step: StepLine) -> str:
             f"(R² {step.fit.r_squared:.2f})")
 
 
+def _parts(found: SlotFindings) -> str:
+    """Which engine has the smaller of each part of a step, and what that makes of the lines."""
+    if not found.lines_split:
+        return ("The steps scattered too much about one of the lines to split it into a shared "
+                "part and a part per sequence, so this sweep cannot say where the engines' "
+                "costs differ.")
+    shared, per_sequence = found.smaller_shared, found.smaller_per_sequence
+    fits = {engine: found.steps[engine].fit for engine in (found.server, found.vllm)}
+    other = found.vllm if shared == found.server else found.server
+    text = (f"{shared} has the smaller shared part ({fits[shared].fixed_ms:.1f} against "
+            f"{fits[other].fixed_ms:.1f} ms)")
+    if found.lines_cross_at is None:
+        return text + (" and the smaller part per sequence too, so its step was the shorter at "
+                       "every batch of the sweep.")
+    return text + (f", {per_sequence} the smaller part per sequence "
+                   f"({fits[per_sequence].per_sequence_ms:.2f} against "
+                   f"{fits[shared].per_sequence_ms:.2f} ms), so the lines cross near "
+                   f"{found.lines_cross_at:.0f} sequences: with fewer in a step {shared} takes "
+                   f"the shorter step, with more {per_sequence} does. That is the one-user "
+                   "result and the crowd's in one picture.")
+
+
 def step_text(found: SlotFindings) -> str:
-    """Each engine's step at one sequence and at the sweep's largest batch, and which shared it
-    better."""
+    """Each engine's step at one sequence and at the sweep's largest batch, the parts of its
+    line, and which engine shared a step better."""
     server, vllm = found.steps[found.server], found.steps[found.vllm]
     text = (f"A decoding step of one sequence took {server.step_ms[0]:.1f} ms on llama-server "
             f"and {vllm.step_ms[0]:.1f} ms on vLLM; a step of {server.top} sequences "
@@ -25,11 +47,11 @@ def step_text(found: SlotFindings) -> str:
             f"{vllm.gain:.1f}× on vLLM (one sweep each, so no range: the lines through the "
             f"steps are {_line(server)} and {_line(vllm)}). ")
     if found.gains_alike:
-        return text + ("Both engines shared a step among its sequences about as well, so what "
-                       "batching buys does not separate them here.")
-    return text + (f"{found.larger_gain} shared its step among more sequences for less; "
-                   "the gap is each engine's work per step, since both read the weights once "
-                   "per step whatever the batch.")
+        text += ("Both engines shared a step among its sequences about as well, so what "
+                 "batching buys does not separate them here. ")
+    else:
+        text += f"{found.larger_gain} shared its step among more sequences for less. "
+    return text + _parts(found)
 
 
 def _waits(wait: QueueWait) -> str:

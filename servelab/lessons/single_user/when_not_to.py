@@ -124,6 +124,7 @@ class Facts:
     start_s: Mapping[str, float]  # seconds from launch to the first answer, per engine
     compile_s: float | None  # llama-cpp-python's build on this machine (None: not recorded)
     vllm_dtype: str = "bfloat16"  # what vLLM computed in (server.flags["dtype"] or the model's)
+    server_compile_s: float | None = None  # llama-server's build here, after the binding's
 
     @property
     def vllm_bits(self) -> int:
@@ -323,6 +324,10 @@ def _setup_text(found: EngineFindings) -> str:
                  f"llama.cpp took about {found.first_start_s / 60:.1f} minutes in all")
         text += (", longer than vLLM's start; later starts skip the build. "
                  if found.build_slower else ", still less than vLLM's start. ")
+    if facts.server_compile_s is not None:
+        text += (f"llama-server, compiled from the same source onto the binding's libraries, "
+                 f"took {facts.server_compile_s / 60:.1f} minutes more, once, and answered "
+                 f"{facts.start_s[LLAMA_SERVER]:.1f} s after its launch. ")
     return text + ("vLLM's CPU engine cannot load the 4-bit GGUF file, so it serves a bf16 copy, "
                    f"computing in {facts.vllm_dtype} (vLLM on a GPU has experimental GGUF "
                    "loading, not used here).")
