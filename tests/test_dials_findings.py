@@ -7,34 +7,34 @@ import pytest
 
 from servelab.bench.spread import Spread, spread_table
 from servelab.engines.vllm_server import Capacity
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.dials.findings import (
     SWEEP_SPREADS,
     ContextFindings,
     LimitVerdict,
     MedianVerdict,
-    Movement,
     QueueVerdict,
     SweepFindings,
     limit_verdict,
-    movement,
 )
 from servelab.lessons.dials.runs import OverLong, StartRefusal
+from servelab.lessons.thresholds import CHANGED
 from tests.support import repeated
 
 BEFORE = Spread(100.0, 98.0, 102.0, 3)
 
 
 @pytest.mark.parametrize(("after", "moved"), [
-    (Spread(112.0, 110.0, 114.0, 3), Movement.ROSE),
-    (Spread(88.0, 86.0, 90.0, 3), Movement.FELL),
-    (Spread(109.0, 107.0, 111.0, 3), Movement.SAME),
-    (Spread(91.0, 89.0, 93.0, 3), Movement.SAME),
-    (Spread(130.0, 101.0, 140.0, 3), Movement.UNCLEAR),  # 30 % up, one run inside BEFORE's
-    (Spread(70.0, 69.0, 99.0, 3), Movement.UNCLEAR),
-    (Spread(130.0, 130.0, 130.0, 1), Movement.UNCLEAR),  # one run: no range to weigh
+    (Spread(112.0, 110.0, 114.0, 3), Compared.HIGHER),
+    (Spread(88.0, 86.0, 90.0, 3), Compared.LOWER),
+    (Spread(109.0, 107.0, 111.0, 3), Compared.ALIKE),
+    (Spread(91.0, 89.0, 93.0, 3), Compared.ALIKE),
+    (Spread(130.0, 101.0, 140.0, 3), Compared.UNTOLD),  # 30 % up, one run inside BEFORE's
+    (Spread(70.0, 69.0, 99.0, 3), Compared.UNTOLD),
+    (Spread(130.0, 130.0, 130.0, 1), Compared.UNTOLD),  # one run: no range to weigh
 ])
 def test_a_latency_moves_past_ten_percent_and_its_runs_spread(after, moved) -> None:
-    assert movement(BEFORE, after) is moved
+    assert compare(after, BEFORE, CHANGED) is moved
 
 
 def sweep(output, p99, medians=None, queued=(23.0, 12.0, 8.0)) -> SweepFindings:
@@ -178,10 +178,10 @@ def test_crowded_out_only_where_every_mixed_run_preempted_more() -> None:
 
 
 @pytest.mark.parametrize(("mixed_p99_s", "moved"), [
-    ([6.7, 6.9, 7.0], Movement.ROSE),  # past the bar, the ranges apart
-    ([6.3, 6.5, 6.6], Movement.SAME),  # within CHANGED of 6.0
-    ([5.0, 5.1, 5.2], Movement.FELL),
-    ([6.1, 9.0, 12.0], Movement.UNCLEAR),  # a 50% higher median, but the ranges overlap
+    ([6.7, 6.9, 7.0], Compared.HIGHER),  # past the bar, the ranges apart
+    ([6.3, 6.5, 6.6], Compared.ALIKE),  # within CHANGED of 6.0
+    ([5.0, 5.1, 5.2], Compared.LOWER),
+    ([6.1, 9.0, 12.0], Compared.UNTOLD),  # a 50% higher median, but the ranges overlap
 ])
 def test_how_the_short_requests_p99_moved(mixed_p99_s, moved) -> None:
     found = context(mixed=_runs([4, 4, 4], mixed_p99_s))
@@ -190,7 +190,7 @@ def test_how_the_short_requests_p99_moved(mixed_p99_s, moved) -> None:
 
 def test_one_run_a_load_cannot_show_a_rise() -> None:
     found = context(short_only=_runs([0], [6.0]), mixed=_runs([4], [14.0]))
-    assert found.short_p99_moved is Movement.UNCLEAR and found.crowded_out
+    assert found.short_p99_moved is Compared.UNTOLD and found.crowded_out
 
 
 def test_the_mixed_load_needs_runs() -> None:

@@ -15,6 +15,7 @@ from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import BATCH, CHAT
+from servelab.lessons.compare import Compared
 from servelab.lessons.deployments import throughput_latency as tl
 from servelab.lessons.deployments import words
 from servelab.lessons.deployments.throughput_latency import (
@@ -23,7 +24,6 @@ from servelab.lessons.deployments.throughput_latency import (
     FirstTokens,
     MixedFindings,
     MoreSeqs,
-    Outcome,
     RateSweepFindings,
 )
 from servelab.tables import readable
@@ -168,10 +168,10 @@ def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent
 
 
 @pytest.mark.parametrize(("tpot", "outcome", "says"), [
-    ((30, 31, 32), Outcome.BETTER, "the large cap's tokens came quicker, beyond the spread"),
-    ((50, 55, 60), Outcome.WORSE, "the large cap's tokens came slower, beyond the spread"),
-    ((38, 41, 44), Outcome.UNTOLD, "the ranges overlap or the medians are within 10%"),
-    ((43, 44, 45), Outcome.UNTOLD, "so the runs cannot tell the caps apart here"),  # 7% apart
+    ((30, 31, 32), Compared.LOWER, "the large cap's tokens came quicker, beyond the spread"),
+    ((50, 55, 60), Compared.HIGHER, "the large cap's tokens came slower, beyond the spread"),
+    ((38, 41, 44), Compared.ALIKE, "the ranges overlap or the medians are within 10%"),
+    ((43, 44, 45), Compared.ALIKE, "so the runs cannot tell the caps apart here"),  # 7% apart
 ])
 def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome, says):
     found = RateSweepFindings.of(SMALL, _rates((MET,) * 3, tpot=(tpot,) * 3), SETTING)
@@ -258,13 +258,13 @@ def _mixed(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
 
 
 @pytest.mark.parametrize(("chat", "job", "outcomes", "says"), [
-    (500, 7.0, (Outcome.BETTER, Outcome.BETTER), "paid for itself here"),
-    (500, 9.0, (Outcome.BETTER, Outcome.WORSE), "protected the chat users"),
-    (1000, 7.0, (Outcome.WORSE, Outcome.BETTER), "the chat users waited longer"),
-    (1000, 9.0, (Outcome.WORSE, Outcome.WORSE), "lost on both counts"),
-    (500, 8.2, (Outcome.BETTER, Outcome.UNTOLD), "for the job the ranges overlap"),
-    (920, 7.0, (Outcome.UNTOLD, Outcome.BETTER), "For the chat users the ranges overlap"),
-    (920, 8.2, (Outcome.UNTOLD, Outcome.UNTOLD),
+    (500, 7.0, (Compared.LOWER, Compared.LOWER), "paid for itself here"),
+    (500, 9.0, (Compared.LOWER, Compared.HIGHER), "protected the chat users"),
+    (1000, 7.0, (Compared.HIGHER, Compared.LOWER), "the chat users waited longer"),
+    (1000, 9.0, (Compared.HIGHER, Compared.HIGHER), "lost on both counts"),
+    (500, 8.2, (Compared.LOWER, Compared.UNTOLD), "for the job the ranges overlap"),
+    (920, 7.0, (Compared.UNTOLD, Compared.LOWER), "For the chat users the ranges overlap"),
+    (920, 8.2, (Compared.UNTOLD, Compared.UNTOLD),
      "For the chat users and the job the ranges overlap, so this run cannot tell"),
 ])
 def test_each_mixed_outcome_and_its_words(chat, job, outcomes, says):
@@ -275,7 +275,7 @@ def test_each_mixed_outcome_and_its_words(chat, job, outcomes, says):
     assert says in text
     assert ("Side by side (the chat server on 1 core (0) and 1 GiB of KV cache; the job's on "
             "1 core (1) and 1 GiB of KV cache)") in text
-    if Outcome.UNTOLD in outcomes:
+    if Compared.UNTOLD in outcomes:
         assert "does not say whether two deployments beat one" in text
         assert "paid for itself" not in text and "lost on both" not in text
 
@@ -283,7 +283,7 @@ def test_each_mixed_outcome_and_its_words(chat, job, outcomes, says):
 def test_overlapping_ranges_make_no_claim_however_far_apart_the_medians():
     # The pair's median chat is 44% below the best single's, but its range reaches into it.
     found = _mixed(500, 7.0, spread=0.8)
-    assert found.chat is Outcome.UNTOLD and found.job is Outcome.UNTOLD
+    assert found.chat is Compared.UNTOLD and found.job is Compared.UNTOLD
     text = words._mixed_text(found)
     assert "500 ms (range 100–900 ms over 3)" in text
     assert "cannot tell the set-ups apart" in text and "paid for itself" not in text
@@ -291,7 +291,7 @@ def test_overlapping_ranges_make_no_claim_however_far_apart_the_medians():
 
 def test_a_single_serving_has_no_spread_to_weigh():
     found = _mixed(500, 7.0, n=1)
-    assert found.chat is Outcome.UNTOLD
+    assert found.chat is Compared.UNTOLD
     assert "With one run each there is no spread to weigh the difference for the chat users and " \
            "the job against" in words._mixed_text(found)
 

@@ -5,7 +5,7 @@ times, the rates in turn within each pass, and ``rate_table`` gives each rate's 
 (:class:`~servelab.bench.spread.Spread`); the mix is served as often on each deployment, and
 ``setup_row`` gives its spreads. ``*_view`` is what the page prints: each median with its range.
 ``run_together`` drives two servers at once (their shares of the device from
-``servelab.placement``), so "two deployments" is measured as it would run.
+``servelab.engines.placement``), so "two deployments" is measured as it would run.
 
 ``RateSweepFindings`` (the sweeps) and ``MixedFindings`` (the mix) hold the numbers and named
 verdicts, every bar a named constant; ``servelab.lessons.deployments.words`` words them. The
@@ -33,6 +33,7 @@ from servelab.bench.spread import Spread, spread_table
 from servelab.bench.workloads import BATCH, CHAT, Workload
 from servelab.engines.running import RunningServer
 from servelab.lessons.batching.findings import LESSON_GPU
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.thresholds import (
     ATTAINMENT_TARGET,
     MOST_OF_EXTRA,
@@ -196,25 +197,6 @@ class MoreSeqs(StrEnum):
     UNTOLD = "within the spread"
 
 
-class Outcome(StrEnum):
-    """One set-up against another on a time (lower is better), over repeated runs."""
-
-    BETTER = "better beyond the spread"
-    WORSE = "worse beyond the spread"
-    UNTOLD = "within the spread"
-
-
-def _outcome(one: Spread, other: Spread, alike: float = 0.0) -> Outcome:
-    """``one`` against ``other``, lower better; medians within ``alike`` × ``other``'s: alike."""
-    if abs(one.median - other.median) <= alike * other.median:
-        return Outcome.UNTOLD
-    if one.below(other):
-        return Outcome.BETTER
-    if one.above(other):
-        return Outcome.WORSE
-    return Outcome.UNTOLD
-
-
 @dataclass(frozen=True)
 class RateSweepFindings:
     """The two sweeps side by side, from ``rate_table``'s rows (``*_i`` with the small cap,
@@ -355,13 +337,13 @@ class RateSweepFindings:
         return FirstTokens.NOT_SEPARATED
 
     @property
-    def pace_low(self) -> Outcome:
+    def pace_low(self) -> Compared:
         """The large cap's time per token against the small cap's at the lowest rate."""
-        return _outcome(self.tpot_low_b, self.tpot_low_i, SERVERS_ALIKE)
+        return compare(self.tpot_low_b, self.tpot_low_i, SERVERS_ALIKE)
 
     @property
-    def pace_high(self) -> Outcome:
-        return _outcome(self.tpot_high_b, self.tpot_high_i, SERVERS_ALIKE)
+    def pace_high(self) -> Compared:
+        return compare(self.tpot_high_b, self.tpot_high_i, SERVERS_ALIKE)
 
     @property
     def small_queued(self) -> bool:
@@ -416,10 +398,10 @@ class RateSweepFindings:
         its slots in every run) and the two outputs apart (``SERVERS_ALIKE``)."""
         if not self.small_queued:
             return MoreSeqs.NO_QUEUE
-        outcome = _outcome(self.output_i, self.output_b, SERVERS_ALIKE)  # BETTER: the small lower
-        if outcome is Outcome.WORSE:
+        small_cap = compare(self.output_i, self.output_b, SERVERS_ALIKE)
+        if small_cap is Compared.HIGHER:
             return MoreSeqs.LOST
-        if outcome is Outcome.UNTOLD:
+        if small_cap is not Compared.LOWER:
             return MoreSeqs.UNTOLD
         if self.gain >= MOST_OF_EXTRA * min(self.seq_ratio, LESSON_GPU.gain):
             return MoreSeqs.MOST_OF_EXTRA
@@ -471,9 +453,9 @@ class MixedFindings:
                    best_job=Spread.in_row(best_job, "batch_job_s"))
 
     @property
-    def chat(self) -> Outcome | None:
-        return None if self.pair_chat is None else _outcome(self.pair_chat, self.best_chat)
+    def chat(self) -> Compared | None:
+        return None if self.pair_chat is None else compare(self.pair_chat, self.best_chat)
 
     @property
-    def job(self) -> Outcome | None:
-        return None if self.pair_job is None else _outcome(self.pair_job, self.best_job)
+    def job(self) -> Compared | None:
+        return None if self.pair_job is None else compare(self.pair_job, self.best_job)

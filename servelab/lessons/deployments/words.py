@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
+from servelab.lessons.compare import Compared
 from servelab.lessons.deployments.throughput_latency import (
     FirstTokens,
     MixedFindings,
     MoreSeqs,
-    Outcome,
     RateSweepFindings,
 )
 from servelab.lessons.prediction import page_story
@@ -31,18 +31,16 @@ def _rate(found: RateSweepFindings, value: float | None) -> str:
     return f"up to {value:g} req/s (not in every run at {later:g})"
 
 
-def _pace(small: Spread, large: Spread, outcome: Outcome) -> str:
+def _pace(small: Spread, large: Spread, outcome: Compared) -> str:
     """The two caps' time per token at one rate and what the runs tell of it, as a clause."""
     text = (f"{small.median:.0f} ms ({small.low:.0f}–{small.high:.0f}) with the small cap and "
             f"{large.median:.0f} ms ({large.low:.0f}–{large.high:.0f}) with the large one")
     return text + {
-        Outcome.BETTER: ": the large cap's tokens came quicker, beyond the spread of the runs",
-        Outcome.WORSE: (": the large cap's tokens came slower, beyond the spread of the runs, "
+        Compared.LOWER: ": the large cap's tokens came quicker, beyond the spread of the runs",
+        Compared.HIGHER: (": the large cap's tokens came slower, beyond the spread of the runs, "
                         "as each of its steps carried more sequences"),
-        Outcome.UNTOLD: (": the ranges overlap or the medians are within "
-                         f"{SERVERS_ALIKE:.0%} of each other, so the runs cannot tell the caps "
-                         "apart here"),
-    }[outcome]
+    }.get(outcome, f": the ranges overlap or the medians are within {SERVERS_ALIKE:.0%} of each "
+           "other, so the runs cannot tell the caps apart here")
 
 
 def _chat_text(found: RateSweepFindings) -> str:
@@ -192,12 +190,12 @@ def _try_text(found: RateSweepFindings) -> str:
             "at work.")
 
 
-def _part_words(outcome: Outcome | None, runs: int, what: str) -> str:
+def _part_words(outcome: Compared | None, runs: int, what: str) -> str:
     """One part of the traffic, side by side against one server, as a clause; ``runs``: the
     fewer of the two set-ups' servings."""
-    if outcome is Outcome.BETTER:
+    if outcome is Compared.LOWER:
         return f"{what} did better side by side, beyond the spread of the runs"
-    if outcome is Outcome.WORSE:
+    if outcome is Compared.HIGHER:
         return f"{what} did worse side by side, beyond the spread of the runs"
     if runs < 2:
         return f"with one run each there is no spread to weigh the difference for {what} against"
@@ -217,24 +215,24 @@ def _mixed_text(found: MixedFindings) -> str:
             f"({found.best_chat.range_text(' ms')}) and the quickest job "
             f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}). ")
     outcomes = (found.chat, found.job)
-    if outcomes == (Outcome.BETTER, Outcome.BETTER):
+    if outcomes == (Compared.LOWER, Compared.LOWER):
         return text + ("With half the device each, the split gave the chat users quicker first "
                        "tokens and finished the job sooner: keeping the job's long requests out "
                        "of the chat server's steps paid for itself here.")
-    if outcomes == (Outcome.BETTER, Outcome.WORSE):
+    if outcomes == (Compared.LOWER, Compared.HIGHER):
         return text + ("The split protected the chat users, and the job paid for it: with half "
                        "the device it took longer than on a server of its own. That is the "
                        "trade to decide on — a chat that stays quick, or a job that ends sooner.")
-    if outcomes == (Outcome.WORSE, Outcome.BETTER):
+    if outcomes == (Compared.HIGHER, Compared.LOWER):
         return text + ("The job did better on its half, but the chat users waited longer than "
                        "on a shared server: with half the device, the chat server's own steps "
                        "were slower.")
-    if outcomes == (Outcome.WORSE, Outcome.WORSE):
+    if outcomes == (Compared.HIGHER, Compared.HIGHER):
         return text + ("Splitting the device lost on both counts here: each half was too small "
                        "for its traffic, and one server with the whole device did better. Two "
                        "deployments pay off when each has enough hardware of its own.")
-    if outcomes == (Outcome.UNTOLD, Outcome.UNTOLD):
-        told = _part_words(Outcome.UNTOLD, min(chat.n, found.best_chat.n),
+    if set(outcomes) <= {Compared.ALIKE, Compared.UNTOLD}:
+        told = _part_words(Compared.UNTOLD, min(chat.n, found.best_chat.n),
                            "the chat users and the job")
     else:
         told = "; ".join((_part_words(found.chat, min(chat.n, found.best_chat.n),

@@ -16,26 +16,9 @@ import pandas as pd
 from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P99
 from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.dials.runs import OverLong, StartRefusal
 from servelab.lessons.thresholds import CHANGED, THROUGHPUT_SHOWN
-
-
-class Movement(StrEnum):
-    ROSE = "rose"
-    FELL = "fell"
-    SAME = "stayed about the same"
-    UNCLEAR = "moved no further than its runs' spread"
-
-
-def movement(before: Spread, after: Spread) -> Movement:
-    """Where ``after`` stands against ``before``: risen or fallen where the medians differ by
-    ``CHANGED`` and the ranges are apart; the same where the medians are within ``CHANGED``;
-    unclear where they differ by more but the runs' ranges overlap (or one run a side)."""
-    if after.median > before.median * (1 + CHANGED):
-        return Movement.ROSE if after.above(before) else Movement.UNCLEAR
-    if after.median < before.median * (1 - CHANGED):
-        return Movement.FELL if after.below(before) else Movement.UNCLEAR
-    return Movement.SAME
 
 
 class MedianVerdict(StrEnum):
@@ -139,12 +122,12 @@ class SweepFindings:
         return 1 / self.arrival_ratio
 
     @property
-    def tpot_moved(self) -> Movement:
-        return movement(self.tpot_low_ms, self.tpot_high_ms)
+    def tpot_moved(self) -> Compared:
+        return compare(self.tpot_high_ms, self.tpot_low_ms, CHANGED)
 
     @property
-    def arrival_moved(self) -> Movement:
-        return movement(self.arrival_low_s, self.arrival_high_s)
+    def arrival_moved(self) -> Compared:
+        return compare(self.arrival_high_s, self.arrival_low_s, CHANGED)
 
     @property
     def queue_verdict(self) -> QueueVerdict:
@@ -190,8 +173,8 @@ class SweepFindings:
         if top.median <= rival.median:
             apart = all(top.below(other) for other in self.median_spreads[:-1])
             return MedianVerdict.SHORTEST_AT_TOP if apart else MedianVerdict.UNTOLD
-        return {Movement.ROSE: MedianVerdict.LONGER_AGAIN,
-                Movement.SAME: MedianVerdict.NEAR_SHORTEST}.get(movement(rival, top),
+        return {Compared.HIGHER: MedianVerdict.LONGER_AGAIN,
+                Compared.ALIKE: MedianVerdict.NEAR_SHORTEST}.get(compare(top, rival, CHANGED),
                                                                 MedianVerdict.UNTOLD)
 
 
@@ -291,17 +274,17 @@ class ContextFindings:
         return self.preemptions_mixed.low > self.preemptions_alone.high
 
     @property
-    def short_p99_moved(self) -> Movement:
-        """How the short requests' p99 moved beside the long ones (:func:`movement`)."""
-        return movement(self.short_p99_alone_s, self.short_p99_mixed_s)
+    def short_p99_moved(self) -> Compared:
+        """How the short requests' p99 moved beside the long ones (within ``CHANGED``: alike)."""
+        return compare(self.short_p99_mixed_s, self.short_p99_alone_s, CHANGED)
 
     @property
-    def first_p99_moved(self) -> Movement | None:
+    def first_p99_moved(self) -> Compared | None:
         """How the short requests' first-token p99 moved beside the long ones; None where the
         runs did not report it."""
         if self.first_p99_alone_ms is None or self.first_p99_mixed_ms is None:
             return None
-        return movement(self.first_p99_alone_ms, self.first_p99_mixed_ms)
+        return compare(self.first_p99_mixed_ms, self.first_p99_alone_ms, CHANGED)
 
 
 def _first_tokens(runs: Sequence[Mapping[str, float]]) -> Spread | None:
@@ -348,14 +331,14 @@ class TensorParallelFindings:
                                            self.crowd_split))
 
     @property
-    def alone_moved(self) -> Movement:
+    def alone_moved(self) -> Compared:
         """One user's speed split over two GPUs against on one: rose is faster."""
-        return movement(self.alone_one, self.alone_split)
+        return compare(self.alone_split, self.alone_one, CHANGED)
 
     @property
-    def crowd_moved(self) -> Movement:
+    def crowd_moved(self) -> Compared:
         """The output with ``users`` users split over two GPUs against on one."""
-        return movement(self.crowd_one, self.crowd_split)
+        return compare(self.crowd_split, self.crowd_one, CHANGED)
 
     @property
     def cache_ratio(self) -> float:

@@ -7,11 +7,11 @@ third under the tensor-parallel table, in the cell that runs only on two GPUs.
 from __future__ import annotations
 
 from servelab.bench.spread import Spread
+from servelab.lessons.compare import Compared
 from servelab.lessons.dials.findings import (
     ContextFindings,
     LimitVerdict,
     MedianVerdict,
-    Movement,
     QueueVerdict,
     SweepFindings,
     TensorParallelFindings,
@@ -90,6 +90,10 @@ def _queue_text(sweep: SweepFindings) -> str:
             "does not show a queue emptying.")
 
 
+MOVED = {Compared.HIGHER: "rose", Compared.LOWER: "fell", Compared.ALIKE: "stayed about the same",
+         Compared.UNTOLD: "moved no further than its runs' spread"}
+
+
 def _ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
     """``"**35 → 90 ms** (runs 33–37 and 80–95 ms)"``: two medians, then their ranges."""
     moved = f"**{before.median:,.{digits}f} → {after.median:,.{digits}f} {unit}**"
@@ -112,18 +116,20 @@ def sweep_text(sweep: SweepFindings) -> str:
         output = (f"{passes}From {low} to {high} sequences per step output went {output} "
                   f"({sweep.speedup:.1f}×): this run did not show batching's throughput gain "
                   "beyond its runs' spread.")
-    running = (f"The time per output token of a running request (p99) {sweep.tpot_moved}: "
+    running = (f"The time per output token of a running request (p99) "
+               f"{MOVED[sweep.tpot_moved]}: "
                f"{_ends(sweep.tpot_low_ms, sweep.tpot_high_ms, 0, 'ms')}.")
-    queued = (f"The time from a request's arrival to its last token (p99) {sweep.arrival_moved}: "
+    queued = (f"The time from a request's arrival to its last token (p99) "
+              f"{MOVED[sweep.arrival_moved]}: "
               f"{_ends(sweep.arrival_low_s, sweep.arrival_high_s, 1, 's')}")
-    queued += _queue_text(sweep) if sweep.arrival_moved is Movement.FELL else "."
+    queued += _queue_text(sweep) if sweep.arrival_moved is Compared.LOWER else "."
     if sweep.best_in_between:
         queued += (f" It was shortest at {sweep.best_level} sequences "
                    f"({sweep.best_arrival_s.median:.1f} s), not at the most: past that point "
                    "each step carried so many sequences that the longer steps cost more than "
                    "the shorter queue saved.")
     queued += _median_text(sweep)
-    if sweep.tpot_moved is Movement.ROSE:
+    if sweep.tpot_moved is Compared.HIGHER:
         meaning = ("The lesson's *worse tail latency* is the first of these: every step carries "
                    "more sequences and takes longer, so each stream slows. This run shows it. "
                    "Which one your users feel depends on whether they queue: under a backlog "
@@ -220,15 +226,15 @@ def _lower_limit_text(context: ContextFindings) -> str:
 def _crowd_cost_text(context: ContextFindings) -> str:
     """What the preemptions cost the short requests, by how their p99 moved."""
     moved = context.short_p99_moved
-    if moved is Movement.ROSE:
+    if moved is Compared.HIGHER:
         return (": a few long conversations took the blocks of many short ones."
                 f"{_lower_limit_text(context)}")
-    if moved is Movement.UNCLEAR:
+    if moved is Compared.UNTOLD:
         why = ("the runs' ranges overlap" if context.short_p99_mixed_s.n > 1
                else "one run a load has no range")
         return (f": {why}, so this run cannot tell whether the preemptions cost the short "
                 "ones time.")
-    where = f"within {CHANGED:.0%}" if moved is Movement.SAME else "shorter, the ranges apart"
+    where = f"within {CHANGED:.0%}" if moved is Compared.ALIKE else "shorter, the ranges apart"
     return (f", {where}: the long conversations caused preemptions, yet this run shows no "
             "time they cost the short ones.")
 
@@ -241,12 +247,12 @@ def _first_token_text(context: ContextFindings) -> str:
     numbers = (f" Their first tokens' p99 went from "
                f"{context.first_p99_alone_ms.with_range(0, ' ms')} to "
                f"{context.first_p99_mixed_ms.with_range(0, ' ms')}")
-    if moved is Movement.ROSE:
+    if moved is Compared.HIGHER:
         return (numbers + ": later, beyond the runs' spread, as the long prompts were read in "
                 "the same steps and preempted requests waited to be computed again.")
-    if moved is Movement.UNCLEAR:
+    if moved is Compared.UNTOLD:
         return numbers + ": the runs' ranges overlap, so this run cannot tell whether they moved."
-    if moved is Movement.SAME:
+    if moved is Compared.ALIKE:
         return numbers + f": within {CHANGED:.0%}, so the wait for a first token held."
     return numbers + ": sooner, the ranges apart, which the long requests do not explain."
 
@@ -284,16 +290,16 @@ def _untold(found: TensorParallelFindings) -> str:
 def _alone_text(found: TensorParallelFindings) -> str:
     speed = _ends(found.alone_one, found.alone_split, 1, "tok/s")
     moved = found.alone_moved
-    if moved is Movement.FELL:
+    if moved is Compared.LOWER:
         return (f"Split over two GPUs, one user's stream was **slower**: {speed}. A single "
                 "request gives each step little arithmetic to share out, while after every "
                 "layer the two GPUs must exchange their partial results, so every token pays "
                 "for that traffic.")
-    if moved is Movement.ROSE:
+    if moved is Compared.HIGHER:
         return (f"Split over two GPUs, one user's stream was **faster**: {speed}. Each GPU "
                 "read only half of the weights for every token, and here that saved more time "
                 "than the exchange after every layer cost.")
-    if moved is Movement.SAME:
+    if moved is Compared.ALIKE:
         return (f"Split over two GPUs, one user's stream kept about its speed: {speed}, within "
                 f"{CHANGED:.0%}.")
     return f"One user's speed went {speed} with the split, but {_untold(found)}."
@@ -303,14 +309,14 @@ def _crowd_text(found: TensorParallelFindings) -> str:
     output = _ends(found.crowd_one, found.crowd_split, 0, "tok/s")
     users = found.users
     moved = found.crowd_moved
-    if moved is Movement.ROSE:
+    if moved is Compared.HIGHER:
         return (f"With {users} users at once the split gave **more output**: {output}. Every "
                 "step's work was shared by two GPUs' compute and memory bandwidth, and on this "
                 "runtime that outweighed the exchange after every layer.")
-    if moved is Movement.FELL:
+    if moved is Compared.LOWER:
         return (f"With {users} users at once the split gave **less output**: {output}. The "
                 "exchange after every layer cost more than the second GPU's compute added.")
-    if moved is Movement.SAME:
+    if moved is Compared.ALIKE:
         return (f"With {users} users at once the output stayed about the same: {output}, "
                 f"within {CHANGED:.0%}; a second GPU did not buy more throughput.")
     return f"With {users} users the output went {output}, but {_untold(found)}."
@@ -334,11 +340,11 @@ def tensor_parallel_text(found: TensorParallelFindings) -> str:
     runs = (f"Each server ran one user, then {found.users} users, in turn, {found.runs} times; "
             "each figure is the median of its runs. " if found.runs > 1 else "")
     text = f"{runs}{_alone_text(found)} {_crowd_text(found)} {_cache_text(found)}"
-    if found.crowd_moved is Movement.ROSE:
+    if found.crowd_moved is Compared.HIGHER:
         return (f"{text}\n\nSo on this runtime the split paid off under load even though the "
                 "model fits on one card; whether it does for yours depends on the load and on "
                 "how quickly your GPUs exchange results.")
-    if found.alone_moved is Movement.FELL:
+    if found.alone_moved is Compared.LOWER:
         return (f"{text}\n\nFor a model that already fits on one card, this run shows the "
                 "split's cost to a single stream and no gain for the crowd beyond its runs' "
                 "spread to set against it.")
