@@ -11,8 +11,8 @@ vLLM 0.32's CPU engine binds its threads to all cores but one and reserves that 
 server's other processes: on a 2-core machine the model would run on a single core, so chapters
 that left it there measured another machine than chapters that bound every core.
 ``benchmarks/placement.py`` measured both placements side by side; ``engine_env`` binds every
-core. Only servers that split the cores between them (``servelab.placement.side_by_side``) name
-other cores, with ``bind_env``.
+core. Only servers that split the cores between them
+(``servelab.engines.placement.side_by_side``) name other cores, with ``bind_env``.
 """
 
 from __future__ import annotations

@@ -217,6 +217,18 @@ def profile_for(device_kind: str) -> Profile:
     return "gpu" if device_kind == "cuda" else "cpu"
 
 
+def engine_in_process(device_kind: str) -> bool:
+    """Whether a vLLM server on this kind of device runs its engine core inside the API server's
+    process: only in a smoke run on the CPU.
+
+    A smoke run (tests, nbval) measures nothing a lesson states, so there it saves one import of
+    vLLM, about 11 s at every start on two cores. The lesson sizes keep vLLM's default:
+    benchmarks/in_process.py measured one stream at half its speed and prefill at twice its rate
+    in process, which would change what the chapters report.
+    """
+    return device_kind == "cpu" and profile_for(device_kind) == "smoke"
+
+
 def sizes_for(chapter: str, profile: str) -> Sizes:
     """The knobs of ``chapter`` at ``profile``."""
     if chapter not in TABLE:

@@ -1,13 +1,14 @@
-"""servelab.placement: two servers side by side, the whole device, and starting them together."""
+"""servelab.engines.placement: two servers side by side, the whole device, and starting them
+together."""
 
 from __future__ import annotations
 
 import pytest
 
-from servelab import placement
+from servelab.engines import placement
+from servelab.engines.placement import side_by_side
 from servelab.engines.process import ServerStartError
 from servelab.hardware import Device
-from servelab.placement import side_by_side
 
 CPU = Device(kind="cpu", name="test cpu")
 T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))

@@ -173,3 +173,12 @@ def test_only_a_smoke_run_on_the_cpu_keeps_the_engine_core_in_process(monkeypatc
     assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in Server("/models/m", device=T4).child_env()
     monkeypatch.setenv("SERVELAB_SIZE", "cpu")
     assert "VLLM_ENABLE_V1_MULTIPROCESSING" not in Server("/models/m", device=CPU).child_env()
+
+
+def test_a_caller_that_says_where_the_engine_core_runs_wins_and_a_twin_keeps_it(monkeypatch):
+    monkeypatch.setenv("SERVELAB_SIZE", "cpu")
+    inside = Server("/models/m", device=CPU, in_process=True)
+    assert inside.child_env()["VLLM_ENABLE_V1_MULTIPROCESSING"] == "0"
+    assert inside.with_flags(max_num_seqs=4).in_process
+    monkeypatch.setenv("SERVELAB_SIZE", "smoke")
+    assert not Server("/models/m", device=CPU, in_process=False).with_flags().in_process

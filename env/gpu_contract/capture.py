@@ -70,7 +70,7 @@ import servelab.lessons.chunking.measuring as _chunked
 import servelab.lessons.paging.kv as _kv
 import servelab.hardware as _hardware
 import servelab.env as _env
-import servelab.placement as _placement
+import servelab.engines.placement as _placement
 from servelab.bench.prefill import PrefillFit as _PrefillFit
 from servelab.engines.process import ServerProcess as _ServerProcess
 from servelab.engines.vllm_server import Capacity as _Capacity

@@ -4,8 +4,9 @@ A flag the engine reads when it starts (the step budget, say) can only be compar
 one server per setting, and one run a side compares the two runs' luck as much as the flag: a
 minute later the machine may be busier. So each setting is measured several times, the settings
 in turn (A, B, A, B, ...), and a page judges the flag by the ranges over those runs. Where the
-servers fit side by side (``servelab.placement.fit_together``) they all stay up and take turns;
-where they do not, each run gets a fresh start of its server, warmed up, measured and stopped.
+servers fit side by side (``servelab.engines.placement.fit_together``) they all stay up and take
+turns; where they do not, each run gets a fresh start of its server, warmed up, measured and
+stopped.
 """
 
 from __future__ import annotations

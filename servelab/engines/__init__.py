@@ -8,5 +8,6 @@
   this CPU;
 - ``llama_parallel_server`` and ``llama_server_build``: llama.cpp's own ``llama-server`` with
   parallel slots, and its binary built once from the same source, on the binding's libraries;
+- ``placement``: each server's share of the device, and starting several together;
 - ``replicas`` and ``router``: copies of one vLLM server, and vLLM's router in front of them.
 """

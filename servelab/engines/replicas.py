@@ -1,8 +1,8 @@
 """Copies of one vLLM server, each on its own share of the device, and which one served what.
 
-``Replicas`` builds two ``Server``s from ``servelab.placement.side_by_side`` (on the CPU one half
-of the cores and of the KV cache each; on two GPUs one GPU each; on one GPU a share of its
-memory each), starts them together as the device allows, and stops them all. Each replica logs
+``Replicas`` builds two ``Server``s from ``servelab.engines.placement.side_by_side`` (on the CPU
+one half of the cores and of the KV cache each; on two GPUs one GPU each; on one GPU a share of
+its memory each), starts them together as the device allows, and stops them all. Each replica logs
 the requests it receives (``--enable-log-requests``): ``served_by`` reads those lines to say
 which replica served each request a workload named (``PlannedRequest.request_id``).
 """
@@ -15,9 +15,9 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import TypedDict, Unpack
 
+from servelab.engines.placement import Share, running_together, side_by_side
 from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB, Server
 from servelab.hardware import Device, detect_device
-from servelab.placement import Share, running_together, side_by_side
 
 LOG_REQUESTS = "--enable-log-requests"
 # vLLM 0.32 and 0.11.2 both log "Received request <id>: params: ..." for every request; the id is

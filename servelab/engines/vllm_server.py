@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +19,6 @@ from typing import Any
 from servelab.engines.process import ServerProcess, ServerStartError, stop_all
 from servelab.hardware import Device, default_dtype, detect_device, engine_env
 from servelab.models import choose_model
-from servelab.sizes import profile_for
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 GIB = 2**30
@@ -29,6 +29,17 @@ Flag = str | int | float | bool | None
 GPUS_COMPUTED_ON: set[str] = set()
 # On the CPU engine the KV cache is sized in bytes; this is the book's default there.
 DEFAULT_CPU_KV_CACHE_GIB = 2.0
+
+
+def _apart(device_kind: str) -> bool:
+    """vLLM's default: the engine core in a process of its own."""
+    return False
+
+
+# Whether a server on a device of this kind runs its engine core in process when its caller
+# leaves ``in_process`` unset. That depends on how much the run measures, which an engine does
+# not know: servelab/__init__.py sets this to the size table's ``engine_in_process``.
+in_process_by_default: Callable[[str], bool] = _apart
 
 # vLLM 0.32 logs one record ("CPU KV cache size: N tokens, Maximum concurrency for M tokens per
 # request: Xx"); vLLM 0.11.2 logs two ("GPU KV cache size: N tokens", then "Maximum concurrency
@@ -105,6 +116,10 @@ class Server(ServerProcess):
     adds minutes to the first start. (In bf16 on a CPU with AMX the eager engine misses that
     question as well: the 135M model is that sensitive to precision.) ``tests/test_server.py``
     checks the answers of the default mode. An explicit ``True`` or ``False`` always wins.
+
+    ``in_process`` runs the engine core inside the API server's process
+    (``VLLM_ENABLE_V1_MULTIPROCESSING=0``): it starts sooner, but measures otherwise than vLLM's
+    default. ``None`` leaves it to ``in_process_by_default``.
     """
 
     engine = "vLLM"
@@ -122,6 +137,7 @@ class Server(ServerProcess):
         max_num_batched_tokens: int | None = None,
         tensor_parallel_size: int | None = None,
         enforce_eager: bool | None = None,
+        in_process: bool | None = None,
         dtype: str | None = None,
         seed: int | None = 0,
         port: int | None = None,
@@ -170,25 +186,21 @@ class Server(ServerProcess):
             "seed": seed,
         }
         self.extra_args = list(extra_args)
-        # A smoke run (the smoke size profile: tests, nbval) measures nothing a lesson states, so on
-        # the CPU its engine core runs inside the API server's process: one import of vLLM fewer,
-        # about 11 s sooner at every start on two cores. The lesson sizes keep vLLM's default:
-        # benchmarks/in_process.py measured one stream at half its speed and prefill at twice its
-        # rate in process, which would change what the chapters report.
-        self.smoke_in_process = (self.device.kind == "cpu"
-                                 and profile_for(self.device.kind) == "smoke")
-        if self.smoke_in_process:
-            self.notes.append("Smoke size: the engine core runs inside the API server's process "
+        self.in_process = (in_process_by_default(self.device.kind) if in_process is None
+                           else in_process)
+        if self.in_process:
+            self.notes.append("The engine core runs inside the API server's process "
                               "(VLLM_ENABLE_V1_MULTIPROCESSING=0) to start sooner.")
 
     def with_flags(self, **changes: Flag) -> Server:
         """A new, stopped server like this one (model, device, environment, extra arguments, log
-        folder and flags) but for ``changes``, given as ``Server``'s keyword arguments."""
+        folder, where its engine core runs and flags) but for ``changes``, given as ``Server``'s
+        keyword arguments."""
         flags = {name: value for name, value in self.flags.items()
                  if name != "kv_cache_memory_bytes"}
         memory = self.flags["kv_cache_memory_bytes"]
         gib = memory / GIB if isinstance(memory, int) and memory else None
-        options: dict[str, Any] = {**flags, "kv_cache_gib": gib,
+        options: dict[str, Any] = {**flags, "kv_cache_gib": gib, "in_process": self.in_process,
                                    **changes}
         twin = Server(self.model_path, **options, host=self.host, device=self.device,
                       extra_args=self.extra_args, env=self.extra_env,
@@ -270,7 +282,7 @@ class Server(ServerProcess):
         if self.offline:
             env.setdefault("HF_HUB_OFFLINE", "1")
         env.setdefault("VLLM_NO_USAGE_STATS", "1")
-        if self.smoke_in_process:
+        if self.in_process:
             env.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
         env.setdefault("DO_NOT_TRACK", "1")
         return env
