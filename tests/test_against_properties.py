@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servelab.bench.spread import Spread
-from servelab.lessons.single_user.against import Against, Pace
+from servelab.lessons.compare import Compared
+from servelab.lessons.single_user.against import Against
 from servelab.lessons.thresholds import ALIKE
 
 PROPERTY = settings(max_examples=80, deadline=None, database=None, derandomize=True)
@@ -19,8 +20,8 @@ PROPERTY = settings(max_examples=80, deadline=None, database=None, derandomize=T
 # The edges of the band either way: a/b within [1 - ALIKE, 1 + ALIKE] is alike, so b/a is
 # alike within [1 / (1 + ALIKE), 1 / (1 - ALIKE)]; the two bands differ at both ends.
 EDGES = (1 - ALIKE, 1 / (1 + ALIKE), 1.0, 1 + ALIKE, 1 / (1 - ALIKE))
-MIRROR = {Pace.FASTER: Pace.SLOWER, Pace.SLOWER: Pace.FASTER, Pace.ALIKE: Pace.ALIKE,
-          Pace.UNCLEAR: Pace.UNCLEAR}
+MIRROR = {Compared.HIGHER: Compared.LOWER, Compared.LOWER: Compared.HIGHER,
+          Compared.ALIKE: Compared.ALIKE, Compared.UNTOLD: Compared.UNTOLD}
 # Float rounding of a ratio that lands on an edge.
 ROUNDING = 1e-12
 
@@ -51,11 +52,13 @@ def pairs(draw: st.DrawFn, n: st.SearchStrategy[int] | None = None) -> tuple[Spr
 def test_the_verdict_is_the_band_then_the_ranges(pair):
     a, b = pair
     against = Against(a, b)
-    alike = 1 - ALIKE <= against.ratio <= 1 + ALIKE
-    assert (against.pace is Pace.ALIKE) == alike
-    assert (against.pace is Pace.FASTER) == (not alike and against.ratio > 1 and a.above(b))
-    assert (against.pace is Pace.SLOWER) == (not alike and against.ratio < 1 and a.below(b))
-    if against.pace is Pace.UNCLEAR:
+    # the band as servelab.lessons.compare draws it: a's median within ALIKE × b's of b's
+    alike = b.median * (1 - ALIKE) <= a.median <= b.median * (1 + ALIKE)
+    verdict = against.compared
+    assert (verdict is Compared.ALIKE) == alike
+    assert (verdict is Compared.HIGHER) == (not alike and a.median > b.median and a.above(b))
+    assert (verdict is Compared.LOWER) == (not alike and a.median < b.median and a.below(b))
+    if against.compared is Compared.UNTOLD:
         assert not alike and not a.above(b) and not a.below(b)
 
 
@@ -64,14 +67,14 @@ def test_the_verdict_is_the_band_then_the_ranges(pair):
                                                            p[0].median, 1), p[1])))
 def test_one_run_a_side_is_alike_or_not_told_apart_never_faster_or_slower(pair):
     a, b = pair
-    assert Against(a, b).pace in (Pace.ALIKE, Pace.UNCLEAR)
-    assert Against(b, a).pace in (Pace.ALIKE, Pace.UNCLEAR)
+    assert Against(a, b).compared in (Compared.ALIKE, Compared.UNTOLD)
+    assert Against(b, a).compared in (Compared.ALIKE, Compared.UNTOLD)
 
 
 @PROPERTY
 @given(speed.flatmap(lambda s: spreads(s)))
 def test_a_speed_is_alike_itself(a):
-    assert Against(a, a).pace is Pace.ALIKE
+    assert Against(a, a).compared is Compared.ALIKE
 
 
 @PROPERTY
@@ -84,17 +87,17 @@ def test_the_verdict_does_not_depend_on_the_unit(pair, power):
     def scaled(s: Spread) -> Spread:
         return Spread(s.median * scale, s.low * scale, s.high * scale, s.n)
 
-    assert Against(scaled(a), scaled(b)).pace is Against(a, b).pace
+    assert Against(scaled(a), scaled(b)).compared is Against(a, b).compared
 
 
 @PROPERTY
 @given(pairs())
 def test_slower_one_way_is_faster_the_other(pair):
     a, b = pair
-    if Against(a, b).pace is Pace.SLOWER:
-        assert Against(b, a).pace is Pace.FASTER
-    if Against(b, a).pace is Pace.SLOWER:
-        assert Against(a, b).pace is Pace.FASTER
+    if Against(a, b).compared is Compared.LOWER:
+        assert Against(b, a).compared is Compared.HIGHER
+    if Against(b, a).compared is Compared.LOWER:
+        assert Against(a, b).compared is Compared.HIGHER
 
 
 @PROPERTY
@@ -105,10 +108,11 @@ def test_either_side_reads_the_same_verdict_except_at_the_band_edges(pair):
     other): there one side reads alike and the other faster or not told apart."""
     a, b = pair
     forward, backward = Against(a, b), Against(b, a)
-    if backward.pace is MIRROR[forward.pace]:
+    if backward.compared is MIRROR[forward.compared]:
         return
-    alike, other = (forward, backward) if forward.pace is Pace.ALIKE else (backward, forward)
-    assert alike.pace is Pace.ALIKE and other.pace in (Pace.FASTER, Pace.UNCLEAR)
+    alike, other = ((forward, backward) if forward.compared is Compared.ALIKE
+                    else (backward, forward))
+    assert alike.compared is Compared.ALIKE and other.compared in (Compared.HIGHER, Compared.UNTOLD)
     assert 1 - ALIKE <= alike.ratio < 1 / (1 + ALIKE) * (1 + ROUNDING)
     assert 1 + ALIKE < other.ratio <= 1 / (1 - ALIKE) * (1 + ROUNDING)
 
@@ -118,7 +122,7 @@ def test_either_side_reads_the_same_verdict_except_at_the_band_edges(pair):
        st.data())
 def test_within_the_narrower_band_both_sides_read_alike(b_tok_s, ratio, data):
     a, b = data.draw(spreads(b_tok_s * ratio)), data.draw(spreads(b_tok_s))
-    assert Against(a, b).pace is Against(b, a).pace is Pace.ALIKE
+    assert Against(a, b).compared is Against(b, a).compared is Compared.ALIKE
 
 
 @pytest.mark.xfail(strict=True, reason=(
@@ -127,5 +131,5 @@ def test_within_the_narrower_band_both_sides_read_alike(b_tok_s, ratio, data):
     "other, 0.90 times the first, reads 'about as fast' (issue #53 item 3; report, not fixed)"))
 def test_faster_one_way_is_slower_the_other_at_the_band_edge():
     fast, slow = Spread(111.0, 110.0, 112.0, 3), Spread(100.0, 99.0, 101.0, 3)
-    assert Against(fast, slow).pace is Pace.FASTER
-    assert Against(slow, fast).pace is Pace.SLOWER
+    assert Against(fast, slow).compared is Compared.HIGHER
+    assert Against(slow, fast).compared is Compared.LOWER

@@ -7,8 +7,9 @@ import pytest
 
 from servelab.bench.pace import CpuPace, probe_cpu
 from servelab.bench.spread import Spread
+from servelab.lessons.compare import Compared
 from servelab.lessons.single_user import when_not_to
-from servelab.lessons.single_user.drift import Drift, DriftFindings, drift_text
+from servelab.lessons.single_user.drift import DriftFindings, drift_text
 from servelab.lessons.single_user.when_not_to import EngineFindings
 from tests.test_when_not_to import SETUP, _facts, _table
 
@@ -26,12 +27,12 @@ def _moments(*later: CpuPace) -> dict[str, CpuPace]:
 
 
 @pytest.mark.parametrize(("later", "drift", "says"), [
-    ((_pace(25.0, 175.0), _pace(27.0, 184.0)), Drift.STEADY, "held its speed"),
-    ((_pace(26.0, 178.0), _pace(20.0, 181.0)), Drift.SLOWED,
+    ((_pace(25.0, 175.0), _pace(27.0, 184.0)), Compared.ALIKE, "held its speed"),
+    ((_pace(26.0, 178.0), _pace(20.0, 181.0)), Compared.LOWER,
      "copy bandwidth fell from 26.0 to 20.0 GB/s (23%) by the probe after llama.cpp F16"),
-    ((_pace(26.0, 230.0),), Drift.QUICKENED,
+    ((_pace(26.0, 230.0),), Compared.HIGHER,
      "float32 matrix-multiply rate rose from 180 to 230 GFLOP/s (28%)"),
-    ((_pace(26.0, 140.0, spread=0.3),), Drift.UNCLEAR, "ranges overlap"),
+    ((_pace(26.0, 140.0, spread=0.3),), Compared.UNTOLD, "ranges overlap"),
 ])
 def test_each_verdict_is_worded_from_its_own_probes(later, drift, says):
     found = DriftFindings(_moments(*later))
@@ -44,7 +45,7 @@ def test_each_verdict_is_worded_from_its_own_probes(later, drift, says):
 
 def test_a_fall_outranks_a_rise_and_the_largest_fall_is_named():
     found = DriftFindings(_moments(_pace(31.0, 170.0), _pace(22.0, 178.0), _pace(24.0, 180.0)))
-    assert found.drift is Drift.SLOWED  # a rise elsewhere does not hide a fall
+    assert found.drift is Compared.LOWER  # a rise elsewhere does not hide a fall
     largest = found.largest
     assert largest is not None
     assert (largest.moment, largest.figure) == ("after llama.cpp F16", "bandwidth_gb_s")
@@ -53,7 +54,7 @@ def test_a_fall_outranks_a_rise_and_the_largest_fall_is_named():
 def test_one_moment_is_not_probed_and_keeps_the_old_caveat():
     for pace in ({}, {"before llama.cpp": _pace(26.0, 180.0)}):
         found = DriftFindings(pace)
-        assert found.drift is Drift.NOT_PROBED and found.largest is None
+        assert found.drift is None and found.largest is None
         assert "never together" in drift_text(found)
 
 

@@ -28,6 +28,7 @@ from servelab.engines.router import (
     RouterMissing,
     parse_router_metrics,
 )
+from servelab.lessons.compare import Compared
 from servelab.lessons.routing.copies_words import (
     copies_text,
     copies_title,
@@ -40,7 +41,6 @@ from servelab.lessons.routing.findings import (
     Failure,
     PolicyRun,
     RoutingFindings,
-    Survivors,
     copies_verdict,
 )
 from servelab.lessons.routing.measuring import crowded_cache_tokens, failure_of, setup_table
@@ -336,11 +336,12 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
 
 
 @pytest.mark.parametrize(("before", "after", "verdict", "says"), [
-    ([1.0, 1.1], [0.5, 0.6], Survivors.FASTER, "every answer came sooner than every"),
-    ([0.5, 0.6], [1.0, 1.1], Survivors.SLOWER, "every answer after the kill took longer"),
-    ([0.5, 1.0], [0.6, 0.9], Survivors.ALIKE, "the ranges overlap, so losing a replica"),
-    ([0.5], [0.6, 0.9], Survivors.UNTOLD, "Too few requests succeeded on one side"),
-    ([], [0.6, 0.9], Survivors.UNTOLD, "Too few requests succeeded on one side"),
+    ([1.0, 1.1], [0.5, 0.6], Compared.LOWER, "every answer came sooner than every"),
+    ([0.5, 0.6], [1.0, 1.1], Compared.HIGHER, "every answer after the kill took longer"),
+    ([0.5, 1.0], [0.6, 0.9], Compared.ALIKE, "the ranges overlap, so losing a replica"),
+    ([0.5, 1.0], [0.6, 0.8], Compared.UNTOLD, "the ranges overlap, so losing a replica"),
+    ([0.5], [0.6, 0.9], None, "Too few requests succeeded on one side"),
+    ([], [0.6, 0.9], None, "Too few requests succeeded on one side"),
 ])
 def test_the_answers_after_the_kill_are_held_against_those_before_like_with_like(
         before, after, verdict, says):
@@ -348,7 +349,7 @@ def test_the_answers_after_the_kill_are_held_against_those_before_like_with_like
     assert failure.survivors is verdict
     text = failure_text(failure)
     assert says in text and "the slowest that succeeded" not in text
-    if verdict is not Survivors.UNTOLD:
+    if verdict is not None:
         assert f"after the kill against {failure.latency_before.with_range(1, ' s')}" in text
 
 

@@ -10,6 +10,7 @@ import pytest
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
+from servelab.lessons.compare import Compared
 from servelab.lessons.single_user import when_not_to
 from servelab.lessons.single_user.when_not_to import (
     LLAMA_F16,
@@ -84,16 +85,16 @@ def test_story_08_credits_the_file_only_when_the_two_files_differ_beyond_the_spr
 
 
 @pytest.mark.parametrize(("a", "pace"), [
-    (_runs(111.0), when_not_to.Pace.FASTER),
-    (_runs(110.0), when_not_to.Pace.ALIKE),
-    (_runs(90.0), when_not_to.Pace.ALIKE),
-    (_runs(89.0), when_not_to.Pace.SLOWER),
-    (_runs(130.0, low=99.0), when_not_to.Pace.UNCLEAR),   # past ALIKE, ranges overlapping
-    (_runs(70.0, high=101.0), when_not_to.Pace.UNCLEAR),
-    (_runs(130.0, n=1), when_not_to.Pace.UNCLEAR),        # one run: no range to weigh
+    (_runs(111.0), Compared.HIGHER),
+    (_runs(110.0), Compared.ALIKE),
+    (_runs(90.0), Compared.ALIKE),
+    (_runs(89.0), Compared.LOWER),
+    (_runs(130.0, low=99.0), Compared.UNTOLD),   # past ALIKE, ranges overlapping
+    (_runs(70.0, high=101.0), Compared.UNTOLD),
+    (_runs(130.0, n=1), Compared.UNTOLD),        # one run: no range to weigh
 ])
 def test_two_speeds_are_alike_within_the_named_band_and_apart_beyond_it(a, pace):
-    assert when_not_to.Against(a, _runs(100.0)).pace is pace
+    assert when_not_to.Against(a, _runs(100.0)).compared is pace
 
 
 def test_the_engine_findings_read_each_run_once():
@@ -101,7 +102,7 @@ def test_the_engine_findings_read_each_run_once():
     assert found.over_binding.ratio == pytest.approx(4.0)
     assert found.slots_over_binding.ratio == pytest.approx(3.0)
     assert found.crowd_lead.ratio == pytest.approx(600 / 450)
-    assert found.server_alone.pace is when_not_to.Pace.ALIKE
+    assert found.server_alone.compared is Compared.ALIKE
     assert found.q4_leads and found.alone_llama and found.crowd_vllm
     assert found.disk_mb == {"llama.cpp": 118.0, "vLLM": 1170.0}
     assert found.first_start_s == pytest.approx(701.0) and found.build_slower
@@ -118,13 +119,13 @@ def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float3
 
 
 @pytest.mark.parametrize(("many_server", "pace", "says"), [
-    (450, "FASTER", "vLLM still served 1.3× llama-server's total"),
+    (450, "HIGHER", "vLLM still served 1.3× llama-server's total"),
     (600, "ALIKE", "vLLM and llama-server served about as much"),
-    (1200, "SLOWER", "llama-server served 2.0× vLLM's total"),
+    (1200, "LOWER", "llama-server served 2.0× vLLM's total"),
 ])
 def test_story_08_sets_vllm_against_llama_cpp_at_its_best(many_server, pace, says):
     found = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
-    assert found.crowd_lead.pace is when_not_to.Pace[pace]
+    assert found.crowd_lead.compared is Compared[pace]
     text = when_not_to.story(found, "")
     assert says in text
     assert "llama-server's slots served" in text  # the slots against the binding, every branch
@@ -135,7 +136,7 @@ def test_story_08_claims_no_lead_inside_the_runs_spread():
     table = _table(150, 60, 58, 150, 900)
     table.loc[(VLLM, 32), "output_tok_s_low"] = 400.0  # one slow run of vLLM's crowd
     found = EngineFindings.of(table, SETUP, _facts())
-    assert found.crowd_lead.pace is when_not_to.Pace.UNCLEAR and not found.crowd_vllm
+    assert found.crowd_lead.compared is Compared.UNTOLD and not found.crowd_vllm
     text = when_not_to.story(found, "")
     assert "2.0× llama-server's, but the runs' ranges overlap" in text
     assert "was not told apart from vLLM for this crowd" in text

@@ -7,7 +7,8 @@ from __future__ import annotations
 import math
 
 from servelab.bench.spread import Spread
-from servelab.lessons.routing.findings import Failure, Survivors
+from servelab.lessons.compare import Compared
+from servelab.lessons.routing.findings import Failure
 
 # vllm-router's own defaults for --health-check-interval-secs and --health-failure-threshold
 # (its --help); servelab's Router checks far more often (servelab.engines.router.HEALTH_INTERVAL_S).
@@ -50,23 +51,22 @@ def _lost_after_text(failure: Failure) -> str:
 def _survivors_text(failure: Failure) -> str:
     """How long the answers took after the kill against before it, by ``Failure.survivors``."""
     before, after = failure.latency_before, failure.latency_after
-    if before is None or after is None or failure.survivors is Survivors.UNTOLD:
+    if before is None or after is None or failure.survivors is None:
         return "Too few requests succeeded on one side of the kill to compare their times. "
     times = (f"The answers that came took {after.with_range(1, ' s')} from sending to the last "
              f"token after the kill against {before.with_range(1, ' s')} before it (median, "
              "then the quickest and slowest)")
     return times + {
-        Survivors.FASTER: (": after the kill every answer came sooner than every answer before "
+        Compared.LOWER: (": after the kill every answer came sooner than every answer before "
                            "it, with one replica instead of two. The page does not measure why; "
                            "one candidate is that the dead replica's processes no longer competed "
                            "with the survivor's for the machine's cores (on a CPU a replica's "
                            "binding pins only its engine's compute threads). "),
-        Survivors.SLOWER: (": with one replica left, every answer after the kill took longer "
+        Compared.HIGHER: (": with one replica left, every answer after the kill took longer "
                            "than every answer before it, as the survivor carried the whole "
                            "stream. "),
-        Survivors.ALIKE: (": the ranges overlap, so losing a replica did not measurably change "
-                          "how long the answers took at this rate. "),
-    }[failure.survivors]
+    }.get(failure.survivors, ": the ranges overlap, so losing a replica did not measurably "
+                             "change how long the answers took at this rate. ")
 
 
 def failure_text(failure: Failure) -> str:

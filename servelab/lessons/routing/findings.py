@@ -20,6 +20,7 @@ from servelab.bench.frames import Result
 from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P50, TTFT_MS_P99
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Tenants
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.thresholds import HIT_RATE_SHOWN, SAME_SPEED, TTFT_GAIN_SHOWN
 
 
@@ -215,15 +216,6 @@ class RoutingFindings:
         return self.prefills[0].median - self.prefills[1].median
 
 
-class Survivors(StrEnum):
-    """How long the requests that succeeded after the kill took against those before it."""
-
-    FASTER = "faster"
-    SLOWER = "slower"
-    ALIKE = "the ranges overlap"
-    UNTOLD = "too few requests on one side"
-
-
 @dataclass(frozen=True)
 class Failure:
     """What users saw when a replica was killed during a run through the router: run-clock
@@ -253,17 +245,14 @@ class Failure:
         return self.noticed_s - self.killed_s
 
     @property
-    def survivors(self) -> Survivors:
-        """The answers after the kill against those before, apart only when every one on one
-        side took less than every one on the other."""
+    def survivors(self) -> Compared | None:
+        """How long the answers after the kill took against those before (``LOWER``: quicker),
+        apart only when every one on one side took less than every one on the other; None
+        where a side had fewer than two answers."""
         before, after = self.latency_before, self.latency_after
         if before is None or after is None or min(before.n, after.n) < 2:
-            return Survivors.UNTOLD
-        if after.below(before):
-            return Survivors.FASTER
-        if after.above(before):
-            return Survivors.SLOWER
-        return Survivors.ALIKE
+            return None
+        return compare(after, before)
 
 
 class CopiesVerdict(StrEnum):

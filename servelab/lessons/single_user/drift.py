@@ -10,27 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 
 from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread
-from servelab.lessons.single_user.against import Against, Pace
+from servelab.lessons.compare import Compared
+from servelab.lessons.single_user.against import Against
 from servelab.lessons.thresholds import ALIKE
 
 FIGURES = {"bandwidth_gb_s": ("copy bandwidth", "GB/s", 1),  # name, unit, digits
            "gflops": ("float32 matrix-multiply rate", "GFLOP/s", 0)}
-
-
-class Drift(StrEnum):
-    NOT_PROBED = "not probed"  # fewer than two moments
-    STEADY = "steady"  # every later probe within ALIKE of the first, in both figures
-    SLOWED = "slowed"  # a later probe below the first beyond ALIKE, the ranges apart
-    QUICKENED = "quickened"  # above it likewise, and none below
-    UNCLEAR = "unclear"  # moved past ALIKE, but the ranges overlap
-
-
-DRIFT_OF = {Pace.ALIKE: Drift.STEADY, Pace.SLOWER: Drift.SLOWED, Pace.FASTER: Drift.QUICKENED,
-            Pace.UNCLEAR: Drift.UNCLEAR}  # a later probe against the first
 
 
 @dataclass(frozen=True)
@@ -51,8 +39,9 @@ class Move:
         return self.against.ratio
 
     @property
-    def drift(self) -> Drift:
-        return DRIFT_OF[self.against.pace]
+    def drift(self) -> Compared:
+        """The later probe against the first: ``LOWER`` is slower."""
+        return self.against.compared
 
 
 @dataclass(frozen=True)
@@ -71,17 +60,18 @@ class DriftFindings:
                 for moment in moments[1:] for figure in FIGURES]
 
     @property
-    def drift(self) -> Drift:
-        """Slowed where any figure fell beyond the noise, else quickened where any rose, else
-        unclear where any moved past ``ALIKE`` within the noise, else steady."""
+    def drift(self) -> Compared | None:
+        """Slowed (``LOWER``) where any figure fell beyond the noise, else quickened
+        (``HIGHER``) where any rose, else ``UNTOLD`` where any moved past ``ALIKE`` within the
+        noise, else steady (``ALIKE``); None with fewer than two moments probed."""
         moves = self.moves
         if not moves:
-            return Drift.NOT_PROBED
+            return None
         found = {move.drift for move in moves}
-        for verdict in (Drift.SLOWED, Drift.QUICKENED, Drift.UNCLEAR):
+        for verdict in (Compared.LOWER, Compared.HIGHER, Compared.UNTOLD):
             if verdict in found:
                 return verdict
-        return Drift.STEADY
+        return Compared.ALIKE
 
     @property
     def largest(self) -> Move | None:
@@ -98,7 +88,7 @@ def _series(found: DriftFindings, figure: str) -> str:
 
 def drift_text(found: DriftFindings) -> str:
     """What the probes between engines say about the machine, as one or two sentences."""
-    if found.drift is Drift.NOT_PROBED:
+    if found.drift is None:
         return ("The engines ran one after another, never together, so each range shows how "
                 "steady one engine's runs were, not how far the machine's own speed drifted "
                 "between engines.")
@@ -108,18 +98,18 @@ def drift_text(found: DriftFindings) -> str:
             f"({', '.join(found.pace)}): its copy bandwidth read {_series(found, 'bandwidth_gb_s')}"
             f" GB/s and its float32 matrix multiply {_series(found, 'gflops')} GFLOP/s (medians). ")
     move = found.largest
-    if found.drift is Drift.STEADY or move is None:
+    if found.drift is Compared.ALIKE or move is None:
         return text + (f"Every probe stayed within {ALIKE:.0%} of the first: as far as probes "
                        "between the engines can see, the machine held its speed, so a wider gap "
                        "between engines is theirs rather than the machine's.")
     name, unit, digits = FIGURES[move.figure]
     values = (f"{move.first.median:,.{digits}f} to {move.later.median:,.{digits}f} {unit} "
               f"({abs(move.ratio - 1):.0%})")
-    if found.drift is Drift.UNCLEAR:
+    if found.drift is Compared.UNTOLD:
         return text + (f"Its {name} moved from {values} by the probe {move.moment}, but the "
                        "probes' ranges overlap, so they cannot tell whether the machine itself "
                        "drifted.")
-    way = "fell" if found.drift is Drift.SLOWED else "rose"
+    way = "fell" if found.drift is Compared.LOWER else "rose"
     return text + (f"Its {name} {way} from {values} by the probe {move.moment}, beyond the "
                    "probes' ranges: the machine itself changed speed between engines, so part "
                    "of a gap between them may be when each ran rather than the engines.")

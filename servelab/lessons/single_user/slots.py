@@ -33,7 +33,8 @@ from servelab.engines.running import RunningServer
 from servelab.engines.vllm_server import Capacity, CapacityNotFound, Server
 from servelab.lessons.batching.step_cost import steady_totals
 from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
-from servelab.lessons.single_user.against import Against, Pace
+from servelab.lessons.compare import Compared
+from servelab.lessons.single_user.against import Against
 from servelab.lessons.thresholds import ALIKE
 
 # Both llama.cpp servers lack vLLM's /tokenize and /metrics: prompts are seeded words, and the
@@ -164,7 +165,7 @@ class PromptReuse:
 
     @property
     def sooner(self) -> bool:
-        return self.saving.pace is Pace.FASTER
+        return self.saving.compared is Compared.HIGHER
 
 
 def alike(a: float, b: float) -> bool:

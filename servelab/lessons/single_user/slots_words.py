@@ -4,7 +4,7 @@ they hold."""
 
 from __future__ import annotations
 
-from servelab.lessons.single_user.against import Pace
+from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
 from servelab.lessons.single_user.when_not_to import EngineFindings
 
@@ -99,11 +99,11 @@ def memory_text(found: SlotFindings) -> str:
 def _reuse(engine: str, switch: str, reuse: PromptReuse) -> str:
     on, off = reuse.on_ms.with_range(unit=" ms"), reuse.off_ms.with_range(unit=" ms")
     verdict = {
-        Pace.FASTER: f"{reuse.saving.ratio:.1f}× sooner with it",
-        Pace.ALIKE: "about as soon either way",
-        Pace.SLOWER: "later with it",
-        Pace.UNCLEAR: "not told apart beyond the runs' spread",
-    }[reuse.saving.pace]
+        Compared.HIGHER: f"{reuse.saving.ratio:.1f}× sooner with it",
+        Compared.ALIKE: "about as soon either way",
+        Compared.LOWER: "later with it",
+        Compared.UNTOLD: "not told apart beyond the runs' spread",
+    }[reuse.saving.compared]
     return f"on {engine} the first token came after {on} with {switch} and {off} without: {verdict}"
 
 
@@ -129,22 +129,22 @@ def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
             "which server runs the other engine. ")
     binding = engines.over_binding
     text += (f"Against a server that answers one request at a time, vLLM served "
-             f"{binding.ratio:.1f}× the crowd's tokens. " if binding.pace is Pace.FASTER
+             f"{binding.ratio:.1f}× the crowd's tokens. " if binding.compared is Compared.HIGHER
              else "Even a server that answers one request at a time was not clearly behind "
                   "vLLM for this crowd. ")
     lead = engines.crowd_lead
     text += {
-        Pace.FASTER: ("llama.cpp's own server with slots batched too, and vLLM still served "
+        Compared.HIGHER: ("llama.cpp's own server with slots batched too, and vLLM still served "
                       f"{lead.ratio:.1f}× its total: here vLLM was the better engine for the "
                       "crowd, though not the only one that batches. "),
-        Pace.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM, so "
+        Compared.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM, so "
                      "\"the wrong engine for a crowd\" held for the binding's server only. "),
-        Pace.SLOWER: ("llama.cpp's own server with slots served more than vLLM here, so \"the "
+        Compared.LOWER: ("llama.cpp's own server with slots served more than vLLM here, so \"the "
                       "wrong engine for a crowd\" held for the binding's server only. "),
-        Pace.UNCLEAR: ("llama.cpp's own server with slots was not told apart from vLLM, so this "
+        Compared.UNTOLD: ("llama.cpp's own server with slots was not told apart from vLLM, so this "
                        "run supports \"the wrong engine for a crowd\" for the binding's server "
                        "only. "),
-    }[lead.pace]
+    }[lead.compared]
     return text + ("Both engines put every running sequence into each step"
                    f"{' and queue past their cap' if found.both_queue else ''}; what the slots "
                    "lack by design is memory handed out block by block from one pool, so that "

@@ -25,8 +25,9 @@ import pandas as pd
 from servelab.bench.frames import Result
 from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread, spread_table
+from servelab.lessons.compare import Compared
 from servelab.lessons.prediction import page_story
-from servelab.lessons.single_user.against import Against, Pace
+from servelab.lessons.single_user.against import Against
 from servelab.lessons.single_user.drift import DriftFindings, drift_text
 from servelab.lessons.thresholds import ALIKE, ALONE_KEEPS
 from servelab.tables import spread_view
@@ -216,7 +217,7 @@ class EngineFindings:
     @property
     def q4_leads(self) -> bool:
         """llama.cpp's packed file was faster than vLLM for one user, beyond ``ALIKE``."""
-        return Against(self.one[LLAMA_Q4], self.one[VLLM]).pace is Pace.FASTER
+        return Against(self.one[LLAMA_Q4], self.one[VLLM]).compared is Compared.HIGHER
 
     @property
     def alone_llama(self) -> bool:
@@ -224,7 +225,7 @@ class EngineFindings:
         median within ``ALONE_KEEPS`` of vLLM's, and not slower beyond the runs' spread."""
         against = Against(self.one[LLAMA_Q4], self.one[VLLM])
         return (self.one[LLAMA_Q4].median >= ALONE_KEEPS * self.one[VLLM].median
-                and against.pace is not Pace.SLOWER)
+                and against.compared is not Compared.LOWER)
 
     @property
     def server_alone(self) -> Against:
@@ -249,7 +250,7 @@ class EngineFindings:
     @property
     def crowd_vllm(self) -> bool:
         """vLLM served more in total under load than llama-server, beyond ``ALIKE``."""
-        return self.crowd_lead.pace is Pace.FASTER
+        return self.crowd_lead.compared is Compared.HIGHER
 
     @property
     def first_start_s(self) -> float | None:
@@ -268,11 +269,11 @@ class EngineFindings:
 def _as_fast(against: Against) -> str:
     """``a`` against ``b`` in words: "2.1× as fast as", "1.4× slower than" or "about as fast
     as"."""
-    if against.pace is Pace.ALIKE:
+    if against.compared is Compared.ALIKE:
         return "about as fast as"
-    if against.pace is Pace.UNCLEAR:
+    if against.compared is Compared.UNTOLD:
         return "not clearly faster or slower than"
-    if against.pace is Pace.FASTER:
+    if against.compared is Compared.HIGHER:
         return f"{against.ratio:.1f}× as fast as"
     return f"{1 / against.ratio:.1f}× slower than"
 
@@ -361,20 +362,20 @@ def _one_user_text(found: EngineFindings) -> str:
     text += f"At 16 bits each, llama.cpp was {_as_fast(found.f16_vs_vllm)} vLLM. "
     if not found.q4_leads:
         return text + "Even the 4-bit file did not put llama.cpp ahead for one user in this run."
-    if found.q4_vs_f16.pace is not Pace.FASTER:
+    if found.q4_vs_f16.compared is not Compared.HIGHER:
         return text + ("So llama.cpp led for one user, but its two files were not told apart "
                        "beyond the runs' spread, so this run does not say how much of the lead "
                        "the smaller file gave.")
     return text + {
-        Pace.ALIKE: "So llama.cpp's lead for one user came from the smaller file, not from the "
+        Compared.ALIKE: "So llama.cpp's lead for one user came from the smaller file, not from the "
                     "engine.",
-        Pace.FASTER: "So llama.cpp led for one user at equal precision too, and the 4-bit file "
+        Compared.HIGHER: "So llama.cpp led for one user at equal precision too, and the 4-bit file "
                      "widened the lead.",
-        Pace.SLOWER: "So at equal precision vLLM was the quicker engine here, and the 4-bit "
+        Compared.LOWER: "So at equal precision vLLM was the quicker engine here, and the 4-bit "
                      "format alone put llama.cpp ahead.",
-        Pace.UNCLEAR: "At equal precision this run cannot tell the engines apart; the 4-bit "
+        Compared.UNTOLD: "At equal precision this run cannot tell the engines apart; the 4-bit "
                       "file is what put llama.cpp ahead.",
-    }[found.f16_vs_vllm.pace]
+    }[found.f16_vs_vllm.compared]
 
 
 def _many_text(found: EngineFindings) -> str:
@@ -390,27 +391,27 @@ def _many_text(found: EngineFindings) -> str:
             f"{_runs(found.crowd[VLLM])}. The median user waited for a first token {waits}. ")
     slots = found.slots_over_binding
     text += {
-        Pace.FASTER: (f"llama-server's slots served {slots.ratio:.1f}× the binding's total: the "
-                      "same kernels on the same file, so the gap is batching alone, since the "
-                      "binding answers one request after another. "),
-        Pace.ALIKE: ("llama-server served about as much as the binding, so its slots gained "
-                     "nothing on this device. "),
-        Pace.SLOWER: "llama-server served less than the binding in this run. ",
-        Pace.UNCLEAR: ("llama-server and the binding were not told apart beyond the runs' "
-                       "spread. "),
-    }[slots.pace]
+        Compared.HIGHER: (f"llama-server's slots served {slots.ratio:.1f}× the binding's total: "
+                          "the same kernels on the same file, so the gap is batching alone, "
+                          "since the binding answers one request after another. "),
+        Compared.ALIKE: ("llama-server served about as much as the binding, so its slots gained "
+                         "nothing on this device. "),
+        Compared.LOWER: "llama-server served less than the binding in this run. ",
+        Compared.UNTOLD: ("llama-server and the binding were not told apart beyond the runs' "
+                          "spread. "),
+    }[slots.compared]
     lead = found.crowd_lead
     return text + {
-        Pace.FASTER: (f"vLLM still served {lead.ratio:.1f}× llama-server's total, though both "
-                      "put every running request into each step; the sections below measure "
-                      "what is left between them."),
-        Pace.ALIKE: ("vLLM and llama-server served about as much: once llama.cpp batches, the "
-                     "crowd alone does not separate the engines here."),
-        Pace.SLOWER: (f"llama-server served {1 / lead.ratio:.1f}× vLLM's total: with slots, "
-                      "llama.cpp was the better engine for this crowd on this device."),
-        Pace.UNCLEAR: (f"vLLM's median total was {lead.ratio:.1f}× llama-server's, but the runs' "
-                       "ranges overlap, so this run cannot say which served more."),
-    }[lead.pace]
+        Compared.HIGHER: (f"vLLM still served {lead.ratio:.1f}× llama-server's total, though both "
+                          "put every running request into each step; the sections below measure "
+                          "what is left between them."),
+        Compared.ALIKE: ("vLLM and llama-server served about as much: once llama.cpp batches, the "
+                         "crowd alone does not separate the engines here."),
+        Compared.LOWER: (f"llama-server served {1 / lead.ratio:.1f}× vLLM's total: with slots, "
+                         "llama.cpp was the better engine for this crowd on this device."),
+        Compared.UNTOLD: (f"vLLM's median total was {lead.ratio:.1f}× llama-server's, but the "
+                          "runs' ranges overlap, so this run cannot say which served more."),
+    }[lead.compared]
 
 
 def _first_token_clause(found: EngineFindings) -> str:
@@ -437,21 +438,21 @@ def _guidance_text(found: EngineFindings) -> str:
                 f"{_first_token_clause(found)}, and it starts in seconds once built. ")
     else:
         text = "llama.cpp did not serve one user faster than vLLM in this run. "
-    if binding.pace is Pace.FASTER:
+    if binding.compared is Compared.HIGHER:
         text += (f"For a crowd, a server that answers one request at a time is the wrong tool: "
                  f"vLLM served {binding.ratio:.1f}× llama-cpp-python's total{where}. ")
     lead = found.crowd_lead
     return text + {
-        Pace.FASTER: ("llama.cpp's own server with slots narrowed that gap but did not close "
-                      f"it: vLLM still served {lead.ratio:.1f}× as much{where}."),
-        Pace.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM for this "
-                     f"crowd{where}, so the crowd alone is no reason to leave llama.cpp."),
-        Pace.SLOWER: ("llama.cpp's own server with slots served more than vLLM for this crowd"
-                      f"{where}, so the crowd alone is no reason to leave llama.cpp."),
-        Pace.UNCLEAR: ("llama.cpp's own server with slots was not told apart from vLLM for this "
-                       f"crowd{where}, so this run gives no reason to leave llama.cpp for the "
-                       "crowd alone."),
-    }[lead.pace]
+        Compared.HIGHER: ("llama.cpp's own server with slots narrowed that gap but did not close "
+                          f"it: vLLM still served {lead.ratio:.1f}× as much{where}."),
+        Compared.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM for this "
+                         f"crowd{where}, so the crowd alone is no reason to leave llama.cpp."),
+        Compared.LOWER: ("llama.cpp's own server with slots served more than vLLM for this crowd"
+                         f"{where}, so the crowd alone is no reason to leave llama.cpp."),
+        Compared.UNTOLD: ("llama.cpp's own server with slots was not told apart from vLLM for this "
+                          f"crowd{where}, so this run gives no reason to leave llama.cpp for the "
+                          "crowd alone."),
+    }[lead.compared]
 
 
 def story(found: EngineFindings, prediction: str) -> str:
