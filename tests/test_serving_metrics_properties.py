@@ -2,12 +2,11 @@
 .serving_metrics.MetricsFindings) over any run, beside test_metrics_properties.py, which holds
 goodput's definition (servelab.bench.metrics.calculate) itself: the page's count of requests
 within the SLO is that definition's, its attainment a share, monotone as the SLO loosens, failed
-requests never counted, and every late request named by a part it missed. An SLO with an
-``e2e`` part is not counted alike (the xfail at the end)."""
+requests never counted, and every late request named by a part it missed, an ``e2e`` part
+included."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -91,11 +90,6 @@ def test_a_looser_or_shorter_slo_never_counts_fewer_within_it(run, loosen, drop)
         assert _found(records, fewer).met >= found.met
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "MetricsFindings.of counts a request within the SLO by its ttft and tpot parts only: an "
-    "e2e part, which bench.metrics.meets_slo (goodput) counts, is ignored, so the page's "
-    "attainment would differ from the summary's (chapter 07 sets ttft and tpot only; "
-    "issue #53 item 3, reported, not fixed)"))
 def test_an_e2e_part_counts_on_the_page_as_in_goodput():
     records = [record(0, 0.0, [0.5, 0.5], 0.1), record(1, 1.0, [0.5, 0.5], 0.1)]  # 1.1 s each
     slo = {"ttft": 500.0, "e2e": 1000.0}

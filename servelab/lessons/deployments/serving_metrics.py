@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from servelab.bench.frames import Result
-from servelab.bench.metrics import PERCENTILES, TTFT_MS_P50, TTFT_MS_P99
+from servelab.bench.metrics import PERCENTILES, TTFT_MS_P50, TTFT_MS_P99, meets_slo
 from servelab.lessons.thresholds import LITTLE_AGREES, LITTLE_SAMPLING, TAIL_REQUESTS
 
 METRIC_NAMES = {"ttft": "time to first token", "tpot": "time per output token",
@@ -97,7 +97,7 @@ class MetricsFindings:
             latency_error_s=float(latencies.std(ddof=1) / math.sqrt(len(latencies))),
             ttft_p50_ms=float(summary[TTFT_MS_P50]), ttft_p99_ms=float(summary[TTFT_MS_P99]),
             ttft_worst_ms=float(done["ttft_s"].max()) * 1000.0,
-            met=int((~late_ttft & ~late_tpot).sum()),
+            met=sum(meets_slo(record, slo) for record in result.records if record.ok),
             missed_ttft=int(late_ttft.sum()), missed_tpot=int(late_tpot.sum()), slo=dict(slo))
 
     @property
