@@ -24,30 +24,22 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from autograder.class_results import COUNTED, Row, device_class  # noqa: E402
+from servelab.book import CHAPTERS  # noqa: E402
+from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING  # noqa: E402
 from servelab.lessons.batching.findings import LESSON_GPU  # noqa: E402
+from servelab.lessons.overview.chapter import CHAPTER as OVERVIEW  # noqa: E402
 from servelab.plots import COLORS, SERIES_COLORS, style  # noqa: E402
 from servelab.results import FIGURES  # noqa: E402
 
 REPORT_HTML = "class-report.html"
 # chapter -> the figures its section plots: the effect each chapter is about.
-MAIN_FIGURES: dict[str, tuple[str, ...]] = {
-    "00-serving-many-users": ("batching_gain", "share_kept"),
-    "01-serving-engine": ("batching_gain", "steady_tok_s_one_user"),
-    "02-continuous-batching": ("batching_gain", "continuous_speedup"),
-    "03-paged-attention": ("requests_fit_paged", "kv_usage_peak_roomy"),
-    "04-prefix-caching": ("ttft_ms_p50_cached", "ttft_ms_p50_uncached"),
-    "05-the-dials": ("ttft_ms_p99_short_alone", "ttft_ms_p99_beside_long"),
-    "06-chunked-prefill": ("longest_pause_ms_one_step", "longest_pause_ms_chunked"),
-    "07-throughput-vs-latency": ("peak_tok_s_interactive", "peak_tok_s_batch"),
-    "08-when-not-to": ("user_tok_s_alone_llama_q4", "user_tok_s_alone_vllm"),
-    "09-past-one-machine": ("hit_rate_round_robin", "hit_rate_cache_aware"),
-    "10-capacity-plan": ("plan_rate_req_s", "served_above_req_s"),
-}
+MAIN_FIGURES: dict[str, tuple[str, ...]] = {chapter.id: chapter.main_figures
+                                             for chapter in CHAPTERS}
 # (chapter, figure) -> the lesson's own value, from the modules its pages compare with.
 LESSON_FIGURES: dict[tuple[str, str], float] = {
-    ("00-serving-many-users", "batching_gain"): LESSON_GPU.gain,
-    ("00-serving-many-users", "share_kept"): LESSON_GPU.kept,
-    ("02-continuous-batching", "batching_gain"): LESSON_GPU.gain,
+    (OVERVIEW.id, "batching_gain"): LESSON_GPU.gain,
+    (OVERVIEW.id, "share_kept"): LESSON_GPU.kept,
+    (CONTINUOUS_BATCHING.id, "batching_gain"): LESSON_GPU.gain,
 }
 LABEL_CHARACTERS = 40  # of a device class on an axis; the tables show it whole
 PAGE_STYLE = ("body{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}"

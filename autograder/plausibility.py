@@ -13,8 +13,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from servelab.book import BY_ID
 from servelab.results import FIGURES, Record
-from servelab.sizes import TABLE
 
 GAIN_SLACK = 1.1  # a batching gain may exceed its concurrency by run-to-run noise, not more
 LARGEST_FIGURE = 1e9  # no figure of this course (tokens, bytes, ms, tok/s) comes near it
@@ -45,7 +45,8 @@ def _top_concurrency(record: Record) -> float | None:
     """Streams at the top of the sweep the batching gain compares with one."""
     if "top_users" in record.figures:
         return record.figures["top_users"]
-    sizes = TABLE.get(record.chapter, {}).get(record.size_profile, {})
+    chapter = BY_ID.get(record.chapter)
+    sizes = chapter.sizes.at(record.size_profile).knobs() if chapter else {}
     if sizes.get("levels"):
         return float(max(sizes["levels"]))
     return float(sizes["users"]) if "users" in sizes else None

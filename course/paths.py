@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from servelab.book import CHAPTERS as BOOK
+
 ROOT_MARKERS = ("_config.yml", "assignments")
 
 
@@ -36,20 +38,9 @@ CHECKS_DIR = COURSE_ROOT / "checks"
 SOURCE_DIR = COURSE_ROOT / "source"
 BOOK_DIR = REPO_ROOT / "book"
 
-# In reading order. Each id is the nbgrader assignment name and the notebook's file name.
-CHAPTERS: tuple[str, ...] = (
-    "00-serving-many-users",
-    "01-serving-engine",
-    "02-continuous-batching",
-    "03-paged-attention",
-    "04-prefix-caching",
-    "05-the-dials",
-    "06-chunked-prefill",
-    "07-throughput-vs-latency",
-    "08-when-not-to",
-    "09-past-one-machine",
-    "10-capacity-plan",
-)
+# In reading order (servelab.book). Each id is the nbgrader assignment name and the notebook's
+# file name.
+CHAPTERS: tuple[str, ...] = tuple(chapter.id for chapter in BOOK)
 
 
 def source_notebook(chapter: str, source_dir: Path = SOURCE_DIR) -> Path:

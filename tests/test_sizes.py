@@ -1,20 +1,17 @@
-"""The size table: every chapter at every profile, and how the profile is chosen."""
+"""The sizes: every chapter at every profile, and how the profile is chosen."""
 
 from __future__ import annotations
 
 import pytest
 
 from course.paths import CHAPTERS
+from servelab.lessons.chunking.chapter import SIZES
 from servelab.settings import SIZE
-from servelab.sizes import PROFILES, TABLE, SizeError, profile_for, sizes_for
+from servelab.sizes import DECLARED, SizeError, profile_for, sizes_for
 
 
-def test_every_chapter_has_every_profile_with_the_same_knobs() -> None:
-    assert set(TABLE) == set(CHAPTERS)
-    for chapter, profiles in TABLE.items():
-        assert set(profiles) == set(PROFILES), chapter
-        keys = {profile: set(values) for profile, values in profiles.items()}
-        assert len({frozenset(k) for k in keys.values()}) == 1, (chapter, keys)
+def test_every_chapter_hands_its_sizes_down() -> None:
+    assert list(DECLARED) == list(CHAPTERS)
 
 
 def test_the_device_picks_the_profile_unless_the_environment_says(monkeypatch) -> None:
@@ -29,12 +26,18 @@ def test_the_device_picks_the_profile_unless_the_environment_says(monkeypatch) -
 
 
 def test_sizes_read_as_attributes_and_describe_their_profile() -> None:
-    chapter = next(iter(TABLE))
-    sizes = sizes_for(chapter, "smoke")
-    name, value = next(iter(TABLE[chapter]["smoke"].items()))
-    assert getattr(sizes, name) == value == sizes[name]
-    assert "'smoke'" in sizes.describe()
+    sizes = sizes_for("06-chunked-prefill", "smoke")
+    assert sizes is SIZES.smoke and sizes.profile == "smoke"
+    assert sizes.describe().startswith("Size profile 'smoke': users=2, user_tokens=64, ")
+    assert "profile=" not in sizes.describe()
     with pytest.raises(AttributeError):
         sizes.no_such_knob  # noqa: B018
     with pytest.raises(SizeError):
         sizes_for("99-missing", "cpu")
+    with pytest.raises(SizeError):
+        sizes_for("06-chunked-prefill", "tiny")
+
+
+def test_a_profile_in_the_wrong_slot_is_refused() -> None:
+    with pytest.raises(SizeError, match="cpu slot"):
+        type(SIZES)(smoke=SIZES.smoke, cpu=SIZES.gpu, gpu=SIZES.gpu)

@@ -71,7 +71,7 @@ SECONDS_PER_GRAPH = Estimate(
     "is tuned on; a T4 is slower")
 MEASURE_S = Estimate(
     180.0, "s", "stated estimate, the same for every chapter and not derived from the gpu "
-    "profile in servelab/sizes.py: to be measured on a T4 (benchmarks/timing.py --size gpu)")
+    "sizes the chapters declare: to be measured on a T4 (benchmarks/timing.py --size gpu)")
 
 ESTIMATES: dict[str, Estimate] = {
     "T4_CUDA_TOTAL_GIB": T4_CUDA_TOTAL_GIB, "CUDA_CONTEXT_GIB": CUDA_CONTEXT_GIB,

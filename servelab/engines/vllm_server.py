@@ -38,7 +38,7 @@ def _apart(device_kind: str) -> bool:
 
 # Whether a server on a device of this kind runs its engine core in process when its caller
 # leaves ``in_process`` unset. That depends on how much the run measures, which an engine does
-# not know: servelab/__init__.py sets this to the size table's ``engine_in_process``.
+# not know: servelab/__init__.py sets this to ``servelab.sizes.engine_in_process``.
 in_process_by_default: Callable[[str], bool] = _apart
 
 # vLLM 0.32 logs one record ("CPU KV cache size: N tokens, Maximum concurrency for M tokens per

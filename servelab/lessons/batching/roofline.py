@@ -16,14 +16,12 @@ from dataclasses import dataclass
 import pandas as pd
 
 from servelab.hardware import DTYPE_BYTES
+from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.batching.step_cost import StepInputs, gain_at
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.paging.capacity import CARDS, PUBLISHED_MODELS, PublishedModel
 from servelab.models import gpu_model_for
-from servelab.sizes import sizes_for
-
-CHAPTER = "02-continuous-batching"
 
 # The assumption behind the window: the engine's own work adds at most this share to the shared
 # part of a step (the lower gain's end) or to each sequence's part (the higher end's opposite).
@@ -137,7 +135,7 @@ def t4_model() -> PublishedModel:
 def published_rooflines(users: int) -> list[Roofline]:
     """The book's model on a T4 and the lesson's model on an A100, each at the context the
     chapter's gpu size decodes with."""
-    gpu = sizes_for(CHAPTER, "gpu")
+    gpu = CONTINUOUS_BATCHING.sizes.gpu
     context = decode_context(gpu.input_tokens, gpu.answer_tokens)
     return [Roofline.published(T4, t4_model(), context, users),
             Roofline.published(A100, QWEN3_8B, context, users)]

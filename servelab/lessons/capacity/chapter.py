@@ -1,0 +1,67 @@
+"""Chapter 10, the capacity plan.
+
+Its sizes at each profile, the figures it records and the two the class report plots
+(``servelab.chapter``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servelab.chapter import Chapter, Figure
+from servelab.sizes import Knobs, Profiles
+
+
+@dataclass(frozen=True, kw_only=True)
+class CapacitySizes(Knobs):
+    """Chapter 10's knobs: the brief (rate, prompt, answer, targets as multiples of this device's
+    own times, share), the step fit's closed-loop levels (answers of ``fit_tokens``) on a server
+    allowed ``most_seqs`` sequences, then ``requests`` Poisson arrivals at each of two rates
+    around the planned knee, ``repeats`` times over."""
+
+    rate: float
+    prompt_tokens: int
+    answer_tokens: int
+    tpot_factor: float
+    ttft_factor: float
+    share: float
+    levels: list[int]
+    most_seqs: int
+    fit_tokens: int
+    brackets: list[float]
+    requests: int
+    repeats: int
+    max_model_len: int
+
+
+SIZES = Profiles(
+    smoke=CapacitySizes(profile="smoke", rate=8.0, prompt_tokens=32, answer_tokens=8,
+                        tpot_factor=2.0, ttft_factor=4.0, share=0.9, levels=[1, 4], most_seqs=4,
+                        fit_tokens=16, brackets=[0.5, 2.0], requests=16, repeats=2,
+                        max_model_len=512),
+    cpu=CapacitySizes(profile="cpu", rate=40.0, prompt_tokens=32, answer_tokens=16, tpot_factor=2.0,
+                      ttft_factor=4.0, share=0.9, levels=[1, 4, 8, 16], most_seqs=16, fit_tokens=48,
+                      brackets=[0.75, 1.5], requests=200, repeats=2, max_model_len=1024),
+    gpu=CapacitySizes(profile="gpu", rate=400.0, prompt_tokens=256, answer_tokens=128,
+                      tpot_factor=2.0, ttft_factor=4.0, share=0.9, levels=[1, 8, 32, 64],
+                      most_seqs=64, fit_tokens=256, brackets=[0.75, 1.5], requests=400, repeats=2,
+                      max_model_len=1024),
+)
+
+CHAPTER = Chapter(
+    id="10-capacity-plan",
+    sizes=SIZES,
+    figures={
+        "step_fixed_ms": Figure("the step line's fixed part (ms)"),
+        "step_per_sequence_ms": Figure("the step line's part per sequence (ms)"),
+        "plan_max_num_seqs": Figure("max_num_seqs the plan chose (sequences)"),
+        "plan_kv_mib": Figure("KV cache those sequences take, planned (MiB)"),
+        "plan_rate_req_s": Figure("the planned knee: requests one server finishes (req/s)"),
+        "plan_replicas": Figure("servers the plan says the target rate needs (count)"),
+        "within_below": Figure("share of requests within both targets below the knee (0-1)"),
+        "within_above": Figure("share of requests within both targets above the knee (0-1)"),
+        "served_above_req_s": Figure("requests a second the server finished above the knee "
+                                     "(req/s)"),
+    },
+    main_figures=("plan_rate_req_s", "served_above_req_s"),
+)

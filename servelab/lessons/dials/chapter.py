@@ -1,0 +1,70 @@
+"""Chapter 05, the serving dials.
+
+Its sizes at each profile, the figures it records and the two the class report plots
+(``servelab.chapter``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servelab.chapter import Chapter, Figure, per_level
+from servelab.sizes import Knobs, Profiles
+
+
+@dataclass(frozen=True, kw_only=True)
+class DialsSizes(Knobs):
+    """Chapter 05's knobs. ``burst`` is above the largest level in every profile, so requests
+    queue at each level."""
+
+    sweeps: int
+    levels: list[int]
+    burst: int
+    input_tokens: int
+    output_tokens: int
+    tp_users: int
+    cache_tokens: int
+    long_context: int
+    refused_context: int
+    short_requests: int
+    long_requests: int
+    short_input_tokens: int
+    long_input_tokens: int
+    mixed_output_tokens: int
+
+
+SIZES = Profiles(
+    smoke=DialsSizes(profile="smoke", sweeps=2, levels=[1, 4], burst=8, input_tokens=32,
+                     output_tokens=8, tp_users=4, cache_tokens=1536, long_context=1024,
+                     refused_context=2048, short_requests=4, long_requests=1, short_input_tokens=32,
+                     long_input_tokens=600, mixed_output_tokens=160),
+    cpu=DialsSizes(profile="cpu", sweeps=3, levels=[1, 4, 12, 24], burst=32, input_tokens=32,
+                   output_tokens=12, tp_users=16, cache_tokens=2560, long_context=2048,
+                   refused_context=4096, short_requests=8, long_requests=2, short_input_tokens=32,
+                   long_input_tokens=600, mixed_output_tokens=128),
+    gpu=DialsSizes(profile="gpu", sweeps=3, levels=[1, 4, 16, 64], burst=96, input_tokens=128,
+                   output_tokens=64, tp_users=16, cache_tokens=2560, long_context=2048,
+                   refused_context=4096, short_requests=8, long_requests=2, short_input_tokens=32,
+                   long_input_tokens=600, mixed_output_tokens=160),
+)
+
+CHAPTER = Chapter(
+    id="05-the-dials",
+    sizes=SIZES,
+    figures={
+        **per_level(SIZES, "levels", "output_tok_s_at_{n}",
+                    "output tokens per second of the burst, max_num_seqs={n}"),
+        **per_level(SIZES, "levels", "tpot_ms_p99_at_{n}",
+                    "99th-percentile time per output token, max_num_seqs={n} (ms)"),
+        **per_level(SIZES, "levels", "latency_s_p99_at_{n}",
+                    "99th-percentile arrival to last token, max_num_seqs={n} (s)"),
+        "small_cache_tokens": Figure("KV-cache tokens of the small server (tokens)"),
+        "preemptions_short_alone": Figure("preemptions, short requests alone (count)"),
+        "preemptions_beside_long": Figure("preemptions, short requests beside long ones (count)"),
+        "ttft_ms_p99_short_alone": Figure("99th-percentile time to first token, short requests "
+                                          "alone (ms)"),
+        "ttft_ms_p99_beside_long": Figure("99th-percentile time to first token, short requests "
+                                          "beside long ones (ms)"),
+    },
+    main_figures=("ttft_ms_p99_short_alone", "ttft_ms_p99_beside_long"),
+)

@@ -1,0 +1,58 @@
+"""Chapter 03, paged attention.
+
+Its sizes at each profile, the figures it records and the two the class report plots
+(``servelab.chapter``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servelab.chapter import Chapter, Figure
+from servelab.sizes import Knobs, Profiles
+
+
+@dataclass(frozen=True, kw_only=True)
+class PagingSizes(Knobs):
+    """Chapter 03's knobs. Each load runs ``repeats`` times on its server, so the two times have
+    ranges."""
+
+    users: int
+    prompt_tokens: int
+    answer_tokens: int
+    context_limit: int
+    small_context: int
+    repeats: int
+
+
+SIZES = Profiles(
+    smoke=PagingSizes(profile="smoke", users=4, prompt_tokens=120, answer_tokens=24,
+                      context_limit=1024, small_context=256, repeats=2),
+    cpu=PagingSizes(profile="cpu", users=32, prompt_tokens=120, answer_tokens=96,
+                    context_limit=8192, small_context=2048, repeats=3),
+    gpu=PagingSizes(profile="gpu", users=64, prompt_tokens=120, answer_tokens=180,
+                    context_limit=8192, small_context=2048, repeats=3),
+)
+
+CHAPTER = Chapter(
+    id="03-paged-attention",
+    sizes=SIZES,
+    figures={
+        "kv_bytes_per_token": Figure("KV-cache bytes one token takes (bytes)"),
+        "block_tokens": Figure("tokens in one KV-cache block (tokens)"),
+        "cache_tokens": Figure("KV-cache tokens the engine reported (tokens)"),
+        "requests_fit_reserved": Figure("requests that fit reserving the context limit each "
+                                        "(count)"),
+        "requests_fit_paged": Figure("requests that fit in blocks allocated as needed (count)"),
+        "running_max_roomy": Figure("most sequences running at once in the roomy cache (count)"),
+        "kv_usage_peak_roomy": Figure("peak KV-cache usage in the roomy cache (0-1)"),
+        "tokens_per_sequence_at_peak": Figure("KV tokens held per running sequence at that peak "
+                                              "(tokens)"),
+        "running_max_cramped": Figure("most sequences running at once in a third of the room "
+                                      "(count)"),
+        "waiting_max_cramped": Figure("most requests waiting at once in a third of the room "
+                                      "(count)"),
+        "preemptions_cramped": Figure("preemptions in a third of the room (count)"),
+    },
+    main_figures=("requests_fit_paged", "kv_usage_peak_roomy"),
+)

@@ -1,0 +1,73 @@
+"""Chapter 04, prefix caching.
+
+Its sizes at each profile, the figures it records and the two the class report plots
+(``servelab.chapter``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servelab.chapter import Chapter, Figure
+from servelab.sizes import Knobs, Profiles
+
+
+@dataclass(frozen=True, kw_only=True)
+class PrefixSizes(Knobs):
+    """Chapter 04's knobs. The load (users x requests_per_user) runs load_runs times on each
+    server."""
+
+    prefix_tokens: int
+    question_tokens: int
+    answer_tokens: int
+    users: int
+    requests_per_user: int
+    probe_requests: int
+    samples: int
+    sample_prompt_tokens: int
+    sample_tokens: int
+    load_runs: int
+
+
+SIZES = Profiles(
+    smoke=PrefixSizes(profile="smoke", prefix_tokens=384, question_tokens=16, answer_tokens=4,
+                      users=2, requests_per_user=1, probe_requests=2, samples=4,
+                      sample_prompt_tokens=384, sample_tokens=16, load_runs=2),
+    cpu=PrefixSizes(profile="cpu", prefix_tokens=2000, question_tokens=16, answer_tokens=16,
+                    users=2, requests_per_user=2, probe_requests=2, samples=4,
+                    sample_prompt_tokens=512, sample_tokens=64, load_runs=3),
+    gpu=PrefixSizes(profile="gpu", prefix_tokens=2000, question_tokens=16, answer_tokens=16,
+                    users=16, requests_per_user=4, probe_requests=4, samples=4,
+                    sample_prompt_tokens=2000, sample_tokens=128, load_runs=3),
+)
+
+CHAPTER = Chapter(
+    id="04-prefix-caching",
+    sizes=SIZES,
+    figures={
+        "prompt_tokens_computed_cached": Figure(
+            "prompt tokens computed per request after the first, caching on (tokens)"),
+        "prompt_tokens_computed_uncached": Figure(
+            "prompt tokens computed per request after the first, caching off (tokens)"),
+        "ttft_ms_p50_cached": Figure("median time to first token, shared prefix, caching on "
+                                     "(ms)"),
+        "ttft_ms_p50_uncached": Figure("median time to first token, shared prefix, caching off "
+                                       "(ms)"),
+        "request_per_s_cached": Figure("requests per second, caching on (req/s)"),
+        "request_per_s_uncached": Figure("requests per second, caching off (req/s)"),
+        "hit_rate_cached": Figure("prefix-cache hit rate the server counted, caching on (0-1)"),
+        "peak_blocks_samples_cached": Figure("peak KV blocks held by n parallel samples, caching "
+                                             "on (blocks)"),
+        "peak_blocks_identical_cached": Figure("peak KV blocks held by identical prompts, caching "
+                                               "on (blocks)"),
+        "peak_blocks_different_cached": Figure("peak KV blocks held by different prompts, caching "
+                                               "on (blocks)"),
+        "peak_blocks_samples_uncached": Figure("peak KV blocks held by n parallel samples, caching "
+                                               "off (blocks)"),
+        "expected_blocks_shared": Figure("blocks the samples need if they share the prompt "
+                                         "(blocks)"),
+        "expected_blocks_unshared": Figure("blocks the samples need if each keeps its own "
+                                           "(blocks)"),
+    },
+    main_figures=("ttft_ms_p50_cached", "ttft_ms_p50_uncached"),
+)

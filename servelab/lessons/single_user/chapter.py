@@ -1,0 +1,76 @@
+"""Chapter 08, when a single-user engine is the better choice.
+
+Its sizes at each profile, the figures it records and the two the class report plots
+(``servelab.chapter``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from servelab.chapter import Chapter, Figure
+from servelab.sizes import Knobs, Profiles
+
+
+@dataclass(frozen=True, kw_only=True)
+class SingleUserSizes(Knobs):
+    """Chapter 08's knobs: ``many`` users at once, each of llama-server's ``many`` slots holding
+    ``slot_context`` tokens; its step sweep over ``levels``, 2 × ``many`` users against the cap,
+    and ``prefix_requests`` requests that share one prompt of ``prefix_words`` words."""
+
+    many: int
+    one_user_requests: int
+    prompt_words: int
+    output_tokens: int
+    repeats: int
+    slot_context: int
+    levels: list[int]
+    prefix_words: int
+    prefix_requests: int
+
+
+SIZES = Profiles(
+    smoke=SingleUserSizes(profile="smoke", many=4, one_user_requests=1, prompt_words=16,
+                          output_tokens=12, repeats=2, slot_context=512, levels=[1, 2, 4],
+                          prefix_words=128, prefix_requests=3),
+    cpu=SingleUserSizes(profile="cpu", many=16, one_user_requests=2, prompt_words=32,
+                        output_tokens=32, repeats=3, slot_context=1024, levels=[1, 2, 4, 8, 16],
+                        prefix_words=384, prefix_requests=5),
+    # two repeats: on a GPU runtime llama.cpp still serves its 32 users on the CPU
+    gpu=SingleUserSizes(profile="gpu", many=32, one_user_requests=4, prompt_words=64,
+                        output_tokens=128, repeats=2, slot_context=1024,
+                        levels=[1, 2, 4, 8, 16, 32], prefix_words=512, prefix_requests=5),
+)
+
+CHAPTER = Chapter(
+    id="08-when-not-to",
+    sizes=SIZES,
+    figures={
+        "user_tok_s_alone_llama_q4": Figure("tokens per second one user saw, llama-cpp-python "
+                                            "Q4_1"),
+        "user_tok_s_alone_llama_f16": Figure("tokens per second one user saw, llama-cpp-python "
+                                             "F16"),
+        "user_tok_s_alone_llama_server": Figure("tokens per second one user saw, llama-server "
+                                                "Q4_1"),
+        "user_tok_s_alone_vllm": Figure("tokens per second one user saw, vLLM"),
+        "output_tok_s_many_llama_q4": Figure("total output tokens per second, many users, "
+                                             "llama-cpp-python Q4_1"),
+        "output_tok_s_many_llama_server": Figure("total output tokens per second, many users, "
+                                                 "llama-server Q4_1"),
+        "output_tok_s_many_vllm": Figure("total output tokens per second, many users, vLLM"),
+        "ttft_s_p99_many_llama_q4": Figure("slowest-percentile first token, many users, "
+                                           "llama-cpp-python Q4_1 (s)"),
+        "ttft_s_p99_many_llama_server": Figure("slowest-percentile first token, many users, "
+                                               "llama-server Q4_1 (s)"),
+        "ttft_s_p99_many_vllm": Figure("slowest-percentile first token, many users, vLLM (s)"),
+        "step_gain_llama_server": Figure("output of the largest batch against one sequence's, "
+                                         "llama-server (×)"),
+        "step_gain_vllm": Figure("output of the largest batch against one sequence's, vLLM (×)"),
+        "start_s_llama_q4": Figure("launch to answering, llama-cpp-python Q4_1 (s)"),
+        "start_s_llama_server": Figure("launch to answering, llama-server Q4_1 (s)"),
+        "start_s_vllm": Figure("launch to answering, vLLM (s)"),
+        "bits_per_weight_q4": Figure("bits per weight of the Q4_1 file, block scales included"),
+        "bits_per_weight_f16": Figure("bits per weight of the F16 file"),
+    },
+    main_figures=("user_tok_s_alone_llama_q4", "user_tok_s_alone_vllm"),
+)
