@@ -23,6 +23,12 @@ HEAVY_IMPORTS = ("vllm", "nbgrader")
 platform.processor()
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--update-snapshots", action="store_true",
+                     help="rewrite each chapter's story snapshot (tests/snapshots) from its "
+                          "recorded findings, for review")
+
+
 @pytest.fixture
 def ctrl_c_raises() -> Iterator[None]:
     """SIGINT raises KeyboardInterrupt while the test runs, as at a terminal. A process started

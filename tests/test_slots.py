@@ -115,6 +115,9 @@ def test_lines_that_cross_tell_the_one_user_result_from_the_crowds():
         for engine, line in crossing.steps.items()})
     assert not flat.lines_split and flat.lines_cross_at is None
     assert "cannot say where the engines' costs differ" in slots_words.step_text(flat)
+    early = _found(server_gain_step=46.0, vllm_step=2.5, fixed_ms=(42.5, 48.6))  # meet at 0.14
+    assert early.lines_cross_at is None and early.shorter_throughout == VLLM
+    assert "meet outside the sweep" in slots_words.step_text(early)
 
 
 def test_the_queue_story_claims_alike_queueing_only_where_both_queued_exactly_past_the_cap():

@@ -233,13 +233,24 @@ class SlotFindings:
 
     @property
     def lines_cross_at(self) -> float | None:
-        """The batch at which the two lines meet, where each engine has the smaller of one part:
-        below it the engine with the smaller shared part takes the shorter step, above it the
-        other. None where the lines do not both split a step, or one is lower at every batch."""
+        """The batch, inside the sweep, at which the two lines meet, each engine having the
+        smaller of one part: below it the engine with the smaller shared part takes the shorter
+        step, above it the other. None where the lines do not both split a step, or meet
+        outside the sweep's batches, so one engine's line is lower at every batch measured."""
         if not self.lines_split or self.smaller_shared == self.smaller_per_sequence:
             return None
         server, vllm = self.steps[self.server].fit, self.steps[self.vllm].fit
-        return (vllm.fixed_ms - server.fixed_ms) / (server.per_sequence_ms - vllm.per_sequence_ms)
+        batch = ((vllm.fixed_ms - server.fixed_ms)
+                 / (server.per_sequence_ms - vllm.per_sequence_ms))
+        top = self.steps[self.server].top
+        return batch if 1 < batch < top else None
+
+    @property
+    def shorter_throughout(self) -> str:
+        """Where the lines do not cross inside the sweep: the engine whose line is lower at
+        its largest batch, and so at every batch measured."""
+        top = self.steps[self.server].top
+        return min((self.server, self.vllm), key=lambda engine: self.steps[engine].fit.at(top))
 
     @property
     def both_queue(self) -> bool:

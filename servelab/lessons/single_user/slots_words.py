@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
-from servelab.lessons.single_user.when_not_to import EngineFindings
+from servelab.lessons.single_user.when_not_to import EngineFindings, story
 
 
 def _line(step: StepLine) -> str:
@@ -25,9 +25,15 @@ def _parts(found: SlotFindings) -> str:
     other = found.vllm if shared == found.server else found.server
     text = (f"{shared} has the smaller shared part ({fits[shared].fixed_ms:.1f} against "
             f"{fits[other].fixed_ms:.1f} ms)")
-    if found.lines_cross_at is None:
+    if shared == per_sequence:
         return text + (" and the smaller part per sequence too, so its step was the shorter at "
                        "every batch of the sweep.")
+    if found.lines_cross_at is None:
+        return text + (f", {per_sequence} the smaller part per sequence "
+                       f"({fits[per_sequence].per_sequence_ms:.2f} against "
+                       f"{fits[shared].per_sequence_ms:.2f} ms); the lines meet outside the "
+                       f"sweep, so {found.shorter_throughout}'s step was the shorter at every "
+                       "batch measured.")
     return text + (f", {per_sequence} the smaller part per sequence "
                    f"({fits[per_sequence].per_sequence_ms:.2f} against "
                    f"{fits[shared].per_sequence_ms:.2f} ms), so the lines cross near "
@@ -150,3 +156,11 @@ def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
                    "lack by design is memory handed out block by block from one pool, so that "
                    "long and short requests share the cache. Measure on the hardware you will "
                    "use, counting the set-up as well as the speed.")
+
+
+def page_words(engines: EngineFindings, found: SlotFindings, prefix_words: int,
+               prediction: str = "") -> str:
+    """Every sentence chapter 08 writes from its findings, in page order: one text to review."""
+    return "\n\n".join((story(engines, prediction), step_text(found), queue_text(found),
+                        memory_text(found), reuse_text(found, prefix_words),
+                        takeaway_text(engines, found)))

@@ -1,0 +1,40 @@
+"""Each snapshotted chapter's whole story, rendered from one real run's recorded findings, equals
+its reviewed snapshot (tests/snapshots/<chapter>/<machine>.md).
+
+A change to a chapter's words shows here as a diff to review, not as edits to sentence-pinning
+tests: ``pytest tests/test_story_snapshots.py --update-snapshots`` rewrites the snapshots from
+the findings, and the diff goes into review with the change. The findings come from
+``tests/snapshots/record.py``, which runs the chapter for real.
+"""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+
+import pytest
+
+from servelab.lessons import recorded
+from tests.snapshots.chapters import KINDS, RENDER
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+RECORDED = sorted(SNAPSHOTS.glob("*/*.json"))
+
+
+def test_every_recorded_chapter_can_be_rendered():
+    assert RECORDED, "no recorded findings under tests/snapshots"
+    assert {path.parent.name for path in RECORDED} <= set(RENDER) == set(KINDS)
+
+
+@pytest.mark.parametrize("findings", RECORDED, ids=lambda path: f"{path.parent.name}/{path.stem}")
+def test_the_story_from_recorded_findings_matches_its_snapshot(findings: Path, request):
+    chapter = findings.parent.name
+    story = RENDER[chapter](**recorded.load(findings, KINDS[chapter])) + "\n"
+    snapshot = findings.with_suffix(".md")
+    if request.config.getoption("--update-snapshots"):
+        snapshot.write_text(story)
+    assert snapshot.is_file(), f"no snapshot yet: run with --update-snapshots and review {snapshot}"
+    expected = snapshot.read_text()
+    diff = "".join(difflib.unified_diff(expected.splitlines(True), story.splitlines(True),
+                                        f"{snapshot.name} (reviewed)", "rendered now"))
+    assert story == expected, f"the story changed; review, then --update-snapshots:\n{diff}"
