@@ -13,6 +13,7 @@ from servelab import plots
 from servelab.bench.frames import Result
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
+from servelab.lessons.chunking import measuring
 from servelab.lessons.chunking.engine_log import chunking_state
 from servelab.lessons.chunking.findings import (
     AloneCost,
@@ -28,6 +29,7 @@ from servelab.lessons.chunking.findings import (
 from servelab.lessons.chunking.measuring import compare, compare_view, documents_queued, run_figures
 from servelab.lessons.chunking.sizing import (
     BudgetPlan,
+    DocumentLoad,
     Reading,
     Sizing,
     budget_for,
@@ -36,7 +38,15 @@ from servelab.lessons.chunking.sizing import (
     spacing_for,
     user_tokens_for,
 )
-from servelab.lessons.chunking.words import effect_text, sizing_text, story
+from servelab.lessons.chunking.words import (
+    alone_line,
+    document_line,
+    effect_text,
+    load_line,
+    sizing_text,
+    spacing_line,
+    story,
+)
 from servelab.tables import readable
 from tests.support import record as _record
 
@@ -397,3 +407,54 @@ def test_chunking_state_of_a_silent_log_is_unknown():
     assert state.enabled is None
     assert not state.splits(10_000)
     assert "does not say" in state.describe()
+
+
+def _load(**chosen: int) -> DocumentLoad:
+    """Documents of 4,000 tokens read alone in 4.1 s (0.1 s fixed, 1,000 tok/s)."""
+    return DocumentLoad.spaced(PrefillFit(100.0, 1000.0, 500, 4000), 3.0, users=4,
+                               user_tokens=64, document_tokens=4000, arrival_s=2.0,
+                               documents=3, **chosen)
+
+
+def test_a_load_is_spaced_from_the_document_alone_and_sends_only_what_it_chose():
+    load = _load()
+    assert (load.read_s, load.spacing_s) == (pytest.approx(4.1), 8.2)
+    assert load.options == {"users": 4, "user_max_tokens": 64, "document_tokens": 4000,
+                            "arrival": 2.0, "documents": 3, "spacing": 8.2, "progress": False}
+    assert _load(input_tokens=32, seed=2).options["seed"] == 2
+
+
+def test_a_lasting_load_keeps_its_users_decoding_past_the_last_document():
+    load = _load().lasting(10.0, largest=1000)
+    assert load.user_tokens == user_tokens_for(10.0, 2.0, 3, 8.2, smallest=64, largest=1000)
+    assert _load().lasting(0.1, largest=1000).user_tokens == 64  # at least what it asked
+
+
+def test_the_budget_plan_reads_the_step_of_the_first_run_and_the_engine_block(monkeypatch):
+    monkeypatch.setattr(measuring.kv, "engine_block_size", lambda url: 16)
+    monkeypatch.setattr(measuring, "usual_gap_ms", lambda result: 50.0)
+    server = type("Running", (), {"url": "http://x"})()
+    plan = measuring.budget_plan(server, _interferer_result(0.5),
+                                 PrefillFit(0.0, 1000.0, 500, 4000), 4000, pause_ms=150.0,
+                                 first_budget=8192, smallest=8, largest=2000)
+    assert (plan.step_ms, plan.block, plan.budget) == (50.0, 16, 96)
+    assert plan.budget == budget_for(1000.0, 150.0, step_ms=50.0, smallest=8, largest=2000,
+                                     block=16)
+
+
+def test_the_sizing_lines_name_the_figures_they_follow_from():
+    fit = PrefillFit(100.0, 1000.0, 500, 4000)
+    load = _load()
+    assert document_line(fit, 4000, 150).startswith("4000 tokens alone: ")
+    assert document_line(fit, 4000, 150).endswith("so the document is 4000 tokens, 3 x the "
+                                                   "150 ms pause target at that rate")
+    assert spacing_line(load, fit, 3.0).endswith(
+        "4.10 s to the first token, so every run's documents come 8.2 s apart (2 x that, at "
+        "least 3.0 s)")
+    assert load_line(load, 12.34) == ("The document alone: 4.10 s to its first token, so the "
+                                      "documents come 8.2 s apart; at 12.3 tok/s each, the 4 "
+                                      "users ask for 64 tokens.")
+    plan = BudgetPlan(first_budget=8192, prefill_tok_s=1000.0, pause_ms=150.0, step_ms=50.0,
+                      budget=1000, document_tokens=4000, block=16)
+    assert alone_line(ReadAlone(4.1, 4.5), plan) == (
+        "4000 tokens alone in 4 chunks: 4.50 s to the first token (in one step: 4.10 s)")

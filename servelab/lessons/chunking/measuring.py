@@ -1,6 +1,7 @@
-"""Chapter 06's measuring: each run's figures from its records, and ``compare``, which turns each
-budget's runs (its servers started in turn with the other's, ``servelab.bench.in_turn``) into a
-row of the page's table.
+"""Chapter 06's measuring (and chapter 00's): ``budget_plan``, the chunked server's budget sized
+from the first server's run beside the documents; each run's figures from its records; and
+``compare``, which turns each budget's runs (its servers started in turn with the other's,
+``servelab.bench.in_turn``) into a row of the page's table.
 """
 
 from __future__ import annotations
@@ -14,8 +15,12 @@ import pandas as pd
 from servelab import tables
 from servelab.bench.frames import Result
 from servelab.bench.metrics import OUTPUT_TOK_S, itls_during
+from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Role
+from servelab.engines.running import RunningServer
+from servelab.lessons.chunking.sizing import BudgetPlan, budget_for
+from servelab.lessons.paging import kv
 
 
 def user_gaps(result: Result) -> pd.DataFrame:
@@ -32,6 +37,21 @@ def user_gaps(result: Result) -> pd.DataFrame:
 def usual_gap_ms(result: Result) -> float:
     """The users' median gap between tokens over a run (ms): the step they usually share."""
     return float(np.percentile(user_gaps(result)["itl_ms"], 50))
+
+
+def budget_plan(server: RunningServer, whole: Result, fit: PrefillFit, document_tokens: int, *,
+                pause_ms: float, first_budget: int, smallest: int, largest: int) -> BudgetPlan:
+    """The chunked server's budget (:func:`~servelab.lessons.chunking.sizing.budget_for`): a step
+    that carries a chunk lasts the users' usual step in ``whole``, the first server's run beside
+    the documents, plus the chunk's reading at ``fit``'s rate, about ``pause_ms`` in all; in whole
+    KV-cache blocks of ``server``'s engine, between ``smallest`` and ``largest``."""
+    block = kv.engine_block_size(server.url)  # by the module, so the GPU contract answers it
+    step_ms = usual_gap_ms(whole)
+    budget = budget_for(fit.tok_s, pause_ms, step_ms=step_ms, smallest=smallest, largest=largest,
+                        block=block)
+    return BudgetPlan(first_budget=first_budget, prefill_tok_s=fit.tok_s, pause_ms=pause_ms,
+                      step_ms=step_ms, budget=budget, document_tokens=document_tokens,
+                      block=block)
 
 
 def document_rows(result: Result) -> pd.DataFrame:

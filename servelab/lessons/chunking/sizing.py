@@ -1,15 +1,17 @@
 """Chapter 06's sizing, from the prefill rate measured on this device: the document's length,
 the spacing that keeps a run's documents apart (from how long one takes to read alone, so that
-each repeat measures one document and not a queue of them), the users' length, and
-``budget_for``, the per-step token budget whose step lasts about the pause target, with the
-:class:`BudgetPlan` the page words.
+each repeat measures one document and not a queue of them), the users' length, the
+:class:`DocumentLoad` every run of both servers sends (chapters 06 and 00), and ``budget_for``,
+the per-step token budget whose step lasts about the pause target, with the :class:`BudgetPlan`
+the page words.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from servelab.bench.prefill import PrefillFit
 from servelab.lessons.thresholds import HITCH_CHUNK_SHARE
@@ -60,6 +62,53 @@ def user_tokens_for(user_tok_s: float, arrival_s: float, documents: int, spacing
         raise ValueError("the users' speed must be positive, with one document or more")
     until_s = arrival_s + documents * spacing_s
     return max(smallest, min(largest, math.ceil(user_tok_s * until_s)))
+
+
+@dataclass(frozen=True)
+class DocumentLoad:
+    """What every run of both servers sends: ``users`` decoding ``user_tokens`` each while
+    ``documents`` documents of ``document_tokens`` arrive, the first ``arrival_s`` in and the
+    rest ``spacing_s`` apart, sized from ``read_s``, one document read alone. ``input_tokens``
+    and ``seed`` are the users' prompts and their seed (None: ``bench.interferer``'s own)."""
+
+    users: int
+    user_tokens: int
+    document_tokens: int
+    arrival_s: float
+    documents: int
+    spacing_s: float
+    read_s: float
+    input_tokens: int | None = None
+    seed: int | None = None
+
+    @classmethod
+    def spaced(cls, fit: PrefillFit, smallest_spacing_s: float, *, users: int, user_tokens: int,
+               document_tokens: int, arrival_s: float, documents: int,
+               input_tokens: int | None = None, seed: int | None = None) -> DocumentLoad:
+        """The load with its documents spaced (:func:`spacing_for`, at least
+        ``smallest_spacing_s``) from the time one takes alone by ``fit``."""
+        read_s = read_alone_s(fit, document_tokens)
+        return cls(users=users, user_tokens=user_tokens, document_tokens=document_tokens,
+                   arrival_s=arrival_s, documents=documents,
+                   spacing_s=spacing_for(read_s, smallest_spacing_s), read_s=read_s,
+                   input_tokens=input_tokens, seed=seed)
+
+    def lasting(self, user_tok_s: float, largest: int) -> DocumentLoad:
+        """The same load with the users asking for enough tokens, at ``user_tok_s`` each, to be
+        still decoding when the last document has been read (:func:`user_tokens_for`; at least
+        ``user_tokens``, at most ``largest``)."""
+        return replace(self, user_tokens=user_tokens_for(
+            user_tok_s, self.arrival_s, self.documents, self.spacing_s,
+            smallest=self.user_tokens, largest=largest))
+
+    @property
+    def options(self) -> dict[str, Any]:
+        """``bench.interferer``'s arguments for this load, without a progress bar."""
+        chosen = {"input_tokens": self.input_tokens, "seed": self.seed}
+        return {"users": self.users, "user_max_tokens": self.user_tokens,
+                "document_tokens": self.document_tokens, "arrival": self.arrival_s,
+                "documents": self.documents, "spacing": self.spacing_s, "progress": False,
+                **{key: value for key, value in chosen.items() if value is not None}}
 
 
 def chunk_tokens(prefill_tok_s: float, pause_ms: float, step_ms: float) -> float:

@@ -1,6 +1,7 @@
 """Chapter 06's words, in Markdown, from ``chunking.findings`` and the budget's plan: each
 function only picks phrases and formats the figures the findings computed. ``effect_text`` is
-also chapter 00's section on the same effect, and ``sizing_text`` its sizing.
+also chapter 00's section on the same effect, and ``sizing_text`` its sizing. The ``_line``
+functions are the plain lines the pages print as they size the load.
 """
 
 from __future__ import annotations
@@ -12,14 +13,48 @@ from servelab.lessons.chunking.findings import (
     DealVerdict,
     HitchGrowth,
     PauseVerdict,
+    ReadAlone,
     ReadingTail,
     TargetVerdict,
     TradeFindings,
     WaitVerdict,
 )
-from servelab.lessons.chunking.sizing import BudgetPlan, Reading, Sizing
+from servelab.lessons.chunking.sizing import (
+    DOCUMENT_PAUSES,
+    SPACING_MARGIN,
+    BudgetPlan,
+    DocumentLoad,
+    Reading,
+    Sizing,
+)
 from servelab.lessons.prediction import page_story
 from servelab.lessons.thresholds import HITCH_CHUNK_SHARE, PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+
+
+def document_line(fit: PrefillFit, document_tokens: int, pause_ms: float) -> str:
+    """How the document's length followed from a first prompt read alone (chapter 06)."""
+    return (f"{fit.long_tokens} tokens alone: {fit}; so the document is {document_tokens} tokens, "
+            f"{DOCUMENT_PAUSES} x the {pause_ms} ms pause target at that rate")
+
+
+def spacing_line(load: DocumentLoad, fit: PrefillFit, smallest_spacing_s: float) -> str:
+    """How the documents' spacing followed from one read alone (chapter 06)."""
+    return (f"{load.document_tokens} tokens alone: {fit}; {load.read_s:.2f} s to the first "
+            f"token, so every run's documents come {load.spacing_s} s apart "
+            f"({SPACING_MARGIN:g} x that, at least {smallest_spacing_s} s)")
+
+
+def load_line(load: DocumentLoad, user_tok_s: float) -> str:
+    """The documents' spacing and the users' length, each user at ``user_tok_s`` (chapter 00)."""
+    return (f"The document alone: {load.read_s:.2f} s to its first token, so the documents come "
+            f"{load.spacing_s} s apart; at {user_tok_s:.1f} tok/s each, the {load.users} users "
+            f"ask for {load.user_tokens} tokens.")
+
+
+def alone_line(alone: ReadAlone, plan: BudgetPlan) -> str:
+    """The document read alone on each server (chapter 06)."""
+    return (f"{plan.document_tokens} tokens alone in {plan.chunks} chunks: {alone.chunked_s:.2f} s "
+            f"to the first token (in one step: {alone.one_step_s:.2f} s)")
 
 
 def _first_run(plan: BudgetPlan) -> str:
