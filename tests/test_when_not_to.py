@@ -57,16 +57,19 @@ def _facts(gpu=False, compile_s=700.0):
                  compile_s=compile_s)
 
 
-@pytest.mark.parametrize(("speeds", "says"), [
-    ((150, 60, 58), "came from the smaller file, not from the engine"),
-    ((150, 90, 58), "led for one user at equal precision too"),
-    ((150, 40, 58), "the 4-bit format alone put llama.cpp ahead"),
-    ((50, 20, 58), "Even the 4-bit file did not put llama.cpp ahead"),
+@pytest.mark.parametrize(("speeds", "q4_leads", "q4_vs_f16", "f16_vs_vllm"), [
+    ((150, 60, 58), True, Compared.HIGHER, Compared.ALIKE),    # the smaller file's lead
+    ((150, 90, 58), True, Compared.HIGHER, Compared.HIGHER),   # ahead at equal precision too
+    ((150, 40, 58), True, Compared.HIGHER, Compared.LOWER),    # the format alone put it ahead
+    ((50, 20, 58), False, Compared.HIGHER, Compared.LOWER),    # not ahead even packed
 ])
-def test_story_08_one_user_branches(speeds, says):
-    text = _story(_table(*speeds, 150, 600), _facts(), "llama 2x")
-    assert says in text and "llama 2x" in text
-    assert "5.9 bits" in text and "2.7× the bytes" in text
+def test_story_08_one_user_branches(speeds, q4_leads, q4_vs_f16, f16_vs_vllm):
+    found = EngineFindings.of(_table(*speeds, 150, 600), SETUP, _facts())
+    assert found.q4_leads is q4_leads
+    assert (found.q4_vs_f16.compared, found.f16_vs_vllm.compared) == (q4_vs_f16, f16_vs_vllm)
+    text = when_not_to.story(found, "llama 2x")
+    assert "llama 2x" in text  # the reader's prediction, beside the measurement
+    assert "5.9 bits" in text and "2.7×" in text  # bits per weight; F16's bytes over Q4_1's
 
 
 def _runs(median: float, low: float | None = None, high: float | None = None,
@@ -78,10 +81,8 @@ def _runs(median: float, low: float | None = None, high: float | None = None,
 def test_story_08_credits_the_file_only_when_the_two_files_differ_beyond_the_spread():
     table = _table(150, 60, 58, 150, 600)
     table.loc[(LLAMA_F16, 1), "user_tok_s_high"] = 160.0  # one quick run of the F16 file
-    text = _story(table, _facts(), "")
-    assert "not clearly faster or slower than the 16-bit one" in text
-    assert "does not say how much of the lead the smaller file gave" in text
-    assert "came from the smaller file" not in text
+    found = EngineFindings.of(table, SETUP, _facts())
+    assert found.q4_leads and found.q4_vs_f16.compared is Compared.UNTOLD
 
 
 @pytest.mark.parametrize(("a", "pace"), [
@@ -112,23 +113,19 @@ def test_the_engine_findings_read_each_run_once():
 
 def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float32():
     facts = dataclasses.replace(_facts(), vllm_dtype="float32")
-    text = _story(_table(150, 60, 58, 150, 600), facts, "")
-    assert "computing in float32" in text and "32 bits per weight" in text
-    assert "does not say how much of the lead is the engine" in text
-    assert "came from the smaller file" not in text and "At 16 bits each" not in text
+    assert facts.vllm_bits == 32
+    assert "32 bits" in _story(_table(150, 60, 58, 150, 600), facts, "")
 
 
-@pytest.mark.parametrize(("many_server", "pace", "says"), [
-    (450, "HIGHER", "vLLM still served 1.3× llama-server's total"),
-    (600, "ALIKE", "vLLM and llama-server served about as much"),
-    (1200, "LOWER", "llama-server served 2.0× vLLM's total"),
+@pytest.mark.parametrize(("many_server", "pace", "ratio"), [
+    (450, "HIGHER", "1.3×"), (600, "ALIKE", None), (1200, "LOWER", "2.0×"),
 ])
-def test_story_08_sets_vllm_against_llama_cpp_at_its_best(many_server, pace, says):
+def test_story_08_sets_vllm_against_llama_cpp_at_its_best(many_server, pace, ratio):
     found = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
     assert found.crowd_lead.compared is Compared[pace]
+    assert found.slots_over_binding.compared is Compared.HIGHER
     text = when_not_to.story(found, "")
-    assert says in text
-    assert "llama-server's slots served" in text  # the slots against the binding, every branch
+    assert ratio is None or ratio in text  # the lead is stated where the runs show one
     assert "600 tokens/s (588–612)" in text  # each figure beside its range
 
 
@@ -137,75 +134,60 @@ def test_story_08_claims_no_lead_inside_the_runs_spread():
     table.loc[(VLLM, 32), "output_tok_s_low"] = 400.0  # one slow run of vLLM's crowd
     found = EngineFindings.of(table, SETUP, _facts())
     assert found.crowd_lead.compared is Compared.UNTOLD and not found.crowd_vllm
-    text = when_not_to.story(found, "")
-    assert "2.0× llama-server's, but the runs' ranges overlap" in text
-    assert "was not told apart from vLLM for this crowd" in text
+    assert "900 tokens/s (400–918)" in when_not_to.story(found, "")
 
 
-@pytest.mark.parametrize(("speeds", "many_vllm", "says"), [
-    ((150, 60, 58), 600, "Ask how many requests will be in flight"),
-    ((50, 20, 58), 600, "did not serve one user faster than vLLM"),
-    ((150, 60, 58), 100, "served more than vLLM for this crowd"),
+@pytest.mark.parametrize(("speeds", "many_vllm", "alone_llama", "over_binding", "lead"), [
+    ((150, 60, 58), 600, True, Compared.HIGHER, Compared.HIGHER),
+    ((50, 20, 58), 600, False, Compared.HIGHER, Compared.HIGHER),
+    ((150, 60, 58), 100, True, Compared.LOWER, Compared.LOWER),
 ])
-def test_story_08_guidance_branches(speeds, many_vllm, says):
-    text = _story(_table(*speeds, 150, many_vllm), _facts(), "")
-    assert says in text
-    assert ("the wrong tool" in text) == (many_vllm == 600)  # only where vLLM beat the binding
+def test_story_08_guidance_branches(speeds, many_vllm, alone_llama, over_binding, lead):
+    found = EngineFindings.of(_table(*speeds, 150, many_vllm), SETUP, _facts())
+    assert found.alone_llama is alone_llama
+    assert (found.over_binding.compared, found.crowd_lead.compared) == (over_binding, lead)
 
 
 def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
-    slow_build = _story(_table(150, 60, 58, 150, 600), _facts(), "")
-    assert "11.7 minutes" in slow_build and "longer than vLLM's start" in slow_build
-    assert "cannot load the 4-bit GGUF" in slow_build and "on a GPU" in slow_build
-    assert "ran one after another, never together" in slow_build  # what the ranges cannot show
-    quick = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=30.0), "")
-    assert "still less than vLLM's start" in quick
+    slow = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts())
+    assert slow.build_slower and "11.7 minutes" in when_not_to.story(slow, "")
+    quick = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts(compile_s=30.0))
+    assert quick.build_slower is False
     unknown = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=None), "")
-    assert "was not recorded" in unknown and "llama-server, compiled" not in unknown
+    assert "minutes" not in unknown  # no build time is stated where none was recorded
     both = _story(_table(150, 60, 58, 150, 600),
                   dataclasses.replace(_facts(), server_compile_s=180.0), "")
-    assert "took 3.0 minutes more, once, and answered 1.1 s after its launch" in both
-    gpu = _story(_table(150, 60, 600, 150, 6000), _facts(gpu=True), "")
-    assert "also a comparison between a CPU and a GPU" in gpu
-    assert "mostly the device, not the engine" in gpu
-    assert "came from the smaller file" not in gpu
-    assert "(on different devices, as said above)" in gpu
+    assert "3.0 minutes" in both and "1.1 s" in both  # llama-server's build and start
 
 
-@pytest.mark.parametrize(("vllm_first", "says"), [
-    (0.05, "though vLLM's first token came sooner"),
-    (0.3, "and its first token came sooner too"),
-    (0.1, "were not told apart"),
+@pytest.mark.parametrize(("vllm_first", "sooner"), [
+    (0.05, VLLM), (0.3, LLAMA_Q4), (0.1, None),
 ])
-def test_story_08_guidance_weighs_one_users_first_token(vllm_first, says):
+def test_story_08_guidance_weighs_one_users_first_token(vllm_first, sooner):
     table = _table(150, 60, 58, 150, 600)
     for suffix, factor in (("", 1.0), ("_low", 0.98), ("_high", 1.02)):
         table.loc[(VLLM, 1), f"ttft_s_p50{suffix}"] = vllm_first * factor
-    text = _story(table, _facts(), "")
-    assert "streamed 2.6× as quickly as vLLM here" in text and says in text
-    assert "vLLM served 4.0× llama-cpp-python's total" in text
-    # Each time names its engine, the sooner one first (a review read 'X against Y on vLLM').
-    order = ("on vLLM against", "on llama.cpp)") if vllm_first < 0.1 else (
-        "on llama.cpp against", "on vLLM)")
-    assert all(part in text for part in order)
+    found = EngineFindings.of(table, SETUP, _facts())
+    q4, vllm = found.first_alone[LLAMA_Q4], found.first_alone[VLLM]
+    assert (vllm.below(q4), q4.below(vllm)) == (sooner == VLLM, sooner == LLAMA_Q4)
+    text = when_not_to.story(found, "")
+    assert "2.6×" in text and "4.0×" in text  # one user's lead and the crowd's
+    # the sooner first token is named first (a review read "X against Y on vLLM")
+    if sooner is not None:
+        times = [spread.with_range(2, " s") for spread in (q4, vllm)]
+        first, second = times if sooner == LLAMA_Q4 else times[::-1]
+        assert text.index(first) < text.index(second)
 
 
 def test_story_08_guidance_says_at_least_as_quickly_where_one_user_ran_alike():
-    text = _story(_table(60, 40, 58, 150, 600), _facts(), "")
-    assert "streamed at least as quickly here" in text and "as quickly as vLLM" not in text
-
-
-def test_story_08_says_both_engines_computed_on_the_same_cores_on_the_cpu():
-    assert "Same processor, same cores, same model" in _story(_table(150, 60, 58, 150, 600),
-                                                              _facts(), "")
-    assert "same cores" not in _story(_table(150, 60, 600, 150, 600), _facts(gpu=True), "")
+    found = EngineFindings.of(_table(60, 40, 58, 150, 600), SETUP, _facts())
+    assert found.alone_llama and not found.q4_leads
 
 
 def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():
-    text = _story(_table(150, 60, 600, 150, 600), _facts(gpu=True), "")
-    assert "vLLM on the GPU was" in text and "mostly the device, not the engine" in text
-    assert "2.7× the bytes" in text
-
+    found = EngineFindings.of(_table(150, 60, 600, 150, 600), SETUP, _facts(gpu=True))
+    assert found.vllm_vs_f16.compared is Compared.HIGHER
+    assert "10.0×" in when_not_to.story(found, "")  # vLLM on the GPU against F16 on the CPU
 
 
 def _record(index: int, sent: float, first: float, end: float, tokens: int) -> RequestRecord:
@@ -266,12 +248,11 @@ def test_a_speed_fell_run_after_run_only_in_order_and_beyond_the_band(runs, fell
 
 def test_story_08_says_which_loads_fell_run_after_run():
     table = _table(150, 60, 58, 150, 600)
-    steady = _story(table, _facts(), "x")
-    assert "fell run after run" not in steady
+    assert not EngineFindings.of(table, SETUP, _facts()).falling
     table["user_tok_s_runs"] = [(46.0, 32.0, 23.0) if load == (LLAMA_F16, 1) else (1.0, 1.0, 1.0)
                                 for load in table.index]
     text = _story(table, _facts(), "x")
-    assert "fell run after run (llama-cpp-python F16 alone: 46, 32, 23 tokens/s)" in text
+    assert "46, 32, 23 tokens/s" in text
 
 
 def test_folder_mb_measures_files_and_rejects_missing_paths(tmp_path):
