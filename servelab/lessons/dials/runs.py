@@ -14,15 +14,18 @@ all), :class:`MemoryDial` and :func:`tensor_parallel_sizes` decide, so the page 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
+import pandas as pd
 
+from servelab import bench
 from servelab.bench.frames import Result
 from servelab.bench.runner import run
 from servelab.bench.workloads import MixedLengths as MixedLengths  # the chapter imports it here
 from servelab.engines.running import RunningServer
-from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB
+from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB, Server
 from servelab.hardware import Device
 from servelab.lessons.paging.capacity import DEFAULT_SHARE
 
@@ -176,6 +179,43 @@ def alone_and_beside(server: RunningServer, workload: MixedLengths, passes: int,
         beside.append(run(server, replace(workload, seed=seed + 1),
                           metrics_interval=metrics_interval))
     return alone, beside
+
+
+def burst_sweep(server: RunningServer, levels: Sequence[int], passes: int, rate: float,
+                burst: int, input_tokens: int, output_tokens: int) -> pd.DataFrame:
+    """A burst of ``burst`` requests at ``rate`` per second, at most each of ``levels`` running
+    at once, every level in turn and the whole sweep ``passes`` times: one row per run, its
+    level (``max_num_seqs``), output rate, p99 time per output token and served time, and its
+    latencies from arrival (:func:`latency_from_arrival`)."""
+    rows = []
+    for number in range(passes):
+        for level in levels:
+            result = bench.open_loop(server, rate, num_requests=burst, input_tokens=input_tokens,
+                                     max_tokens=output_tokens, max_concurrency=level,
+                                     seed=100 * number + level, metrics_interval=0.25,
+                                     progress=False)
+            summary = result.summary()
+            rows.append({"max_num_seqs": level, "output_tok_s": summary["output_tok_s"],
+                         "tpot_ms_p99": summary["tpot_ms_p99"],
+                         "served_s_p99": summary["e2e_ms_p99"] / 1000,
+                         **latency_from_arrival(result)})
+    return pd.DataFrame(rows)
+
+
+def one_and_many(server: Server, users: int, max_tokens: int,
+                 passes: int) -> list[dict[str, float]]:
+    """One user alone, then ``users`` at once, in turn ``passes`` times: per pass the one
+    user's speed, the crowd's output rate and the server's KV cache (tokens)."""
+    runs = []
+    for number in range(passes):
+        one = bench.closed_loop(server, users=1, max_tokens=max_tokens, seed=2 * number,
+                                progress=False)
+        many = bench.closed_loop(server, users=users, max_tokens=max_tokens,
+                                 seed=2 * number + 1, progress=False)
+        runs.append({"one_user_tok_s": one.summary()["user_tok_s"],
+                     "many_users_output_tok_s": many.summary()["output_tok_s"],
+                     "kv_cache_tokens": server.capacity.kv_cache_tokens})
+    return runs
 
 
 def latency_from_arrival(result: Result) -> dict[str, float]:

@@ -349,3 +349,9 @@ def tensor_parallel_text(found: TensorParallelFindings) -> str:
                 "split's cost to a single stream and no gain for the crowd beyond its runs' "
                 "spread to set against it.")
     return text
+
+
+def tensor_parallel_skipped(device_label: str) -> str:
+    """Chapter 05 on a runtime with fewer than two GPUs: why the split was not measured."""
+    return (f"Skipped: tensor parallelism needs at least two GPUs; this runtime has "
+            f"{device_label}. On Kaggle, choose the 'GPU T4 x2' accelerator to run it.")
