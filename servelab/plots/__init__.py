@@ -24,6 +24,7 @@ from matplotlib.patches import Patch
 from servelab.bench import metrics
 from servelab.bench.client import INTERFERER, USER
 from servelab.bench.frames import Result
+from servelab.bench.metrics import OUTPUT_TOK_S, STEADY_OUTPUT_TOK_S, USER_TOK_S
 from servelab.bench.workloads import Role
 from servelab.plots import alt
 
@@ -145,21 +146,21 @@ def concurrency_curves(sweep: pd.DataFrame, title: str | None = None,
                        x: str = "concurrency") -> Figure:
     """Aggregate output tok/s (whole run, and steady state when the frame has it) and per-user
     tok/s against concurrency (a ``sweep_*`` frame)."""
-    for column in (x, "output_tok_s", "user_tok_s"):
+    for column in (x, OUTPUT_TOK_S, USER_TOK_S):
         if column not in sweep:
             raise ValueError(f"the sweep frame has no {column!r} column")
     with style():
         fig, (left, right) = figure_row(2, figsize=(10.0, 4.0))
-        if "steady_output_tok_s" in sweep:
-            left.plot(sweep[x], sweep["steady_output_tok_s"], "o-", color=COLORS["decode"],
+        if STEADY_OUTPUT_TOK_S in sweep:
+            left.plot(sweep[x], sweep[STEADY_OUTPUT_TOK_S], "o-", color=COLORS["decode"],
                       label="steady state (every user decoding)")
-            left.plot(sweep[x], sweep["output_tok_s"], "s--", color=COLORS["waiting"],
+            left.plot(sweep[x], sweep[OUTPUT_TOK_S], "s--", color=COLORS["waiting"],
                       label="whole run")
         else:
-            left.plot(sweep[x], sweep["output_tok_s"], "o-", color=COLORS["decode"],
+            left.plot(sweep[x], sweep[OUTPUT_TOK_S], "o-", color=COLORS["decode"],
                       label="all users together")
         left.set_ylabel("aggregate output (tokens/s)")
-        right.plot(sweep[x], sweep["user_tok_s"], "o-", color=COLORS["prefill"],
+        right.plot(sweep[x], sweep[USER_TOK_S], "o-", color=COLORS["prefill"],
                    label="each user")
         right.set_ylabel("speed each user sees (tokens/s)")
         for ax in (left, right):
@@ -193,7 +194,7 @@ def throughput_over_time(results: Result | Mapping[str, Result], title: str | No
             window = result.steady_window()
             if window is not None:
                 ax.axvspan(*window, color=color, alpha=0.12)
-                steady = result.summary()["steady_output_tok_s"]
+                steady = result.summary()[STEADY_OUTPUT_TOK_S]
                 ax.hlines(steady, *window, colors=color, linestyles="--",
                           label=f"{label}: steady {steady:.0f} tok/s (shaded window)")
         _finish(fig, ax, "time since the run started (s)", "output tokens per second",

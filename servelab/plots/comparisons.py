@@ -10,6 +10,13 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
+from servelab.bench.metrics import (
+    OUTPUT_TOK_S,
+    STEADY_OUTPUT_TOK_S,
+    STEADY_USER_TOK_S,
+    TTFT_MS_P99,
+    USER_TOK_S,
+)
 from servelab.bench.spread import Spread
 from servelab.plots import SERIES_COLORS, figure_row, legend_below, style
 
@@ -28,9 +35,9 @@ def crowd_bars(sweep: pd.DataFrame, title: str) -> Figure:
     x = np.arange(len(sweep))
     with style():
         fig, (ax,) = figure_row(figsize=(7.0, 4.0))
-        for offset, key, label, color in ((-0.2, "steady_output_tok_s", "all users together",
+        for offset, key, label, color in ((-0.2, STEADY_OUTPUT_TOK_S, "all users together",
                                            SERIES_COLORS[0]),
-                                          (0.2, "steady_user_tok_s", "each user",
+                                          (0.2, STEADY_USER_TOK_S, "each user",
                                            SERIES_COLORS[1])):
             medians, errors = _medians_and_errors(
                 [Spread.in_row(row, key) for _, row in sweep.iterrows()])
@@ -69,8 +76,8 @@ def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
     engine the table lacks a load for has no bar in that panel."""
     engines = list(table.index.get_level_values("engine").unique())
     panels = [
-        (1, "user_tok_s", "1 user: speed it sees", "tokens/s"),
-        (many, "output_tok_s", f"{many} users: total", "tokens/s"),
+        (1, USER_TOK_S, "1 user: speed it sees", "tokens/s"),
+        (many, OUTPUT_TOK_S, f"{many} users: total", "tokens/s"),
         (many, "ttft_s_p50", f"{many} users: median wait for 1st token", "seconds"),
     ]
     with style():
@@ -102,12 +109,12 @@ def dial_sweep(sweep: pd.DataFrame, title: str) -> Figure:
                    SERIES_COLORS[0]))
         for ax, column, label, color in panels:
             rows = [row for _, row in sweep.iterrows()]
-            x, xerr = _medians_and_errors([Spread.in_row(row, "output_tok_s") for row in rows])
+            x, xerr = _medians_and_errors([Spread.in_row(row, OUTPUT_TOK_S) for row in rows])
             y, yerr = _medians_and_errors([Spread.in_row(row, column) for row in rows])
             ax.errorbar(x, y, xerr=xerr, yerr=yerr, marker="o", capsize=3, color=color)
             for level, row in sweep.iterrows():
                 ax.annotate(f"{level} seq{'s' if str(level) != '1' else ''}",
-                            (row["output_tok_s"], row[column]), textcoords="offset points",
+                            (row[OUTPUT_TOK_S], row[column]), textcoords="offset points",
                             xytext=(4, 6), fontsize=8)
             ax.set_xlabel("output throughput (tok/s)")
             ax.set_ylabel(label)
@@ -122,8 +129,8 @@ def rate_curves(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
     lowest to highest run."""
     with style():
         fig, axes = figure_row(3, figsize=(12.0, 3.8))
-        panels = (("ttft_ms_p99", 1.0, "time to first token, p99 (ms)"),
-                  ("output_tok_s", 1.0, "output throughput (tok/s)"),
+        panels = ((TTFT_MS_P99, 1.0, "time to first token, p99 (ms)"),
+                  (OUTPUT_TOK_S, 1.0, "output throughput (tok/s)"),
                   ("slo_attainment", 100.0, "requests within the SLO (%)"))
         for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
             for ax, (key, scale, _) in zip(axes, panels, strict=True):
@@ -131,7 +138,7 @@ def rate_curves(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str)
                 below = median - scale * frame[f"{key}_low"]
                 above = scale * frame[f"{key}_high"] - median
                 ax.errorbar(frame["rate"], median, yerr=[below, above], marker="o", capsize=4,
-                            color=color, label=label if key == "ttft_ms_p99" else None)
+                            color=color, label=label if key == TTFT_MS_P99 else None)
         axes[0].axhline(ttft_slo_ms, color="grey", linestyle="--",
                         label=f"SLO {ttft_slo_ms:.0f} ms")
         rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})

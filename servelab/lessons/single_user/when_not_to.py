@@ -23,6 +23,7 @@ from typing import cast
 import pandas as pd
 
 from servelab.bench.frames import Result
+from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P50, TTFT_MS_P99, USER_TOK_S
 from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread, spread_table
 from servelab.lessons.compare import Compared
@@ -33,7 +34,7 @@ from servelab.lessons.thresholds import ALIKE, ALONE_KEEPS
 from servelab.tables import spread_view
 
 MB = 1e6
-COLUMNS = ["output_tok_s", "user_tok_s", "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
+COLUMNS = [OUTPUT_TOK_S, USER_TOK_S, "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
            "e2e_s_p50", "max_in_flight", "completed", "failed"]
 
 
@@ -62,19 +63,19 @@ def folder_mb(path: str | Path) -> float:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / MB
 
 
-SPREAD_COLUMNS = ("user_tok_s", "output_tok_s", "ttft_s_p50")  # compared, with ranges
+SPREAD_COLUMNS = (USER_TOK_S, OUTPUT_TOK_S, "ttft_s_p50")  # compared, with ranges
 # Decimals the page gives the other figures: counts none, a mean count of tokens one (the rest,
 # seconds, two).
 COLUMN_DIGITS = {"max_in_flight": 0, "completed": 0, "failed": 0, "tokens_per_request": 1}
-IN_ORDER = ("user_tok_s", "output_tok_s")  # also kept run by run, as ``*_runs``, in run order
+IN_ORDER = (USER_TOK_S, OUTPUT_TOK_S)  # also kept run by run, as ``*_runs``, in run order
 
 
 def _run_row(result: Result) -> dict[str, float]:
     s = result.summary()
     done = result.requests[result.requests["ok"]]
-    return {"output_tok_s": s["output_tok_s"], "user_tok_s": s["user_tok_s"],
+    return {OUTPUT_TOK_S: s[OUTPUT_TOK_S], USER_TOK_S: s[USER_TOK_S],
             "tokens_per_request": float(done["output_tokens"].mean()) if len(done) else 0.0,
-            "ttft_s_p50": s["ttft_ms_p50"] / 1000, "ttft_s_p99": s["ttft_ms_p99"] / 1000,
+            "ttft_s_p50": s[TTFT_MS_P50] / 1000, "ttft_s_p99": s[TTFT_MS_P99] / 1000,
             "e2e_s_p50": s["e2e_ms_p50"] / 1000, "max_in_flight": s["max_in_flight"],
             "completed": s["completed"], "failed": s["failed"]}
 
@@ -102,7 +103,7 @@ def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFr
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
     """What the page prints of ``comparison``: the compared figures as median (lowest–highest),
     the rest as numbers."""
-    return spread_view(table, {"user_tok_s": 1, "output_tok_s": 1, "ttft_s_p50": 2},
+    return spread_view(table, {USER_TOK_S: 1, OUTPUT_TOK_S: 1, "ttft_s_p50": 2},
                        {key: COLUMN_DIGITS.get(key, 2) for key in COLUMNS
                         if key not in SPREAD_COLUMNS})
 
@@ -194,8 +195,8 @@ class EngineFindings:
         moment in the order they ran."""
         one = table.xs(1, level="users")
         many = table.xs(facts.many, level="users")
-        return cls(facts=facts, one=_spreads_by_engine(one, "user_tok_s"),
-                   crowd=_spreads_by_engine(many, "output_tok_s"),
+        return cls(facts=facts, one=_spreads_by_engine(one, USER_TOK_S),
+                   crowd=_spreads_by_engine(many, OUTPUT_TOK_S),
                    first_alone=_spreads_by_engine(one, "ttft_s_p50"),
                    wait_p50_s=_by_engine(many["ttft_s_p50"]),
                    wait_p99_s=_by_engine(many["ttft_s_p99"]),
