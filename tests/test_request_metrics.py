@@ -1,15 +1,12 @@
-"""servelab.lessons.deployments.request_metrics: chapter 01's primer on one request's times."""
+"""servelab.lessons.deployments.request_metrics: chapter 01's primer on one request's times (worded
+by request_words)."""
 
 from __future__ import annotations
 
 import pytest
 
-from servelab.lessons.deployments.request_metrics import (
-    PercentileReach,
-    RequestTiming,
-    percentile_text,
-    timing_text,
-)
+from servelab.lessons.deployments.request_metrics import PercentileReach, RequestTiming
+from servelab.lessons.deployments.request_words import percentile_text, timing_text
 from tests.support import record
 
 
@@ -18,6 +15,7 @@ def test_one_requests_times_are_its_first_token_gaps_and_their_spread():
     timing = RequestTiming.of(record(0, 1.0, [0.05, 0.05, 0.3], ttft=0.2))
     assert timing.ttft_s == pytest.approx(0.2) and timing.e2e_s == pytest.approx(0.6)
     assert timing.tpot_s == pytest.approx(0.4 / 3)  # 400 ms over the 3 tokens after the first
+    assert (timing.tokens_after_first, timing.gap_count) == (3, 3)
     assert (timing.median_gap_s, timing.longest_gap_s) == pytest.approx((0.05, 0.3))
     table = timing.arrivals(shown=3)
     assert list(table["arrived after (ms)"]) == pytest.approx([200, 250, 300])
@@ -34,7 +32,8 @@ def test_one_requests_times_are_its_first_token_gaps_and_their_spread():
 ])
 def test_a_p99_of_few_requests_sits_between_the_largest_values(n, lower, share, top):
     reach = PercentileReach(99, n)
-    assert (reach.lower, reach.at_the_top) == (lower, top)
+    assert (reach.lower, reach.upper, reach.above, reach.at_the_top) == (lower, lower + 1,
+                                                                         n - lower, top)
     assert reach.share == pytest.approx(share)
     said = percentile_text(reach)
     assert f"value {lower} to value {lower + 1} of the {n}" in said

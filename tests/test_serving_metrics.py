@@ -1,5 +1,6 @@
 """Chapter 07's opening on made-up runs: percentiles, Little's law against the engine's count, and
-which part of the SLO the late requests missed (servelab.lessons.deployments.serving_metrics)."""
+which part of the SLO the late requests missed (servelab.lessons.deployments: serving_metrics,
+metrics_findings and metrics_words)."""
 
 from __future__ import annotations
 
@@ -10,12 +11,10 @@ import pytest
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
-from servelab.lessons.deployments import serving_metrics
-from servelab.lessons.deployments.serving_metrics import (
-    MetricsFindings,
-    metrics_text,
-    percentile_table,
-)
+from servelab.lessons.deployments import metrics_findings
+from servelab.lessons.deployments.metrics_findings import MetricsFindings
+from servelab.lessons.deployments.metrics_words import metrics_text
+from servelab.lessons.deployments.serving_metrics import percentile_table
 from servelab.lessons.thresholds import TAIL_REQUESTS
 
 SLO = {"ttft": 500.0, "tpot": 250.0}
@@ -50,6 +49,7 @@ def test_little_holds_when_the_engine_counts_what_lambda_times_w_says():
     assert found.steady and "the law and the engine agree" in metrics_text(found)
     assert "a queue grew" not in metrics_text(found)
     # The tolerance is stated with the gap: |1.82 - 2.00| / 2.00 = 9%.
+    assert found.little_gap_share == pytest.approx((2.0 - 10 / 5.5) / 2.0)
     assert "averaged 2.00, 9% away: the law and the engine agree within the 25%" in (
         metrics_text(found))
 
@@ -87,9 +87,9 @@ def test_the_sampling_error_is_the_samples_own_spread_where_it_exceeds_a_poisson
     assert steady.engine_error == pytest.approx(np.sqrt(1.0 / 5))
     assert steady.latency_error_s == pytest.approx(0.0, abs=1e-9)
     assert steady.gap_error == pytest.approx(steady.engine_error)
-    wide = serving_metrics._count_error(np.array([0.0, 4.0, 0.0, 4.0]))
+    wide = metrics_findings._count_error(np.array([0.0, 4.0, 0.0, 4.0]))
     assert wide == pytest.approx(np.sqrt(np.var([0, 4, 0, 4], ddof=1) / 4))
-    assert np.isnan(serving_metrics._count_error(np.array([])))
+    assert np.isnan(metrics_findings._count_error(np.array([])))
 
 
 def test_goodput_counts_what_met_both_parts_and_names_what_missed():

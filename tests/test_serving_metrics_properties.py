@@ -1,5 +1,5 @@
 """Properties of the SLO count chapter 07's opening words (servelab.lessons.deployments
-.serving_metrics.MetricsFindings) over any run, beside test_metrics_properties.py, which holds
+.metrics_findings.MetricsFindings) over any run, beside test_metrics_properties.py, which holds
 goodput's definition (servelab.bench.metrics.calculate) itself: the page's count of requests
 within the SLO is that definition's, its attainment a share, monotone as the SLO loosens, failed
 requests never counted, and every late request named by a part it missed, an ``e2e`` part
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from servelab.bench.client import RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.metrics import calculate, meets_slo, tpot
-from servelab.lessons.deployments.serving_metrics import MetricsFindings
+from servelab.lessons.deployments.metrics_findings import MetricsFindings
 from tests.support import record
 
 # Each example builds the page's findings two or three times (pandas, about 20 ms each).

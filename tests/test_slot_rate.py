@@ -1,12 +1,13 @@
 """servelab.lessons.deployments.slot_rate: Little's law's rate for a capped server, and every
-branch of its check against the sweep."""
+branch of its check against the sweep (worded by slot_words)."""
 
 from __future__ import annotations
 
 import pytest
 
 from servelab.bench.spread import Spread
-from servelab.lessons.deployments.slot_rate import KneeCheck, SlotRate, check_text, prediction_text
+from servelab.lessons.deployments.slot_rate import KneeCheck, SlotRate
+from servelab.lessons.deployments.slot_words import check_text, prediction_text
 
 # 4 slots, a request takes 0.8-1.0 s with all busy: 4-5 req/s, 4.4 at the median 0.9 s.
 FOUND = SlotRate(4, Spread(0.9, 0.8, 1.0, 3))
@@ -31,6 +32,7 @@ def test_each_verdict_follows_from_where_the_first_tokens_held(held: float | Non
                                                                verdict: KneeCheck,
                                                                says: str) -> None:
     assert FOUND.check(RATES, held) is verdict
+    assert FOUND.broke_at(RATES, held) == (None if held is None else RATES[RATES.index(held) + 1])
     assert says in check_text(FOUND, RATES, held)
 
 

@@ -1,7 +1,8 @@
 """Chapter 07's sweeps and mixed traffic on made-up numbers: each verdict of the findings, the
 spread over repeated runs and servings, the tables the page prints, and a few rendered
-paragraphs (servelab.lessons.deployments.throughput_latency, its words in
-servelab.lessons.deployments.words)."""
+paragraphs (servelab.lessons.deployments: the runs and tables in throughput_latency, the
+findings in sweep_findings and mixed_findings, their words in sweep_words, mixed_words and
+words)."""
 
 from __future__ import annotations
 
@@ -16,16 +17,16 @@ from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import BATCH, CHAT
 from servelab.lessons.compare import Compared
+from servelab.lessons.deployments import mixed_words, sweep_words, words
 from servelab.lessons.deployments import throughput_latency as tl
-from servelab.lessons.deployments import words
-from servelab.lessons.deployments.throughput_latency import (
-    PAIR,
+from servelab.lessons.deployments.mixed_findings import MixedFindings
+from servelab.lessons.deployments.sweep_findings import (
     CapsSetting,
     FirstTokens,
-    MixedFindings,
     MoreSeqs,
     RateSweepFindings,
 )
+from servelab.lessons.deployments.throughput_latency import PAIR
 from servelab.tables import readable
 
 SETTING = CapsSetting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000,
@@ -110,13 +111,13 @@ def test_which_cap_broke_first_needs_every_run_on_one_side_of_the_slo(small, lar
                                                                       says):
     found = RateSweepFindings.of(_rates(small), _rates(large), SETTING)
     assert found.first_tokens is verdict
-    assert says in words._chat_text(found)
+    assert says in sweep_words.chat_text(found)
 
 
 def test_the_slo_holds_up_to_the_last_rate_every_run_met():
     found = RateSweepFindings.of(_rates((MET, ACROSS, MET)), _rates((MISSED,) * 3), SETTING)
     assert (found.sustained_i, found.sustained_b) == (2.0, None)
-    text = words._chat_text(found)
+    text = sweep_words.chat_text(found)
     assert ("in every run with max_num_seqs=4 up to 2 req/s (not in every run at 8); with 64, "
             "at none of the rates tried") in text
 
@@ -124,7 +125,7 @@ def test_the_slo_holds_up_to_the_last_rate_every_run_met():
 def test_a_cap_that_held_at_the_top_rate_is_not_read_as_its_limit():
     found = RateSweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
     assert found.sustained_i == 16.0 and found.next_rate(16.0) is None
-    assert "at every rate tried, to the sweep's highest of 16 req/s" in words._chat_text(found)
+    assert "at every rate tried, to the sweep's highest of 16 req/s" in sweep_words.chat_text(found)
 
 
 def test_goodput_is_the_highest_rate_every_run_kept_its_share_within_the_slo():
@@ -134,37 +135,39 @@ def test_goodput_is_the_highest_rate_every_run_kept_its_share_within_the_slo():
     assert (found.goodput_rate_i, found.goodput_rate_b) == (2.0, 16.0)
     assert ("At least 90% of the requests met both targets, first token and time per token, in "
             "every run with max_num_seqs=4 up to 2 req/s (not in every run at 8); with 64, at "
-            "every rate tried, to the sweep's highest of 16 req/s.") in words._chat_text(found)
+            "every rate tried, to the sweep's highest of 16 req/s.") in sweep_words.chat_text(found)
     held = RateSweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
     assert (held.sustained_i, held.sustained_b) == (held.goodput_rate_i, held.goodput_rate_b)
-    merged = words._chat_text(held)
+    merged = sweep_words.chat_text(held)
     assert ("The p99 first token stayed within 1,000 ms, and at least 90% of the requests met "
             "both targets (first token and time per token), in every run with max_num_seqs=4 "
             "at every rate tried") in merged
     assert merged.count("at every rate tried") == 2
     none = RateSweepFindings.of(_rates((MET,) * 3, attainment=(0.89, 1.0, 1.0)), large, SETTING)
     assert none.goodput_rate_i is None
-    assert "max_num_seqs=4 at none of the rates tried; with 64" in words._goodput_text(none)
+    assert "max_num_seqs=4 at none of the rates tried; with 64" in sweep_words._goodput_text(none)
 
 
 def test_a_p99_of_a_few_requests_is_said_to_be_near_the_slowest():
     few = RateSweepFindings.of(SMALL, SMALL, SETTING)
     assert not few.tail_described
-    assert "With 4 to 12 requests a run, each p99 lies between" in words._chat_text(few)
+    assert "With 4 to 12 requests a run, each p99 lies between" in sweep_words.chat_text(few)
     many = RateSweepFindings.of(_rates((MET,) * 3, requests=(100, 200, 300)),
                             _rates((MET,) * 3, requests=(100, 200, 300)), SETTING)
-    assert many.tail_described and "each p99 lies between" not in words._chat_text(many)
+    assert many.tail_described and "each p99 lies between" not in sweep_words.chat_text(many)
 
 
 def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent():
     small = _rates((MET, MISSED, MISSED), attainment=(1.0, 0.5, 0.25))
     found = RateSweepFindings.of(small, _rates((MET, MET, MISSED)), SETTING)
     assert found.first_tokens is FirstTokens.SMALL_BROKE
-    text = words._chat_text(found)
+    assert found.split_share is not None
+    assert (found.split_share.sent, found.split_share.met) == (12, 6)
+    text = sweep_words.chat_text(found)
     assert "within the SLO was 0.50 (all 3 alike), of 12 requests a run (6 at the median)" in text
     assert "a longer run at the same rate would score lower" in text
     untold = RateSweepFindings.of(SMALL, SMALL, SETTING)
-    assert words._attainment_text(untold) == ""
+    assert untold.split_share is None and sweep_words._attainment_text(untold) == ""
 
 
 @pytest.mark.parametrize(("tpot", "outcome", "says"), [
@@ -176,8 +179,8 @@ def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent
 def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome, says):
     found = RateSweepFindings.of(SMALL, _rates((MET,) * 3, tpot=(tpot,) * 3), SETTING)
     assert found.pace_low is outcome and found.pace_high is outcome
-    assert "41 ms (40–42) with the small cap" in words._chat_text(found)
-    assert says in words._chat_text(found)
+    assert "41 ms (40–42) with the small cap" in sweep_words.chat_text(found)
+    assert says in sweep_words.chat_text(found)
 
 
 # The large cap's runs had 9, 10, 12 requests in flight at 16 req/s: 10 sequences at once, 2.5×
@@ -196,7 +199,7 @@ def test_each_capacity_verdict(small_in_flight, large_out, verdict, says):
     found = RateSweepFindings.of(small, large, SETTING)
     assert found.capacity is verdict
     assert found.large_seqs == 10 and found.seq_ratio == 2.5
-    text = words._throughput_text(found)
+    text = sweep_words.throughput_text(found)
     assert says in text and "At 16 req/s the large cap produced" in text
     if verdict is not MoreSeqs.NO_QUEUE:
         assert "(at the busiest moment 6 to 9, run by run)" in text
@@ -216,7 +219,8 @@ def test_the_step_arithmetic_sits_beside_the_measured_gain(large_out, late, ramp
                    out=((20, 21, 22), (60, 62, 64), large_out))
     found = RateSweepFindings.of(small, large, SETTING)
     assert found.step_gain == pytest.approx(2.5 * 41 / late)
-    text = words._throughput_text(found)
+    assert found.step_ratio == pytest.approx(late / 41) and found.gain_within_steps is not ramp
+    text = sweep_words.throughput_text(found)
     assert (f"a token took 41 ms with 4 sequences a step and {late} ms with up to 10" in text)
     assert f"{found.step_gain:.1f}× the tokens per unit of time" in text
     assert ("took about 0.8 s just to arrive (12 ÷ 16 req/s)" in text) is ramp
@@ -226,7 +230,7 @@ def test_no_cap_is_suggested_where_none_lies_between():
     close = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (5, 5, 5)))
     found = RateSweepFindings.of(SMALL, close, SETTING)
     assert found.large_seqs == 5 and found.try_cap is None
-    assert words._try_text(found) == ""
+    assert sweep_words._try_text(found) == ""
 
 
 def test_a_load_that_filled_the_large_cap_is_not_called_short_of_it():
@@ -234,8 +238,8 @@ def test_a_load_that_filled_the_large_cap_is_not_called_short_of_it():
     found = RateSweepFindings.of(_rates((MET,) * 3, in_flight=many), _rates((MET,) * 3,
                                                                       in_flight=many), SETTING)
     assert found.large_seqs == 64 and not found.large_unfilled
-    assert "far below its cap" not in words._throughput_text(found)
-    assert "such as max_num_seqs" not in words._throughput_text(found)
+    assert "far below its cap" not in sweep_words.throughput_text(found)
+    assert "such as max_num_seqs" not in sweep_words.throughput_text(found)
 
 
 def _mixed_table(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
@@ -271,7 +275,7 @@ def test_each_mixed_outcome_and_its_words(chat, job, outcomes, says):
     found = _mixed(chat, job, spread=0.02)
     assert (found.chat, found.job) == outcomes
     assert (found.best_chat.median, found.best_job.median) == (900.0, 8.0)
-    text = words._mixed_text(found)
+    text = mixed_words.mixed_text(found)
     assert says in text
     assert ("Side by side (the chat server on 1 core (0) and 1 GiB of KV cache; the job's on "
             "1 core (1) and 1 GiB of KV cache)") in text
@@ -284,22 +288,22 @@ def test_overlapping_ranges_make_no_claim_however_far_apart_the_medians():
     # The pair's median chat is 44% below the best single's, but its range reaches into it.
     found = _mixed(500, 7.0, spread=0.8)
     assert found.chat is Compared.UNTOLD and found.job is Compared.UNTOLD
-    text = words._mixed_text(found)
+    text = mixed_words.mixed_text(found)
     assert "500 ms (range 100–900 ms over 3)" in text
     assert "cannot tell the set-ups apart" in text and "paid for itself" not in text
 
 
 def test_a_single_serving_has_no_spread_to_weigh():
     found = _mixed(500, 7.0, n=1)
-    assert found.chat is Compared.UNTOLD
+    assert found.chat is Compared.UNTOLD and (found.chat_runs, found.job_runs) == (1, 1)
     assert "With one run each there is no spread to weigh the difference for the chat users and " \
-           "the job against" in words._mixed_text(found)
+           "the job against" in mixed_words.mixed_text(found)
 
 
 def test_without_a_split_the_page_makes_no_claim():
     found = _mixed(500, 7.0, split=None)
-    assert found.chat is None and found.job is None
-    text = words._mixed_text(found)
+    assert found.chat is None and found.job is None and found.chat_runs == 0
+    text = mixed_words.mixed_text(found)
     assert "makes no claim about two deployments" in text and "won" not in text
 
 
@@ -348,7 +352,9 @@ def test_a_setup_row_spreads_the_servings_and_reads_each_part_where_it_ran():
 def test_the_same_peak_in_every_run_is_said_once():
     small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (12, 12, 12)))
     large = _rates((MET,) * 3, out=((20, 21, 22), (60, 62, 64), (150, 160, 170)))
-    text = words._throughput_text(RateSweepFindings.of(small, large, SETTING))
+    found = RateSweepFindings.of(small, large, SETTING)
+    assert found.busiest_alike
+    text = sweep_words.throughput_text(found)
     assert "(at the busiest moment 12 in every run)" in text and "12 to 12" not in text
 
 

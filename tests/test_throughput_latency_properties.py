@@ -1,7 +1,7 @@
-"""Properties of goodput as chapter 07 counts it (servelab.lessons.deployments.throughput_latency)
-over any sweep, the runs made up (``open_loop`` replaced): a run's goodput is its attainment x
-the offered rate, so never above it, and the goodput rate is the highest rate up to which every
-run kept ``ATTAINMENT_TARGET`` of its requests within the SLO."""
+"""Properties of goodput as chapter 07 counts it (servelab.lessons.deployments.throughput_latency
+and sweep_findings) over any sweep, the runs made up (``open_loop`` replaced): a run's goodput is
+its attainment x the offered rate, so never above it, and the goodput rate is the highest rate up
+to which every run kept ``ATTAINMENT_TARGET`` of its requests within the SLO."""
 
 from __future__ import annotations
 
@@ -12,10 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servelab.lessons.deployments import throughput_latency as tl
+from servelab.lessons.deployments.sweep_findings import CapsSetting, RateSweepFindings
 from servelab.lessons.thresholds import ATTAINMENT_TARGET
 
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
-SETTING = tl.CapsSetting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, device_label="CPU")
+SETTING = CapsSetting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, device_label="CPU")
 
 # Shares within the SLO, the target itself and its neighbours among them.
 share = st.one_of(st.sampled_from([0.0, ATTAINMENT_TARGET, 0.89, 0.91, 1.0]), st.floats(0.0, 1.0))
@@ -61,7 +62,7 @@ def test_a_runs_goodput_is_its_attainment_at_the_offered_rate_never_above_it(swe
 
 def _goodput_rate(rates, shares) -> float | None:
     table = tl.rate_table(_sweep(rates, shares))
-    return tl.RateSweepFindings.of(table, table, SETTING).goodput_rate_i
+    return RateSweepFindings.of(table, table, SETTING).goodput_rate_i
 
 
 @PROPERTY

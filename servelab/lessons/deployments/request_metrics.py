@@ -3,8 +3,7 @@ and what a percentile of a handful of requests can say.
 
 ``RequestTiming`` holds one request's times as the client measured them; ``PercentileReach`` says
 which of ``n`` sorted values a percentile falls between (numpy's linear interpolation, as
-``servelab.bench.metrics`` and ``vllm bench serve`` compute it); the ``*_text`` functions only
-word them.
+``servelab.bench.metrics`` and ``vllm bench serve`` compute it); ``request_words`` words them.
 """
 
 from __future__ import annotations
@@ -48,6 +47,15 @@ class RequestTiming:
                              "gap before it (ms)": np.asarray(gaps) * 1000.0}).set_index("token")
 
     @property
+    def tokens_after_first(self) -> int:
+        """The tokens TPOT spreads the time after the first token over."""
+        return self.tokens - 1
+
+    @property
+    def gap_count(self) -> int:
+        return len(self.gaps_s)
+
+    @property
     def longest_gap_s(self) -> float:
         return max(self.gaps_s)
 
@@ -78,6 +86,15 @@ class PercentileReach:
         return math.floor(self.position) + 1
 
     @property
+    def upper(self) -> int:
+        return self.lower + 1
+
+    @property
+    def above(self) -> int:
+        """How many of the ``n`` values lie above the percentile."""
+        return self.n - self.lower
+
+    @property
     def share(self) -> float:
         return self.position - math.floor(self.position)
 
@@ -85,32 +102,3 @@ class PercentileReach:
     def at_the_top(self) -> bool:
         """The percentile lies between the two largest values: it says no more than they do."""
         return self.lower >= self.n - 1
-
-
-def timing_text(timing: RequestTiming) -> str:
-    """The four times, each with this request's own value."""
-    after = timing.tokens - 1
-    return (
-        f"- **TTFT**, time to first token: {1000 * timing.ttft_s:,.0f} ms from sending the "
-        "request to its first token. It holds any wait in the server's queue, the prompt's "
-        "prefill and the first decoding step.\n"
-        f"- **ITL**, inter-token latency: each gap between two tokens, {len(timing.gaps_s)} "
-        f"here, {1000 * timing.median_gap_s:,.0f} ms at the median and "
-        f"{1000 * timing.longest_gap_s:,.0f} ms at the longest. Tables pool the gaps of all "
-        "requests.\n"
-        f"- **TPOT**, time per output token: the time after the first token spread over the "
-        f"{after} tokens after it, ({1000 * timing.e2e_s:,.0f} − {1000 * timing.ttft_s:,.0f}) ms "
-        f"÷ {after} = {1000 * timing.tpot_s:,.1f} ms. It averages a long gap away, which the ITL "
-        "keeps.\n"
-        f"- **E2E**, end to end: {1000 * timing.e2e_s:,.0f} ms, from sending to the last token.")
-
-
-def percentile_text(reach: PercentileReach) -> str:
-    """What the p-th percentile of ``reach.n`` requests is made of."""
-    text = (f"A p{reach.percentile:g} over {reach.n} requests is read off their sorted values: "
-            f"numpy (as `vllm bench serve`) puts it {reach.share:.0%} of the way from value "
-            f"{reach.lower} to value {reach.lower + 1} of the {reach.n}")
-    if reach.at_the_top:
-        return text + (", the two largest: over so few requests it says little more than the "
-                       "slowest one did, and one slow request moves it.")
-    return text + f", with {reach.n - reach.lower} of them above it."

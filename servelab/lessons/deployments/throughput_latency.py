@@ -7,19 +7,17 @@ times, the rates in turn within each pass, and ``rate_table`` gives each rate's 
 ``run_together`` drives two servers at once (their shares of the device from
 ``servelab.engines.placement``), so "two deployments" is measured as it would run.
 
-``RateSweepFindings`` (the sweeps) and ``MixedFindings`` (the mix) hold the numbers and named
-verdicts, every bar a named constant; ``servelab.lessons.deployments.words`` words them. The
+``sweep_findings.RateSweepFindings`` (the sweeps) and ``mixed_findings.MixedFindings`` (the mix)
+hold the numbers and named verdicts; ``sweep_words``, ``mixed_words`` and ``words`` word them. The
 traffic, ``MixedTraffic``, is a workload of ``servelab.bench``.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from enum import StrEnum
-from itertools import takewhile
 from typing import Unpack
 
 import numpy as np
@@ -32,14 +30,6 @@ from servelab.bench.options import RunOptions
 from servelab.bench.spread import Spread, spread_table
 from servelab.bench.workloads import BATCH, CHAT, Workload
 from servelab.engines.running import RunningServer
-from servelab.lessons.batching.findings import LESSON_GPU
-from servelab.lessons.compare import Compared, compare
-from servelab.lessons.thresholds import (
-    ATTAINMENT_TARGET,
-    MOST_OF_EXTRA,
-    SERVERS_ALIKE,
-    TAIL_REQUESTS,
-)
 
 
 def part_metrics(result: Result, slo: dict[str, float]) -> dict[str, float]:
@@ -131,7 +121,7 @@ def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
 
 def rate_view(table: pd.DataFrame) -> pd.DataFrame:
     """A sweep's rate table as the page prints it, one row per rate, the requests sent at each
-    first (a p99 of fewer than ``TAIL_REQUESTS`` is about their slowest)."""
+    first (a p99 of fewer than ``thresholds.TAIL_REQUESTS`` is about their slowest)."""
     view = tables.spread_view(table.set_index("rate"),
                               {metrics.TTFT_MS_P99: 0, "tpot_ms_p50": 0, metrics.OUTPUT_TOK_S: 0,
                                "slo_attainment": 2, "max_in_flight": 0},
@@ -164,248 +154,7 @@ def run_together(jobs: Mapping[str, tuple[RunningServer, Workload]],
         return {label: future.result() for label, future in futures.items()}
 
 
-PAIR = "two deployments, side by side"
-
-
-@dataclass(frozen=True)
-class CapsSetting:
-    """What the page needs to know about the two configurations and the device."""
-
-    interactive_seqs: int
-    batch_seqs: int
-    ttft_slo_ms: float
-    device_label: str
-
-
-class FirstTokens(StrEnum):
-    """Which cap's p99 first token left the SLO at the lower rate, in every run."""
-
-    BOTH_MISSED = "both missed at the lowest rate"
-    SMALL_BROKE = "the small cap broke first"
-    LARGE_BROKE = "the large cap broke first"
-    STRADDLED = "the runs fell on both sides of the target"
-    NOT_SEPARATED = "neither separated"
-
-
-class MoreSeqs(StrEnum):
-    """What the two caps' output at the top rate says about more sequences per step."""
-
-    NO_QUEUE = "the small cap's slots were not always full"
-    MOST_OF_EXTRA = "at least half of what the extra sequences could give"
-    SOME_GAIN = "a real gain, below what the extra sequences could give"
-    LOST = "less than the small cap"
-    UNTOLD = "within the spread"
-
-
-@dataclass(frozen=True)
-class RateSweepFindings:
-    """The two sweeps side by side, from ``rate_table``'s rows (``*_i`` with the small cap,
-    ``*_b`` with the large one): the pace of tokens at the lowest and highest rate, the p99
-    first token at every rate, the output and the most requests in flight at the top rate, and
-    each cap's highest median output."""
-
-    setting: CapsSetting
-    rates: tuple[float, ...]
-    requests: tuple[int, ...]  # sent at each rate in one run
-    low_rate: float
-    high_rate: float
-    tpot_low_i: Spread
-    tpot_low_b: Spread
-    tpot_high_i: Spread
-    tpot_high_b: Spread
-    ttft_i: tuple[Spread, ...]
-    ttft_b: tuple[Spread, ...]
-    attainment_i: tuple[Spread, ...]  # share of a run's requests within the SLO, a rate each
-    attainment_b: tuple[Spread, ...]
-    output_i: Spread
-    output_b: Spread
-    in_flight_i: Spread
-    in_flight_b: Spread
-    peak_i: float
-    peak_b: float
-
-    @classmethod
-    def of(cls, interactive: pd.DataFrame, batch: pd.DataFrame,
-           setting: CapsSetting) -> RateSweepFindings:
-        if list(interactive["rate"]) != list(batch["rate"]):
-            raise ValueError("the two sweeps must cover the same rates: "
-                             f"{list(interactive['rate'])} and {list(batch['rate'])}")
-        (low_i, high_i), (low_b, high_b) = ((t.iloc[0], t.iloc[-1]) for t in (interactive, batch))
-        rates = tuple(float(rate) for rate in interactive["rate"])
-        return cls(setting=setting, rates=rates,
-                   requests=tuple(int(count) for count in interactive["requests"]),
-                   low_rate=rates[0], high_rate=rates[-1],
-                   tpot_low_i=Spread.in_row(low_i, "tpot_ms_p50"),
-                   tpot_low_b=Spread.in_row(low_b, "tpot_ms_p50"),
-                   tpot_high_i=Spread.in_row(high_i, "tpot_ms_p50"),
-                   tpot_high_b=Spread.in_row(high_b, "tpot_ms_p50"),
-                   ttft_i=tuple(Spread.in_row(r, metrics.TTFT_MS_P99)
-                                for _, r in interactive.iterrows()),
-                   ttft_b=tuple(Spread.in_row(r, metrics.TTFT_MS_P99) for _, r in batch.iterrows()),
-                   attainment_i=tuple(Spread.in_row(r, "slo_attainment")
-                                      for _, r in interactive.iterrows()),
-                   attainment_b=tuple(Spread.in_row(r, "slo_attainment")
-                                      for _, r in batch.iterrows()),
-                   output_i=Spread.in_row(high_i, metrics.OUTPUT_TOK_S),
-                   output_b=Spread.in_row(high_b, metrics.OUTPUT_TOK_S),
-                   in_flight_i=Spread.in_row(high_i, "max_in_flight"),
-                   in_flight_b=Spread.in_row(high_b, "max_in_flight"),
-                   peak_i=float(interactive[metrics.OUTPUT_TOK_S].max()),
-                   peak_b=float(batch[metrics.OUTPUT_TOK_S].max()))
-
-    def _met(self, spread: Spread) -> bool:
-        """Every run's p99 first token within the SLO."""
-        return spread.high <= self.setting.ttft_slo_ms
-
-    def _missed(self, spread: Spread) -> bool:
-        """Every run's p99 first token over the SLO."""
-        return spread.low > self.setting.ttft_slo_ms
-
-    def _held(self, spreads: tuple[Spread, ...], met: Callable[[Spread], bool]) -> float | None:
-        """The highest rate up to which each rate's spread over the runs was ``met``; None: not
-        even at the lowest rate."""
-        held = [rate for rate, _ in takewhile(lambda pair: met(pair[1]),
-                                              zip(self.rates, spreads, strict=True))]
-        return held[-1] if held else None
-
-    @staticmethod
-    def _attained(spread: Spread) -> bool:
-        """Every run's share of requests within the SLO at least ``ATTAINMENT_TARGET``."""
-        return spread.low >= ATTAINMENT_TARGET
-
-    def next_rate(self, rate: float) -> float | None:
-        """The rate the sweep tried after ``rate``; None: ``rate`` was its highest."""
-        later = [other for other in self.rates if other > rate]
-        return later[0] if later else None
-
-    @property
-    def tail_described(self) -> bool:
-        """Whether every rate sent enough requests for its p99 to describe a tail; with fewer
-        than ``TAIL_REQUESTS`` a p99 lies between the two slowest requests."""
-        return min(self.requests) >= TAIL_REQUESTS
-
-    @property
-    def sustained_i(self) -> float | None:
-        return self._held(self.ttft_i, self._met)
-
-    @property
-    def sustained_b(self) -> float | None:
-        return self._held(self.ttft_b, self._met)
-
-    @property
-    def goodput_rate_i(self) -> float | None:
-        """Goodput as DistServe counts it, with the small cap: the highest rate up to which
-        every run kept ``ATTAINMENT_TARGET`` of its requests within the SLO (None: none)."""
-        return self._held(self.attainment_i, self._attained)
-
-    @property
-    def goodput_rate_b(self) -> float | None:
-        return self._held(self.attainment_b, self._attained)
-
-    def _first_split(self) -> tuple[float, FirstTokens] | None:
-        """The lowest rate where one cap missed in every run and the other met, and which."""
-        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
-            if self._missed(small) and self._met(large):
-                return rate, FirstTokens.SMALL_BROKE
-            if self._missed(large) and self._met(small):
-                return rate, FirstTokens.LARGE_BROKE
-        return None
-
-    @property
-    def straddled_rate(self) -> float | None:
-        """The lowest rate at which one cap's runs fell on both sides of the SLO."""
-        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
-            if any(not self._met(s) and not self._missed(s) for s in (small, large)):
-                return rate
-        return None
-
-    @property
-    def split_rate(self) -> float | None:
-        """Where the caps' first tokens parted (``_first_split``); None where they never did."""
-        split = self._first_split()
-        return None if split is None else split[0]
-
-    @property
-    def first_tokens(self) -> FirstTokens:
-        if self._missed(self.ttft_i[0]) and self._missed(self.ttft_b[0]):
-            return FirstTokens.BOTH_MISSED
-        split = self._first_split()
-        if split is not None:
-            return split[1]
-        if self.straddled_rate is not None:
-            return FirstTokens.STRADDLED
-        return FirstTokens.NOT_SEPARATED
-
-    @property
-    def pace_low(self) -> Compared:
-        """The large cap's time per token against the small cap's at the lowest rate."""
-        return compare(self.tpot_low_b, self.tpot_low_i, SERVERS_ALIKE)
-
-    @property
-    def pace_high(self) -> Compared:
-        return compare(self.tpot_high_b, self.tpot_high_i, SERVERS_ALIKE)
-
-    @property
-    def small_queued(self) -> bool:
-        """At the top rate every run had more requests in flight than the small cap has slots,
-        so some of them waited for one: the load reached the small cap."""
-        return self.in_flight_i.low > self.setting.interactive_seqs
-
-    @property
-    def large_seqs(self) -> float:
-        """The large cap's sequences at once at the top rate: in flight (median), up to its cap."""
-        return min(self.in_flight_b.median, float(self.setting.batch_seqs))
-
-    @property
-    def seq_ratio(self) -> float:
-        """The large cap's sequences at once against the small cap's slots."""
-        return self.large_seqs / self.setting.interactive_seqs
-
-    @property
-    def large_unfilled(self) -> bool:
-        """The load never reached the large cap, so the sweep does not show its limit."""
-        return self.large_seqs < self.setting.batch_seqs
-
-    @property
-    def gain(self) -> float:
-        """The large cap's output at the top rate against the small cap's (medians)."""
-        return self.output_b.median / self.output_i.median
-
-    @property
-    def step_gain(self) -> float:
-        """Tokens per unit of step time at the top rate, the large cap's against the small
-        cap's: each running sequence gets one token a step, so a cap's rate is its sequences
-        at once ÷ its time per token (medians)."""
-        return self.seq_ratio * self.tpot_high_i.median / self.tpot_high_b.median
-
-    @property
-    def arrival_s(self) -> float:
-        """About how long the top rate's requests took to arrive, during which the large cap's
-        steps were not yet as full as they got."""
-        return self.requests[-1] / self.high_rate
-
-    @property
-    def try_cap(self) -> int | None:
-        """A ``max_num_seqs`` halfway between the small cap and the most sequences the top rate
-        ran at once, which this load would reach; None: no whole number lies between."""
-        if self.large_seqs - self.setting.interactive_seqs < 2:
-            return None
-        return int((self.setting.interactive_seqs + self.large_seqs) // 2)
-
-    @property
-    def capacity(self) -> MoreSeqs:
-        """A verdict on more sequences per step needs the small cap full (requests queued for
-        its slots in every run) and the two outputs apart (``SERVERS_ALIKE``)."""
-        if not self.small_queued:
-            return MoreSeqs.NO_QUEUE
-        small_cap = compare(self.output_i, self.output_b, SERVERS_ALIKE)
-        if small_cap is Compared.HIGHER:
-            return MoreSeqs.LOST
-        if small_cap is not Compared.LOWER:
-            return MoreSeqs.UNTOLD
-        if self.gain >= MOST_OF_EXTRA * min(self.seq_ratio, LESSON_GPU.gain):
-            return MoreSeqs.MOST_OF_EXTRA
-        return MoreSeqs.SOME_GAIN
+PAIR = "two deployments, side by side"  # the set-ups' row of the pair
 
 
 def setup_row(chat_runs: Sequence[Result], job_runs: Sequence[Result],
@@ -423,39 +172,3 @@ def setup_row(chat_runs: Sequence[Result], job_runs: Sequence[Result],
         "chat_within_slo": float(np.nanmedian([row["chat_within_slo"] for row in chats])),
         "batch_output_tok_s": float(np.median([row["batch_output_tok_s"] for row in jobs])),
     }
-
-
-@dataclass(frozen=True)
-class MixedFindings:
-    """Two deployments side by side against one server for everything (the best of the single
-    servers for each part): the chat users' p99 first token (ms) and the job's time (s), each
-    over the repeats. ``split`` says what each of the pair had, the chat server's share first;
-    None: the device could not be divided, and there is no pair."""
-
-    split: tuple[str, str] | None
-    pair_chat: Spread | None
-    pair_job: Spread | None
-    best_chat: Spread
-    best_job: Spread
-
-    @classmethod
-    def of(cls, table: pd.DataFrame, split: tuple[str, str] | None) -> MixedFindings:
-        """From ``setup_row``'s rows by setup: ``PAIR`` (when the device was split) and one row
-        per single server."""
-        singles = table.drop(index=PAIR, errors="ignore")
-        best_chat = singles.sort_values("chat_ttft_ms_p99", kind="stable").iloc[0]
-        best_job = singles.sort_values("batch_job_s", kind="stable").iloc[0]
-        pair = table.loc[[PAIR]].iloc[0] if split is not None else None
-        return cls(split=split,
-                   pair_chat=None if pair is None else Spread.in_row(pair, "chat_ttft_ms_p99"),
-                   pair_job=None if pair is None else Spread.in_row(pair, "batch_job_s"),
-                   best_chat=Spread.in_row(best_chat, "chat_ttft_ms_p99"),
-                   best_job=Spread.in_row(best_job, "batch_job_s"))
-
-    @property
-    def chat(self) -> Compared | None:
-        return None if self.pair_chat is None else compare(self.pair_chat, self.best_chat)
-
-    @property
-    def job(self) -> Compared | None:
-        return None if self.pair_job is None else compare(self.pair_job, self.best_job)
