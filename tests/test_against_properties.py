@@ -1,5 +1,5 @@
 """Properties of one speed against another (servelab.lessons.single_user.against) over its whole
-input range, beside the examples of test_when_not_to.py: alike within ``ALIKE``, faster or
+input range, beside the examples of test_single_user.py: alike within ``ALIKE``, faster or
 slower only past it with the ranges apart, never on one run a side, and the same verdict read
 from either side except at the edges of the ratio band, where ``ALIKE`` is not symmetric (the
 xfail at the end)."""

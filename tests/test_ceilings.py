@@ -1,16 +1,12 @@
-"""servelab.lessons.single_user.ceilings: each file's bandwidth ceiling for one user, and every
-branch of the check."""
+"""servelab.lessons.single_user.ceilings and its words: each file's bandwidth ceiling for one
+user, and every branch of the check."""
 
 from __future__ import annotations
 
 import pytest
 
-from servelab.lessons.single_user.ceilings import (
-    FileCeilings,
-    ceiling_check_text,
-    ceiling_prediction_text,
-    ceilings_table,
-)
+from servelab.lessons.single_user.ceilings import FileCeilings, ceilings_table
+from servelab.lessons.single_user.words import ceiling_check_text, ceiling_prediction_text
 
 MB = {"Q4": 100.0, "F16": 280.0, "vLLM": 270.0}
 

@@ -8,10 +8,11 @@ import pytest
 from servelab.bench.pace import CpuPace, probe_cpu
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
-from servelab.lessons.single_user import when_not_to
-from servelab.lessons.single_user.drift import DriftFindings, drift_text
-from servelab.lessons.single_user.when_not_to import EngineFindings
-from tests.test_when_not_to import SETUP, _facts, _table
+from servelab.lessons.single_user import words
+from servelab.lessons.single_user.drift import DriftFindings
+from servelab.lessons.single_user.findings import EngineFindings
+from servelab.lessons.single_user.words import drift_text
+from tests.test_single_user import SETUP, _facts, _table
 
 
 def _pace(bandwidth: float, gflops: float, spread: float = 0.02) -> CpuPace:
@@ -62,10 +63,10 @@ def test_chapter_08_says_what_the_probes_found():
     table = _table(150, 60, 58, 150, 600)
     probed = EngineFindings.of(table, SETUP, _facts(),
                                pace=_moments(_pace(26.0, 180.0), _pace(18.0, 180.0)))
-    text = when_not_to.story(probed, "")
+    text = words.story(probed, "")
     assert "the machine itself changed speed between engines" in text
     assert "never together" not in text
-    on_gpu = when_not_to.story(EngineFindings.of(table, SETUP, _facts(gpu=True),
+    on_gpu = words.story(EngineFindings.of(table, SETUP, _facts(gpu=True),
                                                  pace=_moments(_pace(26.0, 181.0))), "")
     assert "between a CPU and a GPU" in on_gpu and "held its speed" in on_gpu
 

@@ -13,13 +13,13 @@ from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.compare import Compared
 from servelab.lessons.single_user import slots_words
+from servelab.lessons.single_user.findings import EngineFindings
 from servelab.lessons.single_user.slots import (
     PromptReuse,
     QueueWait,
     SlotFindings,
     StepLine,
 )
-from servelab.lessons.single_user.when_not_to import EngineFindings
 
 SERVER, VLLM = "llama-server Q4_1", "vLLM"
 
@@ -144,7 +144,7 @@ def test_the_reuse_story_sets_the_caches_side_by_side_only_where_both_saved_time
 
 @pytest.mark.parametrize(("many_server", "lead"), [(450, "1.3×"), (600, None)])
 def test_the_takeaway_states_the_crowd_claim_only_as_far_as_the_runs_go(many_server, lead):
-    from tests.test_when_not_to import SETUP, _facts, _table
+    from tests.test_single_user import SETUP, _facts, _table
     engines = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
     text = slots_words.takeaway_text(engines, _found())
     assert "4.0×" in text  # vLLM against the binding, beyond the spread

@@ -10,17 +10,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from servelab.lessons.capacity import words as capacity_words
+from servelab.lessons.capacity.findings import PlanCheck
+from servelab.lessons.single_user.findings import EngineFindings
 from servelab.lessons.single_user.slots import SlotFindings
 from servelab.lessons.single_user.slots_words import page_words
-from servelab.lessons.single_user.when_not_to import EngineFindings
 
 NAMES: dict[str, dict[str, str]] = {
     "08-when-not-to": {"engines": "engines_found", "found": "slot_found",
                        "prefix_words": "sizes.prefix_words"},
+    "10-capacity-plan": {"check": "check"},
 }
 KINDS: dict[str, dict[str, Any]] = {
     "08-when-not-to": {"engines": EngineFindings, "found": SlotFindings, "prefix_words": int},
+    "10-capacity-plan": {"check": PlanCheck},
 }
 RENDER: dict[str, Callable[..., str]] = {
     "08-when-not-to": page_words,
+    "10-capacity-plan": capacity_words.page_words,
 }

@@ -121,3 +121,9 @@ def plan_against_runs(check: PlanCheck) -> pd.DataFrame:
         {"": f"servers for {plan.brief.rate_req_s:g} req/s", "plan": f"{plan.replicas}",
          "runs": "—" if check.measured_replicas is None else f"{check.measured_replicas}"},
     ]).set_index("")
+
+
+def page_words(check: PlanCheck, prediction: str = "") -> str:
+    """Every sentence chapter 10 writes from its findings, in page order: one text to review."""
+    return "\n\n".join((plan_text(check.plan), check_text(check),
+                        summary_text(prediction, check.plan, check)))

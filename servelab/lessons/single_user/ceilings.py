@@ -66,34 +66,3 @@ def ceilings_table(found: FileCeilings) -> pd.DataFrame:
         frame["one user (tok/s)"] = pd.Series(dict(found.measured))
         frame["share of ceiling"] = [f"{found.share(engine):.0%}" for engine in frame.index]
     return frame.round(0)
-
-
-def ceiling_prediction_text(found: FileCeilings, smaller: str, larger: str) -> str:
-    """The prediction, before the runs: each file's ceiling, and the ratio the sizes set."""
-    ceilings = ", ".join(f"{engine} {found.ceiling(engine):,.0f} tok/s"
-                         for engine in found.megabytes)
-    return (f"At the {found.bandwidth_gb_s:.1f} GB/s this CPU copies, one stream could make at "
-            f"most: {ceilings}. If reading the weights were all a token cost, {smaller} would "
-            f"stream **{found.size_ratio(smaller, larger):.1f}×** as fast as {larger}, the "
-            "ratio of their sizes.")
-
-
-def ceiling_check_text(found: FileCeilings, smaller: str, larger: str) -> str:
-    """The measured speeds against their ceilings and the size ratio."""
-    if found.measured is None:
-        raise ValueError("the check needs each engine's measured speed")
-    shares = ", ".join(f"{engine} {found.share(engine):.0%}" for engine in found.megabytes)
-    ratio = found.speed_ratio(smaller, larger)
-    sizes = found.size_ratio(smaller, larger)
-    text = (f"Measured against its ceiling, one user ran at: {shares}. {smaller} streamed "
-            f"{ratio:.1f}× as fast as {larger}, for {sizes:.1f}× fewer bytes a token. ")
-    if not found.near:
-        return text + ("No engine came near its ceiling, so reading the weights is not what "
-                       "set one user's pace here: each token's other work (the arithmetic, "
-                       "unpacking the blocks, the engine's own steps) took most of its time, "
-                       "and the smaller file bought less than its size.")
-    if len(found.near) == len(found.megabytes):
-        return text + ("Every engine ran near its ceiling: one user waited mostly on memory, "
-                       "and fewer bytes a token bought speed almost in proportion.")
-    return text + (f"Only {', '.join(found.near)} ran near its ceiling; the others spent most "
-                   "of each token on work other than reading the weights.")

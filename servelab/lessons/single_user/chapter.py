@@ -15,8 +15,9 @@ from servelab.sizes import Knobs, Profiles
 @dataclass(frozen=True, kw_only=True)
 class SingleUserSizes(Knobs):
     """Chapter 08's knobs: ``many`` users at once, each of llama-server's ``many`` slots holding
-    ``slot_context`` tokens; its step sweep over ``levels``, 2 × ``many`` users against the cap,
-    and ``prefix_requests`` requests that share one prompt of ``prefix_words`` words."""
+    ``slot_context`` tokens; its step sweep over ``levels`` and 2 × ``many`` users against the
+    cap, each answer ``experiment_tokens`` long, and ``prefix_requests`` requests that share one
+    prompt of ``prefix_words`` words."""
 
     many: int
     one_user_requests: int
@@ -25,6 +26,7 @@ class SingleUserSizes(Knobs):
     repeats: int
     slot_context: int
     levels: list[int]
+    experiment_tokens: int
     prefix_words: int
     prefix_requests: int
 
@@ -32,14 +34,15 @@ class SingleUserSizes(Knobs):
 SIZES = Profiles(
     smoke=SingleUserSizes(profile="smoke", many=4, one_user_requests=1, prompt_words=16,
                           output_tokens=12, repeats=2, slot_context=512, levels=[1, 2, 4],
-                          prefix_words=128, prefix_requests=3),
+                          experiment_tokens=12, prefix_words=128, prefix_requests=3),
     cpu=SingleUserSizes(profile="cpu", many=16, one_user_requests=2, prompt_words=32,
                         output_tokens=32, repeats=3, slot_context=1024, levels=[1, 2, 4, 8, 16],
-                        prefix_words=384, prefix_requests=5),
-    # two repeats: on a GPU runtime llama.cpp still serves its 32 users on the CPU
+                        experiment_tokens=32, prefix_words=384, prefix_requests=5),
+    # two repeats, and short answers and four levels for the experiments: on a GPU runtime
+    # llama.cpp still serves its 32 users on the runtime's two CPU cores, outside the T4's time
     gpu=SingleUserSizes(profile="gpu", many=32, one_user_requests=4, prompt_words=64,
-                        output_tokens=128, repeats=2, slot_context=1024,
-                        levels=[1, 2, 4, 8, 16, 32], prefix_words=512, prefix_requests=5),
+                        output_tokens=128, repeats=2, slot_context=1024, levels=[1, 4, 16, 32],
+                        experiment_tokens=32, prefix_words=512, prefix_requests=5),
 )
 
 CHAPTER = Chapter(

@@ -15,7 +15,6 @@ from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.against import Against
-from servelab.lessons.thresholds import ALIKE
 
 FIGURES = {"bandwidth_gb_s": ("copy bandwidth", "GB/s", 1),  # name, unit, digits
            "gflops": ("float32 matrix-multiply rate", "GFLOP/s", 0)}
@@ -78,38 +77,3 @@ class DriftFindings:
         """The move behind the verdict that went furthest from the first probe."""
         behind = [move for move in self.moves if move.drift is self.drift]
         return max(behind, key=lambda move: abs(move.ratio - 1), default=None)
-
-
-def _series(found: DriftFindings, figure: str) -> str:
-    digits = FIGURES[figure][2]
-    return ", ".join(f"{getattr(pace, figure).median:,.{digits}f}"
-                     for pace in found.pace.values())
-
-
-def drift_text(found: DriftFindings) -> str:
-    """What the probes between engines say about the machine, as one or two sentences."""
-    if found.drift is None:
-        return ("The engines ran one after another, never together, so each range shows how "
-                "steady one engine's runs were, not how far the machine's own speed drifted "
-                "between engines.")
-    first = next(iter(found.pace.values()))
-    text = (f"The engines ran one after another, so the CPU was probed with no server running, "
-            f"{first.gflops.n} times at each of {len(found.pace)} moments "
-            f"({', '.join(found.pace)}): its copy bandwidth read {_series(found, 'bandwidth_gb_s')}"
-            f" GB/s and its float32 matrix multiply {_series(found, 'gflops')} GFLOP/s (medians). ")
-    move = found.largest
-    if found.drift is Compared.ALIKE or move is None:
-        return text + (f"Every probe stayed within {ALIKE:.0%} of the first: as far as probes "
-                       "between the engines can see, the machine held its speed, so a wider gap "
-                       "between engines is theirs rather than the machine's.")
-    name, unit, digits = FIGURES[move.figure]
-    values = (f"{move.first.median:,.{digits}f} to {move.later.median:,.{digits}f} {unit} "
-              f"({abs(move.ratio - 1):.0%})")
-    if found.drift is Compared.UNTOLD:
-        return text + (f"Its {name} moved from {values} by the probe {move.moment}, but the "
-                       "probes' ranges overlap, so they cannot tell whether the machine itself "
-                       "drifted.")
-    way = "fell" if found.drift is Compared.LOWER else "rose"
-    return text + (f"Its {name} {way} from {values} by the probe {move.moment}, beyond the "
-                   "probes' ranges: the machine itself changed speed between engines, so part "
-                   "of a gap between them may be when each ran rather than the engines.")

@@ -1,17 +1,16 @@
-"""Chapter 08: what is left between llama.cpp's own server and vLLM once both batch, measured.
+"""Chapter 08: what is left between llama.cpp's own server and vLLM once both batch, as
+findings of the experiments ``servelab.lessons.single_user.slot_runs`` runs on both.
 
 ``llama-server`` keeps ``--parallel`` slots and decodes every busy slot in one step, as vLLM
-decodes every running sequence in one step; the three experiments here run the same seeded load
-on both and keep what each engine did:
+decodes every running sequence in one step:
 
-- ``step_sweep``: 1, 2, 4, ... users decoding together; chapter 02's ``step_times_ms`` turns
-  each level's steady output into the time of one step, and ``StepLine`` fits a + b·B to them;
-- ``over_the_cap``: twice as many users at once as the engine takes (the slots, vLLM's
-  ``max_num_seqs``); ``QueueWait`` counts who got a first token only after an earlier answer
-  had ended, that is, who waited for a place;
-- ``shared_prompt``: one user whose requests all begin with the same long prompt, the engine's
-  reuse on and off (llama-server's ``cache_prompt``, vLLM's prefix caching); ``PromptReuse``
-  sets the first-token waits of the requests after the first side by side.
+- ``StepLine``: chapter 02's ``step_times_ms`` turns each level's steady output into the time of
+  one step, and a + b·B is fitted to them;
+- ``QueueWait``: of twice as many users at once as the engine takes (the slots, vLLM's
+  ``max_num_seqs``), who got a first token only after an earlier answer had ended, that is, who
+  waited for a place;
+- ``PromptReuse``: the first-token waits of the requests after the first, the engine's reuse on
+  and off (llama-server's ``cache_prompt``, vLLM's prefix caching).
 
 The words live in ``servelab.lessons.single_user.slots_words``.
 """
@@ -24,56 +23,14 @@ from typing import Any
 
 import pandas as pd
 
-from servelab import bench
 from servelab.bench.frames import Result
-from servelab.bench.options import RunOptions
-from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
-from servelab.engines.running import RunningServer
-from servelab.engines.vllm_server import Capacity, CapacityNotFound, Server
+from servelab.engines.vllm_server import Capacity
 from servelab.lessons.batching.step_cost import steady_totals
 from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
 from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.thresholds import ALIKE
-
-# Both llama.cpp servers lack vLLM's /tokenize and /metrics: prompts are seeded words, and the
-# server is not sampled while it runs.
-UNSAMPLED: RunOptions = {"prompts": WordPrompts(), "metrics_interval": None, "progress": False}
-
-
-def step_sweep(server: RunningServer, levels: Sequence[int], prompt_words: int,
-               output_tokens: int, seed: int = 200) -> dict[int, list[Result]]:
-    """One closed loop of ``level`` users, one request each, at every level."""
-    return {level: [bench.closed_loop(server, users=level, input_tokens=prompt_words,
-                                      max_tokens=output_tokens, seed=seed + level, **UNSAMPLED)]
-            for level in levels}
-
-
-def over_the_cap(server: RunningServer, users: int, prompt_words: int, output_tokens: int,
-                 seed: int = 300) -> Result:
-    """``users`` users, one request each, all at the same moment."""
-    return bench.closed_loop(server, users=users, input_tokens=prompt_words,
-                             max_tokens=output_tokens, seed=seed, **UNSAMPLED)
-
-
-def shared_prompt(server: RunningServer, prefix_words: int, requests: int, reuse: bool,
-                  seed: int = 400) -> Result:
-    """One user sending ``requests`` requests one after another, each the same prompt of
-    ``prefix_words`` words and then a question of its own. ``reuse=False`` gives every request a
-    cache salt of its own, so that vLLM cannot reuse the prompt; llama-server ignores the salt,
-    and is started with ``cache_prompt=False`` instead."""
-    return bench.shared_prefix(server, prefix_words, users=1, requests_per_user=requests,
-                               question_tokens=16, max_tokens=4, reuse_cache=reuse, seed=seed,
-                               **UNSAMPLED)
-
-
-def pool_of(server: Server) -> Capacity | None:
-    """vLLM's KV pool as its start-up log states it; None where the log does not."""
-    try:
-        return server.capacity
-    except CapacityNotFound:
-        return None
 
 
 @dataclass(frozen=True)

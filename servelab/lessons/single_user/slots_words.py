@@ -5,8 +5,9 @@ they hold."""
 from __future__ import annotations
 
 from servelab.lessons.compare import Compared
+from servelab.lessons.single_user.findings import EngineFindings
 from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
-from servelab.lessons.single_user.when_not_to import EngineFindings, story
+from servelab.lessons.single_user.words import story
 
 
 def _line(step: StepLine) -> str:

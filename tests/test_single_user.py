@@ -1,4 +1,5 @@
-"""servelab.lessons.single_user.when_not_to: chapter 08's table, findings and every story branch."""
+"""servelab.lessons.single_user runs, findings and words: chapter 08's table, its findings and
+every story branch, by verdict and figure."""
 
 from __future__ import annotations
 
@@ -11,16 +12,17 @@ from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
-from servelab.lessons.single_user import when_not_to
-from servelab.lessons.single_user.when_not_to import (
+from servelab.lessons.single_user import findings, runs, words
+from servelab.lessons.single_user.against import Against
+from servelab.lessons.single_user.findings import (
     LLAMA_F16,
     LLAMA_Q4,
     LLAMA_SERVER,
-    SPREAD_COLUMNS,
     VLLM,
     EngineFindings,
     Facts,
 )
+from servelab.lessons.single_user.runs import SPREAD_COLUMNS
 from tests.support import repeated
 
 
@@ -46,7 +48,7 @@ SETUP = pd.DataFrame({"packages_mb": {"llama.cpp": 20.0, "vLLM": 900.0},
 
 
 def _story(table, facts, prediction):
-    return when_not_to.story(EngineFindings.of(table, SETUP, facts), prediction)
+    return words.story(EngineFindings.of(table, SETUP, facts), prediction)
 
 
 def _facts(gpu=False, compile_s=700.0):
@@ -67,7 +69,7 @@ def test_story_08_one_user_branches(speeds, q4_leads, q4_vs_f16, f16_vs_vllm):
     found = EngineFindings.of(_table(*speeds, 150, 600), SETUP, _facts())
     assert found.q4_leads is q4_leads
     assert (found.q4_vs_f16.compared, found.f16_vs_vllm.compared) == (q4_vs_f16, f16_vs_vllm)
-    text = when_not_to.story(found, "llama 2x")
+    text = words.story(found, "llama 2x")
     assert "llama 2x" in text  # the reader's prediction, beside the measurement
     assert "5.9 bits" in text and "2.7×" in text  # bits per weight; F16's bytes over Q4_1's
 
@@ -95,7 +97,7 @@ def test_story_08_credits_the_file_only_when_the_two_files_differ_beyond_the_spr
     (_runs(130.0, n=1), Compared.UNTOLD),        # one run: no range to weigh
 ])
 def test_two_speeds_are_alike_within_the_named_band_and_apart_beyond_it(a, pace):
-    assert when_not_to.Against(a, _runs(100.0)).compared is pace
+    assert Against(a, _runs(100.0)).compared is pace
 
 
 def test_the_engine_findings_read_each_run_once():
@@ -124,7 +126,7 @@ def test_story_08_sets_vllm_against_llama_cpp_at_its_best(many_server, pace, rat
     found = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
     assert found.crowd_lead.compared is Compared[pace]
     assert found.slots_over_binding.compared is Compared.HIGHER
-    text = when_not_to.story(found, "")
+    text = words.story(found, "")
     assert ratio is None or ratio in text  # the lead is stated where the runs show one
     assert "600 tokens/s (588–612)" in text  # each figure beside its range
 
@@ -134,7 +136,7 @@ def test_story_08_claims_no_lead_inside_the_runs_spread():
     table.loc[(VLLM, 32), "output_tok_s_low"] = 400.0  # one slow run of vLLM's crowd
     found = EngineFindings.of(table, SETUP, _facts())
     assert found.crowd_lead.compared is Compared.UNTOLD and not found.crowd_vllm
-    assert "900 tokens/s (400–918)" in when_not_to.story(found, "")
+    assert "900 tokens/s (400–918)" in words.story(found, "")
 
 
 @pytest.mark.parametrize(("speeds", "many_vllm", "alone_llama", "over_binding", "lead"), [
@@ -150,7 +152,7 @@ def test_story_08_guidance_branches(speeds, many_vllm, alone_llama, over_binding
 
 def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
     slow = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts())
-    assert slow.build_slower and "11.7 minutes" in when_not_to.story(slow, "")
+    assert slow.build_slower and "11.7 minutes" in words.story(slow, "")
     quick = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts(compile_s=30.0))
     assert quick.build_slower is False
     unknown = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=None), "")
@@ -170,7 +172,7 @@ def test_story_08_guidance_weighs_one_users_first_token(vllm_first, sooner):
     found = EngineFindings.of(table, SETUP, _facts())
     q4, vllm = found.first_alone[LLAMA_Q4], found.first_alone[VLLM]
     assert (vllm.below(q4), q4.below(vllm)) == (sooner == VLLM, sooner == LLAMA_Q4)
-    text = when_not_to.story(found, "")
+    text = words.story(found, "")
     assert "2.6×" in text and "4.0×" in text  # one user's lead and the crowd's
     # the sooner first token is named first (a review read "X against Y on vLLM")
     if sooner is not None:
@@ -187,7 +189,7 @@ def test_story_08_guidance_says_at_least_as_quickly_where_one_user_ran_alike():
 def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():
     found = EngineFindings.of(_table(150, 60, 600, 150, 600), SETUP, _facts(gpu=True))
     assert found.vllm_vs_f16.compared is Compared.HIGHER
-    assert "10.0×" in when_not_to.story(found, "")  # vLLM on the GPU against F16 on the CPU
+    assert "10.0×" in words.story(found, "")  # vLLM on the GPU against F16 on the CPU
 
 
 def _record(index: int, sent: float, first: float, end: float, tokens: int) -> RequestRecord:
@@ -203,13 +205,13 @@ def test_comparison_has_one_row_per_engine_and_users():
     one = Result(workload=None, records=[_record(0, 0.0, 0.1, 1.1, 11)], duration_s=1.1)
     many = Result(workload=None, records=[_record(i, 0.0, 0.5 * i + 0.1, 0.5 * i + 0.5, 5)
                                           for i in range(4)], duration_s=2.0)
-    table = when_not_to.comparison({("vLLM", 1): [one], ("llama.cpp", 4): [many]})
+    table = runs.comparison({("vLLM", 1): [one], ("llama.cpp", 4): [many]})
     assert list(table.index) == [("vLLM", 1), ("llama.cpp", 4)]
     assert table.loc[("vLLM", 1), "user_tok_s"] == pytest.approx(10.0)
     assert table.loc[("llama.cpp", 4), "output_tok_s"] == pytest.approx(10.0)
     assert table.loc[("llama.cpp", 4), "tokens_per_request"] == 5
     with pytest.raises(ValueError, match="no runs"):
-        when_not_to.comparison({})
+        runs.comparison({})
 
 
 def test_comparison_of_repeated_runs_gives_medians_and_ranges():
@@ -217,10 +219,10 @@ def test_comparison_of_repeated_runs_gives_medians_and_ranges():
         return Result(workload=None, records=[_record(0, 0.0, 0.1, 0.1 + seconds, 11)],
                       duration_s=0.1 + seconds)
 
-    table = when_not_to.comparison({("vLLM", 1): [alone(1.0), alone(0.5), alone(2.0)]})
+    table = runs.comparison({("vLLM", 1): [alone(1.0), alone(0.5), alone(2.0)]})
     row = table.loc[("vLLM", 1)]
     assert Spread.in_row(row, "user_tok_s") == Spread(10.0, 5.0, 20.0, 3)
-    view = when_not_to.comparison_view(table)
+    view = runs.comparison_view(table)
     assert view.loc[("vLLM", 1), "user_tok_s"] == "10.0 (5.0–20.0)"
     # Counts print without decimals (a review read "completed requests 2.00").
     assert (view.loc[("vLLM", 1), "completed"], view.loc[("vLLM", 1), "tokens_per_request"]) == (
@@ -232,7 +234,7 @@ def test_comparison_keeps_the_speeds_in_the_order_they_ran():
         return Result(workload=None, records=[_record(0, 0.0, 0.1, 0.1 + seconds, 11)],
                       duration_s=0.1 + seconds)
 
-    table = when_not_to.comparison({("vLLM", 1): [alone(1.0), alone(2.0), alone(4.0)]})
+    table = runs.comparison({("vLLM", 1): [alone(1.0), alone(2.0), alone(4.0)]})
     assert table.loc[("vLLM", 1), "user_tok_s_runs"] == pytest.approx((10.0, 5.0, 2.5))
 
 
@@ -243,7 +245,7 @@ def test_comparison_keeps_the_speeds_in_the_order_they_ran():
     ((46.0, 23.0), False),  # two runs fall in order half the time
 ])
 def test_a_speed_fell_run_after_run_only_in_order_and_beyond_the_band(runs, fell):
-    assert when_not_to.fell_run_after_run(runs) is fell
+    assert findings.fell_run_after_run(runs) is fell
 
 
 def test_story_08_says_which_loads_fell_run_after_run():
@@ -259,7 +261,7 @@ def test_folder_mb_measures_files_and_rejects_missing_paths(tmp_path):
     (tmp_path / "a").write_bytes(b"x" * 1000)
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b").write_bytes(b"x" * 2000)
-    assert when_not_to.folder_mb(tmp_path) == pytest.approx(0.003)
-    assert when_not_to.folder_mb(tmp_path / "a") == pytest.approx(0.001)
+    assert runs.folder_mb(tmp_path) == pytest.approx(0.003)
+    assert runs.folder_mb(tmp_path / "a") == pytest.approx(0.001)
     with pytest.raises(FileNotFoundError):
-        when_not_to.folder_mb(tmp_path / "nope")
+        runs.folder_mb(tmp_path / "nope")

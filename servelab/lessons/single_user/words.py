@@ -1,270 +1,90 @@
-"""Chapter 08: what the engines cost to set up, and how they serve one user and many.
-
-``footprint_mb`` and ``folder_mb`` measure what each engine needs on disk; ``comparison`` puts
-the runs side by side (``servelab.plots.comparisons.engine_bars`` draws the three numbers the
-guidance rests on: the speed one user sees, the total throughput under many users, and how long
-those users wait for a first token). llama.cpp runs through llama-cpp-python's server on the
-4-bit file and on a 16-bit one, so that the page can separate what the engine does from what the
-file format does, and as its own ``llama-server`` with parallel slots on the 4-bit file, so that
-the crowd meets llama.cpp at its best.
-``EngineFindings`` reads the runs once, with every comparison a named verdict; ``story`` only
-words it.
-"""
+"""Chapter 08's words: the engines' story, the CPU's drift between engines and the files'
+ceilings, each picked from the findings' verdicts and their figures."""
 
 from __future__ import annotations
 
-import importlib.metadata
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import pairwise
-from pathlib import Path
-from typing import cast
-
-import pandas as pd
-
-from servelab.bench.frames import Result
-from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P50, TTFT_MS_P99, USER_TOK_S
-from servelab.bench.pace import CpuPace
-from servelab.bench.spread import Spread, spread_table
+from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
 from servelab.lessons.prediction import page_story
 from servelab.lessons.single_user.against import Against
-from servelab.lessons.single_user.drift import DriftFindings, drift_text
-from servelab.lessons.thresholds import ALIKE, ALONE_KEEPS
-from servelab.tables import spread_view
+from servelab.lessons.single_user.ceilings import FileCeilings
+from servelab.lessons.single_user.drift import FIGURES, DriftFindings
+from servelab.lessons.single_user.findings import (
+    LLAMA_F16,
+    LLAMA_Q4,
+    LLAMA_SERVER,
+    VLLM,
+    EngineFindings,
+)
+from servelab.lessons.thresholds import ALIKE
 
-MB = 1e6
-COLUMNS = [OUTPUT_TOK_S, USER_TOK_S, "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
-           "e2e_s_p50", "max_in_flight", "completed", "failed"]
-
-
-def footprint_mb(*distributions: str) -> float:
-    """Megabytes the installed files of these distributions take (missing ones count 0)."""
-    total = 0
-    for name in distributions:
-        try:
-            files = importlib.metadata.distribution(name).files or []
-        except importlib.metadata.PackageNotFoundError:
-            continue
-        for file in files:
-            path = Path(file.locate())
-            if path.is_file():
-                total += path.stat().st_size
-    return total / MB
-
-
-def folder_mb(path: str | Path) -> float:
-    """Megabytes of one file, or of every file under a folder."""
-    path = Path(path)
-    if path.is_file():
-        return path.stat().st_size / MB
-    if not path.is_dir():
-        raise FileNotFoundError(f"{path} does not exist")
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / MB
-
-
-SPREAD_COLUMNS = (USER_TOK_S, OUTPUT_TOK_S, "ttft_s_p50")  # compared, with ranges
-# Decimals the page gives the other figures: counts none, a mean count of tokens one (the rest,
-# seconds, two).
-COLUMN_DIGITS = {"max_in_flight": 0, "completed": 0, "failed": 0, "tokens_per_request": 1}
-IN_ORDER = (USER_TOK_S, OUTPUT_TOK_S)  # also kept run by run, as ``*_runs``, in run order
-
-
-def _run_row(result: Result) -> dict[str, float]:
-    s = result.summary()
-    done = result.requests[result.requests["ok"]]
-    return {OUTPUT_TOK_S: s[OUTPUT_TOK_S], USER_TOK_S: s[USER_TOK_S],
-            "tokens_per_request": float(done["output_tokens"].mean()) if len(done) else 0.0,
-            "ttft_s_p50": s[TTFT_MS_P50] / 1000, "ttft_s_p99": s[TTFT_MS_P99] / 1000,
-            "e2e_s_p50": s["e2e_ms_p50"] / 1000, "max_in_flight": s["max_in_flight"],
-            "completed": s["completed"], "failed": s["failed"]}
-
-
-def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFrame:
-    """One row per (engine, users): throughput, per-user speed and latencies in seconds, each
-    the median of that load's runs, beside ``SPREAD_COLUMNS`` their ranges (``Spread``
-    columns), and for ``IN_ORDER`` every run's figure in the order it ran (``*_runs``)."""
-    rows = []
-    for (engine, users), runs in results.items():
-        for result in runs:
-            rows.append({"load": (engine, users), **_run_row(result)})
-    if not rows:
-        raise ValueError("no runs to compare")
-    table = spread_table(pd.DataFrame(rows), "load", SPREAD_COLUMNS, medians=COLUMNS)
-    for key in IN_ORDER:
-        table[f"{key}_runs"] = pd.Series(
-            [tuple(row[key] for row in rows if row["load"] == load) for load in table["load"]],
-            index=table.index, dtype=object)
-    order = list(dict.fromkeys(row["load"] for row in rows))
-    table.index = pd.MultiIndex.from_tuples(table.pop("load"), names=["engine", "users"])
-    return table.loc[order]
-
-
-def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
-    """What the page prints of ``comparison``: the compared figures as median (lowest–highest),
-    the rest as numbers."""
-    return spread_view(table, {USER_TOK_S: 1, OUTPUT_TOK_S: 1, "ttft_s_p50": 2},
-                       {key: COLUMN_DIGITS.get(key, 2) for key in COLUMNS
-                        if key not in SPREAD_COLUMNS})
-
-
-LLAMA_Q4, LLAMA_F16 = "llama-cpp-python Q4_1", "llama-cpp-python F16"
-LLAMA_SERVER, VLLM = "llama-server Q4_1", "vLLM"
 TOKENS_PER_S = " tokens/s"
 
 
-@dataclass(frozen=True)
-class Facts:
-    """What the page states besides the runs: where each engine ran, the files and the set-up."""
-
-    many: int
-    llama_device: str  # e.g. "the CPU (2 cores)"
-    vllm_device: str  # e.g. "the CPU (2 cores)" or "GPU Tesla T4 (15 GiB, ...)"
-    vllm_on_gpu: bool
-    q4_bits: float  # bits per weight of the packed file, scales included
-    f16_bits: float
-    start_s: Mapping[str, float]  # seconds from launch to the first answer, per engine
-    compile_s: float | None  # llama-cpp-python's build on this machine (None: not recorded)
-    vllm_dtype: str = "bfloat16"  # what vLLM computed in (server.flags["dtype"] or the model's)
-    server_compile_s: float | None = None  # llama-server's build here, after the binding's
-
-    @property
-    def vllm_bits(self) -> int:
-        return 32 if self.vllm_dtype in ("float32", "float") else 16
-
-    @property
-    def bytes_f16_over_q4(self) -> float:
-        """How many times the bytes per token the F16 file reads against the packed one."""
-        return self.f16_bits / self.q4_bits
+def _series(found: DriftFindings, figure: str) -> str:
+    digits = FIGURES[figure][2]
+    return ", ".join(f"{getattr(pace, figure).median:,.{digits}f}"
+                     for pace in found.pace.values())
 
 
-def _by_engine(column: pd.Series) -> dict[str, float]:
-    """A column indexed by engine, as the findings hold it."""
-    return {str(engine): float(value) for engine, value in column.items()}
+def drift_text(found: DriftFindings) -> str:
+    """What the probes between engines say about the machine, as one or two sentences."""
+    if found.drift is None:
+        return ("The engines ran one after another, never together, so each range shows how "
+                "steady one engine's runs were, not how far the machine's own speed drifted "
+                "between engines.")
+    first = next(iter(found.pace.values()))
+    text = (f"The engines ran one after another, so the CPU was probed with no server running, "
+            f"{first.gflops.n} times at each of {len(found.pace)} moments "
+            f"({', '.join(found.pace)}): its copy bandwidth read {_series(found, 'bandwidth_gb_s')}"
+            f" GB/s and its float32 matrix multiply {_series(found, 'gflops')} GFLOP/s (medians). ")
+    move = found.largest
+    if found.drift is Compared.ALIKE or move is None:
+        return text + (f"Every probe stayed within {ALIKE:.0%} of the first: as far as probes "
+                       "between the engines can see, the machine held its speed, so a wider gap "
+                       "between engines is theirs rather than the machine's.")
+    name, unit, digits = FIGURES[move.figure]
+    values = (f"{move.first.median:,.{digits}f} to {move.later.median:,.{digits}f} {unit} "
+              f"({abs(move.ratio - 1):.0%})")
+    if found.drift is Compared.UNTOLD:
+        return text + (f"Its {name} moved from {values} by the probe {move.moment}, but the "
+                       "probes' ranges overlap, so they cannot tell whether the machine itself "
+                       "drifted.")
+    way = "fell" if found.drift is Compared.LOWER else "rose"
+    return text + (f"Its {name} {way} from {values} by the probe {move.moment}, beyond the "
+                   "probes' ranges: the machine itself changed speed between engines, so part "
+                   "of a gap between them may be when each ran rather than the engines.")
 
 
-def fell_run_after_run(runs: Sequence[float]) -> bool:
-    """Each of three or more runs slower than the one before, the last below the first by more
-    than ``ALIKE``: an order a range cannot show. (Three runs fall in order by chance one time
-    in six, so the page says what it suggests, not that the machine slowed.)"""
-    return (len(runs) >= 3 and all(later < earlier for earlier, later in pairwise(runs))
-            and runs[-1] < (1 - ALIKE) * runs[0])
+def ceiling_prediction_text(found: FileCeilings, smaller: str, larger: str) -> str:
+    """The prediction, before the runs: each file's ceiling, and the ratio the sizes set."""
+    ceilings = ", ".join(f"{engine} {found.ceiling(engine):,.0f} tok/s"
+                         for engine in found.megabytes)
+    return (f"At the {found.bandwidth_gb_s:.1f} GB/s this CPU copies, one stream could make at "
+            f"most: {ceilings}. If reading the weights were all a token cost, {smaller} would "
+            f"stream **{found.size_ratio(smaller, larger):.1f}×** as fast as {larger}, the "
+            "ratio of their sizes.")
 
 
-def _falling_loads(table: pd.DataFrame) -> dict[tuple[str, int], tuple[float, ...]]:
-    """The loads of ``comparison``'s table whose compared speed (one user's alone, the total
-    with more) fell run after run, with those runs in order."""
-    falling = {}
-    for load, row in table.iterrows():
-        engine, users = cast(tuple[str, int], load)
-        key = f"{'user' if users == 1 else 'output'}_tok_s_runs"
-        if key in row and fell_run_after_run(row[key]):
-            falling[(str(engine), int(users))] = tuple(row[key])
-    return falling
-
-
-def _spreads_by_engine(rows: pd.DataFrame | pd.Series, key: str) -> dict[str, Spread]:
-    """``key``'s spread for each engine of ``rows`` (indexed by engine)."""
-    return {str(engine): Spread.in_row(row, key) for engine, row in rows.iterrows()}
-
-
-@dataclass(frozen=True)
-class EngineFindings:
-    """The engines' runs, read once: the speed one user saw alone (``one``), the total with
-    ``facts.many`` users (``crowd``) and their waits for a first token, by engine; the disk each
-    needed; and the set-up facts. ``first_alone`` is one user's median wait for a first token
-    (s), by engine; ``falling`` the loads, (engine, users), whose speed fell run after run, with
-    their runs in order."""
-
-    facts: Facts
-    one: Mapping[str, Spread]
-    crowd: Mapping[str, Spread]
-    first_alone: Mapping[str, Spread]
-    wait_p50_s: Mapping[str, float]
-    wait_p99_s: Mapping[str, float]
-    disk_mb: Mapping[str, float]  # "llama.cpp" and "vLLM": packages and model files
-    falling: Mapping[tuple[str, int], tuple[float, ...]] = field(default_factory=dict)
-    pace: Mapping[str, CpuPace] = field(default_factory=dict)  # CPU probes between engines
-
-    @classmethod
-    def of(cls, table: pd.DataFrame, setup: pd.DataFrame, facts: Facts,
-           pace: Mapping[str, CpuPace] | None = None) -> EngineFindings:
-        """From ``comparison``'s table (engines ``LLAMA_Q4``, ``LLAMA_F16``, ``LLAMA_SERVER``,
-        ``VLLM``, each with users 1 and, all but ``LLAMA_F16``, ``facts.many``), the disk table
-        (one row per engine, megabytes) and the CPU probes taken with no server running, by
-        moment in the order they ran."""
-        one = table.xs(1, level="users")
-        many = table.xs(facts.many, level="users")
-        return cls(facts=facts, one=_spreads_by_engine(one, USER_TOK_S),
-                   crowd=_spreads_by_engine(many, OUTPUT_TOK_S),
-                   first_alone=_spreads_by_engine(one, "ttft_s_p50"),
-                   wait_p50_s=_by_engine(many["ttft_s_p50"]),
-                   wait_p99_s=_by_engine(many["ttft_s_p99"]),
-                   disk_mb=_by_engine(setup.sum(axis=1)), falling=_falling_loads(table),
-                   pace=dict(pace or {}))
-
-    @property
-    def q4_vs_f16(self) -> Against:
-        return Against(self.one[LLAMA_Q4], self.one[LLAMA_F16])
-
-    @property
-    def f16_vs_vllm(self) -> Against:
-        return Against(self.one[LLAMA_F16], self.one[VLLM])
-
-    @property
-    def vllm_vs_f16(self) -> Against:
-        return Against(self.one[VLLM], self.one[LLAMA_F16])
-
-    @property
-    def q4_leads(self) -> bool:
-        """llama.cpp's packed file was faster than vLLM for one user, beyond ``ALIKE``."""
-        return Against(self.one[LLAMA_Q4], self.one[VLLM]).compared is Compared.HIGHER
-
-    @property
-    def alone_llama(self) -> bool:
-        """llama.cpp's packed file served one user at least about as quickly as vLLM: its
-        median within ``ALONE_KEEPS`` of vLLM's, and not slower beyond the runs' spread."""
-        against = Against(self.one[LLAMA_Q4], self.one[VLLM])
-        return (self.one[LLAMA_Q4].median >= ALONE_KEEPS * self.one[VLLM].median
-                and against.compared is not Compared.LOWER)
-
-    @property
-    def server_alone(self) -> Against:
-        """llama-server against the binding for one user: the same kernels on the same file."""
-        return Against(self.one[LLAMA_SERVER], self.one[LLAMA_Q4])
-
-    @property
-    def slots_over_binding(self) -> Against:
-        """llama-server's total under load against the binding's: what its slots are worth."""
-        return Against(self.crowd[LLAMA_SERVER], self.crowd[LLAMA_Q4])
-
-    @property
-    def crowd_lead(self) -> Against:
-        """vLLM's total under load against llama.cpp at its best, llama-server."""
-        return Against(self.crowd[VLLM], self.crowd[LLAMA_SERVER])
-
-    @property
-    def over_binding(self) -> Against:
-        """vLLM's total under load against llama-cpp-python's server, one request at a time."""
-        return Against(self.crowd[VLLM], self.crowd[LLAMA_Q4])
-
-    @property
-    def crowd_vllm(self) -> bool:
-        """vLLM served more in total under load than llama-server, beyond ``ALIKE``."""
-        return self.crowd_lead.compared is Compared.HIGHER
-
-    @property
-    def first_start_s(self) -> float | None:
-        """llama.cpp's first start with its build (None: the build was not recorded)."""
-        if self.facts.compile_s is None:
-            return None
-        return self.facts.compile_s + self.facts.start_s[LLAMA_Q4]
-
-    @property
-    def build_slower(self) -> bool | None:
-        """Whether llama.cpp's build and start took longer than vLLM's start."""
-        first = self.first_start_s
-        return None if first is None else first > self.facts.start_s[VLLM]
+def ceiling_check_text(found: FileCeilings, smaller: str, larger: str) -> str:
+    """The measured speeds against their ceilings and the size ratio."""
+    if found.measured is None:
+        raise ValueError("the check needs each engine's measured speed")
+    shares = ", ".join(f"{engine} {found.share(engine):.0%}" for engine in found.megabytes)
+    ratio = found.speed_ratio(smaller, larger)
+    sizes = found.size_ratio(smaller, larger)
+    text = (f"Measured against its ceiling, one user ran at: {shares}. {smaller} streamed "
+            f"{ratio:.1f}× as fast as {larger}, for {sizes:.1f}× fewer bytes a token. ")
+    if not found.near:
+        return text + ("No engine came near its ceiling, so reading the weights is not what "
+                       "set one user's pace here: each token's other work (the arithmetic, "
+                       "unpacking the blocks, the engine's own steps) took most of its time, "
+                       "and the smaller file bought less than its size.")
+    if len(found.near) == len(found.megabytes):
+        return text + ("Every engine ran near its ceiling: one user waited mostly on memory, "
+                       "and fewer bytes a token bought speed almost in proportion.")
+    return text + (f"Only {', '.join(found.near)} ran near its ceiling; the others spent most "
+                   "of each token on work other than reading the weights.")
 
 
 def _as_fast(against: Against) -> str:
