@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from servelab.lessons.routing.findings import CopiesFindings, CopiesVerdict, SetupRuns
+from servelab.lessons.compare import Compared
+from servelab.lessons.routing.findings import CopiesFindings, SetupRuns
 
 
 def setup_view(found: CopiesFindings) -> pd.DataFrame:
@@ -21,9 +22,9 @@ def setup_view(found: CopiesFindings) -> pd.DataFrame:
 def copies_title(found: CopiesFindings, device_label: str) -> str:
     """The setups figure's finding."""
     return f"On {device_label}, " + {
-        CopiesVerdict.COPIES: "two copies delivered more",
-        CopiesVerdict.ONE: "one server delivered more",
-        CopiesVerdict.SAME: "the runs cannot tell two copies from one server"}[found.verdict]
+        Compared.HIGHER: "two copies delivered more",
+        Compared.LOWER: "one server delivered more",
+    }.get(found.verdict, "the runs cannot tell two copies from one server")
 
 
 def _setup_text(setup: SetupRuns) -> str:
@@ -41,17 +42,16 @@ def copies_text(found: CopiesFindings) -> str:
             f"{one.tpot_ms_p50.median:.0f} ms. ")
     if found.device_kind == "cpu":
         text += {
-            CopiesVerdict.COPIES: (
+            Compared.HIGHER: (
                 "Two one-core copies delivered more than one server on both cores, in every run: "
                 "on this CPU a single engine did not turn two cores into twice one core's work. "),
-            CopiesVerdict.ONE: (
+            Compared.LOWER: (
                 "One server with both cores delivered more than two one-core copies, in every "
                 "run: one engine batches every user's tokens into one step, and the copies each "
                 "carried the cost of a whole server on half the machine. "),
-            CopiesVerdict.SAME: (
-                "The runs cannot tell the two setups apart: splitting two cores into two copies "
-                "bought no clear throughput, only a second process. "),
-        }[found.verdict]
+        }.get(found.verdict, (
+            "The runs cannot tell the two setups apart: splitting two cores into two copies "
+            "bought no clear throughput, only a second process. "))
         text += ("On a CPU the copies share one memory bus, so this run cannot show what copies "
                  "on separate GPUs give; it shows what splitting one machine costs.")
     elif found.gpus < 2:
@@ -59,31 +59,29 @@ def copies_text(found: CopiesFindings) -> str:
                  "its compute: copies pay off when each has a device of its own.")
     else:
         text += {
-            CopiesVerdict.COPIES: (
+            Compared.HIGHER: (
                 "Two copies, a GPU each, delivered more than one server on one GPU: each copy "
                 "brought a device of its own to the load. "),
-            CopiesVerdict.ONE: (
+            Compared.LOWER: (
                 "One server on one GPU delivered more than two copies on two: this load did not "
                 "need the second GPU, and the router's hop cost time. "),
-            CopiesVerdict.SAME: (
-                "The runs cannot tell the copies on two GPUs from one GPU: the load did not "
-                "clearly need the second GPU. "),
-        }[found.verdict]
+        }.get(found.verdict, (
+            "The runs cannot tell the copies on two GPUs from one GPU: the load did not "
+            "clearly need the second GPU. "))
     if found.split is not None:
         text += (f"Split over two GPUs with tensor parallelism the model gave "
                  f"{_setup_text(found.split)} at {found.split.tpot_ms_p50.median:.0f} ms a "
                  "token: ")
         text += {
-            CopiesVerdict.COPIES: (
+            Compared.HIGHER: (
                 "fewer tokens than two copies, as the lesson says: splitting a model that fits "
                 "on one card adds the GPUs' exchange to every step."),
-            CopiesVerdict.ONE: (
+            Compared.LOWER: (
                 "more than two copies, against the lesson's rule of thumb, on this model and "
                 "these GPUs."),
-            CopiesVerdict.SAME: (
-                "the runs cannot tell it from two copies; the lesson's reason to prefer copies, "
-                "the GPUs' exchange at every step, did not show in throughput here."),
-        }[found.split_verdict or CopiesVerdict.SAME]
+        }.get(found.split_verdict or Compared.UNTOLD, (
+            "the runs cannot tell it from two copies; the lesson's reason to prefer copies, "
+            "the GPUs' exchange at every step, did not show in throughput here."))
     return text.rstrip()
 
 

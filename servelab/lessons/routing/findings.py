@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import pandas as pd
 
@@ -20,7 +19,7 @@ from servelab.bench.frames import Result
 from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P50, TTFT_MS_P99
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Tenants
-from servelab.lessons.compare import Compared, compare
+from servelab.lessons.compare import Compared, compare, compare_by, compare_points
 from servelab.lessons.thresholds import HIT_RATE_SHOWN, SAME_SPEED, TTFT_GAIN_SHOWN
 
 
@@ -75,39 +74,16 @@ class PolicyRun:
         return float((self.spread.max(axis=1) / totals).mean())
 
 
-class Lead(StrEnum):
-    """Which policy came out ahead on a count, the prefix-following one or the spreading one."""
-
-    FOLLOWING = "following"
-    SPREADING = "spreading"
-    SAME = "same"
+def _first_token(spreading: Spread, following: Spread) -> Compared:
+    """The prefix-following policy's first token against the spreading one's (``LOWER``:
+    sooner), apart only when the ranges are and the medians differ ``TTFT_GAIN_SHOWN``-fold."""
+    return compare_by(following, spreading, TTFT_GAIN_SHOWN)
 
 
-class FirstToken(StrEnum):
-    """The median first token with the prefix-following policy against the spreading one."""
-
-    SOONER = "sooner"
-    LATER = "later"
-    UNCLEAR = "unclear"
-
-
-def _first_token(spreading: Spread, following: Spread) -> FirstToken:
-    """Called apart only when the ranges are and the medians differ ``TTFT_GAIN_SHOWN``-fold."""
-    if following.below_by(spreading, TTFT_GAIN_SHOWN):
-        return FirstToken.SOONER
-    if following.above_by(spreading, TTFT_GAIN_SHOWN):
-        return FirstToken.LATER
-    return FirstToken.UNCLEAR
-
-
-def _cache(spreading: Spread, following: Spread) -> Lead:
-    """Which policy found more prompt tokens cached, by ``HIT_RATE_SHOWN`` points or more and
-    beyond the runs' ranges."""
-    if following.above(spreading) and following.median - spreading.median >= HIT_RATE_SHOWN:
-        return Lead.FOLLOWING
-    if following.below(spreading) and spreading.median - following.median >= HIT_RATE_SHOWN:
-        return Lead.SPREADING
-    return Lead.SAME
+def _cache(spreading: Spread, following: Spread) -> Compared:
+    """The prefix-following policy's cached share against the spreading one's (``HIGHER``: it
+    found more cached), by ``HIT_RATE_SHOWN`` points or more and beyond the runs' ranges."""
+    return compare_points(following, spreading, HIT_RATE_SHOWN)
 
 
 def _by_policy(both: tuple[Sequence[PolicyRun], Sequence[PolicyRun]],
@@ -137,8 +113,8 @@ class RoutingFindings:
     ttft_ms_p99: tuple[Spread, Spread]
     recomputed: tuple[Spread, Spread]  # prompt computations a run beyond the first visits
     pooled_spreads: dict[str, pd.DataFrame]
-    cache: Lead
-    first_token: FirstToken
+    cache: Compared  # the following policy's hit rate against the spreading one's
+    first_token: Compared  # the following policy's first token against the spreading one's
     prompt_alone_s: float = math.nan  # one tenant's prompt read alone on a replica (NaN: not timed)
     cache_tokens: int = 0  # the smaller replica's KV cache, in tokens (0: not known)
 
@@ -199,15 +175,11 @@ class RoutingFindings:
         return 0 < self.cache_tokens < self.tenant_prompts_tokens
 
     @property
-    def recompute(self) -> Lead:
-        """Which policy computed prompts again beyond their first visits less often, the runs'
-        ranges apart."""
+    def recompute(self) -> Compared:
+        """How often the prefix-following policy computed prompts again beyond their first
+        visits against the spreading one (``LOWER``: less often), the runs' ranges apart."""
         spreading, following = self.recomputed
-        if following.below(spreading):
-            return Lead.FOLLOWING
-        if spreading.below(following):
-            return Lead.SPREADING
-        return Lead.SAME
+        return compare(following, spreading)
 
     @property
     def extra_prefills(self) -> float:
@@ -255,22 +227,11 @@ class Failure:
         return compare(after, before)
 
 
-class CopiesVerdict(StrEnum):
-    """Which setup delivered more output: two copies behind the router or the other one."""
-
-    COPIES = "copies"
-    ONE = "one"
-    SAME = "same"
-
-
-def copies_verdict(copies: Spread, other: Spread) -> CopiesVerdict:
-    """Called apart only when the runs' ranges are and the medians differ by ``SAME_SPEED`` or
+def copies_verdict(copies: Spread, other: Spread) -> Compared:
+    """Two copies' output against the other setup's (``HIGHER``: the copies delivered more),
+    called apart only when the runs' ranges are and the medians differ by ``SAME_SPEED`` or
     more."""
-    if copies.above_by(other, 1 + SAME_SPEED):
-        return CopiesVerdict.COPIES
-    if copies.below_by(other, 1 + SAME_SPEED):
-        return CopiesVerdict.ONE
-    return CopiesVerdict.SAME
+    return compare_by(copies, other, 1 + SAME_SPEED)
 
 
 @dataclass(frozen=True)
@@ -299,8 +260,8 @@ class CopiesFindings:
     split: SetupRuns | None
     device_kind: str
     gpus: int
-    verdict: CopiesVerdict
-    split_verdict: CopiesVerdict | None
+    verdict: Compared
+    split_verdict: Compared | None
 
     @classmethod
     def of(cls, runs: Mapping[str, Sequence[Result]], device_kind: str,

@@ -10,7 +10,8 @@ import math
 import pandas as pd
 
 from servelab.bench.spread import Spread
-from servelab.lessons.routing.findings import FirstToken, Lead, RoutingFindings
+from servelab.lessons.compare import Compared
+from servelab.lessons.routing.findings import RoutingFindings
 
 
 def policy_table(found: RoutingFindings) -> pd.DataFrame:
@@ -65,30 +66,28 @@ def routing_text(found: RoutingFindings) -> str:
             f"{found.computed_tokens[1].median:,.0f}, and found {_share(hits[0])} and "
             f"{_share(hits[1])} of the prompt tokens cached. ")
     text += {
-        Lead.FOLLOWING: (
+        Compared.HIGHER: (
             "Following the prefixes kept more of the saving prefix caching offers, in every run: "
             f"a spreading policy makes each of the {found.replicas} replicas compute every "
             "tenant's prompt for itself. "),
-        Lead.SPREADING: (
+        Compared.LOWER: (
             "Here the spreading policy found more in the cache, in every run, against what the "
             "policies are built for: look at the spread above for the reason. "),
-        Lead.SAME: (
-            "The runs cannot tell the two hit rates apart: their ranges touch, or they differ by "
-            "only a few points. In these runs routing made no clear difference to the cache. "),
-    }[found.cache]
+    }.get(found.cache, (
+        "The runs cannot tell the two hit rates apart: their ranges touch, or they differ by "
+        "only a few points. In these runs routing made no clear difference to the cache. "))
     medians = (f"{ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
                f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
     text += {
-        FirstToken.SOONER: (
+        Compared.LOWER: (
             f"First tokens came sooner with {following} (median {medians}). "
             + _sooner_cause(found)),
-        FirstToken.LATER: (
+        Compared.HIGHER: (
             f"Yet first tokens came later with {following} (median {medians}): keeping tenants "
             "together can pile their requests onto one replica while the other idles."),
-        FirstToken.UNCLEAR: (
-            f"The median first token with {following} against {spreading} was {medians}: the "
-            "runs cannot tell them apart."),
-    }[found.first_token]
+    }.get(found.first_token, (
+        f"The median first token with {following} against {spreading} was {medians}: the "
+        "runs cannot tell them apart."))
     return text + _cold_start_text(found)
 
 
@@ -124,17 +123,16 @@ def _crowding_text(found: RoutingFindings) -> str:
             f"{spreading} computed a prompt again {again[0].with_range()} times a run and "
             f"{following} {again[1].with_range()}. ")
     return text + {
-        Lead.FOLLOWING: (
+        Compared.LOWER: (
             f"So {following}'s lead is not only a cold start: with the prompts too many for one "
             "cache, keeping each tenant on one replica keeps its prompt from being pushed out, "
             "run after run."),
-        Lead.SPREADING: (
+        Compared.HIGHER: (
             f"Here {spreading} computed fewer again, against what following the prefixes is "
             "built for: look at the spread above for the reason."),
-        Lead.SAME: (
-            "The runs' ranges do not set them apart, so these runs show no lead beyond the first "
-            "visits."),
-    }[found.recompute]
+    }.get(found.recompute, (
+        "The runs' ranges do not set them apart, so these runs show no lead beyond the first "
+        "visits."))
 
 
 def _sooner_cause(found: RoutingFindings) -> str:
