@@ -24,7 +24,6 @@ from servelab.lessons.chunking.findings import (
     ReadingTail,
     TargetVerdict,
     TradeFindings,
-    WaitVerdict,
 )
 from servelab.lessons.chunking.measuring import compare, compare_view, documents_queued, run_figures
 from servelab.lessons.chunking.sizing import (
@@ -47,6 +46,7 @@ from servelab.lessons.chunking.words import (
     spacing_line,
     story,
 )
+from servelab.lessons.compare import Compared
 from servelab.tables import readable
 from tests.support import record as _record
 
@@ -316,9 +316,9 @@ def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
 
 
 @pytest.mark.parametrize(("ttft", "plan", "verdict"), [
-    (6.5, PLAN, WaitVerdict.LATER), (4.0, PLAN, WaitVerdict.SOONER),
-    (5.1, PLAN, WaitVerdict.OVERLAP),
-    (6.5, dataclasses.replace(PLAN, budget=2000), WaitVerdict.NOT_SPLIT),
+    (6.5, PLAN, Compared.HIGHER), (4.0, PLAN, Compared.LOWER),
+    (5.1, PLAN, Compared.UNTOLD),
+    (6.5, dataclasses.replace(PLAN, budget=2000), None),
 ])
 def test_wait_verdicts(ttft, plan, verdict):
     assert findings(_row(300, 100, 250, 31, ttft), plan=plan).wait_verdict is verdict

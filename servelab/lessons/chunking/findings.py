@@ -13,6 +13,7 @@ from enum import StrEnum
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking.sizing import BudgetPlan, Reading, read_alone_s
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.thresholds import PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
 
 
@@ -40,15 +41,6 @@ class TargetVerdict(StrEnum):
     NEAR = "near the target"  # some run's pause within PAUSE_OFF_TARGET× of it either way
     OVER = "over the target"  # every run's pause over PAUSE_OFF_TARGET× the target
     UNDER = "under the target"  # every run's pause under the target by PAUSE_OFF_TARGET×
-
-
-class WaitVerdict(StrEnum):
-    """The document's own first token with chunks against in one step."""
-
-    NOT_SPLIT = "the chunked run read it in one step too"
-    LATER = "later beyond the spread"
-    SOONER = "sooner beyond the spread"
-    OVERLAP = "the ranges overlap"
 
 
 class DealVerdict(StrEnum):
@@ -243,14 +235,12 @@ class TradeFindings:
         return self.pause_chunked.median / self.plan.pause_ms
 
     @property
-    def wait_verdict(self) -> WaitVerdict:
+    def wait_verdict(self) -> Compared | None:
+        """The document's own first token with chunks against in one step (``HIGHER``: later,
+        the ranges apart); None where the chunked run read it in one step too."""
         if self.plan.second_read is Reading.ONE_STEP:
-            return WaitVerdict.NOT_SPLIT
-        if self.wait_chunked.above(self.wait_whole):
-            return WaitVerdict.LATER
-        if self.wait_chunked.below(self.wait_whole):
-            return WaitVerdict.SOONER
-        return WaitVerdict.OVERLAP
+            return None
+        return compare(self.wait_chunked, self.wait_whole)
 
     @property
     def alone_cost(self) -> AloneCost:

@@ -17,7 +17,6 @@ from servelab.lessons.chunking.findings import (
     ReadingTail,
     TargetVerdict,
     TradeFindings,
-    WaitVerdict,
 )
 from servelab.lessons.chunking.sizing import (
     DOCUMENT_PAUSES,
@@ -27,6 +26,7 @@ from servelab.lessons.chunking.sizing import (
     Reading,
     Sizing,
 )
+from servelab.lessons.compare import Compared
 from servelab.lessons.prediction import page_story
 from servelab.lessons.thresholds import HITCH_CHUNK_SHARE, PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
 
@@ -262,12 +262,12 @@ def _document_text(findings: TradeFindings) -> str:
                f"{after.median:.2f} s "
                f"{second} ({after.range_text(' s', 2, 'runs')})")
     queue = _queue_text(findings)
-    if findings.wait_verdict is WaitVerdict.NOT_SPLIT:
+    if findings.wait_verdict is None:
         return numbers + (": that run read it in one step too, so whatever separates the two "
                           "waits is not chunking's doing." + queue)
-    if findings.wait_verdict is WaitVerdict.LATER:
+    if findings.wait_verdict is Compared.HIGHER:
         return numbers + f", {findings.wait_ratio:.1f}× as long." + queue + _cost_text(findings)
-    if findings.wait_verdict is WaitVerdict.SOONER:
+    if findings.wait_verdict is Compared.LOWER:
         return numbers + (": sooner beyond the spread, which is not the usual outcome; on a "
                           "busy machine the single long step can be the slower one." + queue)
     return numbers + (": the ranges overlap, so this run cannot tell the two waits apart."

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
 from servelab.lessons.batching.steps import NOISE_TEXT, sweep_ranges
-from servelab.lessons.chunking.findings import PauseVerdict, TradeFindings, WaitVerdict
+from servelab.lessons.chunking.findings import PauseVerdict, TradeFindings
+from servelab.lessons.compare import Compared
 from servelab.lessons.overview.findings import LessonFindings
 from servelab.lessons.paging.findings import PagingFindings, RanVerdict
 from servelab.lessons.prefix.reuse_findings import FirstTokenVerdict, ReuseFindings
@@ -120,9 +121,9 @@ def _wait_words(chunks: TradeFindings) -> str:
     """The document's own first token either way, as the summary's clause."""
     chunked, whole = chunks.wait_chunked.median, chunks.wait_whole.median
     both = f"{chunked:.2f} s in slices against {whole:.2f} s in one step"
-    if chunks.wait_verdict is WaitVerdict.LATER:
+    if chunks.wait_verdict is Compared.HIGHER:
         return f"a document's first token came later, after {both}"
-    if chunks.wait_verdict is WaitVerdict.SOONER:
+    if chunks.wait_verdict is Compared.LOWER:
         return f"a document's first token came sooner, after {both}"
     return (f"a document's first token came after {both}, ranges overlapping: no cost this run "
             "can tell")
