@@ -18,7 +18,7 @@ from servelab.lessons.batching.findings import (
     BatchVerdict,
     two_level_sweep,
 )
-from servelab.lessons.batching.steps import NOISE_TEXT, crowd_text, scaling_text, sweep_ranges
+from servelab.lessons.batching.words import NOISE_TEXT, crowd_text, scaling_text, sweep_ranges
 from servelab.lessons.overview.words import batching_text
 from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
@@ -141,6 +141,7 @@ def repeated(single: list[float], crowd: list[float]) -> BatchFindings:
 def test_a_repeated_sweep_gives_medians_and_the_ranges_beside_them() -> None:
     found = repeated([24.0, 25.0, 27.0], [380.0, 400.0, 420.0])
     assert (found.single_total, found.top_total, found.repeated) == (25.0, 400.0, True)
+    assert found.sweeps == 3
     assert found.shown and not found.within_noise
     text = scaling_text(found, smoke=False)
     assert "(medians of 3 sweeps; lowest to highest: one stream 24–27, 32 streams 380–420" in text
@@ -158,4 +159,5 @@ def test_a_gain_the_ranges_still_cover_is_not_called_shown() -> None:
 def test_one_sweep_has_no_range_to_weigh_and_says_none() -> None:
     found = repeated([25.0], [400.0])
     assert not found.repeated and found.shown
+    assert found.sweeps is None
     assert sweep_ranges(found) == ""

@@ -1,4 +1,5 @@
-"""servelab.lessons.batching.steps: the step-time fit, its findings and every text branch."""
+"""servelab.lessons.batching: the step-time fit (steps), the findings built on it (findings,
+waves_findings) and every text branch of their words (words)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,15 @@ from servelab.bench import bandwidth
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
-from servelab.lessons.batching import steps as batching
-from servelab.lessons.batching.findings import BatchFindings, two_level_sweep
+from servelab.lessons.batching import words
+from servelab.lessons.batching.findings import (
+    BatchFindings,
+    CeilingFindings,
+    Intensity,
+    two_level_sweep,
+)
+from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
+from servelab.lessons.batching.waves_findings import WavesFindings, WavesVerdict
 
 ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
 
@@ -28,27 +36,27 @@ def many(total: float, users: int) -> dict[str, float]:
 ])
 def test_crowd_text_branches(total: float, smoke: bool, phrase: str) -> None:
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(total, 16), 16))
-    assert phrase in batching.crowd_text(found, smoke=smoke)
+    assert phrase in words.crowd_text(found, smoke=smoke)
 
 
 def test_token_count_text_agrees_or_not() -> None:
-    assert "agrees" in batching.token_count_text(100, 100)
-    assert "**4,896** generated tokens" in batching.token_count_text(4896, 4896)
-    assert "something else" in batching.token_count_text(100, 120)
+    assert "agrees" in words.token_count_text(100, 100)
+    assert "**4,896** generated tokens" in words.token_count_text(4896, 4896)
+    assert "something else" in words.token_count_text(100, 120)
 
 
 def test_step_times_and_fit_recover_a_line() -> None:
     batch = np.array([1, 2, 4, 8, 16, 32])
     step_ms = 40.0 + 0.7 * batch
     tok_s = 1000.0 * batch / step_ms
-    assert batching.step_times_ms(batch, tok_s) == pytest.approx(step_ms)
-    fit = batching.fit_step_time(batch, step_ms)
+    assert step_times_ms(batch, tok_s) == pytest.approx(step_ms)
+    fit = fit_step_time(batch, step_ms)
     assert fit.fixed_ms == pytest.approx(40.0) and fit.per_sequence_ms == pytest.approx(0.7)
     assert fit.r_squared == pytest.approx(1.0)
     assert fit.at(10) == pytest.approx(47.0) and fit.crossover == pytest.approx(40 / 0.7)
-    assert math.isinf(batching.StepFit(5.0, 0.0, 1.0).crossover)
+    assert math.isinf(StepFit(5.0, 0.0, 1.0).crossover)
     with pytest.raises(ValueError, match="two or more"):
-        batching.fit_step_time([4, 4], [1.0, 2.0])
+        fit_step_time([4, 4], [1.0, 2.0])
 
 
 @pytest.mark.parametrize(("per_seq", "phrase"), [
@@ -59,10 +67,10 @@ def test_intensity_compares_the_fitted_cost_with_the_arithmetic(per_seq: float,
                                                                 phrase: str) -> None:
     # 200 GFLOP/s, 10 GB/s, 200 MB of weights in 100 M parameters of 2 bytes: the arithmetic of
     # one sequence takes 1 ms, one read of the weights 20 ms; balance 20, 20 sequences on paper.
-    found = batching.Intensity.of(200e9, 10.0, 200e6, 100e6, batching.StepFit(40.0, per_seq, 1))
+    found = Intensity.of(200e9, 10.0, 200e6, 100e6, StepFit(40.0, per_seq, 1))
     assert found.per_sequence_ms_predicted == pytest.approx(1.0)
     assert found.batch_measured == pytest.approx(20.0 / per_seq)
-    text = batching.intensity_text(found)
+    text = words.intensity_text(found)
     assert "**20** operations" in text and "about **20** sequences" in text
     assert phrase in text
 
@@ -71,13 +79,13 @@ def test_crowd_text_words_the_record_it_is_given() -> None:
     """Chapter 01 words the record it built, the kind chapters 00 and 02 read: every figure in
     the text is one of the record's, none summed again from the rows."""
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(400.0, 16), 16))
-    text = batching.crowd_text(found, smoke=False)
+    text = words.crowd_text(found, smoke=False)
     assert "**25 tok/s**" in text and "**400 tok/s**" in text and "**25.0 tok/s**" in text
     assert "kept **100%**" in text and "**16.0-fold**" in text
     # A record whose numbers differ from the rows it came from is worded as it stands.
     other = BatchFindings(users=8, single_total=10.0, top_total=60.0, single_each=10.0,
                           top_each=7.5, basis="over the whole run")
-    text = batching.crowd_text(other, smoke=False)
+    text = words.crowd_text(other, smoke=False)
     assert "**8** users" in text and "**6.0-fold**" in text and "kept **75%**" in text
 
 
@@ -89,28 +97,28 @@ def test_crowd_text_words_the_record_it_is_given() -> None:
 ])
 def test_scaling_text_branches(total: float, smoke: bool, phrase: str) -> None:
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(total, 32), 32))
-    text = batching.scaling_text(found, smoke=smoke)
+    text = words.scaling_text(found, smoke=smoke)
     assert phrase in text and f"{total:.0f} tok/s" in text
     assert text.startswith("Counted while every user was decoding, one stream made **25 tok/s**")
 
 
 def test_the_lessons_figures_stand_beside_this_run() -> None:
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(500.0, 32), 32))
-    table = batching.beside_lesson(found, "a CPU")
+    table = words.beside_lesson(found, "a CPU")
     assert list(table["lesson (GPU, 32 streams)"]) == ["100", "2,000", "60.0", "20.0×", "60%"]
     assert list(table["a CPU"]) == ["25", "500", "15.6", "20.0×", "62%"]
     assert table[""].iloc[1] == "32 streams, total (tok/s)"
 
 
-def _waves(static_s: float, idle_continuous: float = 0.05, fit: batching.StepFit | None = None,
+def _waves(static_s: float, idle_continuous: float = 0.05, fit: StepFit | None = None,
            tail_share: float | None = None, spread: float = 0.02,
-           runs: int = 3) -> batching.WavesFindings:
+           runs: int = 3) -> WavesFindings:
     """96 requests in waves of 16 against 16 s continuously, 60% of the waves' slots idle; each
     time over ``runs`` runs, ``spread`` either side of its median."""
     def timed(median: float) -> Spread:
         return Spread(median, (1 - spread) * median, (1 + spread) * median, runs)
 
-    return batching.WavesFindings(
+    return WavesFindings(
         requests=96, wave_size=16, static_s=timed(static_s), continuous_s=timed(16.0),
         idle_static=0.6,
         idle_continuous=idle_continuous, tail_share=tail_share,
@@ -119,12 +127,12 @@ def _waves(static_s: float, idle_continuous: float = 0.05, fit: batching.StepFit
 
 
 @pytest.mark.parametrize(("static_s", "verdict"), [
-    (24.0, batching.WavesVerdict.CLEAR),      # 1.5x: CONTINUOUS_CLEAR
-    (20.0, batching.WavesVerdict.WON),        # 1.25x
-    (16.8, batching.WavesVerdict.NOT_SHOWN),  # 1.05x: CONTINUOUS_WON is not beaten
+    (24.0, WavesVerdict.CLEAR),      # 1.5x: CONTINUOUS_CLEAR
+    (20.0, WavesVerdict.WON),        # 1.25x
+    (16.8, WavesVerdict.NOT_SHOWN),  # 1.05x: CONTINUOUS_WON is not beaten
 ])
 def test_each_waves_verdict_follows_from_the_durations(static_s: float,
-                                                       verdict: batching.WavesVerdict) -> None:
+                                                       verdict: WavesVerdict) -> None:
     assert _waves(static_s).verdict is verdict
 
 
@@ -137,27 +145,38 @@ def test_each_waves_verdict_follows_from_the_durations(static_s: float,
     (15.0, False, "The waves finished sooner in every run"),
 ])
 def test_waves_text_branches(static_s: float, smoke: bool, phrase: str) -> None:
-    text = batching.waves_text(_waves(static_s), smoke=smoke)
+    text = words.waves_text(_waves(static_s), smoke=smoke)
     assert phrase in text and "60%" in text and "The same 96 requests" in text
+
+
+@pytest.mark.parametrize(("static_s", "waves_sooner", "continuous_sooner"), [
+    (15.0, True, False), (16.0, False, False), (16.7, False, True)])
+def test_which_mode_finished_sooner_in_every_run(static_s: float, waves_sooner: bool,
+                                                 continuous_sooner: bool) -> None:
+    found = _waves(static_s)
+    assert (found.waves_sooner, found.continuous_sooner) == (waves_sooner, continuous_sooner)
+    assert found.least_margin == pytest.approx(0.05)
 
 
 def test_waves_are_quicker_only_with_the_runs_ranges_apart() -> None:
     overlapping = _waves(24.0, spread=0.25)  # 18-30 s against 12-20 s: 1.5x at the medians
-    assert overlapping.verdict is batching.WavesVerdict.NOT_SHOWN
-    text = batching.waves_text(overlapping, smoke=False)
+    assert overlapping.verdict is WavesVerdict.NOT_SHOWN
+    text = words.waves_text(overlapping, smoke=False)
     assert "**24.0 s (18.0–30.0)** in waves of 16 and **16.0 s (12.0–20.0)**" in text
     assert "medians of 3 runs each" in text and "ranges overlap, so this run cannot tell" in text
     single = _waves(40.0, runs=1)
-    assert single.verdict is batching.WavesVerdict.NOT_SHOWN
-    assert "One run a mode gives no range" in batching.waves_text(single, smoke=False)
+    assert single.verdict is WavesVerdict.NOT_SHOWN
+    assert single.one_run_a_mode and not single.repeated and not overlapping.one_run_a_mode
+    assert "One run a mode gives no range" in words.waves_text(single, smoke=False)
 
 
 def test_waves_text_weighs_idle_slots_by_what_a_step_costs() -> None:
-    fit = batching.StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
+    fit = StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
     # Busy shares 40% against 80%: 2.0x if steps cost alike; 1.8x measured.
     found = _waves(28.8, idle_continuous=0.2, fit=fit)
     assert found.if_steps_cost_alike == pytest.approx(2.0) and found.short_of_slots
-    text = batching.waves_text(found, smoke=False)
+    assert (found.busy_static, found.busy_continuous) == pytest.approx((0.4, 0.8))
+    text = words.waves_text(found, smoke=False)
     assert "would predict 2.0×" in text and "65 ms" in text and "140 ms" in text
     assert not _waves(28.8, idle_continuous=0.2).short_of_slots  # no fit, nothing to say why
     # A gain as large as the busy shares predict needs no excuse.
@@ -174,7 +193,7 @@ def test_waves_text_says_where_the_continuous_idle_time_was(tail_share: float | 
                                                             phrase: str) -> None:
     found = _waves(40.0, idle_continuous=0.3, tail_share=tail_share)
     assert found.tail_mostly is mostly
-    text = batching.waves_text(found, smoke=False)
+    text = words.waves_text(found, smoke=False)
     assert text.endswith(phrase) if tail_share is None else phrase in text
 
 
@@ -192,18 +211,18 @@ def _static_run(ends: list[float]) -> Result:
 def test_the_waves_findings_are_read_off_the_two_runs() -> None:
     # Two slots, both sent at once: one request ends at 1 s and one at 4 s in the waves, so a
     # slot idles 3 of the 8 slot-seconds; continuously both end at 2 s.
-    fit = batching.StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
-    found = batching.WavesFindings.of([_static_run([1.0, 4.0]), _static_run([1.0, 4.2])],
-                                      [_static_run([2.0, 2.0]), _static_run([2.1, 2.1])], 2, fit)
+    fit = StepFit(fixed_ms=60.0, per_sequence_ms=5.0, r_squared=0.99)
+    found = WavesFindings.of([_static_run([1.0, 4.0]), _static_run([1.0, 4.2])],
+                             [_static_run([2.0, 2.0]), _static_run([2.1, 2.1])], 2, fit)
     assert (found.requests, found.static_s.median, found.continuous_s.median) == (2, 4.1, 2.05)
     assert (found.static_s.low, found.static_s.high, found.static_s.n) == (4.0, 4.2, 2)
     assert found.idle_static == pytest.approx((3 / 8 + 3.2 / 8.4) / 2)  # the runs' median
     assert found.idle_continuous == 0.0
     assert found.tail_share is None  # no idle time continuously: nothing to place
     assert (found.step_one_ms, found.step_full_ms) == (65.0, 70.0)
-    assert found.speedup == 2.0 and found.verdict is batching.WavesVerdict.CLEAR
+    assert found.speedup == 2.0 and found.verdict is WavesVerdict.CLEAR
     with pytest.raises(ValueError, match="at least one run of each mode"):
-        batching.WavesFindings.of([], [_static_run([2.0, 2.0])], 2, fit)
+        WavesFindings.of([], [_static_run([2.0, 2.0])], 2, fit)
 
 
 @pytest.mark.parametrize(("single", "near", "phrase"), [
@@ -211,17 +230,17 @@ def test_the_waves_findings_are_read_off_the_two_runs() -> None:
     (18.4, False, "far below the bound"),
 ])
 def test_ceiling_text_branches(single: float, near: bool, phrase: str) -> None:
-    found = batching.CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000, single))
+    found = CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000, single))
     assert found.near is near
-    text = batching.ceiling_text(found)
+    text = words.ceiling_text(found)
     assert "**37 tok/s**" in text and phrase in text and "**270 MB**" in text
     with pytest.raises(ValueError, match="measured speed"):
-        batching.CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000))
+        CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000))
 
 
 def test_intensity_has_nothing_to_compare_where_the_fit_cannot_split() -> None:
-    found = batching.Intensity.of(200e9, 10.0, 200e6, 100e6, batching.StepFit(92.9, -0.46, 0.08))
-    text = batching.intensity_text(found)
+    found = Intensity.of(200e9, 10.0, 200e6, 100e6, StepFit(92.9, -0.46, 0.08))
+    text = words.intensity_text(found)
     assert "could not split a step" in text and "-0." not in text
 
 
@@ -237,9 +256,9 @@ def test_crowd_text_cannot_tell_what_each_user_kept_where_the_ranges_allow_no_lo
                                                      _spread_row(310.0, 240.0, 400.0, 16), 16))
     assert found.kept_bounds == pytest.approx((240 / 16 / 30, 400 / 16 / 20))
     assert found.shown and found.kept_untold
-    text = batching.crowd_text(found, smoke=False)
+    text = words.crowd_text(found, smoke=False)
     assert "anything from 50% to 125%" in text and "cannot say how much speed" in text
     assert "kept **" not in text
     tight = BatchFindings.from_sweep(two_level_sweep(_spread_row(25.0, 24.0, 26.0, 1),
                                                      _spread_row(310.0, 300.0, 320.0, 16), 16))
-    assert not tight.kept_untold and "kept **78%**" in batching.crowd_text(tight, smoke=False)
+    assert not tight.kept_untold and "kept **78%**" in words.crowd_text(tight, smoke=False)

@@ -1,5 +1,5 @@
-"""servelab.lessons.batching.roofline: the step a device's figures allow, the gain window, and
-every text branch."""
+"""servelab.lessons.batching.roofline and its words (step_words): the step a device's figures
+allow, the gain window, and every text branch."""
 
 from __future__ import annotations
 
@@ -11,13 +11,16 @@ from servelab.lessons.batching.roofline import (
     QWEN3_8B,
     T4,
     Roofline,
+    WindowPlace,
     decode_context,
-    prediction_window_text,
     published_rooflines,
+)
+from servelab.lessons.batching.step_cost import StepInputs
+from servelab.lessons.batching.step_words import (
+    prediction_window_text,
     roofline_table,
     window_check_text,
 )
-from servelab.lessons.batching.step_cost import StepInputs
 
 
 def _row(read_ms: float = 10.0, per_sequence_ms: float = 0.2) -> Roofline:
@@ -44,6 +47,10 @@ def test_the_window_brackets_the_gain_with_no_engine_work() -> None:
     assert row.gain_low == pytest.approx(32 * 1.04 / (1 + 32 * 0.04))
     assert row.gain_high == pytest.approx(32 * 1.01 / (1 + 32 * 0.01))
     assert row.holds(row.gain) and not row.holds(row.gain_high + 0.1)
+    assert row.placed(row.gain) is WindowPlace.INSIDE
+    assert row.placed(row.gain_high + 0.1) is WindowPlace.ABOVE
+    assert row.placed(row.gain_low - 0.1) is WindowPlace.BELOW
+    assert (row.kept_low, row.kept_high) == pytest.approx((row.gain_low / 32, row.gain_high / 32))
 
 
 def test_the_book_predicts_a_t4_and_the_lessons_kind_of_card() -> None:

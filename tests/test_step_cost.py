@@ -1,5 +1,5 @@
-"""servelab.lessons.batching.step_cost: the split of a step, its regime, the gain formula and
-every text branch."""
+"""servelab.lessons.batching.step_cost and step_words: the split of a step, its regime, the gain
+formula and every text branch."""
 
 from __future__ import annotations
 
@@ -11,17 +11,15 @@ import pytest
 from servelab.lessons.batching.findings import BatchGain
 from servelab.lessons.batching.step_cost import (
     GainCheck,
+    GainFindings,
     LessonStep,
     Regime,
     StepCost,
     StepInputs,
     StepPart,
-    gain_at,
-    gain_text,
-    regime_text,
-    step_parts_table,
 )
-from servelab.lessons.batching.steps import StepFit
+from servelab.lessons.batching.step_words import gain_text, regime_text, step_parts_table
+from servelab.lessons.batching.steps import StepFit, gain_at, ratio_gain
 
 BATCHES = [1, 2, 4, 8, 16, 32, 32]
 
@@ -67,6 +65,8 @@ def test_the_regime_is_the_largest_part_at_the_top_batch(fixed: float, per_seque
     text = regime_text(cost)
     assert f"**{regime}**" in text
     shared = regime in (Regime.BANDWIDTH, Regime.FIXED_COST)
+    assert cost.shared_dominant is shared
+    assert f"({cost.dominant_share:.0%} of it)" in text
     assert ("added users come cheaply" in text) is shared
     assert ("lengthens every step for all of them" in text) is not shared
 
@@ -97,6 +97,8 @@ def test_the_gain_formula_matches_the_fit() -> None:
     assert gain_at(fit, 32) == pytest.approx(32 * (1 + ratio) / (1 + 32 * ratio))
     assert gain_at(fit, 1) == pytest.approx(1.0)
     assert gain_at(fit, 32) == pytest.approx(12.92, abs=0.01)
+    assert fit.ratio == pytest.approx(0.05) and ratio_gain(32, fit.ratio) == pytest.approx(
+        gain_at(fit, 32))
 
 
 def test_the_lessons_figures_imply_a_step_fit() -> None:
@@ -105,6 +107,7 @@ def test_the_lessons_figures_imply_a_step_fit() -> None:
     assert lesson.fixed_ms + 32 * lesson.per_sequence_ms == pytest.approx(16.0)  # 2,000 tok/s
     assert lesson.ratio == pytest.approx(0.0197, abs=1e-4)
     assert gain_at(StepFit(lesson.fixed_ms, lesson.per_sequence_ms, 1.0), 32) == pytest.approx(20)
+    assert lesson.gain == pytest.approx(20)
     other = LessonStep.of(BatchGain(users=8, single_total=50.0, top_total=200.0,
                                     single_each=50.0, top_each=25.0))
     assert other.users == 8 and other.fixed_ms + 8 * other.per_sequence_ms == pytest.approx(40)
@@ -125,7 +128,7 @@ def test_the_gain_check_fits_each_pass_and_compares_ranges() -> None:
     assert check.ratio.low == pytest.approx(0.05, rel=1e-3)
     assert check.agrees
     assert "The formula accounts for the measured gain" in gain_text(
-        check, StepFit(38.3, 1.915, 1.0), LessonStep.of())
+        GainFindings(check, StepFit(38.3, 1.915, 1.0), LessonStep.of()))
 
 
 def test_the_gain_check_disagrees_when_the_ranges_are_apart() -> None:
@@ -134,8 +137,11 @@ def test_the_gain_check_disagrees_when_the_ranges_are_apart() -> None:
     bent = GainCheck(32, predicted=check.predicted, measured=type(check.measured)(
         20.0, 19.0, 21.0, 3), ratio=check.ratio)
     assert not bent.agrees
-    assert "do not agree" in gain_text(bent, StepFit(38.3, 1.915, 1.0), LessonStep.of())
-    words = gain_text(bent, StepFit(30.6, 1.62, 0.98), LessonStep.of(), single_step_ms=36.1)
+    assert "do not agree" in gain_text(GainFindings(bent, StepFit(38.3, 1.915, 1.0),
+                                                    LessonStep.of()))
+    found = GainFindings(bent, StepFit(30.6, 1.62, 0.98), LessonStep.of(), single_step_ms=36.1)
+    assert found.single_above_line and found.line_single_ms == pytest.approx(32.22)
+    words = gain_text(found)
     assert "One stream's step took 36.1 ms, above the line's 32.2 ms" in words
     assert "the measured gain came out higher than the line's" in words
 
@@ -150,7 +156,10 @@ def test_one_pass_agrees_within_a_tenth() -> None:
 def test_no_steady_window_gives_no_check_and_the_text_says_so() -> None:
     totals = {1: [math.nan, math.nan], 32: [300.0, math.nan]}
     assert GainCheck.of(totals, 32) is None
-    text = gain_text(None, StepFit(38.3, 1.915, 1.0), LessonStep.of())
+    found = GainFindings(None, StepFit(38.3, 1.915, 1.0), LessonStep.of())
+    assert found.users == 32 and found.single_above_line is None
+    assert found.predicted == pytest.approx(gain_at(found.fit, 32))
+    text = gain_text(found)
     assert "no steady window" in text and "= 12.9×." in text
 
 
@@ -159,7 +168,9 @@ def test_no_steady_window_gives_no_check_and_the_text_says_so() -> None:
     (0.3, "pays no more against its shared step"),
 ])
 def test_this_device_is_set_beside_the_lessons_ratio(per_sequence: float, phrase: str) -> None:
-    text = gain_text(None, StepFit(38.3, per_sequence, 1.0), LessonStep.of())
+    found = GainFindings(None, StepFit(38.3, per_sequence, 1.0), LessonStep.of())
+    assert found.costlier_than_lesson is (per_sequence > 1)
+    text = gain_text(found)
     assert "*a* = 9.8 ms and *b* = 0.19 ms" in text and "= 20.0×" in text
     assert phrase in text
 
@@ -173,7 +184,7 @@ def test_a_fit_that_cannot_split_a_step_names_no_regime_and_no_ratio(fit: StepFi
     cost = StepCost.of(fit, BATCHES, _cost(30.0, 1.0).inputs)
     text = regime_text(cost)
     assert "cannot split a step" in text and "bound" not in text.split("what bounds it")[0]
-    words = gain_text(None, fit, LessonStep.of())
+    words = gain_text(GainFindings(None, fit, LessonStep.of()))
     assert "no *r* to work with" in words and "accounts for" not in words
     assert "*r* = 0.020" in words  # the lesson's own figures still stand
 

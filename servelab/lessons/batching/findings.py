@@ -1,9 +1,10 @@
 """The batching effect, found once: one stream against a crowd, the lesson's GPU figures to set
-beside it, and every bar a verdict about batching is judged by.
+beside it, and every bar a verdict about batching is judged by; and chapter 02's two records of
+what bounds one stream's step (:class:`CeilingFindings`, :class:`Intensity`).
 
 Chapters 00, 01 and 02 and ``python -m servelab.smoke`` all build :class:`BatchFindings` with
 :meth:`BatchFindings.from_sweep`, so two pages can never report one run differently; the words
-(``overview.words.batching_text``, ``steps.scaling_text``, ``steps.crowd_text``) only phrase
+(``overview.words.batching_text``, ``words.scaling_text``, ``words.crowd_text``) only phrase
 it.
 """
 
@@ -16,9 +17,11 @@ from enum import StrEnum
 
 import pandas as pd
 
+from servelab.bench.bandwidth import Ceiling
 from servelab.bench.metrics import OUTPUT_TOK_S, STEADY_OUTPUT_TOK_S
 from servelab.bench.spread import Spread
-from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
+from servelab.lessons.batching.steps import StepFit
+from servelab.lessons.thresholds import AGREE_FACTOR, CEILING_NEAR, LESSON_STRENGTH, SHOWN_GAIN
 
 
 # -- the lesson's figures ----------------------------------------------------------------------
@@ -123,6 +126,11 @@ class BatchFindings(BatchGain):
         return self.ranges is not None
 
     @property
+    def sweeps(self) -> int | None:
+        """The fewer sweeps behind either total where both have ranges; else None."""
+        return None if self.ranges is None else min(spread.n for spread in self.ranges)
+
+    @property
     def kept_bounds(self) -> tuple[float, float] | None:
         """The least and the most of one stream's speed each user can have kept, pairing the
         crowd's slowest run with one stream's quickest and the other way round; None without
@@ -171,3 +179,78 @@ def two_level_sweep(one: Mapping[str, float], many: Mapping[str, float],
                     users: int) -> pd.DataFrame:
     """One user's and ``users`` users' ``summary()`` rows as the sweep ``from_sweep`` reads."""
     return pd.DataFrame([{"concurrency": 1, **one}, {"concurrency": users, **many}])
+
+
+# -- what bounds one stream's step (chapter 02) -----------------------------------------------
+@dataclass(frozen=True)
+class CeilingFindings:
+    """How close one stream came to the speed that reading all weights once per token allows."""
+
+    bandwidth_gb_s: float
+    weight_mb: float
+    ceiling_tok_s: float
+    measured_tok_s: float
+    fraction: float
+
+    @classmethod
+    def of(cls, limit: Ceiling) -> CeilingFindings:
+        if limit.measured_tok_s is None or limit.fraction is None:
+            raise ValueError("the ceiling's findings need the single stream's measured speed")
+        return cls(limit.bandwidth_gb_s, limit.weight_bytes / 1e6, limit.ceiling_tok_s,
+                   limit.measured_tok_s, limit.fraction)
+
+    @property
+    def near(self) -> bool:
+        return self.fraction >= CEILING_NEAR
+
+
+@dataclass(frozen=True)
+class Intensity:
+    """The arithmetic-intensity argument's numbers, on paper and from the step-time fit.
+
+    On paper a batch of *B* does 2·*B* operations per weight read; the arithmetic catches up with
+    the weight read at ``batch_on_paper`` = balance × bytes per weight ÷ 2. Measured, the fit's
+    per-sequence part catches up with one read of the weights at ``batch_measured`` = read time
+    ÷ per-sequence time. ``per_sequence_ms_predicted`` is what the arithmetic alone needs for one
+    sequence (2 × parameters ÷ FLOP/s), beside the fitted ``per_sequence_ms``.
+    """
+
+    flops_per_s: float
+    bandwidth_gb_s: float
+    bytes_per_weight: float
+    weight_read_ms: float
+    per_sequence_ms: float
+    per_sequence_ms_predicted: float
+    fit_splits: bool = True
+
+    @classmethod
+    def of(cls, flops_per_s: float, bandwidth_gb_s: float, weight_bytes: float,
+           parameters: float, fit: StepFit) -> Intensity:
+        return cls(flops_per_s=flops_per_s, bandwidth_gb_s=bandwidth_gb_s,
+                   bytes_per_weight=weight_bytes / parameters,
+                   weight_read_ms=1000.0 * weight_bytes / (bandwidth_gb_s * 1e9),
+                   per_sequence_ms=fit.per_sequence_ms,
+                   per_sequence_ms_predicted=1000.0 * 2.0 * parameters / flops_per_s,
+                   fit_splits=fit.splits)
+
+    @property
+    def balance(self) -> float:
+        return self.flops_per_s / (self.bandwidth_gb_s * 1e9)
+
+    @property
+    def batch_on_paper(self) -> float:
+        return self.balance * self.bytes_per_weight / 2.0
+
+    @property
+    def batch_measured(self) -> float:
+        return self.weight_read_ms / self.per_sequence_ms if self.per_sequence_ms > 0 else math.inf
+
+    @property
+    def cost_factor(self) -> float:
+        """The fitted per-sequence cost against what the arithmetic alone needs."""
+        return self.per_sequence_ms / self.per_sequence_ms_predicted
+
+    @property
+    def agrees(self) -> bool:
+        """The fitted per-sequence cost is within ``AGREE_FACTOR`` of the arithmetic's."""
+        return 1 / AGREE_FACTOR <= self.cost_factor <= AGREE_FACTOR

@@ -6,20 +6,19 @@ sequence adds at least its arithmetic (2 operations per parameter ÷ FLOP/s) and
 own KV cache (KV bytes of its context ÷ bandwidth). No datasheet gives an engine's own work, so
 the prediction is a window under one stated assumption, ``OVERHEAD_UP_TO``: the engine adds at
 most that share again to either part. Work added to the shared part raises the gain; work added
-to each sequence lowers it; the window's ends are those two cases.
+to each sequence lowers it; the window's ends are those two cases. ``step_words`` phrases it.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-import pandas as pd
+from enum import StrEnum
 
 from servelab.hardware import DTYPE_BYTES
 from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING
 from servelab.lessons.batching.findings import LESSON_GPU
-from servelab.lessons.batching.step_cost import StepInputs, gain_at
-from servelab.lessons.batching.steps import StepFit
+from servelab.lessons.batching.step_cost import StepInputs
+from servelab.lessons.batching.steps import StepFit, gain_at
 from servelab.lessons.paging.capacity import CARDS, PUBLISHED_MODELS, PublishedModel
 from servelab.models import gpu_model_for
 
@@ -51,6 +50,14 @@ A100 = PublishedDevice("A100 80GB SXM", 2039.0, 312e12, "bfloat16",
 QWEN3_8B = PublishedModel("Qwen3-8B", layers=36, kv_heads=8, head_dim=128, parameters=8.2e9,
                           source="Qwen/Qwen3-8B config.json (head_dim 128); 8.2B parameters on "
                                  "its model card")
+
+
+class WindowPlace(StrEnum):
+    """Where a gain falls against a row's window."""
+
+    BELOW = "below"
+    INSIDE = "inside"
+    ABOVE = "above"
 
 
 @dataclass(frozen=True)
@@ -117,8 +124,24 @@ class Roofline:
         """The gain's high end: the shared part raised."""
         return gain_at(self.step_most_shared, self.users)
 
+    @property
+    def kept_low(self) -> float:
+        """The share of one stream's speed each user keeps at the gain's low end."""
+        return self.gain_low / self.users
+
+    @property
+    def kept_high(self) -> float:
+        """The share each user keeps at the gain's high end."""
+        return self.gain_high / self.users
+
     def holds(self, measured_gain: float) -> bool:
         return self.gain_low <= measured_gain <= self.gain_high
+
+    def placed(self, gain: float) -> WindowPlace:
+        """Where ``gain`` falls against the window."""
+        if self.holds(gain):
+            return WindowPlace.INSIDE
+        return WindowPlace.BELOW if gain < self.gain_low else WindowPlace.ABOVE
 
 
 def decode_context(input_tokens: float, answer_tokens: float) -> float:
@@ -145,61 +168,3 @@ def lesson_bandwidth_gb_s() -> float:
     """The bandwidth the lesson's one stream implies if its step were only Qwen3-8B's weight
     read in bf16."""
     return QWEN3_8B.parameters * DTYPE_BYTES["bfloat16"] * LESSON_GPU.single_total / 1e9
-
-
-def roofline_table(rooflines: list[Roofline]) -> pd.DataFrame:
-    """One row per device: the step's least parts, *r*, and the gain and share kept, as
-    windows."""
-    return pd.DataFrame({
-        "device": [row.device for row in rooflines],
-        "model": [row.model for row in rooflines],
-        "weight read (ms)": [f"{row.weight_read_ms:.2f}" for row in rooflines],
-        "each sequence (ms)": [f"{row.per_sequence_ms:.3f}" for row in rooflines],
-        "r = b ÷ a": [f"{row.ratio:.3f}" for row in rooflines],
-        "gain": [f"{row.gain_low:.1f}–{row.gain_high:.1f}×" for row in rooflines],
-        "each user keeps": [f"{row.gain_low / row.users:.0%}–{row.gain_high / row.users:.0%}"
-                            for row in rooflines],
-        "figures from": [row.source for row in rooflines],
-    })
-
-
-def _lesson_against(row: Roofline) -> str:
-    """Where the lesson's measured gain falls against ``row``'s window."""
-    gain = LESSON_GPU.gain
-    if row.holds(gain):
-        return f"The lesson's own {gain:.0f}× falls inside that row's window."
-    side = "below" if gain < row.gain_low else "above"
-    return (f"The lesson's own {gain:.0f}× falls {side} that row's window: its figures imply "
-            f"more work {'per sequence' if side == 'below' else 'per step'} than the window "
-            "allows.")
-
-
-def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
-    """What the table predicts for this machine, in words, before the sweep measures it, and
-    the lesson's measured gain against the row that stands for its GPU."""
-    return (f"On its bandwidth and FLOP/s alone, {here.users} sequences on this machine should "
-            f"give **{here.gain_low:.1f}–{here.gain_high:.1f}×** one stream's total, each user "
-            f"keeping {here.gain_low / here.users:.0%}–{here.gain_high / here.users:.0%} (with "
-            f"no engine work at all, {here.gain:.1f}×). The window assumes the engine adds at "
-            f"most {OVERHEAD_UP_TO:.0%} again to the shared part or to each sequence's part. "
-            f"The lesson names no GPU: its {LESSON_GPU.single_total:.0f} tok/s for one stream of "
-            f"Qwen3-8B would take {lesson_bandwidth_gb_s() / 1000:.1f} TB/s if a step were "
-            f"only its weight read, a card of the A100's class, so that row stands for it. "
-            f"{_lesson_against(lesson_row)} Every row is a prediction; the step-time fit after "
-            "the sweep says where this machine fell and why.")
-
-
-def window_check_text(here: Roofline, measured_gain: float) -> str:
-    """The measured gain against this machine's predicted window."""
-    where = (f"The sweep measured **{measured_gain:.1f}×**, ")
-    if here.holds(measured_gain):
-        return where + (f"inside the window of {here.gain_low:.1f}–{here.gain_high:.1f}× "
-                        "predicted from the bandwidth and FLOP/s alone: the engine's work "
-                        "stayed within the assumption.")
-    if measured_gain < here.gain_low:
-        return where + (f"below the window's {here.gain_low:.1f}×: each sequence costs this "
-                        "engine more than its arithmetic and its KV reads, by more than the "
-                        "window allowed (the split above names how much).")
-    return where + (f"above the window's {here.gain_high:.1f}×: the step's shared part holds "
-                    "more of the engine's own work than the window allowed, and every "
-                    "sequence shares it (the split above names how much).")

@@ -7,7 +7,8 @@ per-sequence part *b* is each sequence's arithmetic (2 operations per parameter)
 its own KV cache, and the engine's work per sequence (sampling, bookkeeping, small kernels). The
 weight read, the arithmetic and the KV read follow from the device's measured bandwidth and
 FLOP/s and the model's files; the two overheads are what the fit leaves over. The largest part
-at the sweep's largest batch names the regime, so a page carries one verdict.
+at the sweep's largest batch names the regime, so a page carries one verdict
+(:mod:`.step_words` phrases it).
 
 Throughput at *B* against one sequence is *B*·step(1) ÷ step(*B*): with *r* = *b* ÷ *a*,
 gain(*B*) = *B*·(1 + *r*) ÷ (1 + *B*·*r*), and each sequence keeps gain ÷ *B* of one stream's
@@ -21,14 +22,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-import pandas as pd
-
 from servelab.bench.bandwidth import DeviceLimits, ModelServer, ceiling, parameter_count
 from servelab.bench.frames import Result
 from servelab.bench.metrics import STEADY_OUTPUT_TOK_S
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU, BatchGain
-from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
+from servelab.lessons.batching.steps import (
+    StepFit,
+    fit_step_time,
+    gain_at,
+    ratio_gain,
+    step_times_ms,
+)
 from servelab.lessons.paging.kv import kv_shape
 from servelab.lessons.thresholds import FIRM_FIT_POINTS, GAIN_AGREE_SHARE
 
@@ -59,11 +64,6 @@ class Regime(StrEnum):
 REGIME_OF = {StepPart.WEIGHT_READ: Regime.BANDWIDTH, StepPart.STEP_OVERHEAD: Regime.FIXED_COST,
              StepPart.ARITHMETIC: Regime.COMPUTE, StepPart.KV_READ: Regime.KV_READS,
              StepPart.SEQUENCE_OVERHEAD: Regime.SEQUENCE_OVERHEAD}
-
-
-def gain_at(fit: StepFit, batch: float) -> float:
-    """Throughput of ``batch`` sequences against one, as the fit predicts: B·step(1) ÷ step(B)."""
-    return batch * fit.at(1) / fit.at(batch)
 
 
 @dataclass(frozen=True)
@@ -169,6 +169,17 @@ class StepCost:
         return REGIME_OF[self.dominant]
 
     @property
+    def dominant_share(self) -> float:
+        """The largest part's share of the largest batch's step (of all its parts)."""
+        parts = self.parts(self.largest_batch)
+        return parts[self.dominant] / sum(parts.values())
+
+    @property
+    def shared_dominant(self) -> bool:
+        """The largest part is one every sequence shares."""
+        return self.dominant in SHARED_PARTS
+
+    @property
     def shared_share_at_top(self) -> float:
         """The shared parts' share of the largest batch's step (of all its parts)."""
         parts = self.parts(self.largest_batch)
@@ -177,23 +188,6 @@ class StepCost:
     @property
     def rough(self) -> bool:
         return self.points < FIRM_FIT_POINTS
-
-
-def step_parts_table(cost: StepCost) -> pd.DataFrame:
-    """Each part of a step for one sequence and for the sweep's largest batch, in ms, with
-    where its number comes from."""
-    top = cost.largest_batch
-    sources = {StepPart.WEIGHT_READ: "weight bytes ÷ measured bandwidth",
-               StepPart.STEP_OVERHEAD: "fit's shared part − weight read",
-               StepPart.ARITHMETIC: "2 × parameters ÷ measured FLOP/s, per sequence",
-               StepPart.KV_READ: f"KV bytes of {cost.inputs.context_tokens:,.0f} tokens ÷ "
-                                 "bandwidth, per sequence",
-               StepPart.SEQUENCE_OVERHEAD: "fit's per-sequence part − arithmetic − KV reads"}
-    one, many = cost.parts(1), cost.parts(top)
-    return pd.DataFrame({"part": [str(part) for part in StepPart],
-                         "1 sequence (ms)": [one[part] for part in StepPart],
-                         f"{top:.0f} sequences (ms)": [many[part] for part in StepPart],
-                         "from": [sources[part] for part in StepPart]})
 
 
 @dataclass(frozen=True)
@@ -215,6 +209,11 @@ class LessonStep:
     @property
     def ratio(self) -> float:
         return self.per_sequence_ms / self.fixed_ms
+
+    @property
+    def gain(self) -> float:
+        """The gain at ``users`` the formula gives from ``ratio``."""
+        return ratio_gain(self.users, self.ratio)
 
 
 def steady_totals(runs: Mapping[int, Sequence[Result]]) -> dict[int, list[float]]:
@@ -249,7 +248,7 @@ class GainCheck:
                 continue
             predicted.append(gain_at(fit, users))
             measured.append(row[levels.index(users)] / row[levels.index(1)])
-            ratios.append(fit.per_sequence_ms / fit.fixed_ms)
+            ratios.append(fit.ratio)
         if not predicted:
             return None
         return cls(users, Spread.of(predicted), Spread.of(measured), Spread.of(ratios))
@@ -264,98 +263,42 @@ class GainCheck:
         return abs(self.predicted.median / self.measured.median - 1) <= GAIN_AGREE_SHARE
 
 
-def _gain_formula(users: int, ratio: float) -> str:
-    return (f"{users} × (1 + {ratio:.3f}) ÷ (1 + {users} × {ratio:.3f}) = "
-            f"{users * (1 + ratio) / (1 + users * ratio):.1f}×")
+@dataclass(frozen=True)
+class GainFindings:
+    """The gain the fit's *r* predicts, against ``check`` (None where the run had no steady
+    window at every level) and beside the lesson's GPU; ``single_step_ms``, one stream's
+    measured step, says where the line missed: every gain is measured against that step."""
 
+    check: GainCheck | None
+    fit: StepFit
+    lesson: LessonStep
+    single_step_ms: float | None = None
 
-def _single_step_words(fit: StepFit, single_step_ms: float | None) -> str:
-    """Where one stream's step stood against the line, where it was measured."""
-    if single_step_ms is None:
-        return ""
-    side = "above" if single_step_ms > fit.at(1) else "below"
-    measured = "higher" if side == "above" else "lower"
-    return (f" One stream's step took {single_step_ms:.1f} ms, {side} the line's "
-            f"{fit.at(1):.1f} ms, and every gain divides by that step, so the measured gain came "
-            f"out {measured} than the line's.")
+    @property
+    def users(self) -> int:
+        """The batch the gain is predicted at: the check's, else the lesson's."""
+        return self.check.users if self.check is not None else self.lesson.users
 
+    @property
+    def ratio(self) -> float:
+        return self.fit.ratio
 
-def regime_text(cost: StepCost) -> str:
-    """The split of a step in words: one regime, from its largest part; none where the fit
-    cannot split a step (:attr:`StepFit.splits`)."""
-    fit, top = cost.fit, cost.largest_batch
-    if not fit.splits:
-        return (f"The step times did not fall on a rising line: the best line through them is "
-                f"{fit.fixed_ms:.1f} ms plus {fit.per_sequence_ms:.2f} ms per sequence, with "
-                f"R² = {fit.r_squared:.2f}. Steps that do not grow with the batch, or scatter "
-                "about it, say the machine was busy with other work while the sweep ran, so "
-                "this run cannot split a step into its parts or name what bounds it. Run the "
-                "sweep again on a quiet machine.")
-    line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
-            f"**{fit.per_sequence_ms:.2f} ms** per sequence (R² = {fit.r_squared:.2f}). Reading "
-            f"every weight once takes **{cost.weight_read_ms:.1f} ms** at the measured "
-            f"bandwidth, so the engine's own fixed work per step is about "
-            f"**{cost.step_overhead_ms:.1f} ms**. Of each sequence's {fit.per_sequence_ms:.2f} ms, "
-            f"its arithmetic needs {cost.arithmetic_ms:.2f} ms and its KV-cache reads "
-            f"{cost.kv_read_ms:.3f} ms; the engine's work per sequence is the other "
-            f"**{cost.sequence_overhead_ms:.2f} ms**.")
-    if cost.shared_below_read:
-        line += (" The shared part is shorter than one read at the probed bandwidth, so the "
-                 "engine reads its weights faster than the probe copies memory; the split "
-                 "puts no fixed work beside the read.")
-    if cost.rough:
-        line += (f" With only {cost.points} batch sizes a line fits any numbers exactly, so "
-                 "read this split as rough; the full-size run fits more.")
-    part = cost.dominant
-    parts = cost.parts(top)
-    share = parts[part] / sum(parts.values())
-    said = (f" At {top:.0f} sequences the largest part of a step is {part} "
-            f"({share:.0%} of it), so this machine is **{cost.regime}** at the top of the sweep")
-    if part in SHARED_PARTS:
-        return (f"{line}{said}: the part every sequence shares still outweighs what each one "
-                f"adds ({cost.shared_share_at_top:.0%} of the step), so added users come "
-                "cheaply.")
-    return (f"{line}{said}: what the sequences add between them now outweighs the shared part "
-            f"({cost.shared_share_at_top:.0%} of the step), so each added user lengthens every "
-            "step for all of them.")
+    @property
+    def predicted(self) -> float:
+        """The gain at ``users`` the formula gives from the fit's *r*."""
+        return ratio_gain(self.users, self.ratio)
 
+    @property
+    def costlier_than_lesson(self) -> bool:
+        """Each sequence adds more against the shared step here than on the lesson's GPU."""
+        return self.ratio > self.lesson.ratio
 
-def gain_text(check: GainCheck | None, fit: StepFit, lesson: LessonStep,
-              single_step_ms: float | None = None) -> str:
-    """The gain the split predicts against the gain measured, and the lesson's GPU on the same
-    terms. ``single_step_ms``, one stream's measured step, says where the line missed when the
-    two disagree: every gain is measured against that step."""
-    lesson_words = (f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
-                    f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
-                    f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms, so "
-                    f"*r* = {lesson.ratio:.3f}: {_gain_formula(lesson.users, lesson.ratio)}.")
-    if not fit.splits:
-        return ("The step times did not fall on a rising line here, so this run gives the "
-                f"formula no *r* to work with. {lesson_words}")
-    ratio = fit.per_sequence_ms / fit.fixed_ms
-    users = check.users if check is not None else lesson.users
-    formula = (f"With *r* = *b* ÷ *a* the gain at *B* sequences is *B*·(1 + *r*) ÷ (1 + *B*·*r*). "
-               f"Here *r* = {ratio:.3f}, so the fit predicts {_gain_formula(users, ratio)}")
-    if check is None:
-        measured = (". This run has no steady window at every level (its answers are too "
-                    "short), so the prediction has no measured gain to meet.")
-    else:
-        runs = (f" (each pass's own fit: {check.predicted.range_text('×', 1)}; the passes' "
-                f"measured gains: {check.measured.range_text('×', 1)}, the median of their "
-                "ratios where the table takes the ratio of the medians)")
-        measured = (f", against **{check.measured.median:.1f}×** measured pass by pass{runs}. "
-                    + ("The formula accounts for the measured gain: batching bought what the "
-                       "split of a step allows."
-                       if check.agrees else
-                       "The two do not agree: the step time did not grow in a straight line "
-                       "over the sweep, so two numbers do not sum it up here."
-                       + _single_step_words(fit, single_step_ms)))
-    lesson_words = (f" {lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
-                    f"shared step, here {ratio:.1%}: ")
-    if ratio > lesson.ratio:
-        lesson_words += ("per sequence this device pays more against its shared step than the "
-                         "lesson's GPU, which is why its gain at the same batch is smaller.")
-    else:
-        lesson_words += ("per sequence this device pays no more against its shared step than "
-                         "the lesson's GPU, so its gain at the same batch is as large or larger.")
-    return formula + measured + lesson_words
+    @property
+    def line_single_ms(self) -> float:
+        """One stream's step as the line gives it."""
+        return self.fit.at(1)
+
+    @property
+    def single_above_line(self) -> bool | None:
+        """Whether one stream's measured step took longer than the line's; None unmeasured."""
+        return None if self.single_step_ms is None else self.single_step_ms > self.line_single_ms

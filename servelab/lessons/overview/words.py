@@ -13,7 +13,7 @@ did not show; the chapter shows it with ``display(Markdown(...))``.
 from __future__ import annotations
 
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
-from servelab.lessons.batching.steps import NOISE_TEXT, sweep_ranges
+from servelab.lessons.batching.words import NOISE_TEXT, sweep_ranges
 from servelab.lessons.chunking.findings import PauseVerdict, TradeFindings
 from servelab.lessons.compare import Compared
 from servelab.lessons.overview.findings import LessonFindings

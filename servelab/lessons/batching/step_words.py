@@ -1,0 +1,189 @@
+"""Chapter 02's step in words: the prediction before the sweep (:mod:`.roofline`), the split of
+a step and its regime, and the gain the split predicts (:mod:`.step_cost`).
+
+Each function phrases one findings record for the page, picking its sentences by the record's
+verdicts; every number it writes is one of the record's.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from servelab.lessons.batching.findings import LESSON_GPU
+from servelab.lessons.batching.roofline import (
+    OVERHEAD_UP_TO,
+    Roofline,
+    WindowPlace,
+    lesson_bandwidth_gb_s,
+)
+from servelab.lessons.batching.step_cost import GainFindings, StepCost, StepPart
+
+
+# -- before the sweep --------------------------------------------------------------------------
+def roofline_table(rooflines: list[Roofline]) -> pd.DataFrame:
+    """One row per device: the step's least parts, *r*, and the gain and share kept, as
+    windows."""
+    return pd.DataFrame({
+        "device": [row.device for row in rooflines],
+        "model": [row.model for row in rooflines],
+        "weight read (ms)": [f"{row.weight_read_ms:.2f}" for row in rooflines],
+        "each sequence (ms)": [f"{row.per_sequence_ms:.3f}" for row in rooflines],
+        "r = b ÷ a": [f"{row.ratio:.3f}" for row in rooflines],
+        "gain": [f"{row.gain_low:.1f}–{row.gain_high:.1f}×" for row in rooflines],
+        "each user keeps": [f"{row.kept_low:.0%}–{row.kept_high:.0%}" for row in rooflines],
+        "figures from": [row.source for row in rooflines],
+    })
+
+
+def _lesson_against(row: Roofline) -> str:
+    """Where the lesson's measured gain falls against ``row``'s window."""
+    gain = LESSON_GPU.gain
+    place = row.placed(gain)
+    if place is WindowPlace.INSIDE:
+        return f"The lesson's own {gain:.0f}× falls inside that row's window."
+    return (f"The lesson's own {gain:.0f}× falls {place} that row's window: its figures imply "
+            f"more work {'per sequence' if place is WindowPlace.BELOW else 'per step'} than the "
+            "window allows.")
+
+
+def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
+    """What the table predicts for this machine, in words, before the sweep measures it, and
+    the lesson's measured gain against the row that stands for its GPU."""
+    return (f"On its bandwidth and FLOP/s alone, {here.users} sequences on this machine should "
+            f"give **{here.gain_low:.1f}–{here.gain_high:.1f}×** one stream's total, each user "
+            f"keeping {here.kept_low:.0%}–{here.kept_high:.0%} (with "
+            f"no engine work at all, {here.gain:.1f}×). The window assumes the engine adds at "
+            f"most {OVERHEAD_UP_TO:.0%} again to the shared part or to each sequence's part. "
+            f"The lesson names no GPU: its {LESSON_GPU.single_total:.0f} tok/s for one stream of "
+            f"Qwen3-8B would take {lesson_bandwidth_gb_s() / 1000:.1f} TB/s if a step were "
+            f"only its weight read, a card of the A100's class, so that row stands for it. "
+            f"{_lesson_against(lesson_row)} Every row is a prediction; the step-time fit after "
+            "the sweep says where this machine fell and why.")
+
+
+def window_check_text(here: Roofline, measured_gain: float) -> str:
+    """The measured gain against this machine's predicted window."""
+    where = (f"The sweep measured **{measured_gain:.1f}×**, ")
+    place = here.placed(measured_gain)
+    if place is WindowPlace.INSIDE:
+        return where + (f"inside the window of {here.gain_low:.1f}–{here.gain_high:.1f}× "
+                        "predicted from the bandwidth and FLOP/s alone: the engine's work "
+                        "stayed within the assumption.")
+    if place is WindowPlace.BELOW:
+        return where + (f"below the window's {here.gain_low:.1f}×: each sequence costs this "
+                        "engine more than its arithmetic and its KV reads, by more than the "
+                        "window allowed (the split above names how much).")
+    return where + (f"above the window's {here.gain_high:.1f}×: the step's shared part holds "
+                    "more of the engine's own work than the window allowed, and every "
+                    "sequence shares it (the split above names how much).")
+
+
+# -- the split of a step -----------------------------------------------------------------------
+def step_parts_table(cost: StepCost) -> pd.DataFrame:
+    """Each part of a step for one sequence and for the sweep's largest batch, in ms, with
+    where its number comes from."""
+    top = cost.largest_batch
+    sources = {StepPart.WEIGHT_READ: "weight bytes ÷ measured bandwidth",
+               StepPart.STEP_OVERHEAD: "fit's shared part − weight read",
+               StepPart.ARITHMETIC: "2 × parameters ÷ measured FLOP/s, per sequence",
+               StepPart.KV_READ: f"KV bytes of {cost.inputs.context_tokens:,.0f} tokens ÷ "
+                                 "bandwidth, per sequence",
+               StepPart.SEQUENCE_OVERHEAD: "fit's per-sequence part − arithmetic − KV reads"}
+    one, many = cost.parts(1), cost.parts(top)
+    return pd.DataFrame({"part": [str(part) for part in StepPart],
+                         "1 sequence (ms)": [one[part] for part in StepPart],
+                         f"{top:.0f} sequences (ms)": [many[part] for part in StepPart],
+                         "from": [sources[part] for part in StepPart]})
+
+
+def regime_text(cost: StepCost) -> str:
+    """The split of a step in words: one regime, from its largest part; none where the fit
+    cannot split a step (``StepFit.splits``)."""
+    fit, top = cost.fit, cost.largest_batch
+    if not fit.splits:
+        return (f"The step times did not fall on a rising line: the best line through them is "
+                f"{fit.fixed_ms:.1f} ms plus {fit.per_sequence_ms:.2f} ms per sequence, with "
+                f"R² = {fit.r_squared:.2f}. Steps that do not grow with the batch, or scatter "
+                "about it, say the machine was busy with other work while the sweep ran, so "
+                "this run cannot split a step into its parts or name what bounds it. Run the "
+                "sweep again on a quiet machine.")
+    line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
+            f"**{fit.per_sequence_ms:.2f} ms** per sequence (R² = {fit.r_squared:.2f}). Reading "
+            f"every weight once takes **{cost.weight_read_ms:.1f} ms** at the measured "
+            f"bandwidth, so the engine's own fixed work per step is about "
+            f"**{cost.step_overhead_ms:.1f} ms**. Of each sequence's {fit.per_sequence_ms:.2f} ms, "
+            f"its arithmetic needs {cost.arithmetic_ms:.2f} ms and its KV-cache reads "
+            f"{cost.kv_read_ms:.3f} ms; the engine's work per sequence is the other "
+            f"**{cost.sequence_overhead_ms:.2f} ms**.")
+    if cost.shared_below_read:
+        line += (" The shared part is shorter than one read at the probed bandwidth, so the "
+                 "engine reads its weights faster than the probe copies memory; the split "
+                 "puts no fixed work beside the read.")
+    if cost.rough:
+        line += (f" With only {cost.points} batch sizes a line fits any numbers exactly, so "
+                 "read this split as rough; the full-size run fits more.")
+    said = (f" At {top:.0f} sequences the largest part of a step is {cost.dominant} "
+            f"({cost.dominant_share:.0%} of it), so this machine is **{cost.regime}** at the top "
+            "of the sweep")
+    if cost.shared_dominant:
+        return (f"{line}{said}: the part every sequence shares still outweighs what each one "
+                f"adds ({cost.shared_share_at_top:.0%} of the step), so added users come "
+                "cheaply.")
+    return (f"{line}{said}: what the sequences add between them now outweighs the shared part "
+            f"({cost.shared_share_at_top:.0%} of the step), so each added user lengthens every "
+            "step for all of them.")
+
+
+# -- the gain the split predicts -----------------------------------------------------------------
+def _gain_formula(users: int, ratio: float, gain: float) -> str:
+    return (f"{users} × (1 + {ratio:.3f}) ÷ (1 + {users} × {ratio:.3f}) = {gain:.1f}×")
+
+
+def _single_step_words(found: GainFindings) -> str:
+    """Where one stream's step stood against the line, where it was measured."""
+    if found.single_above_line is None:
+        return ""
+    side, measured = ("above", "higher") if found.single_above_line else ("below", "lower")
+    return (f" One stream's step took {found.single_step_ms:.1f} ms, {side} the line's "
+            f"{found.line_single_ms:.1f} ms, and every gain divides by that step, so the "
+            f"measured gain came out {measured} than the line's.")
+
+
+def gain_text(found: GainFindings) -> str:
+    """The gain the split predicts against the gain measured, and the lesson's GPU on the same
+    terms; where the two disagree, where one stream's measured step missed the line."""
+    lesson, check = found.lesson, found.check
+    lesson_words = (f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
+                    f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
+                    f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms, so "
+                    f"*r* = {lesson.ratio:.3f}: "
+                    f"{_gain_formula(lesson.users, lesson.ratio, lesson.gain)}.")
+    if not found.fit.splits:
+        return ("The step times did not fall on a rising line here, so this run gives the "
+                f"formula no *r* to work with. {lesson_words}")
+    formula = (f"With *r* = *b* ÷ *a* the gain at *B* sequences is *B*·(1 + *r*) ÷ (1 + *B*·*r*). "
+               f"Here *r* = {found.ratio:.3f}, so the fit predicts "
+               f"{_gain_formula(found.users, found.ratio, found.predicted)}")
+    if check is None:
+        measured = (". This run has no steady window at every level (its answers are too "
+                    "short), so the prediction has no measured gain to meet.")
+    else:
+        runs = (f" (each pass's own fit: {check.predicted.range_text('×', 1)}; the passes' "
+                f"measured gains: {check.measured.range_text('×', 1)}, the median of their "
+                "ratios where the table takes the ratio of the medians)")
+        measured = (f", against **{check.measured.median:.1f}×** measured pass by pass{runs}. "
+                    + ("The formula accounts for the measured gain: batching bought what the "
+                       "split of a step allows."
+                       if check.agrees else
+                       "The two do not agree: the step time did not grow in a straight line "
+                       "over the sweep, so two numbers do not sum it up here."
+                       + _single_step_words(found)))
+    lesson_words = (f" {lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
+                    f"shared step, here {found.ratio:.1%}: ")
+    if found.costlier_than_lesson:
+        lesson_words += ("per sequence this device pays more against its shared step than the "
+                         "lesson's GPU, which is why its gain at the same batch is smaller.")
+    else:
+        lesson_words += ("per sequence this device pays no more against its shared step than "
+                         "the lesson's GPU, so its gain at the same batch is as large or larger.")
+    return formula + measured + lesson_words

@@ -1,0 +1,131 @@
+"""Chapter 02's waves: the same requests in static waves and batched continuously, found once
+(:class:`WavesFindings`) and judged (:class:`WavesVerdict`); ``words.waves_text`` phrases it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+import numpy as np
+
+from servelab.bench.frames import Result
+from servelab.bench.spread import Spread
+from servelab.lessons.batching.steps import StepFit
+from servelab.lessons.thresholds import CONTINUOUS_CLEAR, CONTINUOUS_WON, TAIL_MOSTLY
+
+
+class WavesVerdict(StrEnum):
+    """Continuous batching against static waves on the same requests."""
+
+    CLEAR = "continuous clearly quicker"
+    WON = "continuous quicker"
+    NOT_SHOWN = "no difference shown"
+
+
+@dataclass(frozen=True)
+class WavesFindings:
+    """The same requests in static waves of ``wave_size`` and continuously, the two taking turns
+    a few times: how long each took (a spread over the runs), the median share of slot time that
+    stood idle, where the continuous runs' idle time fell (``tail_share``, the median share
+    after the last send; None when unknown), and from the step-time fit what a step of one
+    sequence and a full step cost (None without a fit)."""
+
+    requests: int
+    wave_size: int
+    static_s: Spread
+    continuous_s: Spread
+    idle_static: float
+    idle_continuous: float
+    tail_share: float | None = None
+    step_one_ms: float | None = None
+    step_full_ms: float | None = None
+
+    @classmethod
+    def of(cls, waves: Sequence[Result], flowing: Sequence[Result], wave_size: int,
+           fit: StepFit | None = None) -> WavesFindings:
+        """From each mode's runs (one each is allowed: it gives no range to compare)."""
+        if not waves or not flowing:
+            raise ValueError("the waves need at least one run of each mode")
+        static = [run.summary() for run in waves]
+        continuous = [run.summary() for run in flowing]
+        tails = [float(summary["idle_after_last_send"]) for summary in continuous]
+        known = [tail for tail in tails if not math.isnan(tail)]
+        return cls(requests=len(waves[0].records), wave_size=wave_size,
+                   static_s=Spread.of(run.duration_s for run in waves),
+                   continuous_s=Spread.of(run.duration_s for run in flowing),
+                   idle_static=float(np.median([run["idle_slot_share"] for run in static])),
+                   idle_continuous=float(np.median([run["idle_slot_share"]
+                                                    for run in continuous])),
+                   tail_share=float(np.median(known)) if known else None,
+                   step_one_ms=None if fit is None else fit.at(1),
+                   step_full_ms=None if fit is None else fit.at(wave_size))
+
+    @property
+    def speedup(self) -> float:
+        """How many times as fast continuous batching finished (medians)."""
+        return self.static_s.median / self.continuous_s.median
+
+    @property
+    def verdict(self) -> WavesVerdict:
+        """Quicker only with every continuous run done before every run in waves."""
+        if not self.continuous_s.below(self.static_s):
+            return WavesVerdict.NOT_SHOWN
+        if self.speedup >= CONTINUOUS_CLEAR:
+            return WavesVerdict.CLEAR
+        if self.speedup > CONTINUOUS_WON:
+            return WavesVerdict.WON
+        return WavesVerdict.NOT_SHOWN
+
+    @property
+    def repeated(self) -> bool:
+        """The waves ran more than once, so their times are medians with ranges."""
+        return self.static_s.n > 1
+
+    @property
+    def one_run_a_mode(self) -> bool:
+        """Either mode ran once: no range to weigh a difference by."""
+        return min(self.static_s.n, self.continuous_s.n) < 2
+
+    @property
+    def waves_sooner(self) -> bool:
+        """Every run in waves finished before every continuous run."""
+        return self.static_s.below(self.continuous_s)
+
+    @property
+    def continuous_sooner(self) -> bool:
+        """Every continuous run finished before every run in waves."""
+        return self.continuous_s.below(self.static_s)
+
+    @property
+    def least_margin(self) -> float:
+        """The share by which continuous batching must finish sooner to count as a win."""
+        return CONTINUOUS_WON - 1
+
+    @property
+    def tail_mostly(self) -> bool | None:
+        """Whether most of the continuous run's idle slot time came after its last send."""
+        return None if self.tail_share is None else self.tail_share >= TAIL_MOSTLY
+
+    @property
+    def busy_static(self) -> float:
+        """The share of slot time busy in waves."""
+        return 1 - self.idle_static
+
+    @property
+    def busy_continuous(self) -> float:
+        """The share of slot time busy continuously."""
+        return 1 - self.idle_continuous
+
+    @property
+    def if_steps_cost_alike(self) -> float:
+        """The gain the busy shares predict if every step cost the same however full it was."""
+        return self.busy_continuous / self.busy_static if self.busy_static > 0 else math.inf
+
+    @property
+    def short_of_slots(self) -> bool:
+        """Continuous won, by less than the busy shares predict, and the fit can say why."""
+        return (self.step_one_ms is not None and self.verdict is not WavesVerdict.NOT_SHOWN
+                and self.speedup < self.if_steps_cost_alike)

@@ -1,0 +1,224 @@
+"""Chapters 01 and 02 in words: one stream against a crowd, the bounds on one stream's step, and
+waves against continuous batching.
+
+Each ``*_text`` function phrases one findings record (:mod:`.findings`, :mod:`.waves_findings`)
+for the page (a cell tagged ``prose``), picking its sentences by the record's verdicts; every
+number it writes is one of the record's. The split of a step and the prediction before the sweep
+are worded in :mod:`.step_words`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from servelab.lessons.batching.findings import (
+    LESSON_GPU,
+    BatchFindings,
+    BatchGain,
+    BatchVerdict,
+    CeilingFindings,
+    Intensity,
+)
+from servelab.lessons.batching.waves_findings import WavesFindings, WavesVerdict
+
+
+def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
+    """The lesson's GPU figures next to this run's, row by row (chapters 00 and 02), each row
+    written in its own unit."""
+    def column(run: BatchGain) -> list[str]:
+        return [f"{run.single_total:,.0f}", f"{run.top_total:,.0f}", f"{run.top_each:,.1f}",
+                f"{run.gain:.1f}×", f"{run.kept:.0%}"]
+
+    return pd.DataFrame({
+        "": ["one stream, total (tok/s)", f"{found.users} streams, total (tok/s)",
+             f"{found.users} streams, each user (tok/s)", "total against one stream",
+             "share of one stream's speed each user keeps"],
+        f"lesson (GPU, {LESSON_GPU.users} streams)": column(LESSON_GPU),
+        device_label: column(found),
+    })
+
+
+# -- one stream against a crowd (the ranges are shared with chapters 00 and 02) -----------
+def sweep_ranges(found: BatchFindings) -> str:
+    """The ranges behind a repeated sweep's two totals, as a parenthesis; empty for one sweep."""
+    if found.ranges is None:
+        return ""
+    single, top = found.ranges
+    return (f" (medians of {found.sweeps} sweeps; lowest to highest: one stream "
+            f"{single.low:,.0f}–{single.high:,.0f}, {found.users} streams "
+            f"{top.low:,.0f}–{top.high:,.0f} tok/s)")
+
+
+NOISE_TEXT = ("the sweeps' ranges overlap, so this run cannot tell that gain from the machine's "
+              "noise")
+
+
+def crowd_text(found: BatchFindings, smoke: bool) -> str:
+    """One user against a crowd, worded from the findings every batching page shares (chapter
+    01 builds them from its repeated pair of runs: steady-state figures, every user
+    decoding)."""
+    numbers = (f"One user alone decoded at **{found.single_total:.0f} tok/s**. With "
+               f"**{found.users}** users at once the server produced "
+               f"**{found.top_total:.0f} tok/s** in total{sweep_ranges(found)}, and each user "
+               f"received **{found.top_each:.1f} tok/s**.")
+    if found.shown and found.kept_untold and found.kept_bounds is not None:
+        low, high = found.kept_bounds
+        verdict = (f"The total grew **{found.gain:.1f}-fold**: every decoding step advanced all "
+                   f"of them at once. Each user kept {found.kept:.0%} of the speed one user had "
+                   f"alone at the medians, but the runs' ranges allow anything from {low:.0%} to "
+                   f"{high:.0%}, so this run cannot say how much speed the crowd cost each "
+                   "user.")
+    elif found.shown:
+        verdict = (f"The total grew **{found.gain:.1f}-fold** while each user kept "
+                   f"**{found.kept:.0%}** of the speed one user had alone: every decoding step "
+                   "advanced all of them at once.")
+    elif found.within_noise:
+        verdict = f"The total grew {found.gain:.1f}-fold, but {NOISE_TEXT}."
+    elif smoke:
+        verdict = (f"The total grew only {found.gain:.1f}-fold. This is the smoke-size run: its "
+                   "answers are too short for the server's steady state to say much. Run the "
+                   "page at full size to see the effect.")
+    else:
+        verdict = (f"The total grew only {found.gain:.1f}-fold, so this run did not show the gain "
+                   "batching normally brings; something else may have been using the processor.")
+    return f"{numbers} {verdict}"
+
+
+def token_count_text(client_tokens: float, server_tokens: float) -> str:
+    """Whether the client's token count matches the server's ``/metrics`` counter."""
+    if client_tokens == server_tokens:
+        return (f"The server's own `/metrics` counter agrees with the client: "
+                f"**{server_tokens:,.0f}** generated tokens for these runs.")
+    return (f"The server's `/metrics` counted **{server_tokens:,.0f}** generated tokens and the "
+            f"client **{client_tokens:,.0f}**: something else used the server meanwhile.")
+
+
+def scaling_text(found: BatchFindings, smoke: bool) -> str:
+    """One stream against the sweep's top, beside the lesson's GPU."""
+    numbers = (f"Counted {found.basis}, one stream made **{found.single_total:.0f} tok/s** and "
+               f"{found.users} streams **{found.top_total:.0f} tok/s** in total"
+               f"{sweep_ranges(found)}: **{found.gain:.1f}×**, with each user at "
+               f"**{found.kept:.0%}** of the single stream's speed. The lesson's GPU goes from "
+               f"{LESSON_GPU.single_total:.0f} to {LESSON_GPU.top_total:,.0f} tok/s "
+               f"({LESSON_GPU.gain:.0f}×), each user at about {LESSON_GPU.kept:.0%}.")
+    if found.verdict is BatchVerdict.AS_IN_LESSON:
+        verdict = "This machine shows the effect at the lesson's strength."
+    elif found.verdict is BatchVerdict.WEAKER:
+        verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "
+                   "fit below shows what held it back.")
+    elif found.within_noise:
+        verdict = f"Yet {NOISE_TEXT}."
+    elif smoke:
+        verdict = ("This smoke-size run is too small to show the effect; run the page at full "
+                   "size to measure it.")
+    else:
+        verdict = ("The total barely rose, so this run did not show the batching gain; the "
+                   "machine may have been busy with other work.")
+    return f"{numbers} {verdict}"
+
+
+# -- what bounds one stream's step ----------------------------------------------------------
+def ceiling_text(found: CeilingFindings) -> str:
+    """The ceiling in words."""
+    numbers = (f"This machine copies memory at **{found.bandwidth_gb_s:.1f} GB/s** and the "
+               f"weights are **{found.weight_mb:.0f} MB**, so reading them once per "
+               f"token allows at most **{found.ceiling_tok_s:.0f} tok/s** for one stream. It "
+               f"decoded at **{found.measured_tok_s:.1f} tok/s**: **{found.fraction:.0%}** of "
+               "that bound.")
+    if found.near:
+        verdict = ("One stream runs close to the bound: a single stream's step is mostly "
+                   "reading the weights, and a batch shares exactly that read.")
+    else:
+        verdict = ("One stream stays far below the bound, so reading the weights is not what "
+                   "takes most of a single stream's step here; the fit below splits a step "
+                   "into the part every sequence shares and the part each one adds.")
+    return f"{numbers} {verdict}"
+
+
+def intensity_text(found: Intensity) -> str:
+    """The arithmetic-intensity argument with this machine's numbers, and whether the measured
+    steps bear it out."""
+    numbers = (f"This machine multiplies matrices at **{found.flops_per_s / 1e9:.0f} GFLOP/s** "
+               f"and moves **{found.bandwidth_gb_s:.1f} GB/s**: it can do "
+               f"**{found.balance:.0f}** operations in the time it reads one byte. A batch of "
+               f"*B* sequences does 2·*B* operations per weight, and a weight is "
+               f"{found.bytes_per_weight:.0f} bytes, so on paper the arithmetic catches up with "
+               f"the weight reads at about **{found.batch_on_paper:.0f}** sequences.")
+    measured = (f"Measured, one sequence adds **{found.per_sequence_ms:.2f} ms** to a step, and "
+                f"the arithmetic alone would need {found.per_sequence_ms_predicted:.2f} ms "
+                f"(2 operations per parameter at that rate); the per-sequence part adds up to "
+                f"one read of the weights ({found.weight_read_ms:.1f} ms) at about "
+                f"**{found.batch_measured:.0f}** sequences.")
+    if not found.fit_splits:
+        return (f"{numbers} The step-time fit above could not split a step into its parts, so "
+                "this run has no measured per-sequence cost to set beside the arithmetic.")
+    if found.agrees:
+        seen = ("The two agree: the cost each sequence adds is its arithmetic, as the argument "
+                "assumes.")
+    else:
+        seen = (f"They do not agree: each sequence costs **{found.cost_factor:.1f}×** what its "
+                "arithmetic needs, so other work also grows with the batch here (the split "
+                "above counts it: each sequence's KV-cache reads and the engine's work per "
+                "sequence), and the paper figure is only a bound.")
+    return f"{numbers} {measured} {seen}"
+
+
+# -- waves against continuous batching --------------------------------------------------------
+def tail_text(found: WavesFindings) -> str:
+    """Where the continuous run's idle slot time came from, or nothing if it is not known."""
+    if found.tail_mostly is None:
+        return ""
+    if found.tail_mostly:
+        return (f" {found.tail_share:.0%} of its idle slot time came after the last request had "
+                f"been sent, when no request was left waiting and the last long answers decoded "
+                f"alone.")
+    return (f" Only {found.tail_share:.0%} of its idle slot time came after the last request "
+            f"had been sent; the rest fell while requests still waited, in the moments between "
+            f"one answer ending and the next request being sent.")
+
+
+def waves_text(found: WavesFindings, smoke: bool) -> str:
+    """Static waves against continuous batching on the same requests. With the step-time fit
+    the text also says why the gain falls short of what the idle slots alone suggest: a step
+    that carries few sequences costs less than a full one, so an idle slot wastes less than a
+    slot's share of a step."""
+    runs = (f"medians of {found.static_s.n} runs each, range in brackets"
+            if found.repeated else "one run each")
+    numbers = (f"The same {found.requests} requests took "
+               f"**{found.static_s.with_range(1, ' s')}** in waves of {found.wave_size} and "
+               f"**{found.continuous_s.with_range(1, ' s')}** continuously "
+               f"(**{found.speedup:.2f}×** the throughput; {runs}). Slots stood idle "
+               f"**{found.idle_static:.0%}** of the time in waves and "
+               f"**{found.idle_continuous:.0%}** continuously.")
+    if found.verdict is WavesVerdict.CLEAR:
+        verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
+                   "answer is done — the red gaps in the first timeline. Continuous batching "
+                   "hands a freed slot to the next request at the next step.")
+        verdict += tail_text(found)
+    elif found.verdict is WavesVerdict.WON:
+        verdict = ("Continuous batching won, but by less than the idle share of the waves "
+                   "suggests: the machine may have been busy, or these requests' lengths were "
+                   "too even for the waves to waste much.")
+    elif smoke:
+        verdict = ("At the smoke size there are too few waves for the waste to add up; run the "
+                   "page at full size to see it.")
+    elif found.one_run_a_mode:
+        verdict = ("One run a mode gives no range to weigh a difference by, so this run cannot "
+                   "tell the two apart.")
+    elif found.waves_sooner:
+        verdict = ("The waves finished sooner in every run, so this run did not show what "
+                   "continuous batching gains.")
+    elif found.continuous_sooner:
+        verdict = (f"Continuous batching finished sooner in every run, but by no more than "
+                   f"{found.least_margin:.0%}: this run did not show a difference worth the name.")
+    else:
+        verdict = "The runs' ranges overlap, so this run cannot tell the two apart."
+    if found.short_of_slots:
+        verdict += (f" Had every step cost the same however full it was, the busy shares "
+                    f"({found.busy_static:.0%} against {found.busy_continuous:.0%}) "
+                    f"would predict {found.if_steps_cost_alike:.1f}×. But by the fit above a "
+                    f"step with one sequence costs {found.step_one_ms:.0f} ms and a full one of "
+                    f"{found.wave_size} costs {found.step_full_ms:.0f} ms, so a wave's nearly "
+                    f"empty steps are cheap, and the waste in time is smaller than the waste in "
+                    f"slots.")
+    return f"{numbers} {verdict}"
