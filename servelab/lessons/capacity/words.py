@@ -97,12 +97,19 @@ def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("card")
 
 
+# What the engine's runs did, as the summary's closing clause.
+RUNS_WORDS = {PlanVerdict.HELD: "held below the knee and broke above it",
+              PlanVerdict.CONSERVATIVE: "held above the knee as well",
+              PlanVerdict.OPTIMISTIC: "broke below the knee",
+              PlanVerdict.UNCLEAR: "disagreed at one rate"}
+
+
 def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
     """The reader's prediction beside the plan and the engine's verdict."""
     return prediction_text(prediction, (
         f"a plan of `max_num_seqs` {plan.max_num_seqs} and {plan.rate_req_s:.1f} requests a "
         f"second for one server, {plan.replicas} servers for the target, and an engine whose "
-        f"runs {check.verdict}"))
+        f"runs {RUNS_WORDS[check.verdict]}"))
 
 
 def plan_against_runs(check: PlanCheck) -> pd.DataFrame:
