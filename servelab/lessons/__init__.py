@@ -6,19 +6,32 @@ state them (``*_text`` functions that only pick phrases from a record). Chapter 
 records as the deep dives, so two pages cannot disagree about one run.
 
 - ``thresholds``: every bar a verdict is measured against, in one table;
+- ``compare``: one comparison of two arms' spreads, and its one verdict (``Compared``);
+- ``recorded``: a chapter's findings kept as JSON and read back, for its story snapshot;
 - ``prediction``: the reader's prediction beside what the run measured (every page);
 - ``overview`` (00): the lesson in one notebook, the prefix plot, the page's summary;
-- ``batching`` (01, 02): the step-time fit and arithmetic rate (``steps``), one stream against a
-  crowd with the lesson's GPU figures (``findings``);
+- ``batching`` (01, 02): the step-time fit (``steps``), one stream against a crowd with the
+  lesson's GPU figures, the ceiling and the arithmetic rate (``findings``), waves against
+  continuous batching (``waves_findings``), a step's parts (``step_cost``), the roofline's
+  prediction (``roofline``), and their ``words`` and ``step_words``;
 - ``paging`` (03): KV-cache arithmetic (``kv``), planning users on a card (``capacity``),
   ``findings`` and ``words``;
 - ``prefix`` (04): the prefill probe (``probe``), shared blocks (``sharing``), their findings
   and ``words``;
 - ``dials`` (05): the sweep's latencies and the refused start (``runs``), ``findings``, ``words``;
-- ``chunking`` (06): the engine's chunking, the budget, the page's text;
-- ``deployments`` (07): the serving metrics, two deployments against one, and their ``words``;
-- ``single_user`` (08): vLLM against llama.cpp, and the 16-bit GGUF file;
-- ``routing`` (09): routing policies, a replica that dies, copies against one server;
+- ``chunking`` (06): the engine's start-up log (``engine_log``), the document and the budget
+  (``sizing``), the runs' figures (``measuring``), ``findings`` and ``words``;
+- ``deployments`` (07, and 01's primer): the rate sweeps and set-ups (``throughput_latency``),
+  the percentile table (``serving_metrics``),
+  their findings (``sweep_findings``, ``mixed_findings``, ``metrics_findings``,
+  ``request_metrics``, ``slot_rate``) and words (``sweep_words``, ``mixed_words``,
+  ``metrics_words``, ``request_words``, ``slot_words``, the story in ``words``);
+- ``single_user`` (08): vLLM against llama.cpp's binding and its own ``llama-server`` (``runs``,
+  ``findings``, ``words``), the 16-bit GGUF file, and what is left once both batch
+  (``slot_runs``, ``slots``, ``slots_words``);
+- ``routing`` (09): routing policies, a replica that dies, copies against one server
+  (``measuring``, ``findings``, and the words ``policy_words``, ``failure_words``,
+  ``copies_words``, ``story``);
 - ``capacity`` (10): a plan from the step line, the KV cache and Little's law (``plan``), the
   engine's verdict on it (``findings``) and ``words``.
 
