@@ -28,7 +28,7 @@ from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.batching.step_cost import steady_totals
 from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
-from servelab.lessons.compare import Compared
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.thresholds import ALIKE
 
@@ -125,11 +125,6 @@ class PromptReuse:
         return self.saving.compared is Compared.HIGHER
 
 
-def alike(a: float, b: float) -> bool:
-    """Two single figures within ``ALIKE`` of each other."""
-    return 1 - ALIKE <= a / b <= 1 + ALIKE
-
-
 @dataclass(frozen=True)
 class SlotFindings:
     """The three experiments on both engines (keys: the engines' labels), and the memory each
@@ -166,7 +161,8 @@ class SlotFindings:
     def gains_alike(self) -> bool:
         """Batching gave both engines about the same output at the largest batch (one sweep
         each, so a band, not ranges)."""
-        return alike(self.steps[self.server].gain, self.steps[self.vllm].gain)
+        server, vllm = (Spread.of([self.steps[engine].gain]) for engine in (self.server, self.vllm))
+        return compare(server, vllm, ALIKE) is Compared.ALIKE
 
     @property
     def larger_gain(self) -> str:
