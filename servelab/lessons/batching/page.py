@@ -1,0 +1,44 @@
+"""Chapters 01 and 02 whole: every sentence each page writes from its findings, in page order,
+as one text to review (the story snapshots in ``tests/snapshots``)."""
+
+from __future__ import annotations
+
+from servelab.lessons.batching import words
+from servelab.lessons.batching.findings import BatchFindings, CeilingFindings, Intensity
+from servelab.lessons.batching.roofline import Roofline
+from servelab.lessons.batching.step_cost import GainFindings, StepCost
+from servelab.lessons.batching.step_words import (
+    gain_text,
+    prediction_window_text,
+    regime_text,
+    window_check_text,
+)
+from servelab.lessons.batching.waves_findings import WavesFindings
+from servelab.lessons.deployments.request_metrics import PercentileReach, RequestTiming
+from servelab.lessons.deployments.request_words import percentile_text, timing_text
+from servelab.lessons.prediction import prediction_text
+
+
+def serving_engine_words(timing: RequestTiming, reach: PercentileReach, found: BatchFindings,
+                         client_tokens: float, server_tokens: float, smoke: bool,
+                         prediction: str = "") -> str:
+    """Every sentence chapter 01 writes from its findings, in page order: one text to review."""
+    return "\n\n".join((
+        timing_text(timing), percentile_text(reach), words.crowd_text(found, smoke),
+        prediction_text(prediction, f"{found.gain:.1f}× the total of one user with "
+                                    f"{found.users} users"),
+        words.token_count_text(client_tokens, server_tokens)))
+
+
+def continuous_batching_words(here: Roofline, lesson_row: Roofline, found: BatchFindings,
+                              ceiling: CeilingFindings, cost: StepCost, gain: GainFindings,
+                              intensity: Intensity, waves: WavesFindings, smoke: bool,
+                              prediction: str = "") -> str:
+    """Every sentence chapter 02 writes from its findings, in page order: one text to review."""
+    return "\n\n".join((
+        prediction_window_text(here, lesson_row), words.scaling_text(found, smoke),
+        prediction_text(prediction, f"{found.gain:.1f}× in total at {found.users} users, each "
+                                    f"user keeping {found.kept:.0%}"),
+        words.ceiling_text(ceiling), regime_text(cost),
+        gain_text(gain) + " " + window_check_text(here, found.gain),
+        words.intensity_text(intensity), words.waves_text(waves, smoke)))
