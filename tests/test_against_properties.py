@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servelab.bench.spread import Spread
-from servelab.lessons.compare import Compared
+from servelab.lessons.compare import Compared, Placed, placed, placed_runs
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.thresholds import ALIKE
 
@@ -133,3 +133,24 @@ def test_faster_one_way_is_slower_the_other_at_the_band_edge():
     fast, slow = Spread(111.0, 110.0, 112.0, 3), Spread(100.0, 99.0, 101.0, 3)
     assert Against(fast, slow).compared is Compared.HIGHER
     assert Against(slow, fast).compared is Compared.LOWER
+
+
+@PROPERTY
+@given(value=st.floats(-1e6, 1e6), low=st.floats(-1e6, 1e6), width=st.floats(0.0, 1e6))
+def test_runs_of_one_value_are_placed_as_that_value(value: float, low: float,
+                                                    width: float) -> None:
+    high = low + width
+    assert placed_runs(Spread(value, value, value, 1), low, high) is placed(value, low, high)
+
+
+@PROPERTY
+@given(runs=spreads(100.0),
+       low=st.floats(0.0, 300.0), width=st.floats(0.0, 300.0))
+def test_runs_are_placed_past_a_window_only_where_every_run_is(runs: Spread, low: float,
+                                                               width: float) -> None:
+    high = low + width
+    where = placed_runs(runs, low, high)
+    assert (where is Placed.BELOW) is all(placed(v, low, high) is Placed.BELOW
+                                          for v in (runs.low, runs.high))
+    assert (where is Placed.ABOVE) is all(placed(v, low, high) is Placed.ABOVE
+                                          for v in (runs.low, runs.high))

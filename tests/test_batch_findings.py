@@ -15,12 +15,12 @@ from servelab.lessons.batching.findings import (
     STEADY_BASIS,
     WHOLE_BASIS,
     BatchFindings,
-    BatchVerdict,
     two_level_sweep,
 )
+from servelab.lessons.batching.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 from servelab.lessons.batching.words import NOISE_TEXT, crowd_text, scaling_text, sweep_ranges
+from servelab.lessons.compare import Shown
 from servelab.lessons.overview.words import batching_text
-from servelab.lessons.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 
 
 def sweep(totals: dict[int, float], steady: bool = True) -> pd.DataFrame:
@@ -87,28 +87,28 @@ AS_STRONG = LESSON_STRENGTH * LESSON_GPU.gain
 
 
 @pytest.mark.parametrize(("gain", "users", "verdict"), [
-    (SHOWN_GAIN - 0.01, 32, BatchVerdict.NOT_SHOWN),
-    (SHOWN_GAIN, 32, BatchVerdict.WEAKER),
-    (AS_STRONG - 0.1, 32, BatchVerdict.WEAKER),
-    (AS_STRONG, 32, BatchVerdict.AS_IN_LESSON),
-    (28.0, 32, BatchVerdict.AS_IN_LESSON),
+    (SHOWN_GAIN - 0.01, 32, Shown.NONE),
+    (SHOWN_GAIN, 32, Shown.WEAK),
+    (AS_STRONG - 0.1, 32, Shown.WEAK),
+    (AS_STRONG, 32, Shown.STRONG),
+    (28.0, 32, Shown.STRONG),
     # The lesson's bar scales with the streams measured: at 4, a gain of 1.875.
-    (1.8, 4, BatchVerdict.WEAKER),
-    (1.9, 4, BatchVerdict.AS_IN_LESSON),
+    (1.8, 4, Shown.WEAK),
+    (1.9, 4, Shown.STRONG),
     # Per stream as strong as the lesson, yet too small a gain to tell from noise.
-    (1.4, 2, BatchVerdict.NOT_SHOWN),
+    (1.4, 2, Shown.NONE),
 ])
 def test_each_verdict_on_either_side_of_its_bar(gain: float, users: int,
-                                                verdict: BatchVerdict) -> None:
+                                                verdict: Shown) -> None:
     found = at(gain, users)
     assert found.verdict is verdict
-    assert found.shown is (verdict is not BatchVerdict.NOT_SHOWN)
+    assert found.shown is (verdict is not Shown.NONE)
 
 
 def test_a_run_that_measured_nothing_shows_nothing() -> None:
     frame = sweep({1: 25.0, 32: np.nan}, steady=False)
     found = BatchFindings.from_sweep(frame)
-    assert math.isnan(found.gain) and found.verdict is BatchVerdict.NOT_SHOWN
+    assert math.isnan(found.gain) and found.verdict is Shown.NONE
 
 
 def test_two_summary_rows_make_a_sweep() -> None:
@@ -150,7 +150,7 @@ def test_a_repeated_sweep_gives_medians_and_the_ranges_beside_them() -> None:
 
 def test_a_gain_the_ranges_still_cover_is_not_called_shown() -> None:
     found = repeated([20.0, 25.0, 200.0], [100.0, 400.0, 420.0])  # 16× at the medians
-    assert found.gain >= SHOWN_GAIN and found.verdict is BatchVerdict.NOT_SHOWN
+    assert found.gain >= SHOWN_GAIN and found.verdict is Shown.UNTOLD and not found.shown
     assert found.within_noise and NOISE_TEXT in scaling_text(found, smoke=False)
     assert NOISE_TEXT in batching_text(found)
     assert NOISE_TEXT in crowd_text(found, smoke=True)  # the noise, not the size, is the reason

@@ -20,7 +20,8 @@ from servelab.lessons.batching.findings import (
     two_level_sweep,
 )
 from servelab.lessons.batching.steps import StepFit, fit_step_time, step_times_ms
-from servelab.lessons.batching.waves_findings import WavesFindings, WavesVerdict
+from servelab.lessons.batching.waves_findings import WavesFindings
+from servelab.lessons.compare import Shown
 
 ONE = {"steady_output_tok_s": 25.0, "steady_user_tok_s": 25.0}
 
@@ -127,12 +128,12 @@ def _waves(static_s: float, idle_continuous: float = 0.05, fit: StepFit | None =
 
 
 @pytest.mark.parametrize(("static_s", "verdict"), [
-    (24.0, WavesVerdict.CLEAR),      # 1.5x: CONTINUOUS_CLEAR
-    (20.0, WavesVerdict.WON),        # 1.25x
-    (16.8, WavesVerdict.NOT_SHOWN),  # 1.05x: CONTINUOUS_WON is not beaten
+    (24.0, Shown.STRONG),      # 1.5x: CONTINUOUS_CLEAR
+    (20.0, Shown.WEAK),        # 1.25x
+    (16.8, Shown.NONE),  # 1.05x: CONTINUOUS_WON is not beaten
 ])
 def test_each_waves_verdict_follows_from_the_durations(static_s: float,
-                                                       verdict: WavesVerdict) -> None:
+                                                       verdict: Shown) -> None:
     assert _waves(static_s).verdict is verdict
 
 
@@ -160,12 +161,12 @@ def test_which_mode_finished_sooner_in_every_run(static_s: float, waves_sooner: 
 
 def test_waves_are_quicker_only_with_the_runs_ranges_apart() -> None:
     overlapping = _waves(24.0, spread=0.25)  # 18-30 s against 12-20 s: 1.5x at the medians
-    assert overlapping.verdict is WavesVerdict.NOT_SHOWN
+    assert overlapping.verdict is Shown.NONE
     text = words.waves_text(overlapping, smoke=False)
     assert "**24.0 s (18.0–30.0)** in waves of 16 and **16.0 s (12.0–20.0)**" in text
     assert "medians of 3 runs each" in text and "ranges overlap, so this run cannot tell" in text
     single = _waves(40.0, runs=1)
-    assert single.verdict is WavesVerdict.NOT_SHOWN
+    assert single.verdict is Shown.NONE
     assert single.one_run_a_mode and not single.repeated and not overlapping.one_run_a_mode
     assert "One run a mode gives no range" in words.waves_text(single, smoke=False)
 
@@ -220,7 +221,7 @@ def test_the_waves_findings_are_read_off_the_two_runs() -> None:
     assert found.idle_continuous == 0.0
     assert found.tail_share is None  # no idle time continuously: nothing to place
     assert (found.step_one_ms, found.step_full_ms) == (65.0, 70.0)
-    assert found.speedup == 2.0 and found.verdict is WavesVerdict.CLEAR
+    assert found.speedup == 2.0 and found.verdict is Shown.STRONG
     with pytest.raises(ValueError, match="at least one run of each mode"):
         WavesFindings.of([], [_static_run([2.0, 2.0])], 2, fit)
 

@@ -16,13 +16,7 @@ from servelab.bench.spread import Spread
 from servelab.lessons.chunking import measuring
 from servelab.lessons.chunking.engine_log import chunking_state
 from servelab.lessons.chunking.findings import (
-    AloneCost,
-    DealVerdict,
-    HitchGrowth,
-    PauseVerdict,
     ReadAlone,
-    ReadingTail,
-    TargetVerdict,
     TradeFindings,
 )
 from servelab.lessons.chunking.measuring import compare, compare_view, documents_queued, run_figures
@@ -46,7 +40,7 @@ from servelab.lessons.chunking.words import (
     spacing_line,
     story,
 )
-from servelab.lessons.compare import Compared
+from servelab.lessons.compare import Compared, Placed, Shown
 from servelab.tables import readable
 from tests.support import record as _record
 
@@ -146,29 +140,29 @@ def test_the_findings_read_the_two_rows_and_their_ratios():
 
 
 @pytest.mark.parametrize(("chunked", "plan", "verdict"), [
-    (_row(300, 200, 1000, 31, 6.0), PLAN, PauseVerdict.SHORTER),
-    (_row(700, 200, 1000, 31, 6.0), PLAN, PauseVerdict.NOT_SHOWN),  # ranges overlap
-    (_row(540, 200, 1000, 31, 6.0), PLAN, PauseVerdict.NOT_SHOWN),  # apart, not by the bar
-    (_row(300, 200, 1000, 31, 6.0, n=1), PLAN, PauseVerdict.NO_SPREAD),
+    (_row(300, 200, 1000, 31, 6.0), PLAN, Shown.STRONG),
+    (_row(700, 200, 1000, 31, 6.0), PLAN, Shown.NONE),  # ranges overlap
+    (_row(540, 200, 1000, 31, 6.0), PLAN, Shown.NONE),  # apart, not by the bar
+    (_row(300, 200, 1000, 31, 6.0, n=1), PLAN, Shown.UNTOLD),
     (_row(300, 200, 1000, 31, 6.0), dataclasses.replace(PLAN, budget=2000),
-     PauseVerdict.NOT_SPLIT),
+     None),
 ])
 def test_pause_verdicts(chunked, plan, verdict):
     assert findings(chunked, plan=plan).pause_verdict is verdict
 
 
 @pytest.mark.parametrize(("after", "verdict"), [
-    (1000, ReadingTail.WORSE), (250, ReadingTail.BETTER), (500, ReadingTail.LOWER),
-    (650, ReadingTail.OVERLAP),
+    (1000, Shown.REVERSED), (250, Shown.STRONG), (500, Shown.WEAK),
+    (650, Shown.UNTOLD),
 ])
 def test_tail_verdicts_while_a_document_is_read(after, verdict):
     assert findings(_row(300, 100, after, 31, 6.0)).tail_verdict is verdict
 
 
 @pytest.mark.parametrize(("chunked", "verdict", "says"), [
-    (_row(200, 100, 250, 31, 6.0), TargetVerdict.NEAR, "came within 1.5× of the target"),
-    (_row(300, 100, 250, 31, 6.0), TargetVerdict.OVER, "over 1.5× the 150 ms"),  # 270 > 225
-    (_row(80, 100, 250, 31, 6.0), TargetVerdict.UNDER, "a larger budget would still"),  # 88
+    (_row(200, 100, 250, 31, 6.0), Placed.INSIDE, "came within 1.5× of the target"),
+    (_row(300, 100, 250, 31, 6.0), Placed.ABOVE, "over 1.5× the 150 ms"),  # 270 > 225
+    (_row(80, 100, 250, 31, 6.0), Placed.BELOW, "a larger budget would still"),  # 88
 ])
 def test_the_chunked_pauses_are_held_against_their_target(chunked, verdict, says):
     found = findings(chunked)
@@ -190,14 +184,14 @@ def test_the_pooled_p99_sees_the_hitches_only_past_one_gap_in_a_hundred(share_wh
     assert says in text and "99th-percentile gap was 150 ms (range 135–165 ms over 3 runs)" in text
     assert "hitches (gaps of 74 ms or longer" in text  # no usual step, half of 147 ms
     assert "400 ms (range 360–440 ms over 3 runs) with chunks: higher with chunks" in text
-    assert found.pooled_verdict is ReadingTail.WORSE
+    assert found.pooled_verdict is Shown.REVERSED
 
 
 @pytest.mark.parametrize(("last", "growth", "says"), [
-    (400.0, HitchGrowth.GREW, "Within a document the hitches grew: a chunked document's first "
+    (400.0, Shown.STRONG, "Within a document the hitches grew: a chunked document's first "
                               "hitch took 250 ms"),
-    (260.0, HitchGrowth.NOT_SHOWN, "the ranges do not say the later ones cost more"),
-    (float("nan"), HitchGrowth.NONE, "each user had 1 hitch in one step and 6 hitches with chunks"),
+    (260.0, Shown.NONE, "the ranges do not say the later ones cost more"),
+    (float("nan"), None, "each user had 1 hitch in one step and 6 hitches with chunks"),
 ])
 def test_the_chunk_hitches_are_counted_and_their_growth_judged(last, growth, says):
     found = findings(_row(300, 200, 250, 31, 6.0, hitches=6, first=250.0, last=last))
@@ -205,11 +199,11 @@ def test_the_chunk_hitches_are_counted_and_their_growth_judged(last, growth, say
 
 
 @pytest.mark.parametrize(("chunked", "verdict", "says"), [
-    (_row(700, 200, 250, 31, 6.0), DealVerdict.NOT_SHOWN, "makes no case for chunking"),
-    (_row(300, 200, 250, 31, 6.0, users=1), DealVerdict.NO_SPREAD, "cannot say whether chunking"),
-    (_row(300, 200, 250, 31, 6.0, done=36.0), DealVerdict.TRADED, "a trade for them"),
-    (_row(300, 200, 1000, 31, 6.0), DealVerdict.TRADED, "tail while a document was read got worse"),
-    (_row(300, 200, 250, 31, 6.0, done=31.0), DealVerdict.BETTER,
+    (_row(700, 200, 250, 31, 6.0), Shown.NONE, "makes no case for chunking"),
+    (_row(300, 200, 250, 31, 6.0, users=1), Shown.UNTOLD, "cannot say whether chunking"),
+    (_row(300, 200, 250, 31, 6.0, done=36.0), Shown.WEAK, "a trade for them"),
+    (_row(300, 200, 1000, 31, 6.0), Shown.WEAK, "tail while a document was read got worse"),
+    (_row(300, 200, 250, 31, 6.0, done=31.0), Shown.STRONG,
      "chunking was the better deal for the users"),
 ])
 def test_the_better_deal_needs_a_shorter_pause_and_no_longer_user_runs(chunked, verdict, says):
@@ -217,7 +211,7 @@ def test_the_better_deal_needs_a_shorter_pause_and_no_longer_user_runs(chunked, 
     assert found.deal_verdict is verdict
     text = effect_text(found)
     assert says in text and "Each user's own run took 30.0 s" in text
-    assert ("better deal for the users" in text) == (verdict is DealVerdict.BETTER)
+    assert ("better deal for the users" in text) == (verdict is Shown.STRONG)
 
 
 def test_documents_that_queue_behind_another_are_counted_and_said():
@@ -265,19 +259,19 @@ def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
 
 
 @pytest.mark.parametrize(("alone", "verdict", "says"), [
-    (ReadAlone(3.6, 6.0), AloneCost.SEEN, "+2.40 s, +400 ms a chunk"),
-    (ReadAlone(3.6, 3.0), AloneCost.NONE_SEEN, "no slower in chunks, so these reads show no cost"),
+    (ReadAlone(3.6, 6.0), Shown.STRONG, "+2.40 s, +400 ms a chunk"),
+    (ReadAlone(3.6, 3.0), Shown.NONE, "no slower in chunks, so these reads show no cost"),
     # one step alone past every one-step read beside the users (4.5-5.5 s): disturbed
-    (ReadAlone(5.8, 4.0), AloneCost.DISTURBED, "took 5.80 s in one step, longer than any of "
+    (ReadAlone(5.8, 4.0), Shown.UNTOLD, "took 5.80 s in one step, longer than any of "
                                                 "its reads beside the users (range 4.50–5.50"),
-    (None, AloneCost.UNMEASURED, "did not read the document alone in chunks"),
+    (None, None, "did not read the document alone in chunks"),
 ])
 def test_the_reads_alone_weigh_chunkings_cost_only_when_undisturbed(alone, verdict, says):
     found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
                                     plan=PLAN, alone=alone)
     text = effect_text(found)
     assert found.alone_cost is verdict and says in text
-    assert ("ms a chunk" in text) == (verdict is AloneCost.SEEN)
+    assert ("ms a chunk" in text) == (verdict is Shown.STRONG)
 
 
 def test_the_sizing_says_whether_the_budget_was_rounded_to_blocks():

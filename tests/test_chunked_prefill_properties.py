@@ -23,7 +23,7 @@ from servelab.lessons.chunking.sizing import (
     spacing_for,
     user_tokens_for,
 )
-from servelab.lessons.thresholds import HITCH_CHUNK_SHARE
+from servelab.lessons.chunking.thresholds import HITCH_CHUNK_SHARE
 
 PROPERTY = settings(max_examples=60, deadline=None, database=None)
 

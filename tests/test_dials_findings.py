@@ -18,7 +18,7 @@ from servelab.lessons.dials.findings import (
     limit_verdict,
 )
 from servelab.lessons.dials.runs import OverLong, StartRefusal
-from servelab.lessons.thresholds import CHANGED
+from servelab.lessons.dials.thresholds import CHANGED
 from tests.support import repeated
 
 BEFORE = Spread(100.0, 98.0, 102.0, 3)

@@ -6,11 +6,10 @@ from __future__ import annotations
 import pytest
 
 from servelab.lessons.batching.roofline import Roofline
+from servelab.lessons.compare import Placed, placed
 from servelab.lessons.dials.step_model import (
     DialPrediction,
-    Fell,
     check_text,
-    fell,
     prediction_text,
 )
 
@@ -30,10 +29,11 @@ def test_the_windows_follow_from_the_two_ends_of_the_step() -> None:
     assert "24 sequences per step give **7.8–15.4×** the output of 1" in text
 
 
-@pytest.mark.parametrize(("value", "where"), [(1.0, Fell.BELOW), (2.0, Fell.INSIDE),
-                                              (3.0, Fell.ABOVE)])
-def test_fell_places_a_value_against_a_window(value: float, where: Fell) -> None:
-    assert fell(value, 1.5, 2.5) is where
+@pytest.mark.parametrize(("value", "where"), [(1.0, Placed.BELOW), (2.0, Placed.INSIDE),
+                                              (3.0, Placed.ABOVE)])
+def test_a_ratio_is_placed_against_its_window_ends_inside(value: float, where: Placed) -> None:
+    assert placed(value, 1.5, 2.5) is where
+    assert placed(1.5, 1.5, 2.5) is placed(2.5, 1.5, 2.5) is Placed.INSIDE
 
 
 @pytest.mark.parametrize(("speedup", "tpot_ratio", "says"), [

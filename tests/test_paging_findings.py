@@ -8,11 +8,10 @@ import pandas as pd
 import pytest
 
 from servelab.engines.vllm_server import Capacity
+from servelab.lessons.compare import Placed
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
-    BudgetVerdict,
     PagingFindings,
-    RanVerdict,
     SqueezeFindings,
     StepBudget,
     TokenCost,
@@ -36,13 +35,13 @@ def test_one_token_costs_what_the_shape_says(tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("load", "verdict"), [
-    ({"running_max": 32.0}, RanVerdict.PAST_RESERVATION),
-    ({"running_max": 1.0}, RanVerdict.WITHIN_RESERVATION),
-    ({"running_max": NAN}, RanVerdict.NOT_SAMPLED),
-    ({}, RanVerdict.NOT_SAMPLED),
+    ({"running_max": 32.0}, Placed.ABOVE),
+    ({"running_max": 1.0}, Placed.INSIDE),
+    ({"running_max": NAN}, None),
+    ({}, None),
     # chapter 00 passes its sweep: the most over the levels counts
-    (pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}), RanVerdict.PAST_RESERVATION),
-    (pd.DataFrame({"output_tok_s": [1.0, 2.0]}), RanVerdict.NOT_SAMPLED),
+    (pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}), Placed.ABOVE),
+    (pd.DataFrame({"output_tok_s": [1.0, 2.0]}), None),
 ])
 def test_the_running_count_is_judged_against_full_reservation(load, verdict) -> None:
     assert PagingFindings.from_run(CAPACITY, 128, 300, load).ran_verdict is verdict
@@ -53,7 +52,7 @@ def test_the_verdict_counts_whole_contexts_not_the_engines_fraction() -> None:
     capacity = Capacity(kv_cache_tokens=3 * 8192 - 512, max_model_len=8192,
                         max_concurrency=2.94)
     paging = PagingFindings.from_run(capacity, 128, 300, {"running_max": 3.0})
-    assert paging.fit.reserved == 2 and paging.ran_verdict is RanVerdict.PAST_RESERVATION
+    assert paging.fit.reserved == 2 and paging.ran_verdict is Placed.ABOVE
 
 
 def test_paging_gains_only_when_blocks_fit_more() -> None:
@@ -143,17 +142,15 @@ def _admission(roomy=None, cramped=None, step=STEP) -> AdmissionFindings:
 def test_the_step_budget_held_requests_back(roomy, held) -> None:
     admission = _admission(roomy=roomy)
     assert admission.budget_held is held
-    assert (admission.budget_verdict is BudgetVerdict.NOT_HELD) is not held
 
 
-@pytest.mark.parametrize(("step", "verdict"), [
-    (STEP, BudgetVerdict.SEVERAL_STEPS),
-    (StepBudget(budget=8192, prompt_tokens=120, prompts=32), BudgetVerdict.ONE_STEP),
-    (StepBudget(budget=3840, prompt_tokens=120, prompts=32), BudgetVerdict.ONE_STEP),  # exactly
+@pytest.mark.parametrize(("step", "one_step"), [
+    (STEP, False),
+    (StepBudget(budget=8192, prompt_tokens=120, prompts=32), True),
+    (StepBudget(budget=3840, prompt_tokens=120, prompts=32), True),  # exactly
 ])
-def test_the_budget_counts_the_steps_the_prompts_take(step, verdict) -> None:
-    assert _admission(roomy={"waiting_max": 13, "running_max": 20}, step=step).budget_verdict \
-        is verdict
+def test_the_budget_counts_the_steps_the_prompts_take(step, one_step) -> None:
+    assert step.one_step is one_step and (step.steps == 1) is one_step
 
 
 def test_the_budgets_arithmetic() -> None:

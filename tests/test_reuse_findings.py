@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from servelab.bench.spread import Spread
+from servelab.lessons.compare import Shown
 from servelab.lessons.prefix.reuse_findings import (
-    FirstTokenVerdict,
     LoadReuseFindings,
     ReuseFindings,
 )
@@ -27,31 +27,31 @@ CONTROL = probe([2016, 2016, 2016], [4000, 4100, 3900])
 
 
 @pytest.mark.parametrize(("on", "reused", "verdict"), [
-    (probe([2016, 16, 16], [4000, 200, 210]), True, FirstTokenVerdict.SOONER),
+    (probe([2016, 16, 16], [4000, 200, 210]), True, Shown.STRONG),
     # ranges apart, but 4000 / 3500 is less than TTFT_GAIN_SHOWN
-    (probe([2016, 16, 16], [4000, 3500, 3510]), True, FirstTokenVerdict.LITTLE_SOONER),
+    (probe([2016, 16, 16], [4000, 3500, 3510]), True, Shown.WEAK),
     # 2.5x at the medians, but one slow request with reuse reaches into the control's range
-    (probe([2016, 16, 16], [4000, 200, 3950]), True, FirstTokenVerdict.CANNOT_TELL),
-    (probe([2016, 1100, 1100], [4000, 200, 200]), False, FirstTokenVerdict.SOONER),  # not reuse
+    (probe([2016, 16, 16], [4000, 200, 3950]), True, Shown.UNTOLD),
+    (probe([2016, 1100, 1100], [4000, 200, 200]), False, Shown.STRONG),  # not reuse
 ])
 def test_reuse_and_a_sooner_first_token_are_judged_apart(on, reused, verdict) -> None:
     found = ReuseFindings.from_probe(on, CONTROL)
     assert (found.reused, found.ttft_verdict) == (reused, verdict)
-    assert found.sooner is (verdict is FirstTokenVerdict.SOONER)
+    assert found.sooner is (verdict is Shown.STRONG)
     assert found.prompt_tokens == 2016 and found.first_computed == 2016
     assert found.ttft_off == Spread(4000.0, 3900.0, 4100.0, 2)  # the requests after the first
 
 
 def test_one_later_request_a_side_has_no_range_to_judge() -> None:
     found = ReuseFindings.from_probe(probe([2016, 16], [4000, 100]), probe([2016] * 2, [4000] * 2))
-    assert found.ttft_gain == 40 and found.ttft_verdict is FirstTokenVerdict.CANNOT_TELL
+    assert found.ttft_gain == 40 and found.ttft_verdict is Shown.UNTOLD
 
 
 def test_a_probe_that_did_not_time_first_tokens_claims_nothing_sooner() -> None:
     found = ReuseFindings.from_probe(probe([2016, 96, 96]), probe([2016] * 3))
     assert found.reused and found.second_computed == 96
     assert found.ttft_on is None and math.isnan(found.ttft_gain)
-    assert found.ttft_verdict is FirstTokenVerdict.NOT_TIMED and not found.sooner
+    assert found.ttft_verdict is None and not found.sooner
 
 
 FAST, SLOW = Spread.of([80.0, 100.0, 130.0]), Spread.of([700.0, 900.0, 1100.0])

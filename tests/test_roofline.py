@@ -11,7 +11,6 @@ from servelab.lessons.batching.roofline import (
     QWEN3_8B,
     T4,
     Roofline,
-    WindowPlace,
     decode_context,
     published_rooflines,
 )
@@ -21,6 +20,7 @@ from servelab.lessons.batching.step_words import (
     roofline_table,
     window_check_text,
 )
+from servelab.lessons.compare import Placed
 
 
 def _row(read_ms: float = 10.0, per_sequence_ms: float = 0.2) -> Roofline:
@@ -46,10 +46,9 @@ def test_the_window_brackets_the_gain_with_no_engine_work() -> None:
     assert row.gain_low < row.gain < row.gain_high
     assert row.gain_low == pytest.approx(32 * 1.04 / (1 + 32 * 0.04))
     assert row.gain_high == pytest.approx(32 * 1.01 / (1 + 32 * 0.01))
-    assert row.holds(row.gain) and not row.holds(row.gain_high + 0.1)
-    assert row.placed(row.gain) is WindowPlace.INSIDE
-    assert row.placed(row.gain_high + 0.1) is WindowPlace.ABOVE
-    assert row.placed(row.gain_low - 0.1) is WindowPlace.BELOW
+    assert row.placed(row.gain) is Placed.INSIDE
+    assert row.placed(row.gain_high + 0.1) is Placed.ABOVE
+    assert row.placed(row.gain_low - 0.1) is Placed.BELOW
     assert (row.kept_low, row.kept_high) == pytest.approx((row.gain_low / 32, row.gain_high / 32))
 
 

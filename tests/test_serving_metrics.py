@@ -15,7 +15,7 @@ from servelab.lessons.deployments import metrics_findings
 from servelab.lessons.deployments.metrics_findings import MetricsFindings
 from servelab.lessons.deployments.metrics_words import metrics_text
 from servelab.lessons.deployments.serving_metrics import percentile_table
-from servelab.lessons.thresholds import TAIL_REQUESTS
+from servelab.lessons.deployments.thresholds import TAIL_REQUESTS
 
 SLO = {"ttft": 500.0, "tpot": 250.0}
 

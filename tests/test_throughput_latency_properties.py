@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from servelab.lessons.deployments import throughput_latency as tl
 from servelab.lessons.deployments.sweep_findings import CapsSetting, RateSweepFindings
-from servelab.lessons.thresholds import ATTAINMENT_TARGET
+from servelab.lessons.deployments.thresholds import ATTAINMENT_TARGET
 
 PROPERTY = settings(max_examples=40, deadline=None, database=None)
 SETTING = CapsSetting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, device_label="CPU")

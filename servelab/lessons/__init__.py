@@ -5,8 +5,10 @@ effect (numbers and named verdicts, built from the runs by one constructor) and 
 state them (``*_text`` functions that only pick phrases from a record). Chapter 00 reads the same
 records as the deep dives, so two pages cannot disagree about one run.
 
-- ``thresholds``: every bar a verdict is measured against, in one table;
-- ``compare``: one comparison of two arms' spreads, and its one verdict (``Compared``);
+- ``thresholds``: the bar several chapters share; each topic's own bars are in its package's
+  ``thresholds`` module, beside its ``chapter.py``;
+- ``compare``: one comparison of two arms' spreads and its verdict (``Compared``), where a value
+  falls against a window (``Placed``), and how far an effect showed (``Shown``);
 - ``recorded``: a chapter's findings kept as JSON and read back, for its story snapshot;
 - ``prediction``: the reader's prediction beside what the run measured (every page);
 - ``overview`` (00): the lesson in one notebook, the prefix plot, the page's summary;

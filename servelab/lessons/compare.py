@@ -8,6 +8,10 @@ ranges overlap, or a side has a single run. Which way is better is the caller's 
 is better higher, a time lower. The band may be drawn two other ways, with the same verdicts:
 ``compare_by`` as a factor between the medians, ``compare_points`` as a difference in the
 figure's own unit (points of a share).
+
+Two more verdicts serve every chapter: ``Placed``, where a measured value (or every run of one)
+falls against a window drawn before it was measured, and ``Shown``, how far an effect the lesson
+names showed in the runs.
 """
 
 from __future__ import annotations
@@ -49,3 +53,40 @@ def compare_by(a: Spread, b: Spread, factor: float) -> Compared:
 def compare_points(a: Spread, b: Spread, points: float) -> Compared:
     """``a`` against ``b``, alike unless the medians differ by ``points`` or more."""
     return _past(a, b, a.median - b.median >= points, b.median - a.median >= points)
+
+
+class Placed(StrEnum):
+    """Where a measured value falls against a window drawn before it was measured."""
+
+    BELOW = "below"
+    INSIDE = "inside"
+    ABOVE = "above"
+
+
+def placed(value: float, low: float, high: float) -> Placed:
+    """``value`` against the window from ``low`` to ``high``, both ends inside it."""
+    if value < low:
+        return Placed.BELOW
+    if value > high:
+        return Placed.ABOVE
+    return Placed.INSIDE
+
+
+def placed_runs(runs: Spread, low: float, high: float) -> Placed:
+    """Repeated runs against a window: below or above it only where every run is."""
+    if runs.high < low:
+        return Placed.BELOW
+    if runs.low > high:
+        return Placed.ABOVE
+    return Placed.INSIDE
+
+
+class Shown(StrEnum):
+    """How far an effect the lesson names showed in the runs. A finding that was not measured
+    at all is ``None`` beside it, and its record says why."""
+
+    STRONG = "shown in full"  # past the chapter's bar, beyond the spread
+    WEAK = "shown in part"  # beyond the spread, but short of the bar or at a cost the page names
+    NONE = "not shown"  # measured, and the runs show no such effect
+    REVERSED = "the other way"  # beyond the spread, in the direction opposite the lesson's
+    UNTOLD = "not told apart"  # the runs cannot say: no spread to weigh, or it was disturbed

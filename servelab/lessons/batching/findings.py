@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 
 import pandas as pd
 
@@ -21,7 +20,13 @@ from servelab.bench.bandwidth import Ceiling
 from servelab.bench.metrics import OUTPUT_TOK_S, STEADY_OUTPUT_TOK_S
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.steps import StepFit
-from servelab.lessons.thresholds import AGREE_FACTOR, CEILING_NEAR, LESSON_STRENGTH, SHOWN_GAIN
+from servelab.lessons.batching.thresholds import (
+    AGREE_FACTOR,
+    CEILING_NEAR,
+    LESSON_STRENGTH,
+    SHOWN_GAIN,
+)
+from servelab.lessons.compare import Shown
 
 
 # -- the lesson's figures ----------------------------------------------------------------------
@@ -63,14 +68,6 @@ def top_users(levels: Iterable[int]) -> int:
     measured = sorted(int(level) for level in levels)
     return LESSON_GPU.users if LESSON_GPU.users in measured else measured[-1]
 
-
-
-class BatchVerdict(StrEnum):
-    """What a run showed of batching, judged by the bars above."""
-
-    NOT_SHOWN = "not shown"
-    WEAKER = "weaker than the lesson"
-    AS_IN_LESSON = "as in the lesson"
 
 
 STEADY_BASIS = "while every user was decoding"
@@ -148,25 +145,27 @@ class BatchFindings(BatchGain):
         return bounds is not None and bounds[1] >= 1.0
 
     @property
-    def verdict(self) -> BatchVerdict:
+    def verdict(self) -> Shown:
         """Shown when the gain reaches ``SHOWN_GAIN`` and, in a repeated sweep, even the slowest
-        run of the crowd beat the quickest of one stream alone."""
+        run of the crowd beat the quickest of one stream alone; in full at the lesson's strength
+        (``LESSON_STRENGTH``), in part below it. A gain past the bar that the sweeps' ranges
+        still cover is untold."""
         if not self.gain >= SHOWN_GAIN:  # a NaN gain shows nothing either
-            return BatchVerdict.NOT_SHOWN
+            return Shown.NONE
         if self.ranges is not None and not self.ranges[1].above(self.ranges[0]):
-            return BatchVerdict.NOT_SHOWN
+            return Shown.UNTOLD
         if self.gain_per_stream >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream:
-            return BatchVerdict.AS_IN_LESSON
-        return BatchVerdict.WEAKER
+            return Shown.STRONG
+        return Shown.WEAK
 
     @property
     def within_noise(self) -> bool:
         """A gain past the bar that the repeated sweeps' ranges still cover: not shown either."""
-        return self.gain >= SHOWN_GAIN and self.verdict is BatchVerdict.NOT_SHOWN
+        return self.verdict is Shown.UNTOLD
 
     @property
     def shown(self) -> bool:
-        return self.verdict is not BatchVerdict.NOT_SHOWN
+        return self.verdict in (Shown.STRONG, Shown.WEAK)
 
     @property
     def step_cost(self) -> float:

@@ -12,13 +12,13 @@ to each sequence lowers it; the window's ends are those two cases. ``step_words`
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from servelab.hardware import DTYPE_BYTES
 from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.batching.step_cost import StepInputs
 from servelab.lessons.batching.steps import StepFit, gain_at
+from servelab.lessons.compare import Placed, placed
 from servelab.lessons.paging.capacity import CARDS, PUBLISHED_MODELS, PublishedModel
 from servelab.models import gpu_model_for
 
@@ -50,14 +50,6 @@ A100 = PublishedDevice("A100 80GB SXM", 2039.0, 312e12, "bfloat16",
 QWEN3_8B = PublishedModel("Qwen3-8B", layers=36, kv_heads=8, head_dim=128, parameters=8.2e9,
                           source="Qwen/Qwen3-8B config.json (head_dim 128); 8.2B parameters on "
                                  "its model card")
-
-
-class WindowPlace(StrEnum):
-    """Where a gain falls against a row's window."""
-
-    BELOW = "below"
-    INSIDE = "inside"
-    ABOVE = "above"
 
 
 @dataclass(frozen=True)
@@ -134,14 +126,9 @@ class Roofline:
         """The share each user keeps at the gain's high end."""
         return self.gain_high / self.users
 
-    def holds(self, measured_gain: float) -> bool:
-        return self.gain_low <= measured_gain <= self.gain_high
-
-    def placed(self, gain: float) -> WindowPlace:
+    def placed(self, gain: float) -> Placed:
         """Where ``gain`` falls against the window."""
-        if self.holds(gain):
-            return WindowPlace.INSIDE
-        return WindowPlace.BELOW if gain < self.gain_low else WindowPlace.ABOVE
+        return placed(gain, self.gain_low, self.gain_high)
 
 
 def decode_context(input_tokens: float, answer_tokens: float) -> float:

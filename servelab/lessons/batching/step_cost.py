@@ -34,8 +34,8 @@ from servelab.lessons.batching.steps import (
     ratio_gain,
     step_times_ms,
 )
+from servelab.lessons.batching.thresholds import FIRM_FIT_POINTS, GAIN_AGREE_SHARE
 from servelab.lessons.paging.kv import kv_shape
-from servelab.lessons.thresholds import FIRM_FIT_POINTS, GAIN_AGREE_SHARE
 
 
 class StepPart(StrEnum):

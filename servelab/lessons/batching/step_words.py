@@ -13,10 +13,10 @@ from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.batching.roofline import (
     OVERHEAD_UP_TO,
     Roofline,
-    WindowPlace,
     lesson_bandwidth_gb_s,
 )
 from servelab.lessons.batching.step_cost import GainFindings, StepCost, StepPart
+from servelab.lessons.compare import Placed
 
 
 # -- before the sweep --------------------------------------------------------------------------
@@ -39,10 +39,10 @@ def _lesson_against(row: Roofline) -> str:
     """Where the lesson's measured gain falls against ``row``'s window."""
     gain = LESSON_GPU.gain
     place = row.placed(gain)
-    if place is WindowPlace.INSIDE:
+    if place is Placed.INSIDE:
         return f"The lesson's own {gain:.0f}× falls inside that row's window."
     return (f"The lesson's own {gain:.0f}× falls {place} that row's window: its figures imply "
-            f"more work {'per sequence' if place is WindowPlace.BELOW else 'per step'} than the "
+            f"more work {'per sequence' if place is Placed.BELOW else 'per step'} than the "
             "window allows.")
 
 
@@ -65,11 +65,11 @@ def window_check_text(here: Roofline, measured_gain: float) -> str:
     """The measured gain against this machine's predicted window."""
     where = (f"The sweep measured **{measured_gain:.1f}×**, ")
     place = here.placed(measured_gain)
-    if place is WindowPlace.INSIDE:
+    if place is Placed.INSIDE:
         return where + (f"inside the window of {here.gain_low:.1f}–{here.gain_high:.1f}× "
                         "predicted from the bandwidth and FLOP/s alone: the engine's work "
                         "stayed within the assumption.")
-    if place is WindowPlace.BELOW:
+    if place is Placed.BELOW:
         return where + (f"below the window's {here.gain_low:.1f}×: each sequence costs this "
                         "engine more than its arithmetic and its KV reads, by more than the "
                         "window allowed (the split above names how much).")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from servelab.lessons.thresholds import FIT_R2_SPLITS
+from servelab.lessons.batching.thresholds import FIT_R2_SPLITS
 
 
 @dataclass(frozen=True)

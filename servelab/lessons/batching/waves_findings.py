@@ -1,5 +1,6 @@
 """Chapter 02's waves: the same requests in static waves and batched continuously, found once
-(:class:`WavesFindings`) and judged (:class:`WavesVerdict`); ``words.waves_text`` phrases it.
+(:class:`WavesFindings`) and judged (:class:`~servelab.lessons.compare.Shown`);
+``words.waves_text`` phrases it.
 """
 
 from __future__ import annotations
@@ -7,22 +8,14 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.steps import StepFit
-from servelab.lessons.thresholds import CONTINUOUS_CLEAR, CONTINUOUS_WON, TAIL_MOSTLY
-
-
-class WavesVerdict(StrEnum):
-    """Continuous batching against static waves on the same requests."""
-
-    CLEAR = "continuous clearly quicker"
-    WON = "continuous quicker"
-    NOT_SHOWN = "no difference shown"
+from servelab.lessons.batching.thresholds import CONTINUOUS_CLEAR, CONTINUOUS_WON, TAIL_MOSTLY
+from servelab.lessons.compare import Shown
 
 
 @dataclass(frozen=True)
@@ -69,15 +62,17 @@ class WavesFindings:
         return self.static_s.median / self.continuous_s.median
 
     @property
-    def verdict(self) -> WavesVerdict:
-        """Quicker only with every continuous run done before every run in waves."""
+    def verdict(self) -> Shown:
+        """Continuous batching against static waves on the same requests: quicker only with
+        every continuous run done before every run in waves; in full at ``CONTINUOUS_CLEAR``×,
+        in part past ``CONTINUOUS_WON``×."""
         if not self.continuous_s.below(self.static_s):
-            return WavesVerdict.NOT_SHOWN
+            return Shown.NONE
         if self.speedup >= CONTINUOUS_CLEAR:
-            return WavesVerdict.CLEAR
+            return Shown.STRONG
         if self.speedup > CONTINUOUS_WON:
-            return WavesVerdict.WON
-        return WavesVerdict.NOT_SHOWN
+            return Shown.WEAK
+        return Shown.NONE
 
     @property
     def repeated(self) -> bool:
@@ -127,5 +122,5 @@ class WavesFindings:
     @property
     def short_of_slots(self) -> bool:
         """Continuous won, by less than the busy shares predict, and the fit can say why."""
-        return (self.step_one_ms is not None and self.verdict is not WavesVerdict.NOT_SHOWN
+        return (self.step_one_ms is not None and self.verdict is not Shown.NONE
                 and self.speedup < self.if_steps_cost_alike)

@@ -15,11 +15,11 @@ from servelab.lessons.batching.findings import (
     LESSON_GPU,
     BatchFindings,
     BatchGain,
-    BatchVerdict,
     CeilingFindings,
     Intensity,
 )
-from servelab.lessons.batching.waves_findings import WavesFindings, WavesVerdict
+from servelab.lessons.batching.waves_findings import WavesFindings
+from servelab.lessons.compare import Shown
 
 
 def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
@@ -101,9 +101,9 @@ def scaling_text(found: BatchFindings, smoke: bool) -> str:
                f"**{found.kept:.0%}** of the single stream's speed. The lesson's GPU goes from "
                f"{LESSON_GPU.single_total:.0f} to {LESSON_GPU.top_total:,.0f} tok/s "
                f"({LESSON_GPU.gain:.0f}×), each user at about {LESSON_GPU.kept:.0%}.")
-    if found.verdict is BatchVerdict.AS_IN_LESSON:
+    if found.verdict is Shown.STRONG:
         verdict = "This machine shows the effect at the lesson's strength."
-    elif found.verdict is BatchVerdict.WEAKER:
+    elif found.verdict is Shown.WEAK:
         verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "
                    "fit below shows what held it back.")
     elif found.within_noise:
@@ -190,12 +190,12 @@ def waves_text(found: WavesFindings, smoke: bool) -> str:
                f"(**{found.speedup:.2f}×** the throughput; {runs}). Slots stood idle "
                f"**{found.idle_static:.0%}** of the time in waves and "
                f"**{found.idle_continuous:.0%}** continuously.")
-    if found.verdict is WavesVerdict.CLEAR:
+    if found.verdict is Shown.STRONG:
         verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
                    "answer is done — the red gaps in the first timeline. Continuous batching "
                    "hands a freed slot to the next request at the next step.")
         verdict += tail_text(found)
-    elif found.verdict is WavesVerdict.WON:
+    elif found.verdict is Shown.WEAK:
         verdict = ("Continuous batching won, but by less than the idle share of the waves "
                    "suggests: the machine may have been busy, or these requests' lengths were "
                    "too even for the waves to waste much.")

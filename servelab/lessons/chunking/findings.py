@@ -8,78 +8,25 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking.sizing import BudgetPlan, Reading, read_alone_s
-from servelab.lessons.compare import Compared, compare
-from servelab.lessons.thresholds import PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+from servelab.lessons.chunking.thresholds import PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+from servelab.lessons.compare import Compared, Placed, Shown, compare, placed_runs
 
 
-class PauseVerdict(StrEnum):
-    """The users' longest pause with chunks against in one step, over the runs."""
-
-    NOT_SPLIT = "the chunked run read it in one step too"  # nothing for chunking to change
-    NO_SPREAD = "one run a side"  # a single value has no range to weigh a difference by
-    SHORTER = "shorter"  # ranges apart, and PAUSE_GAIN_SHOWN× below the one-step pause
-    NOT_SHOWN = "not shorter beyond the spread"
-
-
-class ReadingTail(StrEnum):
-    """The users' p99 gap while a document was read, with chunks against in one step."""
-
-    WORSE = "worse beyond the spread"
-    BETTER = "better"  # ranges apart, and PAUSE_GAIN_SHOWN× below the one-step tail
-    LOWER = "lower beyond the spread, by less than the bar"
-    OVERLAP = "the ranges overlap"
-
-
-class TargetVerdict(StrEnum):
-    """The users' longest pause with chunks against the pause the budget was sized for."""
-
-    NEAR = "near the target"  # some run's pause within PAUSE_OFF_TARGET× of it either way
-    OVER = "over the target"  # every run's pause over PAUSE_OFF_TARGET× the target
-    UNDER = "under the target"  # every run's pause under the target by PAUSE_OFF_TARGET×
-
-
-class DealVerdict(StrEnum):
-    """Whether chunking was the better deal for the decoding users: their worst pause shorter
-    beyond the spread, while neither their own runs (over the users) nor their tail while a
-    document was read got worse beyond the spread."""
-
-    NOT_SHOWN = "the worst pause was not shorter beyond the spread"
-    NO_SPREAD = "one user a run"  # their own runs have no range to weigh
-    TRADED = "their own runs or their tail got worse beyond the spread"
-    BETTER = "the better deal"
-
-
-class AloneCost(StrEnum):
-    """What the document read alone on each server says of chunking's own cost."""
-
-    UNMEASURED = "not read alone"
-    DISTURBED = "slower alone than beside the users"  # one step alone past every run's read
-    NONE_SEEN = "no slower in chunks"
-    SEEN = "slower in chunks"
-
-
-class HitchGrowth(StrEnum):
-    """A chunked document's last hitch against its first, over the runs."""
-
-    NONE = "no hitches"  # no run had a gap long enough to count
-    GREW = "longer beyond the spread"  # each later chunk attends to more cached tokens
-    NOT_SHOWN = "not longer beyond the spread"
-
-
-def _tail_verdict(chunked: Spread, whole: Spread) -> ReadingTail:
-    """A p99 gap with chunks against in one step."""
+def _tail_verdict(chunked: Spread, whole: Spread) -> Shown:
+    """A p99 gap with chunks against in one step: lower in full with the ranges apart and
+    ``PAUSE_GAIN_SHOWN``× below, in part by less; the other way where it was higher beyond the
+    spread; untold where the ranges overlap."""
     if chunked.above(whole):
-        return ReadingTail.WORSE
+        return Shown.REVERSED
     if chunked.below_by(whole, PAUSE_GAIN_SHOWN):
-        return ReadingTail.BETTER
+        return Shown.STRONG
     if chunked.below(whole):
-        return ReadingTail.LOWER
-    return ReadingTail.OVERLAP
+        return Shown.WEAK
+    return Shown.UNTOLD
 
 
 # A pooled percentile can only land on the hitches when they are more than its share of the gaps:
@@ -170,22 +117,26 @@ class TradeFindings:
                    alone=alone)
 
     @property
-    def pause_verdict(self) -> PauseVerdict:
+    def pause_verdict(self) -> Shown | None:
+        """The users' longest pause with chunks against in one step, over the runs: shorter
+        with the ranges apart and ``PAUSE_GAIN_SHOWN``× below, else not shown; untold with one
+        run a side; ``None`` where the chunked run read the document in one step too (nothing
+        for chunking to change)."""
         if self.plan.second_read is Reading.ONE_STEP:
-            return PauseVerdict.NOT_SPLIT
+            return None
         if self.pause_whole.n < 2 or self.pause_chunked.n < 2:
-            return PauseVerdict.NO_SPREAD
+            return Shown.UNTOLD
         if self.pause_chunked.below_by(self.pause_whole, PAUSE_GAIN_SHOWN):
-            return PauseVerdict.SHORTER
-        return PauseVerdict.NOT_SHOWN
+            return Shown.STRONG
+        return Shown.NONE
 
     @property
-    def tail_verdict(self) -> ReadingTail:
+    def tail_verdict(self) -> Shown:
         """The users' p99 gap while a document was read."""
         return _tail_verdict(self.tail_chunked, self.tail_whole)
 
     @property
-    def pooled_verdict(self) -> ReadingTail:
+    def pooled_verdict(self) -> Shown:
         """The users' p99 gap pooled over each whole run."""
         return _tail_verdict(self.pooled_chunked, self.pooled_whole)
 
@@ -198,22 +149,30 @@ class TradeFindings:
                 self.hitch_share_chunked.median > P99_SHARE)
 
     @property
-    def hitch_growth(self) -> HitchGrowth:
+    def hitch_growth(self) -> Shown | None:
+        """A chunked document's last hitch against its first, over the runs: longer beyond the
+        spread (each later chunk attends to more cached tokens), or not shown; ``None`` where no
+        run had a gap long enough to count as a hitch."""
         if self.first_hitch is None or self.last_hitch is None:
-            return HitchGrowth.NONE
+            return None
         if self.last_hitch.above(self.first_hitch):
-            return HitchGrowth.GREW
-        return HitchGrowth.NOT_SHOWN
+            return Shown.STRONG
+        return Shown.NONE
 
     @property
-    def deal_verdict(self) -> DealVerdict:
-        if self.pause_verdict is not PauseVerdict.SHORTER:
-            return DealVerdict.NOT_SHOWN
+    def deal_verdict(self) -> Shown:
+        """Whether chunking was the better deal for the decoding users: in full where their
+        worst pause was shorter beyond the spread while neither their own runs (over the users)
+        nor their tail while a document was read got worse beyond the spread; in part where one
+        of those got worse (a trade); not shown where the worst pause was not shorter; untold
+        with one user a run (their own runs have no range to weigh)."""
+        if self.pause_verdict is not Shown.STRONG:
+            return Shown.NONE
         if self.done_whole.n < 2 or self.done_chunked.n < 2:
-            return DealVerdict.NO_SPREAD
-        if self.runs_longer or self.tail_verdict is ReadingTail.WORSE:
-            return DealVerdict.TRADED
-        return DealVerdict.BETTER
+            return Shown.UNTOLD
+        if self.runs_longer or self.tail_verdict is Shown.REVERSED:
+            return Shown.WEAK
+        return Shown.STRONG
 
     @property
     def runs_longer(self) -> bool:
@@ -221,13 +180,12 @@ class TradeFindings:
         return self.done_chunked.above(self.done_whole)
 
     @property
-    def target_verdict(self) -> TargetVerdict:
+    def target_verdict(self) -> Placed:
+        """The users' longest pause with chunks against the pause the budget was sized for:
+        inside unless every run's pause was ``PAUSE_OFF_TARGET``× past it either way."""
         target = self.plan.pause_ms
-        if self.pause_chunked.low > PAUSE_OFF_TARGET * target:
-            return TargetVerdict.OVER
-        if PAUSE_OFF_TARGET * self.pause_chunked.high < target:
-            return TargetVerdict.UNDER
-        return TargetVerdict.NEAR
+        return placed_runs(self.pause_chunked, target / PAUSE_OFF_TARGET,
+                           PAUSE_OFF_TARGET * target)
 
     @property
     def pause_over_target(self) -> float:
@@ -243,16 +201,19 @@ class TradeFindings:
         return compare(self.wait_chunked, self.wait_whole)
 
     @property
-    def alone_cost(self) -> AloneCost:
-        """A read alone that took longer than every read beside the users was disturbed (the
-        machine busy with something else), so it cannot weigh chunking's cost."""
+    def alone_cost(self) -> Shown | None:
+        """What the document read alone on each server says of chunking's own cost: shown
+        where the chunked read alone was slower, not shown where it was no slower, ``None``
+        where it was not read alone. A read alone that took longer than every read beside the
+        users was disturbed (the machine busy with something else), so it cannot weigh
+        chunking's cost: untold."""
         if self.alone is None:
-            return AloneCost.UNMEASURED
+            return None
         if self.alone.one_step_s > self.wait_whole.high:
-            return AloneCost.DISTURBED
+            return Shown.UNTOLD
         if self.alone.chunked_s <= self.alone.one_step_s:
-            return AloneCost.NONE_SEEN
-        return AloneCost.SEEN
+            return Shown.NONE
+        return Shown.STRONG
 
     @property
     def pause_over_usual(self) -> float:

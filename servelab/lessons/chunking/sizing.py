@@ -14,7 +14,7 @@ from enum import StrEnum
 from typing import Any
 
 from servelab.bench.prefill import PrefillFit
-from servelab.lessons.thresholds import HITCH_CHUNK_SHARE
+from servelab.lessons.chunking.thresholds import HITCH_CHUNK_SHARE
 
 # The document is sized so that reading it in one step would take this many pause targets: long
 # enough that chunks of the target's length make a difference, whatever the device's speed.

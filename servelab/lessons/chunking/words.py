@@ -9,13 +9,7 @@ from __future__ import annotations
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking.findings import (
-    AloneCost,
-    DealVerdict,
-    HitchGrowth,
-    PauseVerdict,
     ReadAlone,
-    ReadingTail,
-    TargetVerdict,
     TradeFindings,
 )
 from servelab.lessons.chunking.sizing import (
@@ -26,9 +20,13 @@ from servelab.lessons.chunking.sizing import (
     Reading,
     Sizing,
 )
-from servelab.lessons.compare import Compared
+from servelab.lessons.chunking.thresholds import (
+    HITCH_CHUNK_SHARE,
+    PAUSE_GAIN_SHOWN,
+    PAUSE_OFF_TARGET,
+)
+from servelab.lessons.compare import Compared, Placed, Shown
 from servelab.lessons.prediction import page_story
-from servelab.lessons.thresholds import HITCH_CHUNK_SHARE, PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
 
 
 def document_line(fit: PrefillFit, document_tokens: int, pause_ms: float) -> str:
@@ -91,10 +89,10 @@ def _pooled_text(findings: TradeFindings) -> str:
     lesson from the share of gaps that were hitches."""
     whole, chunked = findings.pooled_whole, findings.pooled_chunked
     caught_whole, caught_chunked = findings.p99_counts_hitches
-    moved = {ReadingTail.WORSE: "higher with chunks beyond the spread",
-             ReadingTail.BETTER: "lower with chunks beyond the spread",
-             ReadingTail.LOWER: "lower with chunks beyond the spread",
-             ReadingTail.OVERLAP: "the ranges overlap"}[findings.pooled_verdict]
+    moved = {Shown.REVERSED: "higher with chunks beyond the spread",
+             Shown.STRONG: "lower with chunks beyond the spread",
+             Shown.WEAK: "lower with chunks beyond the spread",
+             Shown.UNTOLD: "the ranges overlap"}[findings.pooled_verdict]
     text = (f"Pooled over each whole run, as `vllm bench serve` reports it, the users' "
             f"99th-percentile gap was {whole.median:,.0f} ms ({whole.range_text(' ms', 0, 'runs')})"
             f" in one step and {chunked.median:,.0f} ms ({chunked.range_text(' ms', 0, 'runs')}) "
@@ -127,12 +125,12 @@ def _hitches_text(findings: TradeFindings) -> str:
             f"document into {findings.plan.chunks} chunks): each chunk is a step of its own, and "
             "every step pays the engine's fixed work again. ")
     first, last = findings.first_hitch, findings.last_hitch
-    if first is None or last is None or findings.hitch_growth is HitchGrowth.NONE:
+    if first is None or last is None or findings.hitch_growth is None:
         return text
     both = (f"a chunked document's first hitch took {first.median:,.0f} ms "
             f"({first.range_text(' ms', 0, 'runs')}) and its last {last.median:,.0f} ms "
             f"({last.range_text(' ms', 0, 'runs')})")
-    if findings.hitch_growth is HitchGrowth.GREW:
+    if findings.hitch_growth is Shown.STRONG:
         return text + (f"Within a document the hitches grew: {both}, since each later chunk "
                        "attends to all the tokens cached before it. ")
     return text + (f"Each later chunk attends to more cached tokens, but here {both}: the ranges "
@@ -151,17 +149,17 @@ def _users_text(findings: TradeFindings) -> str:
                f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms', 0, 'runs')}) and "
                f"then {tail_chunked.median:,.0f} ms "
                f"({tail_chunked.range_text(' ms', 0, 'runs')}). ")
-    if findings.pause_verdict is PauseVerdict.NOT_SPLIT:
+    if findings.pause_verdict is None:
         return head + reading + _pooled_text(findings) + (
             "The second run read the document in one step too, so whatever differs between the "
             "two runs is their own noise, not chunking.")
     head += _target_text(findings) + _hitches_text(findings)
     pooled = reading + _pooled_text(findings)
-    if findings.pause_verdict is PauseVerdict.NO_SPREAD:
+    if findings.pause_verdict is Shown.UNTOLD:
         return head + pooled + ("With one run a side there is no spread to weigh the difference "
                                 "against, so this run cannot say whether chunking shortened the "
                                 "worst pause.")
-    if findings.pause_verdict is PauseVerdict.NOT_SHOWN:
+    if findings.pause_verdict is Shown.NONE:
         return head + pooled + ("So these runs did not show chunking shortening the worst pause "
                                 "by more than the spread between them. A longer document or a "
                                 "smaller budget would separate them. " + _deal_text(findings))
@@ -171,10 +169,10 @@ def _users_text(findings: TradeFindings) -> str:
 def _target_text(findings: TradeFindings) -> str:
     """The chunked pauses against the pause the budget was sized for, as a sentence."""
     target, verdict = findings.plan.pause_ms, findings.target_verdict
-    if verdict is TargetVerdict.NEAR:
+    if verdict is Placed.INSIDE:
         return (f"Against the {target:.0f} ms the budget was sized for, the chunked pauses came "
                 f"within {PAUSE_OFF_TARGET:g}× of the target: the sizing held. ")
-    if verdict is TargetVerdict.OVER:
+    if verdict is Placed.ABOVE:
         return (f"Every run's longest chunked pause was over {PAUSE_OFF_TARGET:g}× the "
                 f"{target:.0f} ms the budget was sized for ({findings.pause_over_target:.1f}× at "
                 f"the median). {_chunk_alone_text(findings)}")
@@ -204,15 +202,15 @@ def effect_text(findings: TradeFindings) -> str:
 def _reading_tail_text(findings: TradeFindings) -> str:
     """The tail while a document was read, once the worst pause was capped."""
     verdict = findings.tail_verdict
-    if verdict is ReadingTail.WORSE:
+    if verdict is Shown.REVERSED:
         return (f"Each long stall became up to {findings.plan.chunks} shorter ones, the longest "
                 f"{findings.pause_over_usual:.1f}× a normal gap, and there were enough of them "
                 f"that the tail while a document was read got worse beyond its spread. Chunking "
                 f"capped the worst pause; it did not make the stream even.")
-    if verdict is ReadingTail.BETTER:
+    if verdict is Shown.STRONG:
         return (f"The worst pause was capped, and the tail while a document was read fell beyond "
                 f"its spread and by more than {PAUSE_GAIN_SHOWN:g}× too.")
-    if verdict is ReadingTail.LOWER:
+    if verdict is Shown.WEAK:
         return (f"The worst pause was capped beyond the spread; the tail while a document was "
                 f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×.")
     return ("The worst pause was capped beyond the spread; the tails while a document was read "
@@ -227,16 +225,16 @@ def _deal_text(findings: TradeFindings) -> str:
             f"{_first_run(findings.plan)} and {after.median:.1f} s "
             f"({after.range_text(' s', 1, 'runs')}) with chunks")
     verdict = findings.deal_verdict
-    if verdict is DealVerdict.NOT_SHOWN:
+    if verdict is Shown.NONE:
         return runs + "; with no shorter worst pause shown, this run makes no case for chunking."
-    if verdict is DealVerdict.NO_SPREAD:
+    if verdict is Shown.UNTOLD:
         return runs + ("; one run a side gives no range to weigh them by, so these runs cannot "
                        "say whether chunking served the users better overall.")
-    if verdict is DealVerdict.TRADED:
+    if verdict is Shown.WEAK:
         worse = [cost for cost, held in (
             ("their answers took longer in all, beyond the spread", findings.runs_longer),
             ("their tail while a document was read got worse",
-             findings.tail_verdict is ReadingTail.WORSE)) if held]
+             findings.tail_verdict is Shown.REVERSED)) if held]
         return runs + (f": the users' worst pause shrank, but {' and '.join(worse)}, so "
                        "chunking was a trade for them here, not the better deal.")
     return runs + (", no longer beyond the spread: with the worst pause shorter as well, here "
@@ -277,10 +275,10 @@ def _document_text(findings: TradeFindings) -> str:
 def _cost_text(findings: TradeFindings) -> str:
     """The chunked read's extra time alone, in all and per chunk, beside the runs' difference."""
     verdict, alone, chunk_ms = findings.alone_cost, findings.alone, findings.extra_chunk_ms
-    if verdict is AloneCost.UNMEASURED or alone is None or chunk_ms is None:
+    if verdict is None or alone is None or chunk_ms is None:
         return (" This run did not read the document alone in chunks, so it cannot say how much "
                 "of the later first token is chunking's own cost.")
-    if verdict is AloneCost.DISTURBED:
+    if verdict is Shown.UNTOLD:
         return (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s "
                 f"in one step, longer than any of its reads beside the users "
                 f"({findings.wait_whole.range_text(' s', 2, 'runs')}): the reads alone were "
@@ -288,7 +286,7 @@ def _cost_text(findings: TradeFindings) -> str:
                 "chunking's own cost.")
     both = (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s in "
             f"one step and {alone.chunked_s:.2f} s in {findings.plan.chunks} chunks")
-    if verdict is AloneCost.NONE_SEEN:
+    if verdict is Shown.NONE:
         return both + (": no slower in chunks, so these reads show no cost of chunking itself; "
                        f"beside the users, the medians above differ by "
                        f"{findings.wait_extra_s:.2f} s.")

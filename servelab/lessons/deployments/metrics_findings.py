@@ -14,7 +14,7 @@ import numpy as np
 
 from servelab.bench.frames import Result
 from servelab.bench.metrics import TTFT_MS_P50, TTFT_MS_P99, meets_slo
-from servelab.lessons.thresholds import LITTLE_AGREES, LITTLE_SAMPLING, TAIL_REQUESTS
+from servelab.lessons.deployments.thresholds import LITTLE_AGREES, LITTLE_SAMPLING, TAIL_REQUESTS
 
 
 def _count_error(samples: np.ndarray) -> float:

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from servelab.lessons.deployments.metrics_findings import MetricsFindings
-from servelab.lessons.thresholds import LITTLE_AGREES, LITTLE_SAMPLING
+from servelab.lessons.deployments.thresholds import LITTLE_AGREES, LITTLE_SAMPLING
 
 
 def _percentile_words(found: MetricsFindings) -> str:

@@ -18,7 +18,7 @@ from servelab.bench import metrics
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.compare import Compared, compare
-from servelab.lessons.thresholds import (
+from servelab.lessons.deployments.thresholds import (
     ATTAINMENT_TARGET,
     MOST_OF_EXTRA,
     SERVERS_ALIKE,

@@ -10,7 +10,7 @@ from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.compare import Compared
 from servelab.lessons.deployments.sweep_findings import FirstTokens, MoreSeqs, RateSweepFindings
-from servelab.lessons.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
+from servelab.lessons.deployments.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
 
 
 def held_to(found: RateSweepFindings, value: float | None) -> str:

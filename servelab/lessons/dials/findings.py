@@ -18,7 +18,7 @@ from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.compare import Compared, compare
 from servelab.lessons.dials.runs import OverLong, StartRefusal
-from servelab.lessons.thresholds import CHANGED, THROUGHPUT_SHOWN
+from servelab.lessons.dials.thresholds import CHANGED, THROUGHPUT_SHOWN
 
 
 class MedianVerdict(StrEnum):

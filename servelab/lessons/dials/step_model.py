@@ -12,26 +12,10 @@ again to either part of a step.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
 from servelab.lessons.batching.roofline import Roofline
 from servelab.lessons.batching.steps import StepFit
-
-
-class Fell(StrEnum):
-    """A measured ratio against its predicted window."""
-
-    INSIDE = "inside"
-    BELOW = "below"
-    ABOVE = "above"
-
-
-def fell(value: float, low: float, high: float) -> Fell:
-    if value < low:
-        return Fell.BELOW
-    if value > high:
-        return Fell.ABOVE
-    return Fell.INSIDE
+from servelab.lessons.compare import Placed, placed
 
 
 @dataclass(frozen=True)
@@ -77,18 +61,18 @@ def check_text(found: DialPrediction, speedup: float, tpot_ratio: float) -> str:
     p99 time per token's, ``SweepFindings.speedup`` and ``tpot_ratio``) against the
     prediction."""
     (out_low, out_high), (pace_low, pace_high) = found.output_window, found.pace_window
-    output = fell(speedup, out_low, out_high)
-    pace = fell(tpot_ratio, pace_low, pace_high)
+    output = placed(speedup, out_low, out_high)
+    pace = placed(tpot_ratio, pace_low, pace_high)
     text = (f"The sweep measured {speedup:.1f}× the output and {tpot_ratio:.1f}× "
             f"the p99 time per token from {found.low} to {found.high} sequences per step: the "
             f"output {output} its predicted window, the time per token {pace} its own.")
-    if output is Fell.INSIDE and pace is Fell.INSIDE:
+    if output is Placed.INSIDE and pace is Placed.INSIDE:
         return text + " The dial moves along the curve the step's parts predict."
-    if pace is Fell.ABOVE:
+    if pace is Placed.ABOVE:
         return text + (" A p99 time per token above the window counts tokens that waited while "
                        "the step also read arriving prompts, which the model of decoding "
                        "leaves out.")
-    if output is Fell.BELOW:
+    if output is Placed.BELOW:
         return text + (" Output below the window means each sequence cost this engine more "
                        "than the window allowed, or the burst's prompts took steps of their own "
                        "(the model counts decoding only).")

@@ -16,9 +16,9 @@ from servelab.lessons.dials.findings import (
     SweepFindings,
     TensorParallelFindings,
 )
+from servelab.lessons.dials.thresholds import CHANGED
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
-from servelab.lessons.thresholds import CHANGED
 
 
 def dials_prediction(prediction: str, sweep: SweepFindings, context: ContextFindings) -> str:

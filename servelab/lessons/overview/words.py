@@ -12,13 +12,13 @@ did not show; the chapter shows it with ``display(Markdown(...))``.
 
 from __future__ import annotations
 
-from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings, BatchVerdict
+from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings
 from servelab.lessons.batching.words import NOISE_TEXT, sweep_ranges
-from servelab.lessons.chunking.findings import PauseVerdict, TradeFindings
-from servelab.lessons.compare import Compared
+from servelab.lessons.chunking.findings import TradeFindings
+from servelab.lessons.compare import Compared, Placed, Shown
 from servelab.lessons.overview.findings import LessonFindings
-from servelab.lessons.paging.findings import PagingFindings, RanVerdict
-from servelab.lessons.prefix.reuse_findings import FirstTokenVerdict, ReuseFindings
+from servelab.lessons.paging.findings import PagingFindings
+from servelab.lessons.prefix.reuse_findings import ReuseFindings
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -32,7 +32,7 @@ def batching_text(found: BatchFindings) -> str:
         return (f"With **{found.users}** users the total ({found.basis}) was "
                 f"**{found.gain:.1f}×** the single stream's{sweep_ranges(found)}, yet "
                 f"{NOISE_TEXT}. {lesson}")
-    if found.verdict is BatchVerdict.NOT_SHOWN:
+    if found.verdict is Shown.NONE:
         return (f"With **{found.users}** users the total ({found.basis}) was only "
                 f"**{found.gain:.1f}×** the single stream's ({found.top_total:,.0f} against "
                 f"{found.single_total:,.0f} tok/s), so this run did not show the gain from "
@@ -42,7 +42,7 @@ def batching_text(found: BatchFindings) -> str:
                 f"**{found.gain:.1f}×** the **{found.single_total:,.0f} tok/s** of one user "
                 f"alone, and each user decoded at **{found.top_each:.1f} tok/s**, "
                 f"**{found.kept:.0%}** of the single-stream speed.")
-    if found.verdict is BatchVerdict.AS_IN_LESSON:
+    if found.verdict is Shown.STRONG:
         cost = (f"Each user gave up {1 - found.kept:.0%} of its speed and the machine did "
                 f"{found.gain:,.0f}× the work: the same shape as the lesson's figure.")
     else:
@@ -58,9 +58,9 @@ def paging_text(paging: PagingFindings) -> str:
     fit = (f"The engine's log said its cache holds {paging.cache_tokens:,} tokens: room for "
            f"**{paging.engine_concurrency:.1f}** requests of the full "
            f"{paging.fit.context_limit:,}-token context at once.")
-    if paging.ran_verdict is RanVerdict.NOT_SAMPLED:
+    if paging.ran_verdict is None:
         return f"{fit} This run sampled no running count to set beside it."
-    if paging.ran_verdict is RanVerdict.PAST_RESERVATION:
+    if paging.ran_verdict is Placed.ABOVE:
         return (f"{fit} Yet **{paging.ran:,.0f}** sequences ran at once in the sweep: each held "
                 "only the blocks its own tokens filled, not a whole context. That is paged "
                 "attention (chapter 03).")
@@ -90,12 +90,12 @@ def _first_token_text(reuse: ReuseFindings) -> str:
     if on is None or off is None:
         return "The probe did not time first tokens."
     ranges = f"({on.range_text(' ms')} with reuse, {off.range_text(' ms')} without)"
-    if verdict is FirstTokenVerdict.SOONER:
+    if verdict is Shown.STRONG:
         return (f"The later requests' median first token came after **{on.median:,.0f} ms** "
                 f"instead of **{off.median:,.0f} ms** {ranges}, **{reuse.ttft_gain:.1f}×** "
                 f"sooner, and even the slowest with reuse beat the quickest without: skipping "
                 f"the cached part removed {reuse.wait_removed:.0%} of the wait.")
-    if verdict is FirstTokenVerdict.LITTLE_SOONER:
+    if verdict is Shown.WEAK:
         return (f"Yet the later requests' median first token came only {reuse.ttft_gain:.1f}× "
                 f"sooner ({on.median:,.0f} ms against {off.median:,.0f} ms) {ranges}, so in "
                 "this run most of the wait was not the prompt's prefill.")
@@ -146,7 +146,7 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
     else:
         prefix = "**Prefix caching:** no reuse showed in this run."
     pause_whole, pause_chunked = chunks.pause_whole, chunks.pause_chunked
-    if chunks.pause_verdict is PauseVerdict.SHORTER:
+    if chunks.pause_verdict is Shown.STRONG:
         chunking = (f"**Chunked prefill:** the users' longest pause fell from "
                     f"{pause_whole.median / 1000:.2f} s to {pause_chunked.median / 1000:.2f} s "
                     f"(medians over {min(pause_whole.n, pause_chunked.n)} runs a side, ranges "

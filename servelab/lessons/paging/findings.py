@@ -12,15 +12,15 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
 from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
+from servelab.lessons.compare import Placed, placed
 from servelab.lessons.paging.kv import KVShape, RequestFit, blocks_for
-from servelab.lessons.thresholds import SQUEEZE_SLOWER
+from servelab.lessons.paging.thresholds import SQUEEZE_SLOWER
 
 
 @dataclass(frozen=True)
@@ -38,14 +38,6 @@ class TokenCost:
     def of(cls, shape: KVShape, context_limit: int, request_tokens: int) -> TokenCost:
         return cls(shape.bytes_per_token, shape.dtype, context_limit, request_tokens,
                    shape.mib_for(context_limit), shape.mib_for(request_tokens))
-
-
-class RanVerdict(StrEnum):
-    """How many sequences ran at once against the full-context requests the cache holds."""
-
-    NOT_SAMPLED = "not sampled"              # the run read no running count
-    PAST_RESERVATION = "more than reserved"  # paging let more run than reservation would
-    WITHIN_RESERVATION = "no more than reserved"
 
 
 def _most_running(load: Mapping[str, float] | pd.DataFrame) -> float:
@@ -99,12 +91,13 @@ class PagingFindings:
                 and round(self.counts_ratio) != round(self.fit.held_factor))
 
     @property
-    def ran_verdict(self) -> RanVerdict:
+    def ran_verdict(self) -> Placed | None:
+        """How many sequences ran at once against the full-context requests the cache holds:
+        above them where paging let more run than reserving would; ``None`` where the run
+        sampled no running count."""
         if math.isnan(self.ran):
-            return RanVerdict.NOT_SAMPLED
-        if self.ran > self.fit.reserved:
-            return RanVerdict.PAST_RESERVATION
-        return RanVerdict.WITHIN_RESERVATION
+            return None
+        return placed(self.ran, 0, self.fit.reserved)
 
 
 def sample_gap(samples: pd.DataFrame) -> float:
@@ -179,14 +172,6 @@ def _measured(runs: Sequence[Mapping[str, float]], key: str) -> Spread | None:
     return Spread.of(values) if values else None
 
 
-class BudgetVerdict(StrEnum):
-    """What the step's token budget says about requests that waited beside free blocks."""
-
-    NOT_HELD = "no request waited beside free blocks"
-    SEVERAL_STEPS = "the prompts that arrive together take more than one step"
-    ONE_STEP = "one step holds every prompt"
-
-
 @dataclass(frozen=True)
 class StepBudget:
     """The step's token budget (``max_num_batched_tokens``, as the page started its servers)
@@ -211,10 +196,9 @@ class StepBudget:
         return math.ceil(self.total_tokens / self.budget)
 
     @property
-    def verdict(self) -> BudgetVerdict:
-        if self.total_tokens > self.budget:
-            return BudgetVerdict.SEVERAL_STEPS
-        return BudgetVerdict.ONE_STEP
+    def one_step(self) -> bool:
+        """Whether one step's budget holds every prompt that arrives together."""
+        return self.total_tokens <= self.budget
 
 
 @dataclass(frozen=True)
@@ -250,10 +234,6 @@ class AdmissionFindings:
         """Requests waited while fewer ran than the roomy cache holds: memory did not hold
         them."""
         return self.roomy_waiting > 0 and self.roomy_running < self.roomy_fit
-
-    @property
-    def budget_verdict(self) -> BudgetVerdict:
-        return self.step.verdict if self.budget_held else BudgetVerdict.NOT_HELD
 
     @property
     def cramped_fit(self) -> int:

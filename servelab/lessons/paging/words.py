@@ -5,17 +5,16 @@ displays it in a cell tagged ``prose``.
 
 from __future__ import annotations
 
+from servelab.lessons.compare import Placed
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
-    BudgetVerdict,
     PagingFindings,
-    RanVerdict,
     SqueezeFindings,
     TokenCost,
 )
+from servelab.lessons.paging.thresholds import SQUEEZE_SLOWER
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
-from servelab.lessons.thresholds import SQUEEZE_SLOWER
 
 
 def paging_prediction(prediction: str, paging: PagingFindings) -> str:
@@ -105,7 +104,7 @@ def paging_text(paging: PagingFindings, cost: TokenCost, squeeze: SqueezeFinding
     token = (f"One token costs **{cost.bytes_per_token:,} bytes** of cache in {cost.dtype}, so "
              f"a full {cost.context_limit:,}-token context takes **{cost.context_mib:,.0f} MiB** "
              f"and a {cost.request_tokens}-token request **{cost.request_mib:.1f} MiB**.")
-    if paging.ran_verdict is RanVerdict.PAST_RESERVATION:
+    if paging.ran_verdict is Placed.ABOVE:
         load = (f"Under load **{paging.ran:,.0f}** sequences ran at once; at the busiest moment "
                 f"each held about **{paging.tokens_per_sequence:,.0f}** tokens of cache (whole "
                 f"blocks of {paging.fit.block}), not {cost.context_limit:,}.")
@@ -116,15 +115,15 @@ def paging_text(paging: PagingFindings, cost: TokenCost, squeeze: SqueezeFinding
 
 
 def _budget_text(admission: AdmissionFindings) -> str:
-    verdict, step = admission.budget_verdict, admission.step
-    if verdict is BudgetVerdict.NOT_HELD:
+    step = admission.step
+    if not admission.budget_held:
         return ""
     text = (f"In the roomy cache up to **{admission.roomy_waiting:,.0f}** requests waited while "
             f"at most {admission.roomy_running:,.0f} were seen running, though "
             f"{admission.roomy_fit} would fit: memory was not what held them. A step has a token "
             "budget (`max_num_batched_tokens`)")
     budget = step.budget
-    if verdict is BudgetVerdict.ONE_STEP:
+    if step.one_step:
         return (f"{text}, here **{budget:,}** tokens as the servers were started, which holds all "
                 f"{step.prompts} prompts of {step.prompt_tokens} tokens "
                 f"({step.total_tokens:,} tokens) in one step: the budget does not explain the "

@@ -17,7 +17,7 @@ from enum import StrEnum
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.prefix.reuse_findings import ReuseFindings
-from servelab.lessons.thresholds import PREDICTION_CLOSE
+from servelab.lessons.prefix.thresholds import PREDICTION_CLOSE
 
 
 class Foretold(StrEnum):

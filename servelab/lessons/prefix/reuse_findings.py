@@ -12,14 +12,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 
 import numpy as np
 import pandas as pd
 
 from servelab.bench.metrics import TTFT_MS_P50
 from servelab.bench.spread import Spread
-from servelab.lessons.thresholds import REUSE_SHOWN, TTFT_GAIN_SHOWN
+from servelab.lessons.compare import Shown
+from servelab.lessons.prefix.thresholds import REUSE_SHOWN, TTFT_GAIN_SHOWN
 
 
 def _later(frame: pd.DataFrame, column: str) -> float:
@@ -34,15 +34,6 @@ def _later_spread(frame: pd.DataFrame, column: str) -> Spread | None:
     if column not in frame or frame[column].iloc[1:].isna().all():
         return None
     return Spread.of(frame[column].iloc[1:])
-
-
-class FirstTokenVerdict(StrEnum):
-    """What the probe's later first tokens say about reuse."""
-
-    SOONER = "sooner"  # ranges apart, by TTFT_GAIN_SHOWN at the medians
-    LITTLE_SOONER = "little sooner"  # ranges apart, by less
-    CANNOT_TELL = "cannot tell"  # ranges overlap, or one request a side
-    NOT_TIMED = "not timed"
 
 
 @dataclass(frozen=True)
@@ -85,21 +76,24 @@ class ReuseFindings:
         return self.ttft_off.median / self.ttft_on.median
 
     @property
-    def ttft_verdict(self) -> FirstTokenVerdict:
+    def ttft_verdict(self) -> Shown | None:
+        """What the probe's later first tokens say about reuse: sooner in full with the ranges
+        apart and ``TTFT_GAIN_SHOWN``× at the medians, in part by less; untold where the ranges
+        overlap or one request a side ran; ``None`` where first tokens were not timed."""
         on, off = self.ttft_on, self.ttft_off
         if on is None or off is None:
-            return FirstTokenVerdict.NOT_TIMED
+            return None
         if on.below_by(off, TTFT_GAIN_SHOWN):
-            return FirstTokenVerdict.SOONER
+            return Shown.STRONG
         if on.below(off):
-            return FirstTokenVerdict.LITTLE_SOONER
-        return FirstTokenVerdict.CANNOT_TELL
+            return Shown.WEAK
+        return Shown.UNTOLD
 
     @property
     def sooner(self) -> bool:
         """Later first tokens came sooner with reuse beyond the noise and by
         ``TTFT_GAIN_SHOWN``."""
-        return self.ttft_verdict is FirstTokenVerdict.SOONER
+        return self.ttft_verdict is Shown.STRONG
 
     @property
     def wait_removed(self) -> float:

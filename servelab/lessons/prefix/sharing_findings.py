@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from servelab.lessons.prefix.sharing import SharingExpectation
-from servelab.lessons.thresholds import SAME_BLOCKS, SHARING_SHOWN
+from servelab.lessons.prefix.thresholds import SAME_BLOCKS, SHARING_SHOWN
 
 
 @dataclass(frozen=True)

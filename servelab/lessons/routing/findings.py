@@ -20,7 +20,8 @@ from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P50, TTFT_MS_P99
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import Tenants
 from servelab.lessons.compare import Compared, compare, compare_by, compare_points
-from servelab.lessons.thresholds import HIT_RATE_SHOWN, SAME_SPEED, TTFT_GAIN_SHOWN
+from servelab.lessons.prefix.thresholds import TTFT_GAIN_SHOWN
+from servelab.lessons.routing.thresholds import HIT_RATE_SHOWN, SAME_SPEED
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from servelab.lessons.thresholds import CEILING_NEAR
+from servelab.lessons.batching.thresholds import CEILING_NEAR
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,8 @@ from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.against import Against
-from servelab.lessons.thresholds import ALIKE, ALONE_KEEPS
+from servelab.lessons.single_user.thresholds import ALONE_KEEPS
+from servelab.lessons.thresholds import ALIKE
 
 LLAMA_Q4, LLAMA_F16 = "llama-cpp-python Q4_1", "llama-cpp-python F16"
 LLAMA_SERVER, VLLM = "llama-server Q4_1", "vLLM"
