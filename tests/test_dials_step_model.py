@@ -7,11 +7,8 @@ import pytest
 
 from servelab.lessons.batching.roofline import Roofline
 from servelab.lessons.compare import Placed, placed
-from servelab.lessons.dials.step_model import (
-    DialPrediction,
-    check_text,
-    prediction_text,
-)
+from servelab.lessons.dials.step_model import DialPrediction
+from servelab.lessons.dials.step_words import check_text, prediction_text
 
 # a read of 10 ms and 0.5 ms per sequence: with engine work up to as much again on either part,
 # 24 sequences give 24·11/34 = 7.8x (b doubled) to 24·20.5/32 = 15.4x (a doubled) the output.

@@ -8,8 +8,8 @@ import pytest
 
 from servelab.bench.spread import spread_table
 from servelab.lessons.compare import Compared
-from servelab.lessons.dials.findings import TP_SPREADS, TensorParallelFindings
-from servelab.lessons.dials.words import tensor_parallel_text
+from servelab.lessons.dials.tp_findings import TP_SPREADS, TensorParallelFindings
+from servelab.lessons.dials.tp_words import tensor_parallel_text
 
 USERS = 16
 # One GPU's runs: one user's speed (tok/s) and the output with USERS users (tok/s).

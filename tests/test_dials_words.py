@@ -35,7 +35,7 @@ def test_sweep_text_per_token_worse_backlog_better():
          "queued": [31.0, 8.0]}, index=pd.Index([1, 24], name="max_num_seqs")), runs=3))
     assert "(runs 22–24 and 227–241 tok/s)" in narrow
     # both ends round to one number: it is printed once, not as "23–23"
-    assert dials_words._ends(Spread(23.0, 22.6, 23.4, 3), Spread(90.0, 88.0, 92.0, 3), 0,
+    assert dials_words.ends(Spread(23.0, 22.6, 23.4, 3), Spread(90.0, 88.0, 92.0, 3), 0,
                              "tok/s") == "**23 → 90 tok/s** (runs 23 and 88–92 tok/s)"
     assert "(p99) fell: **34.1 → 5.1 s**" in text
     assert "s), because with a backlog" in text

@@ -7,13 +7,9 @@ import pytest
 
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
-from servelab.lessons.prefix.first_token import (
-    FirstTokenModel,
-    Foretold,
-    first_token_text,
-    foretold,
-)
+from servelab.lessons.prefix.first_token import FirstTokenModel, Foretold, foretold
 from servelab.lessons.prefix.reuse_findings import ReuseFindings
+from servelab.lessons.prefix.words import first_token_text
 
 FIT = PrefillFit(fixed_ms=60.0, tok_s=1000.0, short_tokens=256, long_tokens=2048)
 

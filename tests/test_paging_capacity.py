@@ -27,13 +27,15 @@ from servelab.lessons.paging.capacity import (
     EngineCheck,
     PublishedModel,
     card_of,
-    engine_check_text,
     plan_cache,
+    planning_cards,
+    whole_block_tokens,
+)
+from servelab.lessons.paging.capacity_words import (
+    engine_check_text,
     plan_table,
     plan_text,
-    planning_cards,
     users_column,
-    whole_block_tokens,
 )
 from servelab.lessons.paging.kv import KVShape, kv_shape
 from tests.support import CPU, T4X2

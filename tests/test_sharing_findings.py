@@ -7,7 +7,8 @@ import math
 import pytest
 
 from servelab.lessons.prefix.sharing import SharingExpectation
-from servelab.lessons.prefix.sharing_findings import SharingFindings, counted
+from servelab.lessons.prefix.sharing_findings import SharingFindings
+from servelab.lessons.prefix.words import counted
 
 NAN = math.nan
 

@@ -1,7 +1,7 @@
-"""Chapter 05's findings, each found once: the ``max_num_seqs`` sweep, what ``max_model_len``
-decides, and one GPU against two (``tensor_parallel_size``). ``dials.words.sweep_text``,
-``context_text``, ``tensor_parallel_text`` and ``dials_prediction`` only word them, and the
-page's figure title reads the same record.
+"""Chapter 05's findings, each found once: the ``max_num_seqs`` sweep and what
+``max_model_len`` decides (one GPU against two is ``tp_findings``). ``dials.words.sweep_text``,
+``context_text`` and ``dials_prediction`` only word them, and the page's figure title reads the
+same record.
 """
 
 from __future__ import annotations
@@ -292,60 +292,3 @@ def _first_tokens(runs: Sequence[Mapping[str, float]]) -> Spread | None:
     if not all(TTFT_MS_P99 in run for run in runs):
         return None
     return Spread.of(run[TTFT_MS_P99] for run in runs)
-
-
-TP_SPREADS = ("one_user_tok_s", "many_users_output_tok_s")
-
-
-@dataclass(frozen=True)
-class TensorParallelFindings:
-    """The same server on one GPU (``*_one``) and split over two (``*_split``): one user's
-    speed (tok/s) and the output with ``users`` users at once (tok/s), as spreads over each
-    server's repeats, and the KV cache (tokens) each server reported."""
-
-    users: int
-    alone_one: Spread
-    alone_split: Spread
-    crowd_one: Spread
-    crowd_split: Spread
-    cache_one: int
-    cache_split: int
-
-    @classmethod
-    def from_table(cls, table: pd.DataFrame, users: int) -> TensorParallelFindings:
-        """From a frame indexed by ``tensor_parallel_size`` (1 and 2) with ``TP_SPREADS`` as
-        spreads (``spread_table`` of the runs, one row per run) and ``kv_cache_tokens``."""
-        rows = dict(table.iterrows())
-        one, split = rows[1], rows[2]
-        alone, crowd = TP_SPREADS
-        return cls(users=users, alone_one=Spread.in_row(one, alone),
-                   alone_split=Spread.in_row(split, alone), crowd_one=Spread.in_row(one, crowd),
-                   crowd_split=Spread.in_row(split, crowd),
-                   cache_one=int(one["kv_cache_tokens"]),
-                   cache_split=int(split["kv_cache_tokens"]))
-
-    @property
-    def runs(self) -> int:
-        """How many times each load ran on each server (the fewest, where they differ)."""
-        return min(spread.n for spread in (self.alone_one, self.alone_split, self.crowd_one,
-                                           self.crowd_split))
-
-    @property
-    def alone_moved(self) -> Compared:
-        """One user's speed split over two GPUs against on one: rose is faster."""
-        return compare(self.alone_split, self.alone_one, CHANGED)
-
-    @property
-    def crowd_moved(self) -> Compared:
-        """The output with ``users`` users split over two GPUs against on one."""
-        return compare(self.crowd_split, self.crowd_one, CHANGED)
-
-    @property
-    def cache_ratio(self) -> float:
-        return self.cache_split / self.cache_one
-
-    @property
-    def more_cache(self) -> bool:
-        """The split server's cache held more than ``CHANGED`` more tokens. A start's count
-        does not vary between runs, so no range is weighed."""
-        return self.cache_split > (1 + CHANGED) * self.cache_one

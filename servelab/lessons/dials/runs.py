@@ -92,14 +92,6 @@ class StartRefusal:
     available_gib: float
     estimate: int | None
 
-    def __str__(self) -> str:
-        text = (f"vLLM refused to start: one request of the full {self.max_model_len:,} tokens "
-                f"needs {self.needed_gib:.2f} GiB of KV cache, and {self.available_gib:.2f} GiB "
-                "is available")
-        if self.estimate is not None:
-            text += f"; by its estimate a limit of {self.estimate:,} tokens would fit"
-        return text
-
 
 def start_refusal(error_text: str) -> StartRefusal | None:
     """The refusal in a failed start's log tail, or None if the start failed for another
@@ -134,7 +126,7 @@ class OverLong:
         return max(self.limit - self.prompt_tokens, 0)
 
 
-def _refusal_text(error: Exception) -> str:
+def _refusal_message(error: Exception) -> str:
     """A refusal's message in full (whitespace collapsed, at most ``REFUSAL_CHARS``
     characters): the numbers that explain it come after its first sentence."""
     body = getattr(error, "body", None)
@@ -156,7 +148,7 @@ def limit_probe(server: RunningServer, prompt: str, prompt_tokens: int, max_toke
                                           max_tokens=max_tokens,
                                           extra_body={"ignore_eos": True})
     except BadRequestError as error:
-        return OverLong(prompt_tokens, max_tokens, limit, _refusal_text(error))
+        return OverLong(prompt_tokens, max_tokens, limit, _refusal_message(error))
     finally:
         client.close()
     answer = reply.usage.completion_tokens if reply.usage else None

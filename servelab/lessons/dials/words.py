@@ -1,7 +1,7 @@
-"""The words of chapter 05: the ``max_num_seqs`` sweep, what ``max_model_len`` decided and what
-splitting the model over two GPUs did, from ``dials.findings``. Each function says plainly when
-an effect did not show; the chapter displays the first two in cells tagged ``prose``, and the
-third under the tensor-parallel table, in the cell that runs only on two GPUs.
+"""The words of chapter 05: the ``max_num_seqs`` sweep and what ``max_model_len`` decided, from
+``dials.findings`` (what splitting the model over two GPUs did is ``tp_words``; the step model's
+prediction, ``step_words``). Each function says plainly when an effect did not show; the chapter
+displays them in cells tagged ``prose``.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from servelab.lessons.dials.findings import (
     MedianVerdict,
     QueueVerdict,
     SweepFindings,
-    TensorParallelFindings,
 )
 from servelab.lessons.dials.thresholds import CHANGED
 from servelab.lessons.plural import plural_s
@@ -94,7 +93,7 @@ MOVED = {Compared.HIGHER: "rose", Compared.LOWER: "fell", Compared.ALIKE: "staye
          Compared.UNTOLD: "moved no further than its runs' spread"}
 
 
-def _ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
+def ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
     """``"**35 → 90 ms** (runs 33–37 and 80–95 ms)"``: two medians, then their ranges."""
     moved = f"**{before.median:,.{digits}f} → {after.median:,.{digits}f} {unit}**"
     if min(before.n, after.n) < 2:
@@ -106,7 +105,7 @@ def sweep_text(sweep: SweepFindings) -> str:
     """Chapter 05: throughput and both latencies from the fewest to the most sequences per
     step, medians of the sweep's passes with their ranges."""
     low, high = sweep.low, sweep.high
-    output = _ends(sweep.output_low, sweep.output_high, 0, "tok/s")
+    output = ends(sweep.output_low, sweep.output_high, 0, "tok/s")
     passes = (f"Each level ran {sweep.passes} times, the levels in turn; each figure is the "
               "median of its runs. " if sweep.passes > 1 else "")
     if sweep.shows_gain:
@@ -118,10 +117,10 @@ def sweep_text(sweep: SweepFindings) -> str:
                   "beyond its runs' spread.")
     running = (f"The time per output token of a running request (p99) "
                f"{MOVED[sweep.tpot_moved]}: "
-               f"{_ends(sweep.tpot_low_ms, sweep.tpot_high_ms, 0, 'ms')}.")
+               f"{ends(sweep.tpot_low_ms, sweep.tpot_high_ms, 0, 'ms')}.")
     queued = (f"The time from a request's arrival to its last token (p99) "
               f"{MOVED[sweep.arrival_moved]}: "
-              f"{_ends(sweep.arrival_low_s, sweep.arrival_high_s, 1, 's')}")
+              f"{ends(sweep.arrival_low_s, sweep.arrival_high_s, 1, 's')}")
     queued += _queue_text(sweep) if sweep.arrival_moved is Compared.LOWER else "."
     if sweep.best_in_between:
         queued += (f" It was shortest at {sweep.best_level} sequences "
@@ -279,79 +278,3 @@ def context_text(context: ContextFindings) -> str:
                  "limit would buy.")
     per_request = f"{_prompt_text(context)} {_answer_text(context)} {_count_text(context)}"
     return "\n\n".join([_start_text(context), per_request, crowd])
-
-
-def _untold(found: TensorParallelFindings) -> str:
-    """Why a difference past ``CHANGED`` is still not a finding."""
-    why = "the runs' ranges overlap" if found.runs > 1 else "one run a side has no range"
-    return f"{why}, so this run cannot tell whether the split changed it"
-
-
-def _alone_text(found: TensorParallelFindings) -> str:
-    speed = _ends(found.alone_one, found.alone_split, 1, "tok/s")
-    moved = found.alone_moved
-    if moved is Compared.LOWER:
-        return (f"Split over two GPUs, one user's stream was **slower**: {speed}. A single "
-                "request gives each step little arithmetic to share out, while after every "
-                "layer the two GPUs must exchange their partial results, so every token pays "
-                "for that traffic.")
-    if moved is Compared.HIGHER:
-        return (f"Split over two GPUs, one user's stream was **faster**: {speed}. Each GPU "
-                "read only half of the weights for every token, and here that saved more time "
-                "than the exchange after every layer cost.")
-    if moved is Compared.ALIKE:
-        return (f"Split over two GPUs, one user's stream kept about its speed: {speed}, within "
-                f"{CHANGED:.0%}.")
-    return f"One user's speed went {speed} with the split, but {_untold(found)}."
-
-
-def _crowd_text(found: TensorParallelFindings) -> str:
-    output = _ends(found.crowd_one, found.crowd_split, 0, "tok/s")
-    users = found.users
-    moved = found.crowd_moved
-    if moved is Compared.HIGHER:
-        return (f"With {users} users at once the split gave **more output**: {output}. Every "
-                "step's work was shared by two GPUs' compute and memory bandwidth, and on this "
-                "runtime that outweighed the exchange after every layer.")
-    if moved is Compared.LOWER:
-        return (f"With {users} users at once the split gave **less output**: {output}. The "
-                "exchange after every layer cost more than the second GPU's compute added.")
-    if moved is Compared.ALIKE:
-        return (f"With {users} users at once the output stayed about the same: {output}, "
-                f"within {CHANGED:.0%}; a second GPU did not buy more throughput.")
-    return f"With {users} users the output went {output}, but {_untold(found)}."
-
-
-def _cache_text(found: TensorParallelFindings) -> str:
-    held = (f"{found.cache_one:,} tokens of KV cache on one GPU, {found.cache_split:,} split "
-            "over two")
-    if found.more_cache:
-        return (f"The servers held **{held}** ({found.cache_ratio:.1f}×): each GPU keeps only "
-                "half of the weights and half of every token's cache, so the memory the "
-                "weights no longer take holds more tokens.")
-    return (f"The servers held {held}: this run did not show the larger cache that halving "
-            "each GPU's weights should leave.")
-
-
-def tensor_parallel_text(found: TensorParallelFindings) -> str:
-    """Chapter 05: one GPU against two for one user and for many (medians of each server's
-    repeats, with their ranges), the cache each server had, and what that says about a model
-    that fits on one card."""
-    runs = (f"Each server ran one user, then {found.users} users, in turn, {found.runs} times; "
-            "each figure is the median of its runs. " if found.runs > 1 else "")
-    text = f"{runs}{_alone_text(found)} {_crowd_text(found)} {_cache_text(found)}"
-    if found.crowd_moved is Compared.HIGHER:
-        return (f"{text}\n\nSo on this runtime the split paid off under load even though the "
-                "model fits on one card; whether it does for yours depends on the load and on "
-                "how quickly your GPUs exchange results.")
-    if found.alone_moved is Compared.LOWER:
-        return (f"{text}\n\nFor a model that already fits on one card, this run shows the "
-                "split's cost to a single stream and no gain for the crowd beyond its runs' "
-                "spread to set against it.")
-    return text
-
-
-def tensor_parallel_skipped(device_label: str) -> str:
-    """Chapter 05 on a runtime with fewer than two GPUs: why the split was not measured."""
-    return (f"Skipped: tensor parallelism needs at least two GPUs; this runtime has "
-            f"{device_label}. On Kaggle, choose the 'GPU T4 x2' accelerator to run it.")

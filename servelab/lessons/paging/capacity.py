@@ -14,10 +14,7 @@ counts whole blocks, leaves out the one vLLM keeps back, and gives each user a f
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
-
-import pandas as pd
 
 from servelab.hardware import DTYPE_BYTES, Device
 from servelab.lessons.paging.kv import KVShape, blocks_for, usable_blocks
@@ -175,87 +172,6 @@ def plan_cache(model: PublishedModel, card: Card, *, share: float = DEFAULT_SHAR
                      dtype=dtype, block=block)
 
 
-def users_column(context: int) -> str:
-    return f"users at {context:,} tokens"
-
-
-def plan_table(plans: Sequence[CachePlan], contexts: Sequence[int]) -> pd.DataFrame:
-    """One row per plan: the model's KV cost and weights, the room left on the card, and the
-    users of each context length that fit (0 where the weights alone do not)."""
-    rows = []
-    for plan in plans:
-        row = {"card": plan.card.name, "model": plan.model.name,
-               "KV per token (KiB)": plan.shape.bytes_per_token / 2**10,
-               "weights (GiB)": round(plan.weights_gib, 2),
-               "room for KV (GiB)": round(max(plan.room_gib, 0.0), 2),
-               "KV tokens": plan.cache_tokens}
-        row |= {users_column(context): plan.users(context) for context in contexts}
-        rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def _names(plans: Sequence[CachePlan]) -> str:
-    names = [plan.model.name for plan in plans]
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
-def plan_text(plans: Sequence[CachePlan], contexts: Sequence[int]) -> str:
-    """What the plans show: which weights do not fit, who holds the most and the fewest users
-    of the longest context on the largest card, and why (the KV cost per token)."""
-    parts = []
-    cards = list(dict.fromkeys(plan.card for plan in plans))
-    for card in cards:
-        left_out = [plan for plan in plans if plan.card == card and not plan.fits]
-        if left_out:
-            first = left_out[0]
-            verb = "does" if len(left_out) == 1 else "do"
-            parts.append(
-                f"On the {card.name} card, {_names(left_out)} {verb} not fit at all: "
-                f"{first.share:.0%} of its {card.memory_gib:.2f} GiB, less the "
-                f"{first.allowance_gib:g} GiB allowance, is less than the weights take in "
-                f"{first.dtype}: {'it needs' if len(left_out) == 1 else 'they need'} "
-                "quantized weights or a second card.")
-    largest = max(cards, key=lambda card: card.memory_gib)
-    longest = max(contexts)
-    served = [plan for plan in plans if plan.card == largest and plan.fits]
-    if len(served) >= 2:
-        most = max(served, key=lambda plan: plan.users(longest))
-        fewest = min(served, key=lambda plan: plan.users(longest))
-        if most.users(longest) > fewest.users(longest):
-            held = (f"On the {largest.name} card, {most.model.name} holds "
-                    f"**{most.users(longest)}** users of {longest:,} tokens at once and "
-                    f"{fewest.model.name} **{fewest.users(longest)}**.")
-            if most.shape.bytes_per_token < fewest.shape.bytes_per_token:
-                held += (f" A token of {most.model.name} costs "
-                         f"{most.shape.bytes_per_token:,} bytes ({most.model.layers} layers × "
-                         f"{most.model.kv_heads} KV heads), one of {fewest.model.name} "
-                         f"{fewest.shape.bytes_per_token:,} ({fewest.model.layers} × "
-                         f"{fewest.model.kv_heads}): "
-                         f"{fewest.shape.bytes_per_token / most.shape.bytes_per_token:.1f}× "
-                         "as much.")
-            else:
-                held += (f" A token costs {fewest.shape.bytes_per_token:,} bytes in "
-                         f"{fewest.model.name} against {most.shape.bytes_per_token:,} in "
-                         f"{most.model.name}: the difference is the room its "
-                         f"{fewest.weights_gib:.1f} GiB of weights take up.")
-            parts.append(held)
-    smallest = min((plan for plan in plans if plan.card == largest),
-                   key=lambda plan: plan.model.parameters, default=None)
-    cheapest = min((plan for plan in plans if plan.card == largest),
-                   key=lambda plan: plan.shape.bytes_per_token, default=None)
-    if smallest is not None and cheapest is not None and (
-            cheapest.shape.bytes_per_token < smallest.shape.bytes_per_token):
-        parts.append(
-            f"The smallest model is not the cheapest to keep in the cache: {smallest.model.name} "
-            f"({smallest.model.parameters / 1e9:.1f}B parameters) costs "
-            f"{smallest.shape.bytes_per_token:,} bytes a token, {cheapest.model.name} "
-            f"({cheapest.model.parameters / 1e9:.1f}B) {cheapest.shape.bytes_per_token:,}. The "
-            "cost of a token follows layers, KV heads and head size, not the parameter count.")
-    caveat = ("Each user here holds a full context; with paging, users whose conversations "
-              "are shorter hold fewer blocks, so these counts are the floor, not the ceiling.")
-    return "\n\n".join([" ".join(parts), caveat]) if parts else caveat
-
-
 # -- the arithmetic against the engine -----------------------------------------------------------
 @dataclass(frozen=True)
 class EngineCheck:
@@ -293,35 +209,3 @@ class EngineCheck:
         rounding of that division in floating point."""
         per_request = math.ceil(self.max_model_len / self.block)
         return int(self.blocks / per_request * self.max_model_len)
-
-
-def _held_back(kv_tokens: int, block: int) -> str:
-    usable = usable_blocks(kv_tokens, block)
-    return (f" That count includes the one block vLLM keeps back for itself (its null block), "
-            f"so {usable:,} blocks are there for sequences.")
-
-
-def engine_check_text(check: EngineCheck) -> str:
-    """How close the arithmetic came to the engine's own count, and why they differ if they do."""
-    sum_up = (f"This chapter's server was given {check.cache_bytes:,} bytes of KV cache "
-              f"({check.cache_bytes / GIB:.3f} GiB). At {check.bytes_per_token:,} bytes a token "
-              f"and {check.block} tokens a block, that is **{check.blocks:,}** whole blocks, "
-              f"**{check.predicted:,}** tokens; the engine reported "
-              f"**{check.reported:,}**.")
-    if check.difference == 0:
-        return (sum_up + " The two agree to the token: the engine sizes its cache with exactly "
-                "this arithmetic." + _held_back(check.predicted, check.block))
-    apart = abs(check.difference)
-    direction = "fewer" if check.difference < 0 else "more"
-    if check.reported == check.counted_in_requests:
-        why = (f"{check.max_model_len:,} is not a whole number of {check.block}-token blocks"
-               if check.max_model_len % check.block else "the division rounds down")
-        return (sum_up + f" That is {apart:,} tokens {direction} than predicted, and it is what "
-                "the same blocks give when this vLLM counts them as requests of "
-                f"{check.max_model_len:,} tokens and multiplies back: {why}."
-                + _held_back(check.predicted, check.block))
-    return (sum_up + f" They differ by {apart:,} tokens ({apart / check.block:.1f} blocks; the "
-            f"engine has {direction}): the engine did not get the memory or the token size "
-            "assumed here. Compare the dtype the server ran with (`server.flags['dtype']`) and "
-            "the KV cache dtype in its log, and the block size in its `/metrics`."
-            + _held_back(check.reported, check.block))

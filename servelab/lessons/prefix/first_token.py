@@ -72,40 +72,18 @@ class FirstTokenModel:
         """The fixed part's share of the predicted first token with reuse."""
         return self.fit.fixed_ms / self.on_ms
 
+    @property
+    def foretold(self) -> tuple[Foretold, Foretold] | None:
+        """The predictions with reuse and without against the probe's first tokens; None where
+        the probe did not time them."""
+        on, off = self.reuse.ttft_on, self.reuse.ttft_off
+        if on is None or off is None:
+            return None
+        return foretold(self.on_ms, on), foretold(self.off_ms, off)
 
-def first_token_text(model: FirstTokenModel) -> str:
-    """The prediction, then how it met the probe's first tokens."""
-    fit, reuse = model.fit, model.reuse
-    if not fit.separated:
-        return (f"The prefill fit could not tell the fixed part from the prompt's ({fit}), so "
-                "this run cannot predict how much of the first token reuse removes.")
-    text = (f"The fit measured when the server started: {fit}. A later request computed "
-            f"{reuse.later_on:,.0f} prompt tokens with reuse and {reuse.later_off:,.0f} without "
-            f"({model.token_share:.1%} of them), so it should see its first token after "
-            f"{fit.fixed_ms:.0f} + {fit.prefill_ms(reuse.later_on):.0f} = "
-            f"**{model.on_ms:,.0f} ms** with reuse and **{model.off_ms:,.0f} ms** without: "
-            f"{model.time_share:.1%} of the time for {model.token_share:.1%} of the tokens")
-    if fit.fixed_ms > 0:
-        text += (f", because the fixed part is {model.fixed_share_on:.0%} of the shorter wait "
-                 "and reuse cannot remove it.")
-    else:
-        text += (". The fit found no fixed part beside the prompt, so the model expects the "
-                 "wait to shrink with the tokens.")
-    if reuse.ttft_on is None or reuse.ttft_off is None:
-        return text + " The probe did not time its first tokens, so nothing checks it here."
-    checks = []
-    for label, predicted, measured in (("with reuse", model.on_ms, reuse.ttft_on),
-                                       ("without", model.off_ms, reuse.ttft_off)):
-        found = foretold(predicted, measured)
-        said = {Foretold.INSIDE: "inside their range", Foretold.CLOSE: "close to their median",
-                Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from their median"}[found]
-        checks.append(f"{label} {measured.with_range(0, ' ms')}, the prediction {said}")
-    text += f" The probe timed them {'; '.join(checks)}."
-    unexplained = reuse.ttft_on.median - model.on_ms
-    if foretold(model.on_ms, reuse.ttft_on) is Foretold.OFF and unexplained > 0:
-        text += (f" With reuse the wait was {unexplained:,.0f} ms longer than its computed "
-                 "tokens explain, so something the model leaves out costs that much here: work "
-                 "per request the fit did not separate from the prompt, or each computed token "
-                 f"attending to the {reuse.prompt_tokens - reuse.later_on:,.0f} cached tokens "
-                 "before it, which a prompt that shares nothing does not do.")
-    return text
+    @property
+    def unexplained_ms(self) -> float:
+        """How much longer the median first token with reuse took than its computed tokens
+        explain (NaN where the probe did not time it)."""
+        on = self.reuse.ttft_on
+        return on.median - self.on_ms if on is not None else float("nan")

@@ -5,7 +5,6 @@ expects shared and not. ``prefix.words.sharing_text`` only words it.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -49,8 +48,3 @@ class SharingFindings:
     def different_held_more(self) -> bool:
         """Different prompts held clearly more: the control separated them."""
         return self.different_on > (1 + SAME_BLOCKS) * self.n4_on
-
-
-def counted(value: float) -> str:
-    """A counter for the text; a counter the server did not export reads as "none"."""
-    return "none" if math.isnan(value) else f"{value:,.0f}"

@@ -1,13 +1,17 @@
-"""The words of chapter 04: prefix reuse and shared blocks, each from its findings record
-(``reuse_findings``, ``sharing_findings``). Each function says plainly when an effect did not
-show; the chapter displays it in a cell tagged ``prose``.
+"""The words of chapter 04: prefix reuse, the first token explained and shared blocks, each from
+its findings record (``reuse_findings``, ``first_token``, ``sharing_findings``). Each function
+says plainly when an effect did not show; the chapter displays it in a cell tagged ``prose``.
 """
 
 from __future__ import annotations
 
+import math
+
 from servelab.lessons.prediction import prediction_text
+from servelab.lessons.prefix.first_token import FirstTokenModel, Foretold
 from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
-from servelab.lessons.prefix.sharing_findings import SharingFindings, counted
+from servelab.lessons.prefix.sharing_findings import SharingFindings
+from servelab.lessons.prefix.thresholds import PREDICTION_CLOSE
 
 
 def reuse_prediction(prediction: str, reuse: ReuseFindings, load: LoadReuseFindings) -> str:
@@ -91,3 +95,45 @@ def sharing_text(sharing: SharingFindings) -> str:
                  f"more than `n={expect.copies}`, so this control did not separate them in this "
                  "run.")
     return "\n\n".join([counts, f"{shared} {twin} {other}"])
+
+
+def counted(value: float) -> str:
+    """A counter for the text; a counter the server did not export reads as "none"."""
+    return "none" if math.isnan(value) else f"{value:,.0f}"
+
+
+def first_token_text(model: FirstTokenModel) -> str:
+    """The prediction, then how it met the probe's first tokens."""
+    fit, reuse = model.fit, model.reuse
+    if not fit.separated:
+        return (f"The prefill fit could not tell the fixed part from the prompt's ({fit}), so "
+                "this run cannot predict how much of the first token reuse removes.")
+    text = (f"The fit measured when the server started: {fit}. A later request computed "
+            f"{reuse.later_on:,.0f} prompt tokens with reuse and {reuse.later_off:,.0f} without "
+            f"({model.token_share:.1%} of them), so it should see its first token after "
+            f"{fit.fixed_ms:.0f} + {fit.prefill_ms(reuse.later_on):.0f} = "
+            f"**{model.on_ms:,.0f} ms** with reuse and **{model.off_ms:,.0f} ms** without: "
+            f"{model.time_share:.1%} of the time for {model.token_share:.1%} of the tokens")
+    if fit.fixed_ms > 0:
+        text += (f", because the fixed part is {model.fixed_share_on:.0%} of the shorter wait "
+                 "and reuse cannot remove it.")
+    else:
+        text += (". The fit found no fixed part beside the prompt, so the model expects the "
+                 "wait to shrink with the tokens.")
+    if model.foretold is None or reuse.ttft_on is None or reuse.ttft_off is None:
+        return text + " The probe did not time its first tokens, so nothing checks it here."
+    checks = []
+    for label, measured, found in zip(("with reuse", "without"), (reuse.ttft_on, reuse.ttft_off),
+                                      model.foretold, strict=True):
+        said = {Foretold.INSIDE: "inside their range", Foretold.CLOSE: "close to their median",
+                Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from their median"}[found]
+        checks.append(f"{label} {measured.with_range(0, ' ms')}, the prediction {said}")
+    text += f" The probe timed them {'; '.join(checks)}."
+    if model.foretold[0] is Foretold.OFF and model.unexplained_ms > 0:
+        text += (f" With reuse the wait was {model.unexplained_ms:,.0f} ms longer than its "
+                 "computed tokens explain, so something the model leaves out costs that much "
+                 "here: work per request the fit did not separate from the prompt, or each "
+                 "computed token "
+                 f"attending to the {reuse.prompt_tokens - reuse.later_on:,.0f} cached tokens "
+                 "before it, which a prompt that shares nothing does not do.")
+    return text
