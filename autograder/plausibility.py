@@ -2,9 +2,10 @@
 
 A record that passed the schema (``servelab.results.read_records``) can still describe a run that
 cannot have happened: a batching gain above the concurrency it was measured at, a negative time,
-a GPU served by the CPU engine. Each :class:`Check` returns the figures it doubts (``None``: the
-whole record) with the reason; the class results flag those rows ``implausible: <reason>``.
-Records are evidence, not proof: a careful forger passes every check here.
+a GPU served by the CPU engine. Each :class:`PlausibilityCheck` returns the figures it doubts
+(``None``: the whole record) with the reason; the class results flag those rows
+``implausible: <reason>``. Records are evidence, not proof: a careful forger passes every
+check here.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ Doubt = tuple[str | None, str]  # (figure, or None for the whole record; why)
 
 
 @dataclass(frozen=True)
-class Check:
+class PlausibilityCheck:
     """One rule: ``find(record, chapter, earlier)`` gets the notebook's chapter and how many
     valid records came before this one in the notebook."""
 
@@ -122,17 +123,17 @@ def _second_record(_record: Record, _chapter: str, earlier: int) -> list[Doubt]:
     return [(None, f"record {earlier + 1} of this notebook; a chapter writes one")]
 
 
-CHECKS: tuple[Check, ...] = (
-    Check("gain above concurrency", _gain_above_concurrency),
-    Check("negative", _negative),
-    Check("share above one", _share_above_one),
-    Check("too large", _too_large),
-    Check("faster than memory", _faster_than_memory),
-    Check("paged fits fewer", _paged_fits_fewer),
-    Check("engine for device", _engine_for_device),
-    Check("name for device", _name_for_device),
-    Check("other chapter", _other_chapter),
-    Check("second record", _second_record),
+CHECKS: tuple[PlausibilityCheck, ...] = (
+    PlausibilityCheck("gain above concurrency", _gain_above_concurrency),
+    PlausibilityCheck("negative", _negative),
+    PlausibilityCheck("share above one", _share_above_one),
+    PlausibilityCheck("too large", _too_large),
+    PlausibilityCheck("faster than memory", _faster_than_memory),
+    PlausibilityCheck("paged fits fewer", _paged_fits_fewer),
+    PlausibilityCheck("engine for device", _engine_for_device),
+    PlausibilityCheck("name for device", _name_for_device),
+    PlausibilityCheck("other chapter", _other_chapter),
+    PlausibilityCheck("second record", _second_record),
 )
 
 

@@ -11,7 +11,7 @@ from servelab.lessons.routing.findings import PastOneMachine
 from servelab.lessons.routing.policy_words import routing_text
 
 
-def story(prediction: str, found: PastOneMachine) -> str:
+def story(found: PastOneMachine, prediction: str) -> str:
     """The page's interpretation, in Markdown."""
     (spreading, following), hits = found.routing.policies, found.routing.hit_rate
     measured = (f"a hit rate of {hits[0].median:.0%} with {spreading} and "
