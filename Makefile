@@ -19,12 +19,13 @@ test: setup
 	bash env/run-tests.sh
 
 # For developers: lint (ruff, then mypy over the files pyproject.toml names), then the unit tier
-# alone (tests marked neither engine nor tooling; README "Test tiers"): no engine, no child
-# process, under a minute. `make test` still runs every tier.
+# alone (tests/unit; README "Test tiers"): no engine, no child process, under a minute. Test files
+# still directly in tests/ are unit tests until they move (tests/unit/test_layout.py names them).
+# `make test` still runs every tier.
 unit: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest tests -m "not engine and not tooling" -q -p no:cacheprovider
+	$(BIN)/python -m pytest tests/unit $(wildcard tests/test_*.py) -q -p no:cacheprovider
 
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
 edition: setup

@@ -2,7 +2,8 @@
 # The test job: lint (ruff, then mypy), then one pytest run of every test and nbval over every
 # instructor source, both at the `smoke` size. nbval executes each chapter top to bottom against the real engine with
 # its answer key; the executed full-size book is the main job (`make book`), and the site tests
-# read it when one is there (tests/test_site.py also builds and renders a throw-away chapter).
+# read it when one is there (tests/tooling/test_site.py also builds and renders a throw-away
+# chapter). `tests` holds every tier: tests/unit, tests/tooling and tests/engine.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff check . || exit 1

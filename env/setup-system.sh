@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # System packages from Debian: chromium for the real-browser test of the built site, bubblewrap,
 # the sandbox every grading kernel runs in (autograder/sandbox.py), and slurm-wlm with munge, the
-# one-node Slurm cluster the sharded-grading test starts (tests/test_grading_slurm.py).
+# one-node Slurm cluster the sharded-grading test starts
+# (tests/tooling/autograder/test_shard_slurm.py).
 set -euo pipefail
 missing=()
 command -v chromium >/dev/null || missing+=(chromium)

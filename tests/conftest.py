@@ -11,11 +11,15 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 
 import pytest
 
 # pyproject.toml's test tiers: a test marked with neither is a unit test (README "Test tiers").
 TIERS = ("engine", "tooling")
+# Each tier's folder: a test under tests/engine or tests/tooling carries that mark, whether or not
+# it says so itself, so `-m engine` and `-m "not engine and not tooling"` select by folder too.
+TESTS = Path(__file__).parent
 # Imported by a unit test (here or by the code it calls), either makes it an engine or tooling test.
 HEAVY_IMPORTS = ("vllm", "nbgrader")
 # The standard library asks `uname -p` once and keeps the answer; libraries ask for it (openai's
@@ -27,6 +31,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-snapshots", action="store_true",
                      help="rewrite each chapter's story snapshot (tests/snapshots) from its "
                           "recorded findings, for review")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The mark of the tier folder (tests/engine, tests/tooling) each test sits in."""
+    for item in items:
+        for tier in TIERS:
+            if item.path.is_relative_to(TESTS / tier) and not item.get_closest_marker(tier):
+                item.add_marker(getattr(pytest.mark, tier))
 
 
 @pytest.fixture
@@ -73,7 +85,7 @@ def _recording_processes() -> Iterator[list[str]]:
 def _unit_test_watched(item: pytest.Item) -> Generator[None, object, object]:
     """A unit test starts no process and imports neither vLLM nor nbgrader, in its fixtures
     (module-scoped ones included), its own code or the code it calls; one that does fails,
-    naming what it did. tests/test_tiers.py reads the test files for what they import."""
+    naming what it did. tests/unit/test_tiers.py reads the test files for what they import."""
     if any(item.get_closest_marker(tier) for tier in TIERS):
         return (yield)
     already = {name for name in HEAVY_IMPORTS if name in sys.modules}

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.hardware import Device
+
+# Recorded engine output the tests read (tests/fixtures/README.md), wherever a test file sits.
+FIXTURES = Path(__file__).parent / "fixtures"
 
 # Two T4s as the GPU runtime reports them, and a CPU.
 T4X2 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0,

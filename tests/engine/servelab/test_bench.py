@@ -1,0 +1,63 @@
+"""servelab.bench logic without a server: metrics, workloads, /metrics parsing, plots."""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot
+import numpy as np
+import pytest
+
+from servelab.bench import metrics
+from servelab.bench.client import PlannedRequest, RequestRecord
+
+matplotlib.use("Agg")
+
+
+def record(index: int, sent: float, gaps: list[float], ttft: float, prompt: int = 10,
+           role: str = "user") -> RequestRecord:
+    """A finished single-sample request: first token at sent + ttft, then ``gaps``."""
+    times = list(np.cumsum([sent + ttft, *gaps]))
+    r = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=len(times),
+                                     role=role))
+    r.sent, r.token_times, r.token_samples = sent, times, [0] * len(times)
+    r.first_token, r.end, r.closed = times[0], times[-1], times[-1] + 0.001
+    r.prompt_tokens, r.output_tokens = prompt, len(times)
+    return r
+
+
+@pytest.fixture
+def records() -> list[RequestRecord]:
+    return [
+        record(0, 0.0, [0.1, 0.1, 0.2], ttft=0.5),
+        record(1, 0.2, [0.05] * 5, ttft=0.3, prompt=20),
+        record(2, 0.4, [], ttft=1.0),
+        record(3, 0.5, [0.3, 0.1], ttft=0.2),
+    ]
+
+
+@pytest.mark.engine  # imports vLLM's own benchmark code
+def test_metrics_match_vllms_own_calculation(records: list[RequestRecord]) -> None:
+    # vLLM is in every test environment (env/requirements-cpu.txt): without it this parity
+    # check must fail, not be skipped and pass unseen.
+    from vllm.benchmarks import serve
+    from vllm.benchmarks.lib.endpoint_request_func import RequestFuncOutput
+
+    outputs = [
+        RequestFuncOutput(success=True, latency=r.e2e, ttft=r.ttft, itl=r.itls(),
+                          output_tokens=r.output_tokens, prompt_len=r.prompt_tokens,
+                          start_time=r.sent)
+        for r in records
+    ]
+    theirs, _ = serve.calculate_metrics([], outputs, 3.0, None, [50.0, 90.0, 99.0],
+                                        {"ttft": 600.0, "tpot": 150.0})
+    ours = metrics.calculate(records, 3.0, slo={"ttft": 600, "tpot": 150})
+    assert ours["output_tok_s"] == pytest.approx(theirs.output_throughput)
+    assert ours["request_per_s"] == pytest.approx(theirs.request_throughput)
+    assert ours["goodput_req_s"] == pytest.approx(theirs.request_goodput)
+    pairs = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2e": "e2el"}
+    for name, vllm_name in pairs.items():
+        assert ours[f"{name}_ms_mean"] == pytest.approx(getattr(theirs, f"mean_{vllm_name}_ms"))
+        assert ours[f"{name}_ms_p50"] == pytest.approx(getattr(theirs, f"median_{vllm_name}_ms"))
+        percentiles = dict(getattr(theirs, f"percentiles_{vllm_name}_ms"))
+        for p in (90, 99):
+            assert ours[f"{name}_ms_p{p}"] == pytest.approx(percentiles[float(p)])

