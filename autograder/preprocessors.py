@@ -63,7 +63,7 @@ class SandboxedExecute(NbGraderPreprocessor):
         nb.metadata["autograder"] = report
         return nb, resources
 
-    def _outcome(self, sources: list[str]) -> tuple[sandbox.Result, bool]:
+    def _outcome(self, sources: list[str]) -> tuple[sandbox.SandboxRun, bool]:
         """(result, whether it came from the cache) of running `sources` in a sandbox."""
         limits = sandbox.Limits()
         if not self.cache_dir:

@@ -65,7 +65,7 @@ class ResultCache:
     def _path(self, key: str) -> Path:
         return self.folder / f"{key}.json"
 
-    def get(self, key: str, cells: int) -> sandbox.Result | None:
+    def get(self, key: str, cells: int) -> sandbox.SandboxRun | None:
         """The stored result for `key`, or None (missing, unreadable or not of the right shape:
         then the notebook simply runs)."""
         path = self._path(key)
@@ -80,7 +80,7 @@ class ResultCache:
             return None
         return result if result.status == "ok" else None
 
-    def put(self, key: str, sources: list[str], result: sandbox.Result) -> None:
+    def put(self, key: str, sources: list[str], result: sandbox.SandboxRun) -> None:
         """Store an "ok" result (anything else may not happen again), with the sources it ran
         for anyone auditing the cache."""
         if result.status != "ok":

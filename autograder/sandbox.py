@@ -60,7 +60,7 @@ class Limits:
 
 
 @dataclass
-class Result:
+class SandboxRun:
     """What came back: "ok", "timeout", "dead-kernel" or "error"; outputs per cell."""
 
     status: str
@@ -135,7 +135,7 @@ def check_available() -> None:
 
 
 def execute(sources: list[str], timeout: int, *, sandboxed: bool = True,
-            limits: Limits = Limits()) -> Result:
+            limits: Limits = Limits()) -> SandboxRun:
     """Run `sources` as the code cells of a fresh notebook, each for at most `timeout` seconds.
 
     Without `sandboxed` the same runner starts directly as the grader's user (the rlimits still
@@ -158,7 +158,7 @@ def execute(sources: list[str], timeout: int, *, sandboxed: bool = True,
         wall = timeout * len(sources) + STARTUP_SECONDS
         status = _run(work, tmp / "sandbox.log", sandboxed, wall)
         if status:
-            return Result(status, f"the notebook ran longer than {wall} s and was killed"
+            return SandboxRun(status, f"the notebook ran longer than {wall} s and was killed"
                           if status == "timeout" else _tail(tmp / "sandbox.log"))
         return _read_result(work / "result.json", len(sources), tmp / "sandbox.log")
     finally:
@@ -199,27 +199,27 @@ def _tail(log: Path, size: int = 600) -> str:
     return ""
 
 
-def _read_result(path: Path, cells: int, log: Path) -> Result:
+def _read_result(path: Path, cells: int, log: Path) -> SandboxRun:
     """The runner's report, trusted for nothing but its shape: sizes capped, types checked."""
     try:
         if path.stat().st_size > MAX_RESULT_BYTES:
-            return Result("error", "the sandbox's result was too large")
+            return SandboxRun("error", "the sandbox's result was too large")
         return result_from_data(json.loads(path.read_text(encoding="utf-8")), cells)
     except (OSError, ValueError, KeyError, TypeError) as error:
-        return Result("error", f"the sandbox gave no result ({error}); {_tail(log)}")
+        return SandboxRun("error", f"the sandbox gave no result ({error}); {_tail(log)}")
 
 
-def result_from_data(raw: dict, cells: int) -> Result:
-    """A Result from the runner's JSON shape (also the result cache's), checked: ValueError,
+def result_from_data(raw: dict, cells: int) -> SandboxRun:
+    """A run from the runner's JSON shape (also the result cache's), checked: ValueError,
     KeyError or TypeError when it is not that shape or not for `cells` cells."""
     outputs = [[_output(o) for o in cell_outputs] for cell_outputs in raw["cells"]]
     status = raw["status"] if raw["status"] in ("ok", "timeout", "dead-kernel") else "error"
     if len(outputs) != cells:
         raise ValueError("the sandbox's result does not match the notebook")
-    return Result(status, str(raw.get("detail", ""))[:400], outputs)
+    return SandboxRun(status, str(raw.get("detail", ""))[:400], outputs)
 
 
-def result_to_data(result: Result) -> dict:
+def result_to_data(result: SandboxRun) -> dict:
     """The runner's JSON shape of `result`; result_from_data reads it back unchanged."""
     return {"status": result.status, "detail": result.detail,
             "cells": [[dict(o) for o in outputs] for outputs in result.outputs]}

@@ -17,9 +17,9 @@ SOURCES = ['answer = "C"', "print(answer)"]
 LIMITS = sandbox.Limits()
 
 
-def _ok() -> sandbox.Result:
+def _ok() -> sandbox.SandboxRun:
     out = nbformat.v4.new_output("stream", name="stdout", text="C\n")
-    return sandbox.Result("ok", "", [[], [out]])
+    return sandbox.SandboxRun("ok", "", [[], [out]])
 
 
 def test_the_key_changes_with_everything_that_decides_the_outcome():
@@ -56,5 +56,5 @@ def test_an_entry_round_trips_and_anything_odd_is_a_miss(tmp_path):
 def test_only_ok_outcomes_are_stored(tmp_path):
     cache = ResultCache(tmp_path)
     key = ResultCache.key(SOURCES, 10, LIMITS, True)
-    cache.put(key, SOURCES, sandbox.Result("timeout", "busy machine", [[], []]))
+    cache.put(key, SOURCES, sandbox.SandboxRun("timeout", "busy machine", [[], []]))
     assert cache.get(key, 2) is None and list(tmp_path.iterdir()) == []
