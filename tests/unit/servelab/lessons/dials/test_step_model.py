@@ -23,7 +23,7 @@ def test_the_windows_follow_from_the_two_ends_of_the_step() -> None:
     other = DialPrediction(FOUND.roof, low=4, high=24)
     assert other.output_window[1] < high  # from 4 sequences up, less is left to gain
     text = prediction_text(FOUND)
-    assert "24 sequences per step give **7.8–15.4×** the output of 1" in text
+    assert "**7.8–15.4×**" in text and f"**{pace_low:.1f}–{pace_high:.1f}×**" in text
 
 
 @pytest.mark.parametrize(("value", "where"), [(1.0, Placed.BELOW), (2.0, Placed.INSIDE),
@@ -33,12 +33,18 @@ def test_a_ratio_is_placed_against_its_window_ends_inside(value: float, where: P
     assert placed(1.5, 1.5, 2.5) is placed(2.5, 1.5, 2.5) is Placed.INSIDE
 
 
-@pytest.mark.parametrize(("speedup", "tpot_ratio", "says"), [
-    (13.0, 1.8, "moves along the curve"),
-    (13.0, 4.0, "waited while the step also read arriving prompts"),
-    (6.0, 1.8, "cost this engine more than the window allowed"),
-    (20.0, 1.2, "shared part carried more of the engine's own work"),
-])
-def test_each_outcome_is_worded(speedup: float, tpot_ratio: float, says: str) -> None:
+OUTCOMES = [((13.0, 1.8), (Placed.INSIDE, Placed.INSIDE)),
+            ((13.0, 4.0), (Placed.INSIDE, Placed.ABOVE)),
+            ((6.0, 1.8), (Placed.BELOW, Placed.INSIDE)),
+            ((20.0, 1.2), (Placed.ABOVE, Placed.BELOW))]
+
+
+@pytest.mark.parametrize(("ratios", "where"), OUTCOMES)
+def test_each_outcome_is_worded(ratios: tuple[float, float],
+                                where: tuple[Placed, Placed]) -> None:
+    speedup, tpot_ratio = ratios
+    assert (FOUND.output_placed(speedup), FOUND.pace_placed(tpot_ratio)) == where
     text = check_text(FOUND, speedup, tpot_ratio)
-    assert says in text and f"{speedup:.1f}× the output" in text
+    assert f"{speedup:.1f}×" in text and f"{tpot_ratio:.1f}×" in text
+    others = {check_text(FOUND, *other) for other, _ in OUTCOMES if other != ratios}
+    assert text not in others and len(others) == len(OUTCOMES) - 1
