@@ -2,10 +2,10 @@
 whole story can be rendered again from one real run's findings without running anything.
 
 ``to_record`` writes a findings object (frozen dataclasses of spreads, figures, mappings,
-tuples, enums) as plain JSON; ``from_record(cls, data)`` rebuilds it, led by ``cls``'s type
-hints. Mappings become lists of [key, value] pairs, so keys may be tuples, as some findings'
-are. Properties are not stored: they are computed again, which is what a snapshot of the words
-is meant to test.
+tuples, enums, pandas frames) as plain JSON; ``from_record(cls, data)`` rebuilds it, led by
+``cls``'s type hints. Mappings become lists of [key, value] pairs, so keys may be tuples, as some
+findings' are; a frame keeps its index, columns and values (not its dtypes). Properties are
+not stored: they are computed again, which is what a snapshot of the words is meant to test.
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from enum import Enum
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
 
+import pandas as pd
+
 
 def to_record(value: Any) -> Any:
     """``value`` as JSON-able data."""
@@ -26,6 +28,10 @@ def to_record(value: Any) -> Any:
                 for field in dataclasses.fields(value)}
     if isinstance(value, Enum):
         return value.value
+    if isinstance(value, pd.DataFrame):
+        split = value.to_dict(orient="split")
+        return {"index": to_record(split["index"]), "index_names": list(value.index.names),
+                "columns": to_record(split["columns"]), "data": to_record(split["data"])}
     if isinstance(value, Mapping):
         return [[to_record(key), to_record(item)] for key, item in value.items()]
     if isinstance(value, tuple | list):
@@ -53,6 +59,14 @@ def from_record(kind: Any, data: Any) -> Any:
         return [from_record(args[0], item) for item in data]
     if kind is Any:
         return data
+    if kind is pd.DataFrame:
+        def cell(item: Any) -> Any:
+            return float("nan") if item == "NaN" else item
+        frame = pd.DataFrame([[cell(item) for item in row] for row in data["data"]],
+                             columns=[cell(column) for column in data["columns"]],
+                             index=[cell(label) for label in data["index"]])
+        frame.index.names = data["index_names"]
+        return frame
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         hints = get_type_hints(kind)
         return kind(**{field.name: from_record(hints[field.name], data[field.name])

@@ -44,6 +44,8 @@ from servelab.lessons.prefix import page as prefix_page
 from servelab.lessons.prefix.first_token import FirstTokenModel
 from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
 from servelab.lessons.prefix.sharing_findings import SharingFindings
+from servelab.lessons.routing import page as routing_page
+from servelab.lessons.routing.findings import CopiesFindings, Failure, RoutingFindings
 from servelab.lessons.single_user.findings import EngineFindings
 from servelab.lessons.single_user.slots import SlotFindings
 from servelab.lessons.single_user.slots_words import page_words
@@ -82,6 +84,9 @@ NAMES: dict[str, dict[str, str]] = {
         "sweeps": "sweeps", "mixed": "mixed"},
     "08-when-not-to": {"engines": "engines_found", "found": "slot_found",
                        "prefix_words": "sizes.prefix_words"},
+    "09-past-one-machine": {
+        "routed": "routed", "failure": "failure", "gpus": "runtime.device.count",
+        "copied": "copied", "device_label": "runtime.device.label"},
     "10-capacity-plan": {"check": "check"},
 }
 KINDS: dict[str, dict[str, Any]] = {
@@ -114,6 +119,9 @@ KINDS: dict[str, dict[str, Any]] = {
         "slot_rate": SlotRate, "found_metrics": MetricsFindings, "rates": list[int],
         "sweeps": RateSweepFindings, "mixed": MixedFindings},
     "08-when-not-to": {"engines": EngineFindings, "found": SlotFindings, "prefix_words": int},
+    "09-past-one-machine": {
+        "routed": RoutingFindings, "failure": Failure, "gpus": int, "copied": CopiesFindings,
+        "device_label": str},
     "10-capacity-plan": {"check": PlanCheck},
 }
 RENDER: dict[str, Callable[..., str]] = {
@@ -126,5 +134,6 @@ RENDER: dict[str, Callable[..., str]] = {
     "06-chunked-prefill": chunking_page.page_words,
     "07-throughput-vs-latency": deployments_page.page_words,
     "08-when-not-to": page_words,
+    "09-past-one-machine": routing_page.page_words,
     "10-capacity-plan": capacity_words.page_words,
 }
