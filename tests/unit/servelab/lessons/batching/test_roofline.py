@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from servelab.lessons.batching import roofline
+from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.batching.roofline import (
     A100,
     QWEN3_8B,
@@ -64,14 +65,20 @@ def test_the_book_predicts_a_t4_and_the_lessons_kind_of_card() -> None:
     assert roofline.lesson_bandwidth_gb_s() == pytest.approx(1640.0)
 
 
-@pytest.mark.parametrize(("per_sequence_ms", "says"), [
-    (0.2, "falls inside that row's window"),
-    (2.0, "falls above that row's window: its figures imply more work per step"),
-    (0.01, "falls below that row's window: its figures imply more work per sequence"),
-])
-def test_the_lessons_gain_is_placed_against_its_row(per_sequence_ms: float, says: str) -> None:
-    text = prediction_window_text(_row(), _row(per_sequence_ms=per_sequence_ms))
-    assert says in text and "Every row is a prediction" in text
+LESSON_ROWS = [(0.2, Placed.INSIDE), (2.0, Placed.ABOVE), (0.01, Placed.BELOW)]
+
+
+@pytest.mark.parametrize(("per_sequence_ms", "where"), LESSON_ROWS)
+def test_the_lessons_gain_is_placed_against_its_row(per_sequence_ms: float,
+                                                    where: Placed) -> None:
+    row = _row(per_sequence_ms=per_sequence_ms)
+    assert row.placed(LESSON_GPU.gain) is where
+    text = prediction_window_text(_row(), row)
+    here = _row()
+    assert f"**{here.gain_low:.1f}–{here.gain_high:.1f}×**" in text
+    assert f"{LESSON_GPU.gain:.0f}×" in text
+    said = {prediction_window_text(_row(), _row(per_sequence_ms=ms)) for ms, _ in LESSON_ROWS}
+    assert len(said) == len(LESSON_ROWS)
 
 
 @pytest.mark.parametrize(("measured", "says"), [
