@@ -26,9 +26,9 @@ def test_the_fixed_part_stays_when_reuse_removes_the_tokens() -> None:
     assert model.time_share == pytest.approx(160 / 2108)
     assert model.fixed_share_on == pytest.approx(60 / 160)
     text = first_token_text(model)
-    assert "60 + 100 = **160 ms** with reuse and **2,108 ms** without" in text
-    assert "the fixed part is 38% of the shorter wait" in text
-    assert "did not time its first tokens" in text
+    assert "60 + 100 = **160 ms**" in text and "**2,108 ms**" in text
+    assert "38%" in text and model.foretold is None
+    assert "prediction" not in text.split("without: ")[1]  # nothing checks it
 
 
 @pytest.mark.parametrize(("predicted", "verdict"), [
@@ -41,15 +41,22 @@ def test_a_prediction_is_inside_close_or_off(predicted: float, verdict: Foretold
 def test_the_text_sets_each_prediction_beside_the_probes_first_tokens() -> None:
     model = FirstTokenModel(FIT, _reuse(Spread(165.0, 150.0, 170.0, 3),
                                         Spread(3000.0, 2900.0, 3100.0, 3)))
+    assert model.foretold == (Foretold.INSIDE, Foretold.OFF)
     text = first_token_text(model)
-    assert "with reuse 165 ms (150–170), the prediction inside their range" in text
-    assert "without 3,000 ms (2,900–3,100), the prediction more than 25% from their median" in text
+    assert "165 ms (150–170)" in text and "3,000 ms (2,900–3,100)" in text and "25%" in text
+    close = FirstTokenModel(FIT, _reuse(Spread(165.0, 150.0, 170.0, 3),
+                                        Spread(2300.0, 2200.0, 2400.0, 3)))
+    assert close.foretold == (Foretold.INSIDE, Foretold.CLOSE)
+    assert "25%" not in first_token_text(close)
+    assert first_token_text(close).split("; ")[1] != text.split("; ")[1].replace(
+        "3,000 ms (2,900–3,100)", "2,300 ms (2,200–2,400)")
 
 
 def test_a_fit_that_could_not_separate_predicts_nothing() -> None:
     blurred = PrefillFit(fixed_ms=0.0, tok_s=900.0, short_tokens=256, long_tokens=2048,
                          separated=False)
-    assert "cannot predict" in first_token_text(FirstTokenModel(blurred, _reuse(None, None)))
+    text = first_token_text(FirstTokenModel(blurred, _reuse(None, None)))
+    assert str(blurred) in text and "ms**" not in text  # the fit named, no first token foretold
 
 
 def test_a_fit_without_a_fixed_part_says_so_and_names_what_is_left_out() -> None:
@@ -57,7 +64,8 @@ def test_a_fit_without_a_fixed_part_says_so_and_names_what_is_left_out() -> None
     reuse = ReuseFindings(prompt_tokens=2016, first_computed=2016, second_computed=96,
                           later_on=96, later_off=2016, ttft_on=Spread(680.0, 680.0, 680.0, 1),
                           ttft_off=Spread(2445.0, 2445.0, 2445.0, 1), later=1)
-    text = first_token_text(FirstTokenModel(flat, reuse))
-    assert "found no fixed part" in text and "0% of the shorter wait" not in text
-    assert "549 ms longer than its computed tokens explain" in text
-    assert "attending to the 1,920 cached tokens" in text
+    model = FirstTokenModel(flat, reuse)
+    text = first_token_text(model)
+    assert model.fixed_share_on == 0.0 and "0%" not in text
+    assert model.foretold[0] is Foretold.OFF and model.unexplained_ms == pytest.approx(549, abs=1)
+    assert "549 ms" in text and "1,920 cached tokens" in text
