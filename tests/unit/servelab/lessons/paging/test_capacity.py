@@ -132,7 +132,7 @@ def test_a_model_whose_weights_do_not_fit_holds_nobody() -> None:
     plan = plan_cache(TOY, TEN, share=0.2, allowance_gib=1.5)  # 2 − 1 − 1.5 < 0
     assert not plan.fits and plan.cache_tokens == 0 and plan.users(16) == 0
     row = plan_table([plan], [16]).iloc[0]
-    assert row["room for KV (GiB)"] == 0 and row[users_column(16)] == 0
+    assert row.filter(like="room").item() == 0 and row[users_column(16)] == 0
 
 
 def test_float32_doubles_both_the_weights_and_the_token() -> None:
@@ -173,33 +173,42 @@ def test_the_table_has_one_row_a_plan_and_readable_columns() -> None:
 def test_the_text_names_what_does_not_fit_and_who_holds_most() -> None:
     plans = [plan_cache(model, card) for card in CARDS for model in PUBLISHED_MODELS]
     text = plan_text(plans, [4096, 32768])
-    assert ("On the 16 GB (T4) card, Qwen2.5-7B-Instruct, Mistral-7B-Instruct-v0.3 and "
-            "Llama-3.1-8B-Instruct do not fit at all") in text
-    assert "they need quantized weights" in text
+    left_out = [plan.model.name for plan in plans if not plan.fits]
+    assert left_out == ["Qwen2.5-7B-Instruct", "Mistral-7B-Instruct-v0.3",
+                        "Llama-3.1-8B-Instruct"]
+    assert {plan.card for plan in plans if not plan.fits} == {CARDS[0]}
+    named = text.split("\n\n")[0].split(". ")[0]  # the first sentence: what does not fit
+    assert CARDS[0].name in named and all(name in named for name in left_out)
+    assert "they need" in named
     most = plan_cache(PUBLISHED_MODELS[2], CARDS[1]).users(32768)
-    assert f"Qwen2.5-7B-Instruct holds **{most}** users of 32,768 tokens" in text
-    assert "2.3× as much" in text  # 131,072 ÷ 57,344
-    assert "The smallest model is not the cheapest" in text and "Qwen3-0.6B" in text
-    assert text.endswith("so these counts are the floor, not the ceiling.")
+    assert f"**{most}** users" in text and "32,768 tokens" in text
+    assert "2.3×" in text  # 131,072 ÷ 57,344
+    assert "Qwen3-0.6B" in text and "(0.6B parameters)" in text
+    assert text.endswith(plan_text([plan_cache(TOY, TEN)], [4096]))
 
 
 def test_one_model_left_out_reads_in_the_singular() -> None:
     plans = [plan_cache(TOY, TEN, share=0.2, allowance_gib=1.5)]
+    assert not plans[0].fits
     text = plan_text(plans, [16])
-    assert "toy does not fit at all" in text and "it needs quantized" in text
+    assert "toy does" in text and "it needs" in text and "they need" not in text
+    assert "20%" in text and "1.5 GiB" in text
 
 
 def test_the_same_token_cost_puts_the_difference_in_the_weights() -> None:
     light = PublishedModel("light", 2, 1, 64, 2**29, "made up")
     heavy = PublishedModel("heavy", 2, 1, 64, 2**31, "made up")
-    text = plan_text([plan_cache(light, TEN), plan_cache(heavy, TEN)], [4096])
-    assert "light holds" in text and "the room its 4.0 GiB of weights take up" in text
-    assert "not the cheapest" not in text
+    light_plan, heavy_plan = plan_cache(light, TEN), plan_cache(heavy, TEN)
+    assert light_plan.shape.bytes_per_token == heavy_plan.shape.bytes_per_token
+    text = plan_text([light_plan, heavy_plan], [4096])
+    assert "light holds" in text and "4.0 GiB" in text and "×" not in text
+    assert "(0.5B parameters)" not in text  # no cheaper model to name
 
 
 def test_nothing_to_compare_leaves_only_the_caveat() -> None:
     text = plan_text([plan_cache(TOY, TEN)], [4096])
-    assert text.startswith("Each user here holds a full context")
+    assert "\n\n" not in text and not any(char.isdigit() for char in text)  # the caveat alone
+    assert text != plan_text([plan_cache(TOY, TEN, share=0.2, allowance_gib=1.5)], [16])
 
 
 # -- the arithmetic against the engine -----------------------------------------------------------
@@ -215,25 +224,30 @@ def test_the_arithmetic_predicts_both_engines_counts_to_the_token(version: str) 
     assert check.difference == 0 and check.predicted == 93_184
     assert check.counted_in_requests == check.reported
     text = engine_check_text(check)
-    assert "agree to the token" in text and f"**{check.blocks:,}** whole blocks" in text
-    assert f"{check.blocks - 1:,} blocks are there for sequences" in text
+    assert f"**{check.blocks:,}** whole blocks" in text and "**93,184**" in text
+    assert f"{check.blocks - 1:,} blocks" in text and "fewer" not in text and "more" not in text
 
 
 def test_a_limit_that_is_not_whole_blocks_explains_the_shortfall() -> None:
     check = EngineCheck.of(SMOL, cache_bytes=2**31, block=128, reported=91_000,
                            max_model_len=2000)  # 728 blocks ÷ 16 per request × 2,000
     assert check.counted_in_requests == 91_000 and check.difference == -2_184
+    assert check.max_model_len % check.block != 0  # the shortfall's cause
     text = engine_check_text(check)
-    assert "2,184 tokens fewer than predicted" in text
-    assert "2,000 is not a whole number of 128-token blocks" in text
-    assert "727 blocks are there for sequences" in text
+    assert "2,184 tokens fewer" in text and "2,000 is" in text and "128-token blocks" in text
+    assert "727 blocks" in text
+    rounded = EngineCheck.of(SMOL, cache_bytes=2**31, block=128, reported=91_000,
+                             max_model_len=2048)
+    assert rounded.max_model_len % rounded.block == 0
+    assert engine_check_text(rounded).split(": ")[-1] != text.split(": ")[-1]
 
 
 def test_any_other_difference_says_what_to_compare() -> None:
     check = EngineCheck.of(SMOL, cache_bytes=2**31, block=16, reported=90_000,
                            max_model_len=2048)
+    assert check.reported != check.counted_in_requests and check.difference == -3_200
     text = engine_check_text(check)
-    assert "They differ by 3,200 tokens (200.0 blocks; the engine has fewer)" in text
+    assert "3,200 tokens" in text and "(200.0 blocks;" in text and "fewer)" in text
     assert "server.flags['dtype']" in text
 
 
@@ -284,8 +298,8 @@ def test_the_chapters_planning_cells_run_on_the_names_earlier_cells_bind(kind: s
     assert isinstance(planning, pd.DataFrame)
     assert len(planning) == len(PUBLISHED_MODELS) * (3 if kind == "cuda" else 2)
     assert namespace["engine_check"].difference == 0
-    assert len(shown) == 2 and "agree to the token" in shown[1]
-    assert shown[0].endswith("the floor, not the ceiling.")
+    assert len(shown) == 2 and shown[1] == engine_check_text(namespace["engine_check"])
+    assert shown[0].endswith(plan_text([plan_cache(TOY, TEN)], [4096]))
 
 
 def test_the_plan_adds_this_runtimes_gpu_as_a_third_card() -> None:
