@@ -34,7 +34,12 @@ from servelab.lessons.routing.copies_words import (
     setup_view,
     two_gpus_note,
 )
-from servelab.lessons.routing.failure_words import failure_line, failure_text
+from servelab.lessons.routing.failure_words import (
+    _lost_after_text,
+    _survivors_text,
+    failure_line,
+    failure_text,
+)
 from servelab.lessons.routing.findings import (
     CopiesFindings,
     Failure,
@@ -43,7 +48,13 @@ from servelab.lessons.routing.findings import (
     copies_verdict,
 )
 from servelab.lessons.routing.measuring import crowded_cache_tokens, failure_of, setup_table
-from servelab.lessons.routing.policy_words import policy_table, routing_text
+from servelab.lessons.routing.policy_words import (
+    _cold_start_text,
+    _crowding_text,
+    _sooner_cause,
+    policy_table,
+    routing_text,
+)
 from tests.support import FIXTURES
 
 # a verdict that sets neither policy or set-up apart
@@ -198,13 +209,12 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert found.pooled_spreads[ROUND_ROBIN].to_numpy().tolist() == [[4, 4], [6, 2]]
     table = policy_table(found)
     assert list(table.index) == [ROUND_ROBIN, CACHE_AWARE]
-    assert list(table["prompt computed (times a run)"]) == ["4 (all 2 alike)", "2 (all 2 alike)"]
+    assert list(table.iloc[:, 2]) == ["4 (all 2 alike)", "2 (all 2 alike)"]  # computed
     assert list(table["runs"]) == ["2", "2"]
-    assert table.loc[ROUND_ROBIN, "share of a tenant's requests on its busiest replica"] == \
-        "0.62 (all 2 alike)"
+    assert table.iloc[:, 1][ROUND_ROBIN] == "0.62 (all 2 alike)"  # kept on the busiest replica
     assert table.loc[CACHE_AWARE, "first token p50 (ms)"] == "200 (all 2 alike)"
     text = routing_text(found)
-    assert "made 4 computations of a prompt" in text and "should compute 528 and 328" in text
+    assert "made 4 computations" in text and "528 and 328" in text
 
 
 def _routing(hits: tuple[list[float], list[float]],
@@ -225,9 +235,15 @@ def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_m
     assert _routing(([0.50, 0.72], [0.60, 0.70]), ttft).cache in NEITHER  # ranges overlap
     assert _routing(([0.50, 0.51], [0.52, 0.53]), ttft).cache in NEITHER  # apart, 2 points
     assert _routing(([0.50], [0.70]), ([300.0], [300.0])).cache in NEITHER  # one run
-    assert "in every run" in routing_text(_routing(([0.5, 0.5], [0.7, 0.7]), ttft))
-    assert "cannot tell the two hit rates" in routing_text(
-        _routing(([0.50, 0.72], [0.60, 0.70]), ttft))
+    higher = routing_text(_routing(([0.5, 0.5], [0.7, 0.7]), ttft))
+    untold = routing_text(_routing(([0.50, 0.72], [0.60, 0.70]), ttft))
+    assert "50% (every run)" in higher and "70% (every run)" in higher
+    assert "61% (50%–72%)" in untold and "65% (60%–70%)" in untold
+    lower = routing_text(_routing(([0.70, 0.72], [0.50, 0.52]), ttft))
+
+    def verdict(text: str) -> str:  # the sentence after the hit rates: the cache's verdict
+        return text.split("of the prompt tokens cached. ")[1].split(". ")[0]
+    assert len({verdict(higher), verdict(untold), verdict(lower)}) == 3
 
 
 def test_the_first_token_verdict_needs_the_ranges_apart_and_the_gain():
@@ -237,7 +253,9 @@ def test_the_first_token_verdict_needs_the_ranges_apart_and_the_gain():
     assert _routing(hits, ([300.0, 640.0], [200.0, 400.0])).first_token in NEITHER
     assert _routing(hits, ([300.0, 320.0], [250.0, 260.0])).first_token in NEITHER  # 1.2x
     sooner = routing_text(_routing(hits, ([600.0, 640.0], [200.0, 260.0])))
-    assert "came sooner with cache_aware (median 230 ms (200–260) against 620 ms" in sooner
+    assert "230 ms (200–260)" in sooner and "620 ms (600–640)" in sooner
+    later = routing_text(_routing(hits, ([200.0, 260.0], [600.0, 640.0])))
+    assert "620 ms (600–640)" in later and "230 ms (200–260)" in later and sooner != later
 
 
 def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: int,
@@ -251,33 +269,38 @@ def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: 
                               Tenants(2, per_tenant, prefix_tokens=100), alone_s)
 
 
-@pytest.mark.parametrize(("spreading", "following", "per_tenant", "hits", "says"), [
+SOONER = [
     # 16 requests; 4 and 2 of them computed a prompt: the median request hit under both.
-    ([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, (True, True),
-     "What round_robin added was 2 more computations of a 116-token prompt in a run (one such "
-     "prompt sent alone to a replica took 0.30 s"),
+    ([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, (True, True), 2),
     # 8 requests, 4 computed a prompt with round robin: half, so its median request missed.
-    ([[2, 2], [2, 2]], [[4, 0], [0, 4]], 4, (False, True),
-     "With cache_aware the median request found its tenant's prompt in the cache and with "
-     "round_robin it did not"),
+    ([[2, 2], [2, 2]], [[4, 0], [0, 4]], 4, (False, True), 2),
     # 4 requests, each of cache_aware's 4 prompt computations one of them.
-    ([[1, 1], [1, 1]], [[1, 1], [1, 1]], 2, (False, False),
-     "Yet with cache_aware most requests in a run computed their tenant's prompt"),
-    ([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8, (True, True),
-     "round_robin computed no more prompts than cache_aware, so these runs do not show why"),
-])
+    ([[1, 1], [1, 1]], [[1, 1], [1, 1]], 2, (False, False), 0),
+    ([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8, (True, True), 0),
+]
+
+
+@pytest.mark.parametrize(("spreading", "following", "per_tenant", "hits", "extra"), SOONER)
 def test_why_the_first_tokens_came_sooner_follows_which_median_request_hit(
-        spreading, following, per_tenant, hits, says):
+        spreading, following, per_tenant, hits, extra):
     found = _sooner(spreading, following, per_tenant, alone_s=0.3)
     assert found.first_token is Compared.LOWER and found.median_hits == hits
-    text = routing_text(found)
-    assert says in text
-    assert ("a prompt found cached is not computed again" in text) is (hits == (False, True))
+    assert found.extra_prefills == extra
+    cause = _sooner_cause(found)
+    assert cause in routing_text(found)
+    named = hits == (True, True) and extra > 0  # the extra prompts named, with their cost
+    assert ("0.30 s" in cause and "116-token" in cause and f"{extra} more" in cause) is named
+    causes = {_sooner_cause(_sooner(*case[:3], alone_s=0.3)) for case in SOONER}
+    assert len(causes) == len(SOONER)
 
 
 def test_an_untimed_prompt_leaves_its_cost_out():
-    text = routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
-    assert "more computations of a 116-token prompt in a run, and the requests" in text
+    found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8)
+    assert math.isnan(found.prompt_alone_s)
+    cause = _sooner_cause(found)
+    assert "116-token" in cause and " s " not in cause and "0.30 s" not in cause
+    timed = _sooner_cause(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, alone_s=0.3))
+    assert len(timed) > len(cause) and "0.30 s" in timed
 
 
 def _record(sent: float, ok: bool, took: float = 0.5) -> RequestRecord:
@@ -316,42 +339,51 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
     assert failure.detection_s == 1.5 and failure.latency_after == Spread(1.35, 0.7, 2.0, 2)
     assert failure.errors_after == ("APIConnectionError: Connection error.",)
     text = failure_text(failure)
-    assert "1 of the 3 requests sent before it failed" in text and "3 retries" in text
-    assert ("Of the 3 requests sent after the kill, 1 failed (it was sent before the router "
-            "counted the replica down), although the router does retry") in text
-    assert "no retry saved it " in text
-    assert '(the first reported: "APIConnectionError: Connection error.")' in text
+    assert "1 of the 3 requests" in text and "3 retries" in text and "1.5 s" in text
+    assert _lost_after_text(failure) in text and "1 failed" in text
+    assert text.count("the 3 requests") == 2  # sent before the kill, and after it
+    assert '"APIConnectionError: Connection error."' in text
+    late = _failure([0.5, 0.6], [2.0, 0.7], noticed=None, retries=0.0)
+    assert math.isnan(late.detection_s) and late.failed_unnoticed == 1
+    assert "retries)" not in failure_text(late) and "1.5 s" not in failure_text(late)
+    assert failure_text(late).split(". ")[2] != text.split(". ")[2]  # what the router counted
+    noticed_early = _failure([0.5, 0.6], [2.0, 0.7], noticed=1.2)
+    assert noticed_early.failed_unnoticed == 0
+    assert "0.2 s" in failure_text(noticed_early)
+    assert _lost_after_text(noticed_early) != _lost_after_text(failure)
+
+
+def test_the_failure_line_prints_the_runs_figures():
+    """The failure run's one-line formatter: its whole output is figures with their units."""
+    failure = _failure([0.5, 0.6], [2.0, 0.7])
     assert "Failure(" not in failure_line(failure)
     assert failure_line(failure).startswith(
         "replica killed at 1.0 s, counted down at 2.5 s; failed: 1 of 3 sent before the kill, "
         "1 of 3 sent after; sent → last token, median (low–high): 0.6 s (0.5–0.6) before")
     late = _failure([0.5, 0.6], [2.0, 0.7], noticed=None, retries=0.0)
-    assert math.isnan(late.detection_s) and late.failed_unnoticed == 1
-    assert "still counted the dead replica healthy" in failure_text(late)
-    assert "does retry" not in failure_text(late)
     assert "not counted down" in failure_line(late)
-    noticed_early = _failure([0.5, 0.6], [2.0, 0.7], noticed=1.2)
-    assert noticed_early.failed_unnoticed == 0
-    assert "(it was sent after the router had counted the replica down)" in \
-        failure_text(noticed_early)
 
 
-@pytest.mark.parametrize(("before", "after", "verdict", "says"), [
-    ([1.0, 1.1], [0.5, 0.6], Compared.LOWER, "every answer came sooner than every"),
-    ([0.5, 0.6], [1.0, 1.1], Compared.HIGHER, "every answer after the kill took longer"),
-    ([0.5, 1.0], [0.6, 0.9], Compared.ALIKE, "the ranges overlap, so losing a replica"),
-    ([0.5, 1.0], [0.6, 0.8], Compared.UNTOLD, "the ranges overlap, so losing a replica"),
-    ([0.5], [0.6, 0.9], None, "Too few requests succeeded on one side"),
-    ([], [0.6, 0.9], None, "Too few requests succeeded on one side"),
-])
+SURVIVORS = [([1.0, 1.1], [0.5, 0.6], Compared.LOWER), ([0.5, 0.6], [1.0, 1.1], Compared.HIGHER),
+             ([0.5, 1.0], [0.6, 0.9], Compared.ALIKE), ([0.5, 1.0], [0.6, 0.8], Compared.UNTOLD),
+             ([0.5], [0.6, 0.9], None), ([], [0.6, 0.9], None)]
+
+
+@pytest.mark.parametrize(("before", "after", "verdict"), SURVIVORS)
 def test_the_answers_after_the_kill_are_held_against_those_before_like_with_like(
-        before, after, verdict, says):
+        before, after, verdict):
     failure = _failure(before, after)
     assert failure.survivors is verdict
-    text = failure_text(failure)
-    assert says in text and "the slowest that succeeded" not in text
+    said = _survivors_text(failure)
+    assert said in failure_text(failure)
     if verdict is not None:
-        assert f"after the kill against {failure.latency_before.with_range(1, ' s')}" in text
+        assert failure.latency_before.with_range(1, " s") in said
+        assert failure.latency_after.with_range(1, " s") in said
+    else:
+        assert not any(char.isdigit() for char in said)
+    # higher, lower, and one for alike and untold; one for too few succeeded
+    closings = {_survivors_text(_failure(b, a)).rsplit(")", 1)[-1] for b, a, _ in SURVIVORS}
+    assert len(closings) == 4
 
 
 def _results(*rates: float) -> list[Result]:
@@ -379,21 +411,25 @@ def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
     assert found.verdict is Compared.LOWER and found.split is None
     assert found.one.output_tok_s.median == pytest.approx(161.0, rel=0.02)
     text = copies_text(found)
-    assert "One server with both cores delivered more" in text and "(93–95)" in text
+    assert "(93–95)" in text and "161 output tok/s (160–162)" in text
     assert "no second GPU" in two_gpus_note(1)
+    untold = CopiesFindings.of({"2 replicas": _results(90, 120), "1 server":
+                                _results(100, 110)}, "cpu", 0)
+    assert untold.verdict in NEITHER and copies_text(untold).split("ms. ")[1] != text.split(
+        "ms. ")[1]
     on_gpus = CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
                                  _results(160, 162), "1 model over 2 GPUs":
                                  _results(60, 62)}, "cuda", 2)
     assert on_gpus.split_verdict is Compared.HIGHER
     words = copies_text(on_gpus)
-    assert "One server on one GPU delivered more" in words and "fewer tokens than two" in words
+    assert on_gpus.verdict is Compared.LOWER and "61 output tok/s (60–62)" in words
+    assert words.split("ms. ")[1] != text.split("ms. ")[1]  # one GPU's words, not both cores'
     assert list(setup_table(on_gpus)["runs"]) == [2, 2, 2]
     view = setup_view(found)
     assert list(view.index) == ["2 replicas", "1 server"] and list(view["runs"]) == ["2", "2"]
     assert view.loc["2 replicas", "output (tok/s)"] == (
         found.copies.output_tok_s.with_range())
-    assert "frees memory for KV cache" in two_gpus_note(1)
-    assert "only when it does not fit" not in two_gpus_note(1)
+    assert "`--tensor-parallel-size 2`" in two_gpus_note(1) and two_gpus_note(1) != two_gpus_note(2)
     assert "cannot tell" in copies_title(
         CopiesFindings.of({"a": _results(90, 120), "b": _results(100, 110)}, "cpu", 0),
         "this CPU")
@@ -402,19 +438,22 @@ def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
 def test_lost_requests_on_both_sides_of_the_notice_are_counted_apart():
     failure = dataclasses.replace(_failure([0.5, 0.6], [0.7, 0.8]), failed_after=2,
                                   failed_unnoticed=1, errors_after=("first error", "second"))
-    text = failure_text(failure)
-    assert "2 failed (1 of them sent before the router counted the replica down)" in text
-    assert "no retry saved them" in text and '"first error"' in text
+    text = _lost_after_text(failure)
+    assert "2 failed (1 of them" in text and '"first error"' in text
+    assert text in failure_text(failure)
+    one = dataclasses.replace(failure, failed_after=1, errors_after=("first error",))
+    assert _lost_after_text(one) != text.replace("2 failed (1 of them", "1 failed (1 of them")
 
 
 def test_extra_prompt_computations_are_named_a_cold_caches_first_visits():
     """A review read a 689 against 284 ms routing gain that came from 3 extra prompt
     computations per 18 requests, on caches each run began cold."""
-    extra = routing_text(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8))
-    assert "Each run began on a cold cache, so 2 of the extra computations" in extra
-    assert "Each replica's cache" not in extra  # its size not given
-    none = routing_text(_sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8))
-    assert "began on a cold cache, so the" not in none
+    found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8)
+    said = _cold_start_text(found)
+    assert found.extra_prefills == 2 and " 2 of" in said and said in routing_text(found)
+    assert found.cache_tokens <= 0 and _crowding_text(found) == ""  # its size not given
+    none = _sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8)
+    assert none.extra_prefills == 0 and _cold_start_text(none) == ""
 
 
 def _crowded(spreading_again: list[int], following_again: list[int],
@@ -438,25 +477,31 @@ def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompt
     found = _crowded([3, 4, 5], [0, 0, 1], cache_tokens=150)
     assert [r.median for r in found.recomputed] == [4, 0]
     assert found.crowded and found.recompute is Compared.LOWER
-    text = routing_text(found)
-    assert "Each replica's cache holds 150 tokens, fewer than the 2 tenants' prompts together" in (
-        text) and "computed a prompt again 4 (3–5) times a run and cache_aware 0 (0–1)" in text
-    assert "not only a cold start" in text
-    assert policy_table(found).loc[
-        ROUND_ROBIN, "prompt computed again after its first visit (times a run)"] == "4 (3–5)"
+    said = _crowding_text(found)
+    assert said in routing_text(found)
+    assert "150 tokens" in said and "2 tenants'" in said and "(200)" in said
+    assert "4 (3–5) times" in said and "0 (0–1)" in said
+    assert policy_table(found).iloc[:, 3][ROUND_ROBIN] == "4 (3–5)"  # computed again
 
 
-@pytest.mark.parametrize(("again", "cache_tokens", "verdict", "says"), [
-    (([1, 2, 3], [1, 2, 2]), 150, None, "show no lead beyond the first visits"),
-    (([0, 0, 1], [2, 3, 3]), 150, Compared.HIGHER, "round_robin computed fewer again"),
-    (([0, 0, 0], [0, 0, 0]), 4096, None, "room for all 2 tenants' prompts at once (200 tokens)"),
-])
+LEADS = [(([1, 2, 3], [1, 2, 2]), 150, None, True),
+         (([0, 0, 1], [2, 3, 3]), 150, Compared.HIGHER, True),
+         (([3, 4, 5], [0, 0, 1]), 150, Compared.LOWER, True),
+         (([0, 0, 0], [0, 0, 0]), 4096, None, False)]
+
+
+@pytest.mark.parametrize(("again", "cache_tokens", "verdict", "crowded"), LEADS)
 def test_the_steady_state_lead_needs_a_crowded_cache_and_the_ranges_apart(again, cache_tokens,
-                                                                          verdict, says):
+                                                                          verdict, crowded):
     found = _crowded(*again, cache_tokens=cache_tokens)
+    assert found.crowded is crowded
     assert (found.recompute in NEITHER if verdict is None
             else found.recompute is verdict)
-    assert says in routing_text(found)
+    said = _crowding_text(found)
+    assert said in routing_text(found) and f"{cache_tokens:,} tokens" in said
+    assert "(200 tokens)" in said if not crowded else "(200)" in said
+    assert len({_crowding_text(_crowded(*a, cache_tokens=c)).split("times a run. ")[-1]
+                for a, c, _, _ in LEADS}) == len(LEADS)
 
 
 def test_a_crowded_cache_holds_every_prompt_but_one_or_the_longest_request():
