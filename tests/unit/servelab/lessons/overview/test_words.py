@@ -10,8 +10,11 @@ from servelab.engines.vllm_server import Capacity
 from servelab.lessons.batching.findings import BatchFindings
 from servelab.lessons.chunking.findings import TradeFindings
 from servelab.lessons.chunking.sizing import BudgetPlan
+from servelab.lessons.compare import Compared, Placed, Shown
 from servelab.lessons.overview.findings import LessonFindings
 from servelab.lessons.overview.words import (
+    _first_token_text,
+    _wait_words,
     batching_text,
     paging_text,
     prediction_beside_list_text,
@@ -29,17 +32,21 @@ def found(single: float, top: float) -> BatchFindings:
         "steady_output_tok_s": [single, top]}))
 
 
-@pytest.mark.parametrize(("single", "top", "phrases"), [
-    (100, 2000, ["**20.0×**", "**62%**", "**62.5 tok/s**", "gave up 38% of its speed",
-                 "while every user was decoding"]),
-    (40, 300, ["**7.5×**", "**23%**", "lost more than in the lesson", "about 4.3× as long"]),
-    (40, 50, ["only **1.2×**", "did not show the gain from batching", "50 against 40 tok/s"]),
-])
-def test_batching_text_words_each_verdict(single: float, top: float,
-                                          phrases: list[str]) -> None:
-    text = batching_text(found(single, top))
-    assert all(phrase in text for phrase in phrases), text
-    assert "The lesson's GPU goes from 100 to 2,000 tok/s with 32 streams (20×)" in text
+BATCHING = [(100, 2000, Shown.STRONG, ["**20.0×**", "**62%**", "**62.5 tok/s**", "38%"]),
+            (40, 300, Shown.WEAK, ["**7.5×**", "**23%**", "4.3×"]),
+            (40, 50, Shown.NONE, ["**1.2×**", "50 against 40 tok/s"])]
+
+
+@pytest.mark.parametrize(("single", "top", "verdict", "figures"), BATCHING)
+def test_batching_text_words_each_verdict(single: float, top: float, verdict: Shown,
+                                          figures: list[str]) -> None:
+    batch = found(single, top)
+    assert batch.verdict is verdict and not batch.within_noise
+    text = batching_text(batch)
+    assert all(figure in text for figure in figures), text
+    assert batch.basis in text
+    assert "100 to 2,000 tok/s" in text and "32 streams (20×)" in text
+    assert len({batching_text(found(s, t)) for s, t, _, _ in BATCHING}) == len(BATCHING)
 
 
 def probe(computed: list[float], cached: list[float], ttft_ms: list[float]) -> pd.DataFrame:
@@ -56,30 +63,39 @@ def reuse(computed: list[float], cached: list[float], ttft_ms: list[float],
 
 
 def test_prefix_reuse_shown_and_first_token_sooner() -> None:
-    text = prefix_text(reuse([2016, 16, 16], [0, 2000, 2000], [4000, 200, 200]))
-    assert "**2,016**" in text and "only **16**" in text and "**20.0×** sooner" in text
-    assert "removed 95% of the wait" in text
+    found_reuse = reuse([2016, 16, 16], [0, 2000, 2000], [4000, 200, 200])
+    assert found_reuse.reused and found_reuse.ttft_verdict is Shown.STRONG
+    text = prefix_text(found_reuse)
+    assert "**2,016**" in text and "**16**" in text and "**20.0×** sooner" in text
+    assert "95%" in text
     assert "instead of **4,000 ms**" in text  # thousands grouped, as the ranges beside them are
 
 
 def test_prefix_reuse_shown_but_first_token_not_much_sooner() -> None:
-    text = prefix_text(reuse([2016, 16, 16], [0, 2000, 2000], [4000, 3500, 3500]))
-    assert "only 1.1× sooner" in text and "most of the wait was not" in text
+    found_reuse = reuse([2016, 16, 16], [0, 2000, 2000], [4000, 3500, 3500])
+    assert found_reuse.ttft_verdict is Shown.WEAK
+    text = prefix_text(found_reuse)
+    assert "1.1× sooner" in text and "**1.1×**" not in text
 
 
 def test_prefix_reuse_shown_but_first_tokens_inside_the_noise() -> None:
-    overlapping = prefix_text(reuse([2016, 16, 16], [0, 2000, 2000], [4000, 200, 3950]))
-    assert "the ranges overlap, so this run cannot tell" in overlapping
-    assert "range 200–3,950 ms over 2 with reuse" in overlapping
+    wide = reuse([2016, 16, 16], [0, 2000, 2000], [4000, 200, 3950])
+    assert wide.ttft_verdict not in (Shown.STRONG, Shown.WEAK) and not wide.sooner
+    overlapping = prefix_text(wide)
+    assert "200–3,950 ms" in overlapping and "**" not in _first_token_text(wide)
     one_each = reuse([2016, 16], [0, 2000], [4000, 200], CONTROL[:2])
-    assert "one later request a side gives no range" in prefix_text(one_each)
+    assert not one_each.sooner
+    assert _first_token_text(one_each) != _first_token_text(wide)
     lesson = LessonFindings(found(100, 2000), one_each, chunks(gaps(300, 7.0), gaps(4500, 5.0)))
-    assert "first token not sooner beyond the spread" in summary_text(lesson, "")
+    prefix_line = summary_text(lesson, "").splitlines()[1]
+    assert "16 tokens" in prefix_line and "× sooner" not in prefix_line
 
 
 def test_prefix_reuse_not_shown() -> None:
-    text = prefix_text(reuse([2016, 2016, 2016], [0, 0, 0], [4000, 4000, 4000]))
-    assert "did not show the cached prefix" in text
+    none = reuse([2016, 2016, 2016], [0, 0, 0], [4000, 4000, 4000])
+    assert not none.reused
+    text = prefix_text(none)
+    assert "**2,016**" in text and "×" not in text  # no first token set beside it
 
 
 def gaps(longest_ms: float, ttft_s: float) -> dict[str, float]:
@@ -113,30 +129,35 @@ def test_summary_when_every_effect_showed() -> None:
                             chunks(gaps(300, 7.0), gaps(4500, 5.0)))
     text = summary_text(lesson, prediction="a guess")
     lines = text.splitlines()
-    assert lines[0] == ("- **Batching:** 32 users got 20.0× the total of one user, each at 62% "
-                        "of its speed.")
-    assert "computed 16 tokens instead of 2,016" in lines[1]
-    assert "20.5× sooner (ranges apart)" in lines[1]
-    assert "from 4.50 s to 0.30 s (medians over 3 runs a side" in lines[2]
-    assert "came later, after 7.00 s in slices against 5.00 s in one step" in lines[2]
-    overlapping = LessonFindings(lesson.batching, lesson.reuse,
-                                 chunks(gaps(300, 5.2), gaps(4500, 5.0)))
-    assert ("came after 5.20 s in slices against 5.00 s in one step, ranges overlapping: "
-            "no cost this run can tell") in summary_text(overlapping, "")
-    sooner = LessonFindings(lesson.batching, lesson.reuse,
-                            chunks(gaps(300, 3.0), gaps(4500, 5.0)))
-    assert "came sooner, after 3.00 s in slices against 5.00 s in one step" in summary_text(
-        sooner, "")
+    assert lesson.batching.shown and "32 users" in lines[0] and "20.0×" in lines[0]
+    assert "62%" in lines[0]
+    assert lesson.reuse.reused and lesson.reuse.sooner
+    assert "16 tokens" in lines[1] and "2,016;" in lines[1] and "20.5× sooner" in lines[1]
+    assert lesson.chunking.pause_verdict is Shown.STRONG
+    assert "4.50 s" in lines[2] and "0.30 s" in lines[2] and "3 runs" in lines[2]
+    assert lesson.chunking.wait_verdict is Compared.HIGHER
+    assert _wait_words(lesson.chunking) in lines[2] and "7.00 s" in lines[2]
+    overlapping = chunks(gaps(300, 5.2), gaps(4500, 5.0))
+    sooner = chunks(gaps(300, 3.0), gaps(4500, 5.0))
+    assert overlapping.wait_verdict is Compared.UNTOLD and sooner.wait_verdict is Compared.LOWER
+    waits = [_wait_words(lesson.chunking), _wait_words(overlapping), _wait_words(sooner)]
+    assert "5.20 s" in waits[1] and "3.00 s" in waits[2]
+    assert len({wait.split(", after")[0].split(" after")[0] for wait in waits}) == 3
+    for chunking, wait in zip((overlapping, sooner), waits[1:], strict=True):
+        again = LessonFindings(lesson.batching, lesson.reuse, chunking)
+        assert wait in summary_text(again, "")
     assert "“a guess”" in text
 
 
 def test_summary_when_no_effect_showed() -> None:
     lesson = LessonFindings(found(40, 50), ReuseFindings.from_probe(CONTROL, CONTROL),
                             chunks(gaps(4000, 5.0), gaps(4500, 5.0)))
-    text = summary_text(lesson, prediction="")
-    assert "not shown in this run (1.2× at 32 users)" in text
-    assert "no reuse showed" in text
-    assert "did not show a shorter pause beyond its spread (4.50 s in one step, 4.00 s" in text
+    assert not lesson.batching.shown and not lesson.reuse.reused
+    assert lesson.chunking.pause_verdict is not Shown.STRONG
+    lines = summary_text(lesson, prediction="").splitlines()
+    assert "(1.2× at 32 users)" in lines[0]
+    assert not any(char.isdigit() for char in lines[1])  # no reuse, no figures
+    assert "(4.50 s" in lines[2] and "4.00 s" in lines[2] and "runs a side" not in lines[2]
 
 
 def test_paging_evidence_sets_what_ran_beside_what_the_log_said_fits() -> None:
@@ -146,7 +167,12 @@ def test_paging_evidence_sets_what_ran_beside_what_the_log_said_fits() -> None:
     def text(load: object) -> str:
         return paging_text(PagingFindings.from_run(capacity, 128, 80, load))
 
-    many = text(pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}))
-    assert "**5.7** requests" in many and "Yet **32** sequences ran at once" in many
-    assert "does not show what paging adds" in text(pd.DataFrame({"running_max": [1.0, 4.0]}))
-    assert "no running count" in text(pd.DataFrame({"x": [1]}))
+    loads = [pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}),
+             pd.DataFrame({"running_max": [1.0, 4.0]}), pd.DataFrame({"x": [1]})]
+    verdicts = [PagingFindings.from_run(capacity, 128, 80, load).ran_verdict for load in loads]
+    assert verdicts[0] is Placed.ABOVE and verdicts[1] is not Placed.ABOVE
+    assert verdicts[2] is None
+    many, few, unsampled = (text(load) for load in loads)
+    assert "**5.7** requests" in many and "**32** sequences" in many
+    assert "most 4 ran" in few and "**4**" not in few
+    assert len({many, few, unsampled}) == 3 and "32" not in unsampled
