@@ -98,7 +98,8 @@ def test_a_saturated_server_measures_the_servers_needed() -> None:
     assert check.saturated and check.measured_replicas == math.ceil(30 / 2.1)
     kept_up = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 3.0]))
     assert not kept_up.saturated and kept_up.measured_replicas is None
-    assert "do not say how many it can finish" in check_text(kept_up)
+    assert f"{check.measured_replicas}" in check_text(check)
+    assert check_text(kept_up) != check_text(check)
 
 
 def test_published_plans_are_a_t4_and_an_80_gb_card() -> None:
@@ -126,7 +127,11 @@ def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:
                          largest_measured=16)
     assert found.by_time is not None and found.by_time > 16
     assert found.max_num_seqs == 16 and found.bound is Bound.MEASURED
-    assert "16, rather than stretch the line past it" in plan_text(found)
+    assert "16" in plan_text(found)
+    stretched = CapacityPlan(CHECK_BRIEF, StepFit(20.0, 0.01, 1.0), prompt_ms=0.0,
+                             first_token_ms=200.0, kv_tokens=10**7, kv_bytes_per_token=1,
+                             largest_measured=4096)
+    assert stretched.bound is not Bound.MEASURED and plan_text(stretched) != plan_text(found)
 
 
 def test_the_plan_is_set_beside_the_runs() -> None:
