@@ -40,5 +40,5 @@ def continuous_batching_words(here: Roofline, lesson_row: Roofline, found: Batch
         prediction_text(prediction, f"{found.gain:.1f}× in total at {found.users} users, each "
                                     f"user keeping {found.kept:.0%}"),
         words.ceiling_text(ceiling), regime_text(cost),
-        gain_text(gain) + " " + window_check_text(here, found.gain),
+        gain_text(gain) + " " + window_check_text(here, found.gain, gain.fit.splits),
         words.intensity_text(intensity), words.waves_text(waves, smoke)))

@@ -61,9 +61,12 @@ def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
             "the sweep says where this machine fell and why.")
 
 
-def window_check_text(here: Roofline, measured_gain: float) -> str:
-    """The measured gain against this machine's predicted window."""
+def window_check_text(here: Roofline, measured_gain: float, fit_splits: bool) -> str:
+    """The measured gain against this machine's predicted window; ``fit_splits``: whether the
+    step-time fit above split a step into its parts (``StepFit.splits``), and so says how much."""
     where = (f"The sweep measured **{measured_gain:.1f}×**, ")
+    how_much = ("the split above names how much" if fit_splits else
+                "the step-time fit above was too loose to say how much")
     place = here.placed(measured_gain)
     if place is Placed.INSIDE:
         return where + (f"inside the window of {here.gain_low:.1f}–{here.gain_high:.1f}× "
@@ -72,10 +75,10 @@ def window_check_text(here: Roofline, measured_gain: float) -> str:
     if place is Placed.BELOW:
         return where + (f"below the window's {here.gain_low:.1f}×: each sequence costs this "
                         "engine more than its arithmetic and its KV reads, by more than the "
-                        "window allowed (the split above names how much).")
+                        f"window allowed ({how_much}).")
     return where + (f"above the window's {here.gain_high:.1f}×: the step's shared part holds "
                     "more of the engine's own work than the window allowed, and every "
-                    "sequence shares it (the split above names how much).")
+                    f"sequence shares it ({how_much}).")
 
 
 # -- the split of a step -----------------------------------------------------------------------
@@ -136,7 +139,9 @@ def regime_text(cost: StepCost) -> str:
 
 # -- the gain the split predicts -----------------------------------------------------------------
 def _gain_formula(users: int, ratio: float, gain: float) -> str:
-    return (f"{users} × (1 + {ratio:.3f}) ÷ (1 + {users} × {ratio:.3f}) = {gain:.1f}×")
+    """The gain formula with *r* to three significant figures, so that the printed numbers give
+    the printed gain."""
+    return (f"{users} × (1 + {ratio:.3g}) ÷ (1 + {users} × {ratio:.3g}) = {gain:.1f}×")
 
 
 def _single_step_words(found: GainFindings) -> str:
@@ -156,13 +161,13 @@ def gain_text(found: GainFindings) -> str:
     lesson_words = (f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
                     f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
                     f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms, so "
-                    f"*r* = {lesson.ratio:.3f}: "
+                    f"*r* = {lesson.ratio:.3g}: "
                     f"{_gain_formula(lesson.users, lesson.ratio, lesson.gain)}.")
     if not found.fit.splits:
         return ("The step times did not fall on a rising line here, so this run gives the "
                 f"formula no *r* to work with. {lesson_words}")
     formula = (f"With *r* = *b* ÷ *a* the gain at *B* sequences is *B*·(1 + *r*) ÷ (1 + *B*·*r*). "
-               f"Here *r* = {found.ratio:.3f}, so the fit predicts "
+               f"Here *r* = {found.ratio:.3g}, so the fit predicts "
                f"{_gain_formula(found.users, found.ratio, found.predicted)}")
     if check is None:
         measured = (". This run has no steady window at every level (its answers are too "

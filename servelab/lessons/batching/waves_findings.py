@@ -24,7 +24,7 @@ class WavesFindings:
     a few times: how long each took (a spread over the runs), the median share of slot time that
     stood idle, where the continuous runs' idle time fell (``tail_share``, the median share
     after the last send; None when unknown), and from the step-time fit what a step of one
-    sequence and a full step cost (None without a fit)."""
+    sequence and a full step cost (None without a fit, or with one too loose to split a step)."""
 
     requests: int
     wave_size: int
@@ -53,8 +53,8 @@ class WavesFindings:
                    idle_continuous=float(np.median([run["idle_slot_share"]
                                                     for run in continuous])),
                    tail_share=float(np.median(known)) if known else None,
-                   step_one_ms=None if fit is None else fit.at(1),
-                   step_full_ms=None if fit is None else fit.at(wave_size))
+                   step_one_ms=fit.at(1) if fit is not None and fit.splits else None,
+                   step_full_ms=fit.at(wave_size) if fit is not None and fit.splits else None)
 
     @property
     def speedup(self) -> float:

@@ -26,9 +26,15 @@ def document_for(prefill_tok_s: float, pause_ms: float, smallest: int, largest: 
     prefills in ``pause_ms``, kept between ``smallest`` and ``largest``. A fixed length would
     take seconds in one step on a slow CPU and a fraction of the pause target on a fast one,
     where chunking it could change nothing."""
+    return max(smallest, min(largest, paused_tokens(prefill_tok_s, pause_ms)))
+
+
+def paused_tokens(prefill_tok_s: float, pause_ms: float) -> int:
+    """What ``prefill_tok_s`` prefills in ``DOCUMENT_PAUSES`` pause targets: the document's
+    length before ``document_for`` keeps it within its bounds."""
     if prefill_tok_s <= 0 or pause_ms <= 0:
         raise ValueError("the prefill rate and the pause must be positive")
-    return max(smallest, min(largest, int(prefill_tok_s * DOCUMENT_PAUSES * pause_ms / 1000)))
+    return int(prefill_tok_s * DOCUMENT_PAUSES * pause_ms / 1000)
 
 
 # The documents of a run are spaced this many times the time one takes to read alone, so that
@@ -191,6 +197,11 @@ class BudgetPlan:
     def wanted_tokens(self) -> float:
         """The tokens the pause target buys at the measured prefill rate, the usual step apart."""
         return chunk_tokens(self.prefill_tok_s, self.pause_ms, self.step_ms)
+
+    @property
+    def whole_tokens(self) -> int:
+        """The whole tokens the pause target buys: a budget counts no part of one."""
+        return math.floor(self.wanted_tokens)
 
     @property
     def hitch_ms(self) -> float:

@@ -8,10 +8,7 @@ from __future__ import annotations
 
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
-from servelab.lessons.chunking.findings import (
-    ReadAlone,
-    TradeFindings,
-)
+from servelab.lessons.chunking.findings import ReadAlone, TradeFindings
 from servelab.lessons.chunking.sizing import (
     DOCUMENT_PAUSES,
     SPACING_MARGIN,
@@ -19,6 +16,7 @@ from servelab.lessons.chunking.sizing import (
     DocumentLoad,
     Reading,
     Sizing,
+    paused_tokens,
 )
 from servelab.lessons.chunking.thresholds import (
     HITCH_CHUNK_SHARE,
@@ -30,9 +28,16 @@ from servelab.lessons.prediction import page_story
 
 
 def document_line(fit: PrefillFit, document_tokens: int, pause_ms: float) -> str:
-    """How the document's length followed from a first prompt read alone (chapter 06)."""
-    return (f"{fit.long_tokens} tokens alone: {fit}; so the document is {document_tokens} tokens, "
-            f"{DOCUMENT_PAUSES} x the {pause_ms} ms pause target at that rate")
+    """How the document's length followed from a first prompt read alone (chapter 06): the
+    prefill rate's length, or the bound that replaced it."""
+    paused = paused_tokens(fit.tok_s, pause_ms)
+    rate = (f"{fit.long_tokens} tokens alone: {fit}; {DOCUMENT_PAUSES} x the {pause_ms} ms "
+            f"pause target at that rate is {paused} tokens")
+    if paused < document_tokens:
+        return f"{rate}, so the document is the chapter's least, {document_tokens} tokens"
+    if paused > document_tokens:
+        return f"{rate}, so the document is the longest the server takes, {document_tokens} tokens"
+    return f"{rate}: the document's length"
 
 
 def spacing_line(load: DocumentLoad, fit: PrefillFit, smallest_spacing_s: float) -> str:
@@ -143,12 +148,12 @@ def _users_text(findings: TradeFindings) -> str:
     head = (f"The longest pause a document caused the users was {pause_whole.median:,.0f} ms "
             f"({pause_whole.range_text(' ms', 0, 'runs')}) with the document read "
             f"{_first_run(plan)}, and {pause_chunked.median:,.0f} ms "
-            f"({pause_chunked.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; a "
-            f"normal gap between their tokens was {findings.usual_gap_ms:.0f} ms. ")
+            f"({pause_chunked.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; in "
+            f"these runs a normal gap between their tokens was {findings.usual_gap_ms:.0f} ms. ")
     reading = (f"While each document was being read, the users' 99th-percentile gap was "
-               f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms', 0, 'runs')}) and "
-               f"then {tail_chunked.median:,.0f} ms "
-               f"({tail_chunked.range_text(' ms', 0, 'runs')}). ")
+               f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms', 0, 'runs')}) with "
+               f"the document read {_first_run(plan)} and {tail_chunked.median:,.0f} ms "
+               f"({tail_chunked.range_text(' ms', 0, 'runs')}) with chunks. ")
     if findings.pause_verdict is None:
         return head + reading + _pooled_text(findings) + (
             "The second run read the document in one step too, so whatever differs between the "
@@ -237,7 +242,7 @@ def _deal_text(findings: TradeFindings) -> str:
              findings.tail_verdict is Shown.REVERSED)) if held]
         return runs + (f": the users' worst pause shrank, but {' and '.join(worse)}, so "
                        "chunking was a trade for them here, not the better deal.")
-    return runs + (", no longer beyond the spread: with the worst pause shorter as well, here "
+    return runs + (", not longer beyond the spread: with the worst pause shorter as well, here "
                    "chunking was the better deal for the users.")
 
 
@@ -298,9 +303,10 @@ def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
     """How the chunked run's budget followed from the measured prefill rate (chapters 00, 06);
     given the ``fit`` it came from, the rate is named once, in the fit's own words."""
     bought = (f"A step that carries a chunk lasts about as long as the users' usual step "
-              f"({plan.step_ms:,.0f} ms: their decoding and the engine's fixed work per step) "
+              f"({plan.step_ms:,.0f} ms when the budget was sized: their decoding and the "
+              f"engine's fixed work per step) "
               f"plus the chunk's reading, so a pause of about {plan.pause_ms:.0f} ms ")
-    bought += (f"leaves {plan.read_ms:,.0f} ms to read in, which buys {plan.wanted_tokens:,.0f} "
+    bought += (f"leaves {plan.read_ms:,.0f} ms to read in, which buys {plan.whole_tokens:,} "
                "tokens. " if plan.read_ms > 0 else "leaves no time to read a chunk in. ")
     if fit is None:
         text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this "

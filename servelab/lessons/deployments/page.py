@@ -18,5 +18,5 @@ def page_words(slot_rate: SlotRate, found_metrics: MetricsFindings, rates: Seque
                sweeps: RateSweepFindings, mixed: MixedFindings, prediction: str = "") -> str:
     """Every sentence chapter 07 writes from its findings, in page order: one text to review."""
     return "\n\n".join((prediction_text(slot_rate), metrics_text(found_metrics),
-                        check_text(slot_rate, rates, sweeps.sustained_i),
+                        check_text(slot_rate, rates, sweeps.sustained(sweeps.small)),
                         story(sweeps, mixed, prediction)))

@@ -71,31 +71,45 @@ class SplitShare:
 
 
 @dataclass(frozen=True)
+class CapSweep:
+    """One cap's rate sweep, from its rate table's rows: the time per token (p50) at the lowest
+    and the highest rate, the p99 first token and the share of requests within the SLO at every
+    rate, and the output and the most requests in flight at the top rate, as spreads over the
+    runs; and its highest median output (tok/s)."""
+
+    tpot_low: Spread
+    tpot_high: Spread
+    ttft: tuple[Spread, ...]
+    attainment: tuple[Spread, ...]
+    output: Spread
+    in_flight: Spread
+    peak: float
+
+    @classmethod
+    def of(cls, table: pd.DataFrame) -> CapSweep:
+        low, high = table.iloc[0], table.iloc[-1]
+        rows = [row for _, row in table.iterrows()]
+        return cls(tpot_low=Spread.in_row(low, "tpot_ms_p50"),
+                   tpot_high=Spread.in_row(high, "tpot_ms_p50"),
+                   ttft=tuple(Spread.in_row(row, metrics.TTFT_MS_P99) for row in rows),
+                   attainment=tuple(Spread.in_row(row, "slo_attainment") for row in rows),
+                   output=Spread.in_row(high, metrics.OUTPUT_TOK_S),
+                   in_flight=Spread.in_row(high, "max_in_flight"),
+                   peak=float(table[metrics.OUTPUT_TOK_S].max()))
+
+
+@dataclass(frozen=True)
 class RateSweepFindings:
-    """The two sweeps side by side, from ``rate_table``'s rows (``*_i`` with the small cap,
-    ``*_b`` with the large one): the pace of tokens at the lowest and highest rate, the p99
-    first token at every rate, the output and the most requests in flight at the top rate, and
-    each cap's highest median output."""
+    """The two sweeps side by side, one record a cap: ``small`` (the interactive cap) and
+    ``large`` (the batch cap), over the same rates."""
 
     setting: CapsSetting
     rates: tuple[float, ...]
     requests: tuple[int, ...]  # sent at each rate in one run
     low_rate: float
     high_rate: float
-    tpot_low_i: Spread
-    tpot_low_b: Spread
-    tpot_high_i: Spread
-    tpot_high_b: Spread
-    ttft_i: tuple[Spread, ...]
-    ttft_b: tuple[Spread, ...]
-    attainment_i: tuple[Spread, ...]  # share of a run's requests within the SLO, a rate each
-    attainment_b: tuple[Spread, ...]
-    output_i: Spread
-    output_b: Spread
-    in_flight_i: Spread
-    in_flight_b: Spread
-    peak_i: float
-    peak_b: float
+    small: CapSweep
+    large: CapSweep
 
     @classmethod
     def of(cls, interactive: pd.DataFrame, batch: pd.DataFrame,
@@ -103,28 +117,11 @@ class RateSweepFindings:
         if list(interactive["rate"]) != list(batch["rate"]):
             raise ValueError("the two sweeps must cover the same rates: "
                              f"{list(interactive['rate'])} and {list(batch['rate'])}")
-        (low_i, high_i), (low_b, high_b) = ((t.iloc[0], t.iloc[-1]) for t in (interactive, batch))
         rates = tuple(float(rate) for rate in interactive["rate"])
         return cls(setting=setting, rates=rates,
                    requests=tuple(int(count) for count in interactive["requests"]),
                    low_rate=rates[0], high_rate=rates[-1],
-                   tpot_low_i=Spread.in_row(low_i, "tpot_ms_p50"),
-                   tpot_low_b=Spread.in_row(low_b, "tpot_ms_p50"),
-                   tpot_high_i=Spread.in_row(high_i, "tpot_ms_p50"),
-                   tpot_high_b=Spread.in_row(high_b, "tpot_ms_p50"),
-                   ttft_i=tuple(Spread.in_row(r, metrics.TTFT_MS_P99)
-                                for _, r in interactive.iterrows()),
-                   ttft_b=tuple(Spread.in_row(r, metrics.TTFT_MS_P99) for _, r in batch.iterrows()),
-                   attainment_i=tuple(Spread.in_row(r, "slo_attainment")
-                                      for _, r in interactive.iterrows()),
-                   attainment_b=tuple(Spread.in_row(r, "slo_attainment")
-                                      for _, r in batch.iterrows()),
-                   output_i=Spread.in_row(high_i, metrics.OUTPUT_TOK_S),
-                   output_b=Spread.in_row(high_b, metrics.OUTPUT_TOK_S),
-                   in_flight_i=Spread.in_row(high_i, "max_in_flight"),
-                   in_flight_b=Spread.in_row(high_b, "max_in_flight"),
-                   peak_i=float(interactive[metrics.OUTPUT_TOK_S].max()),
-                   peak_b=float(batch[metrics.OUTPUT_TOK_S].max()))
+                   small=CapSweep.of(interactive), large=CapSweep.of(batch))
 
     def _met(self, spread: Spread) -> bool:
         """Every run's p99 first token within the SLO."""
@@ -166,32 +163,25 @@ class RateSweepFindings:
     def most_requests(self) -> int:
         return max(self.requests)
 
-    @property
-    def sustained_i(self) -> float | None:
-        return self._held(self.ttft_i, self._met)
+    def sustained(self, cap: CapSweep) -> float | None:
+        """The highest rate up to which every run of ``cap`` kept its p99 first token within
+        the SLO (None: not even the lowest)."""
+        return self._held(cap.ttft, self._met)
 
-    @property
-    def sustained_b(self) -> float | None:
-        return self._held(self.ttft_b, self._met)
-
-    @property
-    def goodput_rate_i(self) -> float | None:
-        """Goodput as DistServe counts it, with the small cap: the highest rate up to which
-        every run kept ``ATTAINMENT_TARGET`` of its requests within the SLO (None: none)."""
-        return self._held(self.attainment_i, self._attained)
-
-    @property
-    def goodput_rate_b(self) -> float | None:
-        return self._held(self.attainment_b, self._attained)
+    def goodput_rate(self, cap: CapSweep) -> float | None:
+        """Goodput as DistServe counts it: the highest rate up to which every run of ``cap``
+        kept ``ATTAINMENT_TARGET`` of its requests within the SLO (None: none)."""
+        return self._held(cap.attainment, self._attained)
 
     @property
     def goodput_as_slo(self) -> bool:
         """Whether each cap's goodput rate is the rate up to which its first tokens held."""
-        return (self.sustained_i, self.sustained_b) == (self.goodput_rate_i, self.goodput_rate_b)
+        return all(self.sustained(cap) == self.goodput_rate(cap)
+                   for cap in (self.small, self.large))
 
     def _first_split(self) -> tuple[float, FirstTokens] | None:
         """The lowest rate where one cap missed in every run and the other met, and which."""
-        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
+        for rate, small, large in zip(self.rates, self.small.ttft, self.large.ttft, strict=True):
             if self._missed(small) and self._met(large):
                 return rate, FirstTokens.SMALL_BROKE
             if self._missed(large) and self._met(small):
@@ -201,7 +191,7 @@ class RateSweepFindings:
     @property
     def straddled_rate(self) -> float | None:
         """The lowest rate at which one cap's runs fell on both sides of the SLO."""
-        for rate, small, large in zip(self.rates, self.ttft_i, self.ttft_b, strict=True):
+        for rate, small, large in zip(self.rates, self.small.ttft, self.large.ttft, strict=True):
             if any(not self._met(s) and not self._missed(s) for s in (small, large)):
                 return rate
         return None
@@ -221,13 +211,13 @@ class RateSweepFindings:
         if rate is None:
             return None
         index = self.rates.index(rate)
-        shares = (self.attainment_i if self.first_tokens is FirstTokens.SMALL_BROKE
-                  else self.attainment_b)
+        cap = self.small if self.first_tokens is FirstTokens.SMALL_BROKE else self.large
+        shares = cap.attainment
         return SplitShare(shares[index], self.requests[index])
 
     @property
     def first_tokens(self) -> FirstTokens:
-        if self._missed(self.ttft_i[0]) and self._missed(self.ttft_b[0]):
+        if self._missed(self.small.ttft[0]) and self._missed(self.large.ttft[0]):
             return FirstTokens.BOTH_MISSED
         split = self._first_split()
         if split is not None:
@@ -239,22 +229,22 @@ class RateSweepFindings:
     @property
     def pace_low(self) -> Compared:
         """The large cap's time per token against the small cap's at the lowest rate."""
-        return compare(self.tpot_low_b, self.tpot_low_i, SERVERS_ALIKE)
+        return compare(self.large.tpot_low, self.small.tpot_low, SERVERS_ALIKE)
 
     @property
     def pace_high(self) -> Compared:
-        return compare(self.tpot_high_b, self.tpot_high_i, SERVERS_ALIKE)
+        return compare(self.large.tpot_high, self.small.tpot_high, SERVERS_ALIKE)
 
     @property
     def small_queued(self) -> bool:
         """At the top rate every run had more requests in flight than the small cap has slots,
         so some of them waited for one: the load reached the small cap."""
-        return self.in_flight_i.low > self.setting.interactive_seqs
+        return self.small.in_flight.low > self.setting.interactive_seqs
 
     @property
     def large_seqs(self) -> float:
         """The large cap's sequences at once at the top rate: in flight (median), up to its cap."""
-        return min(self.in_flight_b.median, float(self.setting.batch_seqs))
+        return min(self.large.in_flight.median, float(self.setting.batch_seqs))
 
     @property
     def seq_ratio(self) -> float:
@@ -269,19 +259,19 @@ class RateSweepFindings:
     @property
     def gain(self) -> float:
         """The large cap's output at the top rate against the small cap's (medians)."""
-        return self.output_b.median / self.output_i.median
+        return self.large.output.median / self.small.output.median
 
     @property
     def step_gain(self) -> float:
         """Tokens per unit of step time at the top rate, the large cap's against the small
         cap's: each running sequence gets one token a step, so a cap's rate is its sequences
         at once ÷ its time per token (medians)."""
-        return self.seq_ratio * self.tpot_high_i.median / self.tpot_high_b.median
+        return self.seq_ratio * self.small.tpot_high.median / self.large.tpot_high.median
 
     @property
     def step_ratio(self) -> float:
         """The large cap's time per token at the top rate against the small cap's (medians)."""
-        return self.tpot_high_b.median / self.tpot_high_i.median
+        return self.large.tpot_high.median / self.small.tpot_high.median
 
     @property
     def gain_within_steps(self) -> bool:
@@ -293,7 +283,7 @@ class RateSweepFindings:
     def busiest_alike(self) -> bool:
         """Whether every run's busiest moment at the top rate had the small cap's same count
         in flight."""
-        return self.in_flight_i.low == self.in_flight_i.high
+        return self.small.in_flight.low == self.small.in_flight.high
 
     @property
     def arrival_s(self) -> float:
@@ -315,7 +305,7 @@ class RateSweepFindings:
         its slots in every run) and the two outputs apart (``SERVERS_ALIKE``)."""
         if not self.small_queued:
             return MoreSeqs.NO_QUEUE
-        small_cap = compare(self.output_i, self.output_b, SERVERS_ALIKE)
+        small_cap = compare(self.small.output, self.large.output, SERVERS_ALIKE)
         if small_cap is Compared.HIGHER:
             return MoreSeqs.LOST
         if small_cap is not Compared.LOWER:

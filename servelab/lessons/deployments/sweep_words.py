@@ -38,11 +38,11 @@ def _pace(small: Spread, large: Spread, outcome: Compared) -> str:
 
 def chat_text(found: RateSweepFindings) -> str:
     """The pace of tokens, the first-token target, goodput and which cap broke first."""
-    text = (f"Each figure is the median of {found.tpot_low_i.n} runs, the lowest and highest in "
-            f"brackets. At {found.low_rate:g} req/s a token took "
-            f"{_pace(found.tpot_low_i, found.tpot_low_b, found.pace_low)}. At "
+    text = (f"Each figure is the median of {found.small.tpot_low.n} runs, the lowest and highest "
+            f"in brackets. At {found.low_rate:g} req/s a token took "
+            f"{_pace(found.small.tpot_low, found.large.tpot_low, found.pace_low)}. At "
             f"{found.high_rate:g} req/s it took "
-            f"{_pace(found.tpot_high_i, found.tpot_high_b, found.pace_high)}. "
+            f"{_pace(found.small.tpot_high, found.large.tpot_high, found.pace_high)}. "
             + _slo_text(found))
     if not found.tail_described:
         text += (f"With {found.fewest_requests} to {found.most_requests} requests a run, each "
@@ -73,28 +73,27 @@ def _slo_text(found: RateSweepFindings) -> str:
     """The first-token target and goodput, as one sentence where both held to the same rates
     for each cap, since two sentences would then repeat each other."""
     setting = found.setting
+    small, large = (held_to(found, found.sustained(cap)) for cap in (found.small, found.large))
     first_token = f"The p99 first token stayed within {setting.ttft_slo_ms:,.0f} ms"
     if found.goodput_as_slo:
         return (f"{first_token}, and at least "
                 f"{ATTAINMENT_TARGET:.0%} of the requests met both targets (first token and time "
                 f"per token), in every run with max_num_seqs={setting.interactive_seqs} "
-                f"{held_to(found, found.sustained_i)}; with {setting.batch_seqs}, "
-                f"{held_to(found, found.sustained_b)}. The highest rate that holds is goodput as "
-                "DistServe counts it. ")
-    return (f"{first_token} in every run with "
-            f"max_num_seqs={setting.interactive_seqs} {held_to(found, found.sustained_i)}; with "
-            f"{setting.batch_seqs}, {held_to(found, found.sustained_b)}. " + _goodput_text(found))
+                f"{small}; with {setting.batch_seqs}, {large}. The highest rate that holds is "
+                "goodput as DistServe counts it. ")
+    return (f"{first_token} in every run with max_num_seqs={setting.interactive_seqs} {small}; "
+            f"with {setting.batch_seqs}, {large}. " + _goodput_text(found))
 
 
 def _goodput_text(found: RateSweepFindings) -> str:
     """Goodput as DistServe counts it: the highest rate each cap kept ``ATTAINMENT_TARGET`` of
     its requests within both targets, in every run."""
     setting = found.setting
+    small, large = (held_to(found, found.goodput_rate(cap)) for cap in (found.small, found.large))
     return (f"At least {ATTAINMENT_TARGET:.0%} of the requests met both targets, first token and "
             f"time per token, in every run with max_num_seqs={setting.interactive_seqs} "
-            f"{held_to(found, found.goodput_rate_i)}; with {setting.batch_seqs}, "
-            f"{held_to(found, found.goodput_rate_b)}. The highest rate that holds is goodput as "
-            "DistServe counts it. ")
+            f"{small}; with {setting.batch_seqs}, {large}. The highest rate that holds is "
+            "goodput as DistServe counts it. ")
 
 
 def _attainment_text(found: RateSweepFindings) -> str:
@@ -111,16 +110,16 @@ def _attainment_text(found: RateSweepFindings) -> str:
 
 def throughput_text(found: RateSweepFindings) -> str:
     """The output at the top rate, and what it says of more sequences per step."""
-    small, large, slots = found.output_i, found.output_b, found.setting.interactive_seqs
+    small, large, slots = found.small.output, found.large.output, found.setting.interactive_seqs
     text = (f"At {found.high_rate:g} req/s the large cap produced {large.median:,.0f} output "
             f"tok/s ({large.low:,.0f}–{large.high:,.0f}) and the small one {small.median:,.0f} "
             f"({small.low:,.0f}–{small.high:,.0f}). ")
     if found.capacity is MoreSeqs.NO_QUEUE:
-        return text + (f"In at least one run no more than {found.in_flight_i.low:.0f} requests "
+        return text + (f"In at least one run no more than {found.small.in_flight.low:.0f} requests "
                        f"were in flight at once, within the small cap's {slots} slots, so the "
                        "load did not reach that cap and these runs cannot tell whether more "
                        "sequences per step add throughput here: higher rates would be needed.")
-    busiest = found.in_flight_i
+    busiest = found.small.in_flight
     peaks = (f"{busiest.low:.0f} in every run" if found.busiest_alike else
              f"{busiest.low:.0f} to {busiest.high:.0f}, run by run")
     text += (f"In every run at that rate more requests were in flight at once than the small "
@@ -157,7 +156,7 @@ def throughput_text(found: RateSweepFindings) -> str:
 
 def _step_text(found: RateSweepFindings) -> str:
     """The arithmetic of one step at the top rate beside the run's measured gain."""
-    small, large = found.tpot_high_i.median, found.tpot_high_b.median
+    small, large = found.small.tpot_high.median, found.large.tpot_high.median
     slots, n = found.setting.interactive_seqs, found.requests[-1]
     text = (f"The step times give the arithmetic: a token took {small:.0f} ms with "
             f"{slots} sequences a step and {large:.0f} ms with up to {found.large_seqs:.0f}, so "

@@ -17,12 +17,13 @@ def story(sweeps: RateSweepFindings, mixed: MixedFindings, prediction: str) -> s
     """The page's interpretation, in Markdown, from the two sweeps' and the mixed traffic's
     findings."""
     setting = sweeps.setting
-    measured = (f"at the lowest rate a token took {sweeps.tpot_low_i.median:.0f} ms "
+    small, large = (held_to(sweeps, sweeps.sustained(cap)) for cap in (sweeps.small, sweeps.large))
+    measured = (f"at the lowest rate a token took {sweeps.small.tpot_low.median:.0f} ms "
                 f"with max_num_seqs={setting.interactive_seqs} and "
-                f"{sweeps.tpot_low_b.median:.0f} ms with {setting.batch_seqs} (medians of "
-                f"{sweeps.tpot_low_i.n} runs); the p99 first token stayed within the SLO in "
-                f"every run with {setting.interactive_seqs} {held_to(sweeps, sweeps.sustained_i)} "
-                f"and with {setting.batch_seqs} {held_to(sweeps, sweeps.sustained_b)}.")
+                f"{sweeps.large.tpot_low.median:.0f} ms with {setting.batch_seqs} (medians of "
+                f"{sweeps.small.tpot_low.n} runs); the p99 first token stayed within the SLO in "
+                f"every run with {setting.interactive_seqs} {small} and with "
+                f"{setting.batch_seqs} {large}.")
     return page_story(prediction, measured, [
         ("Interactive chat", chat_text(sweeps)),
         ("Batch processing", throughput_text(sweeps)),

@@ -3,7 +3,7 @@ and where the measured ratios fell (both found by ``dials.step_model.DialPredict
 
 from __future__ import annotations
 
-from servelab.lessons.compare import Placed
+from servelab.lessons.compare import Compared, Placed
 from servelab.lessons.dials.step_model import DialPrediction
 
 
@@ -18,17 +18,24 @@ def prediction_text(found: DialPrediction) -> str:
             "prompts, read in the same steps, are left out.")
 
 
-def check_text(found: DialPrediction, speedup: float, tpot_ratio: float) -> str:
+def check_text(found: DialPrediction, speedup: float, tpot_ratio: float,
+               tpot_moved: Compared) -> str:
     """The sweep's ratios from its fewest to its most sequences per step (the output's and the
     p99 time per token's, ``SweepFindings.speedup`` and ``tpot_ratio``) against the
-    prediction."""
+    prediction. Where the time per token moved no further than its runs' spread
+    (``SweepFindings.tpot_moved`` alike or untold), its ratio is no evidence either way."""
     output, pace = found.output_placed(speedup), found.pace_placed(tpot_ratio)
     text = (f"The sweep measured {speedup:.1f}× the output and {tpot_ratio:.1f}× "
             f"the p99 time per token from {found.low} to {found.high} sequences per step: the "
             f"output {output} its predicted window, the time per token {pace} its own.")
     if output is Placed.INSIDE and pace is Placed.INSIDE:
         return text + " The dial moves along the curve the step's parts predict."
-    if pace is Placed.ABOVE:
+    if pace is not Placed.INSIDE and tpot_moved not in (Compared.HIGHER, Compared.LOWER):
+        text += (" The time per token moved no further than its runs' spread, so where its "
+                 "ratio fell says nothing of the step's parts.")
+        if output is Placed.INSIDE:
+            return text + " The output kept to the curve the step's parts predict."
+    elif pace is Placed.ABOVE:
         return text + (" A p99 time per token above the window counts tokens that waited while "
                        "the step also read arriving prompts, which the model of decoding "
                        "leaves out.")

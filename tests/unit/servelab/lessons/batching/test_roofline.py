@@ -88,5 +88,8 @@ def test_the_lessons_gain_is_placed_against_its_row(per_sequence_ms: float,
 ])
 def test_the_measured_gain_is_placed_against_this_machines_window(measured: float,
                                                                  says: str) -> None:
-    text = window_check_text(_row(), measured)
+    text = window_check_text(_row(), measured, fit_splits=True)
     assert f"**{measured:.1f}×**" in text and says in text
+    # only a fit that split the step can say by how much the engine's work left the window
+    loose = window_check_text(_row(), measured, fit_splits=False)
+    assert (loose == text) is (_row().placed(measured) is Placed.INSIDE)

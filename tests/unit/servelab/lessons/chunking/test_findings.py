@@ -485,8 +485,11 @@ def test_the_sizing_lines_name_the_figures_they_follow_from():
     fit = PrefillFit(100.0, 1000.0, 500, 4000)
     load = _load()
     assert document_line(fit, 4000, 150).startswith("4000 tokens alone: ")
-    assert "4000 tokens," in document_line(fit, 4000, 150)
     assert "3 x" in document_line(fit, 4000, 150) and "150 ms" in document_line(fit, 4000, 150)
+    # 3 × 150 ms at 1,000 tok/s is 450 tokens: the line says which bound set the length, if any
+    sized, floor, ceiling = (document_line(fit, tokens, 150) for tokens in (450, 4000, 300))
+    assert "450 tokens" in floor and floor.endswith("4000 tokens") and "450 tokens" in sized
+    assert len({sized, floor, ceiling}) == 3 and ceiling.endswith("300 tokens")
     spacing = spacing_line(load, fit, 3.0)
     assert all(figure in spacing for figure in ("4.10 s", "8.2 s", "2 x", "3.0 s"))
     line = load_line(load, 12.34)

@@ -121,7 +121,7 @@ def test_which_cap_broke_first_needs_every_run_on_one_side_of_the_slo(small, lar
 
 def test_the_slo_holds_up_to_the_last_rate_every_run_met():
     found = RateSweepFindings.of(_rates((MET, ACROSS, MET)), _rates((MISSED,) * 3), SETTING)
-    assert (found.sustained_i, found.sustained_b) == (2.0, None)
+    assert (found.sustained(found.small), found.sustained(found.large)) == (2.0, None)
     text = sweep_words.chat_text(found)
     assert f"max_num_seqs=4 {sweep_words.held_to(found, 2.0)}; with 64" in text
     assert f"64, {sweep_words.held_to(found, None)}" in text
@@ -129,7 +129,7 @@ def test_the_slo_holds_up_to_the_last_rate_every_run_met():
 
 def test_a_cap_that_held_at_the_top_rate_is_not_read_as_its_limit():
     found = RateSweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
-    assert found.sustained_i == 16.0 and found.next_rate(16.0) is None
+    assert found.sustained(found.small) == 16.0 and found.next_rate(16.0) is None
     assert sweep_words.held_to(found, 16.0) in sweep_words.chat_text(found)
 
 
@@ -146,20 +146,20 @@ def test_goodput_is_the_highest_rate_every_run_kept_its_share_within_the_slo():
     small = _rates((MET,) * 3, attainment=(1.0, (0.95, 0.85, 0.99), 0.5))
     large = _rates((MET,) * 3, attainment=(0.95, 0.92, 0.90))
     found = RateSweepFindings.of(small, large, SETTING)
-    assert (found.goodput_rate_i, found.goodput_rate_b) == (2.0, 16.0)
+    assert (found.goodput_rate(found.small), found.goodput_rate(found.large)) == (2.0, 16.0)
     goodput = sweep_words._goodput_text(found)
     assert not found.goodput_as_slo and goodput in sweep_words.chat_text(found)
     assert "90%" in goodput and f"max_num_seqs=4 {sweep_words.held_to(found, 2.0)}" in goodput
     assert f"64, {sweep_words.held_to(found, 16.0)}" in goodput
     held = RateSweepFindings.of(_rates((MET,) * 3), _rates((MET,) * 3), SETTING)
-    assert (held.sustained_i, held.sustained_b) == (held.goodput_rate_i, held.goodput_rate_b)
+    assert all(held.sustained(cap) == held.goodput_rate(cap) for cap in (held.small, held.large))
     assert held.goodput_as_slo
     merged = sweep_words.chat_text(held)
     assert "1,000 ms" in merged and "90%" in merged
     assert sweep_words._goodput_text(held) not in merged  # said once, with the target
     assert merged.count(sweep_words.held_to(held, 16.0)) == 2
     none = RateSweepFindings.of(_rates((MET,) * 3, attainment=(0.89, 1.0, 1.0)), large, SETTING)
-    assert none.goodput_rate_i is None
+    assert none.goodput_rate(none.small) is None
     assert f"max_num_seqs=4 {sweep_words.held_to(none, None)};" in sweep_words._goodput_text(none)
 
 
@@ -196,9 +196,10 @@ def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome):
     assert found.pace_low is outcome and found.pace_high is outcome
     text = sweep_words.chat_text(found)
     assert "41 ms (40–42)" in text and f"{tpot[1]} ms ({tpot[0]}–{tpot[2]})" in text
-    said = {sweep_words._pace(found.tpot_low_i, found.tpot_low_b, moved) for moved in Compared}
+    low = (found.small.tpot_low, found.large.tpot_low)
+    said = {sweep_words._pace(*low, moved) for moved in Compared}
     assert len(said) == 3  # quicker, slower, and one for alike and untold
-    assert ("10%" in sweep_words._pace(found.tpot_low_i, found.tpot_low_b, outcome)) is (
+    assert ("10%" in sweep_words._pace(found.small.tpot_low, found.large.tpot_low, outcome)) is (
         outcome is Compared.ALIKE)
 
 

@@ -62,7 +62,8 @@ def test_a_runs_goodput_is_its_attainment_at_the_offered_rate_never_above_it(swe
 
 def _goodput_rate(rates, shares) -> float | None:
     table = tl.rate_table(_sweep(rates, shares))
-    return RateSweepFindings.of(table, table, SETTING).goodput_rate_i
+    found = RateSweepFindings.of(table, table, SETTING)
+    return found.goodput_rate(found.small)
 
 
 @PROPERTY

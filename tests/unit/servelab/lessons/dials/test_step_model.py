@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from servelab.lessons.batching.roofline import Roofline
-from servelab.lessons.compare import Placed, placed
+from servelab.lessons.compare import Compared, Placed, placed
 from servelab.lessons.dials.step_model import DialPrediction
 from servelab.lessons.dials.step_words import check_text, prediction_text
 
@@ -44,7 +44,18 @@ def test_each_outcome_is_worded(ratios: tuple[float, float],
                                 where: tuple[Placed, Placed]) -> None:
     speedup, tpot_ratio = ratios
     assert (FOUND.output_placed(speedup), FOUND.pace_placed(tpot_ratio)) == where
-    text = check_text(FOUND, speedup, tpot_ratio)
+    text = check_text(FOUND, speedup, tpot_ratio, Compared.HIGHER)
     assert f"{speedup:.1f}×" in text and f"{tpot_ratio:.1f}×" in text
-    others = {check_text(FOUND, *other) for other, _ in OUTCOMES if other != ratios}
+    others = {check_text(FOUND, *other, Compared.HIGHER) for other, _ in OUTCOMES
+              if other != ratios}
     assert text not in others and len(others) == len(OUTCOMES) - 1
+
+
+@pytest.mark.parametrize("moved", [Compared.ALIKE, Compared.UNTOLD])
+def test_a_time_per_token_within_its_spread_is_no_evidence_of_the_steps_parts(
+        moved: Compared) -> None:
+    inside, below = (check_text(FOUND, 13.0, ratio, moved) for ratio in (1.8, 1.2))
+    assert inside == check_text(FOUND, 13.0, 1.8, Compared.HIGHER)  # inside: nothing to doubt
+    assert below != check_text(FOUND, 13.0, 1.2, Compared.LOWER)
+    # output above its window still speaks of the shared part, the time per token no more
+    assert check_text(FOUND, 20.0, 1.2, moved) != check_text(FOUND, 20.0, 1.2, Compared.LOWER)

@@ -116,11 +116,11 @@ def test_paging_text_waits_without_preemption():
 def test_prediction_echo_with_and_without_a_guess():
     paging = PagingFindings.from_run(CAPACITY, 128, 300, ROOMY)
     empty = paging_words.paging_prediction("  ", paging)
-    assert "(1.73 full contexts)" in empty and "1 request fit" in empty
-    assert "37 did" in empty and "384 tokens" in empty and "21×" in empty
+    assert "(1.73 full contexts)" in empty and "room for 1 request " in empty
+    assert "room for 37," in empty and "384 tokens" in empty and "21×" in empty
     two = Capacity(kv_cache_tokens=2 * 8192 + 16, max_model_len=8192, max_concurrency=2.0)
     said = paging_words.paging_prediction("ten times", PagingFindings.from_run(two, 16, 300, ROOMY))
-    assert "*ten times*" in said and "2 requests fit" in said
+    assert "*ten times*" in said and "room for 2 requests" in said
     assert empty.split("\n")[0] != said.split("\n")[0]  # an empty guess is said to be empty
 
 
