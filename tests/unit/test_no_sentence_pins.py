@@ -29,8 +29,9 @@ MESSAGE = ("an error or validation message quoted to the person who must act on 
 INPUT = "the literal is the test's input (a source text, a cell, an import line), not words made"
 PRINTED = "a progress, log or install line a tool prints, held as printed: not a chapter's story"
 LABEL = "a table's, axis's or placement's label, the whole label as a formatter gives it"
-LEFT = ("generated words not yet reduced to verdicts and figures (issue #53 item 2, left "
-        "after the lessons' wording tests)")
+ALT = ("a figure's alt text, whose order and words are what a screen reader reads "
+       "(servelab.plots.alt): held exactly, as a formatter's output is")
+SUMMARY = "a record's one-line summary (its __str__), the record's own format: held exactly"
 
 # "file under tests/unit::test name": why its long literals stay.
 EXEMPT = {
@@ -74,16 +75,16 @@ EXEMPT = {
     "test_setup_commands.py::test_pip_noise_is_dropped": PRINTED,
     "test_setup_commands.py::test_the_gpu_engine_goes_through_uv_and_falls_back_to_pip": PRINTED,
     "test_setup_commands.py::test_the_install_says_which_installer_took_how_long": PRINTED,
-    "servelab/engines/test_vllm_server.py::test_capacity_is_parsed_from_the_engine_log": LEFT,
+    "servelab/engines/test_vllm_server.py::test_capacity_is_parsed_from_the_engine_log": SUMMARY,
     "servelab/plots/test_alt.py::"
-    "test_a_lone_panel_takes_its_title_as_the_heading_and_a_twin_axis_joins_it": LEFT,
+    "test_a_lone_panel_takes_its_title_as_the_heading_and_a_twin_axis_joins_it": ALT,
     "servelab/plots/test_alt.py::test_a_notebook_shows_a_figure_as_one_html_output_with_its_alt":
-        LEFT,
+        ALT,
     "servelab/plots/test_alt.py::test_alt_text_names_the_finding_each_panel_its_axes_and_series":
-        LEFT,
+        ALT,
     "servelab/plots/test_alt.py::test_html_carries_the_alt_escaped_and_one_copy_of_the_image":
-        LEFT,
-    "servelab/plots/test_alt.py::test_series_every_panel_draws_are_named_once_in_the_key": LEFT,
+        ALT,
+    "servelab/plots/test_alt.py::test_series_every_panel_draws_are_named_once_in_the_key": ALT,
 }
 
 
