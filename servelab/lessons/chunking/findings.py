@@ -58,35 +58,49 @@ def _spread_or_none(row: Mapping[str, float], key: str) -> Spread | None:
 
 
 @dataclass(frozen=True)
+class ReadingRuns:
+    """One way of reading the document (in one step or in chunks), from its row of
+    ``measuring.compare``, each a spread over its runs (every run's figure the median over its
+    documents): the users' longest pause (ms), their p99 gap while a document was read (ms),
+    the document's first token (s), the users' own runs (s), pooled over each run the users'
+    p99 gap (ms) and the share of their gaps that were hitches, and the hitches each user had
+    while a document was read; and the documents that queued behind another."""
+
+    pause: Spread
+    tail: Spread
+    wait: Spread
+    done: Spread
+    pooled: Spread
+    hitch_share: Spread
+    hitches: Spread
+    queued: int
+
+    @classmethod
+    def of(cls, row: Mapping[str, float]) -> ReadingRuns:
+        """From one row of ``measuring.compare``."""
+        return cls(pause=Spread.in_row(row, "users_longest_gap_ms"),
+                   tail=Spread.in_row(row, "itl_ms_p99_after_arrival"),
+                   wait=Spread.in_row(row, "document_ttft_s"),
+                   done=Spread.in_row(row, "users_done_s"),
+                   pooled=Spread.in_row(row, "users_itl_ms_p99"),
+                   hitch_share=Spread.in_row(row, "hitch_share"),
+                   hitches=Spread.in_row(row, "hitches_per_document"),
+                   queued=int(row["documents_queued"]))
+
+
+@dataclass(frozen=True)
 class TradeFindings:
-    """Chapter 06's two settings, each a spread over its runs (every run's figure the median
-    over its documents): the users' longest pause (ms), their p99 gap while a document was read
-    (ms), the document's first token (s), the users' own runs (s), the hitches each user had
-    while a document was read, and the first and last of them with chunks (ms; None where no
-    run had one); pooled over each run, the users' p99 gap (ms) and the share of their gaps
-    that were hitches; the documents that queued behind another; the users' usual gap in one
+    """Chapter 06's two settings side by side, one record a reading: ``whole`` (the document
+    read in one step) and ``chunked`` (in chunks of the budget); the first and last hitch with
+    chunks (ms, spreads over the runs; None where no run had one); the users' usual gap in one
     step (ms); the plan, and the document read alone on each server where the page measured
     it."""
 
     plan: BudgetPlan
-    pause_whole: Spread
-    pause_chunked: Spread
-    tail_whole: Spread
-    tail_chunked: Spread
-    wait_whole: Spread
-    wait_chunked: Spread
-    done_whole: Spread
-    done_chunked: Spread
-    pooled_whole: Spread
-    pooled_chunked: Spread
-    hitch_share_whole: Spread
-    hitch_share_chunked: Spread
-    hitches_whole: Spread
-    hitches_chunked: Spread
+    whole: ReadingRuns
+    chunked: ReadingRuns
     first_hitch: Spread | None
     last_hitch: Spread | None
-    queued_whole: int
-    queued_chunked: int
     usual_gap_ms: float
     alone: ReadAlone | None = None
 
@@ -94,25 +108,9 @@ class TradeFindings:
     def from_runs(cls, chunked: Mapping[str, float], whole: Mapping[str, float],
                   plan: BudgetPlan, alone: ReadAlone | None = None) -> TradeFindings:
         """From the two rows of ``measuring.compare``."""
-        return cls(plan=plan,
-                   pause_whole=Spread.in_row(whole, "users_longest_gap_ms"),
-                   pause_chunked=Spread.in_row(chunked, "users_longest_gap_ms"),
-                   tail_whole=Spread.in_row(whole, "itl_ms_p99_after_arrival"),
-                   tail_chunked=Spread.in_row(chunked, "itl_ms_p99_after_arrival"),
-                   wait_whole=Spread.in_row(whole, "document_ttft_s"),
-                   wait_chunked=Spread.in_row(chunked, "document_ttft_s"),
-                   done_whole=Spread.in_row(whole, "users_done_s"),
-                   done_chunked=Spread.in_row(chunked, "users_done_s"),
-                   pooled_whole=Spread.in_row(whole, "users_itl_ms_p99"),
-                   pooled_chunked=Spread.in_row(chunked, "users_itl_ms_p99"),
-                   hitch_share_whole=Spread.in_row(whole, "hitch_share"),
-                   hitch_share_chunked=Spread.in_row(chunked, "hitch_share"),
-                   hitches_whole=Spread.in_row(whole, "hitches_per_document"),
-                   hitches_chunked=Spread.in_row(chunked, "hitches_per_document"),
+        return cls(plan=plan, whole=ReadingRuns.of(whole), chunked=ReadingRuns.of(chunked),
                    first_hitch=_spread_or_none(chunked, "first_hitch_ms"),
                    last_hitch=_spread_or_none(chunked, "last_hitch_ms"),
-                   queued_whole=int(whole["documents_queued"]),
-                   queued_chunked=int(chunked["documents_queued"]),
                    usual_gap_ms=float(whole["users_itl_ms_p50"]),
                    alone=alone)
 
@@ -124,29 +122,29 @@ class TradeFindings:
         for chunking to change)."""
         if self.plan.second_read is Reading.ONE_STEP:
             return None
-        if self.pause_whole.n < 2 or self.pause_chunked.n < 2:
+        if self.whole.pause.n < 2 or self.chunked.pause.n < 2:
             return Shown.UNTOLD
-        if self.pause_chunked.below_by(self.pause_whole, PAUSE_GAIN_SHOWN):
+        if self.chunked.pause.below_by(self.whole.pause, PAUSE_GAIN_SHOWN):
             return Shown.STRONG
         return Shown.NONE
 
     @property
     def tail_verdict(self) -> Shown:
         """The users' p99 gap while a document was read."""
-        return _tail_verdict(self.tail_chunked, self.tail_whole)
+        return _tail_verdict(self.chunked.tail, self.whole.tail)
 
     @property
     def pooled_verdict(self) -> Shown:
         """The users' p99 gap pooled over each whole run."""
-        return _tail_verdict(self.pooled_chunked, self.pooled_whole)
+        return _tail_verdict(self.chunked.pooled, self.whole.pooled)
 
     @property
     def p99_counts_hitches(self) -> tuple[bool, bool]:
         """Whether, in one step and with chunks, the documents' hitches were more than the
         share of all gaps a pooled p99 lies above (``P99_SHARE``): only then can it land on
         them."""
-        return (self.hitch_share_whole.median > P99_SHARE,
-                self.hitch_share_chunked.median > P99_SHARE)
+        return (self.whole.hitch_share.median > P99_SHARE,
+                self.chunked.hitch_share.median > P99_SHARE)
 
     @property
     def hitch_growth(self) -> Shown | None:
@@ -168,7 +166,7 @@ class TradeFindings:
         with one user a run (their own runs have no range to weigh)."""
         if self.pause_verdict is not Shown.STRONG:
             return Shown.NONE
-        if self.done_whole.n < 2 or self.done_chunked.n < 2:
+        if self.whole.done.n < 2 or self.chunked.done.n < 2:
             return Shown.UNTOLD
         if self.runs_longer or self.tail_verdict is Shown.REVERSED:
             return Shown.WEAK
@@ -177,20 +175,20 @@ class TradeFindings:
     @property
     def runs_longer(self) -> bool:
         """Whether the users' own runs took longer with chunks, beyond the spread."""
-        return self.done_chunked.above(self.done_whole)
+        return self.chunked.done.above(self.whole.done)
 
     @property
     def target_verdict(self) -> Placed:
         """The users' longest pause with chunks against the pause the budget was sized for:
         inside unless every run's pause was ``PAUSE_OFF_TARGET``× past it either way."""
         target = self.plan.pause_ms
-        return placed_runs(self.pause_chunked, target / PAUSE_OFF_TARGET,
+        return placed_runs(self.chunked.pause, target / PAUSE_OFF_TARGET,
                            PAUSE_OFF_TARGET * target)
 
     @property
     def pause_over_target(self) -> float:
         """The longest pause with chunks (the median), in pause targets."""
-        return self.pause_chunked.median / self.plan.pause_ms
+        return self.chunked.pause.median / self.plan.pause_ms
 
     @property
     def wait_verdict(self) -> Compared | None:
@@ -198,7 +196,7 @@ class TradeFindings:
         the ranges apart); None where the chunked run read it in one step too."""
         if self.plan.second_read is Reading.ONE_STEP:
             return None
-        return compare(self.wait_chunked, self.wait_whole)
+        return compare(self.chunked.wait, self.whole.wait)
 
     @property
     def alone_cost(self) -> Shown | None:
@@ -209,7 +207,7 @@ class TradeFindings:
         chunking's cost: untold."""
         if self.alone is None:
             return None
-        if self.alone.one_step_s > self.wait_whole.high:
+        if self.alone.one_step_s > self.whole.wait.high:
             return Shown.UNTOLD
         if self.alone.chunked_s <= self.alone.one_step_s:
             return Shown.NONE
@@ -218,17 +216,17 @@ class TradeFindings:
     @property
     def pause_over_usual(self) -> float:
         """The longest pause with chunks, in usual gaps."""
-        return self.pause_chunked.median / self.usual_gap_ms
+        return self.chunked.pause.median / self.usual_gap_ms
 
     @property
     def wait_ratio(self) -> float:
         """How many times as long the document waited with chunks."""
-        return self.wait_chunked.median / self.wait_whole.median
+        return self.chunked.wait.median / self.whole.wait.median
 
     @property
     def wait_extra_s(self) -> float:
         """How much later the document's first token came with chunks (medians, s)."""
-        return self.wait_chunked.median - self.wait_whole.median
+        return self.chunked.wait.median - self.whole.wait.median
 
     @property
     def chunk_planned_ms(self) -> float:

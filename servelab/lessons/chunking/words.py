@@ -92,7 +92,7 @@ def _share_side(share: Spread, counted: bool) -> str:
 def _pooled_text(findings: TradeFindings) -> str:
     """The p99 pooled over each whole run, and why it can miss the longest pause: a percentile
     lesson from the share of gaps that were hitches."""
-    whole, chunked = findings.pooled_whole, findings.pooled_chunked
+    whole, chunked = findings.whole.pooled, findings.chunked.pooled
     caught_whole, caught_chunked = findings.p99_counts_hitches
     moved = {Shown.REVERSED: "higher with chunks beyond the spread",
              Shown.STRONG: "lower with chunks beyond the spread",
@@ -105,8 +105,8 @@ def _pooled_text(findings: TradeFindings) -> str:
             f"lands on the documents' hitches (gaps of {findings.plan.hitch_ms:,.0f} ms or longer "
             f"while one was read: the usual step and {HITCH_CHUNK_SHARE:g} of a chunk's reading) "
             "only where they are more than 1 in 100 of all gaps: in one step they were "
-            f"{_share_side(findings.hitch_share_whole, caught_whole)}, with chunks "
-            f"{_share_side(findings.hitch_share_chunked, caught_chunked)}. ")
+            f"{_share_side(findings.whole.hitch_share, caught_whole)}, with chunks "
+            f"{_share_side(findings.chunked.hitch_share, caught_chunked)}. ")
     if not caught_whole and caught_chunked:
         return text + ("So the pooled p99 missed the long stalls and counted the short hitches: "
                        "read alone, it makes chunking look worse, whatever the longest pause "
@@ -124,7 +124,7 @@ def _hitch_count(count: float) -> str:
 
 def _hitches_text(findings: TradeFindings) -> str:
     """How the one stall became a hitch per chunk, and whether the later ones cost more."""
-    whole, chunked = findings.hitches_whole.median, findings.hitches_chunked.median
+    whole, chunked = findings.whole.hitches.median, findings.chunked.hitches.median
     text = (f"While a document was read, each user had {_hitch_count(whole)} in one step and "
             f"{_hitch_count(chunked)} with chunks (medians over the runs; the budget cuts the "
             f"document into {findings.plan.chunks} chunks): each chunk is a step of its own, and "
@@ -143,17 +143,16 @@ def _hitches_text(findings: TradeFindings) -> str:
 
 
 def _users_text(findings: TradeFindings) -> str:
-    plan, pause_whole, pause_chunked = findings.plan, findings.pause_whole, findings.pause_chunked
-    tail_whole, tail_chunked = findings.tail_whole, findings.tail_chunked
-    head = (f"The longest pause a document caused the users was {pause_whole.median:,.0f} ms "
-            f"({pause_whole.range_text(' ms', 0, 'runs')}) with the document read "
-            f"{_first_run(plan)}, and {pause_chunked.median:,.0f} ms "
-            f"({pause_chunked.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; in "
+    plan, whole, chunked = findings.plan, findings.whole, findings.chunked
+    head = (f"The longest pause a document caused the users was {whole.pause.median:,.0f} ms "
+            f"({whole.pause.range_text(' ms', 0, 'runs')}) with the document read "
+            f"{_first_run(plan)}, and {chunked.pause.median:,.0f} ms "
+            f"({chunked.pause.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; in "
             f"these runs a normal gap between their tokens was {findings.usual_gap_ms:.0f} ms. ")
     reading = (f"While each document was being read, the users' 99th-percentile gap was "
-               f"{tail_whole.median:,.0f} ms ({tail_whole.range_text(' ms', 0, 'runs')}) with "
-               f"the document read {_first_run(plan)} and {tail_chunked.median:,.0f} ms "
-               f"({tail_chunked.range_text(' ms', 0, 'runs')}) with chunks. ")
+               f"{whole.tail.median:,.0f} ms ({whole.tail.range_text(' ms', 0, 'runs')}) with "
+               f"the document read {_first_run(plan)} and {chunked.tail.median:,.0f} ms "
+               f"({chunked.tail.range_text(' ms', 0, 'runs')}) with chunks. ")
     if findings.pause_verdict is None:
         return head + reading + _pooled_text(findings) + (
             "The second run read the document in one step too, so whatever differs between the "
@@ -224,7 +223,7 @@ def _reading_tail_text(findings: TradeFindings) -> str:
 
 def _deal_text(findings: TradeFindings) -> str:
     """The users' own runs either way, and whether chunking was the better deal for them."""
-    before, after = findings.done_whole, findings.done_chunked
+    before, after = findings.whole.done, findings.chunked.done
     runs = (f"Each user's own run took {before.median:.1f} s "
             f"({before.range_text(' s', 1, 'runs')}) with the document read "
             f"{_first_run(findings.plan)} and {after.median:.1f} s "
@@ -248,16 +247,16 @@ def _deal_text(findings: TradeFindings) -> str:
 
 def _queue_text(findings: TradeFindings) -> str:
     """Whether a document arrived before the one ahead of it had its first token."""
-    if findings.queued_whole == 0 and findings.queued_chunked == 0:
+    if findings.whole.queued == 0 and findings.chunked.queued == 0:
         return (" Every document arrived after the one before it had its first token, so none "
                 "of these waits includes queueing behind another document.")
-    return (f" In the one-step run {findings.queued_whole} and with chunks "
-            f"{findings.queued_chunked} documents arrived before the one ahead of them had its "
+    return (f" In the one-step run {findings.whole.queued} and with chunks "
+            f"{findings.chunked.queued} documents arrived before the one ahead of them had its "
             "first token, so their figures include waiting behind it, not only their own read.")
 
 
 def _document_text(findings: TradeFindings) -> str:
-    plan, before, after = findings.plan, findings.wait_whole, findings.wait_chunked
+    plan, before, after = findings.plan, findings.whole.wait, findings.chunked.wait
     second = (f"with {plan.chunks} chunks" if plan.second_read is Reading.CHUNKS
               else "in the second run")
     numbers = (f"A document's sender waited {before.median:.2f} s for a first token "
@@ -286,7 +285,7 @@ def _cost_text(findings: TradeFindings) -> str:
     if verdict is Shown.UNTOLD:
         return (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s "
                 f"in one step, longer than any of its reads beside the users "
-                f"({findings.wait_whole.range_text(' s', 2, 'runs')}): the reads alone were "
+                f"({findings.whole.wait.range_text(' s', 2, 'runs')}): the reads alone were "
                 "disturbed, so these runs cannot say how much of the later first token is "
                 "chunking's own cost.")
     both = (f" Alone, with nothing else running, the document took {alone.one_step_s:.2f} s in "
@@ -331,10 +330,10 @@ def story(findings: TradeFindings, prediction: str) -> str:
     """The page's interpretation, in Markdown, from the findings of the two runs."""
     plan = findings.plan
     measured = (f"a longest pause (the median over the runs) of "
-                f"{findings.pause_whole.median:,.0f} ms with the document read "
-                f"{_first_run(plan)} and of {findings.pause_chunked.median:,.0f} ms in "
+                f"{findings.whole.pause.median:,.0f} ms with the document read "
+                f"{_first_run(plan)} and of {findings.chunked.pause.median:,.0f} ms in "
                 f"{plan.budget}-token chunks, and a document's first token after "
-                f"{findings.wait_whole.median:.2f} s and {findings.wait_chunked.median:.2f} s.")
+                f"{findings.whole.wait.median:.2f} s and {findings.chunked.wait.median:.2f} s.")
     return page_story(prediction, measured, [
         ("What the engine did", _default_text(plan) + sizing_text(plan)),
         ("What the users felt", _users_text(findings)),

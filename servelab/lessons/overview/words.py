@@ -119,7 +119,7 @@ def prediction_beside_list_text(prediction: str) -> str:
 
 def _wait_words(chunks: TradeFindings) -> str:
     """The document's own first token either way, as the summary's clause."""
-    chunked, whole = chunks.wait_chunked.median, chunks.wait_whole.median
+    chunked, whole = chunks.chunked.wait.median, chunks.whole.wait.median
     both = f"{chunked:.2f} s in slices against {whole:.2f} s in one step"
     if chunks.wait_verdict is Compared.HIGHER:
         return f"a document's first token came later, after {both}"
@@ -145,7 +145,7 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
                   f"{reuse.later_on:,.0f} tokens instead of {reuse.later_off:,.0f}; {first}.")
     else:
         prefix = "**Prefix caching:** no reuse showed in this run."
-    pause_whole, pause_chunked = chunks.pause_whole, chunks.pause_chunked
+    pause_whole, pause_chunked = chunks.whole.pause, chunks.chunked.pause
     if chunks.pause_verdict is Shown.STRONG:
         chunking = (f"**Chunked prefill:** the users' longest pause fell from "
                     f"{pause_whole.median / 1000:.2f} s to {pause_chunked.median / 1000:.2f} s "

@@ -17,6 +17,7 @@ from servelab.lessons.chunking import measuring
 from servelab.lessons.chunking.engine_log import chunking_state
 from servelab.lessons.chunking.findings import (
     ReadAlone,
+    ReadingRuns,
     TradeFindings,
 )
 from servelab.lessons.chunking.measuring import compare, compare_view, documents_queued, run_figures
@@ -137,10 +138,12 @@ def findings(chunked: dict[str, float], whole: dict[str, float] = WHOLE,
 
 def test_the_findings_read_the_two_rows_and_their_ratios():
     found = findings(_row(300, 200, 1000, 31, 6.0))
-    pause = found.pause_whole
+    assert found.whole == ReadingRuns.of(WHOLE)  # one record a reading, each from its own row
+    pause = found.whole.pause
     assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((800, 720, 880, 3))
-    assert (found.usual_gap_ms, found.pooled_whole.median, found.pooled_chunked.median) == (
+    assert (found.usual_gap_ms, found.whole.pooled.median, found.chunked.pooled.median) == (
         31, 150, 200)
+    assert (found.whole.wait.median, found.chunked.wait.median) == pytest.approx((5.0, 6.0))
     assert found.pause_over_usual == pytest.approx(300 / 31)
     assert found.wait_ratio == pytest.approx(1.2)
     assert (PLAN.chunks, PLAN.first_chunks, PLAN.wanted_tokens) == (6, 1, 375)
@@ -244,10 +247,10 @@ def test_documents_that_queue_behind_another_are_counted_and_said():
     assert documents_queued(rows) == 1  # the second came at 4.0, the first's token at 4.5
     assert documents_queued(rows.iloc[[0, 2]]) == 0
     queued = findings(_row(300, 200, 250, 31, 6.5, queued=2))
-    assert (queued.queued_whole, queued.queued_chunked) == (0, 2)
+    assert (queued.whole.queued, queued.chunked.queued) == (0, 2)
     assert "chunks 2 documents" in _document_text(queued)
     apart = findings(_row(300, 200, 250, 31, 6.5))
-    assert (apart.queued_whole, apart.queued_chunked) == (0, 0)
+    assert (apart.whole.queued, apart.chunked.queued) == (0, 0)
     assert "documents arrived" not in _document_text(apart)
     assert _document_text(apart) != _document_text(queued)
 
