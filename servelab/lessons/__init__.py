@@ -3,7 +3,9 @@
 Each topic holds what its pages measure with beyond ``servelab.bench``, a findings record per
 effect (numbers and named verdicts, built from the runs by one constructor) and the words that
 state them (``*_text`` functions that only pick phrases from a record). Chapter 00 reads the same
-records as the deep dives, so two pages cannot disagree about one run.
+records as the deep dives, so two pages cannot disagree about one run. A module holds records
+or words, never both (``tests/unit/test_lesson_shape.py``), and each topic's ``page`` joins its
+chapter's words in page order, the text its story snapshot keeps (``tests/snapshots``).
 
 - ``thresholds``: the bar several chapters share; each topic's own bars are in its package's
   ``thresholds`` module, beside its ``chapter.py``;
@@ -16,11 +18,13 @@ records as the deep dives, so two pages cannot disagree about one run.
   lesson's GPU figures, the ceiling and the arithmetic rate (``findings``), waves against
   continuous batching (``waves_findings``), a step's parts (``step_cost``), the roofline's
   prediction (``roofline``), and their ``words`` and ``step_words``;
-- ``paging`` (03): KV-cache arithmetic (``kv``), planning users on a card (``capacity``),
-  ``findings`` and ``words``;
-- ``prefix`` (04): the prefill probe (``probe``), shared blocks (``sharing``), their findings
-  and ``words``;
-- ``dials`` (05): the sweep's latencies and the refused start (``runs``), ``findings``, ``words``;
+- ``paging`` (03): KV-cache arithmetic (``kv``), planning users on a card (``capacity``, in
+  words ``capacity_words``), ``findings`` and ``words``;
+- ``prefix`` (04): the prefill probe (``probe``), shared blocks (``sharing``), the first token
+  explained (``first_token``), their findings and ``words``;
+- ``dials`` (05): the sweep's latencies and the refused start (``runs``), ``findings`` and
+  ``words``, the step model's prediction (``step_model``, ``step_words``), one GPU against two
+  (``tp_findings``, ``tp_words``);
 - ``chunking`` (06): the engine's start-up log (``engine_log``), the document and the budget
   (``sizing``), the runs' figures (``measuring``), ``findings`` and ``words``;
 - ``deployments`` (07, and 01's primer): the rate sweeps and set-ups (``throughput_latency``),

@@ -16,7 +16,6 @@ from servelab.lessons.batching.step_words import (
 from servelab.lessons.batching.waves_findings import WavesFindings
 from servelab.lessons.deployments.request_metrics import PercentileReach, RequestTiming
 from servelab.lessons.deployments.request_words import percentile_text, timing_text
-from servelab.lessons.prediction import prediction_text
 
 
 def serving_engine_words(timing: RequestTiming, reach: PercentileReach, found: BatchFindings,
@@ -25,8 +24,7 @@ def serving_engine_words(timing: RequestTiming, reach: PercentileReach, found: B
     """Every sentence chapter 01 writes from its findings, in page order: one text to review."""
     return "\n\n".join((
         timing_text(timing), percentile_text(reach), words.crowd_text(found, smoke),
-        prediction_text(prediction, f"{found.gain:.1f}× the total of one user with "
-                                    f"{found.users} users"),
+        words.crowd_prediction(prediction, found),
         words.token_count_text(client_tokens, server_tokens)))
 
 
@@ -37,8 +35,7 @@ def continuous_batching_words(here: Roofline, lesson_row: Roofline, found: Batch
     """Every sentence chapter 02 writes from its findings, in page order: one text to review."""
     return "\n\n".join((
         prediction_window_text(here, lesson_row), words.scaling_text(found, smoke),
-        prediction_text(prediction, f"{found.gain:.1f}× in total at {found.users} users, each "
-                                    f"user keeping {found.kept:.0%}"),
+        words.scaling_prediction(prediction, found),
         words.ceiling_text(ceiling), regime_text(cost),
         gain_text(gain) + " " + window_check_text(here, found.gain, gain.fit.splits),
         words.intensity_text(intensity), words.waves_text(waves, smoke)))

@@ -20,6 +20,7 @@ from servelab.lessons.batching.findings import (
 )
 from servelab.lessons.batching.waves_findings import WavesFindings
 from servelab.lessons.compare import Shown
+from servelab.lessons.prediction import prediction_text
 
 
 def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
@@ -222,3 +223,16 @@ def waves_text(found: WavesFindings, smoke: bool) -> str:
                     f"empty steps are cheap, and the waste in time is smaller than the waste in "
                     f"slots.")
     return f"{numbers} {verdict}"
+
+
+def crowd_prediction(prediction: str, found: BatchFindings) -> str:
+    """Chapter 01's prediction beside the total the crowd reached against one user."""
+    return prediction_text(prediction, f"{found.gain:.1f}× the total of one user with "
+                                       f"{found.users} users")
+
+
+def scaling_prediction(prediction: str, found: BatchFindings) -> str:
+    """Chapter 02's prediction beside the total at the top of the sweep and the share of one
+    stream's speed each user kept."""
+    return prediction_text(prediction, f"{found.gain:.1f}× in total at {found.users} users, "
+                                       f"each user keeping {found.kept:.0%}")
