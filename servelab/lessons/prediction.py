@@ -11,9 +11,9 @@ def prediction_text(prediction: str, measured: str) -> str:
     measured = measured.rstrip().rstrip(".")
     said = prediction.strip()
     if not said:
-        return (f"You left the prediction empty; this run measured {measured}. Write one down "
+        return (f"You left the prediction empty; this run measured: {measured}. Write one down "
                 "before the next chapter's measurement: a guess you can check teaches more.")
-    return f"You predicted: *{said}*. This run measured {measured}."
+    return f"You predicted: *{said}*. This run measured: {measured}."
 
 
 def page_story(prediction: str, measured: str, sections: Sequence[tuple[str, str]]) -> str:

@@ -25,17 +25,18 @@ def check_text(found: SlotRate, rates: Sequence[float], held: float | None) -> s
     broke = found.broke_at(rates, held)
     predicted = f"the predicted {found.rate_low:.1f}–{found.rate_high:.1f} req/s"
     if verdict is KneeCheck.BETWEEN:
-        return (f"Little's law called it: the small cap held to {held:g} req/s and broke at "
-                f"{broke:g}, and {predicted} lies between.")
+        return (f"Little's law called it: every run of the small cap kept its first tokens "
+                f"within the target up to {held:g} req/s, not every run at {broke:g}, and "
+                f"{predicted} lies between.")
     if verdict is KneeCheck.HELD_ABOVE:
         return (f"The small cap held to {held:g} req/s, above {predicted}: a run is only a "
                 "handful of requests, and a queue that grows for a few seconds can still end "
                 "before its first tokens pass the target. A longer run at that rate would "
                 "break.")
     if verdict is KneeCheck.BROKE_BELOW:
-        return (f"The small cap broke at {broke:g} req/s, below {predicted}: random "
-                "arrivals come in bursts, and a burst fills the slots before the average rate "
-                "does, or the first token's own prefill took most of the target.")
+        return (f"Not every run of the small cap held at {broke:g} req/s, below {predicted}: "
+                "random arrivals come in bursts, and a burst fills the slots before the average "
+                "rate does, or the first token's own prefill took most of the target.")
     if verdict is KneeCheck.NEVER_BROKE:
         return (f"The small cap held at every rate, and every rate was below {predicted}, as "
                 "the law expects; the sweep never reached the limit it predicts.")

@@ -44,7 +44,7 @@ def batching_text(found: BatchFindings) -> str:
                 f"**{found.kept:.0%}** of the single-stream speed.")
     if found.verdict is Shown.STRONG:
         cost = (f"Each user gave up {1 - found.kept:.0%} of its speed and the machine did "
-                f"{found.gain:,.0f}× the work: the same shape as the lesson's figure.")
+                f"{found.gain:,.1f}× the work: the same shape as the lesson's figure.")
     else:
         cost = (f"Here each user lost more than in the lesson: a step carrying {found.users} "
                 f"sequences took about {found.step_cost:.1f}× as long as a step carrying one, "

@@ -21,7 +21,7 @@ def paging_prediction(prediction: str, paging: PagingFindings) -> str:
     """Chapter 03's prediction beside what fits with full reservation and with blocks."""
     fit = paging.fit
     return prediction_text(prediction, (
-        f"that reserving {fit.context_limit:,} tokens for each request leaves room for "
+        f"reserving {fit.context_limit:,} tokens for each request leaves room for "
         f"{fit.reserved} request{plural_s(fit.reserved)} in this cache ({fit.full_contexts:.2f} "
         f"full contexts), while blocks of {fit.block} leave room for {fit.paged}, each holding "
         f"{fit.request_held:,} tokens where a reservation holds {fit.held_factor:,.0f}× as much"))

@@ -17,7 +17,7 @@ from servelab.lessons.prefix.thresholds import PREDICTION_CLOSE
 def reuse_prediction(prediction: str, reuse: ReuseFindings, load: LoadReuseFindings) -> str:
     """Chapter 04's prediction beside the second request's computed tokens and the TTFT ratio."""
     return prediction_text(prediction, (
-        f"with caching on the second request computed {reuse.second_computed:,.0f} of its "
+        f"with caching on, the second request computed {reuse.second_computed:,.0f} of its "
         f"{reuse.prompt_tokens:,.0f} prompt tokens, and under load the median first token came "
         f"{load.gain:.1f}× sooner than with caching off"))
 
@@ -108,11 +108,12 @@ def first_token_text(model: FirstTokenModel) -> str:
     if not fit.separated:
         return (f"The prefill fit could not tell the fixed part from the prompt's ({fit}), so "
                 "this run cannot predict how much of the first token reuse removes.")
+    sum_on = (f"{fit.fixed_ms:.0f} + {fit.prefill_ms(reuse.later_on):.0f} = "
+              if fit.fixed_ms > 0 else "")  # with no fixed part, the sum is its one term
     text = (f"The fit measured when the server started: {fit}. A later request computed "
             f"{reuse.later_on:,.0f} prompt tokens with reuse and {reuse.later_off:,.0f} without "
             f"({model.token_share:.1%} of them), so it should see its first token after "
-            f"{fit.fixed_ms:.0f} + {fit.prefill_ms(reuse.later_on):.0f} = "
-            f"**{model.on_ms:,.0f} ms** with reuse and **{model.off_ms:,.0f} ms** without: "
+            f"{sum_on}**{model.on_ms:,.0f} ms** with reuse and **{model.off_ms:,.0f} ms** without: "
             f"{model.time_share:.1%} of the time for {model.token_share:.1%} of the tokens")
     if fit.fixed_ms > 0:
         text += (f", because the fixed part is {model.fixed_share_on:.0%} of the shorter wait "

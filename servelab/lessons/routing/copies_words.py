@@ -22,8 +22,8 @@ def setup_view(found: CopiesFindings) -> pd.DataFrame:
 def copies_title(found: CopiesFindings, device_label: str) -> str:
     """The setups figure's finding."""
     return f"On {device_label}, " + {
-        Compared.HIGHER: "two copies delivered more",
-        Compared.LOWER: "one server delivered more",
+        Compared.HIGHER: "two copies delivered more output than one server",
+        Compared.LOWER: "one server delivered more output than two copies",
     }.get(found.verdict, "the runs cannot tell two copies from one server")
 
 
