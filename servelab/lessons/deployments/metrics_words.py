@@ -13,7 +13,7 @@ def _percentile_words(found: MetricsFindings) -> str:
             f"{found.ttft_p99_ms:,.0f} ms and the slowest request waited "
             f"{found.ttft_worst_ms:,.0f} ms. ")
     if not found.tail_described:
-        text += (f"With {found.requests} requests, 1 % of them is less than one request, so the "
+        text += (f"With {found.requests} requests, 1% of them is less than one request, so the "
                  f"p99 is drawn between the two slowest and says little more than the worst "
                  f"one did: a p99 needs hundreds of requests before it describes a tail. ")
     return text + ("The mean hides the tail: one slow request moves it a little and the p99 a "

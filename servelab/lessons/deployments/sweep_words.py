@@ -176,5 +176,5 @@ def _try_text(found: RateSweepFindings) -> str:
     if not found.large_unfilled or found.try_cap is None:
         return ""
     return (f" A cap above {found.large_seqs:.0f} changes nothing for this load; one between "
-            f"the two, such as max_num_seqs={found.try_cap}, would be reached and shows the dial "
-            "at work.")
+            f"the two, such as max_num_seqs={found.try_cap}, would be reached and would show the "
+            "dial at work.")

@@ -52,7 +52,7 @@ def routing_text(found: RoutingFindings) -> str:
     (spreading, following) = found.policies
     hits, ttft = found.hit_rate, found.ttft_ms_p50
     text = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
-            f"opening with its tenant's {work.prefix_tokens}-token prompt; each policy ran this "
+            f"opening with its tenant's {work.prefix_tokens:,}-token prompt; each policy ran this "
             f"traffic {found.runs} times, interleaved, each time on a cold cache. A tenant's "
             "prompt has to be computed once on every replica that serves the tenant: with "
             f"{spreading} that made {found.prefills[0].median:.0f} computations of a prompt in a "

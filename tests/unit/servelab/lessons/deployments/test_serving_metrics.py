@@ -124,7 +124,7 @@ def test_the_table_gives_percentiles_the_worst_one_and_the_slo():
 def test_a_short_run_is_told_that_its_p99_is_its_worst():
     found = MetricsFindings.of(_run(2.0), SLO)
     assert not found.tail_described
-    assert "With 10 requests, 1 %" in metrics_text(found)
+    assert "With 10 requests, 1%" in metrics_text(found)
     with pytest.raises(ValueError):
         MetricsFindings.of(Result(None, [_request(0, 0.0, 0.1, 0.1)], 1.0), SLO)
 
@@ -132,6 +132,6 @@ def test_a_short_run_is_told_that_its_p99_is_its_worst():
 def test_a_p99_describes_a_tail_only_past_the_named_count_of_requests():
     found = MetricsFindings.of(_run(2.0), SLO)
     assert found.requests < TAIL_REQUESTS and not found.tail_described
-    assert "1 %" in metrics_text(found)
+    assert "1%" in metrics_text(found)
     many = dataclasses.replace(found, requests=TAIL_REQUESTS, met=TAIL_REQUESTS)
-    assert many.tail_described and "1 %" not in metrics_text(many)
+    assert many.tail_described and "1%" not in metrics_text(many)
