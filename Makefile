@@ -25,7 +25,7 @@ test: setup
 unit: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest tests/unit $(wildcard tests/test_*.py) -q -p no:cacheprovider
+	$(BIN)/python -m pytest tests/unit -q -p no:cacheprovider
 
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
 edition: setup

@@ -19,14 +19,11 @@ TIERS = ("unit", "tooling", "engine")
 # package (no __init__.py); env/ is mirrored where it has tests, but not required to be.
 PACKAGES = ("servelab", "autograder", "course")
 # What may sit directly in tests/ besides the tier folders.
-TOP_LEVEL = {"conftest.py", "support.py", "__init__.py",
-             # Stays until the story-snapshot work beside it (tests/snapshots/) lands; it then
-             # moves to tests/unit like the rest.
-             "test_story_snapshots.py"}
+TOP_LEVEL = {"conftest.py", "support.py", "__init__.py"}
 CHAPTER = ("a chapter's sizes and cells' glue: its sizes are tested in "
            "tests/unit/servelab/test_sizes.py, its cells run by the chapter's nbval")
 PAGE = ("a chapter's words in page order: held whole by its story snapshot "
-        "(tests/test_story_snapshots.py), its parts by their words tests")
+        "(tests/unit/test_story_snapshots.py), its parts by their words tests")
 BARS = ("pure declaration, a topic's bars: tests/unit/servelab/lessons/test_thresholds.py "
         "holds each to one home")
 TOPIC = "a topic package's docstring: nothing to test"

@@ -1,7 +1,7 @@
 """No unit test pins a sentence (issue #53 item 2): a wording test asserts which verdict its
 findings reach and which figures the text states, each figure with its unit ("35 → 90 ms",
 "2.4× sooner", "1,024 tokens"), never a longer fragment of a generated sentence. A chapter's
-whole story is held by its reviewed snapshot (tests/snapshots/, tests/test_story_snapshots.py);
+whole story is held by its reviewed snapshot (tests/snapshots/, tests/unit/test_story_snapshots.py);
 a rewording then changes one snapshot, not dozens of asserts.
 
 Every test file under tests/unit is read with ``ast``, without importing it: an ``assert`` that

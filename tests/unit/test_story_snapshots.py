@@ -2,7 +2,7 @@
 its reviewed snapshot (tests/snapshots/<chapter>/<machine>.md).
 
 A change to a chapter's words shows here as a diff to review, not as edits to sentence-pinning
-tests: ``pytest tests/test_story_snapshots.py --update-snapshots`` rewrites the snapshots from
+tests: ``pytest tests/unit/test_story_snapshots.py --update-snapshots`` rewrites the snapshots from
 the findings, and the diff goes into review with the change. The findings come from
 ``tests/snapshots/record.py``, which runs the chapter for real.
 """
@@ -14,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
+from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from tests.snapshots.chapters import KINDS, RENDER
 
-SNAPSHOTS = Path(__file__).parent / "snapshots"
+SNAPSHOTS = REPO_ROOT / "tests" / "snapshots"
 RECORDED = sorted(SNAPSHOTS.glob("*/*.json"))
 
 
