@@ -12,9 +12,6 @@ import sys
 import pytest
 
 from course.paths import REPO_ROOT
-from servelab.hardware import Device
-
-CPU = Device(kind="cpu", name="test CPU")
 
 
 @pytest.mark.tooling  # a child process

@@ -7,7 +7,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import IPython.display
 import nbformat
 import pytest
 import yaml
@@ -49,13 +48,6 @@ def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
     return nbformat.reads(nbformat.writes(notebook), as_version=4)
 
 
-@pytest.fixture
-def displayed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict, dict]]:
-    """What record_results hands to IPython's display, in place of a kernel."""
-    calls: list[tuple[dict, dict]] = []
-    monkeypatch.setattr(IPython.display, "display",
-                        lambda bundle, **options: calls.append((bundle, options)))
-    return calls
 
 
 # -- the published page ------------------------------------------------------------------------

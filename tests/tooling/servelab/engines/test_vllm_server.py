@@ -4,9 +4,6 @@
 import pytest
 
 from servelab import hardware
-from servelab.hardware import Device
-
-T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))
 
 
 def _fake_nvidia_smi(folder, script: str) -> str:

@@ -66,17 +66,6 @@ def test_the_build_leaves_out_what_the_binding_does_not_load(tmp_path, monkeypat
     assert include == llama_build.no_common_path()
 
 
-# llama-cpp-python 0.3.36's CMake in miniature: it forces llama.cpp's common library on.
-_BINDING = """cmake_minimum_required(VERSION 3.21)
-project(llama_cpp NONE)
-set(LLAMA_BUILD_COMMON ON CACHE BOOL "Build llama.cpp common library" FORCE)
-add_subdirectory(vendor/llama.cpp)
-"""
-_LLAMA = """cmake_minimum_required(VERSION 3.14...3.28)
-project("llama.cpp" NONE)
-option(LLAMA_BUILD_COMMON "llama: build common utils library" OFF)
-file(WRITE ${CMAKE_BINARY_DIR}/common.txt "${LLAMA_BUILD_COMMON}")
-"""
 
 
 def test_the_build_reuses_only_its_own_wheel(tmp_path, monkeypatch):
