@@ -165,9 +165,23 @@ class RoutingFindings:
     @property
     def median_hits(self) -> tuple[bool, bool]:
         """Whether, under each policy, the median request found its tenant's prompt cached: in
-        every run fewer than half the requests were the ones that computed a prompt."""
-        spreading, following = self.prefills
+        every run the replicas computed a prompt fewer times than half the requests."""
+        spreading, following = self.computations
         return (2 * spreading.high < self.requests, 2 * following.high < self.requests)
+
+    @property
+    def computations(self) -> tuple[Spread, Spread]:
+        """How many times the replicas computed a tenant's prompt in a run, by their own
+        counters (``PolicyRun.prompt_computations`` unrounded, from each policy's computed
+        tokens): the first visits and any computing again after a prompt was pushed out."""
+        asked = self.requests * self.workload.question_tokens
+
+        def prompts(tokens: float) -> float:
+            return max(0.0, (tokens - asked) / self.workload.prefix_tokens)
+
+        spreading, following = (Spread(prompts(s.median), prompts(s.low), prompts(s.high), s.n)
+                                for s in self.computed_tokens)
+        return spreading, following
 
     @property
     def crowded(self) -> bool:
@@ -183,9 +197,16 @@ class RoutingFindings:
         return compare(following, spreading)
 
     @property
-    def extra_prefills(self) -> float:
-        """Prompt computations a run made under the spreading policy beyond the following one's
-        (medians)."""
+    def extra_computations(self) -> float:
+        """Prompt computations a run made under the spreading policy beyond the following one's,
+        by the replicas' counters (medians)."""
+        spreading, following = self.computations
+        return spreading.median - following.median
+
+    @property
+    def extra_first_visits(self) -> float:
+        """First visits a run made under the spreading policy beyond the following one's
+        (medians): the part of the extra computations a cold cache alone explains."""
         return self.prefills[0].median - self.prefills[1].median
 
 

@@ -21,7 +21,7 @@ def policy_table(found: RoutingFindings) -> pd.DataFrame:
         "policy": policy, "runs": f"{found.hit_rate[index].n}",
         "share of a tenant's requests on its busiest replica":
             found.kept_together[index].with_range(2),
-        "prompt computed (times a run)": found.prefills[index].with_range(),
+        "prompt's first visits (a run)": found.prefills[index].with_range(),
         "prompt computed again after its first visit (times a run)":
             found.recomputed[index].with_range(),
         "prompt tokens computed": found.computed_tokens[index].with_range(),
@@ -88,19 +88,21 @@ def routing_text(found: RoutingFindings) -> str:
     }.get(found.first_token, (
         f"The median first token with {following} against {spreading} was {medians}: the "
         "runs cannot tell them apart."))
-    return text + _cold_start_text(found)
+    return text + _cold_start_text(found) + _crowding_text(found)
 
 
 def _cold_start_text(found: RoutingFindings) -> str:
     """What the extra prompt computations are: a cold cache's one-off cost, which a warm
     service would not pay again (empty where the spreading policy computed no more)."""
-    if found.extra_prefills <= 0:
+    extra, first = found.extra_computations, found.extra_first_visits
+    if extra < 0.5 or first < 0.5:
         return ""
-    spreading, following = found.policies
-    return (f" Each run began on a cold cache, so {found.extra_prefills:.0f} of the extra "
-            f"computations of a prompt that {spreading} made in a run of {found.requests} "
-            "requests are first visits: a tenant's first request on each replica. A service "
-            "that keeps running pays those once." + _crowding_text(found))
+    spreading = found.policies[0]
+    share = ("all" if first >= extra - 0.5 else f"{first:.0f}") + f" of the {extra:.0f}"
+    return (f" Each run began on a cold cache, so {share} extra computations of a prompt that "
+            f"{spreading} made in a run of {found.requests} requests are first visits: a "
+            "tenant's first request on each replica. A service that keeps running pays those "
+            "once.")
 
 
 def _crowding_text(found: RoutingFindings) -> str:
@@ -146,7 +148,7 @@ def _sooner_cause(found: RoutingFindings) -> str:
     if not found.median_hits[0]:
         return (f"With {following} the median request found its tenant's prompt in the cache "
                 f"and with {spreading} it did not: a prompt found cached is not computed again.")
-    if found.extra_prefills <= 0:
+    if found.extra_computations < 0.5:
         return ("The median request found its tenant's prompt cached under both policies, and "
                 f"{spreading} computed no more prompts than {following}, so these runs do not "
                 "show why.")
@@ -154,8 +156,9 @@ def _sooner_cause(found: RoutingFindings) -> str:
              f" (one such prompt sent alone to a replica took {found.prompt_alone_s:.2f} s to "
              "its first token)")
     return (f"The hit itself does not explain it: the median request found its tenant's prompt "
-            f"cached under both policies (at most {found.prefills[0].high:.0f} and "
-            f"{found.prefills[1].high:.0f} of the {found.requests} requests in a run computed "
-            f"it). What {spreading} added was {found.extra_prefills:.0f} more computations of a "
+            f"cached under both policies (the replicas computed a prompt at most "
+            f"{found.computations[0].high:.0f} and {found.computations[1].high:.0f} times in a "
+            f"run of {found.requests} requests). What {spreading} added was "
+            f"{found.extra_computations:.0f} more computations of a "
             f"{found.prompt_tokens:,}-token prompt in a run{alone}, and the requests that "
             "reached a replica meanwhile waited behind them or shared their steps.")

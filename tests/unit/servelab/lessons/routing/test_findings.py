@@ -262,11 +262,18 @@ def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: 
             alone_s: float = math.nan) -> RoutingFindings:
     """Findings where cache_aware's first tokens came sooner, with these requests per tenant
     (row) and replica (column) in each run."""
+    workload = Tenants(2, per_tenant, prefix_tokens=100)
+    requests = 2 * per_tenant
+
     def runs(policy: str, spread: list[list[int]], ttfts: list[float]) -> list[PolicyRun]:
-        return [_run(policy, spread, (500.0, 500.0), ttft) for ttft in ttfts]
+        # The replicas' counters as a cache that computes each prompt once per first visit.
+        looked_up = requests * (workload.prefix_tokens + workload.question_tokens)
+        computed = (int((np.array(spread) > 0).sum()) * workload.prefix_tokens
+                    + requests * workload.question_tokens)
+        return [dataclasses.replace(_run(policy, spread, ((looked_up - computed) / 2,) * 2, ttft),
+                                    queries=(looked_up / 2,) * 2) for ttft in ttfts]
     return RoutingFindings.of(runs(ROUND_ROBIN, spreading, [600.0, 640.0]),
-                              runs(CACHE_AWARE, following, [200.0, 260.0]),
-                              Tenants(2, per_tenant, prefix_tokens=100), alone_s)
+                              runs(CACHE_AWARE, following, [200.0, 260.0]), workload, alone_s)
 
 
 SOONER = [
@@ -285,7 +292,8 @@ def test_why_the_first_tokens_came_sooner_follows_which_median_request_hit(
         spreading, following, per_tenant, hits, extra):
     found = _sooner(spreading, following, per_tenant, alone_s=0.3)
     assert found.first_token is Compared.LOWER and found.median_hits == hits
-    assert found.extra_prefills == extra
+    assert found.extra_computations == pytest.approx(extra)
+    assert found.extra_first_visits == extra  # counters agree with a cache that never evicts
     cause = _sooner_cause(found)
     assert cause in routing_text(found)
     named = hits == (True, True) and extra > 0  # the extra prompts named, with their cost
@@ -450,10 +458,11 @@ def test_extra_prompt_computations_are_named_a_cold_caches_first_visits():
     computations per 18 requests, on caches each run began cold."""
     found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8)
     said = _cold_start_text(found)
-    assert found.extra_prefills == 2 and " 2 of" in said and said in routing_text(found)
+    assert found.extra_computations == pytest.approx(2) and found.extra_first_visits == 2
+    assert " all of " in said and "the 2 extra" in said and said in routing_text(found)
     assert found.cache_tokens <= 0 and _crowding_text(found) == ""  # its size not given
     none = _sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8)
-    assert none.extra_prefills == 0 and _cold_start_text(none) == ""
+    assert none.extra_computations == pytest.approx(0) and _cold_start_text(none) == ""
 
 
 def _crowded(spreading_again: list[int], following_again: list[int],
@@ -508,3 +517,18 @@ def test_a_crowded_cache_holds_every_prompt_but_one_or_the_longest_request():
     assert crowded_cache_tokens(3, 1024, 2048) == 2048 + 256  # 2 prompts, one request
     assert crowded_cache_tokens(8, 2000, 4096) == 14_000 + 256
     assert crowded_cache_tokens(2, 256, 1024) == 1024 + 256  # holds both: not crowded
+
+
+def test_the_extra_computations_are_the_replicas_counted_ones_not_the_first_visits():
+    """Chapter 09's recorded run: round_robin made 6 first visits against 3, but the replicas'
+    counters showed about 9 prompt computations against 3; the page said 3 more."""
+    found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, alone_s=0.3)
+    spreading = found.computed_tokens[0]
+    assert found.computations[0].median == pytest.approx(4)
+    evicted = dataclasses.replace(spreading, median=spreading.median + 200,
+                                  low=spreading.low + 200, high=spreading.high + 200)
+    counted = dataclasses.replace(found, computed_tokens=(evicted, found.computed_tokens[1]))
+    assert counted.computations[0].median == pytest.approx(6) and counted.prefills[0].median == 4
+    assert counted.extra_computations == pytest.approx(4) and counted.extra_first_visits == 2
+    assert " 2 of " in _cold_start_text(counted) and "the 4 extra" in _cold_start_text(counted)
+    assert "4 more computations" in _sooner_cause(counted)
