@@ -68,11 +68,12 @@ class Spread:
         low, high = f"{self.low:,.{digits}f}", f"{self.high:,.{digits}f}"
         return low if low == high else f"{low}–{high}"
 
-    def range_text(self, unit: str = "", digits: int = 0, counted: str = "") -> str:
-        """``"range 180–260 ms over 3"`` (``counted="users"``: ``"over 3 users"``): what a
-        sentence puts beside the median; ``"all 3 alike"`` where every run rounds to one
-        number, since a range from a number to itself reads as a typo."""
-        runs = f"{self.n} {counted}" if counted else f"{self.n}"
+    def range_text(self, unit: str = "", digits: int = 0, counted: str = "runs") -> str:
+        """``"range 180–260 ms over 3 runs"`` (``counted="users"``: ``"over 3 users"``): what a
+        sentence puts beside the median; ``"all 3 runs alike"`` where every run rounds to one
+        number, since a range from a number to itself reads as a typo. ``counted`` is a plural
+        noun, singular for one."""
+        runs = f"{self.n} {counted if self.n != 1 else counted.removesuffix('s')}"
         span = self.span(digits)
         if self.n > 1 and "–" not in span:
             return f"all {runs} alike"

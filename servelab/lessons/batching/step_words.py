@@ -173,8 +173,9 @@ def gain_text(found: GainFindings) -> str:
         measured = (". This run has no steady window at every level (its answers are too "
                     "short), so the prediction has no measured gain to meet.")
     else:
-        runs = (f" (each pass's own fit: {check.predicted.range_text('×', 1)}; the passes' "
-                f"measured gains: {check.measured.range_text('×', 1)}, the median of their "
+        runs = (f" (each pass's own fit: {check.predicted.range_text('×', 1, 'passes')}; the "
+                f"passes' measured gains: {check.measured.range_text('×', 1, 'passes')}, the "
+                "median of their "
                 "ratios where the table takes the ratio of the medians)")
         measured = (f", against **{check.measured.median:.1f}×** measured pass by pass{runs}. "
                     + ("The formula accounts for the measured gain: batching bought what the "

@@ -39,18 +39,32 @@ def spread_title(found: RoutingFindings) -> str:
             "up every run)")
 
 
-def _share(spread: Spread) -> str:
-    """A share over the runs: "82% (80–83%)", or "82% (every run)" when they agree."""
-    if f"{spread.low:.0%}" == f"{spread.high:.0%}":
-        return f"{spread.median:.0%} (every run)"
-    return f"{spread.median:.0%} ({spread.low:.0%}–{spread.high:.0%})"
+def _alike(spread: Spread) -> bool:
+    """Every run's share rounds to the same percentage."""
+    return f"{spread.low:.0%}" == f"{spread.high:.0%}"
+
+
+def _hit_shares(found: RoutingFindings) -> str:
+    """Each policy's cached share over the runs: "found 49% of the prompt tokens cached with
+    round_robin and 81% (80–83%) with cache_aware", saying which shares every run agreed on."""
+    (spreading, following), hits = found.policies, found.hit_rate
+    shares = [f"{s.median:.0%}" if _alike(s) else f"{s.median:.0%} ({s.low:.0%}–{s.high:.0%})"
+              for s in hits]
+    text = (f"found {shares[0]} of the prompt tokens cached with {spreading} and {shares[1]} "
+            f"with {following}")
+    if hits[0].n < 2:
+        return text
+    if _alike(hits[0]) and _alike(hits[1]):
+        return text + ", each the same in every run"
+    same = [policy for policy, spread in zip(found.policies, hits, strict=True) if _alike(spread)]
+    return text + "".join(f", {policy}'s the same in every run" for policy in same)
 
 
 def routing_text(found: RoutingFindings) -> str:
     """What the two policies did with the tenants' prompts, from the repeated runs."""
     work = found.workload
     (spreading, following) = found.policies
-    hits, ttft = found.hit_rate, found.ttft_ms_p50
+    ttft = found.ttft_ms_p50
     text = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
             f"opening with its tenant's {work.prefix_tokens:,}-token prompt; each policy ran this "
             f"traffic {found.runs} times, interleaved, each time on a cold cache. A tenant's "
@@ -63,8 +77,7 @@ def routing_text(found: RoutingFindings) -> str:
             f"{found.expected_tokens[0].median:,.0f} and {found.expected_tokens[1].median:,.0f} "
             "prompt tokens; "
             f"their own counters say {found.computed_tokens[0].median:,.0f} and "
-            f"{found.computed_tokens[1].median:,.0f}, and found {_share(hits[0])} and "
-            f"{_share(hits[1])} of the prompt tokens cached. ")
+            f"{found.computed_tokens[1].median:,.0f}, and {_hit_shares(found)}. ")
     text += {
         Compared.HIGHER: (
             "Following the prefixes kept more of the saving prefix caching offers, in every run: "
@@ -80,10 +93,10 @@ def routing_text(found: RoutingFindings) -> str:
                f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
     text += {
         Compared.LOWER: (
-            f"First tokens came sooner with {following} (median {medians}). "
+            f"First tokens came sooner with {following}: median {medians}. "
             + _sooner_cause(found)),
         Compared.HIGHER: (
-            f"Yet first tokens came later with {following} (median {medians}): keeping tenants "
+            f"Yet first tokens came later with {following}, median {medians}: keeping tenants "
             "together can pile their requests onto one replica while the other idles."),
     }.get(found.first_token, (
         f"The median first token with {following} against {spreading} was {medians}: the "

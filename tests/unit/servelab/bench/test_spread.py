@@ -12,12 +12,12 @@ from servelab.bench.spread import Spread
 def test_a_spread_is_the_median_and_range_of_what_was_measured():
     spread = Spread.of([3.0, 1.0, math.nan, 2.0])
     assert (spread.median, spread.low, spread.high, spread.n) == (2.0, 1.0, 3.0, 3)
-    assert spread.range_text(" ms") == "range 1–3 ms over 3"
+    assert spread.range_text(" ms") == "range 1–3 ms over 3 runs"
     assert spread.range_text(" s", counted="users") == "range 1–3 s over 3 users"
     alike = Spread(12.0, 11.8, 12.2, 3)
-    assert alike.range_text(" ms") == "all 3 alike"
+    assert alike.range_text(" ms") == "all 3 runs alike"
     assert alike.range_text(" s", counted="users") == "all 3 users alike"
-    assert Spread(12.0, 12.0, 12.0, 1).range_text(" ms") == "range 12 ms over 1"
+    assert Spread(12.0, 12.0, 12.0, 1).range_text(" ms") == "range 12 ms over 1 run"
     assert Spread.in_row(spread.columns("pause"), "pause") == spread
     assert Spread.in_row({"pause": 5.0}, "pause") == Spread(5.0, 5.0, 5.0, 1)
     with pytest.raises(ValueError):

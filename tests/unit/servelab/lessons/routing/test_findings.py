@@ -237,12 +237,12 @@ def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_m
     assert _routing(([0.50], [0.70]), ([300.0], [300.0])).cache in NEITHER  # one run
     higher = routing_text(_routing(([0.5, 0.5], [0.7, 0.7]), ttft))
     untold = routing_text(_routing(([0.50, 0.72], [0.60, 0.70]), ttft))
-    assert "50% (every run)" in higher and "70% (every run)" in higher
+    assert "found 50% of" in higher and "and 70% with" in higher and "every run" in higher
     assert "61% (50%–72%)" in untold and "65% (60%–70%)" in untold
     lower = routing_text(_routing(([0.70, 0.72], [0.50, 0.52]), ttft))
 
     def verdict(text: str) -> str:  # the sentence after the hit rates: the cache's verdict
-        return text.split("of the prompt tokens cached. ")[1].split(". ")[0]
+        return text.split(f"cached with {ROUND_ROBIN} and ")[1].split(". ")[1]
     assert len({verdict(higher), verdict(untold), verdict(lower)}) == 3
 
 
