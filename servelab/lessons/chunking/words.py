@@ -24,6 +24,7 @@ from servelab.lessons.chunking.thresholds import (
     PAUSE_OFF_TARGET,
 )
 from servelab.lessons.compare import Compared, Placed, Shown
+from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import page_story
 
 
@@ -204,20 +205,20 @@ def effect_text(findings: TradeFindings) -> str:
 
 
 def _reading_tail_text(findings: TradeFindings) -> str:
-    """The tail while a document was read, once the worst pause was capped."""
+    """The tail while a document was read, once the worst pause shrank beyond the spread."""
     verdict = findings.tail_verdict
     if verdict is Shown.REVERSED:
         return (f"Each long stall became up to {findings.plan.chunks} shorter ones, the longest "
                 f"{findings.pause_over_usual:.1f}× a normal gap, and there were enough of them "
                 f"that the tail while a document was read got worse beyond its spread. Chunking "
-                f"capped the worst pause; it did not make the stream even.")
+                f"shortened the worst pause; it did not make the stream even.")
     if verdict is Shown.STRONG:
-        return (f"The worst pause was capped, and the tail while a document was read fell beyond "
-                f"its spread and by more than {PAUSE_GAIN_SHOWN:g}× too.")
+        return (f"The worst pause shrank beyond the spread, and the tail while a document was "
+                f"read fell beyond its spread and by more than {PAUSE_GAIN_SHOWN:g}× too.")
     if verdict is Shown.WEAK:
-        return (f"The worst pause was capped beyond the spread; the tail while a document was "
+        return (f"The worst pause shrank beyond the spread; the tail while a document was "
                 f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×.")
-    return ("The worst pause was capped beyond the spread; the tails while a document was read "
+    return ("The worst pause shrank beyond the spread; the tails while a document was read "
             "overlap between the documents, so this run cannot call either one better.")
 
 
@@ -250,9 +251,11 @@ def _queue_text(findings: TradeFindings) -> str:
     if findings.whole.queued == 0 and findings.chunked.queued == 0:
         return (" Every document arrived after the one before it had its first token, so none "
                 "of these waits includes queueing behind another document.")
-    return (f" In the one-step run {findings.whole.queued} and with chunks "
-            f"{findings.chunked.queued} documents arrived before the one ahead of them had its "
-            "first token, so their figures include waiting behind it, not only their own read.")
+    counts = [f"{queued} document{plural_s(queued)}" if queued else "no document"
+              for queued in (findings.whole.queued, findings.chunked.queued)]
+    return (f" In the one-step run {counts[0]} and with chunks {counts[1]} arrived before the "
+            "one ahead of it had its first token; such a figure includes waiting behind that "
+            "document, not only its own read.")
 
 
 def _document_text(findings: TradeFindings) -> str:

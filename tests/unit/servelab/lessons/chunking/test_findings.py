@@ -37,6 +37,7 @@ from servelab.lessons.chunking.words import (
     _deal_text,
     _document_text,
     _pooled_text,
+    _queue_text,
     _reading_tail_text,
     _target_text,
     alone_line,
@@ -388,7 +389,7 @@ def test_story_06_says_when_the_run_cannot_tell():
     found = findings(_row(300, 100, 650, 31, 5.1, n=1))
     text = story(found, "")
     assert found.pause_verdict is Shown.UNTOLD and found.wait_verdict is Compared.UNTOLD
-    assert "capped" not in text and "×" not in _document_text(found)
+    assert "pause shrank" not in text and "×" not in _document_text(found)
     assert text != story(found, "a long pause") and "a long pause" not in text
 
 
@@ -400,7 +401,7 @@ def test_story_06_words_the_plan_it_was_given():
     assert found.deal_verdict is Shown.STRONG and _deal_text(found) in text
     unsplit = BudgetPlan(4096, 50_000, 150, 0.0, 2000, 2000, 16)
     text = story(findings(_row(300, 100, 250, 31, 6.0), plan=unsplit), "")
-    assert "cannot split it" in text and "not chunking" in text and "capped" not in text
+    assert "cannot split it" in text and "not chunking" in text and "pause shrank" not in text
     floor = BudgetPlan(4096, 20, 150, 0.0, 8, 2000, 16)
     assert floor.sizing is Sizing.FLOOR
     assert sizing_text(floor) in story(findings(_row(300, 100, 250, 31, 6.0), plan=floor), "")
@@ -503,3 +504,14 @@ def test_the_sizing_lines_name_the_figures_they_follow_from():
     line = alone_line(ReadAlone(4.1, 4.5), plan)
     assert all(figure in line for figure in ("4000 tokens", "4 chunks", "4.50 s", "4.10 s"))
     assert line.index("4.50 s") < line.index("4.10 s")
+
+
+def test_queued_documents_are_counted_with_their_noun():
+    """A float32 run of chapter 00 printed "In the one-step run 0 and with chunks 1 documents
+    arrived"."""
+    found = findings(_row(300, 100, 250, 31, 6.0))
+    assert found.whole.queued == found.chunked.queued == 0
+    queued = dataclasses.replace(found, chunked=dataclasses.replace(found.chunked, queued=1))
+    said = _queue_text(queued)
+    assert "run no document" in said and "chunks 1 document arrived" in said
+    assert said in _document_text(queued)
