@@ -126,10 +126,11 @@ def first_token_text(model: FirstTokenModel) -> str:
     checks = []
     for label, measured, found in zip(("with reuse", "without"), (reuse.ttft_on, reuse.ttft_off),
                                       model.foretold, strict=True):
-        said = {Foretold.INSIDE: "inside their range", Foretold.CLOSE: "close to their median",
-                Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from their median"}[found]
-        checks.append(f"{label} {measured.with_range(0, ' ms')}, the prediction {said}")
-    text += f" The probe timed them {'; '.join(checks)}."
+        median = "their median" if measured.n > 1 else "it"  # one timing has no median
+        said = {Foretold.INSIDE: "inside their range", Foretold.CLOSE: f"close to {median}",
+                Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from {median}"}[found]
+        checks.append(f"{measured.with_range(0, ' ms')} {label}, the prediction {said}")
+    text += f" The probe timed them: {'; '.join(checks)}."
     if model.foretold[0] is Foretold.OFF and model.unexplained_ms > 0:
         text += (f" With reuse the wait was {model.unexplained_ms:,.0f} ms longer than its "
                  "computed tokens explain, so something the model leaves out costs that much "

@@ -3,6 +3,8 @@ tokens computed, and every branch of its check."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from servelab.bench.prefill import PrefillFit
@@ -69,3 +71,7 @@ def test_a_fit_without_a_fixed_part_says_so_and_names_what_is_left_out() -> None
     assert model.fixed_share_on == 0.0 and "0%" not in text
     assert model.foretold[0] is Foretold.OFF and model.unexplained_ms == pytest.approx(549, abs=1)
     assert "549 ms" in text and "1,920 cached tokens" in text
+    assert "their median" not in text  # one timing each: no median to be close to
+    ranged = FirstTokenModel(flat, dataclasses.replace(
+        reuse, ttft_on=Spread(680.0, 600.0, 700.0, 3), ttft_off=Spread(2445.0, 2400.0, 2500.0, 3)))
+    assert "their median" in first_token_text(ranged)
