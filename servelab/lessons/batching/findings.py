@@ -128,14 +128,20 @@ class BatchFindings(BatchGain):
         return None if self.ranges is None else min(spread.n for spread in self.ranges)
 
     @property
-    def kept_bounds(self) -> tuple[float, float] | None:
-        """The least and the most of one stream's speed each user can have kept, pairing the
-        crowd's slowest run with one stream's quickest and the other way round; None without
-        ranges."""
+    def gain_bounds(self) -> tuple[float, float] | None:
+        """The least and the most gain the runs allow, pairing the crowd's slowest run with one
+        stream's quickest and the other way round; None without ranges."""
         if self.ranges is None:
             return None
         single, top = self.ranges
-        return top.low / self.users / single.high, top.high / self.users / single.low
+        return top.low / single.high, top.high / single.low
+
+    @property
+    def kept_bounds(self) -> tuple[float, float] | None:
+        """The least and the most of one stream's speed each user can have kept
+        (``gain_bounds`` shared by the users); None without ranges."""
+        bounds = self.gain_bounds
+        return None if bounds is None else (bounds[0] / self.users, bounds[1] / self.users)
 
     @property
     def kept_untold(self) -> bool:
@@ -157,6 +163,14 @@ class BatchFindings(BatchGain):
         if self.gain_per_stream >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream:
             return Shown.STRONG
         return Shown.WEAK
+
+    @property
+    def short_untold(self) -> bool:
+        """Shown in part by the medians, yet the most gain the sweeps' ranges allow
+        (``gain_bounds``) reaches the lesson's strength: the run cannot say it fell short."""
+        bounds = self.gain_bounds
+        return (self.verdict is Shown.WEAK and bounds is not None
+                and bounds[1] / self.users >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream)
 
     @property
     def within_noise(self) -> bool:

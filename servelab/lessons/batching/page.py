@@ -37,5 +37,6 @@ def continuous_batching_words(here: Roofline, lesson_row: Roofline, found: Batch
         prediction_window_text(here, lesson_row), words.scaling_text(found, smoke),
         words.scaling_prediction(prediction, found),
         words.ceiling_text(ceiling), regime_text(cost),
-        gain_text(gain) + " " + window_check_text(here, found.gain, gain.fit.splits),
+        gain_text(gain) + " "
+        + window_check_text(here, found.gain, gain.fit.splits, found.gain_bounds),
         words.intensity_text(intensity), words.waves_text(waves, smoke)))

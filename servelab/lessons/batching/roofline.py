@@ -130,6 +130,15 @@ class Roofline:
         """Where ``gain`` falls against the window."""
         return placed(gain, self.gain_low, self.gain_high)
 
+    def placed_within(self, gain: float, bounds: tuple[float, float] | None) -> Placed | None:
+        """Where ``gain`` falls against the window, where the least and the most gain the runs
+        allow (``bounds``; None: one run, nothing to weigh) fall on the same side; else None:
+        the runs cannot place it."""
+        where = self.placed(gain)
+        if bounds is None or all(self.placed(edge) is where for edge in bounds):
+            return where
+        return None
+
 
 def decode_context(input_tokens: float, answer_tokens: float) -> float:
     """A sequence's mean context while it decodes: its prompt and half its answer."""

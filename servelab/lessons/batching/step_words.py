@@ -61,13 +61,21 @@ def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
             "the sweep says where this machine fell and why.")
 
 
-def window_check_text(here: Roofline, measured_gain: float, fit_splits: bool) -> str:
+def window_check_text(here: Roofline, measured_gain: float, fit_splits: bool,
+                      bounds: tuple[float, float] | None = None) -> str:
     """The measured gain against this machine's predicted window; ``fit_splits``: whether the
-    step-time fit above split a step into its parts (``StepFit.splits``), and so says how much."""
+    step-time fit above split a step into its parts (``StepFit.splits``), and so says how much;
+    ``bounds``: the least and the most gain the sweeps' ranges allow (``gain_bounds``)."""
     where = (f"The sweep measured **{measured_gain:.1f}×**, ")
     how_much = ("the split above names how much" if fit_splits else
                 "the step-time fit above was too loose to say how much")
-    place = here.placed(measured_gain)
+    place = here.placed_within(measured_gain, bounds)
+    if place is None and bounds is not None:
+        return (f"The sweep measured **{measured_gain:.1f}×** at the medians, "
+                f"{here.placed(measured_gain)} the window of {here.gain_low:.1f}–"
+                f"{here.gain_high:.1f}× predicted from the bandwidth and FLOP/s alone; but "
+                f"pairing the slowest and quickest sweeps allows anything from {bounds[0]:.1f}× "
+                f"to {bounds[1]:.1f}×, so this run cannot place the gain against the window.")
     if place is Placed.INSIDE:
         return where + (f"inside the window of {here.gain_low:.1f}–{here.gain_high:.1f}× "
                         "predicted from the bandwidth and FLOP/s alone: the engine's work "

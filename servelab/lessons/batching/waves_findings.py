@@ -23,8 +23,8 @@ class WavesFindings:
     """The same requests in static waves of ``wave_size`` and continuously, the two taking turns
     a few times: how long each took (a spread over the runs), the median share of slot time that
     stood idle, where the continuous runs' idle time fell (``tail_share``, the median share
-    after the last send; None when unknown), and from the step-time fit what a step of one
-    sequence and a full step cost (None without a fit, or with one too loose to split a step)."""
+    after the last send; None when unknown), and the sweep's step-time fit (None without one),
+    from which a step of one sequence and a full step are priced where it splits a step."""
 
     requests: int
     wave_size: int
@@ -33,8 +33,7 @@ class WavesFindings:
     idle_static: float
     idle_continuous: float
     tail_share: float | None = None
-    step_one_ms: float | None = None
-    step_full_ms: float | None = None
+    fit: StepFit | None = None
 
     @classmethod
     def of(cls, waves: Sequence[Result], flowing: Sequence[Result], wave_size: int,
@@ -52,9 +51,17 @@ class WavesFindings:
                    idle_static=float(np.median([run["idle_slot_share"] for run in static])),
                    idle_continuous=float(np.median([run["idle_slot_share"]
                                                     for run in continuous])),
-                   tail_share=float(np.median(known)) if known else None,
-                   step_one_ms=fit.at(1) if fit is not None and fit.splits else None,
-                   step_full_ms=fit.at(wave_size) if fit is not None and fit.splits else None)
+                   tail_share=float(np.median(known)) if known else None, fit=fit)
+
+    @property
+    def step_one_ms(self) -> float | None:
+        """A step carrying one sequence, by the fit (None where it cannot split a step)."""
+        return self.fit.at(1) if self.fit is not None and self.fit.splits else None
+
+    @property
+    def step_full_ms(self) -> float | None:
+        """A step carrying a full wave, by the fit (None where it cannot split a step)."""
+        return self.fit.at(self.wave_size) if self.fit is not None and self.fit.splits else None
 
     @property
     def speedup(self) -> float:

@@ -45,6 +45,10 @@ def batching_text(found: BatchFindings) -> str:
     if found.verdict is Shown.STRONG:
         cost = (f"Each user gave up {1 - found.kept:.0%} of its speed and the machine did "
                 f"{found.gain:,.1f}× the work: the same shape as the lesson's figure.")
+    elif found.short_untold and found.kept_bounds is not None:
+        cost = (f"By the medians each user lost more than in the lesson, but pairing the slowest "
+                f"and quickest sweeps allows each user anything from {found.kept_bounds[0]:.0%} "
+                f"to {found.kept_bounds[1]:.0%} of its speed, so this run cannot say it did.")
     else:
         cost = (f"Here each user lost more than in the lesson: a step carrying {found.users} "
                 f"sequences took about {found.step_cost:.1f}× as long as a step carrying one, "

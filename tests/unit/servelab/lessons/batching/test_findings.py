@@ -163,6 +163,20 @@ def test_a_gain_the_ranges_still_cover_is_not_called_shown() -> None:
     assert NOISE_TEXT in crowd_text(found, smoke=True)  # the noise, not the size, is the reason
 
 
+def test_a_shortfall_the_ranges_still_cover_is_not_called_short() -> None:
+    """Chapter 02's recorded bf16 run: 13.1× at the medians, sweeps from 5 to 22 tok/s alone and
+    56 to 279 together, said to fall short of the lesson's 20×."""
+    tight = repeated([24.0, 25.0, 27.0], [290.0, 300.0, 310.0])  # 12x, at most 12.9x
+    wide = repeated([5.0, 9.0, 22.0], [56.0, 117.0, 279.0])  # 13x, up to 55.8x
+    assert tight.verdict is wide.verdict is Shown.WEAK
+    assert not tight.short_untold and wide.short_untold
+    assert wide.gain_bounds == pytest.approx((56 / 22, 279 / 5))
+    assert "55.8×" in scaling_text(wide, smoke=False)
+    assert "55.8×" not in scaling_text(tight, smoke=False)
+    assert scaling_text(wide, smoke=False) != scaling_text(tight, smoke=False).replace(
+        "24–27", "5–22")
+
+
 def test_one_sweep_has_no_range_to_weigh_and_says_none() -> None:
     found = repeated([25.0], [400.0])
     assert not found.repeated and found.shown

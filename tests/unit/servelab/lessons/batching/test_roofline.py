@@ -93,3 +93,18 @@ def test_the_measured_gain_is_placed_against_this_machines_window(measured: floa
     # only a fit that split the step can say by how much the engine's work left the window
     loose = window_check_text(_row(), measured, fit_splits=False)
     assert (loose == text) is (_row().placed(measured) is Placed.INSIDE)
+
+
+@pytest.mark.parametrize(("bounds", "placed"), [
+    (None, True),            # one sweep: the median alone places it
+    ((25.0, 40.0), True),    # every pairing of the sweeps above the window too
+    ((12.0, 40.0), False),   # the ranges reach into the window
+])
+def test_the_gain_is_placed_only_where_the_sweeps_ranges_agree(
+        bounds: tuple[float, float] | None, placed: bool) -> None:
+    here = _row()
+    assert here.placed(30.0) is Placed.ABOVE
+    assert (here.placed_within(30.0, bounds) is Placed.ABOVE) is placed
+    text = window_check_text(here, 30.0, fit_splits=True, bounds=bounds)
+    assert ("cannot place" in text) is not placed
+    assert text.startswith("The sweep measured **30.0×**")

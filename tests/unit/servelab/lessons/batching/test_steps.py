@@ -3,6 +3,7 @@ waves_findings) and every text branch of their words (words)."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -132,9 +133,7 @@ def _waves(static_s: float, idle_continuous: float = 0.05, fit: StepFit | None =
     return WavesFindings(
         requests=96, wave_size=16, static_s=timed(static_s), continuous_s=timed(16.0),
         idle_static=0.6,
-        idle_continuous=idle_continuous, tail_share=tail_share,
-        step_one_ms=None if fit is None else fit.at(1),
-        step_full_ms=None if fit is None else fit.at(16))
+        idle_continuous=idle_continuous, tail_share=tail_share, fit=fit)
 
 
 @pytest.mark.parametrize(("static_s", "verdict"), [
@@ -239,6 +238,9 @@ def test_the_waves_findings_are_read_off_the_two_runs() -> None:
     assert found.idle_continuous == 0.0
     assert found.tail_share is None  # no idle time continuously: nothing to place
     assert (found.step_one_ms, found.step_full_ms) == (65.0, 70.0)
+    loose = dataclasses.replace(found, fit=StepFit(fixed_ms=60.0, per_sequence_ms=5.0,
+                                                   r_squared=0.24))
+    assert (loose.step_one_ms, loose.step_full_ms) == (None, None)  # too loose to price a step
     assert found.speedup == 2.0 and found.verdict is Shown.STRONG
     with pytest.raises(ValueError, match="at least one run of each mode"):
         WavesFindings.of([], [_static_run([2.0, 2.0])], 2, fit)

@@ -49,6 +49,23 @@ def test_batching_text_words_each_verdict(single: float, top: float, verdict: Sh
     assert len({batching_text(found(s, t)) for s, t, _, _ in BATCHING}) == len(BATCHING)
 
 
+def test_a_loss_the_sweeps_ranges_still_cover_is_not_called_a_loss() -> None:
+    """Chapter 00's float32 recording: 42% kept at the medians, sweeps from 6 to 16 tok/s alone
+    and 120 to 254 together, said to lose more than the lesson's users."""
+    def swept(single: list[float], top: list[float]) -> BatchFindings:
+        runs = {"concurrency": [1, 32]}
+        for key in ("output_tok_s", "steady_output_tok_s"):
+            runs |= {key: [sorted(single)[1], sorted(top)[1]],
+                     f"{key}_low": [min(single), min(top)], f"{key}_high": [max(single), max(top)],
+                     f"{key}_n": [3, 3]}
+        return BatchFindings.from_sweep(pd.DataFrame(runs))
+    wide, tight = swept([6, 16, 16], [120, 215, 254]), swept([15, 16, 17], [195, 205, 215])
+    assert wide.verdict is tight.verdict is Shown.WEAK
+    assert wide.short_untold and not tight.short_untold
+    assert "23%" in batching_text(wide) and "132%" in batching_text(wide)
+    assert batching_text(tight).endswith("than on the lesson's GPU.")
+
+
 def probe(computed: list[float], cached: list[float], ttft_ms: list[float]) -> pd.DataFrame:
     return pd.DataFrame({"request": range(1, len(computed) + 1), "ttft_ms": ttft_ms,
                          "computed": computed, "from cache": cached})
