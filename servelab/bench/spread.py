@@ -89,6 +89,14 @@ class Spread:
         return f"{median} (all {self.n} alike)" if "–" not in span else f"{median} ({span})"
 
 
+def ratio_bounds(top: Spread, bottom: Spread) -> tuple[float, float] | None:
+    """The least and the most ``top`` ÷ ``bottom`` the runs allow, pairing one side's lowest run
+    with the other's highest and the other way round; None where either side ran once."""
+    if top.n < 2 or bottom.n < 2:
+        return None
+    return top.low / bottom.high, top.high / bottom.low
+
+
 def spread_table(runs: pd.DataFrame, by: str, spreads: Iterable[str],
                  medians: Iterable[str] | None = None) -> pd.DataFrame:
     """One row per value of ``by`` in a frame of repeated runs (one row per run): each of

@@ -18,7 +18,7 @@ import pandas as pd
 
 from servelab.bench.bandwidth import Ceiling
 from servelab.bench.metrics import OUTPUT_TOK_S, STEADY_OUTPUT_TOK_S
-from servelab.bench.spread import Spread
+from servelab.bench.spread import Spread, ratio_bounds
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.batching.thresholds import (
     AGREE_FACTOR,
@@ -131,10 +131,7 @@ class BatchFindings(BatchGain):
     def gain_bounds(self) -> tuple[float, float] | None:
         """The least and the most gain the runs allow, pairing the crowd's slowest run with one
         stream's quickest and the other way round; None without ranges."""
-        if self.ranges is None:
-            return None
-        single, top = self.ranges
-        return top.low / single.high, top.high / single.low
+        return None if self.ranges is None else ratio_bounds(self.ranges[1], self.ranges[0])
 
     @property
     def kept_bounds(self) -> tuple[float, float] | None:

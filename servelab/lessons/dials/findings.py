@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P99
-from servelab.bench.spread import Spread
+from servelab.bench.spread import Spread, ratio_bounds
 from servelab.engines.vllm_server import Capacity
 from servelab.lessons.compare import Compared, compare
 from servelab.lessons.dials.runs import OverLong, StartRefusal
@@ -100,6 +100,11 @@ class SweepFindings:
     @property
     def speedup(self) -> float:
         return self.output_high.median / self.output_low.median
+
+    @property
+    def speedup_bounds(self) -> tuple[float, float] | None:
+        """The least and the most ``speedup`` the passes allow (``ratio_bounds``)."""
+        return ratio_bounds(self.output_high, self.output_low)
 
     @property
     def shows_gain(self) -> bool:

@@ -18,7 +18,8 @@ def page_words(expected: DialPrediction, swept: SweepFindings, context: ContextF
     (the tensor-parallel paragraph, or the line saying why this runtime skipped it)."""
     return "\n\n".join((
         prediction_text(expected), sweep_text(swept),
-        check_text(expected, swept.speedup, swept.tpot_ratio, swept.tpot_moved),
+        check_text(expected, swept.speedup, swept.tpot_ratio, swept.tpot_moved,
+                   swept.speedup_bounds),
         dials_prediction(prediction, swept, context), context_text(context),
         tensor_parallel_skipped(device_label) if tensor_parallel is None
         else tensor_parallel_text(tensor_parallel)))

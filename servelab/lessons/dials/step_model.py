@@ -48,6 +48,16 @@ class DialPrediction:
         """The sweep's output ratio (``SweepFindings.speedup``) against its predicted window."""
         return placed(speedup, *self.output_window)
 
+    def output_placed_within(self, speedup: float,
+                             bounds: tuple[float, float] | None) -> Placed | None:
+        """``output_placed``, where the least and the most speedup the passes allow
+        (``bounds``; None: one pass) fall on the same side; else None: the runs cannot place
+        it."""
+        where = self.output_placed(speedup)
+        if bounds is None or all(self.output_placed(edge) is where for edge in bounds):
+            return where
+        return None
+
     def pace_placed(self, tpot_ratio: float) -> Placed:
         """The sweep's p99 time-per-token ratio (``SweepFindings.tpot_ratio``) against its
         window."""

@@ -6,6 +6,9 @@ from __future__ import annotations
 from servelab.lessons.compare import Compared, Placed
 from servelab.lessons.dials.step_model import DialPrediction
 
+_PACE_ABOVE = (" A p99 time per token above the window counts tokens that waited while the step "
+               "also read arriving prompts, which the model of decoding leaves out.")
+
 
 def prediction_text(found: DialPrediction) -> str:
     """The prediction, before the sweep."""
@@ -19,15 +22,27 @@ def prediction_text(found: DialPrediction) -> str:
 
 
 def check_text(found: DialPrediction, speedup: float, tpot_ratio: float,
-               tpot_moved: Compared) -> str:
+               tpot_moved: Compared, speedup_bounds: tuple[float, float] | None = None) -> str:
     """The sweep's ratios from its fewest to its most sequences per step (the output's and the
     p99 time per token's, ``SweepFindings.speedup`` and ``tpot_ratio``) against the
     prediction. Where the time per token moved no further than its runs' spread
-    (``SweepFindings.tpot_moved`` alike or untold), its ratio is no evidence either way."""
-    output, pace = found.output_placed(speedup), found.pace_placed(tpot_ratio)
+    (``SweepFindings.tpot_moved`` alike or untold), its ratio is no evidence either way; where
+    the passes allow speedups on both sides of a window's edge (``speedup_bounds``), neither is
+    the output's."""
+    output = found.output_placed_within(speedup, speedup_bounds)
+    pace = found.pace_placed(tpot_ratio)
     text = (f"The sweep measured {speedup:.1f}× the output and {tpot_ratio:.1f}× "
             f"the p99 time per token from {found.low} to {found.high} sequences per step: the "
-            f"output {output} its predicted window, the time per token {pace} its own.")
+            f"output {found.output_placed(speedup)} its predicted window"
+            f"{' by the medians' if output is None else ''}, the time per token {pace} its own.")
+    if output is None and speedup_bounds is not None:
+        text += (f" Pairing the slowest and quickest passes allows anything from "
+                 f"{speedup_bounds[0]:.1f}× to {speedup_bounds[1]:.1f}× the output, so this run "
+                 "cannot place it against the window.")
+        if pace is not Placed.INSIDE and tpot_moved not in (Compared.HIGHER, Compared.LOWER):
+            return text + (" The time per token moved no further than its runs' spread, so "
+                           "where its ratio fell says nothing of the step's parts either.")
+        return text + (_PACE_ABOVE if pace is Placed.ABOVE else "")
     if output is Placed.INSIDE and pace is Placed.INSIDE:
         return text + " The dial moves along the curve the step's parts predict."
     if pace is not Placed.INSIDE and tpot_moved not in (Compared.HIGHER, Compared.LOWER):
@@ -36,9 +51,7 @@ def check_text(found: DialPrediction, speedup: float, tpot_ratio: float,
         if output is Placed.INSIDE:
             return text + " The output kept to the curve the step's parts predict."
     elif pace is Placed.ABOVE:
-        return text + (" A p99 time per token above the window counts tokens that waited while "
-                       "the step also read arriving prompts, which the model of decoding "
-                       "leaves out.")
+        return text + _PACE_ABOVE
     if output is Placed.BELOW:
         return text + (" Output below the window means each sequence cost this engine more "
                        "than the window allowed, or the burst's prompts took steps of their own "

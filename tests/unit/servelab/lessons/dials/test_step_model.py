@@ -59,3 +59,20 @@ def test_a_time_per_token_within_its_spread_is_no_evidence_of_the_steps_parts(
     assert below != check_text(FOUND, 13.0, 1.2, Compared.LOWER)
     # output above its window still speaks of the shared part, the time per token no more
     assert check_text(FOUND, 20.0, 1.2, moved) != check_text(FOUND, 20.0, 1.2, Compared.LOWER)
+
+
+@pytest.mark.parametrize(("bounds", "placed_by_runs"), [
+    (None, True),           # one pass: the median alone places it
+    ((9.0, 14.0), True),    # every pairing of the passes inside the window too
+    ((2.7, 14.7), False),   # chapter 05's recorded bf16 run: 9.6x, passes 9–15 and 41–132 tok/s
+])
+def test_the_output_is_placed_only_where_the_passes_agree(
+        bounds: tuple[float, float] | None, placed_by_runs: bool) -> None:
+    assert FOUND.output_placed(13.0) is Placed.INSIDE
+    where = FOUND.output_placed_within(13.0, bounds)
+    assert (where is Placed.INSIDE) is placed_by_runs and (where is None) is not placed_by_runs
+    text = check_text(FOUND, 13.0, 1.8, Compared.HIGHER, bounds)
+    assert ("cannot place" in text) is not placed_by_runs
+    assert (text == check_text(FOUND, 13.0, 1.8, Compared.HIGHER)) is placed_by_runs
+    above = check_text(FOUND, 13.0, 4.0, Compared.HIGHER, bounds)
+    assert ("arriving prompts" in above) and ("cannot place" in above) is not placed_by_runs
