@@ -222,8 +222,8 @@ def waves_text(found: WavesFindings, smoke: bool) -> str:
         verdict += (f" Had every step cost the same however full it was, the busy shares "
                     f"({found.busy_static:.0%} against {found.busy_continuous:.0%}) "
                     f"would predict {found.if_steps_cost_alike:.1f}×. But by the fit above a "
-                    f"step with one sequence costs {found.step_one_ms:.0f} ms and a full one of "
-                    f"{found.wave_size} costs {found.step_full_ms:.0f} ms, so a wave's nearly "
+                    f"step with one sequence costs {found.step_one_ms:,.0f} ms and a full one of "
+                    f"{found.wave_size} costs {found.step_full_ms:,.0f} ms, so a wave's nearly "
                     f"empty steps are cheap, and the waste in time is smaller than the waste in "
                     f"slots.")
     return f"{numbers} {verdict}"

@@ -37,7 +37,7 @@ def plan_text(plan: CapacityPlan) -> str:
         f"{plan.request_s:.2f} s = **{plan.rate_req_s:.1f} requests a second** for one server, "
         f"and the target of {brief.rate_req_s:g} requests a second needs **{plan.replicas}** of "
         f"them. The first token's target is {brief.ttft_factor:g}× an unloaded one "
-        f"({plan.first_token_ms:.0f} ms), {plan.ttft_target_ms:.0f} ms, and {brief.share:.0%} "
+        f"({plan.first_token_ms:,.0f} ms), {plan.ttft_target_ms:,.0f} ms, and {brief.share:.0%} "
         "of requests must meet both.")
 
 

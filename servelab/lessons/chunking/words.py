@@ -149,7 +149,7 @@ def _users_text(findings: TradeFindings) -> str:
             f"({whole.pause.range_text(' ms', 0, 'runs')}) with the document read "
             f"{_first_run(plan)}, and {chunked.pause.median:,.0f} ms "
             f"({chunked.pause.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; in "
-            f"these runs a normal gap between their tokens was {findings.usual_gap_ms:.0f} ms. ")
+            f"these runs a normal gap between their tokens was {findings.usual_gap_ms:,.0f} ms. ")
     reading = (f"While each document was being read, the users' 99th-percentile gap was "
                f"{whole.tail.median:,.0f} ms ({whole.tail.range_text(' ms', 0, 'runs')}) with "
                f"the document read {_first_run(plan)} and {chunked.tail.median:,.0f} ms "
@@ -175,13 +175,13 @@ def _target_text(findings: TradeFindings) -> str:
     """The chunked pauses against the pause the budget was sized for, as a sentence."""
     target, verdict = findings.plan.pause_ms, findings.target_verdict
     if verdict is Placed.INSIDE:
-        return (f"Against the {target:.0f} ms the budget was sized for, the chunked pauses came "
+        return (f"Against the {target:,.0f} ms the budget was sized for, the chunked pauses came "
                 f"within {PAUSE_OFF_TARGET:g}× of the target: the sizing held. ")
     if verdict is Placed.ABOVE:
         return (f"Every run's longest chunked pause was over {PAUSE_OFF_TARGET:g}× the "
-                f"{target:.0f} ms the budget was sized for ({findings.pause_over_target:.1f}× at "
+                f"{target:,.0f} ms the budget was sized for ({findings.pause_over_target:.1f}× at "
                 f"the median). {_chunk_alone_text(findings)}")
-    return (f"Every run's longest chunked pause was under the {target:.0f} ms the budget "
+    return (f"Every run's longest chunked pause was under the {target:,.0f} ms the budget "
             f"was sized for by more than {PAUSE_OFF_TARGET:g}× ({findings.pause_over_target:.2f}× "
             "at the median): the run read prompts faster than the rate the budget was sized "
             "from, so a larger budget would still have met the target. ")
@@ -307,7 +307,7 @@ def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
     bought = (f"A step that carries a chunk lasts about as long as the users' usual step "
               f"({plan.step_ms:,.0f} ms when the budget was sized: their decoding and the "
               f"engine's fixed work per step) "
-              f"plus the chunk's reading, so a pause of about {plan.pause_ms:.0f} ms ")
+              f"plus the chunk's reading, so a pause of about {plan.pause_ms:,.0f} ms ")
     bought += (f"leaves {plan.read_ms:,.0f} ms to read in, which buys {plan.whole_tokens:,} "
                "tokens. " if plan.read_ms > 0 else "leaves no time to read a chunk in. ")
     if fit is None:

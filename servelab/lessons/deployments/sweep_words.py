@@ -26,8 +26,8 @@ def held_to(found: RateSweepFindings, value: float | None) -> str:
 
 def _pace(small: Spread, large: Spread, outcome: Compared) -> str:
     """The two caps' time per token at one rate and what the runs tell of it, as a clause."""
-    text = (f"{small.median:.0f} ms ({small.low:.0f}–{small.high:.0f}) with the small cap and "
-            f"{large.median:.0f} ms ({large.low:.0f}–{large.high:.0f}) with the large one")
+    text = (f"{small.median:,.0f} ms ({small.low:,.0f}–{small.high:,.0f}) with the small cap and "
+            f"{large.median:,.0f} ms ({large.low:,.0f}–{large.high:,.0f}) with the large one")
     return text + {
         Compared.LOWER: ": the large cap's tokens came quicker, beyond the spread of the runs",
         Compared.HIGHER: (": the large cap's tokens came slower, beyond the spread of the runs, "
@@ -158,8 +158,8 @@ def _step_text(found: RateSweepFindings) -> str:
     """The arithmetic of one step at the top rate beside the run's measured gain."""
     small, large = found.small.tpot_high.median, found.large.tpot_high.median
     slots, n = found.setting.interactive_seqs, found.requests[-1]
-    text = (f"The step times give the arithmetic: a token took {small:.0f} ms with "
-            f"{slots} sequences a step and {large:.0f} ms with up to {found.large_seqs:.0f}, so "
+    text = (f"The step times give the arithmetic: a token took {small:,.0f} ms with "
+            f"{slots} sequences a step and {large:,.0f} ms with up to {found.large_seqs:.0f}, so "
             f"{found.seq_ratio:.1f}× the sequences made each step "
             f"{found.step_ratio:.2f}× as long, {found.step_gain:.1f}× the tokens per unit of time "
             "while the steps are that full.")

@@ -18,9 +18,9 @@ def story(sweeps: RateSweepFindings, mixed: MixedFindings, prediction: str) -> s
     findings."""
     setting = sweeps.setting
     small, large = (held_to(sweeps, sweeps.sustained(cap)) for cap in (sweeps.small, sweeps.large))
-    measured = (f"at the lowest rate a token took {sweeps.small.tpot_low.median:.0f} ms "
+    measured = (f"at the lowest rate a token took {sweeps.small.tpot_low.median:,.0f} ms "
                 f"with max_num_seqs={setting.interactive_seqs} and "
-                f"{sweeps.large.tpot_low.median:.0f} ms with {setting.batch_seqs} (medians of "
+                f"{sweeps.large.tpot_low.median:,.0f} ms with {setting.batch_seqs} (medians of "
                 f"{sweeps.small.tpot_low.n} runs); the p99 first token stayed within the SLO in "
                 f"every run with {setting.interactive_seqs} {small} and with "
                 f"{setting.batch_seqs} {large}.")

@@ -38,8 +38,8 @@ def copies_text(found: CopiesFindings) -> str:
     copies, one = found.copies, found.one
     text = (f"Over {copies.output_tok_s.n} runs each, the same closed loop of users gave "
             f"{_setup_text(copies)} and {_setup_text(one)}; a token took "
-            f"{copies.tpot_ms_p50.median:.0f} ms (median) against "
-            f"{one.tpot_ms_p50.median:.0f} ms. ")
+            f"{copies.tpot_ms_p50.median:,.0f} ms (median) against "
+            f"{one.tpot_ms_p50.median:,.0f} ms. ")
     if found.device_kind == "cpu":
         text += {
             Compared.HIGHER: (
@@ -70,7 +70,7 @@ def copies_text(found: CopiesFindings) -> str:
             "clearly need the second GPU. "))
     if found.split is not None:
         text += (f"Split over two GPUs with tensor parallelism the model gave "
-                 f"{_setup_text(found.split)} at {found.split.tpot_ms_p50.median:.0f} ms a "
+                 f"{_setup_text(found.split)} at {found.split.tpot_ms_p50.median:,.0f} ms a "
                  "token: ")
         text += {
             Compared.HIGHER: (
