@@ -84,5 +84,5 @@ def tensor_parallel_text(found: TensorParallelFindings) -> str:
 def tensor_parallel_skipped(device_label: str) -> str:
     """Chapter 05 on a runtime with fewer than two GPUs: why the split was not measured."""
     return (f"Skipped: tensor parallelism needs at least two GPUs, and this runtime runs on "
-            f"one device ({device_label}). On Kaggle, choose the 'GPU T4 x2' accelerator to run "
+            f"one device: {device_label}. On Kaggle, choose the 'GPU T4 x2' accelerator to run "
             "it.")
