@@ -1,0 +1,51 @@
+"""Chapter 09's findings as one result record: the figures the grader reads, by declared name
+(``servelab.results.record_results``)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from servelab.lessons.routing.chapter import CHAPTER
+from servelab.lessons.routing.findings import CopiesFindings, Failure, RoutingFindings
+
+
+@dataclass(frozen=True)
+class RoutingRecord:
+    """The two routing policies' runs (round robin first, cache-aware second), the outage and
+    the copies against one server (and against tensor parallelism, where it ran)."""
+
+    routed: RoutingFindings
+    failure: Failure
+    copied: CopiesFindings
+
+    chapter = CHAPTER.id
+
+    def figures(self) -> Mapping[str, float]:
+        """Each declared figure of chapter 09, by name; NaN for tensor parallelism that did not
+        run."""
+        routed, failure, copied = self.routed, self.failure, self.copied
+        return {
+            "hit_rate_round_robin": routed.hit_rate[0].median,
+            "hit_rate_cache_aware": routed.hit_rate[1].median,
+            "kept_together_round_robin": routed.kept_together[0].median,
+            "kept_together_cache_aware": routed.kept_together[1].median,
+            "prompt_tokens_computed_round_robin": routed.computed_tokens[0].median,
+            "prompt_tokens_computed_cache_aware": routed.computed_tokens[1].median,
+            "ttft_ms_p50_round_robin": routed.ttft_ms_p50[0].median,
+            "ttft_ms_p50_cache_aware": routed.ttft_ms_p50[1].median,
+            "ttft_ms_p99_round_robin": routed.ttft_ms_p99[0].median,
+            "ttft_ms_p99_cache_aware": routed.ttft_ms_p99[1].median,
+            "failed_requests": failure.failed,
+            "detection_s": failure.detection_s,
+            "retries": failure.retries,
+            "output_tok_s_replicas": copied.copies.output_tok_s.median,
+            "output_tok_s_one_server": copied.one.output_tok_s.median,
+            "output_tok_s_tensor_parallel": (copied.split.output_tok_s.median if copied.split
+                                             else math.nan),
+            "tpot_ms_p50_replicas": copied.copies.tpot_ms_p50.median,
+            "tpot_ms_p50_one_server": copied.one.tpot_ms_p50.median,
+            "tpot_ms_p50_tensor_parallel": (copied.split.tpot_ms_p50.median if copied.split
+                                            else math.nan),
+        }

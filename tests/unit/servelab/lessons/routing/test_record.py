@@ -1,0 +1,34 @@
+"""servelab.lessons.routing.record: chapter 09's figures from one real run's recorded findings,
+with tensor parallelism not run (NaN) and then run."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from course.paths import REPO_ROOT
+from servelab.lessons import recorded
+from servelab.lessons.routing.chapter import CHAPTER
+from servelab.lessons.routing.record import RoutingRecord
+from tests.snapshots.chapters import KINDS
+
+RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
+
+
+def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
+    run = recorded.load(RUN, KINDS[CHAPTER.id])
+    routed, failure, copied = run["routed"], run["failure"], run["copied"]
+    record = RoutingRecord(routed=routed, failure=failure, copied=copied)
+    figures = record.figures()
+    assert record.chapter == "09-past-one-machine"
+    assert set(figures) == set(CHAPTER.figures)
+    assert figures["hit_rate_round_robin"] == routed.hit_rate[0].median
+    assert figures["hit_rate_cache_aware"] == routed.hit_rate[1].median
+    assert figures["kept_together_cache_aware"] == 1.0
+    assert (figures["failed_requests"], figures["retries"]) == (failure.failed, 4.0)
+    assert figures["output_tok_s_one_server"] == copied.one.output_tok_s.median
+    assert copied.split is None and math.isnan(figures["output_tok_s_tensor_parallel"])
+    assert math.isnan(figures["tpot_ms_p50_tensor_parallel"])
+    split = dataclasses.replace(copied, split=copied.one)
+    both = RoutingRecord(routed=routed, failure=failure, copied=split).figures()
+    assert both["tpot_ms_p50_tensor_parallel"] == copied.one.tpot_ms_p50.median
