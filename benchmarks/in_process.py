@@ -20,7 +20,7 @@ import argparse
 
 from server_modes import compare
 
-MODES = {"default": {}, "in_process": {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}}
+MODES = {"default": {}, "in_process": {"env": {"VLLM_ENABLE_V1_MULTIPROCESSING": "0"}}}
 
 
 def main() -> None:

@@ -1,7 +1,8 @@
 """Interleaved rounds of one server started in two or more modes, and the figures compared.
 
-``benchmarks/in_process.py`` (where the engine core runs) and ``benchmarks/placement.py`` (which
-cores the engine computes on) differ only in the environment each mode gives the server. Each
+``benchmarks/in_process.py`` (where the engine core runs), ``benchmarks/placement.py`` (which
+cores the engine computes on) and ``benchmarks/dtype.py`` (what the CPU engine computes in) differ
+only in the ``Server`` options each mode gives the server (its environment, its dtype). Each
 round starts the server once per mode, in turn, and measures the start, one stream, ``USERS``
 streams, the prefill rate and a long prompt's effect on decoding users; ``compare`` prints each
 figure's median and range per mode, then one line of ratios (the second mode over the first) and
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -27,10 +29,11 @@ DOCUMENT_TOKENS = 2048
 QUIET: RunOptions = {"progress": False}
 
 
-def measure(env: dict[str, str]) -> dict[str, float]:
-    """One start of the server with ``env`` and the figures the lessons rest on."""
+def measure(options: Mapping[str, Any]) -> dict[str, float]:
+    """One start of the server with ``options`` (``Server`` keyword arguments) and the figures
+    the lessons rest on."""
     began = time.monotonic()
-    with Server(max_model_len=MAX_MODEL_LEN, max_num_seqs=USERS, env=env) as server:
+    with Server(max_model_len=MAX_MODEL_LEN, max_num_seqs=USERS, **options) as server:
         start_s = time.monotonic() - began
         bench.warm_up(server)
         one = bench.closed_loop(server, users=1, max_tokens=ANSWER_TOKENS, **QUIET).summary()
@@ -47,14 +50,15 @@ def measure(env: dict[str, str]) -> dict[str, float]:
             "stall_p99": float(np.percentile(gaps, 99)) * 1000 if gaps else float("nan")}
 
 
-def compare(name: str, modes: Mapping[str, dict[str, str]], rounds: int) -> None:
-    """Measure every mode ``rounds`` times, interleaved, and print the comparison."""
+def compare(name: str, modes: Mapping[str, Mapping[str, Any]], rounds: int) -> None:
+    """Measure every mode (its ``Server`` keyword arguments) ``rounds`` times, interleaved, and
+    print the comparison."""
     first, second = list(modes)[:2]
     runs: dict[str, list[dict[str, float]]] = {mode: [] for mode in modes}
     began = time.monotonic()
     for round_ in range(rounds):
-        for mode, env in modes.items():
-            runs[mode].append(measure(env))
+        for mode, options in modes.items():
+            runs[mode].append(measure(options))
             print(f"round {round_ + 1} {mode}: " + ", ".join(
                 f"{k}={v:.2f}" for k, v in runs[mode][-1].items()), flush=True)
     ratios, overlap = [], []

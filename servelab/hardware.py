@@ -171,7 +171,9 @@ def default_dtype(device: Device, flags: set[str] | None = None) -> str | None:
     GPU: ``half`` below compute capability 8.0 (no bf16 there), else the model's own (bf16).
     CPU: the model's own where the processor has bf16 instructions (``BF16_CPU_FLAGS``); on the
     others vLLM's CPU kernels emulate bf16 and ``float32`` is several times faster (measured on
-    a 2-core AVX2 EPYC: a 512-token prefill took 14.4 s in bf16 and 2.3 s in float32).
+    a 2-core AVX2 EPYC: a 512-token prefill took 14.4 s in bf16 and 2.3 s in float32). Where the
+    instructions are there, bf16 is the faster (``benchmarks/dtype.py`` on a 2-core AVX-512 BF16
+    EPYC: float32 gave 0.67× one stream's speed and 0.65× the prefill rate).
     ``flags`` are the processor's /proc/cpuinfo flags (read here when not given).
     """
     if device.kind == "cuda":
