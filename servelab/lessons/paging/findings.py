@@ -18,7 +18,7 @@ import pandas as pd
 
 from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.compare import Placed, placed
+from servelab.lessons.compare import Compared, Placed, compare_by, placed
 from servelab.lessons.paging.kv import KVShape, RequestFit, blocks_for
 from servelab.lessons.paging.thresholds import SQUEEZE_SLOWER
 
@@ -149,9 +149,14 @@ class SqueezeFindings:
 
     @property
     def took_longer(self) -> bool:
-        """The cramped load's runs took longer than the roomy one's: ranges apart, and past
-        ``SQUEEZE_SLOWER`` at the medians."""
-        return self.cramped_s.above_by(self.roomy_s, 1 + SQUEEZE_SLOWER)
+        """The cramped load's runs took longer than the roomy one's (``duration``)."""
+        return self.duration is Compared.HIGHER
+
+    @property
+    def duration(self) -> Compared:
+        """The cramped load's time against the roomy one's: longer or shorter with the ranges
+        apart and the medians ``SQUEEZE_SLOWER`` or more apart."""
+        return compare_by(self.cramped_s, self.roomy_s, 1 + SQUEEZE_SLOWER)
 
     @property
     def all_completed(self) -> bool:

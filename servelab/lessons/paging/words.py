@@ -5,7 +5,7 @@ displays it in a cell tagged ``prose``.
 
 from __future__ import annotations
 
-from servelab.lessons.compare import Placed
+from servelab.lessons.compare import Compared, Placed
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
     PagingFindings,
@@ -59,12 +59,18 @@ def _duration_text(squeeze: SqueezeFindings) -> str:
     times = (f"The same work took **{small.with_range(unit=' s')}** in the small cache and "
              f"**{roomy.with_range(unit=' s')}** in the roomy one (median of {small.n} and "
              f"{roomy.n} runs, range in brackets)")
-    if squeeze.took_longer:
+    if squeeze.duration is Compared.HIGHER:
         return (f"{times}: the waiting cost {small.median / roomy.median:.1f}× the time, with "
                 f"the ranges apart and more than the {SQUEEZE_SLOWER:.0%} this book allows "
                 "for noise.")
-    return (f"{times}: the ranges overlap or the medians are within {SQUEEZE_SLOWER:.0%} of "
-            "each other, so these runs cannot say the waiting cost any time.")
+    if squeeze.duration is Compared.LOWER:
+        return (f"{times}: the small cache finished sooner, in {small.median / roomy.median:.1f}× "
+                "the time, with the ranges apart. In these runs the roomy cache's fuller steps "
+                "cost more time than the small cache's waiting did.")
+    if squeeze.duration is Compared.ALIKE:
+        return (f"{times}: the medians are within {SQUEEZE_SLOWER:.0%} of each other, so these "
+                "runs cannot say the waiting cost any time.")
+    return (f"{times}: the ranges overlap, so these runs cannot say the waiting cost any time.")
 
 
 def _squeeze_text(squeeze: SqueezeFindings) -> str:
@@ -93,8 +99,9 @@ def _tokens_text(squeeze: SqueezeFindings) -> str:
     if squeeze.tokens_faster:
         return (f" Once running, though, a request's tokens came faster in the small cache, "
                 f"{both}: with fewer sequences running, each step carried fewer of them and "
-                "took less time. The small cache cost its requests time in the queue, not per "
-                "token.")
+                "took less time."
+                + (" The small cache cost its requests time in the queue, not per token."
+                   if squeeze.took_longer else ""))
     return (f" Once running, a request had {both}; the ranges do not put the small cache's "
             "tokens ahead.")
 

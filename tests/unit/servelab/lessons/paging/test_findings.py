@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.compare import Placed
+from servelab.lessons.compare import Compared, Placed
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
     PagingFindings,
@@ -103,20 +103,22 @@ def test_the_squeeze_keeps_the_most_any_run_showed_and_every_failure() -> None:
 
 
 # roomy runs 19-21 s; the small cache's runs at these times (a 10% bar on the medians)
-@pytest.mark.parametrize(("cramped_s", "longer"), [
-    ((22.5, 23.0, 23.5), True),    # apart, 15% slower
-    ((21.4, 21.9, 22.4), False),   # apart, but under 10% slower
-    ((20.5, 30.0, 31.0), False),   # 50% slower at the median, but the ranges overlap
-    ((18.0, 19.0, 20.0), False),   # faster
-    ((23.0,), False),              # one run has no range
+@pytest.mark.parametrize(("cramped_s", "duration"), [
+    ((22.5, 23.0, 23.5), Compared.HIGHER),  # apart, 15% slower
+    ((21.4, 21.9, 22.4), Compared.ALIKE),   # apart, but under 10% slower
+    ((20.5, 30.0, 31.0), Compared.UNTOLD),  # 50% slower at the median, but the ranges overlap
+    ((18.0, 19.0, 20.0), Compared.ALIKE),   # faster, within the band
+    ((14.0, 15.0, 16.0), Compared.LOWER),   # sooner, apart: the roomy cache's fuller steps
+    ((23.0,), Compared.UNTOLD),             # one run has no range
 ])
 def test_the_squeeze_took_longer_only_with_ranges_apart_and_past_the_bar(cramped_s,
-                                                                         longer) -> None:
+                                                                         duration) -> None:
     cramped = [{"running_max": 8, "waiting_max": 3, "preemptions": 0, "duration_s": seconds}
                for seconds in cramped_s]
     roomy = [{"duration_s": seconds} for seconds in (19.0, 20.0, 21.0)]
     squeeze = SqueezeFindings.from_runs(roomy, cramped, sample_s=0.25)
-    assert squeeze.took_longer is longer
+    assert squeeze.duration is duration
+    assert squeeze.took_longer is (duration is Compared.HIGHER)
 
 
 ROOMY_FIT = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41

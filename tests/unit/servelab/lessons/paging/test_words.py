@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.compare import Placed
+from servelab.lessons.compare import Compared, Placed
 from servelab.lessons.paging import words as paging_words
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
@@ -104,6 +104,17 @@ def test_paging_text_cannot_tell_a_duration_whose_runs_overlap():
     assert not squeeze.took_longer
     assert "**40 s (20–44)**" in text and "2.0×" not in text
     assert "× the time" not in text
+
+
+def test_paging_text_says_when_the_small_cache_finished_sooner():
+    """A float32 recording of chapter 03: the small cache 33 s (32–33), the roomy one 48 s
+    (36–65), worded as ranges that overlap."""
+    sooner = dict(CRAMPED, duration_s=10.0)
+    _, squeeze = _findings(cramped=sooner)
+    assert squeeze.duration is Compared.LOWER
+    text = _paging(cramped=sooner)
+    assert "finished sooner" in text and "cannot say the waiting" not in text
+    assert "fuller steps" in text and "queue, not per" not in text
 
 
 def test_paging_text_waits_without_preemption():
