@@ -134,9 +134,9 @@ def _crowding_text(found: RoutingFindings) -> str:
     again = found.recomputed
     text = (f"{room}, fewer than the {work.tenants} tenants' prompts together ({total:,}): a "
             "replica that serves every tenant pushes one prompt out to hold another and "
-            "computes it again when that tenant comes back. Beyond the first visits, "
-            f"{spreading} computed a prompt again {again[0].with_range()} times a run and "
-            f"{following} {again[1].with_range()}. ")
+            "computes it again when that tenant comes back. Beyond the first visits, the "
+            f"prompts computed again in a run numbered {again[0].with_range()} with {spreading} "
+            f"and {again[1].with_range()} with {following}. ")
     return text + {
         Compared.LOWER: (
             f"So {following}'s lead is not only a cold start: with the prompts too many for one "

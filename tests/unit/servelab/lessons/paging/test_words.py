@@ -113,7 +113,7 @@ def test_paging_text_says_when_the_small_cache_finished_sooner():
     _, squeeze = _findings(cramped=sooner)
     assert squeeze.duration is Compared.LOWER
     text = _paging(cramped=sooner)
-    assert "finished sooner" in text and "cannot say the waiting" not in text
+    assert "finished sooner" in text and "waiting cost any" not in text
     assert "fuller steps" in text and "queue, not per" not in text
 
 

@@ -489,7 +489,7 @@ def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompt
     said = _crowding_text(found)
     assert said in routing_text(found)
     assert "150 tokens" in said and "2 tenants'" in said and "(200)" in said
-    assert "4 (3–5) times" in said and "0 (0–1)" in said
+    assert "numbered 4 (3–5) with" in said and "0 (0–1)" in said
     assert policy_table(found).iloc[:, 3][ROUND_ROBIN] == "4 (3–5)"  # computed again
 
 
