@@ -1,6 +1,7 @@
 """A result record per measurement: the one schema, the one writer and the one reader.
 
-Every chapter ends its measuring part with ``record_results(runtime, chapter, figures={...})``.
+Every chapter ends its measuring part with ``record_results(runtime, findings)``: the findings
+record (its package's ``record`` module) names the chapter and maps its findings to figures.
 That validates the figures against the names :data:`FIGURES` declares for the chapter (an
 unknown or a forgotten name is the author's error and raises), records a NaN or infinite figure
 (a smoke run that did not measure it) as missing, and displays the record as an ordinary notebook
@@ -20,7 +21,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from numbers import Real
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -47,6 +48,15 @@ Finite = Annotated[float, Field(allow_inf_nan=False)]
 #: chapter id -> figure name -> what it is, unit included; each chapter declares its own
 #: (``servelab.lessons.<topic>.chapter``).
 FIGURES: dict[str, Mapping[str, Figure]] = {chapter.id: chapter.figures for chapter in CHAPTERS}
+
+
+class ChapterFindings(Protocol):
+    """A chapter's findings as one record: which chapter, and its figures by declared name."""
+
+    @property
+    def chapter(self) -> str: ...
+
+    def figures(self) -> Mapping[str, float]: ...
 
 
 class FigureError(ValueError):
@@ -166,12 +176,12 @@ def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any]) -> R
         missing=missing)
 
 
-def record_results(runtime: Runtime, chapter: str, figures: Mapping[str, Any]) -> Record:
-    """Validate ``figures`` against the chapter's declared names, display the record (JSON for
-    the grader, one summary line for the reader) and return it."""
+def record_results(runtime: Runtime, findings: ChapterFindings) -> Record:
+    """Validate the figures of ``findings`` against its chapter's declared names, display the
+    record (JSON for the grader, one summary line for the reader) and return it."""
     from IPython.display import display
 
-    record = make_record(runtime, chapter, figures)
+    record = make_record(runtime, findings.chapter, findings.figures())
     display({MIME_TYPE: record.model_dump(mode="json"), "text/plain": record.summary()},
             raw=True)
     return record

@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from types import SimpleNamespace
 
 import IPython.display
 import nbformat
@@ -50,7 +51,7 @@ def honest_payload(gain: float = 3.0) -> dict:
     figures |= {"batching_gain": gain, "share_kept": 0.8}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
-        record_results(runtime, CHAPTER, figures)
+        record_results(runtime, SimpleNamespace(chapter=CHAPTER, figures=lambda: figures))
     (data,) = shown
     return data[MIME_TYPE]
 

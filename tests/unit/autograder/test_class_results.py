@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+from types import SimpleNamespace
 
 import IPython.display
 import pytest
@@ -32,7 +33,7 @@ def honest_payload(gain: float = 3.0) -> dict:
     figures |= {"batching_gain": gain, "share_kept": 0.8}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
-        record_results(runtime, CHAPTER, figures)
+        record_results(runtime, SimpleNamespace(chapter=CHAPTER, figures=lambda: figures))
     (data,) = shown
     return data[MIME_TYPE]
 

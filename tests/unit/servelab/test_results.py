@@ -4,8 +4,12 @@ and the published page showing only its summary line."""
 from __future__ import annotations
 
 import ast
+import dataclasses
+import importlib
 import json
 import math
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +50,17 @@ def figures(chapter: str = CHAPTER, profile: str = "gpu") -> dict[str, float]:
             enumerate(sorted(expected_names(chapter, profile)))}
 
 
+@dataclass(frozen=True)
+class Findings:
+    """A findings record as a chapter's ``record`` module writes one, holding its figures."""
+
+    chapter: str
+    given: Mapping[str, float]
+
+    def figures(self) -> Mapping[str, float]:
+        return self.given
+
+
 def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
     """A notebook whose one code cell displayed each payload as a result output, written and
     read back through nbformat as a submission would be."""
@@ -72,7 +87,7 @@ def displayed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict, dict]]:
 
 
 def test_a_displayed_record_round_trips_through_a_notebook(displayed: list) -> None:
-    record = record_results(runtime(), CHAPTER, figures())
+    record = record_results(runtime(), Findings(CHAPTER, figures()))
     [(bundle, options)] = displayed
     assert options == {"raw": True}
     assert set(bundle) == {MIME_TYPE, "text/plain"}
@@ -222,18 +237,32 @@ def test_every_chapter_declares_its_figures() -> None:
     assert set(FIGURES) == set(CHAPTERS)
 
 
+def test_record_results_takes_the_chapter_and_figures_from_its_findings(displayed: list) -> None:
+    given = figures(CHAPTER, "smoke") | {"waves_s": math.nan}
+    record = record_results(runtime(profile="smoke"), Findings(CHAPTER, given))
+    assert record == make_record(runtime(profile="smoke"), CHAPTER, given)
+    assert record.chapter == CHAPTER and record.missing == ["waves_s"]
+    with pytest.raises(FigureError, match="undeclared figures \\['steady_tok_s_at_one'\\]"):
+        record_results(runtime(profile="smoke"), Findings(CHAPTER, given | {
+            "steady_tok_s_at_one": 1.0}))
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
-def test_every_chapter_records_its_declared_figures_in_a_cell_of_its_own(chapter: str) -> None:
+def test_every_chapter_records_its_findings_in_a_cell_of_its_own(chapter: str) -> None:
     [(cell, call)] = record_calls(chapter)
     assert cell.source.startswith("# "), "the record cell opens with a one-line comment"
-    assert len(ast.parse(cell.source).body) <= 2, "the record cell holds only its call"
-    assert [ast.literal_eval(arg) for arg in call.args[1:2]] == [chapter]
-    [keyword] = [k for k in call.keywords if k.arg == "figures"]
-    assert isinstance(keyword.value, ast.Dict)
-    named = {ast.literal_eval(key) for key in keyword.value.keys if key is not None}
-    assert named <= set(FIGURES[chapter]), named - set(FIGURES[chapter])
-    unlevelled = {name for name, figure in FIGURES[chapter].items() if figure.level is None}
-    assert unlevelled <= named, unlevelled - named
+    body = ast.parse(cell.source).body
+    # Two imports, the chapter's findings record and record_results, then the one call.
+    assert len(body) == 3, "the record cell holds only its imports and its call"
+    [module] = [node.module for node in body if isinstance(node, ast.ImportFrom)
+                and node.module and node.module.endswith(".record")]
+    assert module.startswith("servelab.lessons.")
+    [findings] = call.args[1:]
+    assert isinstance(findings, ast.Call) and isinstance(findings.func, ast.Name)
+    kind = getattr(importlib.import_module(module), findings.func.id)
+    assert kind.chapter == chapter
+    fields = {field.name for field in dataclasses.fields(kind)}
+    assert not findings.args and {k.arg for k in findings.keywords} == fields
 
 
 def test_a_record_counts_the_gpus_its_servers_computed_on(monkeypatch: pytest.MonkeyPatch) -> None:
