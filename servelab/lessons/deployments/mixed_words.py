@@ -25,8 +25,8 @@ def mixed_text(found: MixedFindings) -> str:
         return ("This device could not be split between two servers (it has one core), so the "
                 "page makes no claim about two deployments; the one-deployment rows are above.")
     chat, job = found.pair_chat, found.pair_job
-    text = (f"Side by side (the chat server on {found.split[0]}; the job's on "
-            f"{found.split[1]}), the chat users' p99 first token "
+    text = (f"Side by side, with the chat server on {found.split[0]} and the job's on "
+            f"{found.split[1]}, the chat users' p99 first token "
             f"was {chat.median:,.0f} ms ({chat.range_text(' ms')}) and the job finished in "
             f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, "
             f"the best p99 first token was {found.best_chat.median:,.0f} ms "
@@ -54,5 +54,18 @@ def mixed_text(found: MixedFindings) -> str:
     else:
         told = "; ".join((_part_words(found.chat, found.chat_runs, "the chat users"),
                           _part_words(found.job, found.job_runs, "the job")))
-    return text + (f"{told[0].upper()}{told[1:]}. So this run does not say whether two "
-                   "deployments beat one here.")
+    return text + f"{told[0].upper()}{told[1:]}. " + _balance(found)
+
+
+def _balance(found: MixedFindings) -> str:
+    """What a split that was told apart on one side only comes to."""
+    sides = {"the chat users": found.chat, "the job": found.job}
+    worse = [side for side, outcome in sides.items() if outcome is Compared.HIGHER]
+    better = [side for side, outcome in sides.items() if outcome is Compared.LOWER]
+    if worse and not better:
+        return (f"So in this run the split bought nothing one server did not give, and cost "
+                f"{worse[0]} time.")
+    if better and not worse:
+        return (f"So in this run the split served {better[0]} better, at no cost the runs can "
+                "tell.")
+    return "So this run does not say whether two deployments beat one here."

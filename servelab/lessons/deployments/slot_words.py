@@ -14,16 +14,25 @@ def prediction_text(found: SlotRate) -> str:
             f"**{found.request_s.with_range(2, ' s')}** from sending to its last token "
             f"({found.request_s.n} closed-loop runs). By Little's law the small cap can then "
             f"finish at most {found.slots} ÷ {found.request_s.median:.2f} s = "
-            f"**{found.rate:.1f} req/s** ({found.rate_low:.1f}–{found.rate_high:.1f} over those "
-            "runs). Faster arrivals queue for as long as they keep coming, so its first tokens "
-            "should stay within the target below that rate and break above it.")
+            f"**{found.rate:.1f} req/s** ({_rates(found)}). Faster arrivals queue for as "
+            "long as they keep coming, so its first tokens should stay within the target below "
+            "that rate and break above it.")
+
+
+def _rates(found: SlotRate) -> str:
+    """The predicted rate over the closed-loop runs: "1.5–2.6 over those runs", or "the same
+    in all 3 runs" where they round alike."""
+    low, high = f"{found.rate_low:.1f}", f"{found.rate_high:.1f}"
+    return f"the same in all {found.request_s.n} runs" if low == high else (
+        f"{low}–{high} over those runs")
 
 
 def check_text(found: SlotRate, rates: Sequence[float], held: float | None) -> str:
     """The prediction against where the small cap's first tokens held and broke."""
     verdict = found.check(rates, held)
     broke = found.broke_at(rates, held)
-    predicted = f"the predicted {found.rate_low:.1f}–{found.rate_high:.1f} req/s"
+    low, high = f"{found.rate_low:.1f}", f"{found.rate_high:.1f}"
+    predicted = f"the predicted {low if low == high else f'{low}–{high}'} req/s"
     if verdict is KneeCheck.BETWEEN:
         return (f"Little's law called it: every run of the small cap kept its first tokens "
                 f"within the target up to {held:g} req/s, not every run at {broke:g}, and "

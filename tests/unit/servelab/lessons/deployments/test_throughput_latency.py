@@ -300,6 +300,7 @@ MIXED = [(500, 7.0, (Compared.LOWER, Compared.LOWER)),
          (1000, 9.0, (Compared.HIGHER, Compared.HIGHER)),
          (500, 8.2, (Compared.LOWER, Compared.UNTOLD)),
          (920, 7.0, (Compared.UNTOLD, Compared.LOWER)),
+         (1000, 8.2, (Compared.HIGHER, Compared.UNTOLD)),
          (920, 8.2, (Compared.UNTOLD, Compared.UNTOLD))]
 
 
@@ -323,9 +324,14 @@ def test_each_mixed_outcome_and_its_words(chat, job, outcomes):
     assert f"{chat:,.0f} ms" in text and f"{job:.1f} s" in text
     assert "900 ms" in text and "8.0 s" in text
     assert len({_verdict_words(c, j) for c, j, _ in MIXED}) == len(MIXED)
-    # Where either part could not be told, the words close as the untold pair's do.
+    # Where both parts could not be told, the words claim nothing; where one was told, the
+    # closing names the side the split served (or cost) and no more.
     closing = _verdict_words(920, 8.2).split(". ")[-1]
-    assert _verdict_words(chat, job).endswith(closing) is (Compared.UNTOLD in outcomes)
+    assert _verdict_words(chat, job).endswith(closing) is (outcomes == (Compared.UNTOLD,) * 2)
+    if Compared.UNTOLD in outcomes and outcomes != (Compared.UNTOLD,) * 2:
+        told = "the chat users" if outcomes[0] is not Compared.UNTOLD else "the job"
+        said = "served" if Compared.LOWER in outcomes else "cost"
+        assert f"{said} {told}" in _verdict_words(chat, job)
 
 
 def test_overlapping_ranges_make_no_claim_however_far_apart_the_medians():
