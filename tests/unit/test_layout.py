@@ -19,7 +19,7 @@ TIERS = ("unit", "tooling", "engine")
 # package (no __init__.py); env/ is mirrored where it has tests, but not required to be.
 PACKAGES = ("servelab", "autograder", "course")
 # What may sit directly in tests/ besides the tier folders.
-TOP_LEVEL = {"conftest.py", "support.py", "__init__.py"}
+TOP_LEVEL = {"conftest.py", "support.py", "leak_scan.py", "__init__.py"}
 CHAPTER = ("a chapter's sizes and cells' glue: its sizes are tested in "
            "tests/unit/servelab/test_sizes.py, its cells run by the chapter's nbval")
 PAGE = ("a chapter's words in page order: held whole by its story snapshot "
