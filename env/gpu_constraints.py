@@ -85,6 +85,20 @@ def pins(resolved: dict[str, dict[str, str]]) -> list[str]:
     return lines
 
 
+def pinned(python: str, constraints: Path = OUTPUT) -> dict[str, str]:
+    """What ``constraints`` (as :func:`pins` writes them) pin for ``python``, by name."""
+    found = {}
+    for line in constraints.read_text().splitlines():
+        if not line or line.startswith("#"):
+            continue
+        requirement, _, marker = line.partition(";")
+        if marker and f'"{python}"' not in marker:
+            continue
+        name, version = requirement.strip().split("==")
+        found[name] = version
+    return found
+
+
 def main() -> None:
     reqs = requirements()
     resolved = {python: resolve(python, reqs) for python in PYTHONS}

@@ -24,19 +24,6 @@ gpu_constraints = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gpu_constraints)
 
 
-def _pins(python: str) -> dict[str, str]:
-    pins = {}
-    for line in (REPO_ROOT / "servelab" / "constraints-gpu.txt").read_text().splitlines():
-        if not line or line.startswith("#"):
-            continue
-        requirement, _, marker = line.partition(";")
-        if marker and f'"{python}"' not in marker:
-            continue
-        name, version = requirement.strip().split("==")
-        pins[name] = version
-    return pins
-
-
 @pytest.mark.parametrize("python", gpu_constraints.PYTHONS)
 @pytest.mark.tooling  # pip's dry run against PyPI
 def test_the_gpu_constraints_resolve_to_themselves(python, tmp_path):
@@ -50,5 +37,5 @@ def test_the_gpu_constraints_resolve_to_themselves(python, tmp_path):
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
     resolved = {gpu_constraints.canonical(item["metadata"]["name"]): item["metadata"]["version"]
                 for item in json.loads(report.read_text())["install"]}
-    assert resolved == _pins(python)
+    assert resolved == gpu_constraints.pinned(python)
     assert resolved["vllm"] == "0.11.2" and sys.version_info >= (3, 11)

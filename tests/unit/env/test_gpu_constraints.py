@@ -18,21 +18,8 @@ gpu_constraints = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gpu_constraints)
 
 
-def _pins(python: str) -> dict[str, str]:
-    pins = {}
-    for line in (REPO_ROOT / "servelab" / "constraints-gpu.txt").read_text().splitlines():
-        if not line or line.startswith("#"):
-            continue
-        requirement, _, marker = line.partition(";")
-        if marker and f'"{python}"' not in marker:
-            continue
-        name, version = requirement.strip().split("==")
-        pins[name] = version
-    return pins
-
-
 def test_the_constraints_hold_the_engine_pin_and_servelabs_dependencies():
-    pins = _pins("3.11")
+    pins = gpu_constraints.pinned("3.11")
     assert env.engine_pin("cuda") == ("vllm", pins["vllm"])
     for requirement in gpu_constraints.requirements()[1:]:
         name = gpu_constraints.canonical(requirement.split(">=")[0].split("<")[0].strip())
