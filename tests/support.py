@@ -1,4 +1,5 @@
-"""Made-up records, devices and a start-up log that several test modules share (no tests)."""
+"""Made-up records, devices, a start-up log and a check that several test modules share (no
+tests)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.hardware import Device
@@ -50,3 +52,23 @@ def repeated(frame: pd.DataFrame, keys: Iterable[str], runs: int = 3,
             frame[f"{key}_high"] = frame[key] * (1 + spread)
             frame[f"{key}_n"] = runs
     return frame
+
+
+# A check's YAML with every field, as assignments/checks/*.yml hold them.
+VALID_YAML = {
+    "question": "Which letter is right?",
+    "correct": "B",
+    "options": {
+        "A": {"text": "First", "tempts": "It comes first.", "wrong": "Order proves nothing."},
+        "B": {"text": "Second"},
+        "C": {"text": "Third", "tempts": "Three is a nice number.", "wrong": "Niceness is not it."},
+        "D": {"text": "Fourth", "tempts": "Last is often right.", "wrong": "Not this time."},
+    },
+}
+
+
+def write_yaml(tmp_path: Path, data: dict, name: str = "99-test.yml") -> Path:
+    """``data`` written as a check's YAML file in ``tmp_path``."""
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    return path

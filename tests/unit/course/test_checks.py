@@ -8,7 +8,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-import yaml
 
 from course.checks import (
     CHECK_TAG,
@@ -27,27 +26,9 @@ from course.checks.__main__ import main as checks_main
 from course.checks.notebook import write_checks
 from course.lesson import lesson_file
 from course.paths import CHAPTERS, CHECKS_DIR, source_notebook
-from tests.support import FIXTURES
+from tests.support import FIXTURES, VALID_YAML, write_yaml
 
 FIXTURE = FIXTURES / "lesson-check.json"
-
-VALID_YAML = {
-    "question": "Which letter is right?",
-    "correct": "B",
-    "options": {
-        "A": {"text": "First", "tempts": "It comes first.", "wrong": "Order proves nothing."},
-        "B": {"text": "Second"},
-        "C": {"text": "Third", "tempts": "Three is a nice number.", "wrong": "Niceness is not it."},
-        "D": {"text": "Fourth", "tempts": "Last is often right.", "wrong": "Not this time."},
-    },
-}
-
-
-def write_yaml(tmp_path: Path, data: dict, name: str = "99-test.yml") -> Path:
-    path = tmp_path / name
-    path.write_text(yaml.safe_dump(data), encoding="utf-8")
-    return path
-
 
 @pytest.fixture
 def check(tmp_path: Path) -> Check:
