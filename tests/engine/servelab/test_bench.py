@@ -4,25 +4,13 @@ from __future__ import annotations
 
 import matplotlib
 import matplotlib.pyplot
-import numpy as np
 import pytest
 
 from servelab.bench import metrics
-from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.bench.client import RequestRecord
+from tests.support import record
 
 matplotlib.use("Agg")
-
-
-def record(index: int, sent: float, gaps: list[float], ttft: float, prompt: int = 10,
-           role: str = "user") -> RequestRecord:
-    """A finished single-sample request: first token at sent + ttft, then ``gaps``."""
-    times = list(np.cumsum([sent + ttft, *gaps]))
-    r = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=len(times),
-                                     role=role))
-    r.sent, r.token_times, r.token_samples = sent, times, [0] * len(times)
-    r.first_token, r.end, r.closed = times[0], times[-1], times[-1] + 0.001
-    r.prompt_tokens, r.output_tokens = prompt, len(times)
-    return r
 
 
 @pytest.fixture
