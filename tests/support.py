@@ -1,17 +1,21 @@
-"""Made-up records, devices, a start-up log and a check that several test modules share (no
-tests)."""
+"""Made-up records, devices, a start-up log, a check and result records that several test
+modules share (no tests)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
+import nbformat
 import numpy as np
 import pandas as pd
 import yaml
 
 from servelab.bench.client import PlannedRequest, RequestRecord
+from servelab.env import Runtime
 from servelab.hardware import Device
+from servelab.results import MIME_TYPE, expected_names
 
 # Recorded engine output the tests read (tests/fixtures/README.md), wherever a test file sits.
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -72,3 +76,30 @@ def write_yaml(tmp_path: Path, data: dict, name: str = "99-test.yml") -> Path:
     path = tmp_path / name
     path.write_text(yaml.safe_dump(data), encoding="utf-8")
     return path
+
+
+def kaggle_runtime(device_name: str = "Tesla T4", profile: str = "gpu") -> Runtime:
+    """The runtime a result record names: Kaggle's two T4s (or ``device_name``)."""
+    device = Device(kind="cuda", name=device_name, count=2, memory_gib=15.0,
+                    compute_capability=(7, 5))
+    return Runtime(platform="Kaggle", device=device, engine="vLLM 0.11.2 (vllm)",
+                   model="Qwen/Qwen3-0.6B", size_profile=profile)
+
+
+def declared_figures(chapter: str = "02-continuous-batching",
+                     profile: str = "gpu") -> dict[str, float]:
+    """A value for every figure ``chapter`` declares at ``profile``, each a different one."""
+    return {name: 1.5 + number for number, name in
+            enumerate(sorted(expected_names(chapter, profile)))}
+
+
+def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
+    """A notebook whose one code cell displayed each payload as a result output, written and
+    read back through nbformat as a submission would be."""
+    outputs = [nbformat.v4.new_output("display_data",
+                                      data={MIME_TYPE: payload, "text/plain": "a record"})
+               for payload in payloads]
+    notebook = nbformat.v4.new_notebook()
+    notebook.cells = [nbformat.v4.new_markdown_cell("# A chapter"),
+                      nbformat.v4.new_code_cell("record_results(...)", outputs=outputs)]
+    return nbformat.reads(nbformat.writes(notebook), as_version=4)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
-from typing import Any
 
 import nbformat
 import pytest
@@ -13,39 +12,13 @@ import yaml
 
 from course.edition import build_book
 from course.paths import REPO_ROOT
-from servelab.env import Runtime
-from servelab.hardware import Device
 from servelab.results import (
     MIME_TYPE,
-    expected_names,
     make_record,
 )
+from tests.support import declared_figures, kaggle_runtime, notebook_with
 
 CHAPTER = "02-continuous-batching"
-
-
-def runtime(device_name: str = "Tesla T4", profile: str = "gpu") -> Runtime:
-    device = Device(kind="cuda", name=device_name, count=2, memory_gib=15.0,
-                    compute_capability=(7, 5))
-    return Runtime(platform="Kaggle", device=device, engine="vLLM 0.11.2 (vllm)",
-                   model="Qwen/Qwen3-0.6B", size_profile=profile)
-
-
-def figures(chapter: str = CHAPTER, profile: str = "gpu") -> dict[str, float]:
-    return {name: 1.5 + number for number, name in
-            enumerate(sorted(expected_names(chapter, profile)))}
-
-
-def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
-    """A notebook whose one code cell displayed each payload as a result output, written and
-    read back through nbformat as a submission would be."""
-    outputs = [nbformat.v4.new_output("display_data",
-                                      data={MIME_TYPE: payload, "text/plain": "a record"})
-               for payload in payloads]
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_markdown_cell("# A chapter"),
-                      nbformat.v4.new_code_cell("record_results(...)", outputs=outputs)]
-    return nbformat.reads(nbformat.writes(notebook), as_version=4)
 
 
 
@@ -63,7 +36,7 @@ def test_the_book_shows_the_summary_line_and_not_the_json(tmp_path: Path) -> Non
     shutil.copy2(REPO_ROOT / "intro.md", repo / "intro.md")
     (repo / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: page\n",
                                    encoding="utf-8")
-    record = make_record(runtime(device_name="Marker GPU 7"), CHAPTER, figures())
+    record = make_record(kaggle_runtime(device_name="Marker GPU 7"), CHAPTER, declared_figures())
     notebook = notebook_with(record.model_dump(mode="json"))
     notebook.cells[1].outputs[0]["data"]["text/plain"] = record.summary()
     notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",

@@ -19,8 +19,6 @@ import numpy as np
 import pytest
 
 from course.paths import CHAPTERS, source_notebook
-from servelab.env import Runtime
-from servelab.hardware import Device
 from servelab.results import (
     FIGURES,
     MAX_RECORD_BYTES,
@@ -34,20 +32,9 @@ from servelab.results import (
     read_records,
     record_results,
 )
+from tests.support import declared_figures, kaggle_runtime, notebook_with
 
 CHAPTER = "02-continuous-batching"
-
-
-def runtime(device_name: str = "Tesla T4", profile: str = "gpu") -> Runtime:
-    device = Device(kind="cuda", name=device_name, count=2, memory_gib=15.0,
-                    compute_capability=(7, 5))
-    return Runtime(platform="Kaggle", device=device, engine="vLLM 0.11.2 (vllm)",
-                   model="Qwen/Qwen3-0.6B", size_profile=profile)
-
-
-def figures(chapter: str = CHAPTER, profile: str = "gpu") -> dict[str, float]:
-    return {name: 1.5 + number for number, name in
-            enumerate(sorted(expected_names(chapter, profile)))}
 
 
 @dataclass(frozen=True)
@@ -61,20 +48,8 @@ class Findings:
         return self.given
 
 
-def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
-    """A notebook whose one code cell displayed each payload as a result output, written and
-    read back through nbformat as a submission would be."""
-    outputs = [nbformat.v4.new_output("display_data",
-                                      data={MIME_TYPE: payload, "text/plain": "a record"})
-               for payload in payloads]
-    notebook = nbformat.v4.new_notebook()
-    notebook.cells = [nbformat.v4.new_markdown_cell("# A chapter"),
-                      nbformat.v4.new_code_cell("record_results(...)", outputs=outputs)]
-    return nbformat.reads(nbformat.writes(notebook), as_version=4)
-
-
 def valid_payload() -> dict[str, Any]:
-    return make_record(runtime(), CHAPTER, figures()).model_dump(mode="json")
+    return make_record(kaggle_runtime(), CHAPTER, declared_figures()).model_dump(mode="json")
 
 
 @pytest.fixture
@@ -87,7 +62,7 @@ def displayed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict, dict]]:
 
 
 def test_a_displayed_record_round_trips_through_a_notebook(displayed: list) -> None:
-    record = record_results(runtime(), Findings(CHAPTER, figures()))
+    record = record_results(kaggle_runtime(), Findings(CHAPTER, declared_figures()))
     [(bundle, options)] = displayed
     assert options == {"raw": True}
     assert set(bundle) == {MIME_TYPE, "text/plain"}
@@ -98,20 +73,20 @@ def test_a_displayed_record_round_trips_through_a_notebook(displayed: list) -> N
     nbformat.validate(notebook)
     read = read_records(nbformat.reads(nbformat.writes(notebook), as_version=4))
     assert read == [record]
-    assert record.figures == figures() and record.device.count == 2
+    assert record.figures == declared_figures() and record.device.count == 2
     assert record.schema_version == 1 and record.size_profile == "gpu"
 
 
 def test_a_nan_or_infinite_figure_is_recorded_as_missing() -> None:
-    given = figures() | {"waves_s": math.nan, "continuous_speedup": math.inf}
-    record = make_record(runtime(), CHAPTER, given)
+    given = declared_figures() | {"waves_s": math.nan, "continuous_speedup": math.inf}
+    record = make_record(kaggle_runtime(), CHAPTER, given)
     assert "waves_s" not in record.figures and "continuous_speedup" not in record.figures
     assert {"waves_s", "continuous_speedup"} <= set(record.missing)
     assert read_records(notebook_with(record.model_dump(mode="json"))) == [record]
 
 
 def test_numpy_numbers_are_figures() -> None:
-    record = make_record(runtime(), CHAPTER, figures() | {"top_users": np.int64(32),
+    record = make_record(kaggle_runtime(), CHAPTER, declared_figures() | {"top_users": np.int64(32),
                                                          "waves_s": np.float64(2.5)})
     assert record.figures["top_users"] == 32.0 and record.figures["waves_s"] == 2.5
 
@@ -124,16 +99,16 @@ def test_numpy_numbers_are_figures() -> None:
 ])
 def test_the_author_is_told_of_a_wrong_figure(change: dict, message: str) -> None:
     with pytest.raises(FigureError, match=message):
-        make_record(runtime(), CHAPTER, figures() | change)
+        make_record(kaggle_runtime(), CHAPTER, declared_figures() | change)
 
 
 def test_a_forgotten_figure_or_chapter_is_the_authors_error() -> None:
-    given = figures()
+    given = declared_figures()
     del given["waves_s"]
     with pytest.raises(FigureError, match="figures not given \\['waves_s'\\]"):
-        make_record(runtime(), CHAPTER, given)
+        make_record(kaggle_runtime(), CHAPTER, given)
     with pytest.raises(FigureError, match="no figures are declared"):
-        make_record(runtime(), "99-no-such-chapter", {})
+        make_record(kaggle_runtime(), "99-no-such-chapter", {})
 
 
 def test_per_level_figures_follow_the_profile() -> None:
@@ -141,13 +116,14 @@ def test_per_level_figures_follow_the_profile() -> None:
     smoke = expected_names(chapter, "smoke")
     assert {"total_tok_s_at_1", "total_tok_s_at_4"} <= smoke
     assert "total_tok_s_at_32" not in smoke and "total_tok_s_at_32" in FIGURES[chapter]
-    record = make_record(runtime(profile="smoke"), chapter, figures(chapter, "smoke"))
+    record = make_record(kaggle_runtime(profile="smoke"), chapter,
+                         declared_figures(chapter, "smoke"))
     assert "total_tok_s_at_32" not in record.missing  # another profile's level, not a gap
-    unmeasured = figures(chapter, "smoke") | {"total_tok_s_at_4": float("nan")}
-    assert make_record(runtime(profile="smoke"), chapter, unmeasured).missing == [
+    unmeasured = declared_figures(chapter, "smoke") | {"total_tok_s_at_4": float("nan")}
+    assert make_record(kaggle_runtime(profile="smoke"), chapter, unmeasured).missing == [
         "total_tok_s_at_4"]
     with pytest.raises(FigureError, match="figures not given"):
-        make_record(runtime(profile="gpu"), chapter, figures(chapter, "smoke"))
+        make_record(kaggle_runtime(profile="gpu"), chapter, declared_figures(chapter, "smoke"))
 
 
 def forged(**changes: Any) -> dict[str, Any]:
@@ -212,7 +188,7 @@ def test_markup_in_a_device_name_is_kept_as_plain_data(tmp_path: Path) -> None:
     sentinel = tmp_path / "ran"
     name = (f"<script>alert(1)</script>{{__import__('pathlib').Path({str(sentinel)!r})"
             f".touch()}}")
-    record = make_record(runtime(device_name=name), CHAPTER, figures())
+    record = make_record(kaggle_runtime(device_name=name), CHAPTER, declared_figures())
     [read] = read_records(notebook_with(record.model_dump(mode="json")))
     assert isinstance(read, Record)
     assert read.device.name == name and name in read.summary()
@@ -238,12 +214,12 @@ def test_every_chapter_declares_its_figures() -> None:
 
 
 def test_record_results_takes_the_chapter_and_figures_from_its_findings(displayed: list) -> None:
-    given = figures(CHAPTER, "smoke") | {"waves_s": math.nan}
-    record = record_results(runtime(profile="smoke"), Findings(CHAPTER, given))
-    assert record == make_record(runtime(profile="smoke"), CHAPTER, given)
+    given = declared_figures(CHAPTER, "smoke") | {"waves_s": math.nan}
+    record = record_results(kaggle_runtime(profile="smoke"), Findings(CHAPTER, given))
+    assert record == make_record(kaggle_runtime(profile="smoke"), CHAPTER, given)
     assert record.chapter == CHAPTER and record.missing == ["waves_s"]
     with pytest.raises(FigureError, match="undeclared figures \\['steady_tok_s_at_one'\\]"):
-        record_results(runtime(profile="smoke"), Findings(CHAPTER, given | {
+        record_results(kaggle_runtime(profile="smoke"), Findings(CHAPTER, given | {
             "steady_tok_s_at_one": 1.0}))
 
 
@@ -270,12 +246,13 @@ def test_a_record_counts_the_gpus_its_servers_computed_on(monkeypatch: pytest.Mo
 
     monkeypatch.setattr(vllm_server, "GPUS_COMPUTED_ON", set())
     monkeypatch.setattr("servelab.results.GPUS_COMPUTED_ON", vllm_server.GPUS_COMPUTED_ON)
-    kaggle = runtime()
-    assert make_record(kaggle, CHAPTER, figures()).device.count == 2  # no server: the runtime's
+    kaggle = kaggle_runtime()
+    # no server started: the runtime's count
+    assert make_record(kaggle, CHAPTER, declared_figures()).device.count == 2
     vllm_server.Server(device=kaggle.device, model="m",
                        env={"CUDA_VISIBLE_DEVICES": "1"}).after_start()
-    record = make_record(kaggle, CHAPTER, figures())
+    record = make_record(kaggle, CHAPTER, declared_figures())
     assert record.device.count == 1 and "| CUDA Tesla T4 |" in record.summary()
     vllm_server.Server(device=kaggle.device, model="m", tensor_parallel_size=2).after_start()
-    both = make_record(kaggle, CHAPTER, figures())
+    both = make_record(kaggle, CHAPTER, declared_figures())
     assert both.device.count == 2 and "| CUDA 2x Tesla T4 |" in both.summary()
