@@ -239,12 +239,12 @@ def _first_token_clause(found: EngineFindings) -> str:
     """Whose first token came sooner for one user alone, beyond the runs' spread."""
     q4, vllm = found.first_alone[LLAMA_Q4], found.first_alone[VLLM]
     if vllm.below(q4):
-        return (f", though vLLM's first token came sooner ({vllm.with_range(2, ' s')} on vLLM "
-                f"against {q4.with_range(2, ' s')} on llama.cpp)")
+        return (f", though vLLM's first token came sooner, {vllm.with_range(2, ' s')} against "
+                f"{q4.with_range(2, ' s')} on llama.cpp,")
     both = f"{q4.with_range(2, ' s')} on llama.cpp against {vllm.with_range(2, ' s')} on vLLM"
     if q4.below(vllm):
-        return f", and its first token came sooner too ({both})"
-    return f"; their first tokens ({both}) were not told apart"
+        return f", and its first token came sooner too, {both},"
+    return f"; their first tokens, {both}, were not told apart,"
 
 
 def _guidance_text(found: EngineFindings) -> str:
@@ -256,7 +256,7 @@ def _guidance_text(found: EngineFindings) -> str:
                 else "at least as quickly")
         text = ("Ask how many requests will be in flight at the same moment. For one person at "
                 f"a time, a packed file on llama.cpp streamed {pace} here"
-                f"{_first_token_clause(found)}, and it starts in seconds once built. ")
+                f"{_first_token_clause(found)} and llama.cpp starts in seconds once built. ")
     else:
         text = "llama.cpp did not serve one user faster than vLLM in this run. "
     if binding.compared is Compared.HIGHER:
