@@ -72,6 +72,17 @@ def placed(value: float, low: float, high: float) -> Placed:
     return Placed.INSIDE
 
 
+def placed_within(value: float, bounds: tuple[float, float] | None, low: float,
+                  high: float) -> Placed | None:
+    """``value`` against the window (``placed``) where the least and the most the runs allow
+    (``bounds``; None: one run, nothing to weigh) fall on the same side of it as ``value``;
+    else None: the runs cannot place it."""
+    where = placed(value, low, high)
+    if bounds is None or all(placed(edge, low, high) is where for edge in bounds):
+        return where
+    return None
+
+
 def placed_runs(runs: Spread, low: float, high: float) -> Placed:
     """Repeated runs against a window: below or above it only where every run is."""
     if runs.high < low:

@@ -18,7 +18,7 @@ from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.batching.step_cost import StepInputs
 from servelab.lessons.batching.steps import StepFit, gain_at
-from servelab.lessons.compare import Placed, placed
+from servelab.lessons.compare import Placed, placed, placed_within
 from servelab.lessons.paging.capacity import CARDS, PUBLISHED_MODELS, PublishedModel
 from servelab.models import gpu_model_for
 
@@ -131,13 +131,9 @@ class Roofline:
         return placed(gain, self.gain_low, self.gain_high)
 
     def placed_within(self, gain: float, bounds: tuple[float, float] | None) -> Placed | None:
-        """Where ``gain`` falls against the window, where the least and the most gain the runs
-        allow (``bounds``; None: one run, nothing to weigh) fall on the same side; else None:
-        the runs cannot place it."""
-        where = self.placed(gain)
-        if bounds is None or all(self.placed(edge) is where for edge in bounds):
-            return where
-        return None
+        """Where ``gain`` falls against the window, if the runs' ``bounds`` agree
+        (``compare.placed_within``)."""
+        return placed_within(gain, bounds, self.gain_low, self.gain_high)
 
 
 def decode_context(input_tokens: float, answer_tokens: float) -> float:

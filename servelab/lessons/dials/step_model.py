@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from servelab.lessons.batching.roofline import Roofline
 from servelab.lessons.batching.steps import StepFit
-from servelab.lessons.compare import Placed, placed
+from servelab.lessons.compare import Placed, placed, placed_within
 
 
 @dataclass(frozen=True)
@@ -50,13 +50,8 @@ class DialPrediction:
 
     def output_placed_within(self, speedup: float,
                              bounds: tuple[float, float] | None) -> Placed | None:
-        """``output_placed``, where the least and the most speedup the passes allow
-        (``bounds``; None: one pass) fall on the same side; else None: the runs cannot place
-        it."""
-        where = self.output_placed(speedup)
-        if bounds is None or all(self.output_placed(edge) is where for edge in bounds):
-            return where
-        return None
+        """``output_placed``, if the passes' ``bounds`` agree (``compare.placed_within``)."""
+        return placed_within(speedup, bounds, *self.output_window)
 
     def pace_placed(self, tpot_ratio: float) -> Placed:
         """The sweep's p99 time-per-token ratio (``SweepFindings.tpot_ratio``) against its

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servelab.bench.spread import Spread
-from servelab.lessons.compare import Compared, Placed, placed, placed_runs
+from servelab.lessons.compare import Compared, Placed, placed, placed_runs, placed_within
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.thresholds import ALIKE
 
@@ -154,3 +154,17 @@ def test_runs_are_placed_past_a_window_only_where_every_run_is(runs: Spread, low
                                           for v in (runs.low, runs.high))
     assert (where is Placed.ABOVE) is all(placed(v, low, high) is Placed.ABOVE
                                           for v in (runs.low, runs.high))
+
+
+@PROPERTY
+@given(value=st.floats(0.0, 300.0), spread=st.floats(0.0, 100.0), below=st.floats(0.0, 1.0),
+       low=st.floats(0.0, 300.0), width=st.floats(0.0, 300.0))
+def test_a_value_is_placed_within_only_where_its_bounds_agree(
+        value: float, spread: float, below: float, low: float, width: float) -> None:
+    high = low + width
+    bounds = (value - below * spread, value + (1 - below) * spread)
+    where = placed_within(value, bounds, low, high)
+    agree = {placed(edge, low, high) for edge in (*bounds, value)}
+    assert (where is None) is (len(agree) > 1)
+    assert where in (None, placed(value, low, high))
+    assert placed_within(value, None, low, high) is placed(value, low, high)  # one run
