@@ -71,22 +71,25 @@ class Spread:
     def range_text(self, unit: str = "", digits: int = 0, counted: str = "runs") -> str:
         """``"range 180–260 ms over 3 runs"`` (``counted="users"``: ``"over 3 users"``): what a
         sentence puts beside the median; ``"all 3 runs alike"`` where every run rounds to one
-        number, since a range from a number to itself reads as a typo. ``counted`` is a plural
-        noun, singular for one."""
+        number ("both runs alike" for two), since a range from a number to itself reads as a
+        typo. ``counted`` is a plural noun, singular for one."""
         runs = f"{self.n} {counted if self.n != 1 else counted.removesuffix('s')}"
         span = self.span(digits)
         if self.n > 1 and "–" not in span:
-            return f"all {runs} alike"
+            return f"both {counted} alike" if self.n == 2 else f"all {runs} alike"
         return f"range {span}{unit} over {runs}"
 
     def with_range(self, digits: int = 0, unit: str = "") -> str:
         """``"978 ms (961–1,034)"``: the median, then its runs' range where there are several;
-        ``"12 ms (all 3 alike)"`` where every run rounds to one number."""
+        ``"12 ms (all 3 alike)"`` where every run rounds to one number (``"both alike"`` for
+        two)."""
         median = f"{self.median:,.{digits}f}{unit}"
         if self.n < 2:
             return median
         span = self.span(digits)
-        return f"{median} (all {self.n} alike)" if "–" not in span else f"{median} ({span})"
+        if "–" in span:
+            return f"{median} ({span})"
+        return f"{median} (both alike)" if self.n == 2 else f"{median} (all {self.n} alike)"
 
 
 def ratio_bounds(top: Spread, bottom: Spread) -> tuple[float, float] | None:

@@ -116,4 +116,5 @@ def test_with_range_starts_with_the_median_and_gives_a_range_only_for_several_ru
     elif "–" in spread.span(digits):
         assert text == f"{median} ({spread.span(digits)})"
     else:
-        assert text == f"{median} (all {spread.n} alike)"
+        alike = "both alike" if spread.n == 2 else f"all {spread.n} alike"
+        assert text == f"{median} ({alike})"

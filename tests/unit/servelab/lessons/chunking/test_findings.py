@@ -118,9 +118,9 @@ def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
     assert figures["hitches_per_document"] == 1
     row = compare({"run": [run, run]}, hitch_ms=100.0).iloc[0]
     shown = readable(compare_view(row.to_frame().T)).T["run"]
-    assert shown[shown.index[0]] == "600 (all 2 alike)"
+    assert shown[shown.index[0]] == "600 (both alike)"
     assert "pause" in shown.index[0] and "(ms)" in shown.index[0]
-    assert shown["document's first token (s)"] == "0.60 (all 2 alike)"
+    assert shown["document's first token (s)"] == "0.60 (both alike)"
     assert not any("_n" in name or "lowest" in name for name in shown.index)  # no counts shown
     late = [_record(2, 9.0, [0.03], ttft=0.2, role="interferer")]
     with pytest.raises(RuntimeError, match="no user was still decoding"):

@@ -209,10 +209,10 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert found.pooled_spreads[ROUND_ROBIN].to_numpy().tolist() == [[4, 4], [6, 2]]
     table = policy_table(found)
     assert list(table.index) == [ROUND_ROBIN, CACHE_AWARE]
-    assert list(table.iloc[:, 2]) == ["4 (all 2 alike)", "2 (all 2 alike)"]  # computed
+    assert list(table.iloc[:, 2]) == ["4 (both alike)", "2 (both alike)"]  # computed
     assert list(table["runs"]) == ["2", "2"]
-    assert table.iloc[:, 1][ROUND_ROBIN] == "0.62 (all 2 alike)"  # kept on the busiest replica
-    assert table.loc[CACHE_AWARE, "first token p50 (ms)"] == "200 (all 2 alike)"
+    assert table.iloc[:, 1][ROUND_ROBIN] == "0.62 (both alike)"  # kept on the busiest replica
+    assert table.loc[CACHE_AWARE, "first token p50 (ms)"] == "200 (both alike)"
     text = routing_text(found)
     assert "made 4 computations" in text and "528 and 328" in text
 
