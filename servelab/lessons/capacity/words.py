@@ -69,7 +69,7 @@ def check_text(check: PlanCheck) -> str:
     if check.measured_replicas is not None:
         lines.append(
             f"Above the knee the server fell behind in every run and finished "
-            f"{check.served_above.with_range(1)} requests a second, against the plan's "
+            f"{check.served_above.with_range(1, ' requests a second')}, against the plan's "
             f"{check.plan.rate_req_s:.1f}: at that rate the target needs "
             f"{check.measured_replicas} servers, where the plan said {check.plan.replicas}.")
     else:
