@@ -196,8 +196,10 @@ def gain_text(found: GainFindings) -> str:
                     f"shared step, here {found.ratio:.1%}: ")
     if found.costlier_than_lesson:
         lesson_words += ("per sequence this device pays more against its shared step than the "
-                         "lesson's GPU, which is why its gain at the same batch is smaller.")
+                         "lesson's GPU, which is why the formula gives it a smaller gain at the "
+                         "same batch.")
     else:
         lesson_words += ("per sequence this device pays no more against its shared step than "
-                         "the lesson's GPU, so its gain at the same batch is as large or larger.")
+                         "the lesson's GPU, so the formula gives it as large a gain at the same "
+                         "batch, or larger.")
     return formula + measured + lesson_words
