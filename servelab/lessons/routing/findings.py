@@ -56,10 +56,11 @@ class PolicyRun:
         return int((self.spread > 0).to_numpy().sum())
 
     def prompt_computations(self, prefix_tokens: int, question_tokens: int) -> int:
-        """How many times the replicas computed a tenant's prompt, by their own counters: the
-        prompt tokens they computed, less every request's question, in prompts (rounded)."""
+        """How many times the replicas computed a tenant's prompt, by their own counters
+        (:func:`prompts_computed`, rounded)."""
         requests = int(self.spread.to_numpy().sum())
-        return max(0, round((self.computed_tokens - requests * question_tokens) / prefix_tokens))
+        return round(prompts_computed(self.computed_tokens, requests, prefix_tokens,
+                                      question_tokens))
 
     def expected_computed(self, prefix_tokens: int, question_tokens: int) -> int:
         """Prompt tokens the replicas should compute if each tenant's prompt is computed once per
@@ -73,6 +74,13 @@ class PolicyRun:
         (1: every tenant stayed on one replica; 1/replicas: spread evenly)."""
         totals = self.spread.sum(axis=1)
         return float((self.spread.max(axis=1) / totals).mean())
+
+
+def prompts_computed(computed_tokens: float, requests: int, prefix_tokens: int,
+                     question_tokens: int) -> float:
+    """How many tenant prompts the replicas computed, from the prompt tokens they counted as
+    computed: those tokens less every request's question, in prompts (none below zero)."""
+    return max(0.0, (computed_tokens - requests * question_tokens) / prefix_tokens)
 
 
 def _first_token(spreading: Spread, following: Spread) -> Compared:
@@ -174,10 +182,9 @@ class RoutingFindings:
         """How many times the replicas computed a tenant's prompt in a run, by their own
         counters (``PolicyRun.prompt_computations`` unrounded, from each policy's computed
         tokens): the first visits and any computing again after a prompt was pushed out."""
-        asked = self.requests * self.workload.question_tokens
-
         def prompts(tokens: float) -> float:
-            return max(0.0, (tokens - asked) / self.workload.prefix_tokens)
+            return prompts_computed(tokens, self.requests, self.workload.prefix_tokens,
+                                    self.workload.question_tokens)
 
         spreading, following = (Spread(prompts(s.median), prompts(s.low), prompts(s.high), s.n)
                                 for s in self.computed_tokens)
