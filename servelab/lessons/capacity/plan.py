@@ -9,10 +9,24 @@ answer of *A* tokens takes, so each token carries *B*·*p* ÷ *A* besides its st
 step(*B*) + *B*·*p* ÷ *A*. The brief asks tokens no slower than ``tpot_factor`` × step(1): the
 largest *B* within that is the time bound. The KV cache must hold *B* × (prompt + answer)
 tokens (chapter 03): the memory bound. ``max_num_seqs`` is the smallest bound. A request then
-holds its slot for *W* = *A* × pace(*B*), and Little's law, *L* = λ·*W* (chapter 01), with *L* =
-*B* gives the most requests a second the server finishes: λ = *B* ÷ *W*, the knee. Arrivals
-faster than that queue for as long as they keep coming. The servers a target rate needs is that
-rate over the knee, rounded up.
+holds its slot for *W* = *F* + *A* × pace(*B*): its first token, *F*, then its answer at the
+full batch's pace. Little's law, *L* = λ·*W* (chapter 01), with *L* = *B* gives the most
+requests a second the server finishes: λ = *B* ÷ *W*, the knee. Arrivals faster than that queue
+for as long as they keep coming. The servers a target rate needs is that rate over the knee,
+rounded up.
+
+*F* is the plan's ``first_token_ms``, an unloaded request's first token as measured (a step's
+fixed work and the prompt read at the prefill rate; on a published card, one read of the weights
+and the prompt's arithmetic), not a wait modelled under load: it is measured, and it is the
+least a request waits, since under load its prompt shares a step with the others'. It overlaps
+the pace in part (the step that reads a prompt is one of the answer's steps, and *B*·*p* ÷ *A*
+spreads every prompt read while an answer streams, the request's own among them), so *W* may
+count part of *F* twice: it errs long, and the knee low. Without *F* one build's knee came out
+above what its engine finished (issue 61).
+
+With the check's numbers (a step of 20 + 2·*B* ms, prompts and first token too quick to count,
+100-token answers within 40 ms) *B* = 10, *W* = 0 + 100 × 40 ms = 4 s and the knee 10 ÷ 4 s =
+2.5 requests a second; a first token of 200 ms makes *W* 4.2 s and the knee 2.4.
 """
 
 from __future__ import annotations
@@ -150,9 +164,15 @@ class CapacityPlan:
                     if bounds.get(bound) == self.max_num_seqs)
 
     @property
-    def request_s(self) -> float:
-        """*W*: a request's answer at the full batch's pace."""
+    def answer_s(self) -> float:
+        """*A* × pace(*B*): a request's answer at the full batch's pace."""
         return self.brief.answer_tokens * self.pace_ms(self.max_num_seqs) / 1000
+
+    @property
+    def request_s(self) -> float:
+        """*W*: the time a request holds its slot, its first token (``first_token_ms``, the
+        unloaded one measured) and then its answer at the full batch's pace."""
+        return self.first_token_ms / 1000 + self.answer_s
 
     @property
     def rate_req_s(self) -> float:

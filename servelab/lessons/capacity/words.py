@@ -31,24 +31,27 @@ def plan_text(plan: CapacityPlan) -> str:
         f"{plan.tpot_target_ms:.1f} ms: the pace stays within it up to {by_time}. The KV cache "
         f"holds {plan.by_memory:,} requests of {brief.tokens_per_request:,} tokens at once. So "
         f"`max_num_seqs` = **{batch}**; {bound}. Those requests' keys and values take "
-        f"{plan.kv_mib:,.1f} MiB. Each token then takes {plan.pace_ms(batch):.1f} ms, and a "
-        f"request holds its slot for its {brief.answer_tokens} tokens: *W* = "
-        f"{plan.request_s:.2f} s. With every slot busy, Little's law gives the knee, {batch} ÷ "
-        f"{plan.request_s:.2f} s = **{plan.rate_req_s:.1f} requests a second** for one server, "
-        f"and the target of {brief.rate_req_s:g} requests a second needs **{plan.replicas}** of "
-        f"them. The first token's target is {brief.ttft_factor:g}× an unloaded one "
-        f"({plan.first_token_ms:,.0f} ms), {plan.ttft_target_ms:,.0f} ms, and {brief.share:.0%} "
-        "of requests must meet both.")
+        f"{plan.kv_mib:,.1f} MiB. Each token then takes {plan.pace_ms(batch):.1f} ms. A "
+        f"request holds its slot through its first token, which takes at least an unloaded one's "
+        f"{plan.first_token_ms:,.0f} ms, then its {brief.answer_tokens} tokens at that pace: "
+        f"*W* = {plan.first_token_ms / 1000:.2f} s + {brief.answer_tokens} × "
+        f"{plan.pace_ms(batch):.1f} ms = {plan.request_s:.2f} s. With every slot busy, Little's "
+        f"law gives the knee, {batch} ÷ {plan.request_s:.2f} s = **{plan.rate_req_s:.1f} "
+        f"requests a second** for one server, and the target of {brief.rate_req_s:g} requests a "
+        f"second needs **{plan.replicas}** of them. The first token's target is "
+        f"{brief.ttft_factor:g}× the unloaded one, {plan.ttft_target_ms:,.0f} ms, and "
+        f"{brief.share:.0%} of requests must meet both.")
 
 
 VERDICT_WORDS = {
     PlanVerdict.HELD: "The plan held: below its knee every run met the share, above it none did.",
     PlanVerdict.CONSERVATIVE: (
         "The plan was cautious: even above its knee every run met the share, so this server "
-        "sustains more than the plan said, and fewer servers would do."),
+        "serves more requests within the targets than the plan said, and fewer servers would "
+        "do."),
     PlanVerdict.OPTIMISTIC: (
         "The plan promised too much: below its knee no run met the share, so this server "
-        "sustains less than the plan said, and more servers are needed."),
+        "serves fewer requests within the targets than the plan said."),
     PlanVerdict.UNCLEAR: (
         "These runs cannot tell: at one of the rates some runs met the share and others did "
         "not, so the knee lies about there, and more or longer runs would decide."),
@@ -70,8 +73,9 @@ def check_text(check: PlanCheck) -> str:
         lines.append(
             f"Above the knee the server fell behind in every run and finished "
             f"{check.served_above.with_range(1, ' requests a second')}, against the plan's "
-            f"{check.plan.rate_req_s:.1f}: at that rate the target needs "
-            f"{check.measured_replicas} servers, where the plan said {check.plan.replicas}.")
+            f"{check.plan.rate_req_s:.1f}: finishing at that rate, targets aside, "
+            f"{check.plan.brief.rate_req_s:g} requests a second need {check.measured_replicas} "
+            f"servers, where the plan said {check.plan.replicas}.")
     else:
         lines.append(
             f"Above the knee the server kept up with the {check.rate_above:.1f} requests a "
@@ -90,6 +94,7 @@ def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
             "reading a prompt (ms)": round(plan.prompt_ms, 2),
             "max_num_seqs": plan.max_num_seqs, "set by": str(plan.bound),
             "KV cache for them (MiB)": round(plan.kv_mib),
+            "first token (s)": round(plan.first_token_ms / 1000, 3),
             "W (s)": round(plan.request_s, 2),
             "knee (req/s)": round(plan.rate_req_s, 1),
             f"servers for {plan.brief.rate_req_s:g} req/s": plan.replicas,

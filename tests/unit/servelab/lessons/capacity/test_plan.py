@@ -14,21 +14,23 @@ from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
 from servelab.lessons.capacity.plan import Bound, Brief, CapacityPlan, published_plans
 from servelab.lessons.capacity.words import VERDICT_WORDS, check_text, plan_text, published_table
 
-# The check's own numbers: a step of 20 ms + 2 ms a sequence, prompts too quick to count, a
-# 100-token answer, every token within 40 ms (the check states it outright: 40 ÷ 22 of a lone
-# sequence's step), a cache of 100 requests, 30 requests a second.
+# The check's own numbers: a step of 20 ms + 2 ms a sequence, prompts (and so the first token)
+# too quick to count, a 100-token answer, every token within 40 ms (the check states it outright:
+# 40 ÷ 22 of a lone sequence's step), a cache of 100 requests, 30 requests a second.
 CHECK_BRIEF = Brief(rate_req_s=30, prompt_tokens=0, answer_tokens=100, tpot_factor=40 / 22,
                     ttft_factor=1.0, share=0.9)
 
 
 def plan(brief: Brief = CHECK_BRIEF, fixed: float = 20.0, per_sequence: float = 2.0,
-         kv_tokens: int = 100 * 100, prompt_ms: float = 0.0) -> CapacityPlan:
+         kv_tokens: int = 100 * 100, prompt_ms: float = 0.0,
+         first_token_ms: float = 200.0) -> CapacityPlan:
     return CapacityPlan(brief, StepFit(fixed, per_sequence, 1.0), prompt_ms=prompt_ms,
-                        first_token_ms=200.0, kv_tokens=kv_tokens, kv_bytes_per_token=2**20)
+                        first_token_ms=first_token_ms, kv_tokens=kv_tokens,
+                        kv_bytes_per_token=2**20)
 
 
 def test_the_checks_key_follows_from_the_plans_arithmetic() -> None:
-    found = plan()
+    found = plan(first_token_ms=0.0)
     assert found.tpot_target_ms == pytest.approx(40.0)
     assert found.max_num_seqs == 10 and found.bound is Bound.TIME and found.by_memory == 100
     assert found.request_s == pytest.approx(100 * 0.040)
@@ -46,7 +48,18 @@ def test_reading_prompts_adds_to_every_tokens_pace_with_the_batch() -> None:
     found = plan(prompt_ms=20.0)  # 20 ms a prompt over 100 tokens: 0.2 ms a token a slot
     assert found.pace_ms(10) == pytest.approx(20 + 2 * 10 + 10 * 0.2)
     assert found.by_time == 9  # (40 - 20) / 2.2
-    assert found.request_s == pytest.approx(100 * found.pace_ms(9) / 1000)
+    assert found.request_s == pytest.approx(0.2 + 100 * found.pace_ms(9) / 1000)
+
+
+def test_the_first_token_holds_the_slot_before_the_answer_streams() -> None:
+    # W = F + A × pace(B): 0.2 s + 100 × 40 ms = 4.2 s, so 10 slots finish 10 ÷ 4.2 a second.
+    found = plan(first_token_ms=200.0)
+    assert found.answer_s == pytest.approx(4.0)
+    assert found.request_s == pytest.approx(4.2)
+    assert found.rate_req_s == pytest.approx(10 / 4.2)
+    assert found.replicas == 13  # 30 ÷ 2.38, where leaving the first token out said 12
+    assert plan(first_token_ms=0.0).replicas == 12
+    assert "4.20 s" in plan_text(found) and "200 ms" in plan_text(found)
 
 
 def test_memory_bounds_the_batch_before_time_where_the_cache_is_small() -> None:
@@ -107,7 +120,12 @@ def test_published_plans_are_a_t4_and_an_80_gb_card() -> None:
     assert [row.card.name for row in rows] == ["16 GB (T4)", "80 GB (A100, H100)"]
     for row in rows:
         assert row.plan.max_num_seqs >= 1 and row.plan.rate_req_s > 0
+        # A card's first token (one read of the weights, the prompt's arithmetic) is in its W.
+        assert row.plan.first_token_ms > row.plan.prompt_ms > 0
+        assert row.plan.request_s == pytest.approx(row.plan.first_token_ms / 1000
+                                                   + row.plan.answer_s)
     table = published_table(rows)
+    assert (table["W (s)"] >= table["first token (s)"]).all()
     assert list(table.index) == ["16 GB (T4)", "80 GB (A100, H100)"]
     assert "servers for 40 req/s" in table.columns
 
@@ -140,5 +158,5 @@ def test_the_plan_is_set_beside_the_runs() -> None:
     check = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 2.2]))
     table = plan_against_runs(check)
     assert list(table.columns) == ["plan", "runs"] and len(table) == 4
-    assert table.iloc[0].tolist() == ["2.5", "2.1 (2.0–2.2)"]
-    assert table.iloc[-1].tolist() == ["12", "15"]
+    assert table.iloc[0].tolist() == ["2.4", "2.1 (2.0–2.2)"]  # 10 ÷ (0.2 s + 4 s)
+    assert table.iloc[-1].tolist() == ["13", "15"]

@@ -59,3 +59,15 @@ def test_a_slower_prompt_never_raises_the_knee(plan, slower):
     assert worse.max_num_seqs <= plan.max_num_seqs
     assert worse.rate_req_s <= plan.rate_req_s * (1 + 1e-9) or math.isclose(
         worse.rate_req_s, plan.rate_req_s)
+
+
+@PROPERTY
+@given(plans, st.floats(1.0, 1e5))
+def test_the_first_token_holds_the_slot_and_a_slower_one_lowers_the_knee(plan, added_ms):
+    from dataclasses import replace
+
+    assert plan.request_s == pytest.approx(plan.first_token_ms / 1000 + plan.answer_s)
+    slower = replace(plan, first_token_ms=plan.first_token_ms + added_ms)
+    assert slower.max_num_seqs == plan.max_num_seqs  # the first token sets no bound
+    assert slower.request_s == pytest.approx(plan.request_s + added_ms / 1000)
+    assert slower.rate_req_s < plan.rate_req_s
