@@ -35,7 +35,8 @@ DEVICE = Setting("SERVELAB_DEVICE", "cpu: take the CPU path even where a GPU exi
                  "(servelab.hardware)")
 MODEL = Setting("SERVELAB_MODEL", "a model to serve in place of the device's choice: a hub name "
                 "or a local folder (servelab.models)")
-CACHE = Setting("SERVELAB_CACHE", "where converted weights and built wheels are kept, in place "
+CACHE = Setting("SERVELAB_CACHE", "where converted weights, built wheels and each device's fitted "
+                "model are kept, in place "
                 "of ~/.cache/servelab")
 
 # -- course tooling and its tests (never installed with a chapter) -----------------------------

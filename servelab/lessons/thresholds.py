@@ -11,3 +11,7 @@ from __future__ import annotations
 # Two speeds are "about as fast" within this share of each other; beyond it one leads. One run
 # per engine on a shared machine moves by about this much.
 ALIKE = 0.1
+
+# A reader's written prediction is "close" to what the page measured within this factor either
+# way (measured ÷ written between 1 ÷ 1.25 and 1.25): a guess made before any number was seen.
+GUESS_CLOSE = 0.25

@@ -100,6 +100,7 @@ EXEMPT = {
         ("the one comparison, tested in every findings test that reads a Compared or"
          " Placed (tests/unit/servelab/lessons/*/test_findings.py)"),
     "servelab/lessons/deployments/__init__.py": TOPIC,
+    "servelab/lessons/device_model/__init__.py": TOPIC,
     "servelab/lessons/deployments/chapter.py": CHAPTER,
     "servelab/lessons/deployments/metrics_words.py":
         "tested in tests/unit/servelab/lessons/deployments/test_serving_metrics.py",

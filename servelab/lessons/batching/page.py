@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from servelab.lessons.batching import words
 from servelab.lessons.batching.findings import BatchFindings, CeilingFindings, Intensity
-from servelab.lessons.batching.roofline import Roofline
+from servelab.lessons.batching.roofline import EngineWindow, Roofline, published_rooflines
 from servelab.lessons.batching.step_cost import GainFindings, StepCost
 from servelab.lessons.batching.step_words import (
+    arithmetic_bind_text,
+    engine_rows_text,
     gain_text,
     prediction_window_text,
     regime_text,
@@ -32,11 +34,13 @@ def continuous_batching_words(here: Roofline, lesson_row: Roofline, found: Batch
                               ceiling: CeilingFindings, cost: StepCost, gain: GainFindings,
                               intensity: Intensity, waves: WavesFindings, smoke: bool,
                               prediction: str = "") -> str:
-    """Every sentence chapter 02 writes from its findings, in page order: one text to review."""
+    """Every sentence chapter 02 writes from its findings, in page order: one text to review.
+    The published rows are the datasheets' (``published_rooflines``), not the run's."""
+    window = EngineWindow(here, cost, found.gain, found.gain_bounds,
+                          tuple(published_rooflines(here.users)))
     return "\n\n".join((
         prediction_window_text(here, lesson_row), words.scaling_text(found, smoke),
         words.scaling_prediction(prediction, found),
-        words.ceiling_text(ceiling), regime_text(cost),
-        gain_text(gain) + " "
-        + window_check_text(here, found.gain, gain.fit.splits, found.gain_bounds),
+        words.ceiling_text(ceiling), regime_text(cost), arithmetic_bind_text(cost),
+        gain_text(gain), window_check_text(window), engine_rows_text(window),
         words.intensity_text(intensity), words.waves_text(waves, smoke)))

@@ -6,7 +6,9 @@ sequence adds at least its arithmetic (2 operations per parameter ÷ FLOP/s) and
 own KV cache (KV bytes of its context ÷ bandwidth). No datasheet gives an engine's own work, so
 the prediction is a window under one stated assumption, ``OVERHEAD_UP_TO``: the engine adds at
 most that share again to either part. Work added to the shared part raises the gain; work added
-to each sequence lowers it; the window's ends are those two cases. ``step_words`` phrases it.
+to each sequence lowers it; the window's ends are those two cases. After the sweep,
+:class:`EngineWindow` sets the engine's share that the step's split measured beside that
+assumption, and carries it to the published rows. ``step_words`` phrases it.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from dataclasses import dataclass
 from servelab.hardware import DTYPE_BYTES
 from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING
 from servelab.lessons.batching.findings import LESSON_GPU
-from servelab.lessons.batching.step_cost import StepInputs
+from servelab.lessons.batching.step_cost import StepCost, StepInputs
 from servelab.lessons.batching.steps import StepFit, gain_at
 from servelab.lessons.compare import Placed, placed, placed_within
 from servelab.lessons.paging.capacity import CARDS, PUBLISHED_MODELS, PublishedModel
@@ -101,6 +103,12 @@ class Roofline:
         """The window's end with each sequence's part raised by ``OVERHEAD_UP_TO``."""
         return StepFit(self.weight_read_ms, self.per_sequence_ms * (1 + OVERHEAD_UP_TO), 1.0)
 
+    def with_engine(self, step_share: float, sequence_share: float) -> StepFit:
+        """The step with the engine's work added: ``step_share`` of the weight read to the
+        shared part, ``sequence_share`` of each sequence's part to that part."""
+        return StepFit(self.weight_read_ms * (1 + step_share),
+                       self.per_sequence_ms * (1 + sequence_share), 1.0)
+
     @property
     def gain(self) -> float:
         """The gain at ``users`` with no engine work."""
@@ -134,6 +142,49 @@ class Roofline:
         """Where ``gain`` falls against the window, if the runs' ``bounds`` agree
         (``compare.placed_within``)."""
         return placed_within(gain, bounds, self.gain_low, self.gain_high)
+
+
+@dataclass(frozen=True)
+class EngineWindow:
+    """The gain measured at ``here``'s users against its window, beside what the engine added on
+    this device as the step's split (``cost``) measured it; ``bounds``: the least and the most
+    gain the sweeps' ranges allow; ``published``: the rows read from datasheets."""
+
+    here: Roofline
+    cost: StepCost
+    measured_gain: float
+    bounds: tuple[float, float] | None
+    published: tuple[Roofline, ...]
+
+    @property
+    def place(self) -> Placed | None:
+        """Where the measured gain falls against the window; None where the ranges disagree."""
+        return self.here.placed_within(self.measured_gain, self.bounds)
+
+    @property
+    def measured(self) -> bool:
+        """The fit split a step, so the engine's share on this device is measured."""
+        return self.cost.fit.splits
+
+    @property
+    def step_beyond(self) -> bool:
+        """The engine's fixed work per step exceeded the window's assumption."""
+        return self.measured and self.cost.step_overhead_share > OVERHEAD_UP_TO
+
+    @property
+    def sequence_beyond(self) -> bool:
+        """The engine's work per sequence exceeded the window's assumption."""
+        return self.measured and self.cost.sequence_overhead_share > OVERHEAD_UP_TO
+
+    @property
+    def beyond(self) -> bool:
+        """The engine added more than the window assumes to either part of a step."""
+        return self.step_beyond or self.sequence_beyond
+
+    def carried_gain(self, row: Roofline) -> float:
+        """``row``'s gain at its users if its engine added this device's measured shares."""
+        return gain_at(row.with_engine(self.cost.step_overhead_share,
+                                       self.cost.sequence_overhead_share), row.users)
 
 
 def decode_context(input_tokens: float, answer_tokens: float) -> float:

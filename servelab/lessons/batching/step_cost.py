@@ -189,6 +189,49 @@ class StepCost:
     def rough(self) -> bool:
         return self.points < FIRM_FIT_POINTS
 
+    # -- what the engine adds, and where the arithmetic would bind ------------------------------
+    @property
+    def shared_ms(self) -> float:
+        """All the batch shares in a step: one read of the weights and the engine's fixed work."""
+        return self.weight_read_ms + self.step_overhead_ms
+
+    @property
+    def step_overhead_share(self) -> float:
+        """The engine's fixed work per step against one read of the weights (1.0: as much)."""
+        return self.step_overhead_ms / self.weight_read_ms
+
+    @property
+    def sequence_overhead_share(self) -> float:
+        """The engine's work per sequence against that sequence's arithmetic and KV reads."""
+        return self.sequence_overhead_ms / (self.arithmetic_ms + self.kv_read_ms)
+
+    @property
+    def top_arithmetic_ms(self) -> float:
+        return self.largest_batch * self.arithmetic_ms
+
+    @property
+    def top_arithmetic_share(self) -> float:
+        return self.top_arithmetic_ms / sum(self.parts(self.largest_batch).values())
+
+    @property
+    def arithmetic_binds_at(self) -> float:
+        """The batch whose arithmetic takes as long as all the batch shares (``shared_ms``)."""
+        return self.shared_ms / self.arithmetic_ms
+
+    @property
+    def arithmetic_meets_read_at(self) -> float:
+        """The batch whose arithmetic takes as long as one read of the weights alone."""
+        return self.weight_read_ms / self.arithmetic_ms
+
+    @property
+    def engine_moves_bind(self) -> bool:
+        """The engine's fixed work moves where the arithmetic binds past the read's point."""
+        return self.step_overhead_ms > 0
+
+    @property
+    def arithmetic_binds_in_sweep(self) -> bool:
+        return self.largest_batch >= self.arithmetic_binds_at
+
 
 @dataclass(frozen=True)
 class LessonStep:

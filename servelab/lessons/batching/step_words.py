@@ -12,6 +12,7 @@ import pandas as pd
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.batching.roofline import (
     OVERHEAD_UP_TO,
+    EngineWindow,
     Roofline,
     lesson_bandwidth_gb_s,
 )
@@ -61,32 +62,73 @@ def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
             "the sweep says where this machine fell and why.")
 
 
-def window_check_text(here: Roofline, measured_gain: float, fit_splits: bool,
-                      bounds: tuple[float, float] | None = None) -> str:
-    """The measured gain against this machine's predicted window; ``fit_splits``: whether the
-    step-time fit above split a step into its parts (``StepFit.splits``), and so says how much;
-    ``bounds``: the least and the most gain the sweeps' ranges allow (``gain_bounds``)."""
-    where = (f"The sweep measured **{measured_gain:.1f}×**, ")
-    how_much = ("the split above names how much" if fit_splits else
-                "the step-time fit above was too loose to say how much")
-    place = here.placed_within(measured_gain, bounds)
+def _engine_share_words(check: EngineWindow) -> str:
+    """What the engine added on this device against the window's assumption, as the split
+    measured it; where the fit could not split a step, that it cannot say."""
+    cost, most = check.cost, f"+{OVERHEAD_UP_TO:.0%}"
+    if not check.measured:
+        return (" The step-time fit above could not split a step, so this run cannot say how much "
+                "the engine added against the window's assumption.")
+    said = (f" As measured here, the engine's fixed work per step is {cost.step_overhead_ms:.1f} "
+            f"ms, **+{cost.step_overhead_share:.0%}** of the weight read. Its work per sequence "
+            f"is {cost.sequence_overhead_ms:.2f} ms, **+{cost.sequence_overhead_share:.0%}** of "
+            "the arithmetic and KV reads.")
+    if not check.beyond:
+        return said + (f" Both stay within the window's assumption of at most {most} on either "
+                       "part.")
+    broke = ("to both parts" if check.step_beyond and check.sequence_beyond else
+             "to the shared part" if check.step_beyond else "to each sequence's part")
+    said += (f" The window assumed at most {most} on either part: **the engine added more than "
+             f"that {broke}**.")
+    if check.place is Placed.INSIDE:
+        said += (" Work on the shared part raises the gain and work on each sequence lowers it, "
+                 "so the gain fell inside only because both parts grew.")
+    return said
+
+
+def window_check_text(check: EngineWindow) -> str:
+    """The measured gain against this machine's predicted window, then what the engine added
+    on this device against the window's assumption (``OVERHEAD_UP_TO``)."""
+    here, gain, bounds = check.here, check.measured_gain, check.bounds
+    window = f"{here.gain_low:.1f}–{here.gain_high:.1f}×"
+    place = check.place
     if place is None and bounds is not None:
-        return (f"The sweep measured **{measured_gain:.1f}×** at the medians, "
-                f"{here.placed(measured_gain)} the window of {here.gain_low:.1f}–"
-                f"{here.gain_high:.1f}× predicted from the bandwidth and FLOP/s alone; but "
-                f"pairing the slowest and quickest sweeps allows anything from {bounds[0]:.1f}× "
-                f"to {bounds[1]:.1f}×, so this run cannot place the gain against the window.")
-    if place is Placed.INSIDE:
-        return where + (f"inside the window of {here.gain_low:.1f}–{here.gain_high:.1f}× "
-                        "predicted from the bandwidth and FLOP/s alone: the engine's work "
-                        "stayed within the assumption.")
-    if place is Placed.BELOW:
-        return where + (f"below the window's {here.gain_low:.1f}×: each sequence costs this "
-                        "engine more than its arithmetic and its KV reads, by more than the "
-                        f"window allowed ({how_much}).")
-    return where + (f"above the window's {here.gain_high:.1f}×: the step's shared part holds "
-                    "more of the engine's own work than the window allowed, and every "
-                    f"sequence shares it ({how_much}).")
+        where = (f"The sweep measured **{gain:.1f}×** at the medians, {here.placed(gain)} the "
+                 f"window of {window} predicted from the bandwidth and FLOP/s alone. But pairing "
+                 f"the slowest and quickest sweeps allows anything from {bounds[0]:.1f}× to "
+                 f"{bounds[1]:.1f}×, so this run cannot place the gain against the window.")
+    elif place is Placed.INSIDE:
+        where = (f"The sweep measured **{gain:.1f}×**, inside the window of {window} predicted "
+                 "from the bandwidth and FLOP/s alone.")
+    elif place is Placed.BELOW:
+        where = (f"The sweep measured **{gain:.1f}×**, below the window's {here.gain_low:.1f}×: "
+                 "each sequence cost this engine more against its arithmetic and KV reads than "
+                 "the window allowed.")
+    else:
+        where = (f"The sweep measured **{gain:.1f}×**, above the window's {here.gain_high:.1f}×: "
+                 "the step's shared part held more of the engine's own work than the window "
+                 "allowed, and every sequence shares it.")
+    return where + _engine_share_words(check)
+
+
+def engine_rows_text(check: EngineWindow) -> str:
+    """The published rows with this device's measured engine shares as their stated
+    assumption, beside their datasheet windows; where none was measured, that they keep only
+    the datasheet's."""
+    if not check.measured:
+        return ("This run measured no engine share to carry to the T4 and A100 rows. They keep "
+                "only their datasheet windows, which assume the engine adds at most "
+                f"+{OVERHEAD_UP_TO:.0%}.")
+    cost = check.cost
+    rows = " ".join(f"The {row.device} with {row.model} would give "
+                    f"**{check.carried_gain(row):.1f}×** at {row.users} sequences (datasheet "
+                    f"window {row.gain_low:.1f}–{row.gain_high:.1f}×)."
+                    for row in check.published)
+    return ("The T4 and A100 rows rest on the same assumption. This device's measured shares "
+            f"can stand in for it: +{cost.step_overhead_share:.0%} on the shared part, "
+            f"+{cost.sequence_overhead_share:.0%} on each sequence's. {rows} That supposes a "
+            "GPU's engine adds what this one does; CUDA graphs there remove much of the launch "
+            "cost.")
 
 
 # -- the split of a step -----------------------------------------------------------------------
@@ -143,6 +185,29 @@ def regime_text(cost: StepCost) -> str:
     return (f"{line}{said}: what the sequences add between them now outweighs the shared part "
             f"({cost.shared_share_at_top:.0%} of the step), so each added user lengthens every "
             "step for all of them.")
+
+
+def arithmetic_bind_text(cost: StepCost) -> str:
+    """How much of the largest batch's step is arithmetic, and at what batch the arithmetic
+    would take as long as all the batch shares; without a split, only the read's point."""
+    if not cost.fit.splits:
+        return ("Without a split of the step, this run cannot say at what batch the arithmetic "
+                "would outweigh all the batch shares. Against the weight read alone, it would bind "
+                f"at about {cost.arithmetic_meets_read_at:.0f} sequences.")
+    top = cost.largest_batch
+    said = (f"At {top:.0f} sequences the arithmetic is {cost.top_arithmetic_ms:.1f} ms of the "
+            f"step ({cost.top_arithmetic_share:.0%}). It would take as long as all the batch "
+            f"shares, {cost.shared_ms:.1f} ms, at about **{cost.arithmetic_binds_at:.0f} "
+            "sequences**.")
+    if cost.engine_moves_bind:
+        said += (f" Against the weight read alone that would be about "
+                 f"{cost.arithmetic_meets_read_at:.0f}: the engine's fixed work moves the point "
+                 "out.")
+    if cost.arithmetic_binds_in_sweep:
+        return said + (" The sweep went past it: at its top the batch's arithmetic outweighed "
+                       "all it shares, so added users no longer came cheaply.")
+    return said + (f" The sweep stopped at {top:.0f}, short of it: this machine never reached "
+                   "the regime where the arithmetic binds.")
 
 
 # -- the gain the split predicts -----------------------------------------------------------------

@@ -20,6 +20,7 @@ from servelab.lessons.batching.findings import (
 )
 from servelab.lessons.batching.waves_findings import WavesFindings
 from servelab.lessons.compare import Shown
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import prediction_text
 
 
@@ -232,11 +233,17 @@ def waves_text(found: WavesFindings, smoke: bool) -> str:
 def crowd_prediction(prediction: str, found: BatchFindings) -> str:
     """Chapter 01's prediction beside the total the crowd reached against one user."""
     return prediction_text(prediction, f"{found.gain:.1f}× the total of one user with "
-                                       f"{found.users} users")
+                                       f"{found.users} users", [_gain_aim(found)])
 
 
 def scaling_prediction(prediction: str, found: BatchFindings) -> str:
     """Chapter 02's prediction beside the total at the top of the sweep and the share of one
     stream's speed each user kept."""
     return prediction_text(prediction, f"{found.gain:.1f}× in total at {found.users} users, "
-                                       f"each user keeping {found.kept:.0%}")
+                                       f"each user keeping {found.kept:.0%}",
+                           [_gain_aim(found), Aim("each user's share of its speed", found.kept,
+                                                  Unit.PERCENT)])
+
+
+def _gain_aim(found: BatchFindings) -> Aim:
+    return Aim(f"the total at {found.users} users against one", found.gain, Unit.TIMES)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
 from servelab.lessons.capacity.plan import Bound, CapacityPlan, PublishedPlan
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import prediction_text
 
 
@@ -114,7 +115,9 @@ def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
     return prediction_text(prediction, (
         f"a plan of `max_num_seqs` {plan.max_num_seqs} and {plan.rate_req_s:.1f} requests a "
         f"second for one server, {plan.replicas} servers for the target, and an engine whose "
-        f"runs {RUNS_WORDS[check.verdict]}"))
+        f"runs {RUNS_WORDS[check.verdict]}"),
+        [Aim("the plan's `max_num_seqs`", plan.max_num_seqs, Unit.COUNT),
+         Aim("the knee of one server", plan.rate_req_s, Unit.REQ_S)])
 
 
 def plan_against_runs(check: PlanCheck) -> pd.DataFrame:

@@ -1,8 +1,7 @@
 """Chapter 06's words, in Markdown, from ``chunking.findings`` and the budget's plan: each
 function only picks phrases and formats the figures the findings computed. ``effect_text`` is
 also chapter 00's section on the same effect, and ``sizing_text`` its sizing. The ``_line``
-functions are the plain lines the pages print as they size the load.
-"""
+functions are the plain lines the pages print as they size the load."""
 
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ from servelab.lessons.chunking.thresholds import (
     PAUSE_OFF_TARGET,
 )
 from servelab.lessons.compare import Compared, Placed, Shown
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import page_story
 
@@ -85,8 +85,7 @@ def _default_text(plan: BudgetPlan) -> str:
 
 
 def _share_side(share: Spread, counted: bool) -> str:
-    """A share of hitches against the 1 in 100 a p99 needs (``counted``: over it), as a
-    phrase."""
+    """A share of hitches against the 1 in 100 a p99 needs (``counted``: over it)."""
     return f"{share.median:.1%} of the users' gaps, {'over' if counted else 'under'} 1 in 100"
 
 
@@ -341,10 +340,11 @@ def story(findings: TradeFindings, prediction: str) -> str:
         ("What the engine did", _default_text(plan) + sizing_text(plan)),
         ("What the users felt", _users_text(findings)),
         ("What the document paid", _document_text(findings)),
-        ("The dial", "Without a cap on the step, one long prompt turns into a stall for "
-                     "everyone who is already reading an answer; a cap turns it into several "
-                     "shorter hitches and can make the long prompt's own first token later. The "
-                     "budget decides where on that line a server sits; the plot above shows the "
-                     "two points this run measured, and the users' own runs say which side of "
-                     "the trade they came out on."),
-    ])
+        ("The dial", "Without a cap on the step, one long prompt turns into a stall for everyone "
+                     "who is already reading an answer; a cap turns it into several shorter "
+                     "hitches and can make the long prompt's own first token later. The budget "
+                     "decides where on that line a server sits; the plot above shows the two "
+                     "points this run measured, and the users' own runs say which side of the "
+                     "trade they came out on."),
+    ], [Aim(f"the longest pause {how}", run.pause.median, Unit.MS)
+        for how, run in (("in one step", findings.whole), ("in chunks", findings.chunked))])

@@ -10,6 +10,7 @@ from servelab.lessons.deployments.mixed_findings import MixedFindings
 from servelab.lessons.deployments.mixed_words import mixed_text
 from servelab.lessons.deployments.sweep_findings import RateSweepFindings
 from servelab.lessons.deployments.sweep_words import chat_text, held_to, throughput_text
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import page_story
 
 
@@ -24,8 +25,11 @@ def story(sweeps: RateSweepFindings, mixed: MixedFindings, prediction: str) -> s
                 f"{sweeps.small.tpot_low.n} runs); the p99 first token stayed within the SLO in "
                 f"every run with {setting.interactive_seqs} {small} and with "
                 f"{setting.batch_seqs} {large}.")
+    aims = [Aim(f"a token at the lowest rate with max_num_seqs={setting.interactive_seqs}",
+                sweeps.small.tpot_low.median, Unit.MS),
+            Aim(f"with {setting.batch_seqs}", sweeps.large.tpot_low.median, Unit.MS)]
     return page_story(prediction, measured, [
         ("Interactive chat", chat_text(sweeps)),
         ("Batch processing", throughput_text(sweeps)),
         ("Mixed traffic", mixed_text(mixed)),
-    ])
+    ], aims)

@@ -16,6 +16,7 @@ from servelab.lessons.dials.findings import (
     SweepFindings,
 )
 from servelab.lessons.dials.thresholds import CHANGED
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
 
@@ -29,7 +30,9 @@ def dials_prediction(prediction: str, sweep: SweepFindings, context: ContextFind
         f"the engine preempted {_times(context.preemptions_mixed)} (short ones alone: "
         f"{_times(context.preemptions_alone)}) and the short ones took a p99 of "
         f"{context.short_p99_mixed_s.with_range(1, ' s')} instead of "
-        f"{context.short_p99_alone_s.with_range(1, ' s')}"))
+        f"{context.short_p99_alone_s.with_range(1, ' s')}"),
+        [Aim(f"the output from {sweep.low} to {sweep.high} sequences", sweep.speedup,
+             Unit.TIMES)])
 
 
 def _times(count: Spread) -> str:

@@ -16,8 +16,10 @@ from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings
 from servelab.lessons.batching.words import NOISE_TEXT, sweep_ranges
 from servelab.lessons.chunking.findings import TradeFindings
 from servelab.lessons.compare import Compared, Placed, Shown
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.overview.findings import LessonFindings
 from servelab.lessons.paging.findings import PagingFindings
+from servelab.lessons.prediction import score_text
 from servelab.lessons.prefix.reuse_findings import ReuseFindings
 
 
@@ -160,6 +162,12 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
                     f"spread ({pause_whole.median / 1000:.2f} s in one step, "
                     f"{pause_chunked.median / 1000:.2f} s in chunks).")
     lines = [f"- {batching}", f"- {prefix}", f"- {chunking}"]
-    return "\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
+    aims = [Aim(f"the total at {batch.users} users against one", batch.gain, Unit.TIMES),
+            Aim("each user's share of its speed", batch.kept, Unit.PERCENT),
+            Aim("the tokens a repeat computed", reuse.later_on, Unit.TOKENS),
+            Aim("the longest pause in one step", pause_whole.median, Unit.MS)]
+    scores = score_text(prediction, aims)
+    return ("\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
+            + (f" {scores}" if scores else ""))
 
 

@@ -18,7 +18,12 @@ from servelab.lessons.batching.step_cost import (
     StepInputs,
     StepPart,
 )
-from servelab.lessons.batching.step_words import gain_text, regime_text, step_parts_table
+from servelab.lessons.batching.step_words import (
+    arithmetic_bind_text,
+    gain_text,
+    regime_text,
+    step_parts_table,
+)
 from servelab.lessons.batching.steps import StepFit, gain_at, ratio_gain
 
 BATCHES = [1, 2, 4, 8, 16, 32, 32]
@@ -212,3 +217,48 @@ def test_the_gain_check_leaves_out_passes_that_cannot_split() -> None:
     totals[32][1] = 1000.0 * 32 / 30.0  # a step at 32 quicker than at 1: that pass cannot split
     check = GainCheck.of(totals, 32)
     assert check is not None and check.predicted.n == 2 and check.measured.n == 2
+
+
+def test_the_engines_shares_are_its_work_against_what_it_adds_to() -> None:
+    cost = _cost(30.0, 2.0)  # 10 ms beside a 20 ms read; 0.5 ms beside 1.5 ms of arithmetic and KV
+    assert cost.shared_ms == pytest.approx(30.0)
+    assert cost.step_overhead_share == pytest.approx(0.5)
+    assert cost.sequence_overhead_share == pytest.approx(1 / 3)
+    below = _cost(15.0, 1.0)  # the fit's parts below the read and the arithmetic: no engine work
+    assert below.shared_ms == pytest.approx(20.0)
+    assert (below.step_overhead_share, below.sequence_overhead_share) == (0.0, 0.0)
+
+
+def test_the_arithmetic_binds_where_it_reaches_all_the_batch_shares() -> None:
+    cost = _cost(30.0, 2.0)  # 1 ms of arithmetic a sequence, 30 ms shared
+    assert cost.top_arithmetic_ms == pytest.approx(32.0)
+    assert cost.top_arithmetic_share == pytest.approx(32.0 / cost.fit.at(32))
+    assert cost.arithmetic_binds_at == pytest.approx(30.0)
+    assert cost.arithmetic_meets_read_at == pytest.approx(20.0)
+    assert cost.engine_moves_bind and cost.arithmetic_binds_in_sweep
+    far = _cost(80.0, 2.0)  # 60 ms of fixed work: the arithmetic binds at 80, past the sweep
+    assert far.arithmetic_binds_at == pytest.approx(80.0) and not far.arithmetic_binds_in_sweep
+    assert not _cost(15.0, 2.0).engine_moves_bind  # no fixed work beside the read
+
+
+@pytest.mark.parametrize(("fixed", "binds", "in_sweep"), [
+    (30.0, 30, True), (80.0, 80, False), (15.0, 20, True)])
+def test_the_bind_text_says_where_the_arithmetic_binds_and_if_the_sweep_got_there(
+        fixed: float, binds: int, in_sweep: bool) -> None:
+    cost = _cost(fixed, 2.0)
+    assert cost.arithmetic_binds_in_sweep is in_sweep
+    text = arithmetic_bind_text(cost)
+    assert f"**{binds} sequences**" in text
+    assert f"{cost.top_arithmetic_ms:.1f} ms" in text
+    assert f"({cost.top_arithmetic_share:.0%})" in text
+    # the read's own point is named only where the engine's fixed work moves it
+    assert (f"about {cost.arithmetic_meets_read_at:.0f}:" in text) is cost.engine_moves_bind
+    other = _cost(80.0 if in_sweep else 30.0, 2.0)
+    assert text.rsplit(". ", 1)[1] != arithmetic_bind_text(other).rsplit(". ", 1)[1]
+
+
+def test_without_a_split_the_bind_text_names_only_the_reads_point() -> None:
+    cost = StepCost.of(StepFit(208.2, 3.01, 0.24), BATCHES, _cost(30.0, 1.0).inputs)
+    text = arithmetic_bind_text(cost)
+    assert f"about {cost.arithmetic_meets_read_at:.0f} sequences" in text
+    assert "**" not in text

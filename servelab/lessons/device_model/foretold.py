@@ -1,0 +1,66 @@
+"""A number the device model predicted before the run, against the spread the run measured
+(chapter 04's first tokens, chapter 03's time per token), and one such check as the book's
+closing table keeps it (:class:`Checked`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from servelab.bench.spread import Spread
+from servelab.lessons.prefix.thresholds import PREDICTION_CLOSE
+
+
+class Foretold(StrEnum):
+    """A prediction against the spread it predicted."""
+
+    INSIDE = "inside the measured range"
+    CLOSE = "close to the median"
+    OFF = "off"
+
+
+def foretold(predicted: float, measured: Spread) -> Foretold:
+    """``INSIDE`` the runs' range, ``CLOSE`` within ``PREDICTION_CLOSE`` of their median, else
+    ``OFF``."""
+    if measured.low <= predicted <= measured.high:
+        return Foretold.INSIDE
+    if abs(predicted / measured.median - 1) <= PREDICTION_CLOSE:
+        return Foretold.CLOSE
+    return Foretold.OFF
+
+
+@dataclass(frozen=True)
+class Checked:
+    """One prediction the device model made before a chapter measured, and what the chapter
+    measured: ``what`` names the figure, ``unit`` follows its numbers (" ms", "×")."""
+
+    chapter: str
+    what: str
+    unit: str
+    predicted: float
+    measured: Spread
+
+    @property
+    def foretold(self) -> Foretold:
+        return foretold(self.predicted, self.measured)
+
+
+@dataclass(frozen=True)
+class BookChecks:
+    """Every check the chapters kept on one device, in chapter order: the closing table."""
+
+    checks: tuple[Checked, ...]
+
+    @classmethod
+    def of(cls, checks: Sequence[Checked]) -> BookChecks:
+        return cls(tuple(sorted(checks, key=lambda check: check.chapter)))
+
+    def count(self, found: Foretold) -> int:
+        """How many predictions fell ``found``."""
+        return sum(check.foretold is found for check in self.checks)
+
+    @property
+    def chapters(self) -> int:
+        """How many chapters kept a check."""
+        return len({check.chapter for check in self.checks})
