@@ -130,9 +130,14 @@ class EngineFindings:
         return Against(self.one[VLLM], self.one[LLAMA_F16])
 
     @property
+    def alone_lead(self) -> Against:
+        """llama.cpp's packed file against vLLM for one user."""
+        return Against(self.one[LLAMA_Q4], self.one[VLLM])
+
+    @property
     def q4_leads(self) -> bool:
         """llama.cpp's packed file was faster than vLLM for one user, beyond ``ALIKE``."""
-        return Against(self.one[LLAMA_Q4], self.one[VLLM]).compared is Compared.HIGHER
+        return self.alone_lead.compared is Compared.HIGHER
 
     @property
     def alone_llama(self) -> bool:
@@ -156,6 +161,13 @@ class EngineFindings:
     def crowd_lead(self) -> Against:
         """vLLM's total under load against llama.cpp at its best, llama-server."""
         return Against(self.crowd[VLLM], self.crowd[LLAMA_SERVER])
+
+    @property
+    def prompt_alone(self) -> Against:
+        """llama-server's first token for one user alone against vLLM's: the time each took to
+        read a prompt it had not seen, the crowd's prompt size. ``HIGHER`` reads "llama-server
+        took longer" (a time, not a speed); the ratio is how many times as long."""
+        return Against(self.first_alone[LLAMA_SERVER], self.first_alone[VLLM])
 
     @property
     def over_binding(self) -> Against:

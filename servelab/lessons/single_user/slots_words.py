@@ -5,7 +5,9 @@ they hold."""
 from __future__ import annotations
 
 from servelab.lessons.compare import Compared
-from servelab.lessons.single_user.findings import EngineFindings
+from servelab.lessons.single_user.against import Against
+from servelab.lessons.single_user.crowd import PROMPT, STEP, CrowdCauses, MemoryUse
+from servelab.lessons.single_user.findings import LLAMA_SERVER, VLLM, EngineFindings
 from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
 from servelab.lessons.single_user.words import story
 
@@ -95,12 +97,33 @@ def memory_text(found: SlotFindings) -> str:
             "`--kv-unified`; this chapter gives each slot its own, the default with the slots "
             "named.) ")
     if found.pool is None:
-        return text + ("vLLM's log gave no pool size here, so this run cannot set its memory "
-                       "beside the slots.")
-    return text + (f"vLLM keeps one pool of {found.pool.kv_cache_tokens:,} tokens and hands it "
-                   "out block by block as sequences grow, so one request may take up to "
-                   f"{found.pool.max_model_len:,} tokens and a short one holds only what it "
-                   "uses (chapter 03).")
+        text += ("vLLM's log gave no pool size here, so this run cannot set its memory beside "
+                 "the slots.")
+    else:
+        text += (f"vLLM keeps one pool of {found.pool.kv_cache_tokens:,} tokens and hands it out "
+                 "block by block as sequences grow, so one request may take up to "
+                 f"{found.pool.max_model_len:,} tokens and a short one holds only what it uses "
+                 "(chapter 03).")
+    return text + "\n\n" + memory_verdict_text(MemoryUse.of(found))
+
+
+def memory_verdict_text(memory: MemoryUse) -> str:
+    """Whether memory held any request back in this chapter's runs, and what shows it."""
+    if memory.bound is False:
+        text = (f"Memory did not bind here. Of {memory.users} users sent at once, exactly the "
+                f"{memory.cap} beyond the cap waited on both engines: places decided who ran, "
+                f"not memory. Each of llama-server's {memory.slots} slots of "
+                f"{memory.slot_context:,} tokens took a request at once.")
+        if memory.pool_requests is None or memory.max_model_len is None:
+            return text
+        return text + (f" vLLM's pool had room for {int(memory.pool_requests)} requests of its "
+                       f"full {memory.max_model_len:,} tokens, against {memory.cap} running.")
+    if not memory.queued_past_cap:
+        return ("This run cannot say whether memory bound: the users who waited were not "
+                "exactly those beyond the cap, so something besides the places held some back.")
+    return (f"This run cannot rule out memory on vLLM: its pool had room for only "
+            f"{memory.pool_requests:.0f} requests of its full {memory.max_model_len:,} tokens, "
+            f"fewer than the cap of {memory.cap}.")
 
 
 def _reuse(engine: str, switch: str, reuse: PromptReuse) -> str:
@@ -130,8 +153,85 @@ def reuse_text(found: SlotFindings, prefix_words: int) -> str:
                    "token sooner, so it cannot set the two caches side by side.")
 
 
+def _times_as_long(against: Against, digits: int, unit: str) -> str:
+    """Two waits, llama-server's then vLLM's, and which took how many times as long."""
+    both = (f"{against.a.with_range(digits, unit)} on llama-server against "
+            f"{against.b.with_range(digits, unit)} on vLLM")
+    verdict = {
+        Compared.HIGHER: f"{against.ratio:.1f}× as long on llama-server",
+        Compared.LOWER: f"{1 / against.ratio:.1f}× as long on vLLM",
+        Compared.ALIKE: "about as long on both",
+        Compared.UNTOLD: "not told apart beyond the runs' spread",
+    }[against.compared]
+    return f"{both}: {verdict}"
+
+
+def crowd_step_text(causes: CrowdCauses) -> str:
+    """What each sequence added to each engine's step, and the step with the crowd in it."""
+    per, fixed, step = causes.per_sequence_ms, causes.fixed_ms, causes.step_ms
+    more = causes.per_sequence_ratio
+    times = (f"{more:.1f}× as much on llama-server" if more >= 1
+             else f"{1 / more:.1f}× as much on vLLM")
+    text = (f"Each sequence added {per[LLAMA_SERVER]:.2f} ms to llama-server's step and "
+            f"{per[VLLM]:.2f} ms to vLLM's, {times} (one sweep each, so no range). The part "
+            f"every step shares was {fixed[LLAMA_SERVER]:.1f} ms against {fixed[VLLM]:.1f} ms. ")
+    took = (f"a step of {causes.many} sequences took" if causes.step_measured
+            else f"the lines put a step of {causes.many} sequences at")
+    text += (f"So {took} {step[LLAMA_SERVER]:.1f} ms on llama-server and {step[VLLM]:.1f} ms on "
+             "vLLM")
+    shorter = causes.shorter_step
+    if shorter is None:
+        return text + ": about as long on both, so the step did not separate them."
+    ratio = causes.step_ratio if shorter == VLLM else 1 / causes.step_ratio
+    longer = LLAMA_SERVER if shorter == VLLM else VLLM
+    text += f": {ratio:.1f}× as long on {_SHORT[longer]}."
+    if shorter != causes.cheaper_per_sequence:
+        text += (f" {_SHORT[causes.cheaper_per_sequence]} added less per sequence, but its "
+                 f"larger shared part kept its step the longer at {causes.many}.")
+    return text
+
+
+def crowd_prompt_text(causes: CrowdCauses) -> str:
+    """How long each engine took to read a fresh prompt, one user alone."""
+    return (f"A first token for a fresh prompt of the crowd's size, one user alone, took "
+            f"{_times_as_long(causes.prompt, 2, ' s')}. The long shared prompt with reuse off "
+            f"took {_times_as_long(causes.long_prompt, 0, ' ms')}.")
+
+
+_SHORT = {LLAMA_SERVER: "llama-server", VLLM: "vLLM"}
+_MECHANISM = {STEP: "shorter step with the crowd in it", PROMPT: "quicker prompt reading"}
+
+
+def crowd_verdict_text(causes: CrowdCauses) -> str:
+    """Whether the step and the prompt reading account for the crowd's totals."""
+    parts = {engine: [_MECHANISM[name] for name, side in causes.favoured.items() if side == engine]
+             for engine in (LLAMA_SERVER, VLLM)}
+    leader = causes.leader
+    if causes.explained is None:
+        return ("The crowd's totals were not told apart, so this run cannot weigh the step and "
+                "the prompt reading against them.")
+    if leader is not None:
+        rival = VLLM if leader == LLAMA_SERVER else LLAMA_SERVER
+        lead = causes.lead.ratio if leader == VLLM else 1 / causes.lead.ratio
+        text = f"{_SHORT[leader]} served {lead:.1f}× {_SHORT[rival]}'s total for the crowd. "
+        if causes.explained:
+            return text + f"That lead follows from its {' and its '.join(parts[leader])}."
+        return text + ("The step and the prompt reading do not both point its way, so what this "
+                       "page timed does not account for the whole lead.")
+    said = " ".join(f"The {' and the '.join(named)} was {_SHORT[engine]}'s."
+                    for engine, named in parts.items() if named)
+    if not said:
+        return ("Neither the step nor the prompt reading separated the engines, and the crowd's "
+                "totals came out alike.")
+    if causes.explained:
+        return said + " The two pulled opposite ways, and the crowd's totals came out alike."
+    return said + (" Yet the crowd's totals came out alike, so what this page timed does not "
+                   "account for them.")
+
+
 def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
-    """The chapter's take-away, as far as its runs support each part."""
+    """The chapter's take-away, as far as its runs support each part: the crowd's totals, then
+    the mechanisms the page measured behind them, and memory only as far as it bound."""
     text = ("The right engine depends on how many requests are in flight at once, and on "
             "which server runs the other engine. ")
     binding = engines.over_binding
@@ -143,20 +243,24 @@ def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
     text += {
         Compared.HIGHER: ("llama.cpp's own server with slots batched too, and vLLM still served "
                       f"{lead.ratio:.1f}× its total: here vLLM was the better engine for the "
-                      "crowd, though not the only one that batches. "),
+                      "crowd, though not the only one that batches."),
         Compared.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM, so "
-                     "\"the wrong engine for a crowd\" held for the binding's server only. "),
+                     "\"the wrong engine for a crowd\" held for the binding's server only."),
         Compared.LOWER: ("llama.cpp's own server with slots served more than vLLM here, so \"the "
-                      "wrong engine for a crowd\" held for the binding's server only. "),
+                      "wrong engine for a crowd\" held for the binding's server only."),
         Compared.UNTOLD: ("llama.cpp's own server with slots was not told apart from vLLM, so this "
                        "run supports \"the wrong engine for a crowd\" for the binding's server "
-                       "only. "),
+                       "only."),
     }[lead.compared]
-    return text + ("Both engines put every running sequence into each step"
-                   f"{' and queue past their cap' if found.both_queue else ''}; what the slots "
-                   "lack by design is memory handed out block by block from one pool, so that "
-                   "long and short requests share the cache. Measure on the hardware you will "
-                   "use, counting the set-up as well as the speed.")
+    causes = CrowdCauses.of(engines, found)
+    memory = ("Memory did not bind in these runs, so handing it out block by block had nothing "
+              "to win here. " if causes.memory.bound is False else
+              "This run cannot say whether memory bound, so it credits neither engine's way of "
+              "holding the cache. ")
+    return "\n\n".join((text, crowd_step_text(causes), crowd_prompt_text(causes),
+                          crowd_verdict_text(causes),
+                          memory + "Measure on the hardware you will use, counting the set-up "
+                          "as well as the speed."))
 
 
 def page_words(engines: EngineFindings, found: SlotFindings, prefix_words: int,

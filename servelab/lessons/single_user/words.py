@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import page_story
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.single_user.ceilings import FileCeilings
@@ -273,7 +274,23 @@ def _guidance_text(found: EngineFindings) -> str:
         Compared.UNTOLD: ("llama.cpp's own server with slots was not told apart from vLLM for this "
                           f"crowd{where}, so this run gives no reason to leave llama.cpp for the "
                           "crowd alone."),
-    }[lead.compared]
+    }[lead.compared] + _prompt_alone_text(found)
+
+
+def _prompt_alone_text(found: EngineFindings) -> str:
+    """llama-server's and vLLM's first token alone: how long each took to read a fresh prompt
+    of the crowd's size, the first of the two mechanisms the page weighs against the crowd."""
+    prompt = found.prompt_alone
+    server, vllm = (found.first_alone[name].with_range(2, " s") for name in (LLAMA_SERVER, VLLM))
+    verdict = {
+        Compared.HIGHER: f"{prompt.ratio:.1f}× as long on llama-server",
+        Compared.LOWER: f"{1 / prompt.ratio:.1f}× as long on vLLM",
+        Compared.ALIKE: "about as long on both",
+        Compared.UNTOLD: "not told apart beyond the runs' spread",
+    }[prompt.compared]
+    return (f" Alone, a first token for a fresh prompt of the crowd's size took {server} on "
+            f"llama-server and {vllm} on vLLM: {verdict}. The last sections time each engine's "
+            "step with the crowd in it and weigh the two.")
 
 
 def story(found: EngineFindings, prediction: str) -> str:
@@ -283,10 +300,15 @@ def story(found: EngineFindings, prediction: str) -> str:
                 f"produced {found.crowd[VLLM].median:.0f} tokens/s in total against "
                 f"{found.crowd[LLAMA_SERVER].median:.0f} on llama-server and "
                 f"{found.crowd[LLAMA_Q4].median:.0f} on llama-cpp-python's server.")
+    aims = [Aim("llama.cpp against vLLM for one user", found.alone_lead.ratio, Unit.TIMES),
+            Aim(f"vLLM against llama-server for {found.facts.many} users",
+                found.crowd_lead.ratio, Unit.TIMES),
+            Aim("llama-server's slots against one request at a time",
+                found.slots_over_binding.ratio, Unit.TIMES)]
     return page_story(prediction, measured, [
         ("Where each engine ran", _where_text(found) + _falling_text(found)),
         ("Set-up and start", _setup_text(found)),
         ("One user", _one_user_text(found)),
         (f"{found.facts.many} users", _many_text(found)),
         ("The guidance", _guidance_text(found)),
-    ])
+    ], aims)
