@@ -12,14 +12,19 @@ chapter's words in page order, the text its story snapshot keeps (``tests/snapsh
 - ``compare``: one comparison of two arms' spreads and its verdict (``Compared``), where a value
   falls against a window (``Placed``), and how far an effect showed (``Shown``);
 - ``recorded``: a chapter's findings kept as JSON and read back, for its story snapshot;
-- ``prediction``: the reader's prediction beside what the run measured (every page);
+- ``prediction``: the reader's prediction beside what the run measured (every page), its
+  numbers scored against the page's figures (``guess``);
+- ``device_model``: this device's step line and prompt reading, fitted once (chapters 02 and
+  04), kept on disk per setup and read by the later chapters (``kept``), a chapter's prediction
+  against its runs (``foretold``) and the book's closing table (``words``);
 - ``overview`` (00): the lesson in one notebook, the prefix plot, the page's summary;
 - ``batching`` (01, 02): the step-time fit (``steps``), one stream against a crowd with the
   lesson's GPU figures, the ceiling and the arithmetic rate (``findings``), waves against
   continuous batching (``waves_findings``), a step's parts (``step_cost``), the roofline's
   prediction (``roofline``), and their ``words`` and ``step_words``;
 - ``paging`` (03): KV-cache arithmetic (``kv``), planning users on a card (``capacity``, in
-  words ``capacity_words``), ``findings`` and ``words``;
+  words ``capacity_words``), ``findings``, the roomy load against the step line (``pace``) and
+  ``words``;
 - ``prefix`` (04): the prefill probe (``probe``), shared blocks (``sharing``), the first token
   explained (``first_token``), their findings and ``words``;
 - ``dials`` (05): the sweep's latencies and the refused start (``runs``), ``findings`` and
@@ -36,8 +41,8 @@ chapter's words in page order, the text its story snapshot keeps (``tests/snapsh
   ``findings``, ``words``), the 16-bit GGUF file, and what is left once both batch
   (``slot_runs``, ``slots``, ``slots_words``);
 - ``routing`` (09): routing policies, a replica that dies, copies against one server
-  (``measuring``, ``findings``, and the words ``policy_words``, ``failure_words``,
-  ``copies_words``, ``story``);
+  (``measuring``, ``findings``, the copies against the step line in ``pace``, and the words
+  ``policy_words``, ``failure_words``, ``copies_words``, ``story``);
 - ``capacity`` (10): a plan from the step line, the KV cache and Little's law (``plan``), the
   engine's verdict on it (``findings``) and ``words``.
 

@@ -12,6 +12,10 @@ from __future__ import annotations
 # per engine on a shared machine moves by about this much.
 ALIKE = 0.1
 
+# A number the device model predicted before measuring is "close" to the measured median within
+# this share of it (where it is not inside the runs' range).
+PREDICTION_CLOSE = 0.25
+
 # A reader's written prediction is "close" to what the page measured within this factor either
 # way (measured ÷ written between 1 ÷ 1.25 and 1.25): a guess made before any number was seen.
 GUESS_CLOSE = 0.25

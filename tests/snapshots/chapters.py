@@ -40,12 +40,14 @@ from servelab.lessons.paging.findings import (
     SqueezeFindings,
     TokenCost,
 )
+from servelab.lessons.paging.pace import RoomyPace
 from servelab.lessons.prefix import page as prefix_page
 from servelab.lessons.prefix.first_token import FirstTokenModel
 from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
 from servelab.lessons.prefix.sharing_findings import SharingFindings
 from servelab.lessons.routing import page as routing_page
 from servelab.lessons.routing.findings import CopiesFindings, Failure, RoutingFindings
+from servelab.lessons.routing.pace import CopiesPace
 from servelab.lessons.single_user.findings import EngineFindings
 from servelab.lessons.single_user.slots import SlotFindings
 from servelab.lessons.single_user.slots_words import page_words
@@ -66,9 +68,10 @@ NAMES: dict[str, dict[str, str]] = {
         "intensity": "intensity", "waves": "found_waves", "smoke": "smoke"},
     "03-paged-attention": {
         "plans": "plans", "contexts": "plan_contexts", "engine_check": "engine_check",
-        "paging": "paging", "cost": "cost", "squeeze": "squeeze", "admission": "admission"},
+        "paging": "paging", "cost": "cost", "squeeze": "squeeze", "admission": "admission",
+        "pace": "pace"},
     "04-prefix-caching": {
-        "first_token": "FirstTokenModel(prefill, reuse)", "reuse": "reuse", "load": "load",
+        "first_token": "FirstTokenModel(reading, reuse)", "reuse": "reuse", "load": "load",
         "sharing": "SharingFindings.from_peaks(peaks, hits, expect)"},
     "05-the-dials": {
         "expected": "expected", "swept": "swept", "context": "context",
@@ -86,7 +89,7 @@ NAMES: dict[str, dict[str, str]] = {
                        "prefix_words": "sizes.prefix_words"},
     "09-past-one-machine": {
         "routed": "routed", "failure": "failure", "gpus": "runtime.device.count",
-        "copied": "copied", "device_label": "runtime.device.label"},
+        "copied": "copied", "device_label": "runtime.device.label", "pace": "pace"},
     "10-capacity-plan": {"check": "check"},
 }
 KINDS: dict[str, dict[str, Any]] = {
@@ -104,7 +107,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "03-paged-attention": {
         "plans": list[CachePlan], "contexts": tuple[int, ...], "engine_check": EngineCheck,
         "paging": PagingFindings, "cost": TokenCost, "squeeze": SqueezeFindings,
-        "admission": AdmissionFindings},
+        "admission": AdmissionFindings, "pace": RoomyPace},
     "04-prefix-caching": {
         "first_token": FirstTokenModel, "reuse": ReuseFindings, "load": LoadReuseFindings,
         "sharing": SharingFindings},
@@ -121,7 +124,7 @@ KINDS: dict[str, dict[str, Any]] = {
     "08-when-not-to": {"engines": EngineFindings, "found": SlotFindings, "prefix_words": int},
     "09-past-one-machine": {
         "routed": RoutingFindings, "failure": Failure, "gpus": int, "copied": CopiesFindings,
-        "device_label": str},
+        "device_label": str, "pace": CopiesPace},
     "10-capacity-plan": {"check": PlanCheck},
 }
 RENDER: dict[str, Callable[..., str]] = {

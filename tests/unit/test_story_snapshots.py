@@ -39,3 +39,18 @@ def test_the_story_from_recorded_findings_matches_its_snapshot(findings: Path, r
     diff = "".join(difflib.unified_diff(expected.splitlines(True), story.splitlines(True),
                                         f"{snapshot.name} (reviewed)", "rendered now"))
     assert story == expected, f"the story changed; review, then --update-snapshots:\n{diff}"
+
+
+# A prediction with a number in every unit a page scores: each chapter's story sets at least one
+# of its measured figures beside it (servelab.lessons.guess), from the same recorded findings.
+EVERY_UNIT = "5x, 50%, 100 tokens, 300 ms, 1,000 tok/s, 2 req/s, about 10"
+
+
+@pytest.mark.parametrize("findings", [path for path in RECORDED if "avx512-bf16" in path.stem],
+                         ids=lambda path: path.parent.name)
+def test_a_prediction_with_numbers_is_scored_on_every_page(findings: Path):
+    chapter = findings.parent.name
+    found = recorded.load(findings, KINDS[chapter])
+    story = RENDER[chapter](**found, prediction=EVERY_UNIT)
+    assert "Against your numbers:" in story
+    assert "Against your numbers:" not in RENDER[chapter](**found, prediction="much faster")

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from servelab.bench.spread import Spread
-from servelab.lessons.prefix.thresholds import PREDICTION_CLOSE
+from servelab.lessons.thresholds import PREDICTION_CLOSE
 
 
 class Foretold(StrEnum):

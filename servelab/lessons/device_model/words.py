@@ -10,13 +10,13 @@ from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.device_model.foretold import BookChecks, Foretold
 from servelab.lessons.device_model.kept import FITTED_HERE, StepLine
 from servelab.lessons.plural import plural_s
-from servelab.lessons.prefix.thresholds import PREDICTION_CLOSE
+from servelab.lessons.thresholds import PREDICTION_CLOSE
 
 
 def line_source(fitted_in: str) -> str:
     """Where a step line came from, for a page: an earlier chapter's sweep or this one's."""
     if fitted_in == FITTED_HERE:
-        return "a short sweep in this chapter (no earlier chapter's line was kept on this device)"
+        return "a short sweep in this chapter, as no earlier chapter kept one on this device"
     return f"chapter {fitted_in[:2]}'s sweep"
 
 

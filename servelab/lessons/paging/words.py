@@ -6,12 +6,17 @@ displays it in a cell tagged ``prose``.
 from __future__ import annotations
 
 from servelab.lessons.compare import Compared, Placed
+from servelab.lessons.device_model.foretold import Foretold
+from servelab.lessons.device_model.kept import StepLine
+from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
     PagingFindings,
     SqueezeFindings,
     TokenCost,
 )
+from servelab.lessons.paging.pace import RoomyPace
 from servelab.lessons.paging.thresholds import SQUEEZE_SLOWER
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
@@ -24,7 +29,9 @@ def paging_prediction(prediction: str, paging: PagingFindings) -> str:
         f"reserving {fit.context_limit:,} tokens for each request leaves room for "
         f"{fit.reserved} request{plural_s(fit.reserved)} in this cache ({fit.full_contexts:.2f} "
         f"full contexts), while blocks of {fit.block} leave room for {fit.paged}, each holding "
-        f"{fit.request_held:,} tokens where a reservation holds {fit.held_factor:,.0f}× as much"))
+        f"{fit.request_held:,} tokens where a reservation holds {fit.held_factor:,.0f}× as much"),
+        [Aim("the requests that fit with blocks against a reservation", paging.counts_ratio,
+             Unit.TIMES)])
 
 
 def _rounding_text(paging: PagingFindings) -> str:
@@ -178,3 +185,35 @@ def admission_text(admission: AdmissionFindings) -> str:
     admission, paid for with preemption, shown with the small cache's block arithmetic."""
     return "\n\n".join(part for part in (_budget_text(admission), _optimistic_text(admission))
                        if part)
+
+
+def pace_forecast_text(line: StepLine | None, batch: int) -> str:
+    """What the step line predicts for a token before the load runs."""
+    if line is None:
+        return "No step line to predict from: the load runs without a prediction."
+    return (f"The step line predicts about {line.fit.at(batch):,.0f} ms a token with {batch} "
+            "sequences running.")
+
+
+def pace_text(pace: RoomyPace) -> str:
+    """The roomy load's time per token beside the step line's prediction, and the miss."""
+    predicted, measured, found = pace.predicted_ms, pace.measured, pace.foretold
+    if predicted is None or pace.line is None:
+        return "No step line was to hand, so nothing predicted this load's time per token."
+    text = (f"**The step line predicted {predicted:,.0f} ms a token** with {pace.batch:,.0f} "
+            f"sequences running at once (from {line_source(pace.line.fitted_in)}).")
+    if measured is None or found is None:
+        return f"{text} The runs did not time their tokens, so nothing checks it."
+    text += (f" The roomy runs measured {measured.with_range(0, ' ms')}: the prediction "
+             f"{foretold_text(found, measured)}.")
+    if found is not Foretold.OFF:
+        return text
+    if pace.gap_ms > 0:
+        return (f"{text} The tokens came {pace.gap_ms:,.0f} ms slower than the line. The line "
+                f"was timed on sequences that only decode. Here the steps also read "
+                f"{pace.prompts_read:,.0f} prompt tokens while answers of {pace.answer_tokens} "
+                f"tokens streamed, and each sequence's context grew to {pace.context_tokens:,} "
+                "tokens.")
+    return (f"{text} The tokens came {-pace.gap_ms:,.0f} ms faster than the line. The line counts "
+            f"every step at the busiest moment's {pace.batch:,.0f} sequences; as answers "
+            "finished, most steps carried fewer.")

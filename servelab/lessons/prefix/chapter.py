@@ -34,7 +34,7 @@ SIZES = Profiles(
                       users=2, requests_per_user=1, probe_requests=2, samples=4,
                       sample_prompt_tokens=384, sample_tokens=16, load_runs=2),
     cpu=PrefixSizes(profile="cpu", prefix_tokens=2000, question_tokens=16, answer_tokens=16,
-                    users=2, requests_per_user=2, probe_requests=2, samples=4,
+                    users=2, requests_per_user=2, probe_requests=4, samples=4,
                     sample_prompt_tokens=512, sample_tokens=64, load_runs=3),
     gpu=PrefixSizes(profile="gpu", prefix_tokens=2000, question_tokens=16, answer_tokens=16,
                     users=16, requests_per_user=4, probe_requests=4, samples=4,

@@ -6,9 +6,6 @@ the same only against a bar named here; comparisons of repeated runs also need t
 
 from __future__ import annotations
 
-# A number a model predicted before measuring is "close" to the measured median within this
-# share of it (where it is not inside the runs' range).
-PREDICTION_CLOSE = 0.25
 # n=4 shared the prompt when, with caching on, it held under this share of the blocks it held
 # without; two peaks within SAME_BLOCKS of each other count as the same.
 SHARING_SHOWN = 0.75

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import math
 
+from servelab.lessons.device_model.foretold import Foretold
+from servelab.lessons.device_model.kept import FITTED_HERE
+from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import prediction_text
-from servelab.lessons.prefix.first_token import FirstTokenModel, Foretold
+from servelab.lessons.prefix.first_token import FirstTokenModel
 from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
 from servelab.lessons.prefix.sharing_findings import SharingFindings
-from servelab.lessons.prefix.thresholds import PREDICTION_CLOSE
 
 
 def reuse_prediction(prediction: str, reuse: ReuseFindings, load: LoadReuseFindings) -> str:
@@ -19,7 +22,9 @@ def reuse_prediction(prediction: str, reuse: ReuseFindings, load: LoadReuseFindi
     return prediction_text(prediction, (
         f"with caching on, the second request computed {reuse.second_computed:,.0f} of its "
         f"{reuse.prompt_tokens:,.0f} prompt tokens, and under load the median first token came "
-        f"{load.gain:.1f}× sooner than with caching off"))
+        f"{load.gain:.1f}× sooner than with caching off"),
+        [Aim("the tokens the second request computed", reuse.second_computed, Unit.TOKENS),
+         Aim("the first token's gain under load", load.gain, Unit.TIMES)])
 
 
 def reuse_text(reuse: ReuseFindings, load: LoadReuseFindings) -> str:
@@ -103,39 +108,65 @@ def counted(value: float) -> str:
 
 
 def first_token_text(model: FirstTokenModel) -> str:
-    """The prediction, then how it met the probe's first tokens."""
-    fit, reuse = model.fit, model.reuse
-    if not fit.separated:
-        return (f"The prefill fit could not tell the fixed part from the prompt's ({fit}), so "
-                "this run cannot predict how much of the first token reuse removes.")
-    sum_on = (f"{fit.fixed_ms:.0f} + {fit.prefill_ms(reuse.later_on):.0f} = "
-              if fit.fixed_ms > 0 else "")  # with no fixed part, the sum is its one term
-    text = (f"The fit measured when the server started: {fit}. A later request computed "
-            f"{reuse.later_on:,.0f} prompt tokens with reuse and {reuse.later_off:,.0f} without "
-            f"({model.token_share:.1%} of them), so it should see its first token after "
-            f"{sum_on}**{model.on_ms:,.0f} ms** with reuse and **{model.off_ms:,.0f} ms** without: "
-            f"{model.time_share:.1%} of the time for {model.token_share:.1%} of the tokens")
-    if fit.fixed_ms > 0:
-        text += (f", because the fixed part is {model.fixed_share_on:.0%} of the shorter wait "
-                 "and reuse cannot remove it.")
+    """The model's prediction, then how it met the probe's first tokens."""
+    reading, reuse = model.reading, model.reuse
+    if not reading.prefill.separated and reading.step_ms == 0:
+        return (f"The prefill fit could not tell the fixed part from the prompt's "
+                f"({reading.prefill}) and no step line was to hand, so this run cannot predict "
+                "how much of the first token reuse removes.")
+    text = (f"The model predicted **{model.on_ms:,.0f} ms** with reuse and "
+            f"**{model.off_ms:,.0f} ms** without: {model.time_share:.1%} of the wait for "
+            f"{model.token_share:.1%} of the tokens ({reuse.later_on:,.0f} computed against "
+            f"{reuse.later_off:,.0f}). {_fixed_part_text(model)}")
+    return f"{text}\n\n{_checked_text(model)}"
+
+
+def _fixed_part_text(model: FirstTokenModel) -> str:
+    """What every request waits whatever its prompt, and where each part came from."""
+    reading = model.reading
+    rate = f"its computed tokens at {reading.tok_s:,.0f} tok/s"
+    if reading.fixed_ms == 0:
+        return (f"The prefill fit found no fixed part and no step line was to hand, so the model "
+                f"counts only {rate} and expects the wait to shrink with them.")
+    if reading.step_ms == 0:
+        parts = (f"{reading.fixed_ms:,.0f} ms fitted beside the prompt (no step line was to "
+                 "hand)")
     else:
-        text += (". The fit found no fixed part beside the prompt, so the model expects the "
-                 "wait to shrink with the tokens.")
+        step = ("the shared part of the step that reads it, by the step line from "
+                f"{line_source(reading.step_from or FITTED_HERE)}")
+        parts = (step if reading.from_step else
+                 f"{reading.request_ms:,.0f} ms of work around the request and "
+                 f"{reading.step_ms:,.0f} ms, {step}")
+    text = (f"Every request waits {reading.fixed_ms:,.0f} ms whatever its prompt: {parts}. "
+            f"Then it reads {rate}. Reuse cannot remove the fixed part, which is "
+            f"{model.fixed_share_on:.0%} of the shorter wait.")
+    if reading.from_step:
+        text += (f" (The prefill fit put its own fixed part at {reading.prefill.fixed_ms:,.0f} "
+                 "ms, below one step's, so the model takes the step's and reads the rate from "
+                 f"the {reading.prefill.long_tokens:,}-token prompt alone.)")
+    return text
+
+
+def _checked_text(model: FirstTokenModel) -> str:
+    """The probe's first tokens against the prediction, and what the model missed."""
+    reuse = model.reuse
     if model.foretold is None or reuse.ttft_on is None or reuse.ttft_off is None:
-        return text + " The probe did not time its first tokens, so nothing checks it here."
+        return "The probe did not time its first tokens, so nothing checks the model here."
     checks = []
     for label, measured, found in zip(("with reuse", "without"), (reuse.ttft_on, reuse.ttft_off),
                                       model.foretold, strict=True):
-        median = "their median" if measured.n > 1 else "it"  # one timing has no median
-        said = {Foretold.INSIDE: "inside their range", Foretold.CLOSE: f"close to {median}",
-                Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from {median}"}[found]
-        checks.append(f"{measured.with_range(0, ' ms')} {label}, the prediction {said}")
-    text += f" The probe timed them: {'; '.join(checks)}."
-    if model.foretold[0] is Foretold.OFF and model.unexplained_ms > 0:
-        text += (f" With reuse the wait was {model.unexplained_ms:,.0f} ms longer than its "
-                 "computed tokens explain, so something the model leaves out costs that much "
-                 "here: work per request the fit did not separate from the prompt, or each "
-                 "computed token "
-                 f"attending to the {reuse.prompt_tokens - reuse.later_on:,.0f} cached tokens "
-                 "before it, which a prompt that shares nothing does not do.")
-    return text
+        checks.append(f"{measured.with_range(0, ' ms')} {label}, the prediction "
+                      f"{foretold_text(found, measured)}")
+    text = f"The probe measured {'; '.join(checks)}."
+    if model.foretold[0] is not Foretold.OFF:
+        return text
+    if model.unexplained_ms > 0:
+        text += (f" With reuse the model missed **{model.unexplained_ms:,.0f} ms**. It leaves out "
+                 f"that each of the {reuse.later_on:,.0f} computed tokens attends to the "
+                 f"{model.cached_tokens:,.0f} cached tokens before it: the rate was read from "
+                 "prompts that share nothing.")
+        if model.reading.step_ms == 0:
+            text += " It also leaves out the step that reads the prompt: no step line priced it."
+        return text
+    return text + (f" With reuse the wait came {-model.unexplained_ms:,.0f} ms sooner than the "
+                   "model said; this run cannot tell which part was shorter.")

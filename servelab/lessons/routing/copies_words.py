@@ -7,7 +7,9 @@ from __future__ import annotations
 import pandas as pd
 
 from servelab.lessons.compare import Compared
+from servelab.lessons.device_model.words import foretold_text, line_source
 from servelab.lessons.routing.findings import CopiesFindings, SetupRuns
+from servelab.lessons.routing.pace import CopiesPace
 
 
 def setup_view(found: CopiesFindings) -> pd.DataFrame:
@@ -96,3 +98,23 @@ def two_gpus_note(gpus: int) -> str:
             "GPU half the weights, which frees memory for KV cache and brings both GPUs' "
             "compute to every token, at the price of the GPUs exchanging results after every "
             "layer.")
+
+
+def copies_pace_text(pace: CopiesPace) -> str:
+    """The copies' and one server's time per token beside what the step line predicted."""
+    if pace.line is None:
+        return "No step line was to hand, so nothing predicted these times per token."
+    if pace.copies_ms is None or pace.one_ms is None or pace.foretold is None:
+        return ("The step line times one server; two copies sharing one GPU share its compute "
+                "in a way the line does not describe, so it predicts nothing for them.")
+    assumption = ("each copy has half the cores, so both parts of its step take twice as long"
+                  if pace.halves_cores else "each copy has a GPU like the one the line was "
+                  "timed on")
+    checks = "; ".join(
+        f"{measured.with_range(0, ' ms')} for {label}, the prediction "
+        f"{foretold_text(found, measured)}"
+        for label, measured, found in zip(("the copies", "one server"), (pace.copies, pace.one),
+                                          pace.foretold, strict=True))
+    return (f"**The step line predicted {pace.copies_ms:,.0f} ms a token for the copies and "
+            f"{pace.one_ms:,.0f} ms for one server** (from {line_source(pace.line.fitted_in)}, "
+            f"{pace.users} users; {assumption}). The runs measured {checks}.")

@@ -3,7 +3,7 @@ text to review (the story snapshots in ``tests/snapshots``)."""
 
 from __future__ import annotations
 
-from servelab.lessons.routing.copies_words import copies_title, two_gpus_note
+from servelab.lessons.routing.copies_words import copies_pace_text, copies_title, two_gpus_note
 from servelab.lessons.routing.failure_words import failure_line
 from servelab.lessons.routing.findings import (
     CopiesFindings,
@@ -11,15 +11,16 @@ from servelab.lessons.routing.findings import (
     PastOneMachine,
     RoutingFindings,
 )
+from servelab.lessons.routing.pace import CopiesPace
 from servelab.lessons.routing.policy_words import spread_title
 from servelab.lessons.routing.story import story
 
 
 def page_words(routed: RoutingFindings, failure: Failure, gpus: int, copied: CopiesFindings,
-               device_label: str, prediction: str = "") -> str:
+               device_label: str, pace: CopiesPace, prediction: str = "") -> str:
     """Every sentence chapter 09 writes from its findings, in page order (the figures' titles
     among them): one text to review."""
     return "\n\n".join((
         spread_title(routed), failure_line(failure), two_gpus_note(gpus),
-        copies_title(copied, device_label),
+        copies_title(copied, device_label), copies_pace_text(pace),
         story(PastOneMachine(routed, failure, copied), prediction)))
