@@ -45,6 +45,12 @@ class Checked:
     def foretold(self) -> Foretold:
         return foretold(self.predicted, self.measured)
 
+    @property
+    def scattered(self) -> bool:
+        """The runs spread over more than ``PREDICTION_CLOSE`` of their median: the machine
+        varied more than a prediction is allowed to miss by."""
+        return self.measured.high - self.measured.low > PREDICTION_CLOSE * self.measured.median
+
 
 @dataclass(frozen=True)
 class BookChecks:
