@@ -28,11 +28,13 @@ chapter's words in page order, the text its story snapshot keeps (``tests/snapsh
 - ``prefix`` (04): the prefill probe (``probe``), shared blocks (``sharing``), the first token
   explained (``first_token``), their findings and ``words``;
 - ``dials`` (05): the sweep's latencies and the refused start (``runs``), ``findings`` and
-  ``words``, the step model's prediction (``step_model``, ``step_words``), one GPU against two
+  ``words``, the step model's prediction (``step_model``, ``step_words``), the step line's
+  (``line_gain``), one GPU against two
   (``tp_findings``, ``tp_words``);
 - ``chunking`` (06): the engine's start-up log (``engine_log``), the document and the budget
   (``sizing``), the runs' figures (``measuring``), ``findings`` and ``words``;
 - ``deployments`` (07, and 01's primer): the rate sweeps and set-ups (``throughput_latency``),
+  both caps against the step line (``pace``),
   the percentile table (``serving_metrics``),
   their findings (``sweep_findings``, ``mixed_findings``, ``metrics_findings``,
   ``request_metrics``, ``slot_rate``) and words (``sweep_words``, ``mixed_words``,

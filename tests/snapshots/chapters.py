@@ -24,11 +24,13 @@ from servelab.lessons.chunking.sizing import BudgetPlan, DocumentLoad
 from servelab.lessons.deployments import page as deployments_page
 from servelab.lessons.deployments.metrics_findings import MetricsFindings
 from servelab.lessons.deployments.mixed_findings import MixedFindings
+from servelab.lessons.deployments.pace import CapsPace
 from servelab.lessons.deployments.request_metrics import PercentileReach, RequestTiming
 from servelab.lessons.deployments.slot_rate import SlotRate
 from servelab.lessons.deployments.sweep_findings import RateSweepFindings
 from servelab.lessons.dials import page as dials_page
 from servelab.lessons.dials.findings import ContextFindings, SweepFindings
+from servelab.lessons.dials.line_gain import LineGain
 from servelab.lessons.dials.step_model import DialPrediction
 from servelab.lessons.dials.tp_findings import TensorParallelFindings
 from servelab.lessons.overview import page as overview_page
@@ -77,14 +79,14 @@ NAMES: dict[str, dict[str, str]] = {
         "expected": "expected", "swept": "swept", "context": "context",
         "tensor_parallel": "None if tensor_parallel is None else TensorParallelFindings"
                            ".from_table(tensor_parallel, users=sizes.tp_users)",
-        "device_label": "runtime.device.label"},
+        "device_label": "runtime.device.label", "line_gain": "line_gain"},
     "06-chunked-prefill": {
         "first_fit": "first_fit", "document_tokens": "int(DOCUMENT)", "pause_ms": "sizes.pause_ms",
         "load": "load", "prefill": "prefill", "smallest_spacing_s": "MIN_SPACING_S",
         "alone": "alone", "findings": "findings"},
     "07-throughput-vs-latency": {
         "slot_rate": "slot_rate", "found_metrics": "found_metrics", "rates": "RATES",
-        "sweeps": "sweeps", "mixed": "mixed"},
+        "sweeps": "sweeps", "mixed": "mixed", "pace": "pace"},
     "08-when-not-to": {"engines": "engines_found", "found": "slot_found",
                        "prefix_words": "sizes.prefix_words"},
     "09-past-one-machine": {
@@ -113,14 +115,15 @@ KINDS: dict[str, dict[str, Any]] = {
         "sharing": SharingFindings},
     "05-the-dials": {
         "expected": DialPrediction, "swept": SweepFindings, "context": ContextFindings,
-        "tensor_parallel": TensorParallelFindings | None, "device_label": str},
+        "tensor_parallel": TensorParallelFindings | None, "device_label": str,
+        "line_gain": LineGain},
     "06-chunked-prefill": {
         "first_fit": PrefillFit, "document_tokens": int, "pause_ms": int, "load": DocumentLoad,
         "prefill": PrefillFit, "smallest_spacing_s": float, "alone": ReadAlone,
         "findings": TradeFindings},
     "07-throughput-vs-latency": {
         "slot_rate": SlotRate, "found_metrics": MetricsFindings, "rates": list[int],
-        "sweeps": RateSweepFindings, "mixed": MixedFindings},
+        "sweeps": RateSweepFindings, "mixed": MixedFindings, "pace": CapsPace},
     "08-when-not-to": {"engines": EngineFindings, "found": SlotFindings, "prefix_words": int},
     "09-past-one-machine": {
         "routed": RoutingFindings, "failure": Failure, "gpus": int, "copied": CopiesFindings,

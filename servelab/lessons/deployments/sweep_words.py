@@ -9,8 +9,10 @@ from __future__ import annotations
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.compare import Compared
+from servelab.lessons.deployments.pace import CapsPace
 from servelab.lessons.deployments.sweep_findings import FirstTokens, MoreSeqs, RateSweepFindings
 from servelab.lessons.deployments.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
+from servelab.lessons.device_model.words import foretold_text, line_source
 
 
 def held_to(found: RateSweepFindings, value: float | None) -> str:
@@ -178,3 +180,19 @@ def _try_text(found: RateSweepFindings) -> str:
     return (f" A cap above {found.large_seqs:.0f} changes nothing for this load; one between "
             f"the two, such as max_num_seqs={found.try_cap}, would be reached and would show the "
             "dial at work.")
+
+
+def caps_pace_text(pace: CapsPace) -> str:
+    """Both caps' time per token at the top rate beside what the step line predicted."""
+    if pace.line is None or pace.small_ms is None or pace.large_ms is None:
+        return "No step line was to hand, so nothing predicted the two caps' time per token."
+    checks = "; ".join(
+        f"{measured.with_range(0, ' ms')} with {seqs:,.0f} sequences, the prediction "
+        f"{foretold_text(check.foretold, measured)}"
+        for check, measured, seqs in zip(pace.checks, (pace.small_tpot, pace.large_tpot),
+                                         (pace.small_seqs, pace.large_seqs), strict=True))
+    return (f"**The step line predicted {pace.small_ms:,.0f} ms a token with "
+            f"{pace.small_seqs:,.0f} sequences in a step and {pace.large_ms:,.0f} ms with "
+            f"{pace.large_seqs:,.0f}**, {pace.predicted_ratio:.2f}× as long (from "
+            f"{line_source(pace.line.fitted_in)}). At the top rate the runs measured {checks}: "
+            f"{pace.measured_ratio:.2f}× as long.")

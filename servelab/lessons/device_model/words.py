@@ -64,8 +64,8 @@ def closing_table(book: BookChecks) -> pd.DataFrame:
 def closing_text(book: BookChecks) -> str:
     """The closing table's finding: how many predictions held on this device."""
     if not book.checks:
-        return ("No chapter on this device has kept a prediction yet. Run chapters 03, 04 and "
-                "09 on this runtime first, then this cell again.")
+        return ("No chapter on this device has kept a prediction yet. Run chapters 03, 04, 05, 07 "
+                "and 09 on this runtime first, then this cell again.")
     inside, close = book.count(Foretold.INSIDE), book.count(Foretold.CLOSE)
     off = book.count(Foretold.OFF)
     total = len(book.checks)
@@ -73,3 +73,4 @@ def closing_text(book: BookChecks) -> str:
             f"chapter{plural_s(book.chapters)} on this device.** {inside} fell inside the runs' "
             f"range, {close} close to their median and {off} more than "
             f"{PREDICTION_CLOSE:.0%} away. Each miss is explained on its own page.")
+

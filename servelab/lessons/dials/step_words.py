@@ -4,6 +4,9 @@ and where the measured ratios fell (both found by ``dials.step_model.DialPredict
 from __future__ import annotations
 
 from servelab.lessons.compare import Compared, Placed
+from servelab.lessons.device_model.foretold import Foretold
+from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.dials.line_gain import LineGain
 from servelab.lessons.dials.step_model import DialPrediction
 
 _PACE_ABOVE = (" A p99 time per token above the window counts tokens that waited while the step "
@@ -58,3 +61,25 @@ def check_text(found: DialPrediction, speedup: float, tpot_ratio: float,
                        "(the model counts decoding only).")
     return text + (" The step's shared part carried more of the engine's own work than the "
                    "window allowed, and every sequence shares it.")
+
+
+def line_gain_text(gain: LineGain) -> str:
+    """The sweep's output gain beside what this device's step line predicted."""
+    if gain.line is None or gain.predicted is None or not gain.checks:
+        return "No step line was to hand, so this device's own step predicted nothing here."
+    [check] = gain.checks
+    text = (f"**This device's step line predicted {gain.predicted:.1f}× the output** from "
+            f"{gain.low} to {gain.high} sequences a step (from "
+            f"{line_source(gain.line.fitted_in)}). The passes measured "
+            f"{check.measured.with_range(1, '×')}: the prediction "
+            f"{foretold_text(check.foretold, check.measured)}.")
+    if check.foretold is not Foretold.OFF:
+        return text
+    if check.scattered:
+        return (f"{text} The passes allow {check.measured.low:.1f}–{check.measured.high:.1f}×: "
+                "the machine varied by more than the line may miss, so this run cannot say "
+                "what it left out.")
+    if check.measured.median < check.predicted:
+        return (f"{text} The line was timed on sequences that only decode; each burst of "
+                f"{gain.high} also read {gain.prompts_read:,} prompt tokens in steps of its own.")
+    return f"{text} The output beat the line: this run cannot say what the line overcounted."
