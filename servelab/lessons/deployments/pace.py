@@ -49,6 +49,11 @@ class CapsPace:
         return self.large_ms / self.small_ms
 
     @property
+    def past_line(self) -> bool:
+        """The large cap ran more sequences a step than the line was timed at."""
+        return self.line is not None and self.large_seqs > max(self.line.batches)
+
+    @property
     def measured_ratio(self) -> float:
         return self.large_tpot.median / self.small_tpot.median
 

@@ -195,4 +195,12 @@ def caps_pace_text(pace: CapsPace) -> str:
             f"{pace.small_seqs:,.0f} sequences in a step and {pace.large_ms:,.0f} ms with "
             f"{pace.large_seqs:,.0f}**, {pace.predicted_ratio:.2f}× as long (from "
             f"{line_source(pace.line.fitted_in)}). At the top rate the runs measured {checks}: "
-            f"{pace.measured_ratio:.2f}× as long.")
+            f"{pace.measured_ratio:.2f}× as long.") + _past_line_text(pace)
+
+
+def _past_line_text(pace: CapsPace) -> str:
+    """Where the large cap's prediction stretched the line past the batches it was timed at."""
+    if not pace.past_line or pace.line is None:
+        return ""
+    return (f" The line was timed at up to {max(pace.line.batches)} sequences a step, so at "
+            f"{pace.large_seqs:,.0f} it is stretched past what it measured.")

@@ -31,3 +31,9 @@ def test_without_a_line_nothing_is_predicted() -> None:
     none = dataclasses.replace(PACE, line=None)
     assert none.predicted_ratio is None and none.checks == ()
     assert caps_pace_text(none) != caps_pace_text(PACE) and "ms" not in caps_pace_text(none)
+
+
+def test_a_prediction_past_the_batches_the_line_was_timed_at_says_so() -> None:
+    short = dataclasses.replace(PACE, line=dataclasses.replace(LINE, batches=(1, 2, 4)))
+    assert short.past_line and not PACE.past_line
+    assert "up to 4" in caps_pace_text(short) and "up to" not in caps_pace_text(PACE)
