@@ -15,6 +15,9 @@ ALIKE = 0.1
 # A number the device model predicted before measuring is "close" to the measured median within
 # this share of it (where it is not inside the runs' range).
 PREDICTION_CLOSE = 0.25
+# Runs that spread over more than this share of their median cannot place a prediction: inside
+# or outside, the machine varied more than any model of it could say.
+RUNS_SCATTERED = 0.5
 
 # A reader's written prediction is "close" to what the page measured within this factor either
 # way (measured ÷ written between 1 ÷ 1.25 and 1.25): a guess made before any number was seen.

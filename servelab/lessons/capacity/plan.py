@@ -48,6 +48,7 @@ from servelab.lessons.batching.roofline import (
     t4_model,
 )
 from servelab.lessons.batching.steps import StepFit, fit_step_time
+from servelab.lessons.device_model.kept import EngineShares
 from servelab.lessons.paging.capacity import CARDS, Card, PublishedModel, plan_cache
 
 MIB = 2**20
@@ -202,26 +203,32 @@ class PublishedPlan:
     model: PublishedModel
     card: Card
     plan: CapacityPlan
+    engine: EngineShares | None = None
 
 
 def published_plan(device: PublishedDevice, model: PublishedModel, card: Card,
-                   brief: Brief) -> PublishedPlan:
-    """The plan on ``card`` for ``model`` from published figures alone: the least a step can
-    cost (every weight read once, each sequence's arithmetic and KV reads; no engine work,
-    chapter 02's roofline), a prompt read at the card's arithmetic rate (2 operations a
-    parameter a token), a first token that adds one read of the weights, and the KV cache
-    vLLM's default share leaves (chapter 03's plan)."""
+                   brief: Brief, engine: EngineShares | None = None) -> PublishedPlan:
+    """The plan on ``card`` for ``model`` from published figures: the least a step can cost
+    (every weight read once, each sequence's arithmetic and KV reads, chapter 02's roofline),
+    with the ``engine``'s shares of each part added where given (none: the datasheet alone), a
+    prompt read at the card's arithmetic rate (2 operations a parameter a token), a first token
+    that adds one step's shared part, and the KV cache vLLM's default share leaves (chapter 03's
+    plan)."""
     context = decode_context(brief.prompt_tokens, brief.answer_tokens)
-    step = Roofline.published(device, model, context, users=1).step
+    roof = Roofline.published(device, model, context, users=1)
+    step = (roof.step if engine is None
+            else roof.with_engine(engine.step_share, engine.sequence_share))
     prompt_ms = 2 * model.parameters * brief.prompt_tokens / device.flops_per_s * 1000
     cache = plan_cache(model, card, dtype=device.dtype)
     return PublishedPlan(device, model, card, CapacityPlan(
         brief, step, prompt_ms, step.fixed_ms + prompt_ms, cache.cache_tokens,
-        cache.shape.bytes_per_token))
+        cache.shape.bytes_per_token), engine)
 
 
-def published_plans(brief: Brief) -> list[PublishedPlan]:
+def published_plans(brief: Brief, engine: EngineShares | None = None) -> list[PublishedPlan]:
     """The brief on a 16 GB T4 with the model this book serves there, and on an 80 GB card with
-    the lesson's Qwen3-8B."""
-    return [published_plan(T4, t4_model(), CARDS[0], brief),
-            published_plan(A100, QWEN3_8B, CARDS[1], brief)]
+    the lesson's Qwen3-8B: from the datasheets alone, then, where ``engine`` is given, with the
+    engine adding the shares it added on this device."""
+    cards = [(T4, t4_model(), CARDS[0]), (A100, QWEN3_8B, CARDS[1])]
+    return [published_plan(device, model, card, brief, shares) for device, model, card in cards
+            for shares in (None, *([engine] if engine is not None else []))]

@@ -84,13 +84,20 @@ def check_text(check: PlanCheck) -> str:
     return " ".join(lines)
 
 
+def _engine_words(row: PublishedPlan) -> str:
+    if row.engine is None:
+        return "none (datasheet alone)"
+    return (f"this device's: +{row.engine.step_share:.0%} shared, "
+            f"+{row.engine.sequence_share:.0%} per sequence")
+
+
 def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
     """The same brief on published cards, one row each: predictions, not measurements."""
     rows = []
     for row in plans:
         plan = row.plan
         rows.append({
-            "card": row.card.name, "model": row.model.name,
+            "card": row.card.name, "model": row.model.name, "engine work": _engine_words(row),
             "step (ms)": f"{plan.step.fixed_ms:.2f} + {plan.step.per_sequence_ms:.4f}·B",
             "reading a prompt (ms)": round(plan.prompt_ms, 2),
             "max_num_seqs": plan.max_num_seqs, "set by": str(plan.bound),

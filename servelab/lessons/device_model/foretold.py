@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from servelab.bench.spread import Spread
-from servelab.lessons.thresholds import PREDICTION_CLOSE
+from servelab.lessons.thresholds import PREDICTION_CLOSE, RUNS_SCATTERED
 
 
 class Foretold(StrEnum):
@@ -18,11 +18,15 @@ class Foretold(StrEnum):
     INSIDE = "inside the measured range"
     CLOSE = "close to the median"
     OFF = "off"
+    UNPLACED = "not placed: the runs spread too wide"
 
 
 def foretold(predicted: float, measured: Spread) -> Foretold:
-    """``INSIDE`` the runs' range, ``CLOSE`` within ``PREDICTION_CLOSE`` of their median, else
+    """``UNPLACED`` where the runs spread over more than ``RUNS_SCATTERED`` of their median;
+    else ``INSIDE`` their range, ``CLOSE`` within ``PREDICTION_CLOSE`` of their median, or
     ``OFF``."""
+    if measured.high - measured.low > RUNS_SCATTERED * measured.median:
+        return Foretold.UNPLACED
     if measured.low <= predicted <= measured.high:
         return Foretold.INSIDE
     if abs(predicted / measured.median - 1) <= PREDICTION_CLOSE:
@@ -44,12 +48,6 @@ class Checked:
     @property
     def foretold(self) -> Foretold:
         return foretold(self.predicted, self.measured)
-
-    @property
-    def scattered(self) -> bool:
-        """The runs spread over more than ``PREDICTION_CLOSE`` of their median: the machine
-        varied more than a prediction is allowed to miss by."""
-        return self.measured.high - self.measured.low > PREDICTION_CLOSE * self.measured.median
 
 
 @dataclass(frozen=True)

@@ -110,13 +110,26 @@ class PromptReading:
 
 
 @dataclass(frozen=True)
+class EngineShares:
+    """What the engine added to a step on this device, as chapter 02 split it: its fixed work
+    per step against one read of the weights (``step_share``; 1.0 is as much again) and its work
+    per sequence against that sequence's arithmetic and KV reads (``sequence_share``)."""
+
+    step_share: float
+    sequence_share: float
+    fitted_in: str
+
+
+@dataclass(frozen=True)
 class DeviceModel:
-    """What is kept for one device and setup: the step line and the prompt reading, each None
-    until a chapter fits it, and every prediction a chapter checked against its runs."""
+    """What is kept for one device and setup: the step line, the prompt reading and the
+    engine's shares of a step, each None until a chapter fits it, and every prediction a
+    chapter checked against its runs."""
 
     step: StepLine | None = None
     reading: PromptReading | None = None
     checks: tuple[Checked, ...] = ()
+    engine: EngineShares | None = None
 
 
 def model_path(runtime: Runtime) -> Path:
@@ -138,13 +151,15 @@ def kept_model(runtime: Runtime) -> DeviceModel:
         return DeviceModel()
 
 
-def keep(runtime: Runtime, part: StepLine | PromptReading) -> Path:
+def keep(runtime: Runtime, part: StepLine | PromptReading | EngineShares) -> Path:
     """Keep ``part`` for the later chapters on this setup, beside what is kept already."""
     model = kept_model(runtime)
     if isinstance(part, StepLine):
         model = dataclasses.replace(model, step=part)
-    else:
+    elif isinstance(part, PromptReading):
         model = dataclasses.replace(model, reading=part)
+    else:
+        model = dataclasses.replace(model, engine=part)
     return recorded.save({"model": model}, model_path(runtime))
 
 
@@ -157,14 +172,18 @@ def note_checks(runtime: Runtime, chapter: str, checks: Sequence[Checked]) -> No
                   model_path(runtime))
 
 
-def keep_step_line(runtime: Runtime, fit: StepFit, batches: list[int],
-                   chapter: str) -> StepLine | None:
+def keep_step_line(runtime: Runtime, fit: StepFit, batches: list[int], chapter: str,
+                   shares: tuple[float, float] | None = None) -> StepLine | None:
     """Keep a chapter's step line where it splits a step (``StepFit.splits``): a line that
-    does not would mislead every later prediction. The line kept, or None."""
+    does not would mislead every later prediction. With it, the engine's ``shares`` of the
+    step's two parts (:class:`EngineShares`), where the chapter split them. The line kept, or
+    None."""
     if not fit.splits:
         return None
     line = StepLine(fit, chapter, tuple(sorted(set(batches))))
     keep(runtime, line)
+    if shares is not None:
+        keep(runtime, EngineShares(*shares, chapter))
     return line
 
 

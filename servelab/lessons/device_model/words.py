@@ -10,7 +10,7 @@ from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.device_model.foretold import BookChecks, Foretold
 from servelab.lessons.device_model.kept import FITTED_HERE, StepLine
 from servelab.lessons.plural import plural_s
-from servelab.lessons.thresholds import PREDICTION_CLOSE
+from servelab.lessons.thresholds import PREDICTION_CLOSE, RUNS_SCATTERED
 
 
 def line_source(fitted_in: str) -> str:
@@ -33,7 +33,9 @@ def foretold_text(found: Foretold, measured: Spread) -> str:
     """Where a prediction fell against the runs' spread, as a phrase after "the prediction"."""
     median = "their median" if measured.n > 1 else "it"  # one timing has no median
     return {Foretold.INSIDE: "inside their range", Foretold.CLOSE: f"close to {median}",
-            Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from {median}"}[found]
+            Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from {median}",
+            Foretold.UNPLACED: (f"not placed: the runs spread over more than "
+                                f"{RUNS_SCATTERED:.0%} of their median")}[found]
 
 
 def kept_text(fit: StepFit, kept: StepLine | None) -> str:
@@ -72,5 +74,6 @@ def closing_text(book: BookChecks) -> str:
     return (f"**The model made {total} prediction{plural_s(total)} in {book.chapters} "
             f"chapter{plural_s(book.chapters)} on this device.** {inside} fell inside the runs' "
             f"range, {close} close to their median and {off} more than "
-            f"{PREDICTION_CLOSE:.0%} away. Each miss is explained on its own page.")
+            f"{PREDICTION_CLOSE:.0%} away; {book.count(Foretold.UNPLACED)} met runs too scattered "
+            "to place them. Each page says why its prediction missed, where it can.")
 

@@ -70,15 +70,15 @@ def line_gain_text(gain: LineGain) -> str:
     [check] = gain.checks
     text = (f"**This device's step line predicted {gain.predicted:.1f}× the output** from "
             f"{gain.low} to {gain.high} sequences a step (from "
-            f"{line_source(gain.line.fitted_in)}). The passes measured "
-            f"{check.measured.with_range(1, '×')}: the prediction "
-            f"{foretold_text(check.foretold, check.measured)}.")
+            f"{line_source(gain.line.fitted_in)}).")
+    if check.foretold is Foretold.UNPLACED:
+        return (f"{text} The passes measured {check.measured.median:.1f}×, but pairing them "
+                f"allows anything from {check.measured.low:.1f}× to {check.measured.high:.1f}×, "
+                "so this run cannot place the prediction.")
+    text += (f" The passes measured {check.measured.with_range(1, '×')}: the prediction "
+             f"{foretold_text(check.foretold, check.measured)}.")
     if check.foretold is not Foretold.OFF:
         return text
-    if check.scattered:
-        return (f"{text} The passes allow {check.measured.low:.1f}–{check.measured.high:.1f}×: "
-                "the machine varied by more than the line may miss, so this run cannot say "
-                "what it left out.")
     if check.measured.median < check.predicted:
         return (f"{text} The line was timed on sequences that only decode; each burst of "
                 f"{gain.high} also read {gain.prompts_read:,} prompt tokens in steps of its own.")

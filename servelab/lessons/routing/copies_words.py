@@ -7,7 +7,6 @@ from __future__ import annotations
 import pandas as pd
 
 from servelab.lessons.compare import Compared
-from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.words import foretold_text, line_source
 from servelab.lessons.routing.findings import CopiesFindings, SetupRuns
 from servelab.lessons.routing.pace import CopiesPace
@@ -115,11 +114,6 @@ def copies_pace_text(pace: CopiesPace) -> str:
     checks = "; ".join(f"{check.measured.with_range(0, ' ms')} for {label}, the prediction "
                        f"{foretold_text(check.foretold, check.measured)}"
                        for label, check in zip(labels, pace.checks, strict=True))
-    why = "".join(f" The runs of {label} spread over {check.measured.low:,.0f}–"
-                  f"{check.measured.high:,.0f} ms: the machine varied by more than the line may "
-                  "miss, so this run cannot say what it left out."
-                  for label, check in zip(labels, pace.checks, strict=True)
-                  if check.foretold is Foretold.OFF and check.scattered)
     return (f"**The step line predicted {pace.copies_ms:,.0f} ms a token for the copies and "
             f"{pace.one_ms:,.0f} ms for one server** (from {line_source(pace.line.fitted_in)}, "
-            f"{pace.users} users; {assumption}). The runs measured {checks}.{why}")
+            f"{pace.users} users; {assumption}). The runs measured {checks}.")

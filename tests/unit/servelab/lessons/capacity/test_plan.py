@@ -13,6 +13,7 @@ from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
 from servelab.lessons.capacity.plan import Bound, Brief, CapacityPlan, published_plans
 from servelab.lessons.capacity.words import VERDICT_WORDS, check_text, plan_text, published_table
+from servelab.lessons.device_model.kept import EngineShares
 
 # The check's own numbers: a step of 20 ms + 2 ms a sequence, prompts (and so the first token)
 # too quick to count, a 100-token answer, every token within 40 ms (the check states it outright:
@@ -128,6 +129,20 @@ def test_published_plans_are_a_t4_and_an_80_gb_card() -> None:
     assert (table["W (s)"] >= table["first token (s)"]).all()
     assert list(table.index) == ["16 GB (T4)", "80 GB (A100, H100)"]
     assert "servers for 40 req/s" in table.columns
+
+
+def test_this_devices_engine_shares_add_a_slower_row_per_card() -> None:
+    brief = Brief(40, 64, 16, 2.0, 4.0, 0.9)
+    engine = EngineShares(step_share=5.0, sequence_share=0.4, fitted_in="02-continuous-batching")
+    rows = published_plans(brief, engine)
+    assert [row.engine for row in rows] == [None, engine, None, engine]
+    for bare, carried in (rows[:2], rows[2:]):
+        assert carried.plan.step.fixed_ms == pytest.approx(6 * bare.plan.step.fixed_ms)
+        assert carried.plan.step.per_sequence_ms == pytest.approx(
+            1.4 * bare.plan.step.per_sequence_ms)
+        assert carried.plan.rate_req_s < bare.plan.rate_req_s
+    engines = list(published_table(rows)["engine work"])
+    assert engines[0] == engines[2] != engines[1] and "+500%" in engines[1]
 
 
 def test_a_line_that_does_not_split_plans_every_step_at_the_mean() -> None:

@@ -15,6 +15,7 @@ from servelab.lessons.device_model.foretold import Checked
 from servelab.lessons.device_model.kept import (
     QUICK_FIT,
     DeviceModel,
+    EngineShares,
     PromptReading,
     StepLine,
     keep,
@@ -94,6 +95,9 @@ def test_only_a_line_that_splits_a_step_is_kept() -> None:
     assert kept_model(runtime).step is None
     kept = keep_step_line(runtime, LINE.fit, [32, 1, 4, 4, 8, 16], "02-continuous-batching")
     assert kept == LINE and kept_model(runtime).step == LINE
+    assert kept_model(runtime).engine is None
+    keep_step_line(runtime, LINE.fit, [1, 4], "02-continuous-batching", shares=(1.7, 2.1))
+    assert kept_model(runtime).engine == EngineShares(1.7, 2.1, "02-continuous-batching")
 
 
 @pytest.mark.parametrize(("cap", "levels"), [(1, [1]), (2, [1, 2]), (4, [1, 2, 4]),

@@ -44,3 +44,10 @@ def test_the_closing_table_has_a_row_a_prediction_and_says_how_many_held() -> No
     assert "2 predictions" in text and "2 chapters" in text
     empty = closing_text(BookChecks.of([]))
     assert empty != text and closing_table(BookChecks.of([])).empty
+
+
+def test_a_prediction_met_by_scattered_runs_is_counted_apart() -> None:
+    book = BookChecks.of([Checked("09-past-one-machine", "one", " ms", 77.0,
+                                  Spread(143.0, 84.0, 172.0, 3))])
+    assert "50%" in closing_table(book)["the prediction"][0]
+    assert "1 met runs" in closing_text(book)

@@ -28,10 +28,10 @@ def test_the_line_gives_the_gain_from_the_fewest_to_the_most_sequences() -> None
 
 def test_a_gain_short_of_the_line_names_the_prompts_the_bursts_read() -> None:
     short = dataclasses.replace(GAIN, output_high=Spread(200.0, 198.0, 202.0, 3))
-    assert short.checks[0].foretold is Foretold.OFF and not short.checks[0].scattered
+    assert short.checks[0].foretold is Foretold.OFF
     assert "1,536" in line_gain_text(short) and short.prompts_read == 1536
     wide = dataclasses.replace(GAIN, output_high=Spread(200.0, 120.0, 420.0, 3))
-    assert wide.checks[0].scattered and "1,536" not in line_gain_text(wide)
+    assert wide.checks[0].foretold is Foretold.UNPLACED and "1,536" not in line_gain_text(wide)
     above = dataclasses.replace(GAIN, output_high=Spread(800.0, 790.0, 810.0, 3))
     assert len({line_gain_text(above), line_gain_text(short), line_gain_text(wide)}) == 3
 

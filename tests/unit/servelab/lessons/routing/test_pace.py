@@ -45,7 +45,7 @@ def test_one_server_is_never_predicted_slower_than_a_one_core_copy(users: int) -
 
 def test_a_miss_inside_scattered_runs_is_said_to_be_untold() -> None:
     scattered = dataclasses.replace(CPU, one=Spread(143.0, 84.0, 172.0, 3))
-    assert scattered.foretold == (Foretold.INSIDE, Foretold.OFF)
-    assert "84–172 ms" in copies_pace_text(scattered)
-    assert "84–172 ms" not in copies_pace_text(dataclasses.replace(
-        CPU, one=Spread(143.0, 140.0, 146.0, 3)))
+    assert scattered.foretold == (Foretold.INSIDE, Foretold.UNPLACED)
+    tight = dataclasses.replace(CPU, one=Spread(143.0, 140.0, 146.0, 3))
+    assert tight.foretold == (Foretold.INSIDE, Foretold.OFF)
+    assert "50%" in copies_pace_text(scattered) and "50%" not in copies_pace_text(tight)
