@@ -20,6 +20,7 @@ from servelab.lessons.capacity import words as capacity_words
 from servelab.lessons.capacity.findings import PlanCheck
 from servelab.lessons.chunking import page as chunking_page
 from servelab.lessons.chunking.findings import ReadAlone, TradeFindings
+from servelab.lessons.chunking.forecast import DocumentForecast
 from servelab.lessons.chunking.sizing import BudgetPlan, DocumentLoad
 from servelab.lessons.deployments import page as deployments_page
 from servelab.lessons.deployments.metrics_findings import MetricsFindings
@@ -51,6 +52,7 @@ from servelab.lessons.routing import page as routing_page
 from servelab.lessons.routing.findings import CopiesFindings, Failure, RoutingFindings
 from servelab.lessons.routing.pace import CopiesPace
 from servelab.lessons.single_user.findings import EngineFindings
+from servelab.lessons.single_user.forecast import VllmForecast
 from servelab.lessons.single_user.slots import SlotFindings
 from servelab.lessons.single_user.slots_words import page_words
 
@@ -83,12 +85,12 @@ NAMES: dict[str, dict[str, str]] = {
     "06-chunked-prefill": {
         "first_fit": "first_fit", "document_tokens": "int(DOCUMENT)", "pause_ms": "sizes.pause_ms",
         "load": "load", "prefill": "prefill", "smallest_spacing_s": "MIN_SPACING_S",
-        "alone": "alone", "findings": "findings"},
+        "alone": "alone", "findings": "findings", "forecast": "forecast"},
     "07-throughput-vs-latency": {
         "slot_rate": "slot_rate", "found_metrics": "found_metrics", "rates": "RATES",
         "sweeps": "sweeps", "mixed": "mixed", "pace": "pace"},
     "08-when-not-to": {"engines": "engines_found", "found": "slot_found",
-                       "prefix_words": "sizes.prefix_words"},
+                       "prefix_words": "sizes.prefix_words", "forecast": "forecast"},
     "09-past-one-machine": {
         "routed": "routed", "failure": "failure", "gpus": "runtime.device.count",
         "copied": "copied", "device_label": "runtime.device.label", "pace": "pace"},
@@ -120,11 +122,12 @@ KINDS: dict[str, dict[str, Any]] = {
     "06-chunked-prefill": {
         "first_fit": PrefillFit, "document_tokens": int, "pause_ms": int, "load": DocumentLoad,
         "prefill": PrefillFit, "smallest_spacing_s": float, "alone": ReadAlone,
-        "findings": TradeFindings},
+        "findings": TradeFindings, "forecast": DocumentForecast},
     "07-throughput-vs-latency": {
         "slot_rate": SlotRate, "found_metrics": MetricsFindings, "rates": list[int],
         "sweeps": RateSweepFindings, "mixed": MixedFindings, "pace": CapsPace},
-    "08-when-not-to": {"engines": EngineFindings, "found": SlotFindings, "prefix_words": int},
+    "08-when-not-to": {"engines": EngineFindings, "found": SlotFindings, "prefix_words": int,
+                       "forecast": VllmForecast},
     "09-past-one-machine": {
         "routed": RoutingFindings, "failure": Failure, "gpus": int, "copied": CopiesFindings,
         "device_label": str, "pace": CopiesPace},

@@ -15,9 +15,10 @@ import pandas as pd
 from servelab import tables
 from servelab.bench.frames import Result
 from servelab.bench.metrics import OUTPUT_TOK_S, itls_during
-from servelab.bench.prefill import PrefillFit
+from servelab.bench.prefill import PrefillFit, fit_prefill
+from servelab.bench.runner import run
 from servelab.bench.spread import Spread
-from servelab.bench.workloads import Role
+from servelab.bench.workloads import PrefillProbe, Role
 from servelab.engines.running import RunningServer
 from servelab.lessons.chunking.sizing import BudgetPlan, budget_for
 from servelab.lessons.paging import kv
@@ -37,6 +38,23 @@ def user_gaps(result: Result) -> pd.DataFrame:
 def usual_gap_ms(result: Result) -> float:
     """The users' median gap between tokens over a run (ms): the step they usually share."""
     return float(np.percentile(user_gaps(result)["itl_ms"], 50))
+
+
+def alone_fit(server: RunningServer, long_tokens: int, repeats: int = 3,
+              seed: int = 97) -> tuple[PrefillFit, Spread]:
+    """``bench.prefill_fit`` (prompts of an eighth of ``long_tokens`` and of ``long_tokens``,
+    ``repeats`` each, sent alone after a warm-up) and the long prompts' own first tokens (ms),
+    which the device model's prediction is checked against."""
+    short_tokens = max(1, long_tokens // 8)
+    result = run(server, PrefillProbe(short_tokens, long_tokens, repeats, seed), progress=False,
+                 metrics_interval=None)
+    done = result.requests[result.requests["ok"]]
+    waits = {role: done.loc[done["role"] == role, "ttft_s"] for role in (Role.SHORT, Role.LONG)}
+    if any(wait.empty for wait in waits.values()):
+        raise RuntimeError(f"the prefill probe did not complete a prompt of each length: {result}")
+    fit = fit_prefill(short_tokens, float(np.median(waits[Role.SHORT])), long_tokens,
+                      float(np.median(waits[Role.LONG])))
+    return fit, Spread.of(waits[Role.LONG] * 1000.0)
 
 
 def budget_plan(server: RunningServer, whole: Result, fit: PrefillFit, document_tokens: int, *,

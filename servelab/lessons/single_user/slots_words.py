@@ -8,6 +8,8 @@ from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.single_user.crowd import PROMPT, STEP, CrowdCauses, MemoryUse
 from servelab.lessons.single_user.findings import LLAMA_SERVER, VLLM, EngineFindings
+from servelab.lessons.single_user.forecast import VllmForecast
+from servelab.lessons.single_user.forecast_words import forecast_text, opening_text
 from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
 from servelab.lessons.single_user.words import story
 
@@ -264,8 +266,9 @@ def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
 
 
 def page_words(engines: EngineFindings, found: SlotFindings, prefix_words: int,
-               prediction: str = "") -> str:
+               forecast: VllmForecast, prediction: str = "") -> str:
     """Every sentence chapter 08 writes from its findings, in page order: one text to review."""
-    return "\n\n".join((story(engines, prediction), step_text(found), queue_text(found),
+    return "\n\n".join((opening_text(forecast.step, forecast.reading, forecast.many),
+                        story(engines, prediction), step_text(found), queue_text(found),
                         memory_text(found), reuse_text(found, prefix_words),
-                        takeaway_text(engines, found)))
+                        forecast_text(forecast), takeaway_text(engines, found)))

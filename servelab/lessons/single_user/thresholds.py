@@ -10,3 +10,6 @@ from servelab.lessons.thresholds import ALIKE
 # One user alone is served "at least as quickly" by llama.cpp when its packed file reaches this
 # share of vLLM's speed.
 ALONE_KEEPS = 1 - ALIKE
+# A prompt at least this many times as long as the prompts the device model's reading was timed at
+# (or as many times shorter) reads at a rate of its own: each token attends to every one before it.
+PROMPT_LENGTH_APART = 1.2
