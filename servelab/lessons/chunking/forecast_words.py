@@ -8,7 +8,7 @@ from servelab.lessons.chunking.chapter import CHAPTER
 from servelab.lessons.chunking.forecast import DocumentForecast
 from servelab.lessons.chunking.thresholds import DOCUMENT_LENGTH_APART
 from servelab.lessons.device_model.foretold import Foretold
-from servelab.lessons.device_model.kept import PromptReading
+from servelab.lessons.device_model.kept import FITTED_HERE, PromptReading
 from servelab.lessons.device_model.words import foretold_text, line_source
 from servelab.lessons.plural import plural_s
 
@@ -24,10 +24,13 @@ def _source(reading: PromptReading) -> str:
 
 
 def _step(forecast: DocumentForecast) -> str:
-    if forecast.step_from_line:
-        step_from = forecast.reading.step_from or ""
-        return f"the step line's shared part, from {line_source(step_from)}"
-    return "the users' usual step in run 1, as no step line is kept"
+    """Where the step each chunk pays came from, as a noun phrase."""
+    reading = forecast.reading
+    if not forecast.step_from_line:
+        return "the users' usual step in run 1, as no step line is kept"
+    if reading.step_from == FITTED_HERE:  # the chapter that fitted the reading swept for it
+        return f"the step line's shared part, from a short sweep in chapter {reading.fitted_in[:2]}"
+    return f"the step line's shared part, from {line_source(reading.step_from or '')}"
 
 
 def reading_line(reading: PromptReading, tokens: int) -> str:

@@ -8,7 +8,7 @@ import dataclasses
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking.forecast import DocumentForecast
 from servelab.lessons.chunking.forecast_words import chunked_line, forecast_text, reading_line
-from servelab.lessons.device_model.kept import PromptReading
+from servelab.lessons.device_model.kept import FITTED_HERE, PromptReading
 from tests.unit.servelab.lessons.chunking.test_forecast import FIT, KEPT, PLAN
 
 OWN = PromptReading.of(FIT, None, "06-chunked-prefill")
@@ -50,3 +50,9 @@ def test_the_pages_own_reading_says_so() -> None:
                               one_step=Spread(1750.0, 1690.0, 1800.0, 3))
     assert "chapter 04" in forecast_text(own) and "chapter 04 " not in forecast_text(
         dataclasses.replace(own, reading=KEPT))
+
+
+def test_a_step_chapter_04_swept_for_itself_is_named_for_chapter_04() -> None:
+    swept = dataclasses.replace(KEPT, step_from=FITTED_HERE)
+    assert "chapter 04" in chunked_line(DocumentForecast.of(swept, PLAN), 200)
+    assert "chapter 02" in chunked_line(FORECAST, 200)
