@@ -2,7 +2,9 @@
 
 One section per chapter: how many notebooks held a record, how many were flagged or had none,
 and each main figure by device class and size profile (one dot per notebook, the median marked,
-the lesson's own figure drawn where the chapter has one). The page is static: plots are PNG data
+the lesson's own figure drawn where the chapter has one), then the device model's predictions
+the chapter checked, by device class: the medians predicted and measured, and how many fell
+inside the runs' range, close, off or could not be placed. The page is static: plots are PNG data
 URIs, every string from a record is escaped, and a Content-Security-Policy forbids scripts and
 anything fetched from elsewhere, so a hostile record can neither run nor load anything.
 """
@@ -23,10 +25,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from autograder.class_results import COUNTED, Row, device_class  # noqa: E402
+from autograder.class_results import COUNTED, PREDICTION, Row, device_class  # noqa: E402
 from servelab.book import CHAPTERS  # noqa: E402
 from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING  # noqa: E402
 from servelab.lessons.batching.findings import LESSON_GPU  # noqa: E402
+from servelab.lessons.device_model.foretold import Foretold  # noqa: E402
 from servelab.lessons.overview.chapter import CHAPTER as OVERVIEW  # noqa: E402
 from servelab.plots import COLORS, SERIES_COLORS, style  # noqa: E402
 from servelab.results import FIGURES  # noqa: E402
@@ -127,6 +130,30 @@ def _device_mix(rows: list[Row]) -> str:
                   (key + (len(notebooks),) for key, notebooks in sorted(mix.items())))
 
 
+def _predictions(counted: list[Row]) -> str:
+    """The chapter's checked predictions by device class, sizes and what was predicted; empty
+    where no record carried one."""
+    found: dict[tuple[str, str, str], list[Row]] = {}
+    for row in counted:
+        if row["figure"].startswith(PREDICTION):
+            found.setdefault((*_group(row), row["figure"].removeprefix(PREDICTION)),
+                             []).append(row)
+    if not found:
+        return ""
+    verdicts = list(Foretold)
+    table = _table(
+        ("device · sizes", "prediction", "notebooks", "median predicted", "median measured",
+         *(verdict.value for verdict in verdicts)),
+        ((_label((device, sizes)), what, len(group),
+          f"{statistics.median(float(row['predicted']) for row in group):.3g}",
+          f"{statistics.median(float(row['value']) for row in group):.3g}",
+          *(sum(row["foretold"] == verdict.name for row in group) for verdict in verdicts))
+         for (device, sizes, what), group in sorted(found.items())))
+    return ("<h3>The device model's predictions</h3><p>Each chapter predicted these from the "
+            "model its device kept before it measured them; the medians are over notebooks.</p>"
+            + table)
+
+
 def _section(chapter: str, rows: list[Row]) -> str:
     kinds = _notebooks(rows)
     counts = Counter(kind for found in kinds.values() for kind in found)
@@ -147,7 +174,7 @@ def _section(chapter: str, rows: list[Row]) -> str:
                          f'src="{_plot(chapter, figure, groups)}"></p>')
         else:
             parts.append(f"<p>No unflagged record measured {html.escape(figure)}.</p>")
-    return "".join(parts) + "</section>"
+    return "".join(parts) + _predictions(counted) + "</section>"
 
 
 def render_report(rows: list[Row]) -> str:

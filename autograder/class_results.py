@@ -10,6 +10,11 @@ size profile it was measured on, and a ``flag``:
 - ``malformed: <why>`` (a result output that is not a valid record; one row, no figure);
 - ``missing`` (a notebook of a chapter that records figures, with no record; one row).
 
+A record's checked predictions (schema 2) are rows too: the figure is :data:`PREDICTION` and
+what was predicted, the value the runs' median, ``predicted`` the device model's number and
+``foretold`` where it fell (a :class:`~servelab.lessons.device_model.foretold.Foretold` name,
+worked out here from the record's numbers, never taken from it).
+
 Everything downstream (the report, the feedback tables, a merge of shards) reads these rows, so
 a sharded class and an unsharded one give the same bytes.
 """
@@ -23,11 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from autograder.plausibility import doubts
-from servelab.results import FIGURES, Record, RecordError, read_records
+from servelab.bench.spread import Spread
+from servelab.lessons.device_model.foretold import foretold
+from servelab.results import FIGURES, Prediction, Record, RecordError, read_records
 
 RESULTS_CSV = "class-results.csv"
 COLUMNS = ("student", "chapter", "figure", "value", "device_kind", "device_name",
-           "device_count", "engine", "size_profile", "flag")
+           "device_count", "engine", "size_profile", "flag", "predicted", "foretold")
+PREDICTION = "prediction: "  # opens the figure of a prediction's row
 COUNTED = ("none", "smoke size")  # flags whose figures go into medians and plots
 FORMULA_START = ("=", "+", "-", "@")  # a spreadsheet would run a cell starting so
 MAX_CSV_BYTES = 256 << 20
@@ -58,15 +66,27 @@ def device_class(row: Mapping[str, str]) -> str:
     return f"GPU {many}{row['device_name']}"
 
 
+def prediction_figure(prediction: Prediction) -> str:
+    """A prediction's row's figure: what was predicted, and its unit."""
+    return f"{PREDICTION}{prediction.what} ({prediction.unit.strip()})"
+
+
+def _foretold(prediction: Prediction) -> str:
+    runs = Spread(prediction.median, prediction.low, prediction.high, prediction.runs)
+    return foretold(prediction.predicted, runs).name
+
+
 def _row(student: str, chapter: str, flag: str, figure: str = "", value: str = "",
-         record: Record | None = None) -> Row:
+         record: Record | None = None, prediction: Prediction | None = None) -> Row:
     device = record.device if record else None
     return {"student": student, "chapter": chapter, "figure": figure, "value": value,
             "device_kind": device.kind if device else "",
             "device_name": _text(device.name) if device else "",
             "device_count": str(device.count) if device else "",
             "engine": _text(record.engine) if record else "",
-            "size_profile": record.size_profile if record else "", "flag": flag}
+            "size_profile": record.size_profile if record else "", "flag": flag,
+            "predicted": number(prediction.predicted) if prediction else "",
+            "foretold": _foretold(prediction) if prediction else ""}
 
 
 def _record_rows(student: str, chapter: str, record: Record, earlier: int) -> list[Row]:
@@ -80,6 +100,11 @@ def _record_rows(student: str, chapter: str, record: Record, earlier: int) -> li
                 else "smoke size" if record.size_profile == "smoke" else "none")
         rows.append(_row(student, chapter, flag, figure,
                          "" if value is None else number(value), record))
+    flag = (f"implausible: {'; '.join(whole)}" if whole
+            else "smoke size" if record.size_profile == "smoke" else "none")
+    rows += [_row(student, chapter, flag, _text(prediction_figure(prediction)),
+                  number(prediction.median), record, prediction)
+             for prediction in record.predictions]
     return rows
 
 

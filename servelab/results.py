@@ -29,17 +29,20 @@ from servelab.book import BY_ID, CHAPTERS
 from servelab.chapter import Figure
 from servelab.engines.vllm_server import GPUS_COMPUTED_ON
 from servelab.hardware import DeviceKind, engine_distribution
+from servelab.lessons.device_model.foretold import Checked
 from servelab.sizes import Profile
 
 if TYPE_CHECKING:
     from servelab.env import Runtime
 
-SchemaVersion = Literal[1]  # the type checker holds the two together
-SCHEMA_VERSION: SchemaVersion = 1
+# Version 2 added ``predictions``; a version-1 record, which has none, still reads.
+SchemaVersion = Literal[1, 2]  # the type checker holds the two together
+SCHEMA_VERSION: SchemaVersion = 2
 MIME_TYPE = "application/vnd.servelab.result+json"
 MAX_RECORD_BYTES = 16_000  # a record is about 2 kB; anything much larger is not one of ours
 MAX_RECORDS = 32  # per notebook: each chapter writes one
 MAX_TEXT = 200  # characters of any string field
+MAX_PREDICTIONS = 16  # per record: a chapter checks two or three
 
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -72,6 +75,33 @@ class DeviceInfo(BaseModel):
     memory_gib: Finite = Field(ge=0)
 
 
+class Prediction(BaseModel):
+    """A prediction the device model made before the chapter measured (``predicted``) and the
+    spread of the ``runs`` it predicted (``low``, ``median``, ``high``), ``unit`` after each."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    what: Text
+    unit: Annotated[str, Field(max_length=8)]
+    predicted: Finite
+    low: Finite
+    median: Finite
+    high: Finite
+    runs: int = Field(ge=1, le=10_000)
+
+    @model_validator(mode="after")
+    def _a_spread(self) -> Prediction:
+        if not self.low <= self.median <= self.high:
+            raise ValueError("a prediction's runs need low <= median <= high")
+        return self
+
+    @classmethod
+    def of(cls, check: Checked) -> Prediction:
+        spread = check.measured
+        return cls(what=check.what, unit=check.unit, predicted=check.predicted,
+                   low=spread.low, median=spread.median, high=spread.high, runs=spread.n)
+
+
 class Record(BaseModel):
     """One chapter's measurements on one device. ``figures`` holds the finite ones; ``missing``
     names the declared figures this run has no number for."""
@@ -89,6 +119,7 @@ class Record(BaseModel):
     size_profile: Profile
     figures: dict[Text, Finite]
     missing: list[Text] = Field(max_length=256)
+    predictions: list[Prediction] = Field(default_factory=list, max_length=MAX_PREDICTIONS)
 
     @model_validator(mode="after")
     def _names_are_the_chapters(self) -> Record:
@@ -101,6 +132,8 @@ class Record(BaseModel):
             raise ValueError(f"figures not declared for {self.chapter}: {', '.join(unknown)}")
         if len(set(names)) != len(names):
             raise ValueError("a figure is listed both as measured and as missing")
+        if self.predictions and self.schema_version < 2:
+            raise ValueError("predictions came with schema 2; this record says 1")
         return self
 
     def summary(self) -> str:
@@ -109,7 +142,10 @@ class Record(BaseModel):
         many = f"{self.device.count}x " if gpus else ""
         device = f"{many}{self.device.name}"
         missing = f", {len(self.missing)} not measured" if self.missing else ""
-        return (f"Result recorded: {self.chapter}, {len(self.figures)} figures{missing} | "
+        count = len(self.predictions)
+        predicted = f", {count} prediction{'s' * (count != 1)} checked" if count else ""
+        return (f"Result recorded: {self.chapter}, {len(self.figures)} figures{missing}"
+                f"{predicted} | "
                 f"{self.device.kind.upper()} {device} | {self.engine} | "
                 f"sizes {self.size_profile} | schema {self.schema_version}")
 
@@ -160,8 +196,11 @@ def _version(distribution: str | None) -> str | None:
         return None
 
 
-def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any]) -> Record:
-    """The record of ``figures`` measured on ``runtime`` (a ``servelab.env.Runtime``)."""
+def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any],
+                checks: Sequence[Checked] = ()) -> Record:
+    """The record of ``figures`` measured on ``runtime`` (a ``servelab.env.Runtime``) and of
+    the predictions ``checks`` set against them; a check whose runs were not all finite is
+    left out."""
     measured, missing = _split(chapter, runtime.size_profile, figures)
     device = runtime.device
     distribution = engine_distribution()
@@ -173,15 +212,31 @@ def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any]) -> R
                           count=len(GPUS_COMPUTED_ON) or device.count,
                           memory_gib=float(device.memory_gib)),
         model=runtime.model, size_profile=runtime.size_profile, figures=measured,
-        missing=missing)
+        missing=missing, predictions=[Prediction.of(check) for check in checks
+                                      if _finite_check(check)])
 
 
-def record_results(runtime: Runtime, findings: ChapterFindings) -> Record:
+def _finite_check(check: Checked) -> bool:
+    spread = check.measured
+    return all(math.isfinite(value)
+               for value in (check.predicted, spread.low, spread.median, spread.high))
+
+
+def record_results(runtime: Runtime, findings: ChapterFindings,
+                   checks: Sequence[Checked] | None = None) -> Record:
     """Validate the figures of ``findings`` against its chapter's declared names, display the
-    record (JSON for the grader, one summary line for the reader) and return it."""
+    record (JSON for the grader, one summary line for the reader) and return it.
+
+    A chapter that predicts passes its ``checks`` (none: it predicts nothing): the record
+    carries them, and the device model keeps them for chapter 10's closing table in place of
+    those an earlier run of the chapter kept, so an empty tuple clears those."""
     from IPython.display import display
 
-    record = make_record(runtime, findings.chapter, findings.figures())
+    from servelab.lessons.device_model.kept import note_checks
+
+    record = make_record(runtime, findings.chapter, findings.figures(), checks or ())
+    if checks is not None:
+        note_checks(runtime, findings.chapter, checks)
     display({MIME_TYPE: record.model_dump(mode="json"), "text/plain": record.summary()},
             raw=True)
     return record

@@ -1,8 +1,9 @@
 """Record one chapter's findings from a real run, for its story snapshot.
 
 Executes the chapter's instructor source at the cpu size (or ``--size``) in a fresh kernel,
-then, in that kernel, saves the findings ``chapters.NAMES`` lists to
-``tests/snapshots/<chapter>/<machine>.json``; run the snapshot test with ``--update-snapshots``
+then, in that kernel, saves its findings to ``tests/snapshots/<chapter>/<machine>.json``: those
+its story was shown with (``servelab.lessons.story``), or for a chapter without one yet, those
+``chapters.NAMES`` lists; run the snapshot test with ``--update-snapshots``
 afterwards to write the story beside it, and review its diff. Engine runs take the lock::
 
     flock /tmp/servelab-engine.lock .venv/bin/python tests/snapshots/record.py \\
@@ -27,6 +28,7 @@ from nbclient import NotebookClient
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from servelab.lessons.story import declared  # noqa: E402
 from tests.snapshots.chapters import NAMES  # noqa: E402
 
 # Runs first in the chapter's kernel: every reader of the processor's flags (the engine's default
@@ -40,7 +42,7 @@ hardware.cpu_flags = lambda cpuinfo=None: _flags(cpuinfo) - hardware.BF16_CPU_FL
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("chapter", choices=sorted(NAMES))
+    parser.add_argument("chapter", choices=sorted(set(NAMES) | set(declared())))
     parser.add_argument("machine", help="the machine class, e.g. avx512-bf16 or avx2-float32")
     parser.add_argument("--size", default="cpu")
     parser.add_argument("--without-bf16", action="store_true",
@@ -49,12 +51,16 @@ def main() -> None:
     source = ROOT / "assignments" / "source" / args.chapter / f"{args.chapter}.ipynb"
     target = Path(__file__).parent / args.chapter / f"{args.machine}.json"
     notebook = nbformat.read(source, as_version=4)
-    names = ", ".join(f"{name!r}: {expression}"
-                      for name, expression in NAMES[args.chapter].items())
+    if args.chapter in declared():
+        found = f"story.SHOWN[{args.chapter!r}].found"
+    else:
+        found = "{" + ", ".join(f"{name!r}: {expression}"
+                                for name, expression in NAMES[args.chapter].items()) + "}"
     if args.without_bf16:
         notebook.cells.insert(0, nbformat.v4.new_code_cell(WITHOUT_BF16))
     notebook.cells.append(nbformat.v4.new_code_cell(
-        f"from servelab.lessons import recorded\nrecorded.save({{{names}}}, {str(target)!r})"))
+        "from servelab.lessons import recorded, story\n"
+        f"recorded.save({found}, {str(target)!r})"))
     os.environ["SERVELAB_SIZE"] = args.size
     NotebookClient(notebook, timeout=900, kernel_name="python3",
                    resources={"metadata": {"path": str(source.parent)}}).execute()

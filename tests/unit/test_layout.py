@@ -27,6 +27,8 @@ PAGE = ("a chapter's words in page order: held whole by its story snapshot "
 BARS = ("pure declaration, a topic's bars: tests/unit/servelab/lessons/test_thresholds.py "
         "holds each to one home")
 TOPIC = "a topic package's docstring: nothing to test"
+STORY = ("a chapter's story, declared: rendered whole by tests/unit/test_story_snapshots.py, "
+         "which also holds the page to its order")
 
 # Modules with no test file of their own, each with the reason.
 EXEMPT = {
@@ -83,6 +85,7 @@ EXEMPT = {
     "servelab/lessons/capacity/chapter.py": CHAPTER,
     "servelab/lessons/capacity/findings.py":
         "tested with the plan in tests/unit/servelab/lessons/capacity/test_plan.py",
+    "servelab/lessons/capacity/story.py": STORY,
     "servelab/lessons/capacity/words.py":
         "tested with the plan in tests/unit/servelab/lessons/capacity/test_plan.py",
     "servelab/lessons/chunking/__init__.py": TOPIC,
@@ -114,6 +117,7 @@ EXEMPT = {
         "tested in tests/unit/servelab/lessons/deployments/test_request_metrics.py",
     "servelab/lessons/deployments/slot_words.py":
         "tested in tests/unit/servelab/lessons/deployments/test_slot_rate.py",
+    "servelab/lessons/deployments/story.py": STORY,
     "servelab/lessons/deployments/sweep_findings.py":
         ("tested in tests/unit/servelab/lessons/deployments/test_throughput_latency.py"
          " and its _properties twin"),
@@ -129,6 +133,7 @@ EXEMPT = {
     "servelab/lessons/dials/page.py": PAGE,
     "servelab/lessons/dials/step_words.py":
         "tested with the step model in tests/unit/servelab/lessons/dials/test_step_model.py",
+    "servelab/lessons/dials/story.py": STORY,
     "servelab/lessons/dials/thresholds.py": BARS,
     "servelab/lessons/dials/tp_words.py":
         "tested with its findings in tests/unit/servelab/lessons/dials/test_tp_findings.py",
@@ -137,11 +142,13 @@ EXEMPT = {
     "servelab/lessons/overview/findings.py":
         "tested with chapter 00's words in tests/unit/servelab/lessons/overview/test_words.py",
     "servelab/lessons/overview/page.py": PAGE,
+    "servelab/lessons/overview/story.py": STORY,
     "servelab/lessons/paging/__init__.py": TOPIC,
     "servelab/lessons/paging/capacity_words.py":
         "tested with the capacity in tests/unit/servelab/lessons/paging/test_capacity.py",
     "servelab/lessons/paging/chapter.py": CHAPTER,
     "servelab/lessons/paging/page.py": PAGE,
+    "servelab/lessons/paging/story.py": STORY,
     "servelab/lessons/paging/thresholds.py": BARS,
     "servelab/lessons/plural.py": "one line of grammar, read in every words test",
     "servelab/lessons/prefix/__init__.py": TOPIC,
@@ -152,6 +159,7 @@ EXEMPT = {
     "servelab/lessons/prefix/probe.py":
         ("reads a live server's counters: tested on each engine version's page in"
          " tests/unit/test_engine_compat.py"),
+    "servelab/lessons/prefix/story.py": STORY,
     "servelab/lessons/prefix/thresholds.py": BARS,
     "servelab/lessons/routing/__init__.py": TOPIC,
     "servelab/lessons/routing/chapter.py": CHAPTER,
@@ -165,8 +173,9 @@ EXEMPT = {
     "servelab/lessons/routing/page.py": PAGE,
     "servelab/lessons/routing/policy_words.py":
         "tested in tests/unit/servelab/lessons/routing/test_findings.py",
-    "servelab/lessons/routing/story.py":
-        "chapter 09's interpretation cell, run by the chapter's nbval",
+    "servelab/lessons/routing/interpretation.py":
+        "chapter 09's interpretation, rendered whole by tests/unit/test_story_snapshots.py",
+    "servelab/lessons/routing/story.py": STORY,
     "servelab/lessons/routing/thresholds.py": BARS,
     "servelab/lessons/single_user/__init__.py": TOPIC,
     "servelab/lessons/single_user/chapter.py": CHAPTER,

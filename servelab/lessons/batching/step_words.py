@@ -86,19 +86,19 @@ def _engine_share_words(check: EngineWindow) -> str:
     return said
 
 
-def window_check_text(check: EngineWindow) -> str:
+def window_check_text(window: EngineWindow) -> str:
     """The measured gain against this machine's predicted window, then what the engine added
     on this device against the window's assumption (``OVERHEAD_UP_TO``)."""
-    here, gain, bounds = check.here, check.measured_gain, check.bounds
-    window = f"{here.gain_low:.1f}–{here.gain_high:.1f}×"
-    place = check.place
+    here, gain, bounds = window.here, window.measured_gain, window.bounds
+    span = f"{here.gain_low:.1f}–{here.gain_high:.1f}×"
+    place = window.place
     if place is None and bounds is not None:
         where = (f"The sweep measured **{gain:.1f}×** at the medians, {here.placed(gain)} the "
-                 f"window of {window} predicted from the bandwidth and FLOP/s alone. But pairing "
+                 f"window of {span} predicted from the bandwidth and FLOP/s alone. But pairing "
                  f"the slowest and quickest sweeps allows anything from {bounds[0]:.1f}× to "
                  f"{bounds[1]:.1f}×, so this run cannot place the gain against the window.")
     elif place is Placed.INSIDE:
-        where = (f"The sweep measured **{gain:.1f}×**, inside the window of {window} predicted "
+        where = (f"The sweep measured **{gain:.1f}×**, inside the window of {span} predicted "
                  "from the bandwidth and FLOP/s alone.")
     elif place is Placed.BELOW:
         where = (f"The sweep measured **{gain:.1f}×**, below the window's {here.gain_low:.1f}×: "
@@ -108,22 +108,22 @@ def window_check_text(check: EngineWindow) -> str:
         where = (f"The sweep measured **{gain:.1f}×**, above the window's {here.gain_high:.1f}×: "
                  "the step's shared part held more of the engine's own work than the window "
                  "allowed, and every sequence shares it.")
-    return where + _engine_share_words(check)
+    return where + _engine_share_words(window)
 
 
-def engine_rows_text(check: EngineWindow) -> str:
+def engine_rows_text(window: EngineWindow) -> str:
     """The published rows with this device's measured engine shares as their stated
     assumption, beside their datasheet windows; where none was measured, that they keep only
     the datasheet's."""
-    if not check.measured:
+    if not window.measured:
         return ("This run measured no engine share to carry to the T4 and A100 rows. They keep "
                 "only their datasheet windows, which assume the engine adds at most "
                 f"+{OVERHEAD_UP_TO:.0%}.")
-    cost = check.cost
+    cost = window.cost
     rows = " ".join(f"The {row.device} with {row.model} would give "
-                    f"**{check.carried_gain(row):.1f}×** at {row.users} sequences (datasheet "
+                    f"**{window.carried_gain(row):.1f}×** at {row.users} sequences (datasheet "
                     f"window {row.gain_low:.1f}–{row.gain_high:.1f}×)."
-                    for row in check.published)
+                    for row in window.published)
     return ("The T4 and A100 rows rest on the same assumption. This device's measured shares "
             f"can stand in for it: +{cost.step_overhead_share:.0%} on the shared part, "
             f"+{cost.sequence_overhead_share:.0%} on each sequence's. {rows} That supposes a "
@@ -227,21 +227,21 @@ def _single_step_words(found: GainFindings) -> str:
             f"measured gain came out {measured} than the line's.")
 
 
-def gain_text(found: GainFindings) -> str:
+def gain_text(gain: GainFindings) -> str:
     """The gain the split predicts against the gain measured, and the lesson's GPU on the same
     terms; where the two disagree, where one stream's measured step missed the line."""
-    lesson, check = found.lesson, found.check
+    lesson, check = gain.lesson, gain.check
     lesson_words = (f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
                     f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
                     f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms, so "
                     f"*r* = {lesson.ratio:.3g}: "
                     f"{_gain_formula(lesson.users, lesson.ratio, lesson.gain)}.")
-    if not found.fit.splits:
+    if not gain.fit.splits:
         return ("The step times did not fall on a rising line here, so this run gives the "
                 f"formula no *r* to work with. {lesson_words}")
     formula = (f"With *r* = *b* ÷ *a* the gain at *B* sequences is *B*·(1 + *r*) ÷ (1 + *B*·*r*). "
-               f"Here *r* = {found.ratio:.3g}, so the fit predicts "
-               f"{_gain_formula(found.users, found.ratio, found.predicted)}")
+               f"Here *r* = {gain.ratio:.3g}, so the fit predicts "
+               f"{_gain_formula(gain.users, gain.ratio, gain.predicted)}")
     if check is None:
         measured = (". This run has no steady window at every level (its answers are too "
                     "short), so the prediction has no measured gain to meet.")
@@ -256,10 +256,10 @@ def gain_text(found: GainFindings) -> str:
                        if check.agrees else
                        "The two do not agree: the step time did not grow in a straight line "
                        "over the sweep, so two numbers do not sum it up here."
-                       + _single_step_words(found)))
+                       + _single_step_words(gain)))
     lesson_words = (f" {lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
-                    f"shared step, here {found.ratio:.1%}: ")
-    if found.costlier_than_lesson:
+                    f"shared step, here {gain.ratio:.1%}: ")
+    if gain.costlier_than_lesson:
         lesson_words += ("per sequence this device pays more against its shared step than the "
                          "lesson's GPU, which is why the formula gives it a smaller gain at the "
                          "same batch.")

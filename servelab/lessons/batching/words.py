@@ -124,14 +124,14 @@ def scaling_text(found: BatchFindings, smoke: bool) -> str:
 
 
 # -- what bounds one stream's step ----------------------------------------------------------
-def ceiling_text(found: CeilingFindings) -> str:
+def ceiling_text(ceiling: CeilingFindings) -> str:
     """The ceiling in words."""
-    numbers = (f"This machine copies memory at **{found.bandwidth_gb_s:.1f} GB/s** and the "
-               f"weights are **{found.weight_mb:.0f} MB**, so reading them once per "
-               f"token allows at most **{found.ceiling_tok_s:.0f} tok/s** for one stream. It "
-               f"decoded at **{found.measured_tok_s:.1f} tok/s**: **{found.fraction:.0%}** of "
+    numbers = (f"This machine copies memory at **{ceiling.bandwidth_gb_s:.1f} GB/s** and the "
+               f"weights are **{ceiling.weight_mb:.0f} MB**, so reading them once per "
+               f"token allows at most **{ceiling.ceiling_tok_s:.0f} tok/s** for one stream. It "
+               f"decoded at **{ceiling.measured_tok_s:.1f} tok/s**: **{ceiling.fraction:.0%}** of "
                "that bound.")
-    if found.near:
+    if ceiling.near:
         verdict = ("One stream runs close to the bound: a single stream's step is mostly "
                    "reading the weights, and a batch shares exactly that read.")
     else:
@@ -141,28 +141,30 @@ def ceiling_text(found: CeilingFindings) -> str:
     return f"{numbers} {verdict}"
 
 
-def intensity_text(found: Intensity) -> str:
+def intensity_text(intensity: Intensity) -> str:
     """The arithmetic-intensity argument with this machine's numbers, and whether the measured
     steps bear it out."""
-    numbers = (f"This machine multiplies matrices at **{found.flops_per_s / 1e9:.0f} GFLOP/s** "
-               f"and moves **{found.bandwidth_gb_s:.1f} GB/s**: it can do "
-               f"**{found.balance:.0f}** operations in the time it reads one byte. A batch of "
+    numbers = (f"This machine multiplies matrices at "
+               f"**{intensity.flops_per_s / 1e9:.0f} GFLOP/s** "
+               f"and moves **{intensity.bandwidth_gb_s:.1f} GB/s**: it can do "
+               f"**{intensity.balance:.0f}** operations in the time it reads one byte. A batch of "
                f"*B* sequences does 2·*B* operations per weight, and a weight is "
-               f"{found.bytes_per_weight:.0f} bytes, so on paper the arithmetic catches up with "
-               f"the weight reads at about **{found.batch_on_paper:.0f}** sequences.")
-    measured = (f"Measured, one sequence adds **{found.per_sequence_ms:.2f} ms** to a step, and "
-                f"the arithmetic alone would need {found.per_sequence_ms_predicted:.2f} ms "
+               f"{intensity.bytes_per_weight:.0f} bytes, so on paper the arithmetic catches up "
+               f"with the weight reads at about **{intensity.batch_on_paper:.0f}** sequences.")
+    measured = (f"Measured, one sequence adds **{intensity.per_sequence_ms:.2f} ms** to a step, "
+                "and "
+                f"the arithmetic alone would need {intensity.per_sequence_ms_predicted:.2f} ms "
                 f"(2 operations per parameter at that rate); the per-sequence part adds up to "
-                f"one read of the weights ({found.weight_read_ms:.1f} ms) at about "
-                f"**{found.batch_measured:.0f}** sequences.")
-    if not found.fit_splits:
+                f"one read of the weights ({intensity.weight_read_ms:.1f} ms) at about "
+                f"**{intensity.batch_measured:.0f}** sequences.")
+    if not intensity.fit_splits:
         return (f"{numbers} The step-time fit above could not split a step into its parts, so "
                 "this run has no measured per-sequence cost to set beside the arithmetic.")
-    if found.agrees:
+    if intensity.agrees:
         seen = ("The two agree: the cost each sequence adds is its arithmetic, as the argument "
                 "assumes.")
     else:
-        seen = (f"They do not agree: each sequence costs **{found.cost_factor:.1f}×** what its "
+        seen = (f"They do not agree: each sequence costs **{intensity.cost_factor:.1f}×** what its "
                 "arithmetic needs, so other work also grows with the batch here (the split "
                 "above counts it: each sequence's KV-cache reads and the engine's work per "
                 "sequence), and the paper figure is only a bound.")
@@ -183,48 +185,48 @@ def tail_text(found: WavesFindings) -> str:
             f"one answer ending and the next request being sent.")
 
 
-def waves_text(found: WavesFindings, smoke: bool) -> str:
+def waves_text(waves: WavesFindings, smoke: bool) -> str:
     """Static waves against continuous batching on the same requests. With the step-time fit
     the text also says why the gain falls short of what the idle slots alone suggest: a step
     that carries few sequences costs less than a full one, so an idle slot wastes less than a
     slot's share of a step."""
-    runs = (f"medians of {found.static_s.n} runs each, range in brackets"
-            if found.repeated else "one run each")
-    numbers = (f"The same {found.requests} requests took "
-               f"**{found.static_s.with_range(1, ' s')}** in waves of {found.wave_size} and "
-               f"**{found.continuous_s.with_range(1, ' s')}** continuously "
-               f"(**{found.speedup:.2f}×** the throughput; {runs}). Slots stood idle "
-               f"**{found.idle_static:.0%}** of the time in waves and "
-               f"**{found.idle_continuous:.0%}** continuously.")
-    if found.verdict is Shown.STRONG:
+    runs = (f"medians of {waves.static_s.n} runs each, range in brackets"
+            if waves.repeated else "one run each")
+    numbers = (f"The same {waves.requests} requests took "
+               f"**{waves.static_s.with_range(1, ' s')}** in waves of {waves.wave_size} and "
+               f"**{waves.continuous_s.with_range(1, ' s')}** continuously "
+               f"(**{waves.speedup:.2f}×** the throughput; {runs}). Slots stood idle "
+               f"**{waves.idle_static:.0%}** of the time in waves and "
+               f"**{waves.idle_continuous:.0%}** continuously.")
+    if waves.verdict is Shown.STRONG:
         verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
                    "answer is done — the red gaps in the first timeline. Continuous batching "
                    "hands a freed slot to the next request at the next step.")
-        verdict += tail_text(found)
-    elif found.verdict is Shown.WEAK:
+        verdict += tail_text(waves)
+    elif waves.verdict is Shown.WEAK:
         verdict = ("Continuous batching won, but by less than the idle share of the waves "
                    "suggests: the machine may have been busy, or these requests' lengths were "
                    "too even for the waves to waste much.")
     elif smoke:
         verdict = ("At the smoke size there are too few waves for the waste to add up; run the "
                    "page at full size to see it.")
-    elif found.one_run_a_mode:
+    elif waves.one_run_a_mode:
         verdict = ("One run a mode gives no range to weigh a difference by, so this run cannot "
                    "tell the two apart.")
-    elif found.waves_sooner:
+    elif waves.waves_sooner:
         verdict = ("The waves finished sooner in every run, so this run did not show what "
                    "continuous batching gains.")
-    elif found.continuous_sooner:
+    elif waves.continuous_sooner:
         verdict = (f"Continuous batching finished sooner in every run, but by no more than "
-                   f"{found.least_margin:.0%}: this run did not show a difference worth the name.")
+                   f"{waves.least_margin:.0%}: this run did not show a difference worth the name.")
     else:
         verdict = "The runs' ranges overlap, so this run cannot tell the two apart."
-    if found.short_of_slots:
+    if waves.short_of_slots:
         verdict += (f" Had every step cost the same however full it was, the busy shares "
-                    f"({found.busy_static:.0%} against {found.busy_continuous:.0%}) "
-                    f"would predict {found.if_steps_cost_alike:.1f}×. But by the fit above a "
-                    f"step with one sequence costs {found.step_one_ms:,.0f} ms and a full one of "
-                    f"{found.wave_size} costs {found.step_full_ms:,.0f} ms, so a wave's nearly "
+                    f"({waves.busy_static:.0%} against {waves.busy_continuous:.0%}) "
+                    f"would predict {waves.if_steps_cost_alike:.1f}×. But by the fit above a "
+                    f"step with one sequence costs {waves.step_one_ms:,.0f} ms and a full one of "
+                    f"{waves.wave_size} costs {waves.step_full_ms:,.0f} ms, so a wave's nearly "
                     f"empty steps are cheap, and the waste in time is smaller than the waste in "
                     f"slots.")
     return f"{numbers} {verdict}"

@@ -15,9 +15,9 @@ from servelab.sizes import Knobs, Profiles
 @dataclass(frozen=True, kw_only=True)
 class CapacitySizes(Knobs):
     """Chapter 10's knobs: the brief (rate, prompt, answer, targets as multiples of this device's
-    own times, share), the step fit's closed-loop levels (answers of ``fit_tokens``) on a server
-    allowed ``most_seqs`` sequences, then ``requests`` Poisson arrivals at each of two rates
-    around the planned knee, ``repeats`` times over."""
+    own times, share), a server first allowed ``most_seqs`` sequences (a short sweep up to it
+    fits the step line where no earlier chapter kept one), then ``requests`` Poisson arrivals
+    at each of two rates around the planned knee, ``repeats`` times over."""
 
     rate: float
     prompt_tokens: int
@@ -25,9 +25,7 @@ class CapacitySizes(Knobs):
     tpot_factor: float
     ttft_factor: float
     share: float
-    levels: list[int]
     most_seqs: int
-    fit_tokens: int
     brackets: list[float]
     requests: int
     repeats: int
@@ -36,15 +34,15 @@ class CapacitySizes(Knobs):
 
 SIZES = Profiles(
     smoke=CapacitySizes(profile="smoke", rate=8.0, prompt_tokens=32, answer_tokens=8,
-                        tpot_factor=2.0, ttft_factor=4.0, share=0.9, levels=[1, 4], most_seqs=4,
-                        fit_tokens=16, brackets=[0.5, 2.0], requests=16, repeats=2,
+                        tpot_factor=2.0, ttft_factor=4.0, share=0.9, most_seqs=4,
+                        brackets=[0.5, 2.0], requests=16, repeats=2,
                         max_model_len=512),
     cpu=CapacitySizes(profile="cpu", rate=40.0, prompt_tokens=32, answer_tokens=16, tpot_factor=2.0,
-                      ttft_factor=4.0, share=0.9, levels=[1, 4, 8, 16], most_seqs=16, fit_tokens=48,
+                      ttft_factor=4.0, share=0.9, most_seqs=16,
                       brackets=[0.75, 1.5], requests=200, repeats=2, max_model_len=1024),
     gpu=CapacitySizes(profile="gpu", rate=400.0, prompt_tokens=256, answer_tokens=128,
-                      tpot_factor=2.0, ttft_factor=4.0, share=0.9, levels=[1, 8, 32, 64],
-                      most_seqs=64, fit_tokens=256, brackets=[0.75, 1.5], requests=400, repeats=2,
+                      tpot_factor=2.0, ttft_factor=4.0, share=0.9,
+                      most_seqs=64, brackets=[0.75, 1.5], requests=400, repeats=2,
                       max_model_len=1024),
 )
 

@@ -3,7 +3,8 @@ repeated, and what they say of the plan.
 
 Below the knee the plan holds when every run met the brief's share of requests within both
 targets; above it, when no run did (its queue grew for as long as requests kept coming). A run
-above the knee also measures what the server really finishes a second once it is saturated.
+above the knee also measures what the server really finishes a second once it is saturated:
+the plan's knee is the device model's prediction of it (:attr:`PlanCheck.checks`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,9 @@ from enum import StrEnum
 import pandas as pd
 
 from servelab.bench.spread import Spread
+from servelab.lessons.capacity.chapter import CHAPTER
 from servelab.lessons.capacity.plan import CapacityPlan
+from servelab.lessons.device_model.foretold import Checked, Foretold, foretold
 
 
 class PlanVerdict(StrEnum):
@@ -80,3 +83,18 @@ class PlanCheck:
         if not self.saturated:
             return None
         return math.ceil(self.plan.brief.rate_req_s / self.served_above.median - 1e-9)
+
+    @property
+    def foretold(self) -> Foretold | None:
+        """Where the planned knee fell against what the saturated server finished; None where
+        it kept up in some run above the knee, so the runs are not what it can finish."""
+        return foretold(self.plan.rate_req_s, self.served_above) if self.saturated else None
+
+    @property
+    def checks(self) -> tuple[Checked, ...]:
+        """The planned knee against what the saturated server finished, for the book's closing
+        table (none where it kept up)."""
+        if not self.saturated:
+            return ()
+        return (Checked(CHAPTER.id, "requests a second one server finishes", " req/s",
+                        self.plan.rate_req_s, self.served_above),)

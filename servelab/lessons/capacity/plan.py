@@ -32,7 +32,6 @@ With the check's numbers (a step of 20 + 2·*B* ms, prompts and first token too 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -47,8 +46,8 @@ from servelab.lessons.batching.roofline import (
     decode_context,
     t4_model,
 )
-from servelab.lessons.batching.steps import StepFit, fit_step_time
-from servelab.lessons.device_model.kept import EngineShares
+from servelab.lessons.batching.steps import StepFit
+from servelab.lessons.device_model.kept import EngineShares, StepLine
 from servelab.lessons.paging.capacity import CARDS, Card, PublishedModel, plan_cache
 
 MIB = 2**20
@@ -90,15 +89,18 @@ class Bound(StrEnum):
     MEASURED = "the largest batch the step line was measured at"
 
 
-def plan_step(batch: Sequence[float], step_ms: Sequence[float]) -> StepFit:
-    """The step line a plan uses: chapter 02's fit where it splits a step (both parts positive,
-    the points close to the line, ``StepFit.splits``); otherwise every step at the measured
-    mean, with nothing added per sequence, since a line that does not split says nothing about
-    batches it was not measured at."""
-    fit = fit_step_time(batch, step_ms)
-    if fit.splits:
-        return fit
-    return StepFit(float(np.mean(step_ms)), 0.0, fit.r_squared)
+def plan_line(line: StepLine | None) -> StepFit:
+    """The step line a plan uses: the device model's (:mod:`~servelab.lessons.device_model`)
+    where it splits a step (``StepFit.splits``); otherwise every step at the line's value at the
+    middle of the batches it was timed at (the mean step time), with nothing added per sequence,
+    since a line that does not split says nothing about batches it was not timed at."""
+    if line is None:
+        raise ValueError("no step line to plan from: the short sweep found no steady window to "
+                         "time a step in (a busy machine?); run the cell again")
+    if line.fit.splits:
+        return line.fit
+    middle = float(np.mean(line.batches))
+    return StepFit(line.fit.at(middle), 0.0, line.fit.r_squared)
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
 from servelab.lessons.capacity.plan import Bound, CapacityPlan, PublishedPlan
+from servelab.lessons.device_model.words import foretold_text
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import prediction_text
 
@@ -59,6 +60,12 @@ VERDICT_WORDS = {
 }
 
 
+def queue_title(check: PlanCheck) -> str:
+    """The queue plot's title: the most requests waiting on each side of the knee."""
+    return (f"Most requests waiting: {check.waiting_below.median:.0f} below the planned knee, "
+            f"{check.waiting_above.median:.0f} above it (medians of the runs)")
+
+
 def check_text(check: PlanCheck) -> str:
     """The engine's verdict, with the spreads it rests on."""
     share = f"{check.plan.brief.share:.0%}"
@@ -70,11 +77,13 @@ def check_text(check: PlanCheck) -> str:
         f"{check.waiting_above.with_range()} waited.",
         VERDICT_WORDS[check.verdict],
     ]
-    if check.measured_replicas is not None:
+    if check.measured_replicas is not None and check.foretold is not None:
         lines.append(
             f"Above the knee the server fell behind in every run and finished "
             f"{check.served_above.with_range(1, ' requests a second')}, against the plan's "
-            f"{check.plan.rate_req_s:.1f}: finishing at that rate, targets aside, "
+            f"{check.plan.rate_req_s:.1f}: the model's knee fell "
+            f"{foretold_text(check.foretold, check.served_above)}. Finishing at that rate, "
+            "targets aside, "
             f"{check.plan.brief.rate_req_s:g} requests a second need {check.measured_replicas} "
             f"servers, where the plan said {check.plan.replicas}.")
     else:

@@ -78,10 +78,17 @@ def _slo_words(found: MetricsFindings) -> str:
                    f"count in throughput and not in goodput.")
 
 
-def metrics_text(found: MetricsFindings) -> str:
-    """The section's prose, in Markdown, from ``found``."""
+def timeline_title(metrics: MetricsFindings) -> str:
+    """The request timeline's title: the first tokens and Little's law's count in flight."""
+    return (f"{metrics.requests} requests at {metrics.arrival_rate:.1f} req/s: first token "
+            f"in {metrics.ttft_p50_ms:,.0f} ms at the median, {metrics.ttft_worst_ms:,.0f} ms "
+            f"at worst; about {metrics.little_in_flight:.1f} in the server at once")
+
+
+def metrics_text(metrics: MetricsFindings) -> str:
+    """The section's prose, in Markdown, from ``metrics``."""
     return "\n\n".join([
-        f"**Percentiles.** {_percentile_words(found)}",
-        f"**Little's law.** {_little_words(found)}",
-        f"**Goodput.** {_slo_words(found)}",
+        f"**Percentiles.** {_percentile_words(metrics)}",
+        f"**Little's law.** {_little_words(metrics)}",
+        f"**Goodput.** {_slo_words(metrics)}",
     ])

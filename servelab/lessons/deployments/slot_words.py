@@ -6,15 +6,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from servelab.lessons.deployments.slot_rate import KneeCheck, SlotRate
+from servelab.lessons.deployments.sweep_findings import RateSweepFindings
 
 
-def prediction_text(found: SlotRate) -> str:
+def prediction_text(slot_rate: SlotRate) -> str:
     """The prediction, before the sweep."""
-    return (f"With all {found.slots} slots busy a request took "
-            f"**{found.request_s.with_range(2, ' s')}** from sending to its last token "
-            f"({found.request_s.n} closed-loop runs). By Little's law the small cap can then "
-            f"finish at most {found.slots} ÷ {found.request_s.median:.2f} s = "
-            f"**{found.rate:.1f} req/s** ({_rates(found)}). Faster arrivals queue for as "
+    return (f"With all {slot_rate.slots} slots busy a request took "
+            f"**{slot_rate.request_s.with_range(2, ' s')}** from sending to its last token "
+            f"({slot_rate.request_s.n} closed-loop runs). By Little's law the small cap can then "
+            f"finish at most {slot_rate.slots} ÷ {slot_rate.request_s.median:.2f} s = "
+            f"**{slot_rate.rate:.1f} req/s** ({_rates(slot_rate)}). Faster arrivals queue for as "
             "long as they keep coming, so its first tokens should stay within the target below "
             "that rate and break above it.")
 
@@ -55,3 +56,9 @@ def check_text(found: SlotRate, rates: Sequence[float], held: float | None) -> s
                 "target.")
     return (f"The small cap's first tokens missed the target already at the lowest rate, below "
             f"{predicted}, so the target, not the slots, set the limit here.")
+
+
+def rates_check_text(slot_rate: SlotRate, rates: Sequence[float],
+                     sweeps: RateSweepFindings) -> str:
+    """The prediction against the rate up to which the small cap held (:func:`check_text`)."""
+    return check_text(slot_rate, rates, sweeps.sustained(sweeps.small))

@@ -60,6 +60,12 @@ class BookChecks:
     def of(cls, checks: Sequence[Checked]) -> BookChecks:
         return cls(tuple(sorted(checks, key=lambda check: check.chapter)))
 
+    def replacing(self, chapter: str, checks: Sequence[Checked]) -> BookChecks:
+        """The table with ``checks`` in place of those ``chapter`` kept before: a chapter that
+        shows the table before its own record keeps its checks."""
+        return BookChecks.of([check for check in self.checks if check.chapter != chapter]
+                             + list(checks))
+
     def count(self, found: Foretold) -> int:
         """How many predictions fell ``found``."""
         return sum(check.foretold is found for check in self.checks)

@@ -236,3 +236,15 @@ def step_line(runtime: Runtime, server: RunningServer, max_num_seqs: int) -> Ste
     if kept is not None and kept.fit.splits:
         return kept
     return quick_step_line(runtime, server, max_num_seqs)
+
+
+def prompt_reading(runtime: Runtime, server: RunningServer, step: StepLine | None,
+                   long_tokens: int) -> PromptReading:
+    """The prompt reading an earlier chapter kept for this setup, else one fitted on ``server``
+    from prompts of two lengths up to ``long_tokens`` that share nothing, with the step line
+    ``step`` (this chapter's only: it is not kept)."""
+    kept = kept_model(runtime).reading
+    if kept is not None:
+        return kept
+    return PromptReading.of(bench.prefill_fit(server, long_tokens=long_tokens), step,
+                            FITTED_HERE)

@@ -8,7 +8,7 @@ import pandas as pd
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.device_model.foretold import BookChecks, Foretold
-from servelab.lessons.device_model.kept import FITTED_HERE, StepLine
+from servelab.lessons.device_model.kept import FITTED_HERE, PromptReading, StepLine
 from servelab.lessons.plural import plural_s
 from servelab.lessons.thresholds import PREDICTION_CLOSE, RUNS_SCATTERED
 
@@ -29,6 +29,15 @@ def step_line_text(line: StepLine | None) -> str:
             f"sequence, from {line_source(line.fitted_in)} at batches {batches}.")
 
 
+def reading_text(reading: PromptReading) -> str:
+    """The prompt reading a chapter predicts from, and where it was fitted."""
+    source = ("prompts of two lengths timed in this chapter, as no earlier chapter kept a "
+              "reading on this device" if reading.fitted_in == FITTED_HERE
+              else f"chapter {reading.fitted_in[:2]}'s prompts")
+    return (f"Prompt reading: {reading.fixed_ms:.1f} ms for every request, then "
+            f"{reading.tok_s:,.0f} prompt tokens a second, from {source}.")
+
+
 def foretold_text(found: Foretold, measured: Spread) -> str:
     """Where a prediction fell against the runs' spread, as a phrase after "the prediction"."""
     median = "their median" if measured.n > 1 else "it"  # one timing has no median
@@ -46,8 +55,16 @@ def kept_text(fit: StepFit, kept: StepLine | None) -> str:
     return f"Kept for the later chapters on this device. {step_line_text(kept)}"
 
 
+# Units whose figures are small enough to need a decimal place; times in ms need none.
+ONE_DECIMAL = ("×", " req/s")
+
+
+def _decimals(unit: str) -> int:
+    return 1 if unit in ONE_DECIMAL else 0
+
+
 def _number(value: float, unit: str) -> str:
-    return f"{value:,.1f}{unit}" if unit == "×" else f"{value:,.0f}{unit}"
+    return f"{value:,.{_decimals(unit)}f}{unit}"
 
 
 def closing_table(book: BookChecks) -> pd.DataFrame:
@@ -56,8 +73,7 @@ def closing_table(book: BookChecks) -> pd.DataFrame:
     return pd.DataFrame([{
         "chapter": check.chapter[:2], "prediction": check.what,
         "predicted": _number(check.predicted, check.unit),
-        "measured (runs' range)": check.measured.with_range(
-            1 if check.unit == "×" else 0, check.unit),
+        "measured (runs' range)": check.measured.with_range(_decimals(check.unit), check.unit),
         "the prediction": foretold_text(check.foretold, check.measured),
     } for check in book.checks], columns=["chapter", "prediction", "predicted",
                                           "measured (runs' range)", "the prediction"])
@@ -66,8 +82,8 @@ def closing_table(book: BookChecks) -> pd.DataFrame:
 def closing_text(book: BookChecks) -> str:
     """The closing table's finding: how many predictions held on this device."""
     if not book.checks:
-        return ("No chapter on this device has kept a prediction yet. Run chapters 03, 04, 05, 07 "
-                "and 09 on this runtime first, then this cell again.")
+        return ("No chapter on this device has kept a prediction yet. Run the chapters from 03 "
+                "onward on this runtime first, then this cell again.")
     inside, close = book.count(Foretold.INSIDE), book.count(Foretold.CLOSE)
     off = book.count(Foretold.OFF)
     total = len(book.checks)

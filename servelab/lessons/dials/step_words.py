@@ -4,8 +4,9 @@ and where the measured ratios fell (both found by ``dials.step_model.DialPredict
 from __future__ import annotations
 
 from servelab.lessons.compare import Compared, Placed
-from servelab.lessons.device_model.foretold import Foretold
+from servelab.lessons.device_model.foretold import Checked, Foretold
 from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.dials.findings import SweepFindings
 from servelab.lessons.dials.line_gain import LineGain
 from servelab.lessons.dials.step_model import DialPrediction
 
@@ -63,23 +64,44 @@ def check_text(found: DialPrediction, speedup: float, tpot_ratio: float,
                    "window allowed, and every sequence shares it.")
 
 
+def sweep_check_text(found: DialPrediction, sweep: SweepFindings) -> str:
+    """The sweep's ratios against the prediction (:func:`check_text`)."""
+    return check_text(found, sweep.speedup, sweep.tpot_ratio, sweep.tpot_moved,
+                      sweep.speedup_bounds)
+
+
 def line_gain_text(gain: LineGain) -> str:
-    """The sweep's output gain beside what this device's step line predicted."""
-    if gain.line is None or gain.predicted is None or not gain.checks:
+    """The sweep's output gain and time per token beside what this device's step line
+    predicted."""
+    if gain.line is None or not gain.checks:
         return "No step line was to hand, so this device's own step predicted nothing here."
-    [check] = gain.checks
-    text = (f"**This device's step line predicted {gain.predicted:.1f}× the output** from "
-            f"{gain.low} to {gain.high} sequences a step (from "
-            f"{line_source(gain.line.fitted_in)}).")
+    output, pace = gain.checks
+    text = (f"**This device's step line predicted {output.predicted:.1f}× the output** from "
+            f"{gain.low} to {gain.high} sequences a step, each token taking "
+            f"{pace.predicted:.1f}× as long (from {line_source(gain.line.fitted_in)}).")
+    parts = (text, _placed("output", output), _placed("p99 time per token", pace),
+             _why_off(gain, output, pace))
+    return " ".join(part for part in parts if part)
+
+
+def _placed(what: str, check: Checked) -> str:
+    """Where one prediction fell against the passes."""
+    measured = check.measured
     if check.foretold is Foretold.UNPLACED:
-        return (f"{text} The passes measured {check.measured.median:.1f}×, but pairing them "
-                f"allows anything from {check.measured.low:.1f}× to {check.measured.high:.1f}×, "
-                "so this run cannot place the prediction.")
-    text += (f" The passes measured {check.measured.with_range(1, '×')}: the prediction "
-             f"{foretold_text(check.foretold, check.measured)}.")
-    if check.foretold is not Foretold.OFF:
-        return text
-    if check.measured.median < check.predicted:
-        return (f"{text} The line was timed on sequences that only decode; each burst of "
-                f"{gain.high} also read {gain.prompts_read:,} prompt tokens in steps of its own.")
-    return f"{text} The output beat the line: this run cannot say what the line overcounted."
+        return (f"The passes' {what} came to {measured.median:.1f}×, but pairing them allows "
+                f"anything from {measured.low:.1f}× to {measured.high:.1f}×: not placed.")
+    return (f"The passes' {what} came to {measured.with_range(1, '×')}: the prediction "
+            f"{foretold_text(check.foretold, measured)}.")
+
+
+def _why_off(gain: LineGain, output: Checked, pace: Checked) -> str:
+    """What the line leaves out, where a prediction was off the way it leaves it out."""
+    short = output.foretold is Foretold.OFF and output.measured.median < output.predicted
+    slow = pace.foretold is Foretold.OFF and pace.measured.median > pace.predicted
+    if short or slow:
+        return (f"The line was timed on sequences that only decode; each burst of {gain.high} "
+                f"also read {gain.prompts_read:,} prompt tokens in steps of its own, which "
+                "slowed its tokens and cut its output.")
+    if output.foretold is Foretold.OFF or pace.foretold is Foretold.OFF:
+        return "The runs beat the line: this run cannot say what the line overcounted."
+    return ""

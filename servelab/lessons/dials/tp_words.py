@@ -86,3 +86,11 @@ def tensor_parallel_skipped(device_label: str) -> str:
     return (f"Skipped: tensor parallelism needs at least two GPUs, and this runtime runs on "
             f"one device: {device_label}. On Kaggle, choose the 'GPU T4 x2' accelerator to run "
             "it.")
+
+
+def tensor_parallel_section(tensor_parallel: TensorParallelFindings | None,
+                            device_label: str) -> str:
+    """The split's paragraph, or where it was not measured, why."""
+    if tensor_parallel is None:
+        return tensor_parallel_skipped(device_label)
+    return tensor_parallel_text(tensor_parallel)

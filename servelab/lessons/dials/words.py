@@ -104,6 +104,13 @@ def ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
     return (f"{moved} (runs {before.span(digits)} and {after.span(digits)} {unit})")
 
 
+def sweep_title(sweep: SweepFindings) -> str:
+    """The sweep plot's title: the three ratios from the fewest to the most sequences."""
+    return (f"{sweep.high} sequences per step: {sweep.speedup:.1f}× the output, each token "
+            f"{sweep.tpot_ratio:.1f}× as slow, the last arrival done {sweep.arrival_sooner:.1f}× "
+            "sooner")
+
+
 def sweep_text(sweep: SweepFindings) -> str:
     """Chapter 05: throughput and both latencies from the fewest to the most sequences per
     step, medians of the sweep's passes with their ranges."""

@@ -171,3 +171,27 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
             + (f" {scores}" if scores else ""))
 
 
+def batching_title(found: BatchFindings) -> str:
+    """The concurrency plot's title: the total and each user's share."""
+    return (f"{found.users} users: {found.gain:.1f}× the total of one, "
+            f"each at {found.kept:.0%} of its speed")
+
+
+def reuse_title(reuse: ReuseFindings) -> str:
+    """The reuse plot's title: the prompt tokens computed after the first request."""
+    return (f"After the first request: {reuse.later_on:.0f} prompt tokens computed "
+            f"with reuse, {reuse.later_off:.0f} without")
+
+
+def trade_title(findings: TradeFindings) -> str:
+    """The chunking plot's title: the users' longest pause either way."""
+    whole, chunked = findings.whole.pause, findings.chunked.pause
+    return (f"A {findings.plan.document_tokens}-token prompt, {whole.n} runs a side: the users' "
+            f"longest pause was {whole.median / 1000:.2f} s in one step, "
+            f"{chunked.median / 1000:.2f} s in slices (medians)")
+
+
+def lesson_summary(found: BatchFindings, reuse: ReuseFindings, findings: TradeFindings,
+                   prediction: str) -> str:
+    """The page's closing summary (:func:`summary_text`) from the three sections' findings."""
+    return summary_text(LessonFindings(found, reuse, findings), prediction)

@@ -21,12 +21,12 @@ def setup_view(found: CopiesFindings) -> pd.DataFrame:
     } for setup in found.setups]).set_index("set-up")
 
 
-def copies_title(found: CopiesFindings, device_label: str) -> str:
+def copies_title(copied: CopiesFindings, device_label: str) -> str:
     """The setups figure's finding."""
     return f"On {device_label}, " + {
         Compared.HIGHER: "two copies delivered more output than one server",
         Compared.LOWER: "one server delivered more output than two copies",
-    }.get(found.verdict, "the runs cannot tell two copies from one server")
+    }.get(copied.verdict, "the runs cannot tell two copies from one server")
 
 
 def _setup_text(setup: SetupRuns) -> str:

@@ -15,6 +15,13 @@ from servelab.lessons.routing.findings import Failure
 ROUTER_DEFAULT_HEALTH = (60, 3)
 
 
+def failure_title(failure: Failure) -> str:
+    """The failure timeline's title: the requests lost and when the router noticed."""
+    noticed = ("never counted it down" if math.isnan(failure.detection_s) else
+               f"counted it down {failure.detection_s:.1f} s later")
+    return f"{failure.failed} requests failed; the router {noticed}"
+
+
 def failure_line(failure: Failure) -> str:
     """The failure run's figures on one line, as the page prints them."""
     def took(spread: Spread | None) -> str:

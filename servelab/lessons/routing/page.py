@@ -8,12 +8,11 @@ from servelab.lessons.routing.failure_words import failure_line
 from servelab.lessons.routing.findings import (
     CopiesFindings,
     Failure,
-    PastOneMachine,
     RoutingFindings,
 )
+from servelab.lessons.routing.interpretation import interpretation_text
 from servelab.lessons.routing.pace import CopiesPace
 from servelab.lessons.routing.policy_words import spread_title
-from servelab.lessons.routing.story import story
 
 
 def page_words(routed: RoutingFindings, failure: Failure, gpus: int, copied: CopiesFindings,
@@ -23,4 +22,4 @@ def page_words(routed: RoutingFindings, failure: Failure, gpus: int, copied: Cop
     return "\n\n".join((
         spread_title(routed), failure_line(failure), two_gpus_note(gpus),
         copies_title(copied, device_label), copies_pace_text(pace),
-        story(PastOneMachine(routed, failure, copied), prediction)))
+        interpretation_text(routed, failure, copied, prediction)))

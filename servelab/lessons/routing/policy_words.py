@@ -31,11 +31,11 @@ def policy_table(found: RoutingFindings) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("policy")
 
 
-def spread_title(found: RoutingFindings) -> str:
+def spread_title(routed: RoutingFindings) -> str:
     """The tenant-spread figure's finding."""
-    (spreading, following), kept = found.policies, found.kept_together
+    (spreading, following), kept = routed.policies, routed.kept_together
     return (f"{spreading}: {kept[0].median:.0%} of a tenant's requests on one replica; "
-            f"{following}: {kept[1].median:.0%} (medians of {found.runs} runs; the bars add "
+            f"{following}: {kept[1].median:.0%} (medians of {routed.runs} runs; the bars add "
             "up every run)")
 
 

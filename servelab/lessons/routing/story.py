@@ -1,27 +1,21 @@
-"""Chapter 09's interpretation: the prediction beside the measured hit rates and failed
-requests, then each section's words.
-"""
+"""Chapter 09's story: every passage its page writes from its numbers, in page order
+(:mod:`servelab.lessons.story`)."""
 
 from __future__ import annotations
 
-from servelab.lessons.guess import Aim, Unit
-from servelab.lessons.prediction import page_story
-from servelab.lessons.routing.copies_words import copies_text
-from servelab.lessons.routing.failure_words import failure_text
-from servelab.lessons.routing.findings import PastOneMachine
-from servelab.lessons.routing.policy_words import routing_text
+from servelab.lessons.routing.chapter import CHAPTER
+from servelab.lessons.routing.copies_words import copies_pace_text, copies_title, two_gpus_note
+from servelab.lessons.routing.failure_words import failure_line, failure_title
+from servelab.lessons.routing.interpretation import interpretation_text
+from servelab.lessons.routing.policy_words import spread_title
+from servelab.lessons.story import Section, Story
 
-
-def story(found: PastOneMachine, prediction: str) -> str:
-    """The page's interpretation, in Markdown."""
-    (spreading, following), hits = found.routing.policies, found.routing.hit_rate
-    measured = (f"a hit rate of {hits[0].median:.0%} with {spreading} and "
-                f"{hits[1].median:.0%} with {following} (medians of {found.routing.runs} runs); "
-                f"{found.failure.failed} failed requests when a replica died")
-    aims = [Aim(f"the hit rate with {spreading}", hits[0].median, Unit.PERCENT),
-            Aim(f"with {following}", hits[1].median, Unit.PERCENT)]
-    return page_story(prediction, measured, [
-        ("Routing and the prefix cache", routing_text(found.routing)),
-        ("A replica dies", failure_text(found.failure)),
-        ("Two copies or one server", copies_text(found.copies)),
-    ], aims)
+STORY = Story(CHAPTER.id, (
+    Section("spread_title", spread_title, title=True),
+    Section("failure_line", failure_line),
+    Section("failure_title", failure_title, title=True),
+    Section("two_gpus", two_gpus_note),
+    Section("copies_title", copies_title, title=True),
+    Section("copies_pace", copies_pace_text),
+    Section("interpretation", interpretation_text),
+))

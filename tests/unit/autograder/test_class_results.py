@@ -7,9 +7,13 @@ test_class_results.py.
 
 from __future__ import annotations
 
+import html
+import re
+
 import pytest
 
-from autograder.class_results import class_rows, medians
+from autograder.class_report import render_report
+from autograder.class_results import PREDICTION, class_rows, medians
 from autograder.plausibility import CHECKS, doubts
 from servelab.results import MIME_TYPE, Record, read_records
 from tests.support import T4_DEVICE, honest_payload, on_t4
@@ -77,3 +81,37 @@ def test_a_spreadsheet_formula_in_a_record_stays_text():
     payload["device"]["name"] = '=HYPERLINK("http://x")'
     (row, *_) = class_rows([("a", CHAPTER, _notebook(payload))])
     assert row["device_name"] == "'" + payload["device"]["name"]
+
+
+WHAT = "time per token, 8 sequences"  # a chapter's own words: the row keeps them as given
+
+
+def _predicting(payload: dict, predicted: float, what: str = WHAT) -> dict:
+    return payload | {"predictions": [{"what": what, "unit": " ms", "predicted": predicted,
+                                       "low": 40.0, "median": 44.0, "high": 48.0, "runs": 3}]}
+
+
+@pytest.mark.parametrize(("predicted", "found"), [
+    (42.0, "INSIDE"), (52.0, "CLOSE"), (80.0, "OFF")])
+def test_a_prediction_is_a_row_of_its_own_placed_from_the_records_numbers(predicted, found):
+    rows = class_rows([("a", CHAPTER, _notebook(_predicting(honest_payload(), predicted)))])
+    [row] = [row for row in rows if row["figure"].startswith(PREDICTION)]
+    assert row["figure"] == f"{PREDICTION}{WHAT} (ms)"
+    assert (row["value"], row["predicted"], row["foretold"]) == ("44", f"{predicted:g}", found)
+    assert row["flag"] == "smoke size"
+    assert all(other["predicted"] == other["foretold"] == "" for other in rows if other != row)
+
+
+def test_the_report_tables_the_predictions_by_device_and_escapes_their_words():
+    what = "<img src=x onerror=alert(1)>"
+    notebooks = [("a", CHAPTER, _notebook(_predicting(honest_payload(), 42.0, what))),
+                 ("b", CHAPTER, _notebook(_predicting(honest_payload(), 80.0, what))),
+                 ("c", CHAPTER, _notebook(_predicting(on_t4(honest_payload(), 10.0), 46.0)))]
+    report = render_report(class_rows(notebooks))
+    assert "<img src=x" not in report and html.escape(what) in report
+    cells = re.findall(r"<tr><td>([^<]*)</td><td>([^<]*)</td><td>(\d+)</td>"
+                       r"<td>([^<]*)</td><td>([^<]*)</td><td>(\d+)</td><td>(\d+)</td>"
+                       r"<td>(\d+)</td><td>(\d+)</td></tr>", report)
+    assert [cell[2:] for cell in cells] == [
+        ("2", "61", "44", "1", "0", "1", "0"),  # the CPU's two: one inside, one off
+        ("1", "46", "44", "1", "0", "0", "0")]  # the T4's one

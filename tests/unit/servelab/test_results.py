@@ -19,8 +19,12 @@ import numpy as np
 import pytest
 
 from course.paths import CHAPTERS, source_notebook
+from servelab.bench.spread import Spread
+from servelab.lessons.device_model.foretold import Checked
+from servelab.lessons.device_model.kept import kept_model
 from servelab.results import (
     FIGURES,
+    MAX_PREDICTIONS,
     MAX_RECORD_BYTES,
     MAX_RECORDS,
     MIME_TYPE,
@@ -74,7 +78,33 @@ def test_a_displayed_record_round_trips_through_a_notebook(displayed: list) -> N
     read = read_records(nbformat.reads(nbformat.writes(notebook), as_version=4))
     assert read == [record]
     assert record.figures == declared_figures() and record.device.count == 2
-    assert record.schema_version == 1 and record.size_profile == "gpu"
+    assert record.schema_version == 2 and record.size_profile == "gpu"
+
+
+def test_a_chapters_predictions_ride_in_its_record_and_are_kept_for_the_closing_table(
+        displayed: list, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
+    runtime = kaggle_runtime()
+    checks = (Checked(CHAPTER, "time per token, 8 sequences", " ms", 41.0, Spread(44, 38, 52, 3)),
+              Checked(CHAPTER, "first token alone", " ms", 12.0, Spread(9, math.nan, 14, 3)))
+    record = record_results(runtime, Findings(CHAPTER, declared_figures()), checks=checks)
+    assert [p.model_dump() for p in record.predictions] == [PREDICTION]  # NaN runs left out
+    assert "1 prediction checked" in record.summary()
+    whats = [check.what for check in checks]
+    assert [c.what for c in kept_model(runtime).checks] == whats  # all: the table says why
+    [(bundle, _)] = displayed
+    [read] = read_records(notebook_with(bundle[MIME_TYPE]))
+    assert read == record
+    record_results(runtime, Findings(CHAPTER, declared_figures()))
+    assert [c.what for c in kept_model(runtime).checks] == whats  # None: not this chapter's
+    record_results(runtime, Findings(CHAPTER, declared_figures()), checks=())
+    assert kept_model(runtime).checks == ()  # a rerun that checked nothing clears them
+
+
+def test_a_version_1_record_without_predictions_still_reads() -> None:
+    payload = {k: v for k, v in valid_payload().items() if k != "predictions"}
+    [read] = read_records(notebook_with(payload | {"schema_version": 1}))
+    assert isinstance(read, Record) and read.predictions == []
 
 
 def test_a_nan_or_infinite_figure_is_recorded_as_missing() -> None:
@@ -126,12 +156,22 @@ def test_per_level_figures_follow_the_profile() -> None:
         make_record(kaggle_runtime(profile="gpu"), chapter, declared_figures(chapter, "smoke"))
 
 
+PREDICTION = {"what": "time per token, 8 sequences", "unit": " ms", "predicted": 41.0,
+              "low": 38.0, "median": 44.0, "high": 52.0, "runs": 3}
+
+
 def forged(**changes: Any) -> dict[str, Any]:
     return valid_payload() | changes
 
 
 @pytest.mark.parametrize(("payload", "reason"), [
-    (forged(schema_version=2), "schema_version"),
+    (forged(schema_version=3), "schema_version"),
+    (forged(schema_version=1, predictions=[PREDICTION]), "came with schema 2"),
+    (forged(predictions=[PREDICTION | {"low": 80.0}]), "low <= median <= high"),
+    (forged(predictions=[PREDICTION | {"predicted": float("nan")}]), "finite"),
+    (forged(predictions=[PREDICTION | {"unit": " furlongs"}]), "predictions.0.unit"),
+    (forged(predictions=[PREDICTION | {"runs": 0}]), "predictions.0.runs"),
+    (forged(predictions=[PREDICTION] * (MAX_PREDICTIONS + 1)), "predictions: List should"),
     (forged(chapter="99-made-up"), "unknown chapter"),
     (forged(figures={"made_up_tok_s": 1.0}), "not declared for 02-continuous-batching"),
     (forged(figures={"waves_s": "12.0"}), "figures.waves_s"),

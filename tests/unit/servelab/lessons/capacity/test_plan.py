@@ -146,12 +146,33 @@ def test_this_devices_engine_shares_add_a_slower_row_per_card() -> None:
 
 
 def test_a_line_that_does_not_split_plans_every_step_at_the_mean() -> None:
-    from servelab.lessons.capacity.plan import plan_step
+    from servelab.lessons.batching.steps import fit_step_time
+    from servelab.lessons.capacity.plan import plan_line
+    from servelab.lessons.device_model.kept import FITTED_HERE, StepLine
 
-    grows = plan_step([1, 4, 8], [30.0, 36.0, 44.0])
-    assert grows.fixed_ms > 0 and grows.per_sequence_ms > 0
-    flat = plan_step([1, 4], [31.0, 29.0])  # faster with more: noise, not a step's split
-    assert (flat.fixed_ms, flat.per_sequence_ms) == (30.0, 0.0)
+    grows = StepLine(fit_step_time([1, 4, 8], [30.0, 36.0, 44.0]), FITTED_HERE, (1, 4, 8))
+    assert plan_line(grows) == grows.fit
+    # faster with more: noise, not a step's split
+    flat = StepLine(fit_step_time([1, 4], [31.0, 29.0]), FITTED_HERE, (1, 4))
+    assert plan_line(flat).fixed_ms == pytest.approx(30.0)  # the mean step
+    assert plan_line(flat).per_sequence_ms == 0.0
+    with pytest.raises(ValueError, match="no step line"):
+        plan_line(None)
+
+
+def test_the_planned_knee_is_checked_only_against_a_server_that_fell_behind() -> None:
+    from servelab.lessons.device_model.foretold import Foretold
+
+    saturated = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 2.2]))
+    [knee] = saturated.checks
+    assert (knee.predicted, knee.measured) == (plan().rate_req_s, saturated.served_above)
+    assert knee.foretold is saturated.foretold is Foretold.CLOSE  # 2.38 against 2.0-2.2
+    kept_up = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 3.0]))
+    assert kept_up.checks == () and kept_up.foretold is None
+    near = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2],
+                                      [0.98 * plan().rate_req_s, 1.01 * plan().rate_req_s]))
+    assert near.saturated and near.foretold is Foretold.INSIDE
+    assert check_text(saturated) != check_text(kept_up)
 
 
 def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:

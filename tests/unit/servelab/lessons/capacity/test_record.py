@@ -6,13 +6,13 @@ from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from servelab.lessons.capacity.chapter import CHAPTER
 from servelab.lessons.capacity.record import CapacityRecord
-from tests.snapshots.chapters import KINDS
+from servelab.lessons.capacity.story import STORY
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
 
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
-    check = recorded.load(RUN, KINDS[CHAPTER.id])["check"]
+    check = recorded.load(RUN, STORY.kinds())["check"]
     record = CapacityRecord(step=check.plan.step, plan=check.plan, check=check)
     figures = record.figures()
     assert record.chapter == "10-capacity-plan"

@@ -10,8 +10,8 @@ from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from servelab.lessons.deployments.chapter import CHAPTER
 from servelab.lessons.deployments.record import DeploymentsRecord
+from servelab.lessons.deployments.story import STORY
 from servelab.results import expected_names
-from tests.snapshots.chapters import KINDS
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
@@ -26,11 +26,11 @@ def rate_table(rates: list[int], ttft_ms: float, goodput: float) -> pd.DataFrame
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
 def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> None:
-    run = recorded.load(RUN, KINDS[CHAPTER.id])
+    run = recorded.load(RUN, STORY.kinds())
     rates = CHAPTER.sizes.at(profile).rates
     record = DeploymentsRecord(sweeps=run["sweeps"], interactive=rate_table(rates, 10.0, 0.5),
                                batch=rate_table(rates, 100.0, 0.25),
-                               found_metrics=run["found_metrics"], slot_rate=run["slot_rate"])
+                               found_metrics=run["metrics"], slot_rate=run["slot_rate"])
     figures = record.figures()
     assert record.chapter == "07-throughput-vs-latency"
     assert set(figures) == expected_names(CHAPTER.id, profile)
@@ -40,5 +40,5 @@ def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> Non
     assert figures[f"goodput_req_s_interactive_at_{top}"] == 0.5 * top
     assert figures[f"goodput_req_s_batch_at_{top}"] == 0.25 * top
     assert figures["peak_tok_s_batch"] == run["sweeps"].large.peak
-    assert figures["engine_in_flight"] == run["found_metrics"].engine_in_flight
+    assert figures["engine_in_flight"] == run["metrics"].engine_in_flight
     assert figures["slot_rate_req_s"] == run["slot_rate"].rate

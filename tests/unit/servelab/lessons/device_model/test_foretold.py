@@ -36,3 +36,13 @@ def test_runs_spread_over_half_their_median_place_no_prediction(low: float, high
         check = Checked("09-past-one-machine", "one server", " ms", predicted,
                         Spread(143.0, low, high, 3))
         assert (check.foretold is Foretold.UNPLACED) is unplaced
+
+
+def test_a_chapter_showing_the_table_before_its_record_replaces_what_it_kept_before() -> None:
+    runs = Spread(10.0, 9.0, 11.0, 3)
+    earlier = Checked("10-capacity-plan", "knee", " req/s", 50.0, runs)
+    other = Checked("03-paged-attention", "time per token", " ms", 10.0, runs)
+    now = Checked("10-capacity-plan", "knee", " req/s", 10.0, runs)
+    kept = BookChecks.of([earlier, other])
+    assert kept.replacing("10-capacity-plan", [now]).checks == (other, now)
+    assert kept.replacing("10-capacity-plan", []).checks == (other,)  # nothing to check now

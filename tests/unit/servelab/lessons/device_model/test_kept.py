@@ -23,6 +23,7 @@ from servelab.lessons.device_model.kept import (
     kept_model,
     model_path,
     note_checks,
+    prompt_reading,
     quick_levels,
 )
 from tests.support import kaggle_runtime
@@ -118,3 +119,12 @@ def test_a_chapters_checks_replace_its_earlier_ones_and_keep_the_others() -> Non
     note_checks(runtime, "03-paged-attention", [again])
     keep(runtime, LINE)  # keeping a line leaves the checks where they were
     assert set(kept_model(runtime).checks) == {again, other}
+
+
+def test_a_kept_prompt_reading_is_read_before_any_is_timed() -> None:
+    runtime = kaggle_runtime()
+    reading = PromptReading.of(BELOW_STEP, LINE, "04-prefix-caching")
+    keep(runtime, reading)
+    # the server is never asked: a kept reading needs no prompt timed
+    found = prompt_reading(runtime, server=None, step=LINE, long_tokens=64)  # type: ignore[arg-type]
+    assert found == reading

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import dataclasses
 
+from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.device_model.foretold import BookChecks, Checked
-from servelab.lessons.device_model.kept import FITTED_HERE, StepLine
+from servelab.lessons.device_model.kept import FITTED_HERE, PromptReading, StepLine
 from servelab.lessons.device_model.words import (
     closing_table,
     closing_text,
     kept_text,
     line_source,
+    reading_text,
     step_line_text,
 )
 
@@ -36,12 +38,13 @@ def test_a_line_that_does_not_split_is_said_not_kept() -> None:
 def test_the_closing_table_has_a_row_a_prediction_and_says_how_many_held() -> None:
     measured = Spread(160.0, 140.0, 170.0, 3)
     book = BookChecks.of([Checked("03-paged-attention", "pace", " ms", 150.0, measured),
-                          Checked("04-prefix-caching", "gain", "×", 2.04, Spread.of([2.0]))])
+                          Checked("04-prefix-caching", "gain", "×", 2.04, Spread.of([2.0])),
+                          Checked("10-capacity-plan", "knee", " req/s", 1.84, Spread.of([1.7]))])
     table = closing_table(book)
-    assert list(table["chapter"]) == ["03", "04"] and list(table["predicted"]) == ["150 ms",
-                                                                                 "2.0×"]
+    assert list(table["chapter"]) == ["03", "04", "10"]
+    assert list(table["predicted"]) == ["150 ms", "2.0×", "1.8 req/s"]
     text = closing_text(book)
-    assert "2 predictions" in text and "2 chapters" in text
+    assert "3 predictions" in text and "3 chapters" in text
     empty = closing_text(BookChecks.of([]))
     assert empty != text and closing_table(BookChecks.of([])).empty
 
@@ -51,3 +54,12 @@ def test_a_prediction_met_by_scattered_runs_is_counted_apart() -> None:
                                   Spread(143.0, 84.0, 172.0, 3))])
     assert "50%" in closing_table(book)["the prediction"][0]
     assert "1 met runs" in closing_text(book)
+
+
+def test_a_reading_says_its_numbers_and_where_it_was_fitted() -> None:
+    prefill = PrefillFit(fixed_ms=60.0, tok_s=1000.0, short_tokens=250, long_tokens=2000)
+    reading = PromptReading.of(prefill, LINE, "04-prefix-caching")
+    text = reading_text(reading)
+    assert "60.0 ms" in text and "1,000" in text and "chapter 04" in text
+    here = reading_text(dataclasses.replace(reading, fitted_in=FITTED_HERE))
+    assert "chapter 04" not in here and here != text

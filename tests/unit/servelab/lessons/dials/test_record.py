@@ -11,8 +11,8 @@ from servelab.engines.vllm_server import Capacity
 from servelab.lessons import recorded
 from servelab.lessons.dials.chapter import CHAPTER
 from servelab.lessons.dials.record import DialsRecord
+from servelab.lessons.dials.story import STORY
 from servelab.results import expected_names
-from tests.snapshots.chapters import KINDS
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
@@ -26,7 +26,7 @@ def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> Non
                           "latency_s_p99": [2.0 * n for n in levels]}).set_index("max_num_seqs")
     by_load = pd.DataFrame({"ttft_ms_p99": [80.0, 900.0]},
                            index=["short requests alone", "beside long ones"])
-    context = recorded.load(RUN, KINDS[CHAPTER.id])["context"]
+    context = recorded.load(RUN, STORY.kinds())["context"]
     record = DialsRecord(sweep=sweep, small_capacity=Capacity(2048, 2048, 1.0), context=context,
                          by_load=by_load)
     figures = record.figures()

@@ -10,19 +10,19 @@ from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from servelab.lessons.overview.chapter import CHAPTER
 from servelab.lessons.overview.record import OverviewRecord
+from servelab.lessons.overview.story import STORY
 from servelab.results import expected_names
-from tests.snapshots.chapters import KINDS
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
 def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> None:
-    run = recorded.load(RUN, KINDS[CHAPTER.id])
+    run = recorded.load(RUN, STORY.kinds())
     levels = CHAPTER.sizes.at(profile).levels
     sweep = pd.DataFrame({"concurrency": levels, "output_tok_s": [9.0 * n for n in levels],
                           "user_tok_s": [9.0 - n / 8 for n in levels]})
-    reused, chunks = run["reused"], run["chunks"]
+    reused, chunks = run["reuse"], run["findings"]
     record = OverviewRecord(sweep=sweep, found=run["found"], reused=reused, chunks=chunks,
                             budget=64)
     figures = record.figures()

@@ -8,13 +8,13 @@ from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from servelab.lessons.paging.chapter import CHAPTER
 from servelab.lessons.paging.record import PagingRecord
-from tests.snapshots.chapters import KINDS
+from servelab.lessons.paging.story import STORY
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
 
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
-    run = recorded.load(RUN, KINDS[CHAPTER.id])
+    run = recorded.load(RUN, STORY.kinds())
     busiest = pd.Series({"kv_cache_usage": 0.42, "num_requests_running": 32.0})
     record = PagingRecord(cost=run["cost"], paging=run["paging"], busiest=busiest,
                           squeeze=run["squeeze"])

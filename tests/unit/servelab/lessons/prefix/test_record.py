@@ -9,13 +9,13 @@ from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from servelab.lessons.prefix.chapter import CHAPTER
 from servelab.lessons.prefix.record import PrefixRecord
-from tests.snapshots.chapters import KINDS
+from servelab.lessons.prefix.story import STORY
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
 
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
-    run = recorded.load(RUN, KINDS[CHAPTER.id])
+    run = recorded.load(RUN, STORY.kinds())
     sharing = run["sharing"]
     peaks = {"n4_on": sharing.n4_on, "n4_off": sharing.n4_off, "same_on": sharing.same_on,
              "different_on": sharing.different_on}

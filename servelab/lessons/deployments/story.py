@@ -1,0 +1,20 @@
+"""Chapter 07's story: every passage its page writes from its numbers, in page order
+(:mod:`servelab.lessons.story`)."""
+
+from __future__ import annotations
+
+from servelab.lessons.deployments.chapter import CHAPTER
+from servelab.lessons.deployments.metrics_words import metrics_text, timeline_title
+from servelab.lessons.deployments.slot_words import prediction_text, rates_check_text
+from servelab.lessons.deployments.sweep_words import caps_pace_text
+from servelab.lessons.deployments.words import story
+from servelab.lessons.story import Section, Story
+
+STORY = Story(CHAPTER.id, (
+    Section("forecast", prediction_text),
+    Section("timeline_title", timeline_title, title=True),
+    Section("metrics", metrics_text),
+    Section("rates_check", rates_check_text),
+    Section("pace", caps_pace_text),
+    Section("interpretation", story),
+))

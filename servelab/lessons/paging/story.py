@@ -1,0 +1,23 @@
+"""Chapter 03's story: every passage its page writes from its numbers, in page order
+(:mod:`servelab.lessons.story`)."""
+
+from __future__ import annotations
+
+from servelab.lessons.paging.capacity_words import engine_check_text, plan_text
+from servelab.lessons.paging.chapter import CHAPTER
+from servelab.lessons.paging.words import (
+    admission_text,
+    pace_text,
+    paging_prediction,
+    paging_text,
+)
+from servelab.lessons.story import Section, Story
+
+STORY = Story(CHAPTER.id, (
+    Section("plans", plan_text),
+    Section("engine_check", engine_check_text),
+    Section("prediction", paging_prediction),
+    Section("paging", paging_text),
+    Section("pace", pace_text),
+    Section("admission", admission_text),
+))

@@ -1,0 +1,118 @@
+"""A chapter's story: every passage its page writes from its numbers, in page order, each by name.
+
+A chapter declares its story once, in its package's ``story`` module: ``STORY = Story(chapter
+id, (Section("plan", plan_text), ...))``, each section a words function. A prose cell shows one
+section with the findings its function takes (``STORY.show("plan", plan=plan)`` displays it as
+Markdown), a plot takes
+its title from one (``STORY.title("queue", check=check)``), and the story keeps every finding it
+was given (:attr:`Story.found`). A recording saves those findings; the chapter's snapshot is the
+same story rendered from them again (:meth:`Story.render`), read back as the types the words
+functions' hints name (:meth:`Story.kinds`). So the page and its snapshot are one assembly, and
+nothing else lists a chapter's findings.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import pkgutil
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, get_type_hints
+
+import IPython.display
+
+#: The story each chapter showed last in this process, by chapter id: what a recording saves.
+SHOWN: dict[str, Story] = {}
+
+
+@dataclass(frozen=True)
+class Section:
+    """One passage of a page: its ``name`` and the words function that writes it. A ``title``
+    section is a plot's title, not a paragraph."""
+
+    name: str
+    write: Callable[..., str]
+    title: bool = False
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        """The findings the words function takes, by parameter name."""
+        return tuple(inspect.signature(self.write).parameters)
+
+    def kinds(self) -> dict[str, Any]:
+        """Each finding's type, from the words function's hints."""
+        hints = get_type_hints(self.write)
+        return {name: hints[name] for name in self.needs}
+
+
+class Story:
+    """A chapter's sections in page order, and the findings they were shown with."""
+
+    def __init__(self, chapter: str, sections: Sequence[Section]) -> None:
+        names = [section.name for section in sections]
+        if len(set(names)) != len(names):
+            raise ValueError(f"{chapter}: a section name is used twice in {names}")
+        self.chapter = chapter
+        self.sections = tuple(sections)
+        self.found: dict[str, Any] = {}
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(section.name for section in self.sections)
+
+    def _write(self, name: str, title: bool, findings: Mapping[str, Any]) -> str:
+        section = next((s for s in self.sections if s.name == name), None)
+        if section is None or section.title is not title:
+            kind = "title" if title else "prose section"
+            raise KeyError(f"{self.chapter} has no {kind} named {name!r}")
+        text = section.write(**findings)
+        self.found.update(findings)
+        SHOWN[self.chapter] = self
+        return text
+
+    def show(self, name: str, **findings: Any) -> None:
+        """Display the prose section ``name``, written from ``findings``, as Markdown."""
+        IPython.display.display(IPython.display.Markdown(self._write(name, False, findings)))
+
+    def title(self, name: str, **findings: Any) -> str:
+        """The plot title ``name``, written from ``findings``."""
+        return self._write(name, True, findings)
+
+    def kinds(self) -> dict[str, Any]:
+        """Every finding the sections take, with its type; a name two sections type
+        differently is the author's error."""
+        kinds: dict[str, Any] = {}
+        for section in self.sections:
+            for name, kind in section.kinds().items():
+                if kinds.setdefault(name, kind) != kind:
+                    raise TypeError(f"{self.chapter}: {name!r} is {kinds[name]} in one section "
+                                    f"and {kind} in {section.name!r}")
+        return kinds
+
+    def render(self, found: Mapping[str, Any]) -> str:
+        """The whole story, every section written from ``found`` in page order: what the
+        chapter's snapshot holds. A finding ``found`` lacks takes its function's default."""
+        passages = []
+        for section in self.sections:
+            text = section.write(**{name: found[name] for name in section.needs
+                                    if name in found})
+            passages.append(f"*Plot title:* {text}" if section.title else text)
+        return "\n\n".join(passages)
+
+
+def declared() -> dict[str, Story]:
+    """Every chapter's story, by chapter id: each :class:`Story` a lessons package's ``story``
+    module holds (one, ``STORY``, or one per chapter where a package serves two; a ``story``
+    module of an older kind holds none)."""
+    import servelab.lessons
+
+    stories: dict[str, Story] = {}
+    for package in pkgutil.iter_modules(servelab.lessons.__path__):
+        name = f"servelab.lessons.{package.name}.story"
+        if package.ispkg and importlib.util.find_spec(name) is not None:
+            for value in vars(importlib.import_module(name)).values():
+                if isinstance(value, Story):
+                    stories[value.chapter] = value
+    return stories

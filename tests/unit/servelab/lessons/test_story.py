@@ -1,0 +1,83 @@
+"""servelab.lessons.story: a chapter's sections shown by name, the findings they were shown with
+kept, and the same story rendered from those findings again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import IPython.display
+import pytest
+
+from servelab.lessons import recorded
+from servelab.lessons.story import SHOWN, Section, Story, declared
+
+
+@dataclass(frozen=True)
+class Pace:
+    ms: float
+
+
+def pace_text(pace: Pace) -> str:
+    return f"a token takes {pace.ms:.0f} ms"
+
+
+def pace_title(pace: Pace) -> str:
+    return f"tokens at {pace.ms:.0f} ms"
+
+
+def verdict_text(pace: Pace, prediction: str = "") -> str:
+    return f"you said {prediction or 'nothing'} of {pace.ms:.0f} ms"
+
+
+def story() -> Story:
+    return Story("99-made-up", (Section("pace", pace_text),
+                                Section("plot", pace_title, title=True),
+                                Section("verdict", verdict_text)))
+
+
+def test_a_shown_section_keeps_its_findings_for_the_snapshot(tmp_path, monkeypatch) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(IPython.display, "display", lambda markdown: shown.append(markdown.data))
+    made = story()
+    made.show("pace", pace=Pace(41.6))
+    assert shown == ["a token takes 42 ms"]
+    assert made.title("plot", pace=Pace(41.6)) == "tokens at 42 ms"
+    made.show("verdict", pace=Pace(41.6), prediction="40 ms")
+    assert made.found == {"pace": Pace(41.6), "prediction": "40 ms"}
+    assert SHOWN["99-made-up"] is made
+    path = recorded.save(made.found, tmp_path / "found.json")
+    again = recorded.load(path, made.kinds())
+    assert again == made.found and made.kinds() == {"pace": Pace, "prediction": str}
+    assert made.render(again).split("\n\n") == [
+        "a token takes 42 ms", "*Plot title:* tokens at 42 ms", "you said 40 ms of 42 ms"]
+
+
+def test_a_finding_never_shown_takes_its_default_in_the_render() -> None:
+    rendered = story().render({"pace": Pace(10.0)})
+    assert rendered.endswith("you said nothing of 10 ms")
+
+
+def test_an_unknown_section_a_title_shown_as_prose_or_a_name_used_twice_is_refused() -> None:
+    made = story()
+    with pytest.raises(KeyError, match="no prose section named 'plot'"):
+        made.show("plot", pace=Pace(1.0))
+    with pytest.raises(KeyError, match="no title named 'pace'"):
+        made.title("pace", pace=Pace(1.0))
+    with pytest.raises(KeyError, match="'missing'"):
+        made.show("missing")
+    with pytest.raises(ValueError, match="used twice"):
+        Story("99-made-up", (Section("pace", pace_text), Section("pace", pace_title)))
+
+
+def test_two_sections_typing_one_finding_apart_is_the_authors_error() -> None:
+    def other(pace: float) -> str:
+        return f"{pace}"
+
+    with pytest.raises(TypeError, match="'pace'"):
+        Story("99-made-up", (Section("pace", pace_text), Section("other", other))).kinds()
+
+
+def test_the_declared_stories_are_each_chapters_own() -> None:
+    stories = declared()
+    assert "10-capacity-plan" in stories
+    assert all(chapter == story.chapter for chapter, story in stories.items())
