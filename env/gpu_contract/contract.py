@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 
 from capture import SITES_KEY, ChapterRun, run_chapter, server_sites  # noqa: E402
 from model_cache import write_hub_cache  # noqa: E402
+from t4_count import BY_ID, COUNT_ESTIMATES, wait_line  # noqa: E402
 from t4_wait import ChapterCount, Start, constants_text  # noqa: E402
 
 from servelab import smoke  # noqa: E402
@@ -175,9 +176,13 @@ def main() -> int:
           "share a T4 (at each start, then after all graphs), estimated wall time")
     for chapter in chapters():
         for runtime in RUNTIMES:
-            print(chapter_count(chapter, runtime, runs[chapter, runtime],
-                                results.get(chapter, [])).line())
-    print("Constants:", *constants_text(), sep="\n")
+            count = chapter_count(chapter, runtime, runs[chapter, runtime],
+                                  results.get(chapter, []))
+            print(count.line())
+            if chapter in BY_ID:  # what it sends, counted from its gpu sizes (t4_count)
+                print(wait_line(chapter, count.runtime.lower(), count.wall_time().starts))
+    print("Constants:", *constants_text(), *(f"  {name} = {s.value[0]:g}-{s.value[1]:g} "
+          f"{s.unit}: {s.source}" for name, s in COUNT_ESTIMATES.items()), sep="\n")
     return 1 if failed else 0
 
 

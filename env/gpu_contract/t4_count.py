@@ -1,0 +1,312 @@
+"""What each chapter sends on a T4, counted phase by phase from its ``gpu`` sizes (#63 item 1).
+
+A pure function of the sizes (``servelab.book.CHAPTERS``) and the constants below: a T4 step of
+``a + b * B`` ms from the book's own roofline (chapter 02's window at its slow end, times a stated
+engine factor) and a stated prefill rate, each at its low and its high end. Every chapter runs
+alone on Colab, so the short step-line sweep (``kept.quick_step_line``) is counted wherever a
+chapter calls ``kept.step_line``. Per-request HTTP and tokenizer costs are not counted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from t4_wait import INSTALL_S, MODEL_DOWNLOAD_S
+
+from servelab.book import BY_ID, CHAPTERS
+from servelab.lessons.batching.roofline import OVERHEAD_UP_TO, published_rooflines
+from servelab.lessons.device_model.kept import QUICK_FIT, quick_levels
+
+
+@dataclass(frozen=True)
+class Span:
+    """A stated or measured constant as a range: its low-count end first, then its high."""
+
+    value: tuple[float, float]
+    unit: str
+    source: str
+    measured: bool = False
+
+
+_T4 = published_rooflines(users=1)[0]  # the book's model on a T4, from the datasheet
+ENGINE_SHARED = Span(
+    (1.1, 1.6), "x", "stated: the engine's own work (scheduler, sampling, Python) on the slow end "
+    "of chapter 02's window for the shared part of a step; issue #63 states 8-12 ms", False)
+ENGINE_PER_SEQUENCE = Span(
+    (1.0, 1.35), "x", "stated: on the slow end of the window's per-sequence part; issue #63 "
+    "states 0.14-0.30 ms a sequence", False)
+def _pair(base: float, factor: Span) -> tuple[float, float]:
+    return base * factor.value[0], base * factor.value[1]
+
+
+STEP_SHARED_MS = Span(
+    _pair(_T4.weight_read_ms * (1 + OVERHEAD_UP_TO), ENGINE_SHARED), "ms",
+    f"roofline.published(T4, t4_model()): weight read {_T4.weight_read_ms:.2f} ms x "
+    f"(1 + OVERHEAD_UP_TO) x ENGINE_SHARED", False)
+STEP_PER_SEQUENCE_MS = Span(
+    _pair(_T4.per_sequence_ms * (1 + OVERHEAD_UP_TO), ENGINE_PER_SEQUENCE),
+    "ms", f"roofline.published(T4, t4_model()): {_T4.per_sequence_ms:.3f} ms a sequence x "
+    "(1 + OVERHEAD_UP_TO) x ENGINE_PER_SEQUENCE", False)
+PREFILL_TOK_S = Span(
+    (25_000.0, 10_000.0), "tok/s", "stated, issue #63: Qwen3-0.6B's prompt reading on a T4 "
+    "(fast end first: the low count reads fastest)", False)
+LLAMA_BUILDS_S = Span(
+    (390.0, 600.0), "s", "stated, issue #63: chapter 08 builds llama-cpp-python "
+    "(engines/llama_build.py) and llama-server (engines/llama_server_build.py) from source on "
+    "Colab's two vCPUs, 6.5-10 min together; Kaggle's four vCPUs are counted at half", False)
+CPU_TOK_S = Span(
+    (40.0, 15.0), "tok/s", "stated: llama.cpp's output on two vCPUs for the 0.6B model in Q4, "
+    "all its streams together (fast end first)", False)
+DEVICE_LIMITS_S = Span(
+    (10.0, 20.0), "s", "stated: bench.device_limits' bandwidth and FLOP/s probes", False)
+COUNT_ESTIMATES: dict[str, Span] = {
+    "ENGINE_SHARED": ENGINE_SHARED, "ENGINE_PER_SEQUENCE": ENGINE_PER_SEQUENCE,
+    "STEP_SHARED_MS": STEP_SHARED_MS, "STEP_PER_SEQUENCE_MS": STEP_PER_SEQUENCE_MS,
+    "PREFILL_TOK_S": PREFILL_TOK_S, "LLAMA_BUILDS_S": LLAMA_BUILDS_S, "CPU_TOK_S": CPU_TOK_S,
+    "DEVICE_LIMITS_S": DEVICE_LIMITS_S}
+
+
+@dataclass(frozen=True)
+class T4:
+    """One end of the ranges: the step ``a + b * B`` (ms) and the prefill rate (tok/s)."""
+
+    a_ms: float
+    b_ms: float
+    prefill_tok_s: float
+    end: int  # 0 low, 1 high: the index into each stated range
+
+    @classmethod
+    def at(cls, end: int) -> T4:
+        return cls(STEP_SHARED_MS.value[end], STEP_PER_SEQUENCE_MS.value[end],
+                   PREFILL_TOK_S.value[end], end)
+
+    def step_s(self, batch: float) -> float:
+        return (self.a_ms + self.b_ms * batch) / 1000
+
+    def read_s(self, tokens: float) -> float:
+        return tokens / self.prefill_tok_s
+
+    def closed(self, users: int, requests: int, input_tokens: int, answer: int,
+               cap: int) -> float:
+        """``users`` each sending ``requests`` in turn, at most ``cap`` at once."""
+        batch = min(users, cap)
+        rounds = math.ceil(users / cap) * requests
+        return rounds * (answer * self.step_s(batch) + self.read_s(batch * input_tokens))
+
+    def open(self, n: int, rate: float, input_tokens: int, answer: int, cap: int) -> float:
+        """``n`` requests at ``rate`` a second: the arrivals, or the work at ``cap`` if slower,
+        then the last one's answer."""
+        batch = min(n, cap)
+        work = math.ceil(n / cap) * answer * self.step_s(batch) + self.read_s(n * input_tokens)
+        return max(n / rate + answer * self.step_s(min(batch, rate * answer * self.a_ms / 1000
+                                                           + 1)), work)
+
+    def quick_line(self, cap: int) -> float:
+        """``kept.quick_step_line``: one request a level at ``quick_levels(cap)``."""
+        gpu = QUICK_FIT.gpu
+        return sum(self.closed(n, 1, gpu.input_tokens, gpu.answer_tokens, cap)
+                   for n in quick_levels(cap))
+
+    def prefill_fit(self, long_tokens: int, repeats: int = 3) -> float:
+        """``bench.prefill_fit``: a warm-up, then ``repeats`` prompts of each length alone."""
+        return (repeats + 1) * (2 * self.step_s(1) + self.read_s(long_tokens * 9 / 8))
+
+    def interferer(self, users: int, user_tokens: int, documents: int, document: int) -> float:
+        return user_tokens * self.step_s(users) + self.read_s(documents * document)
+
+
+Phase = tuple[str, Callable[[T4], float]]
+
+
+def _sizes(chapter: str) -> Any:
+    return BY_ID[chapter].sizes.at("gpu")
+
+
+def phases(chapter: str, platform: str) -> list[Phase]:
+    """What ``chapter`` sends at its ``gpu`` sizes on ``platform`` (Colab: one T4; Kaggle: two),
+    read from its notebook, one named phase at a time."""
+    s, kaggle = _sizes(chapter), platform == "kaggle"
+    if chapter == "00-serving-many-users":
+        return [
+            ("sweep", lambda m: s.sweeps * sum(m.closed(n, s.requests_per_user, s.input_tokens,
+                                                        s.answer_tokens, 64) for n in s.levels)),
+            ("prefix probes", lambda m: 2 * s.probe_requests * (m.step_s(1) + m.read_s(
+                s.prefix_tokens + s.question_tokens))),
+            ("prefill fit", lambda m: m.prefill_fit(s.document_tokens)),
+            ("documents, 2 servers", lambda m: 2 * s.runs * m.interferer(
+                s.decode_users, s.user_tokens, s.documents, s.document_tokens))]
+    if chapter == "01-serving-engine":
+        return [("one request", lambda m: m.closed(1, 1, 32, s.answer_tokens, 64)),
+                ("sweep", lambda m: s.sweeps * sum(m.closed(n, s.requests_per_user, 32,
+                                                            s.answer_tokens, 64)
+                                                   for n in (1, s.users)))]
+    if chapter == "02-continuous-batching":
+        cap = max(s.levels)
+        short, long = sum(s.short_tokens) / 2, sum(s.long_tokens) / 2
+        tokens = s.wave_requests * ((1 - s.long_share) * short + s.long_share * long)
+        waves = s.wave_requests // s.wave_size
+        return [
+            ("device limits", lambda m: DEVICE_LIMITS_S.value[m.end]),
+            ("sweep", lambda m: s.sweeps * sum(m.closed(n, 1, s.input_tokens, s.answer_tokens,
+                                                        cap) for n in s.levels)),
+            ("waves", lambda m: (s.sweeps * waves + 1) * s.long_tokens[1] * m.step_s(
+                s.wave_size)),
+            ("flowing", lambda m: s.sweeps * (tokens / s.wave_size * m.step_s(s.wave_size)
+                                              + long * m.step_s(1)))]
+    if chapter == "03-paged-attention":
+        cap = 2 * s.users
+        return [("step line", lambda m: m.quick_line(cap)),
+                ("roomy", lambda m: s.repeats * m.closed(s.users, 1, s.prompt_tokens,
+                                                         s.answer_tokens, cap)),
+                ("cramped", lambda m: s.repeats * m.closed(s.users, 1, s.prompt_tokens,
+                                                           s.answer_tokens, s.users // 3))]
+    if chapter == "04-prefix-caching":
+        cap, prompt = max(2 * s.users, s.samples), s.prefix_tokens + s.question_tokens
+        load = s.users * s.requests_per_user
+        return [
+            ("step line", lambda m: m.quick_line(cap)),
+            ("prefill fit", lambda m: m.prefill_fit(prompt)),
+            ("probes", lambda m: (s.probe_requests + 1) * m.read_s(prompt)),
+            ("loads, cached", lambda m: s.load_runs * (m.read_s(s.prefix_tokens) + m.closed(
+                s.users, s.requests_per_user, s.question_tokens, s.answer_tokens, cap))),
+            ("loads, uncached", lambda m: s.load_runs * (m.read_s(load * prompt) + m.closed(
+                s.users, s.requests_per_user, 0, s.answer_tokens, cap))),
+            ("samples", lambda m: 4 * m.closed(s.samples, 1, s.sample_prompt_tokens,
+                                               s.sample_tokens, cap))]
+    if chapter == "05-the-dials":
+        short, long = s.short_requests, s.long_requests
+        phases_05: list[Phase] = [
+            ("device limits", lambda m: DEVICE_LIMITS_S.value[m.end]),
+            ("step line", lambda m: m.quick_line(max(s.levels))),
+            ("bursts", lambda m: s.sweeps * sum(m.open(s.burst, 1000.0, s.input_tokens,
+                                                       s.output_tokens, n) for n in s.levels)),
+            ("mixed lengths", lambda m: s.sweeps * (
+                2 * s.mixed_output_tokens * m.step_s(short + long)
+                + m.read_s(short * s.short_input_tokens * 2 + long * s.long_input_tokens)))]
+        if kaggle:
+            phases_05.append(("tensor parallel", lambda m: 2 * s.sweeps * (
+                m.closed(1, 1, 32, s.output_tokens, s.tp_users)
+                + m.closed(s.tp_users, 1, 32, s.output_tokens, s.tp_users))))
+        return phases_05
+    if chapter == "06-chunked-prefill":
+        return [("prefill fit", lambda m: m.prefill_fit(s.document_tokens)),
+                ("documents, 2 servers", lambda m: 2 * s.runs * m.interferer(
+                    s.users, s.user_tokens, s.documents, s.document_tokens))]
+    if chapter == "07-throughput-vs-latency":
+        mix = s.mix
+
+        def mixed(m: T4, cap: int) -> float:
+            return max(mix["chat_requests"] / mix["chat_rate"], math.ceil(
+                (mix["chat_requests"] + mix["batch_requests"]) / cap) * mix["batch_max_tokens"]
+                * m.step_s(cap))
+
+        def rates(m: T4, cap: int) -> float:
+            return s.repeats * sum(m.open(n, r, s.input_tokens, s.output_tokens, cap)
+                                   for r, n in zip(s.rates, s.requests_per_rate, strict=True))
+        seqs, big = s.interactive_seqs, s.batch_seqs
+        return [
+            ("step line", lambda m: m.quick_line(seqs)),
+            ("slots", lambda m: s.repeats * m.closed(seqs, 1, s.input_tokens, s.output_tokens,
+                                                     seqs)),
+            ("mixed, both caps and the pair", lambda m: s.repeats * (
+                2 * mixed(m, seqs) + mixed(m, big))),
+            ("metrics run", lambda m: m.open(s.metrics_requests, s.metrics_rate, s.input_tokens,
+                                             s.output_tokens, seqs)),
+            ("rate sweeps", lambda m: rates(m, seqs) + rates(m, big))]
+    if chapter == "08-when-not-to":
+        cpu_tokens = (s.repeats * (s.one_user_requests + s.many) * s.output_tokens * 2
+                      + 2 * (sum(s.levels) * s.experiment_tokens + s.prefix_requests * 8))
+        cpu_prompts = 2 * s.prefix_requests * s.prefix_words * 4 / 3
+        builds = [LLAMA_BUILDS_S.value[0] / (2 if kaggle else 1),
+                  LLAMA_BUILDS_S.value[1] / (2 if kaggle else 1)]
+        return [
+            ("llama.cpp builds", lambda m: builds[m.end]),
+            ("llama.cpp on the CPU", lambda m: (cpu_tokens + cpu_prompts / 10)
+             / CPU_TOK_S.value[m.end]),
+            ("vLLM", lambda m: s.repeats * (m.closed(1, s.one_user_requests, s.prompt_words,
+                                                     s.output_tokens, s.many)
+                                            + m.closed(s.many, 1, s.prompt_words,
+                                                       s.output_tokens, s.many))
+             + sum(m.closed(n, 1, s.prompt_words, s.experiment_tokens, s.many)
+                   for n in s.levels))]
+    if chapter == "09-past-one-machine":
+        tenants = s.tenants * s.requests_per_tenant
+        prompt = s.prefix_tokens + s.question_tokens
+        alone = 2 if kaggle else 1  # one server, and on Kaggle the model over both GPUs
+        return [
+            ("policies", lambda m: 2 * s.repeats * max(tenants / s.rate, m.read_s(
+                tenants * prompt / 2) + tenants * s.answer_tokens * m.step_s(s.users) / s.users)),
+            ("prefill fit", lambda m: m.prefill_fit(prompt)),
+            ("router", lambda m: s.repeats * m.closed(s.users, 1, s.input_tokens,
+                                                      s.output_tokens, s.users)),
+            ("failure", lambda m: m.open(s.failure_requests, s.failure_rate, s.input_tokens,
+                                         s.failure_output_tokens, s.users)),
+            ("alone", lambda m: alone * (m.quick_line(s.users) + s.repeats * m.closed(
+                s.users, 1, s.input_tokens, s.output_tokens, s.users)))]
+    if chapter == "10-capacity-plan":
+        def knee(m: T4) -> float:
+            return s.most_seqs / (s.answer_tokens * m.step_s(s.most_seqs))
+        return [
+            ("step line", lambda m: m.quick_line(s.most_seqs)),
+            ("rates", lambda m: s.repeats * sum(
+                m.open(s.requests, b * knee(m), s.prompt_tokens, s.answer_tokens, s.most_seqs)
+                for b in s.brackets))]
+    raise KeyError(f"{chapter}: no count of what it sends")
+
+
+def phase_seconds(chapter: str, platform: str) -> list[tuple[str, float, float]]:
+    """Each phase's seconds at the low and the high end."""
+    low, high = T4.at(0), T4.at(1)
+    return [(name, count(low), count(high)) for name, count in phases(chapter, platform)]
+
+
+def measure_seconds(chapter: str, platform: str) -> tuple[float, float]:
+    """The chapter's measurement, low and high, in seconds."""
+    parts = phase_seconds(chapter, platform)
+    return sum(p[1] for p in parts), sum(p[2] for p in parts)
+
+
+PLATFORMS = ("colab", "kaggle")
+NO_DOWNLOAD = {"08-when-not-to"}  # serves its offline model and a GGUF file: no hub download
+
+
+def wait_seconds(chapter: str, platform: str, starts_s: float = 0.0) -> tuple[float, float]:
+    """Install, model download, ``starts_s`` (the contract's count of the server starts) and
+    the measurement, low and high."""
+    fixed = INSTALL_S.value + (0.0 if chapter in NO_DOWNLOAD else MODEL_DOWNLOAD_S.value)
+    low, high = measure_seconds(chapter, platform)
+    return fixed + starts_s + low, fixed + starts_s + high
+
+
+def wait_line(chapter: str, platform: str, starts_s: float = 0.0) -> str:
+    """``t4-wait <platform> <chapter> <low>-<high> min``."""
+    low, high = wait_seconds(chapter, platform, starts_s)
+    return f"t4-wait {platform} {chapter} {low / 60:.1f}-{high / 60:.1f} min"
+
+
+def readme_table() -> str:
+    """The README's table: install, download and measurement, low-high minutes."""
+    rows = ["| Chapter | Colab (min) | Kaggle (min) |", "|---|---|---|"]
+    for chapter in CHAPTERS:
+        cells = [wait_line(chapter.id, p).split()[3] for p in PLATFORMS]
+        rows.append(f"| {chapter.id} | {cells[0]} | {cells[1]} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    """Print every chapter's line with no server starts counted, then each phase."""
+    for chapter in CHAPTERS:
+        for platform in PLATFORMS:
+            print(wait_line(chapter.id, platform), " ".join(
+                f"[{name} {low / 60:.1f}-{high / 60:.1f}]"
+                for name, low, high in phase_seconds(chapter.id, platform)))
+    print("Constants:", *(f"  {name} = {s.value[0]:g}-{s.value[1]:g} {s.unit} "
+                          f"({'measured' if s.measured else 'stated'}): {s.source}"
+                          for name, s in COUNT_ESTIMATES.items()), sep="\n")
+
+
+if __name__ == "__main__":
+    main()
