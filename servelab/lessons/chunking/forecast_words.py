@@ -1,11 +1,21 @@
-"""Chapter 06's words for what this device's model predicted of the document read alone
-(:mod:`servelab.lessons.chunking.forecast`), before the page times it and against the reads."""
+"""Chapter 06's plain lines as it sizes the load, and its words for what this device's model
+predicted of the document read alone (:mod:`servelab.lessons.chunking.forecast`), before the
+page times it and against the reads."""
 
 from __future__ import annotations
 
+from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking.chapter import CHAPTER
+from servelab.lessons.chunking.findings import ReadAlone
 from servelab.lessons.chunking.forecast import DocumentForecast
+from servelab.lessons.chunking.sizing import (
+    DOCUMENT_PAUSES,
+    SPACING_MARGIN,
+    BudgetPlan,
+    DocumentLoad,
+    paused_tokens,
+)
 from servelab.lessons.chunking.thresholds import DOCUMENT_LENGTH_APART
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.kept import FITTED_HERE, PromptReading
@@ -33,11 +43,38 @@ def _step(forecast: DocumentForecast) -> str:
     return f"the step line's shared part, from {line_source(reading.step_from or '')}"
 
 
-def reading_line(reading: PromptReading, tokens: int) -> str:
+def document_line(first_fit: PrefillFit, document_tokens: int, pause_ms: int) -> str:
+    """How the document's length followed from a first prompt read alone (chapter 06): the
+    prefill rate's length, or the bound that replaced it."""
+    paused = paused_tokens(first_fit.tok_s, pause_ms)
+    rate = (f"{first_fit.long_tokens} tokens alone: {first_fit}; {DOCUMENT_PAUSES} x the "
+            f"{pause_ms} ms pause target at that rate is {paused} tokens")
+    if paused < document_tokens:
+        return f"{rate}, so the document is the chapter's least, {document_tokens} tokens"
+    if paused > document_tokens:
+        return f"{rate}, so the document is the longest the server takes, {document_tokens} tokens"
+    return f"{rate}: the document's length"
+
+
+def spacing_line(load: DocumentLoad, prefill: PrefillFit, smallest_spacing_s: float) -> str:
+    """How the documents' spacing followed from one read alone (chapter 06)."""
+    return (f"{load.document_tokens} tokens alone: {prefill}; {load.read_s:.2f} s to the first "
+            f"token, so every run's documents come {load.spacing_s} s apart "
+            f"({SPACING_MARGIN:g} x that, at least {smallest_spacing_s} s)")
+
+
+def alone_line(alone: ReadAlone, plan: BudgetPlan) -> str:
+    """The document read alone on each server (chapter 06)."""
+    return (f"{plan.document_tokens} tokens alone in {plan.chunks} chunks: {alone.chunked_s:.2f} s "
+            f"to the first token (in one step: {alone.one_step_s:.2f} s)")
+
+
+def reading_line(reading: PromptReading, document_tokens: int) -> str:
     """The prediction printed before the document is read alone in one step."""
     return (f"Prompt reading from {_source(reading)}: {reading.fixed_ms:,.0f} ms a request, "
-            f"then {reading.tok_s:,.0f} tokens/s. The {tokens:,}-token document alone should get "
-            f"its first token in about {reading.first_token_ms(tokens):,.0f} ms in one step.")
+            f"then {reading.tok_s:,.0f} tokens/s. The {document_tokens:,}-token document alone "
+            f"should get its first token in about {reading.first_token_ms(document_tokens):,.0f} "
+            "ms in one step.")
 
 
 def chunked_line(forecast: DocumentForecast, budget: int) -> str:
@@ -49,6 +86,11 @@ def chunked_line(forecast: DocumentForecast, budget: int) -> str:
     return (f"In {forecast.chunks} chunks of up to {budget:,} tokens the document takes {more} "
             f"step{plural_s(more)} more, each about {forecast.step_ms:,.0f} ms "
             f"({_step(forecast)}): about {forecast.chunked_ms:,.0f} ms to its first token.")
+
+
+def chunks_line(reading: PromptReading, plan: BudgetPlan) -> str:
+    """``chunked_line`` from the reading and the chunked server's plan, before its read alone."""
+    return chunked_line(DocumentForecast.of(reading, plan), plan.budget)
 
 
 def _measured(measured: Spread, found: Foretold) -> str:

@@ -6,12 +6,19 @@ from __future__ import annotations
 from servelab.bench.prefill import PrefillFit
 from servelab.lessons.chunking.findings import ReadAlone, TradeFindings
 from servelab.lessons.chunking.forecast import DocumentForecast
-from servelab.lessons.chunking.forecast_words import chunked_line, forecast_text, reading_line
+from servelab.lessons.chunking.forecast_words import (
+    alone_line,
+    chunked_line,
+    document_line,
+    forecast_text,
+    reading_line,
+    spacing_line,
+)
 from servelab.lessons.chunking.sizing import DocumentLoad
-from servelab.lessons.chunking.words import alone_line, document_line, spacing_line, story
+from servelab.lessons.chunking.words import story
 
 
-def page_words(first_fit: PrefillFit, document_tokens: int, pause_ms: float, load: DocumentLoad,
+def page_words(first_fit: PrefillFit, document_tokens: int, pause_ms: int, load: DocumentLoad,
                prefill: PrefillFit, smallest_spacing_s: float, alone: ReadAlone,
                findings: TradeFindings, forecast: DocumentForecast,
                prediction: str = "") -> str:

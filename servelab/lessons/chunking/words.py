@@ -1,21 +1,19 @@
 """Chapter 06's words, in Markdown, from ``chunking.findings`` and the budget's plan: each
 function only picks phrases and formats the figures the findings computed. ``effect_text`` is
-also chapter 00's section on the same effect, and ``sizing_text`` its sizing. The ``_line``
-functions are the plain lines the pages print as they size the load."""
+also chapter 00's section on the same effect, and ``sizing_text`` its sizing; the ``_title``
+functions are the plots' titles. The lines the page shows as it sizes the load are in
+``forecast_words``."""
 
 from __future__ import annotations
 
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
-from servelab.lessons.chunking.findings import ReadAlone, TradeFindings
+from servelab.lessons.chunking.findings import TradeFindings
 from servelab.lessons.chunking.sizing import (
-    DOCUMENT_PAUSES,
-    SPACING_MARGIN,
     BudgetPlan,
     DocumentLoad,
     Reading,
     Sizing,
-    paused_tokens,
 )
 from servelab.lessons.chunking.thresholds import (
     HITCH_CHUNK_SHARE,
@@ -28,37 +26,11 @@ from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import page_story
 
 
-def document_line(fit: PrefillFit, document_tokens: int, pause_ms: float) -> str:
-    """How the document's length followed from a first prompt read alone (chapter 06): the
-    prefill rate's length, or the bound that replaced it."""
-    paused = paused_tokens(fit.tok_s, pause_ms)
-    rate = (f"{fit.long_tokens} tokens alone: {fit}; {DOCUMENT_PAUSES} x the {pause_ms} ms "
-            f"pause target at that rate is {paused} tokens")
-    if paused < document_tokens:
-        return f"{rate}, so the document is the chapter's least, {document_tokens} tokens"
-    if paused > document_tokens:
-        return f"{rate}, so the document is the longest the server takes, {document_tokens} tokens"
-    return f"{rate}: the document's length"
-
-
-def spacing_line(load: DocumentLoad, fit: PrefillFit, smallest_spacing_s: float) -> str:
-    """How the documents' spacing followed from one read alone (chapter 06)."""
-    return (f"{load.document_tokens} tokens alone: {fit}; {load.read_s:.2f} s to the first "
-            f"token, so every run's documents come {load.spacing_s} s apart "
-            f"({SPACING_MARGIN:g} x that, at least {smallest_spacing_s} s)")
-
-
 def load_line(load: DocumentLoad, user_tok_s: float) -> str:
     """The documents' spacing and the users' length, each user at ``user_tok_s`` (chapter 00)."""
     return (f"The document alone: {load.read_s:.2f} s to its first token, so the documents come "
             f"{load.spacing_s} s apart; at {user_tok_s:.1f} tok/s each, the {load.users} users "
             f"ask for {load.user_tokens} tokens.")
-
-
-def alone_line(alone: ReadAlone, plan: BudgetPlan) -> str:
-    """The document read alone on each server (chapter 06)."""
-    return (f"{plan.document_tokens} tokens alone in {plan.chunks} chunks: {alone.chunked_s:.2f} s "
-            f"to the first token (in one step: {alone.one_step_s:.2f} s)")
 
 
 def _first_run(plan: BudgetPlan) -> str:
@@ -326,6 +298,22 @@ def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
                        f"it is not rounded: the second run's budget is {plan.budget} tokens.")
     return text + (f"Rounded down to whole blocks of {plan.block} tokens (this engine's block), "
                    f"the second run's budget is {plan.budget} tokens.")
+
+
+def gaps_title(findings: TradeFindings) -> str:
+    """The gaps plot's title: the median longest pause either way, first runs drawn."""
+    runs = min(findings.whole.pause.n, findings.chunked.pause.n)
+    return (f"Over {runs} runs a side, the median longest pause was "
+            f"{findings.whole.pause.median:,.0f} ms in one step, "
+            f"{findings.chunked.pause.median:,.0f} ms with {findings.plan.budget}-token chunks "
+            "(first runs drawn)")
+
+
+def trade_title(findings: TradeFindings) -> str:
+    """The trade plot's title: the worst pause and the document's first token, either way."""
+    return (f"Median worst pause {findings.whole.pause.median:,.0f} → "
+            f"{findings.chunked.pause.median:,.0f} ms; document's first token "
+            f"{findings.whole.wait.median:.2f} → {findings.chunked.wait.median:.2f} s")
 
 
 def story(findings: TradeFindings, prediction: str) -> str:

@@ -20,6 +20,7 @@ from servelab.lessons.chunking.findings import (
     ReadingRuns,
     TradeFindings,
 )
+from servelab.lessons.chunking.forecast_words import alone_line, document_line, spacing_line
 from servelab.lessons.chunking.measuring import compare, compare_view, documents_queued, run_figures
 from servelab.lessons.chunking.sizing import (
     BudgetPlan,
@@ -40,12 +41,9 @@ from servelab.lessons.chunking.words import (
     _queue_text,
     _reading_tail_text,
     _target_text,
-    alone_line,
-    document_line,
     effect_text,
     load_line,
     sizing_text,
-    spacing_line,
     story,
 )
 from servelab.lessons.compare import Compared, Placed, Shown

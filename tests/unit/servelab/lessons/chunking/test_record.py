@@ -9,7 +9,7 @@ from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from servelab.lessons.chunking.chapter import CHAPTER
 from servelab.lessons.chunking.record import ChunkingRecord
-from tests.snapshots.chapters import KINDS
+from servelab.lessons.chunking.story import STORY
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
@@ -20,7 +20,7 @@ def row(gap_ms: float, p50_ms: float, p99_ms: float, ttft_s: float) -> pd.Series
 
 
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
-    run = recorded.load(RUN, KINDS[CHAPTER.id])
+    run = recorded.load(RUN, STORY.kinds())
     plan = run["findings"].plan
     record = ChunkingRecord(prefill=run["prefill"], plan=plan, first=row(1156.0, 90.0, 700.0, 1.2),
                             second=row(300.0, 95.0, 250.0, 2.5))
