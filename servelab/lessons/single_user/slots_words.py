@@ -4,10 +4,12 @@ they hold."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.single_user.crowd import PROMPT, STEP, CrowdCauses, MemoryUse
-from servelab.lessons.single_user.findings import LLAMA_SERVER, VLLM, EngineFindings
+from servelab.lessons.single_user.findings import LLAMA_Q4, LLAMA_SERVER, VLLM, EngineFindings
 from servelab.lessons.single_user.forecast import VllmForecast
 from servelab.lessons.single_user.forecast_words import forecast_text, opening_text
 from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
@@ -47,22 +49,45 @@ def _parts(found: SlotFindings) -> str:
                    "result and the crowd's in one picture.")
 
 
-def step_text(found: SlotFindings) -> str:
+def timeline_title(slowest: Mapping[str, float], many: int) -> str:
+    """The crowd's timelines' title: the slowest first token (s) in each engine's first run."""
+    return (f"{many} users at once, each engine's first run: the slowest first token took "
+            f"{slowest[LLAMA_Q4]:.1f} s on llama-cpp-python, {slowest[LLAMA_SERVER]:.1f} s on "
+            f"llama-server, {slowest[VLLM]:.1f} s on vLLM")
+
+
+def steps_title(slot_found: SlotFindings) -> str:
+    """The step lines' title: the largest batch's output against one sequence's, each engine."""
+    steps = slot_found.steps
+    return (f"{steps[slot_found.server].top} sequences per step gave "
+            f"{steps[slot_found.server].gain:.1f}× one sequence's output on llama-server, "
+            f"{steps[slot_found.vllm].gain:.1f}× on vLLM")
+
+
+def queue_title(slot_found: SlotFindings) -> str:
+    """The over-the-cap timelines' title: how many waited for a place on each engine."""
+    queue = slot_found.queue
+    return (f"{queue[slot_found.vllm].users} users, room for {queue[slot_found.vllm].cap}: "
+            f"{queue[slot_found.server].waited} waited for a place on llama-server, "
+            f"{queue[slot_found.vllm].waited} on vLLM")
+
+
+def step_text(slot_found: SlotFindings) -> str:
     """Each engine's step at one sequence and at the sweep's largest batch, the parts of its
     line, and which engine shared a step better."""
-    server, vllm = found.steps[found.server], found.steps[found.vllm]
+    server, vllm = slot_found.steps[slot_found.server], slot_found.steps[slot_found.vllm]
     text = (f"A decoding step of one sequence took {server.step_ms[0]:.1f} ms on llama-server "
             f"and {vllm.step_ms[0]:.1f} ms on vLLM; a step of {server.top} sequences "
             f"{server.step_ms[-1]:.1f} ms and {vllm.step_ms[-1]:.1f} ms. So {server.top} "
             f"sequences gave {server.gain:.1f}× one sequence's output on llama-server and "
             f"{vllm.gain:.1f}× on vLLM (one sweep each, so no range: the lines through the "
             f"steps are {_line(server)} and {_line(vllm)}). ")
-    if found.gains_alike:
+    if slot_found.gains_alike:
         text += ("Both engines shared a step among its sequences about as well, so what "
                  "batching buys does not separate them here. ")
     else:
-        text += f"{found.larger_gain} shared its step among more sequences for less. "
-    return text + _parts(found)
+        text += f"{slot_found.larger_gain} shared its step among more sequences for less. "
+    return text + _parts(slot_found)
 
 
 def _waits(wait: QueueWait) -> str:
@@ -73,40 +98,40 @@ def _waits(wait: QueueWait) -> str:
             "without")
 
 
-def queue_text(found: SlotFindings) -> str:
+def queue_text(slot_found: SlotFindings) -> str:
     """Who waited for a place when twice the cap arrived at once."""
-    server, vllm = found.queue[found.server], found.queue[found.vllm]
+    server, vllm = slot_found.queue[slot_found.server], slot_found.queue[slot_found.vllm]
     text = (f"{server.users} users at once, with room for {server.cap} on each engine "
-            f"({found.slots} slots on llama-server, max_num_seqs={vllm.cap} on vLLM): on "
+            f"({slot_found.slots} slots on llama-server, max_num_seqs={vllm.cap} on vLLM): on "
             f"llama-server {_waits(server)}; on vLLM {_waits(vllm)}. ")
-    if found.both_queue:
+    if slot_found.both_queue:
         return text + ("Exactly those beyond the cap waited on both, each starting as soon as "
                        "an answer ended and freed a place: past its cap vLLM queues as "
                        "llama-server does, and its max_num_seqs plays the part of the slots.")
-    off = [engine for engine, wait in found.queue.items() if not wait.queued_past_cap]
+    off = [engine for engine, wait in slot_found.queue.items() if not wait.queued_past_cap]
     return text + (f"On {' and '.join(off)} the waiters were not exactly the "
                    f"{server.beyond_cap} beyond the cap, so this run does not show the two "
                    "engines queueing alike.")
 
 
-def memory_text(found: SlotFindings) -> str:
+def memory_text(slot_found: SlotFindings) -> str:
     """How each engine holds the KV cache of the sequences it runs."""
-    text = (f"llama-server set its whole context aside when it started: {found.slots} slots × "
-            f"{found.slot_context:,} tokens = {found.slot_tokens:,} tokens, "
-            f"{found.slots_mib:,.0f} MiB of KV cache in 16-bit values. Each slot's part is its "
-            f"own: a request longer than {found.slot_context:,} tokens fits in no slot, even "
-            "with every other slot idle. (llama.cpp can also give its slots one shared buffer, "
-            "`--kv-unified`; this chapter gives each slot its own, the default with the slots "
-            "named.) ")
-    if found.pool is None:
+    text = (f"llama-server set its whole context aside when it started: {slot_found.slots} "
+            f"slots × {slot_found.slot_context:,} tokens = {slot_found.slot_tokens:,} tokens, "
+            f"{slot_found.slots_mib:,.0f} MiB of KV cache in 16-bit values. Each slot's part is "
+            f"its own: a request longer than {slot_found.slot_context:,} tokens fits in no slot, "
+            "even with every other slot idle. (llama.cpp can also give its slots one shared "
+            "buffer, `--kv-unified`; this chapter gives each slot its own, the default with the "
+            "slots named.) ")
+    if slot_found.pool is None:
         text += ("vLLM's log gave no pool size here, so this run cannot set its memory beside "
                  "the slots.")
     else:
-        text += (f"vLLM keeps one pool of {found.pool.kv_cache_tokens:,} tokens and hands it out "
-                 "block by block as sequences grow, so one request may take up to "
-                 f"{found.pool.max_model_len:,} tokens and a short one holds only what it uses "
-                 "(chapter 03).")
-    return text + "\n\n" + memory_verdict_text(MemoryUse.of(found))
+        text += (f"vLLM keeps one pool of {slot_found.pool.kv_cache_tokens:,} tokens and hands "
+                 "it out block by block as sequences grow, so one request may take up to "
+                 f"{slot_found.pool.max_model_len:,} tokens and a short one holds only what it "
+                 "uses (chapter 03).")
+    return text + "\n\n" + memory_verdict_text(MemoryUse.of(slot_found))
 
 
 def memory_verdict_text(memory: MemoryUse) -> str:
@@ -139,18 +164,18 @@ def _reuse(engine: str, switch: str, reuse: PromptReuse) -> str:
     return f"on {engine} the first token came after {on} with {switch} and {off} without: {verdict}"
 
 
-def reuse_text(found: SlotFindings, prefix_words: int) -> str:
+def reuse_text(slot_found: SlotFindings, prefix_words: int) -> str:
     """A shared prompt with each engine's reuse on and off."""
     text = (f"One user, each request starting with the same {prefix_words}-word prompt; after "
             "the first request, "
-            f"{_reuse('llama-server', 'cache_prompt', found.reuse[found.server])}; "
-            f"{_reuse('vLLM', 'prefix caching', found.reuse[found.vllm])}. ")
-    if all(found.reused.values()):
+            f"{_reuse('llama-server', 'cache_prompt', slot_found.reuse[slot_found.server])}; "
+            f"{_reuse('vLLM', 'prefix caching', slot_found.reuse[slot_found.vllm])}. ")
+    if all(slot_found.reused.values()):
         return text + ("Both engines skip a prompt they have computed before. Where they keep "
                        "it differs: llama-server in the slot that computed it (and in a copy "
                        "in RAM, `--cache-ram`), vLLM in blocks found by their hash, which any "
                        "request can share in place (chapter 04).")
-    missing = [engine for engine, sooner in found.reused.items() if not sooner]
+    missing = [engine for engine, sooner in slot_found.reused.items() if not sooner]
     return text + (f"On {' and '.join(missing)} this run did not show reuse bringing the first "
                    "token sooner, so it cannot set the two caches side by side.")
 
@@ -231,7 +256,7 @@ def crowd_verdict_text(causes: CrowdCauses) -> str:
                    "account for them.")
 
 
-def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
+def takeaway_text(engines: EngineFindings, slot_found: SlotFindings) -> str:
     """The chapter's take-away, as far as its runs support each part: the crowd's totals, then
     the mechanisms the page measured behind them, and memory only as far as it bound."""
     text = ("The right engine depends on how many requests are in flight at once, and on "
@@ -254,7 +279,7 @@ def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
                        "run supports \"the wrong engine for a crowd\" for the binding's server "
                        "only."),
     }[lead.compared]
-    causes = CrowdCauses.of(engines, found)
+    causes = CrowdCauses.of(engines, slot_found)
     memory = ("Memory did not bind in these runs, so handing it out block by block had nothing "
               "to win here. " if causes.memory.bound is False else
               "This run cannot say whether memory bound, so it credits neither engine's way of "
@@ -267,7 +292,8 @@ def takeaway_text(engines: EngineFindings, found: SlotFindings) -> str:
 
 def page_words(engines: EngineFindings, found: SlotFindings, prefix_words: int,
                forecast: VllmForecast, prediction: str = "") -> str:
-    """Every sentence chapter 08 writes from its findings, in page order: one text to review."""
+    """Every sentence chapter 08 writes from its findings, in page order: one text to review
+    (``tests/snapshots/chapters.py``'s; the page itself shows ``single_user.story``)."""
     return "\n\n".join((opening_text(forecast.step, forecast.reading, forecast.many),
                         story(engines, prediction), step_text(found), queue_text(found),
                         memory_text(found), reuse_text(found, prefix_words),

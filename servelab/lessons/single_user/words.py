@@ -88,6 +88,26 @@ def ceiling_check_text(found: FileCeilings, smaller: str, larger: str) -> str:
                    "of each token on work other than reading the weights.")
 
 
+def ceiling_prediction(ceilings: FileCeilings) -> str:
+    """The prediction from the bytes, the packed file against the 16-bit one."""
+    return ceiling_prediction_text(ceilings, LLAMA_Q4, LLAMA_F16)
+
+
+def ceiling_check(ceilings: FileCeilings, engines: EngineFindings) -> str:
+    """The ceilings against one user's measured speed (the median) on each engine."""
+    measured = {engine: engines.one[engine].median for engine in ceilings.megabytes}
+    return ceiling_check_text(ceilings.with_measured(measured), LLAMA_Q4, LLAMA_F16)
+
+
+def engines_title(engines: EngineFindings) -> str:
+    """The bars' title: the fastest engine alone and the one that served the crowd the most."""
+    alone = max(engines.one, key=lambda engine: engines.one[engine].median)
+    crowd = max(engines.crowd, key=lambda engine: engines.crowd[engine].median)
+    return (f"Alone: {alone} fastest ({engines.one[alone].median:.0f} tok/s); "
+            f"{engines.facts.many} users: {crowd} serves the most "
+            f"({engines.crowd[crowd].median:.0f} tok/s)")
+
+
 def _as_fast(against: Against) -> str:
     """``a`` against ``b`` in words: "2.1× as fast as", "1.4× slower than" or "about as fast
     as"."""
@@ -293,22 +313,22 @@ def _prompt_alone_text(found: EngineFindings) -> str:
             "step with the crowd in it and weigh the two.")
 
 
-def story(found: EngineFindings, prediction: str) -> str:
+def story(engines: EngineFindings, prediction: str) -> str:
     """The page's interpretation, in Markdown, from the engines' findings."""
-    measured = (f"one user saw {found.one[LLAMA_Q4].median:.0f} tokens/s on llama.cpp (Q4_1) "
-                f"and {found.one[VLLM].median:.0f} on vLLM; with {found.facts.many} users vLLM "
-                f"produced {found.crowd[VLLM].median:.0f} tokens/s in total against "
-                f"{found.crowd[LLAMA_SERVER].median:.0f} on llama-server and "
-                f"{found.crowd[LLAMA_Q4].median:.0f} on llama-cpp-python's server.")
-    aims = [Aim("llama.cpp against vLLM for one user", found.alone_lead.ratio, Unit.TIMES),
-            Aim(f"vLLM against llama-server for {found.facts.many} users",
-                found.crowd_lead.ratio, Unit.TIMES),
+    measured = (f"one user saw {engines.one[LLAMA_Q4].median:.0f} tokens/s on llama.cpp (Q4_1) "
+                f"and {engines.one[VLLM].median:.0f} on vLLM; with {engines.facts.many} users vLLM "
+                f"produced {engines.crowd[VLLM].median:.0f} tokens/s in total against "
+                f"{engines.crowd[LLAMA_SERVER].median:.0f} on llama-server and "
+                f"{engines.crowd[LLAMA_Q4].median:.0f} on llama-cpp-python's server.")
+    aims = [Aim("llama.cpp against vLLM for one user", engines.alone_lead.ratio, Unit.TIMES),
+            Aim(f"vLLM against llama-server for {engines.facts.many} users",
+                engines.crowd_lead.ratio, Unit.TIMES),
             Aim("llama-server's slots against one request at a time",
-                found.slots_over_binding.ratio, Unit.TIMES)]
+                engines.slots_over_binding.ratio, Unit.TIMES)]
     return page_story(prediction, measured, [
-        ("Where each engine ran", _where_text(found) + _falling_text(found)),
-        ("Set-up and start", _setup_text(found)),
-        ("One user", _one_user_text(found)),
-        (f"{found.facts.many} users", _many_text(found)),
-        ("The guidance", _guidance_text(found)),
+        ("Where each engine ran", _where_text(engines) + _falling_text(engines)),
+        ("Set-up and start", _setup_text(engines)),
+        ("One user", _one_user_text(engines)),
+        (f"{engines.facts.many} users", _many_text(engines)),
+        ("The guidance", _guidance_text(engines)),
     ], aims)

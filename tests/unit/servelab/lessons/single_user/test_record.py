@@ -10,14 +10,14 @@ from servelab.lessons import recorded
 from servelab.lessons.single_user.chapter import CHAPTER
 from servelab.lessons.single_user.findings import LLAMA_F16, LLAMA_Q4, LLAMA_SERVER, VLLM
 from servelab.lessons.single_user.record import SingleUserRecord
-from tests.snapshots.chapters import KINDS
+from servelab.lessons.single_user.story import STORY
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 ENGINES = [LLAMA_Q4, LLAMA_F16, LLAMA_SERVER, VLLM]
 
 
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
-    found = recorded.load(RUN, KINDS[CHAPTER.id])["found"]
+    found = recorded.load(RUN, STORY.kinds())["slot_found"]
     one = pd.DataFrame({"user_tok_s": [40.0, 20.0, 35.0, 10.0]}, index=ENGINES)
     many = pd.DataFrame({"output_tok_s": [41.0, 21.0, 80.0, 150.0],
                          "ttft_s_p99": [9.0, 18.0, 3.0, 1.5]}, index=ENGINES)
