@@ -18,6 +18,9 @@ from t4_wait import INSTALL_S, MODEL_DOWNLOAD_S
 
 from servelab.book import BY_ID, CHAPTERS
 from servelab.lessons.batching.roofline import OVERHEAD_UP_TO, published_rooflines
+from servelab.lessons.batching.t4_step import ENGINE_PER_SEQUENCE as ENGINE_PER_SEQUENCE_FACTORS
+from servelab.lessons.batching.t4_step import ENGINE_SHARED as ENGINE_SHARED_FACTORS
+from servelab.lessons.batching.t4_step import SOURCE as T4_STEP_SOURCE
 from servelab.lessons.device_model.kept import QUICK_FIT, quick_levels
 
 
@@ -32,12 +35,10 @@ class Span:
 
 
 _T4 = published_rooflines(users=1)[0]  # the book's model on a T4, from the datasheet
-ENGINE_SHARED = Span(
-    (1.1, 1.6), "x", "stated: the engine's own work (scheduler, sampling, Python) on the slow end "
-    "of chapter 02's window for the shared part of a step; issue #63 states 8-12 ms", False)
-ENGINE_PER_SEQUENCE = Span(
-    (1.0, 1.35), "x", "stated: on the slow end of the window's per-sequence part; issue #63 "
-    "states 0.14-0.30 ms a sequence", False)
+ENGINE_SHARED = Span(ENGINE_SHARED_FACTORS, "x", T4_STEP_SOURCE, False)
+ENGINE_PER_SEQUENCE = Span(ENGINE_PER_SEQUENCE_FACTORS, "x", T4_STEP_SOURCE, False)
+
+
 def _pair(base: float, factor: Span) -> tuple[float, float]:
     return base * factor.value[0], base * factor.value[1]
 

@@ -2,9 +2,9 @@
 
 Executes the chapter's instructor source at the cpu size (or ``--size``) in a fresh kernel,
 then, in that kernel, saves its findings to ``tests/snapshots/<chapter>/<machine>.json``: those
-its story was shown with (``servelab.lessons.story``), or for a chapter without one yet, those
-``chapters.NAMES`` lists; run the snapshot test with ``--update-snapshots``
-afterwards to write the story beside it, and review its diff. Engine runs take the lock::
+its story was shown with (``servelab.lessons.story``). Run the snapshot test with
+``--update-snapshots`` afterwards to write the story beside it, and review its diff. Engine
+runs take the lock::
 
     flock /tmp/servelab-engine.lock .venv/bin/python tests/snapshots/record.py \\
         08-when-not-to avx512-bf16
@@ -29,7 +29,6 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from servelab.lessons.story import declared  # noqa: E402
-from tests.snapshots.chapters import NAMES  # noqa: E402
 
 # Runs first in the chapter's kernel: every reader of the processor's flags (the engine's default
 # dtype among them) sees them without the bf16 ones.
@@ -42,7 +41,7 @@ hardware.cpu_flags = lambda cpuinfo=None: _flags(cpuinfo) - hardware.BF16_CPU_FL
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("chapter", choices=sorted(set(NAMES) | set(declared())))
+    parser.add_argument("chapter", choices=sorted(declared()))
     parser.add_argument("machine", help="the machine class, e.g. avx512-bf16 or avx2-float32")
     parser.add_argument("--size", default="cpu")
     parser.add_argument("--without-bf16", action="store_true",
@@ -51,11 +50,7 @@ def main() -> None:
     source = ROOT / "assignments" / "source" / args.chapter / f"{args.chapter}.ipynb"
     target = Path(__file__).parent / args.chapter / f"{args.machine}.json"
     notebook = nbformat.read(source, as_version=4)
-    if args.chapter in declared():
-        found = f"story.SHOWN[{args.chapter!r}].found"
-    else:
-        found = "{" + ", ".join(f"{name!r}: {expression}"
-                                for name, expression in NAMES[args.chapter].items()) + "}"
+    found = f"story.SHOWN[{args.chapter!r}].found"
     if args.without_bf16:
         notebook.cells.insert(0, nbformat.v4.new_code_cell(WITHOUT_BF16))
     notebook.cells.append(nbformat.v4.new_code_cell(

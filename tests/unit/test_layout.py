@@ -22,8 +22,6 @@ PACKAGES = ("servelab", "autograder", "course")
 TOP_LEVEL = {"conftest.py", "support.py", "leak_scan.py", "__init__.py"}
 CHAPTER = ("a chapter's sizes and cells' glue: its sizes are tested in "
            "tests/unit/servelab/test_sizes.py, its cells run by the chapter's nbval")
-PAGE = ("a chapter's words in page order: held whole by its story snapshot "
-        "(tests/unit/test_story_snapshots.py), its parts by their words tests")
 BARS = ("pure declaration, a topic's bars: tests/unit/servelab/lessons/test_thresholds.py "
         "holds each to one home")
 TOPIC = "a topic package's docstring: nothing to test"
@@ -72,7 +70,7 @@ EXEMPT = {
     "servelab/lessons/__init__.py": TOPIC,
     "servelab/lessons/batching/__init__.py": TOPIC,
     "servelab/lessons/batching/chapter.py": CHAPTER,
-    "servelab/lessons/batching/page.py": PAGE,
+    "servelab/lessons/batching/story.py": STORY,
     "servelab/lessons/batching/step_words.py":
         ("tested with the step model in"
          " tests/unit/servelab/lessons/batching/test_roofline.py and test_step_cost.py"),
@@ -95,7 +93,7 @@ EXEMPT = {
     "servelab/lessons/chunking/measuring.py":
         ("tested with the chapter's findings in"
          " tests/unit/servelab/lessons/chunking/test_findings.py"),
-    "servelab/lessons/chunking/page.py": PAGE,
+    "servelab/lessons/chunking/story.py": STORY,
     "servelab/lessons/chunking/thresholds.py": BARS,
     "servelab/lessons/chunking/words.py":
         "tested with its findings in tests/unit/servelab/lessons/chunking/test_findings.py",
@@ -112,7 +110,6 @@ EXEMPT = {
     "servelab/lessons/deployments/mixed_words.py":
         ("tested through the package in"
          " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
-    "servelab/lessons/deployments/page.py": PAGE,
     "servelab/lessons/deployments/request_words.py":
         "tested in tests/unit/servelab/lessons/deployments/test_request_metrics.py",
     "servelab/lessons/deployments/slot_words.py":
@@ -130,7 +127,6 @@ EXEMPT = {
          " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
     "servelab/lessons/dials/__init__.py": TOPIC,
     "servelab/lessons/dials/chapter.py": CHAPTER,
-    "servelab/lessons/dials/page.py": PAGE,
     "servelab/lessons/dials/step_words.py":
         "tested with the step model in tests/unit/servelab/lessons/dials/test_step_model.py",
     "servelab/lessons/dials/story.py": STORY,
@@ -141,13 +137,11 @@ EXEMPT = {
     "servelab/lessons/overview/chapter.py": CHAPTER,
     "servelab/lessons/overview/findings.py":
         "tested with chapter 00's words in tests/unit/servelab/lessons/overview/test_words.py",
-    "servelab/lessons/overview/page.py": PAGE,
     "servelab/lessons/overview/story.py": STORY,
     "servelab/lessons/paging/__init__.py": TOPIC,
     "servelab/lessons/paging/capacity_words.py":
         "tested with the capacity in tests/unit/servelab/lessons/paging/test_capacity.py",
     "servelab/lessons/paging/chapter.py": CHAPTER,
-    "servelab/lessons/paging/page.py": PAGE,
     "servelab/lessons/paging/story.py": STORY,
     "servelab/lessons/paging/thresholds.py": BARS,
     "servelab/lessons/plural.py": "one line of grammar, read in every words test",
@@ -155,7 +149,6 @@ EXEMPT = {
     "servelab/lessons/prefix/chapter.py": CHAPTER,
     "servelab/lessons/prefix/load.py":
         "chapter 04's load against a live server, run by the chapter's nbval",
-    "servelab/lessons/prefix/page.py": PAGE,
     "servelab/lessons/prefix/probe.py":
         ("reads a live server's counters: tested on each engine version's page in"
          " tests/unit/test_engine_compat.py"),
@@ -170,7 +163,6 @@ EXEMPT = {
     "servelab/lessons/routing/measuring.py":
         ("runs the policies against live replicas: tests/engine/servelab/engines/test_router.py"
          " and tests/unit/servelab/lessons/routing/test_findings.py"),
-    "servelab/lessons/routing/page.py": PAGE,
     "servelab/lessons/routing/policy_words.py":
         "tested in tests/unit/servelab/lessons/routing/test_findings.py",
     "servelab/lessons/routing/interpretation.py":
@@ -187,6 +179,7 @@ EXEMPT = {
     "servelab/lessons/single_user/slots_words.py":
         ("tested with the slots in tests/unit/servelab/lessons/single_user/test_slots.py"
          " and by the chapter's story snapshot"),
+    "servelab/lessons/single_user/story.py": STORY,
     "servelab/lessons/single_user/thresholds.py": BARS,
     "servelab/lessons/single_user/words.py":
         "tested in tests/unit/servelab/lessons/single_user/test_drift.py and test_ceilings.py",

@@ -23,7 +23,6 @@ from course.paths import REPO_ROOT, source_notebook
 from servelab.book import CHAPTERS
 from servelab.lessons import recorded
 from servelab.lessons.story import declared
-from tests.snapshots.chapters import KINDS, RENDER
 
 SNAPSHOTS = REPO_ROOT / "tests" / "snapshots"
 RECORDED = sorted(SNAPSHOTS.glob("*/*.json"))
@@ -33,19 +32,15 @@ STORIES = declared()
 def render(findings: Path, **given: Any) -> str:
     """The chapter's whole story from the findings recorded at ``findings``, ``given`` replacing
     some (the reader's prediction)."""
-    chapter = findings.parent.name
-    if chapter in STORIES:
-        story = STORIES[chapter]
-        return story.render(recorded.load(findings, story.kinds()) | given)
-    return RENDER[chapter](**recorded.load(findings, KINDS[chapter]), **given)
+    story = STORIES[findings.parent.name]
+    return story.render(recorded.load(findings, story.kinds()) | given)
 
 
 def test_every_chapter_has_a_recorded_snapshot_it_can_render():
     recorded_chapters = {path.parent.name for path in RECORDED}
     assert recorded_chapters == {chapter.id for chapter in CHAPTERS}
     assert all(path.with_suffix(".md").is_file() for path in RECORDED)
-    assert set(RENDER) == set(KINDS)
-    assert recorded_chapters <= set(RENDER) | set(STORIES)
+    assert set(STORIES) == recorded_chapters  # every chapter declares the story it renders
 
 
 def _calls(chapter: str) -> list[ast.Call]:

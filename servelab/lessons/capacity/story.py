@@ -4,7 +4,13 @@
 from __future__ import annotations
 
 from servelab.lessons.capacity.chapter import CHAPTER
-from servelab.lessons.capacity.words import check_text, plan_text, queue_title, summary_text
+from servelab.lessons.capacity.words import (
+    check_text,
+    plan_text,
+    published_text,
+    queue_title,
+    summary_text,
+)
 from servelab.lessons.device_model.words import closing_text
 from servelab.lessons.story import Section, Story
 
@@ -12,6 +18,7 @@ STORY = Story(CHAPTER.id, (
     Section("plan", plan_text),
     Section("queue", queue_title, title=True),
     Section("check", check_text),
+    Section("published", published_text),
     Section("closing", closing_text),
     Section("summary", summary_text),
 ))

@@ -4,12 +4,16 @@ figures and verdicts; nothing here compares."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pandas as pd
 
+from servelab.lessons.batching.roofline import T4
 from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
-from servelab.lessons.capacity.plan import Bound, CapacityPlan, PublishedPlan
+from servelab.lessons.capacity.plan import STATED, Bound, CapacityPlan, PublishedPlan
 from servelab.lessons.device_model.words import foretold_text
 from servelab.lessons.guess import Aim, Unit
+from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
 
 
@@ -96,8 +100,26 @@ def check_text(check: PlanCheck) -> str:
 def _engine_words(row: PublishedPlan) -> str:
     if row.engine is None:
         return "none (datasheet alone)"
-    return (f"this device's: +{row.engine.step_share:.0%} shared, "
+    whose = "the book's stated T4 step" if row.engine.fitted_in == STATED else "this device's"
+    return (f"{whose}: +{row.engine.step_share:.0%} shared, "
             f"+{row.engine.sequence_share:.0%} per sequence")
+
+
+def published_text(published: Sequence[PublishedPlan]) -> str:
+    """How far the T4's datasheet-only plan stands from the one with the book's stated T4 step,
+    the step the GPU contract counts each chapter's wait with."""
+    t4 = [row for row in published if row.device.name == T4.name]
+    bare = next(row.plan for row in t4 if row.engine is None)
+    stated = next(row.plan for row in t4 if row.engine is not None and
+                  row.engine.fitted_in == STATED)
+    return (f"On a T4 the datasheet alone plans a knee of {bare.rate_req_s:.1f} requests a "
+            f"second and {bare.replicas} server{plural_s(bare.replicas)} for "
+            f"{bare.brief.rate_req_s:g}. With the "
+            f"engine's own work the book states for a T4 (the step the GPU contract counts "
+            f"each chapter's wait with), the knee is {stated.rate_req_s:.1f}, and "
+            f"{stated.replicas} server{plural_s(stated.replicas)} carry the target: the "
+            "datasheet-only plan promises "
+            f"{bare.rate_req_s / stated.rate_req_s:.1f}× the requests a second.")
 
 
 def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
@@ -106,7 +128,7 @@ def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
     for row in plans:
         plan = row.plan
         rows.append({
-            "card": row.card.name, "model": row.model.name, "engine work": _engine_words(row),
+            "card": row.device.name, "model": row.model.name, "engine work": _engine_words(row),
             "step (ms)": f"{plan.step.fixed_ms:.2f} + {plan.step.per_sequence_ms:.4f}·B",
             "reading a prompt (ms)": round(plan.prompt_ms, 2),
             "max_num_seqs": plan.max_num_seqs, "set by": str(plan.bound),
@@ -152,9 +174,3 @@ def plan_against_runs(check: PlanCheck) -> pd.DataFrame:
         {"": f"servers for {plan.brief.rate_req_s:g} req/s", "plan": f"{plan.replicas}",
          "runs": "—" if check.measured_replicas is None else f"{check.measured_replicas}"},
     ]).set_index("")
-
-
-def page_words(check: PlanCheck, prediction: str = "") -> str:
-    """Every sentence chapter 10 writes from its findings, in page order: one text to review."""
-    return "\n\n".join((plan_text(check.plan), check_text(check),
-                        summary_text(prediction, check.plan, check)))

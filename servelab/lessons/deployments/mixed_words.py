@@ -28,26 +28,26 @@ def mixed_text(found: MixedFindings) -> str:
     text = (f"Side by side, with the chat server on {found.split[0]} and the job's on "
             f"{found.split[1]}, the chat users' p99 first token "
             f"was {chat.median:,.0f} ms ({chat.range_text(' ms')}) and the job finished in "
-            f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, "
-            f"the best p99 first token was {found.best_chat.median:,.0f} ms "
+            f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, on "
+            f"{found.single}, the best p99 first token was {found.best_chat.median:,.0f} ms "
             f"({found.best_chat.range_text(' ms')}) and the quickest job "
             f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}). ")
     outcomes = (found.chat, found.job)
     if outcomes == (Compared.LOWER, Compared.LOWER):
-        return text + ("With half the device each, the split gave the chat users quicker first "
+        return text + ("With those shares, the split gave the chat users quicker first "
                        "tokens and finished the job sooner: keeping the job's long requests out "
                        "of the chat server's steps paid for itself here.")
     if outcomes == (Compared.LOWER, Compared.HIGHER):
-        return text + ("The split protected the chat users, and the job paid for it: with half "
-                       "the device it took longer than on a server of its own. That is the "
+        return text + ("The split protected the chat users, and the job paid for it: on its "
+                       "share it took longer than on the one server. That is the "
                        "trade to decide on — a chat that stays quick, or a job that ends sooner.")
     if outcomes == (Compared.HIGHER, Compared.LOWER):
-        return text + ("The job did better on its half, but the chat users waited longer than "
-                       "on a shared server: with half the device, the chat server's own steps "
-                       "were slower.")
+        return text + ("The job did better on its share, but the chat users waited longer than "
+                       "on a shared server: on its share, the chat server's own steps were "
+                       "slower.")
     if outcomes == (Compared.HIGHER, Compared.HIGHER):
-        return text + ("Splitting the device lost on both counts here: each half was too small "
-                       "for its traffic, and one server with the whole device did better. Two "
+        return text + ("The pair lost on both counts here: each share was too small for its "
+                       "traffic, and one server did better. Two "
                        "deployments pay off when each has enough hardware of its own.")
     if set(outcomes) <= {Compared.ALIKE, Compared.UNTOLD}:
         told = _part_words(Compared.UNTOLD, found.chat_runs, "the chat users and the job")

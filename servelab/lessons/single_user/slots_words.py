@@ -10,10 +10,7 @@ from servelab.lessons.compare import Compared
 from servelab.lessons.single_user.against import Against
 from servelab.lessons.single_user.crowd import PROMPT, STEP, CrowdCauses, MemoryUse
 from servelab.lessons.single_user.findings import LLAMA_Q4, LLAMA_SERVER, VLLM, EngineFindings
-from servelab.lessons.single_user.forecast import VllmForecast
-from servelab.lessons.single_user.forecast_words import forecast_text, opening_text
 from servelab.lessons.single_user.slots import PromptReuse, QueueWait, SlotFindings, StepLine
-from servelab.lessons.single_user.words import story
 
 
 def _line(step: StepLine) -> str:
@@ -288,13 +285,3 @@ def takeaway_text(engines: EngineFindings, slot_found: SlotFindings) -> str:
                           crowd_verdict_text(causes),
                           memory + "Measure on the hardware you will use, counting the set-up "
                           "as well as the speed."))
-
-
-def page_words(engines: EngineFindings, found: SlotFindings, prefix_words: int,
-               forecast: VllmForecast, prediction: str = "") -> str:
-    """Every sentence chapter 08 writes from its findings, in page order: one text to review
-    (``tests/snapshots/chapters.py``'s; the page itself shows ``single_user.story``)."""
-    return "\n\n".join((opening_text(forecast.step, forecast.reading, forecast.many),
-                        story(engines, prediction), step_text(found), queue_text(found),
-                        memory_text(found), reuse_text(found, prefix_words),
-                        forecast_text(forecast), takeaway_text(engines, found)))

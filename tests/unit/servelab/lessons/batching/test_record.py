@@ -10,13 +10,13 @@ from servelab.bench.bandwidth import Ceiling
 from servelab.lessons import recorded
 from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING, SERVING_ENGINE
 from servelab.lessons.batching.record import ContinuousBatchingRecord, ServingEngineRecord
-from tests.snapshots.chapters import KINDS
+from servelab.lessons.story import declared
 
 SNAPSHOTS = REPO_ROOT / "tests" / "snapshots"
 
 
 def run_of(chapter: str) -> dict:
-    return recorded.load(SNAPSHOTS / chapter / "avx512-bf16.json", KINDS[chapter])
+    return recorded.load(SNAPSHOTS / chapter / "avx512-bf16.json", declared()[chapter].kinds())
 
 
 def test_chapter_01s_record_gives_every_declared_figure() -> None:

@@ -11,8 +11,20 @@ import yaml
 from course.paths import CHECKS_DIR
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
-from servelab.lessons.capacity.plan import Bound, Brief, CapacityPlan, published_plans
-from servelab.lessons.capacity.words import VERDICT_WORDS, check_text, plan_text, published_table
+from servelab.lessons.capacity.plan import (
+    T4_STATED,
+    Bound,
+    Brief,
+    CapacityPlan,
+    published_plans,
+)
+from servelab.lessons.capacity.words import (
+    VERDICT_WORDS,
+    check_text,
+    plan_text,
+    published_table,
+    published_text,
+)
 from servelab.lessons.device_model.kept import EngineShares
 
 # The check's own numbers: a step of 20 ms + 2 ms a sequence, prompts (and so the first token)
@@ -116,9 +128,10 @@ def test_a_saturated_server_measures_the_servers_needed() -> None:
     assert check_text(kept_up) != check_text(check)
 
 
-def test_published_plans_are_a_t4_and_an_80_gb_card() -> None:
+def test_published_plans_are_a_t4_twice_and_one_80_gb_card() -> None:
     rows = published_plans(Brief(40, 64, 16, 2.0, 4.0, 0.9))
-    assert [row.card.name for row in rows] == ["16 GB (T4)", "80 GB (A100, H100)"]
+    assert [row.card.name for row in rows] == ["16 GB (T4)"] * 2 + ["80 GB (A100, H100)"]
+    assert [row.engine for row in rows] == [None, T4_STATED, None]
     for row in rows:
         assert row.plan.max_num_seqs >= 1 and row.plan.rate_req_s > 0
         # A card's first token (one read of the weights, the prompt's arithmetic) is in its W.
@@ -127,22 +140,38 @@ def test_published_plans_are_a_t4_and_an_80_gb_card() -> None:
                                                    + row.plan.answer_s)
     table = published_table(rows)
     assert (table["W (s)"] >= table["first token (s)"]).all()
-    assert list(table.index) == ["16 GB (T4)", "80 GB (A100, H100)"]
+    assert list(table.index) == ["Tesla T4", "Tesla T4", "A100 80GB SXM"]  # one card a row
     assert "servers for 40 req/s" in table.columns
+
+
+def test_the_t4s_stated_step_is_the_one_the_gpu_contract_counts() -> None:
+    from servelab.lessons.batching.roofline import OVERHEAD_UP_TO
+    from servelab.lessons.batching.t4_step import ENGINE_PER_SEQUENCE, ENGINE_SHARED
+
+    bare, stated, _ = published_plans(Brief(40, 64, 16, 2.0, 4.0, 0.9))
+    assert stated.plan.step.fixed_ms == pytest.approx(
+        bare.plan.step.fixed_ms * (1 + OVERHEAD_UP_TO) * ENGINE_SHARED[1])
+    assert stated.plan.step.per_sequence_ms == pytest.approx(
+        bare.plan.step.per_sequence_ms * (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[1])
+    assert stated.plan.rate_req_s < bare.plan.rate_req_s
+    text = published_text([bare, stated])
+    assert f"{bare.plan.rate_req_s / stated.plan.rate_req_s:.1f}×" in text
+    assert f"{stated.plan.rate_req_s:.1f}" in text
 
 
 def test_this_devices_engine_shares_add_a_slower_row_per_card() -> None:
     brief = Brief(40, 64, 16, 2.0, 4.0, 0.9)
     engine = EngineShares(step_share=5.0, sequence_share=0.4, fitted_in="02-continuous-batching")
     rows = published_plans(brief, engine)
-    assert [row.engine for row in rows] == [None, engine, None, engine]
-    for bare, carried in (rows[:2], rows[2:]):
+    assert [row.engine for row in rows] == [None, T4_STATED, engine, None, engine]
+    for bare, carried in ((rows[0], rows[2]), (rows[3], rows[4])):
         assert carried.plan.step.fixed_ms == pytest.approx(6 * bare.plan.step.fixed_ms)
         assert carried.plan.step.per_sequence_ms == pytest.approx(
             1.4 * bare.plan.step.per_sequence_ms)
         assert carried.plan.rate_req_s < bare.plan.rate_req_s
     engines = list(published_table(rows)["engine work"])
-    assert engines[0] == engines[2] != engines[1] and "+500%" in engines[1]
+    assert engines[0] == engines[3] != engines[2] and "+500%" in engines[2]
+    assert engines[1] not in (engines[0], engines[2])
 
 
 def test_a_line_that_does_not_split_plans_every_step_at_the_mean() -> None:

@@ -16,6 +16,8 @@ from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import BATCH, CHAT
+from servelab.engines.placement import side_by_side, whole_device
+from servelab.hardware import Device
 from servelab.lessons.compare import Compared
 from servelab.lessons.deployments import mixed_words, sweep_words, words
 from servelab.lessons.deployments import throughput_latency as tl
@@ -291,7 +293,8 @@ def _mixed_table(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
 
 
 def _mixed(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
-    return MixedFindings.of(_mixed_table(pair_chat, pair_job, spread, n, split), split)
+    return MixedFindings.of(_mixed_table(pair_chat, pair_job, spread, n, split), split,
+                            "all 4 cores")
 
 
 MIXED = [(500, 7.0, (Compared.LOWER, Compared.LOWER)),
@@ -349,6 +352,20 @@ def test_a_single_serving_has_no_spread_to_weigh():
     once = _after_figures(mixed_words.mixed_text(found))
     assert once != _verdict_words(920, 8.2)  # not the overlapping ranges' words
     assert "500 ms" in mixed_words.mixed_text(found)
+
+
+def test_on_two_gpus_the_words_name_the_card_each_side_had():
+    """Kaggle's pair has a T4 each while the one server has the first alone (issue #63)."""
+    kaggle = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0)
+    halves = side_by_side(kaggle, kv_cache_gib=1.0)
+    assert halves is not None
+    split = (halves[0].described, halves[1].described)
+    found = MixedFindings.of(_mixed_table(500, 7.0, 0.02, 3, split), split,
+                             whole_device(kaggle).described)
+    text = mixed_words.mixed_text(found)
+    pair, single = text.split("On one server for everything", 1)
+    assert "GPU 0 of 2" in pair and "GPU 1 of 2" in pair
+    assert "GPU 0 of 2" in single and "GPU 1 of 2" not in single
 
 
 def test_without_a_split_the_page_makes_no_claim():

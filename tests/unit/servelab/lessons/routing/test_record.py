@@ -10,13 +10,13 @@ from course.paths import REPO_ROOT
 from servelab.lessons import recorded
 from servelab.lessons.routing.chapter import CHAPTER
 from servelab.lessons.routing.record import RoutingRecord
-from tests.snapshots.chapters import KINDS
+from servelab.lessons.routing.story import STORY
 
 RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
 
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
-    run = recorded.load(RUN, KINDS[CHAPTER.id])
+    run = recorded.load(RUN, STORY.kinds())
     routed, failure, copied = run["routed"], run["failure"], run["copied"]
     record = RoutingRecord(routed=routed, failure=failure, copied=copied)
     figures = record.figures()

@@ -1,0 +1,48 @@
+"""Chapters 01 and 02's stories: every passage each page writes from its numbers, in page order
+(:mod:`servelab.lessons.story`)."""
+
+from __future__ import annotations
+
+from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING, SERVING_ENGINE
+from servelab.lessons.batching.step_words import (
+    arithmetic_bind_text,
+    engine_rows_text,
+    gain_text,
+    prediction_window_text,
+    regime_text,
+    window_check_text,
+)
+from servelab.lessons.batching.words import (
+    ceiling_text,
+    crowd_prediction,
+    crowd_text,
+    intensity_text,
+    scaling_prediction,
+    scaling_text,
+    token_count_text,
+    waves_text,
+)
+from servelab.lessons.deployments.request_words import percentile_text, timing_text
+from servelab.lessons.story import Section, Story
+
+SERVING_ENGINE_STORY = Story(SERVING_ENGINE.id, (
+    Section("timing", timing_text),
+    Section("percentile", percentile_text),
+    Section("crowd", crowd_text),
+    Section("prediction", crowd_prediction),
+    Section("token_count", token_count_text),
+))
+
+CONTINUOUS_BATCHING_STORY = Story(CONTINUOUS_BATCHING.id, (
+    Section("window", prediction_window_text),
+    Section("scaling", scaling_text),
+    Section("prediction", scaling_prediction),
+    Section("ceiling", ceiling_text),
+    Section("regime", regime_text),
+    Section("arithmetic", arithmetic_bind_text),
+    Section("gain", gain_text),
+    Section("window_check", window_check_text),
+    Section("engine_rows", engine_rows_text),
+    Section("intensity", intensity_text),
+    Section("waves", waves_text),
+))
