@@ -107,6 +107,8 @@ EXEMPT = {
         "tested in tests/unit/servelab/lessons/deployments/test_serving_metrics.py",
     "servelab/lessons/deployments/mixed_findings.py":
         "tested in tests/unit/servelab/lessons/deployments/test_throughput_latency.py",
+    "servelab/lessons/deployments/knee_words.py":
+        "tested with the knee in tests/unit/servelab/lessons/deployments/test_knee.py",
     "servelab/lessons/deployments/mixed_words.py":
         ("tested through the package in"
          " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
