@@ -17,6 +17,7 @@ from servelab.lessons.batching.roofline import (
     lesson_bandwidth_gb_s,
 )
 from servelab.lessons.batching.step_cost import GainFindings, StepCost, StepPart
+from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.compare import Placed
 
 
@@ -268,3 +269,9 @@ def gain_text(gain: GainFindings) -> str:
                          "the lesson's GPU, so the formula gives it as large a gain at the same "
                          "batch, or larger.")
     return formula + measured + lesson_words
+
+
+def fit_title(fit: StepFit) -> str:
+    """The step-time fit's title: its two parts."""
+    return (f"A step costs {fit.fixed_ms:.0f} ms shared + {fit.per_sequence_ms:.2f} ms per "
+            "sequence")

@@ -7,6 +7,7 @@ from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING, SERVING_ENGIN
 from servelab.lessons.batching.step_words import (
     arithmetic_bind_text,
     engine_rows_text,
+    fit_title,
     gain_text,
     prediction_window_text,
     regime_text,
@@ -16,9 +17,11 @@ from servelab.lessons.batching.words import (
     ceiling_text,
     crowd_prediction,
     crowd_text,
+    curves_title,
     intensity_text,
     scaling_prediction,
     scaling_text,
+    steady_window_title,
     token_count_text,
     waves_text,
 )
@@ -35,9 +38,12 @@ SERVING_ENGINE_STORY = Story(SERVING_ENGINE.id, (
 
 CONTINUOUS_BATCHING_STORY = Story(CONTINUOUS_BATCHING.id, (
     Section("window", prediction_window_text),
+    Section("curves_title", curves_title, title=True),
+    Section("steady_window_title", steady_window_title, title=True),
     Section("scaling", scaling_text),
     Section("prediction", scaling_prediction),
     Section("ceiling", ceiling_text),
+    Section("fit_title", fit_title, title=True),
     Section("regime", regime_text),
     Section("arithmetic", arithmetic_bind_text),
     Section("gain", gain_text),

@@ -249,3 +249,14 @@ def scaling_prediction(prediction: str, found: BatchFindings) -> str:
 
 def _gain_aim(found: BatchFindings) -> Aim:
     return Aim(f"the total at {found.users} users against one", found.gain, Unit.TIMES)
+
+
+def curves_title(found: BatchFindings) -> str:
+    """The concurrency curves' title: the top level's total and each user's share."""
+    return (f"{found.users} users: {found.gain:.0f}× the single-stream total, "
+            f"each user at {found.kept:.0%}")
+
+
+def steady_window_title(found: BatchFindings) -> str:
+    """The throughput timeline's title: which part of a run the steady figures count."""
+    return f"{found.users} users: the steady window (shaded) leaves out the start and the tail"

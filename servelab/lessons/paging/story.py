@@ -10,10 +10,12 @@ from servelab.lessons.paging.words import (
     pace_text,
     paging_prediction,
     paging_text,
+    roomy_title,
 )
 from servelab.lessons.story import Section, Story
 
 STORY = Story(CHAPTER.id, (
+    Section("roomy_title", roomy_title, title=True),
     Section("plans", plan_text),
     Section("engine_check", engine_check_text),
     Section("prediction", paging_prediction),

@@ -217,3 +217,9 @@ def pace_text(pace: RoomyPace) -> str:
     return (f"{text} The tokens came {-pace.gap_ms:,.0f} ms faster than the line. The line counts "
             f"every step at the busiest moment's {pace.batch:,.0f} sequences; as answers "
             "finished, most steps carried fewer.")
+
+
+def roomy_title(paging: PagingFindings) -> str:
+    """The roomy cache's plot title: the sequences it ran against what reserving would fit."""
+    return (f"{paging.ran:.0f} sequences at once in a cache that full reservation would give to "
+            f"{paging.fit.reserved}")
