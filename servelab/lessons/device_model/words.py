@@ -29,13 +29,19 @@ def step_line_text(line: StepLine | None) -> str:
             f"sequence, from {line_source(line.fitted_in)} at batches {batches}.")
 
 
+def reading_source(fitted_in: str) -> str:
+    """Where a prompt reading came from, for a page: an earlier chapter's or this one's."""
+    if fitted_in == FITTED_HERE:
+        return ("prompts of two lengths timed in this chapter, as no earlier chapter kept a "
+                "reading on this device")
+    return f"chapter {fitted_in[:2]}'s prompt reading"
+
+
 def reading_text(reading: PromptReading) -> str:
     """The prompt reading a chapter predicts from, and where it was fitted."""
-    source = ("prompts of two lengths timed in this chapter, as no earlier chapter kept a "
-              "reading on this device" if reading.fitted_in == FITTED_HERE
-              else f"chapter {reading.fitted_in[:2]}'s prompts")
     return (f"Prompt reading: {reading.fixed_ms:.1f} ms for every request, then "
-            f"{reading.tok_s:,.0f} prompt tokens a second, from {source}.")
+            f"{reading.tok_s:,.0f} prompt tokens a second, from "
+            f"{reading_source(reading.fitted_in)}.")
 
 
 def foretold_text(found: Foretold, measured: Spread) -> str:

@@ -6,13 +6,9 @@ from __future__ import annotations
 from servelab.bench.spread import Spread
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.kept import PromptReading, StepLine
-from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.device_model.words import foretold_text, line_source, reading_source
 from servelab.lessons.single_user.forecast import VllmForecast
 from servelab.lessons.single_user.thresholds import PROMPT_LENGTH_APART
-
-
-def _reading_source(reading: PromptReading) -> str:
-    return f"chapter {reading.fitted_in[:2]}'s prompt reading"
 
 
 def opening_text(step: StepLine | None, reading: PromptReading | None, many: int) -> str:
@@ -32,7 +28,8 @@ def opening_text(step: StepLine | None, reading: PromptReading | None, many: int
     else:
         parts.append(f"**A fresh prompt read alone should take {reading.fixed_ms:,.0f} ms, then "
                      f"{reading.read_ms(100):,.0f} ms for every 100 tokens** "
-                     f"({reading.tok_s:,.0f} tokens/s, from {_reading_source(reading)}). The "
+                     f"({reading.tok_s:,.0f} tokens/s, from "
+                     f"{reading_source(reading.fitted_in)}). The "
                      "page counts each prompt's tokens as vLLM reads it, and checks both at the "
                      "end.")
     return "\n\n".join(parts)
