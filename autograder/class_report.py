@@ -17,8 +17,9 @@ import io
 import statistics
 import textwrap
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
@@ -26,6 +27,15 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from autograder.class_results import COUNTED, PREDICTION, Row, device_class  # noqa: E402
+from autograder.wall_time import (  # noqa: E402
+    PARTS,
+    PER_START,
+    WALL,
+    WALL_HEADER,
+    figure_name,
+    read_estimate,
+    span,
+)
 from servelab.book import CHAPTERS  # noqa: E402
 from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING  # noqa: E402
 from servelab.lessons.batching.findings import LESSON_GPU  # noqa: E402
@@ -154,6 +164,45 @@ def _predictions(counted: list[Row]) -> str:
             + table)
 
 
+def _wall_lines(chapter: str, counted: list[Row], estimate: Mapping[str, Any]
+                ) -> list[tuple[str, ...]]:
+    """One line per device class, sizes and part: notebooks, the median measured, the median a
+    start, and the contract's estimate on Colab and on Kaggle."""
+    groups: dict[tuple[str, str, str], list[float]] = {}
+    for row in counted:
+        if row["figure"].startswith(WALL):
+            groups.setdefault((device_class(row), row["size_profile"], row["figure"]),
+                              []).append(float(row["value"]))
+    lines: list[tuple[str, ...]] = []
+    for device, sizes in sorted({group[:2] for group in groups}):
+        starts = statistics.median(groups.get(
+            (device, sizes, figure_name("server starts", "count")), [0.0]))
+        for part, unit, key in PARTS:
+            values = groups.get((device, sizes, figure_name(part, unit)))
+            if not values:
+                continue
+            median = statistics.median(values)
+            each = f"{median / starts:.3g}" if part in PER_START and starts else ""
+            lines.append((f"{device} · {sizes}", part, str(len(values)), f"{median:.3g} {unit}",
+                          each, span(estimate, chapter, "colab", key),
+                          span(estimate, chapter, "kaggle", key)))
+    return lines
+
+
+
+def _wall_time(chapter: str, counted: list[Row]) -> str:
+    """Where the chapter's wall time went, by device class, beside the GPU contract's estimate
+    of a T4; empty where no record carried a split."""
+    lines = _wall_lines(chapter, counted, read_estimate())
+    if not lines:
+        return ""
+    return ("<h3>Where the wall time went</h3><p>Medians over notebooks of each part of the "
+            "records' wall-time split (the install cell, the measurement, and over the server "
+            "starts what vLLM logged), beside the GPU contract's estimate for a fresh T4 "
+            "runtime: the chapter's install and measurement; a start's fixed part with a warm "
+            "or a cold compile; its graph capture, a graph.</p>" + _table(WALL_HEADER, lines))
+
+
 def _section(chapter: str, rows: list[Row]) -> str:
     kinds = _notebooks(rows)
     counts = Counter(kind for found in kinds.values() for kind in found)
@@ -174,7 +223,7 @@ def _section(chapter: str, rows: list[Row]) -> str:
                          f'src="{_plot(chapter, figure, groups)}"></p>')
         else:
             parts.append(f"<p>No unflagged record measured {html.escape(figure)}.</p>")
-    return "".join(parts) + _predictions(counted) + "</section>"
+    return "".join(parts) + _predictions(counted) + _wall_time(chapter, counted) + "</section>"
 
 
 def render_report(rows: list[Row]) -> str:

@@ -10,7 +10,9 @@ size profile it was measured on, and a ``flag``:
 - ``malformed: <why>`` (a result output that is not a valid record; one row, no figure);
 - ``missing`` (a notebook of a chapter that records figures, with no record; one row).
 
-A record's checked predictions (schema 2) are rows too: the figure is :data:`PREDICTION` and
+A record's wall-time split (schema 3) is rows too (``autograder.wall_time``: a figure starting
+``wall time: ``, flagged in its own row where it is implausible or missing). A record's checked
+predictions (schema 2) are rows too: the figure is :data:`PREDICTION` and
 what was predicted, the value the runs' median, ``predicted`` the device model's number and
 ``foretold`` where it fell (a :class:`~servelab.lessons.device_model.foretold.Foretold` name,
 worked out here from the record's numbers, never taken from it).
@@ -28,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from autograder.plausibility import doubts
+from autograder.wall_time import wall_rows
 from servelab.bench.spread import Spread
 from servelab.lessons.device_model.foretold import foretold
 from servelab.results import FIGURES, Prediction, Record, RecordError, read_records
@@ -105,7 +108,8 @@ def _record_rows(student: str, chapter: str, record: Record, earlier: int) -> li
     rows += [_row(student, chapter, flag, _text(prediction_figure(prediction)),
                   number(prediction.median), record, prediction)
              for prediction in record.predictions]
-    return rows
+    return rows + wall_rows(record, whole, lambda flag, figure, value: _row(
+        student, chapter, flag, figure, "" if value is None else number(value), record))
 
 
 def notebook_rows(student: str, chapter: str, notebook: Mapping[str, Any]) -> list[Row]:

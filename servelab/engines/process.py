@@ -96,6 +96,7 @@ class ServerProcess:
         self.log_dir = Path(log_dir) if log_dir else Path(tempfile.gettempdir()) / "servelab-logs"
         self.log_path: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None
+        self.start_seconds = 0.0  # the last start's wait, launch to healthy
 
     @property
     def command(self) -> list[str]:
@@ -158,7 +159,8 @@ class ServerProcess:
             waiting.failed()
             self.stop()
             raise
-        waiting.done(time.monotonic() - began)
+        self.start_seconds = time.monotonic() - began
+        waiting.done(self.start_seconds)
         self.after_start()
         return self
 

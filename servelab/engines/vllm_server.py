@@ -19,6 +19,7 @@ from typing import Any
 from servelab.engines.process import ServerProcess, ServerStartError, stop_all
 from servelab.hardware import Device, default_dtype, detect_device, engine_env
 from servelab.models import choose_model
+from servelab.wall_time import CLOCK, read_start
 
 API_SERVER_MODULE = "vllm.entrypoints.openai.api_server"
 GIB = 2**30
@@ -290,6 +291,7 @@ class Server(ServerProcess):
     def after_start(self) -> None:
         self._capacity = None  # a restart writes a new log
         GPUS_COMPUTED_ON.update(self.gpus)
+        CLOCK.starts.append(read_start(self.log_text(), self.start_seconds))
 
     @property
     def capacity(self) -> Capacity:

@@ -63,7 +63,7 @@ CHROMIUM_FLAGS = (
     "--virtual-time-budget=20000",
 )
 PROBE_ID = "servelab-probe"
-INSTALL_MARK = "runtime = bootstrap()"  # the install cell's last line (course.launch)
+INSTALL_MARK = "runtime = bootstrap("  # the install cell's last line (course.launch)
 PROBE_SCRIPT = """<script>
 window.addEventListener("load", () => {  // every image loaded: decode() raced the time budget
   const plots = [...document.querySelectorAll(".cell_output img")];

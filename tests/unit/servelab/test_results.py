@@ -36,6 +36,7 @@ from servelab.results import (
     read_records,
     record_results,
 )
+from servelab.wall_time import Clock, StartTimes
 from tests.support import declared_figures, kaggle_runtime, notebook_with
 
 CHAPTER = "02-continuous-batching"
@@ -78,7 +79,8 @@ def test_a_displayed_record_round_trips_through_a_notebook(displayed: list) -> N
     read = read_records(nbformat.reads(nbformat.writes(notebook), as_version=4))
     assert read == [record]
     assert record.figures == declared_figures() and record.device.count == 2
-    assert record.schema_version == 2 and record.size_profile == "gpu"
+    assert record.schema_version == 3 and record.size_profile == "gpu"
+    assert record.wall_time is not None and record.wall_time.platform == "Kaggle"
 
 
 def test_a_chapters_predictions_ride_in_its_record_and_are_kept_for_the_closing_table(
@@ -102,9 +104,25 @@ def test_a_chapters_predictions_ride_in_its_record_and_are_kept_for_the_closing_
 
 
 def test_a_version_1_record_without_predictions_still_reads() -> None:
-    payload = {k: v for k, v in valid_payload().items() if k != "predictions"}
+    payload = {k: v for k, v in valid_payload().items() if k not in ("predictions", "wall_time")}
     [read] = read_records(notebook_with(payload | {"schema_version": 1}))
     assert isinstance(read, Record) and read.predictions == []
+
+
+def test_a_version_2_record_reads_without_a_split_and_refuses_one() -> None:
+    payload = {k: v for k, v in valid_payload().items() if k != "wall_time"}
+    [read] = read_records(notebook_with(payload | {"schema_version": 2}))
+    assert isinstance(read, Record) and read.wall_time is None
+    [refused] = read_records(notebook_with(valid_payload() | {"schema_version": 2}))
+    assert isinstance(refused, RecordError) and "schema 3" in refused.reason
+
+
+def test_the_record_carries_the_clocks_split() -> None:
+    clock = Clock(install_s=42.0, installed_at=0.0,
+                  starts=[StartTimes(wall_s=80.0, engine_s=63.5, compile_s=41.1, graphs_s=19.0)])
+    split = make_record(kaggle_runtime(), CHAPTER, declared_figures(), clock=clock).wall_time
+    assert split is not None and split.install_s == 42.0 and split.measure_s is not None
+    assert [start.compile_s for start in split.starts] == [41.1]
 
 
 def test_a_nan_or_infinite_figure_is_recorded_as_missing() -> None:
@@ -165,7 +183,7 @@ def forged(**changes: Any) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("payload", "reason"), [
-    (forged(schema_version=3), "schema_version"),
+    (forged(schema_version=4), "schema_version"),
     (forged(schema_version=1, predictions=[PREDICTION]), "came with schema 2"),
     (forged(predictions=[PREDICTION | {"low": 80.0}]), "low <= median <= high"),
     (forged(predictions=[PREDICTION | {"predicted": float("nan")}]), "finite"),
