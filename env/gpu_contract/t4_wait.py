@@ -41,17 +41,21 @@ GRAPH_POOL_GIB = Estimate(
 
 # Time (seconds). The 0.11.2 figures in the sources are those its own code prints or states.
 PIP_INSTALL_S = Estimate(
-    285.0, "s", "issue #49: the GPU pins (servelab/constraints-gpu.txt) are about 5 GB of "
-    "downloads, 3.5-6 min with pip in a fresh Colab runtime; the midpoint")
+    285.0, "s", "stated, issue #49: the GPU pins (servelab/constraints-gpu.txt) are about 5 GB "
+    "of downloads, 3.5-6 min with pip in a fresh Colab runtime; the midpoint")
 UV_OVER_PIP = Estimate(
-    0.20, "x", "measured: benchmarks/install_time.py on a 2-core AMD EPYC, 6 December 2026, the "
-    "GPU pins into two fresh venvs with no download cache, side by side: pip 243 s, uv 48 s "
-    "(165 packages each). servelab.env installs the engine with uv where it is on the path: "
-    "Colab's image ships it (googlecolab/colabtools#5237), and so does Kaggle's "
-    "(Kaggle/kaggle-environments#396)")
+    0.59, "x", "measured: benchmarks/install_time.py on a 2-core AMD EPYC shared with other "
+    "work, 7 December 2026, the install cell's command (-c constraints-gpu.txt vllm==0.11.2) "
+    "over a venv already holding torch 2.13.0, which it replaces with 2.9.0, no download cache, "
+    "side by side, each counting the first import of vLLM's API server after it: pip 360 + "
+    "16.5 s, uv 190 + 32.4 s (uv writes no bytecode, so that import compiles it), uv "
+    "--compile-bytecode 257 + 18.4 s (0.73, so the install cell keeps plain uv). "
+    "servelab.env installs the engine with uv where it is on the path: Colab's image ships it "
+    "(googlecolab/colabtools#5237), and so does Kaggle's (Kaggle/kaggle-environments#396)")
 INSTALL_S = Estimate(
     round(PIP_INSTALL_S.value * UV_OVER_PIP.value), "s",
-    "PIP_INSTALL_S x UV_OVER_PIP: the pip figure scaled by the ratio measured side by side")
+    "derived: PIP_INSTALL_S x UV_OVER_PIP, the pip figure scaled by the ratio measured side by "
+    "side, the bytecode the first import compiles included")
 MODEL_DOWNLOAD_S = Estimate(
     30.0, "s", "stated estimate: Qwen/Qwen3-0.6B's 1.5 GB of safetensors at about 50 MB/s "
     "from the Hugging Face hub; once per runtime")
