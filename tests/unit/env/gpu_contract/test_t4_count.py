@@ -43,7 +43,8 @@ def test_every_chapter_on_both_platforms_gets_a_line_low_below_high() -> None:
 
 def test_chapter_08_counts_its_builds_and_no_model_download() -> None:
     names = [name for name, _, _ in t4_count.phase_seconds("08-when-not-to", "colab")]
-    assert "llama.cpp builds" in names and "llama.cpp on the CPU" in names
+    assert names[:3] == ["llama.cpp builds", "llama-cpp-python on the CPU",
+                         "llama-server on the CPU"]
     low08 = t4_count.wait_seconds("08-when-not-to", "colab")[0]
     assert low08 == pytest.approx(t4_count.INSTALL_S.value
                                   + t4_count.measure_seconds("08-when-not-to", "colab")[0])
