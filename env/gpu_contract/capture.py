@@ -14,11 +14,13 @@ answer them: ``bench.warm_up`` does nothing, ``bench.prefill_fit`` reports ``T4_
 ``lessons.paging.kv.engine_block_size`` reports vLLM 0.11.2's CUDA block of 16 tokens (the engine
 side then checks the block vLLM configured). The chunk budget of chapters 00 and 06 also reads
 the users' usual step from a first run beside a document: ``bench.interferer`` returns nothing,
-``usual_gap_ms`` reports ``T4_STEP_MS``, and a sweep (chapter 00's sizes its users, chapter 10's
-fits its step line) reports every user at that step and a first token after the prefill's fixed
-part. A server's capacity reads ``T4_KV_TOKENS``, which chapter 10's plan takes. The budget or
-document a chapter derives from them goes through the chapter's own code, so the argv checked
-is the one a T4 would be given.
+``usual_gap_ms`` reports ``T4_STEP_MS``, and a sweep (chapter 00's sizes its users) reports every
+user at that step and a first token after the prefill's fixed part. A step line fitted in the
+chapter (``kept.quick_step_line``, which ``kept.step_line`` falls back to) is that step plus
+``T4_STEP_PER_SEQUENCE_MS`` a sequence, and chapter 06's read alone (``measuring.alone_fit``)
+is ``T4_PREFILL``'s. A server's capacity reads ``T4_KV_TOKENS``, which chapter 10's plan takes.
+The budget or document a chapter derives from them goes through the chapter's own code, so the
+argv checked is the one a T4 would be given.
 
 A server is recorded when it is built; ``runs_in_turn`` starts it again for each later run on a
 GPU. A last cell, added after the chapter's own, evaluates each ``runs_in_turn`` call's ``runs``
@@ -53,6 +55,9 @@ T4_BLOCK_TOKENS = 16
 # about half of its 320 GB/s take 7.5 ms, and the engine's own work per step about as much. As
 # with T4_PREFILL, what is checked is that the budget derived from it starts on 0.11.2.
 T4_STEP_MS = 15.0
+# What each sequence adds to a step where a chapter fits its own step line (kept.quick_step_line):
+# within issue #63's 0.14-0.30 ms for a T4.
+T4_STEP_PER_SEQUENCE_MS = 0.25
 # The KV cache a server reports at start, for a chapter that plans from it (chapter 10): what
 # 0.11.2's own sizing gave Qwen3-0.6B at 0.9 of a T4 in this contract's earlier runs.
 T4_KV_TOKENS = 102_976
@@ -68,10 +73,13 @@ import servelab.bench as _bench
 import servelab.bench.bandwidth as _bandwidth
 import servelab.lessons.chunking.measuring as _chunked
 import servelab.lessons.paging.kv as _kv
+import servelab.lessons.device_model.kept as _kept
 import servelab.hardware as _hardware
 import servelab.env as _env
 import servelab.engines.placement as _placement
 from servelab.bench.prefill import PrefillFit as _PrefillFit
+from servelab.bench.spread import Spread as _Spread
+from servelab.lessons.batching.steps import fit_step_time as _fit_step_time
 from servelab.engines.process import ServerProcess as _ServerProcess
 from servelab.engines.vllm_server import Capacity as _Capacity
 from servelab.engines.vllm_server import Server as _Server
@@ -86,6 +94,13 @@ _bench.prefill_fit = lambda server, long_tokens, short_tokens=None, **_: _Prefil
     fixed_ms={fixed_ms}, tok_s={tok_s}, short_tokens=short_tokens or max(1, long_tokens // 8),
     long_tokens=long_tokens)
 _kv.engine_block_size = lambda url: {block}
+_chunked.alone_fit = lambda server, long_tokens, repeats=3, seed=97: (
+    _bench.prefill_fit(server, long_tokens),
+    _Spread.of([{fixed_ms} + long_tokens * 1000.0 / {tok_s}]))
+_kept.quick_step_line = lambda runtime, server, max_num_seqs: _kept.StepLine(
+    _fit_step_time([1, max_num_seqs],
+                   [{step_ms} + {per_seq_ms}, {step_ms} + {per_seq_ms} * max_num_seqs]),
+    _kept.FITTED_HERE, (1, max_num_seqs))
 _bench.interferer = lambda server, **options: None
 _chunked.usual_gap_ms = lambda result: {step_ms}
 _bench.sweep_concurrency = lambda server, levels, **options: _pd.DataFrame(
@@ -247,10 +262,11 @@ def assigned_names(source: str) -> list[str | None]:
 
 
 def turn_probes(source: str) -> list[str]:
-    """For each ``runs_in_turn({...}, runs=..., keep_up=..., done={...})`` in ``source``, a line
-    of code that prints, in the chapter's kernel after it ran, each server's starts beyond the
+    """For each ``runs_in_turn({...}, runs=..., keep_up=..., done={...})`` in ``source``, code
+    that prints, in the chapter's kernel after it ran, each server's starts beyond the
     first: ``runs`` less its runs in ``done`` when ``keep_up`` is false (each run a fresh start,
-    as ``servelab.bench.in_turn`` does on a GPU), else none."""
+    as ``servelab.bench.in_turn`` does on a GPU), else none. Where the chapter stopped before
+    it bound a name the call uses, the probe prints nothing: that cell's error reports it."""
     probes = []
     for node in ast.walk(_tree(source)):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
@@ -268,9 +284,9 @@ def turn_probes(source: str) -> list[str]:
                    if k is not None and isinstance(v, ast.Name)}
         runs = ast.unparse(words.get("runs", node.args[2] if len(node.args) > 2 else None))
         keep_up = ast.unparse(words["keep_up"]) if "keep_up" in words else "False"
-        probes.append(f"print({TURNS_MARKER!r} + _json.dumps({{name: 0 if ({keep_up}) else "
-                      f"max(0, ({runs}) - done) for name, done in {servers!r}.items()}}), "
-                      f"flush=True)")
+        probes.append(f"try:\n    print({TURNS_MARKER!r} + _json.dumps({{name: 0 if ({keep_up}) "
+                      f"else max(0, ({runs}) - done) for name, done in {servers!r}.items()}}), "
+                      f"flush=True)\nexcept NameError:\n    pass")
     return probes
 
 
@@ -293,6 +309,7 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
     each cell that names a ``Server(`` recorded."""
     patch = nbformat.v4.new_code_cell(_PATCH.format(count=gpus, marker=MARKER,
                                                      block=T4_BLOCK_TOKENS, step_ms=T4_STEP_MS,
+                                                     per_seq_ms=T4_STEP_PER_SEQUENCE_MS,
                                                      kv_tokens=T4_KV_TOKENS,
                                                      **T4_PREFILL))
     probes = [probe for cell in notebook.cells if cell.cell_type == "code"

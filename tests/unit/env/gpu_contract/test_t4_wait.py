@@ -97,6 +97,9 @@ def test_turn_probes_count_each_servers_fresh_starts_when_servers_take_turns() -
     namespace["fit_together"] = lambda servers: True
     exec(probe, namespace)
     assert printed[-1].endswith('{"server": 0, "chunked_server": 0}')
+    del namespace["chunked_server"]  # its cell failed before binding it: the cell reports that
+    exec(probe, namespace)
+    assert len(printed) == 2
 
 
 def test_a_server_built_from_another_counts_as_a_server_site() -> None:
