@@ -253,14 +253,21 @@ def phases(chapter: str, platform: str) -> list[Phase]:
         tenants = s.tenants * s.requests_per_tenant
         prompt = s.prefix_tokens + s.question_tokens
         alone = 2 if kaggle else 1  # one server, and on Kaggle the model over both GPUs
+        def tenants_pass(m: T4, tokens: float) -> float:
+            """One pass of the tenants' traffic, reading ``tokens`` of each prompt."""
+            return max(tenants / s.rate, m.read_s(tenants * tokens / 2)
+                       + tenants * s.answer_tokens * m.step_s(s.users) / s.users)
+        # Each policy's cold pass reads every prompt; the warm pass after it finds them cached
+        # (on a GPU the page does not crowd the replicas' caches) and reads the questions.
         return [
-            ("policies", lambda m: 2 * s.repeats * max(tenants / s.rate, m.read_s(
-                tenants * prompt / 2) + tenants * s.answer_tokens * m.step_s(s.users) / s.users)),
+            ("policies", lambda m: 2 * s.repeats * (tenants_pass(m, prompt)
+                                                    + tenants_pass(m, s.question_tokens))),
             ("prefill fit", lambda m: m.prefill_fit(prompt)),
             ("router", lambda m: s.repeats * m.closed(s.users, 1, s.input_tokens,
                                                       s.output_tokens, s.users)),
-            ("failure", lambda m: m.open(s.failure_requests, s.failure_rate, s.input_tokens,
-                                         s.failure_output_tokens, s.users)),
+            ("failure", lambda m: s.failure_runs * m.open(
+                s.failure_requests, s.failure_rate, s.input_tokens, s.failure_output_tokens,
+                s.users)),
             ("alone", lambda m: alone * (m.quick_line(s.users) + s.repeats * m.closed(
                 s.users, 1, s.input_tokens, s.output_tokens, s.users)))]
     if chapter == "10-capacity-plan":

@@ -14,6 +14,7 @@ comparable; prompts have exact token lengths on the completions endpoint.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
@@ -549,6 +550,10 @@ class Tenants:
     router (0.1.17) follows prefixes by token, and given text it has no tokenizer for a plain
     HTTP replica, so its cache-aware policy would route every request as if nothing were cached
     (its metrics count them as ``missing_tokens``).
+
+    ``salt``: one cache salt for every request, so that a second run with the same salt finds
+    what the first left cached (a warm pass); None, as ``run`` does for a workload that does not
+    reuse the cache, gives each run a salt of its own and a cold cache.
     """
 
     tenants: int
@@ -559,6 +564,7 @@ class Tenants:
     rate: float = 2.0
     seed: int = 0
     send_token_ids: bool = True
+    salt: str | None = None
     name: str = "tenants"
 
     def __post_init__(self) -> None:
@@ -587,7 +593,18 @@ class Tenants:
                 prompt=prompt if tokenizer is None else tokenizer.tokenize(prompt),
                 max_tokens=self.max_tokens, arrival=float(arrival),
                 request_id=f"tenant{tenant}-request{index}"))
-        return plan
+        if self.salt is None:
+            return plan
+        # Each plan's ids get a prefix of their own, as ``isolated`` gives a run's: a warm pass's
+        # requests share the cold pass's salt, not its ids on the same replicas.
+        visit = secrets.token_hex(4)
+        return [replace(planned, cache_salt=self.salt, request_id=f"{visit}-{planned.request_id}")
+                for planned in plan]
+
+    @property
+    def reuses_cache(self) -> bool:
+        """Whether ``run`` leaves the salt to the plan (``salt`` set) instead of its own."""
+        return self.salt is not None
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_arrivals(session, plan)

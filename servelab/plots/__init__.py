@@ -357,20 +357,26 @@ def queue_over_time(results: Mapping[str, Result], title: str | None = None) -> 
     return fig
 
 
-def tenant_spread(spreads: Mapping[str, pd.DataFrame], title: str | None = None) -> Figure:
-    """Requests of each tenant by the replica that served them, one panel per routing policy
-    (``spreads``: policy -> a row per tenant, a column per replica, counted over every run)."""
+def tenant_spread(spreads: Mapping[str, Sequence[pd.DataFrame]],
+                  title: str | None = None) -> Figure:
+    """Requests of each tenant by the replica that served them, one panel per routing policy and
+    one bar per tenant and run, a run's bars side by side under their tenant (``spreads``:
+    policy -> each run's frame, a row per tenant, a column per replica)."""
     with style():
         fig, axes = figure_row(len(spreads), sharey=True, figsize=(8.0, 3.4))
-        for ax, (policy, spread) in zip(axes, spreads.items(), strict=True):
-            bottom = np.zeros(len(spread))
-            for column, color in zip(spread.columns, SERIES_COLORS, strict=False):
-                ax.bar([f"tenant {t}" for t in spread.index], spread[column], bottom=bottom,
-                       color=color, label=column)
-                bottom += spread[column].to_numpy()
-            ax.set_title(policy, fontsize=10, fontweight="normal")
+        for ax, (policy, runs) in zip(axes, spreads.items(), strict=True):
+            width = 1.0 / (len(runs) + 1)
+            for run, spread in enumerate(runs):
+                places = np.arange(len(spread)) + (run - (len(runs) - 1) / 2) * width
+                bottom = np.zeros(len(spread))
+                for column, color in zip(spread.columns, SERIES_COLORS, strict=False):
+                    ax.bar(places, spread[column], width=width * 0.9, bottom=bottom, color=color,
+                           label=column if run == 0 else None)
+                    bottom += spread[column].to_numpy()
+            ax.set_xticks(np.arange(len(runs[0])), [f"tenant {t}" for t in runs[0].index])
+            ax.set_title(f"{policy} (a bar per run)", fontsize=10, fontweight="normal")
             ax.set_xlabel("tenant")
-        axes[0].set_ylabel("requests served, all runs (count)")
+        axes[0].set_ylabel("requests served in a run (count)")
         legend_below(fig)
         fig.suptitle(title or "Which replica served each tenant's requests", fontweight="bold")
     return fig

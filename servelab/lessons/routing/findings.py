@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -106,8 +106,10 @@ class RoutingFindings:
     """What two policies did with the same tenants' traffic over repeated runs, ``spreading``
     first and ``following`` second in each pair: prompt computations, the share of a tenant's
     requests kept on one replica, prompt tokens expected and counted, hit rate and median first
-    token, each over the runs; the requests per tenant and replica summed over the runs; and the
-    verdicts ``cache`` (``_cache``) and ``first_token`` (``_first_token``)."""
+    token, each over the runs' cold passes; the verdicts ``cache`` (``_cache``) and
+    ``first_token`` (``_first_token``); the requests per tenant and replica in each cold pass
+    (``run_spreads``); and the warm passes' median first token and prompt computations (None in
+    a recording made before the page ran warm passes)."""
 
     policies: tuple[str, str]
     workload: Tenants
@@ -121,20 +123,28 @@ class RoutingFindings:
     ttft_ms_p50: tuple[Spread, Spread]
     ttft_ms_p99: tuple[Spread, Spread]
     recomputed: tuple[Spread, Spread]  # prompt computations a run beyond the first visits
-    pooled_spreads: dict[str, pd.DataFrame]
     cache: Compared  # the following policy's hit rate against the spreading one's
     first_token: Compared  # the following policy's first token against the spreading one's
     prompt_alone_s: float = math.nan  # one tenant's prompt read alone on a replica (NaN: not timed)
     cache_tokens: int = 0  # the smaller replica's KV cache, in tokens (0: not known)
+    run_spreads: dict[str, tuple[pd.DataFrame, ...]] = field(default_factory=dict)
+    warm_ttft_ms_p50: tuple[Spread, Spread] | None = None
+    warm_computations: tuple[Spread, Spread] | None = None  # prompts computed in a warm pass
 
     @classmethod
     def of(cls, spreading: Sequence[PolicyRun], following: Sequence[PolicyRun],
-           workload: Tenants, prompt_alone_s: float = math.nan,
-           cache_tokens: int = 0) -> RoutingFindings:
-        """``prompt_alone_s``: the first token of one tenant's prompt sent alone to a replica,
-        to set beside the prompt computations a policy added; ``cache_tokens``: the smaller
-        replica's KV cache, to say whether the tenants' prompts outgrew it."""
+           workload: Tenants, prompt_alone_s: float = math.nan, cache_tokens: int = 0,
+           warm: tuple[Sequence[PolicyRun], Sequence[PolicyRun]] | None = None,
+           ) -> RoutingFindings:
+        """``spreading`` and ``following``: each policy's cold passes; ``warm``: the warm pass
+        after each; ``prompt_alone_s``: the first token of one tenant's prompt sent alone to a
+        replica, to set beside the prompt computations a policy added; ``cache_tokens``: the
+        smaller replica's KV cache, to say whether the tenants' prompts outgrew it."""
         both = (spreading, following)
+
+        def computed(run: PolicyRun) -> float:
+            return prompts_computed(run.computed_tokens, int(run.spread.to_numpy().sum()),
+                                    workload.prefix_tokens, workload.question_tokens)
         hits = _by_policy(both, lambda r: r.hit_rate)
         ttft = _by_policy(both, lambda r: r.summary[TTFT_MS_P50])
         return cls(
@@ -149,10 +159,12 @@ class RoutingFindings:
             ttft_ms_p99=_by_policy(both, lambda r: r.summary[TTFT_MS_P99]),
             recomputed=_by_policy(both, lambda r: max(0, r.prompt_computations(
                 workload.prefix_tokens, workload.question_tokens) - r.prefills)),
-            pooled_spreads={runs[0].policy: sum((r.spread for r in runs[1:]), runs[0].spread)
-                            for runs in both},
             cache=_cache(*hits), first_token=_first_token(*ttft), prompt_alone_s=prompt_alone_s,
             cache_tokens=cache_tokens,
+            run_spreads={runs[0].policy: tuple(r.spread for r in runs) for runs in both},
+            warm_ttft_ms_p50=None if warm is None else _by_policy(
+                warm, lambda r: r.summary[TTFT_MS_P50]),
+            warm_computations=None if warm is None else _by_policy(warm, computed),
         )
 
     @property
@@ -209,6 +221,31 @@ class RoutingFindings:
         by the replicas' counters (medians)."""
         spreading, following = self.computations
         return spreading.median - following.median
+
+    @property
+    def warm_first_token(self) -> Compared | None:
+        """The prefix-following policy's first token against the spreading one's in the warm
+        passes (``_first_token``), where no first visit is left; None: no warm passes."""
+        return None if self.warm_ttft_ms_p50 is None else _first_token(*self.warm_ttft_ms_p50)
+
+    @property
+    def warm_recompute(self) -> Compared | None:
+        """How many prompts the prefix-following policy computed in a warm pass against the
+        spreading one (``LOWER``: fewer), the runs' ranges apart; None: no warm passes."""
+        if self.warm_computations is None:
+            return None
+        spreading, following = self.warm_computations
+        return compare(following, spreading)
+
+    @property
+    def warm_against_cold(self) -> tuple[Compared, Compared] | None:
+        """Each policy's warm passes' median first token against its cold passes' (``LOWER``:
+        sooner warm), apart only where the runs' ranges are; None: no warm passes."""
+        if self.warm_ttft_ms_p50 is None:
+            return None
+        spreading, following = (compare(warm, cold) for warm, cold in
+                                zip(self.warm_ttft_ms_p50, self.ttft_ms_p50, strict=True))
+        return spreading, following
 
     @property
     def extra_first_visits(self) -> float:
@@ -306,12 +343,3 @@ class CopiesFindings:
     @property
     def setups(self) -> list[SetupRuns]:
         return [self.copies, self.one, *([self.split] if self.split else [])]
-
-
-@dataclass(frozen=True)
-class PastOneMachine:
-    """The page's findings: routing, the failure, copies against one server."""
-
-    routing: RoutingFindings
-    failure: Failure
-    copies: CopiesFindings

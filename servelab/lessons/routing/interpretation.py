@@ -8,27 +8,24 @@ from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import page_story
 from servelab.lessons.routing.copies_words import copies_text
 from servelab.lessons.routing.failure_words import failure_text
-from servelab.lessons.routing.findings import (
-    CopiesFindings,
-    Failure,
-    PastOneMachine,
-    RoutingFindings,
-)
+from servelab.lessons.routing.failures import Failures, PastOneMachine
+from servelab.lessons.routing.findings import CopiesFindings, RoutingFindings
 from servelab.lessons.routing.policy_words import routing_text
 
 
-def interpretation_text(routed: RoutingFindings, failure: Failure, copied: CopiesFindings,
+def interpretation_text(routed: RoutingFindings, failures: Failures, copied: CopiesFindings,
                         prediction: str) -> str:
     """The page's interpretation, in Markdown."""
-    found = PastOneMachine(routed, failure, copied)
+    found = PastOneMachine(routed, failures, copied)
     (spreading, following), hits = found.routing.policies, found.routing.hit_rate
     measured = (f"a hit rate of {hits[0].median:.0%} with {spreading} and "
                 f"{hits[1].median:.0%} with {following} (medians of {found.routing.runs} runs); "
-                f"{found.failure.failed} failed requests when a replica died")
+                f"{found.failures.failed.with_range()} failed requests a run when a replica died "
+                f"({len(found.failures.runs)} run{'s' if len(found.failures.runs) > 1 else ''})")
     aims = [Aim(f"the hit rate with {spreading}", hits[0].median, Unit.PERCENT),
             Aim(f"with {following}", hits[1].median, Unit.PERCENT)]
     return page_story(prediction, measured, [
         ("Routing and the prefix cache", routing_text(found.routing)),
-        ("A replica dies", failure_text(found.failure)),
+        ("A replica dies", failure_text(found.failures)),
         ("Two copies or one server", copies_text(found.copies)),
     ], aims)

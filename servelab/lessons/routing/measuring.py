@@ -6,7 +6,9 @@ figures plot. What the runs mean is ``routing.findings``.
 from __future__ import annotations
 
 import math
+import secrets
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -36,17 +38,13 @@ def crowded_cache_tokens(tenants: int, prefix_tokens: int, max_model_len: int) -
     return max(max_model_len, (tenants - 1) * prefix_tokens) + CROWDED_SPARE_TOKENS
 
 
-def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
-                   prompts: PromptSource) -> PolicyRun:
-    """Start a router with ``policy`` in front of the running ``replicas``, send ``workload``
-    through it (on a cold cache: each run salts its requests), stop the router, and return what
-    happened."""
-    router = Router(replicas, policy=policy)
-    with router:
-        warm_up(router)  # through the router, not measured: its first requests pay its set-up
-        before = [fetch_metrics(replica.url) for replica in replicas]
-        result = run(router, workload, prompts=prompts, metrics_interval=None)
-        after = [fetch_metrics(replica.url) for replica in replicas]
+def _counted(replicas: Replicas, router: Router, policy: str, workload: Tenants,
+             prompts: PromptSource) -> PolicyRun:
+    """Send ``workload`` through ``router`` and return what happened, the replicas' prefix-cache
+    counters read before and after."""
+    before = [fetch_metrics(replica.url) for replica in replicas]
+    result = run(router, workload, prompts=prompts, metrics_interval=None)
+    after = [fetch_metrics(replica.url) for replica in replicas]
     tenant_of = {record.planned.request_id: record.planned.user for record in result.records}
     counts = np.zeros((workload.tenants, len(replicas)), dtype=int)
     for request_id, index in replicas.served_by(tenant_of).items():
@@ -63,15 +61,33 @@ def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
     )
 
 
+def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
+                   prompts: PromptSource) -> tuple[PolicyRun, PolicyRun]:
+    """Start a router with ``policy`` in front of the running ``replicas`` and send ``workload``
+    through it twice under one cache salt of its own: a cold pass, where every tenant's prompt
+    is new to the replicas, then a warm pass of the same requests, which computes a prompt only
+    where the cold pass's copy was pushed out. Stop the router; return (cold, warm)."""
+    salted = replace(workload, salt=secrets.token_hex(8))
+    with Router(replicas, policy=policy) as router:
+        warm_up(router)  # through the router, not measured: its first requests pay its set-up
+        cold = _counted(replicas, router, policy, salted, prompts)
+        return cold, _counted(replicas, router, policy, salted, prompts)
+
+
 def measure_policies(replicas: Replicas, policies: Sequence[str], workload: Tenants,
-                     prompts: PromptSource, repeats: int) -> dict[str, list[PolicyRun]]:
-    """``repeats`` runs of ``workload`` under each policy, interleaved (A, B, A, B, ...) so that
-    a drift in the machine's speed falls on both alike."""
-    runs: dict[str, list[PolicyRun]] = {policy: [] for policy in policies}
+                     prompts: PromptSource,
+                     repeats: int) -> tuple[dict[str, list[PolicyRun]], dict[str, list[PolicyRun]]]:
+    """``repeats`` cold and warm passes of ``workload`` under each policy
+    (``measure_policy``), interleaved (A, B, A, B, ...) so that a drift in the machine's speed
+    falls on both alike: the cold passes by policy, then the warm."""
+    cold: dict[str, list[PolicyRun]] = {policy: [] for policy in policies}
+    warm: dict[str, list[PolicyRun]] = {policy: [] for policy in policies}
     for _ in range(repeats):
         for policy in policies:
-            runs[policy].append(measure_policy(replicas, policy, workload, prompts))
-    return runs
+            first, second = measure_policy(replicas, policy, workload, prompts)
+            cold[policy].append(first)
+            warm[policy].append(second)
+    return cold, warm
 
 
 def measure_setup(target: Router | Server, users: ClosedLoop, repeats: int) -> list[Result]:

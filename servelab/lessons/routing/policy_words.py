@@ -16,7 +16,7 @@ from servelab.lessons.routing.findings import RoutingFindings
 
 def policy_table(found: RoutingFindings) -> pd.DataFrame:
     """One row per policy (the index) as the page prints it: each figure the median over the
-    runs with their range in brackets."""
+    runs with their range in brackets, the cold passes' and then the warm passes'."""
     rows = [{
         "policy": policy, "runs": f"{found.hit_rate[index].n}",
         "share of a tenant's requests on its busiest replica":
@@ -27,16 +27,13 @@ def policy_table(found: RoutingFindings) -> pd.DataFrame:
         "prompt tokens computed": found.computed_tokens[index].with_range(),
         "hit rate": found.hit_rate[index].with_range(2),
         "first token p50 (ms)": found.ttft_ms_p50[index].with_range(),
+        **({} if found.warm_ttft_ms_p50 is None or found.warm_computations is None else {
+            "warm pass: prompt computed (times a run)":
+                found.warm_computations[index].with_range(),
+            "warm pass: first token p50 (ms)": found.warm_ttft_ms_p50[index].with_range(),
+        }),
     } for index, policy in enumerate(found.policies)]
     return pd.DataFrame(rows).set_index("policy")
-
-
-def spread_title(routed: RoutingFindings) -> str:
-    """The tenant-spread figure's finding."""
-    (spreading, following), kept = routed.policies, routed.kept_together
-    return (f"{spreading}: {kept[0].median:.0%} of a tenant's requests on one replica; "
-            f"{following}: {kept[1].median:.0%} (medians of {routed.runs} runs; the bars add "
-            "up every run)")
 
 
 def _alike(spread: Spread) -> bool:
@@ -44,12 +41,25 @@ def _alike(spread: Spread) -> bool:
     return f"{spread.low:.0%}" == f"{spread.high:.0%}"
 
 
+def _share(spread: Spread) -> str:
+    """``"61%"`` where every run rounds alike, else ``"61% (56–67%)"``."""
+    return (f"{spread.median:.0%}" if _alike(spread) else
+            f"{spread.median:.0%} ({spread.low:.0%}–{spread.high:.0%})")
+
+
+def spread_title(routed: RoutingFindings) -> str:
+    """The tenant-spread figure's finding: each policy's share over the cold passes, which the
+    figure draws a bar per run."""
+    (spreading, following), kept = routed.policies, routed.kept_together
+    return (f"{spreading}: {_share(kept[0])} of a tenant's requests on one replica in a run; "
+            f"{following}: {_share(kept[1])} (median of {routed.runs} cold passes)")
+
+
 def _hit_shares(found: RoutingFindings) -> str:
     """Each policy's cached share over the runs: "found 49% of the prompt tokens cached with
     round_robin and 81% (80–83%) with cache_aware", saying which shares every run agreed on."""
     (spreading, following), hits = found.policies, found.hit_rate
-    shares = [f"{s.median:.0%}" if _alike(s) else f"{s.median:.0%} ({s.low:.0%}–{s.high:.0%})"
-              for s in hits]
+    shares = [_share(s) for s in hits]
     text = (f"found {shares[0]} of the prompt tokens cached with {spreading} and {shares[1]} "
             f"with {following}")
     if hits[0].n < 2:
@@ -67,7 +77,8 @@ def routing_text(found: RoutingFindings) -> str:
     ttft = found.ttft_ms_p50
     text = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
             f"opening with its tenant's {work.prefix_tokens:,}-token prompt; each policy ran this "
-            f"traffic {found.runs} times, interleaved, each time on a cold cache. A tenant's "
+            f"traffic {found.runs} times, interleaved, each time first on a cold cache (the cold "
+            "pass these figures describe). A tenant's "
             "prompt has to be computed once on every replica that serves the tenant: with "
             f"{spreading} that made {found.prefills[0].median:.0f} computations of a prompt in a "
             f"run (median; {found.kept_together[0].median:.0%} of a tenant's requests went to one "
@@ -93,15 +104,16 @@ def routing_text(found: RoutingFindings) -> str:
                f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
     text += {
         Compared.LOWER: (
-            f"First tokens came sooner with {following}: median {medians}. "
+            f"In the cold passes first tokens came sooner with {following}: median {medians}. "
             + _sooner_cause(found)),
         Compared.HIGHER: (
-            f"Yet first tokens came later with {following}, median {medians}: keeping tenants "
-            "together can pile their requests onto one replica while the other idles."),
+            f"Yet in the cold passes first tokens came later with {following}, median "
+            f"{medians}: keeping tenants together can pile their requests onto one replica "
+            "while the other idles."),
     }.get(found.first_token, (
-        f"The median first token with {following} against {spreading} was {medians}: the "
-        "runs cannot tell them apart."))
-    return text + _cold_start_text(found) + _crowding_text(found)
+        f"In the cold passes the median first token with {following} against {spreading} was "
+        f"{medians}: the runs cannot tell them apart."))
+    return text + _cold_start_text(found) + _crowding_text(found) + _warm_text(found)
 
 
 def _cold_start_text(found: RoutingFindings) -> str:
@@ -175,3 +187,46 @@ def _sooner_cause(found: RoutingFindings) -> str:
             f"{found.extra_computations:.0f} more computations of a "
             f"{found.prompt_tokens:,}-token prompt in a run{alone}, and the requests that "
             "reached a replica meanwhile waited behind them or shared their steps.")
+
+
+def _warm_text(found: RoutingFindings) -> str:
+    """The warm passes: the same requests again on the caches their cold pass left, so that a
+    prompt is computed only where it was pushed out; their first tokens against the cold ones
+    and between the policies (empty in a recording without warm passes)."""
+    warm, computed = found.warm_ttft_ms_p50, found.warm_computations
+    against, between = found.warm_against_cold, found.warm_first_token
+    if warm is None or computed is None or against is None or between is None:
+        return ""
+    spreading, following = found.policies
+    cold = found.ttft_ms_p50
+    text = (f" After each cold pass a warm pass sent the same requests again under the same "
+            "cache salt: no prompt is new there, so whatever a warm pass computes is a prompt "
+            "pushed out since its first visit. The warm passes computed a tenant's prompt "
+            f"{computed[0].with_range()} times a run with {spreading} and "
+            f"{computed[1].with_range()} with {following}; their median first token was "
+            f"{warm[0].with_range(0, ' ms')} with {spreading} (cold "
+            f"{cold[0].with_range(0, ' ms')}) and {warm[1].with_range(0, ' ms')} with "
+            f"{following} (cold {cold[1].with_range(0, ' ms')}). ")
+    sooner = [policy for policy, verdict in zip(found.policies, against, strict=True)
+              if verdict is Compared.LOWER]
+    computations = found.computations
+    text += (f"Warm beat cold beyond the runs' ranges with {' and '.join(sooner)} (cold, the "
+             f"replicas had computed a prompt {computations[0].median:.0f} and "
+             f"{computations[1].median:.0f} times a run). " if sooner else
+             "For neither policy do the runs set the warm passes apart from the cold ones. ")
+    return text + {
+        Compared.LOWER: (
+            f"Warm, {following} still gave sooner first tokens than {spreading}, beyond the "
+            "runs' ranges: " + (
+                "with fewer prompts computed again, that lead is what computing pushed-out "
+                "prompts again costs, paid on every pass, not a cold start."
+                if found.warm_recompute is Compared.LOWER else
+                f"with no fewer prompts computed again under {following}, these runs do not "
+                "show what that lead is made of.")),
+        Compared.HIGHER: (
+            f"Warm, {following} gave later first tokens than {spreading}, beyond the runs' "
+            "ranges: once every prompt has been seen, keeping tenants together cost more than "
+            "it saved here."),
+    }.get(between, (
+        "Warm, the runs cannot tell the two policies' first tokens apart: these runs show no "
+        "first-token lead beyond the first visits."))

@@ -8,24 +8,27 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from servelab.lessons.routing.chapter import CHAPTER
-from servelab.lessons.routing.findings import CopiesFindings, Failure, RoutingFindings
+from servelab.lessons.routing.failures import Failures
+from servelab.lessons.routing.findings import CopiesFindings, RoutingFindings
 
 
 @dataclass(frozen=True)
 class RoutingRecord:
-    """The two routing policies' runs (round robin first, cache-aware second), the outage and
+    """The two routing policies' runs (round robin first, cache-aware second), the outages and
     the copies against one server (and against tensor parallelism, where it ran)."""
 
     routed: RoutingFindings
-    failure: Failure
+    failures: Failures
     copied: CopiesFindings
 
     chapter = CHAPTER.id
 
     def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 09, by name; NaN for tensor parallelism that did not
-        run."""
-        routed, failure, copied = self.routed, self.failure, self.copied
+        """Each declared figure of chapter 09, by name, the medians over the runs; NaN for
+        tensor parallelism that did not run, for warm passes that did not, and for a router that
+        never counted the dead replica down."""
+        routed, failures, copied = self.routed, self.failures, self.copied
+        warm, detection = routed.warm_ttft_ms_p50, failures.detection_s
         return {
             "hit_rate_round_robin": routed.hit_rate[0].median,
             "hit_rate_cache_aware": routed.hit_rate[1].median,
@@ -37,9 +40,11 @@ class RoutingRecord:
             "ttft_ms_p50_cache_aware": routed.ttft_ms_p50[1].median,
             "ttft_ms_p99_round_robin": routed.ttft_ms_p99[0].median,
             "ttft_ms_p99_cache_aware": routed.ttft_ms_p99[1].median,
-            "failed_requests": failure.failed,
-            "detection_s": failure.detection_s,
-            "retries": failure.retries,
+            "ttft_ms_p50_warm_round_robin": warm[0].median if warm else math.nan,
+            "ttft_ms_p50_warm_cache_aware": warm[1].median if warm else math.nan,
+            "failed_requests": failures.failed.median,
+            "detection_s": detection.median if detection else math.nan,
+            "retries": failures.retries.median,
             "output_tok_s_replicas": copied.copies.output_tok_s.median,
             "output_tok_s_one_server": copied.one.output_tok_s.median,
             "output_tok_s_tensor_parallel": (copied.split.output_tok_s.median if copied.split

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from servelab.lessons.routing.chapter import CHAPTER
 from servelab.lessons.routing.copies_words import copies_pace_text, copies_title, two_gpus_note
-from servelab.lessons.routing.failure_words import failure_line, failure_title
+from servelab.lessons.routing.failure_words import failure_lines, failure_title
 from servelab.lessons.routing.interpretation import interpretation_text
 from servelab.lessons.routing.policy_words import spread_title
 from servelab.lessons.story import Section, Story
 
 STORY = Story(CHAPTER.id, (
     Section("spread_title", spread_title, title=True),
-    Section("failure_line", failure_line),
+    Section("failure_lines", failure_lines),
     Section("failure_title", failure_title, title=True),
     Section("two_gpus", two_gpus_note),
     Section("copies_title", copies_title, title=True),

@@ -128,7 +128,7 @@ def test_keys_sit_below_the_data() -> None:
         plots.concurrency_curves(sweep),
         plots.step_time_fit([1, 2, 4], [40.7, 41.4, 42.8], 40.0, 0.7, weight_read_ms=12.0),
         plots.failure_timeline(rows, killed_s=0.5, noticed_s=1.5),
-        plots.tenant_spread({"round robin": spread, "cache aware": spread}),
+        plots.tenant_spread({"round robin": (spread, spread), "cache aware": (spread,)}),
         plot_block_table([Holder("a", 300, 200), Holder("b", 250, 200)], 16, title="t"),
     ]
     for fig in figures:
