@@ -88,7 +88,8 @@ def save(findings: Mapping[str, Any], path: str | Path) -> Path:
 
 
 def load(path: str | Path, kinds: Mapping[str, type]) -> dict[str, Any]:
-    """Read back what ``save`` wrote, each name as its type in ``kinds``."""
+    """Read back what ``save`` wrote, each name as its type in ``kinds``; a name the recording
+    lacks (it was made before a story took that finding) is left out."""
     data = json.loads(Path(path).read_text())
-    return {name: from_record(kind, data[name]) for name, kind in kinds.items()}
+    return {name: from_record(kind, data[name]) for name, kind in kinds.items() if name in data}
 

@@ -41,6 +41,12 @@ class Section:
         """The findings the words function takes, by parameter name."""
         return tuple(inspect.signature(self.write).parameters)
 
+    @property
+    def required(self) -> tuple[str, ...]:
+        """The findings the words function cannot write without (those with no default)."""
+        return tuple(name for name, parameter in inspect.signature(self.write).parameters.items()
+                     if parameter.default is inspect.Parameter.empty)
+
     def kinds(self) -> dict[str, Any]:
         """Each finding's type, from the words function's hints."""
         hints = get_type_hints(self.write)
@@ -91,13 +97,27 @@ class Story:
                                     f"and {kind} in {section.name!r}")
         return kinds
 
+    def missing(self, found: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
+        """The sections ``found`` cannot write, each with the findings it lacks (a finding with a
+        default in its words function is never lacking): a recording made before the
+        section took them."""
+        lacking = {section.name: tuple(name for name in section.required if name not in found)
+                   for section in self.sections}
+        return {name: needs for name, needs in lacking.items() if needs}
+
     def render(self, found: Mapping[str, Any]) -> str:
         """The whole story, every section written from ``found`` in page order: what the
-        chapter's snapshot holds. A finding ``found`` lacks takes its function's default."""
+        chapter's snapshot holds. A finding ``found`` lacks takes its function's default; a
+        section whose findings the recording predates says so in its place."""
+        missing = self.missing(found)
         passages = []
         for section in self.sections:
-            text = section.write(**{name: found[name] for name in section.needs
-                                    if name in found})
+            if section.name in missing:
+                text = f"[{section.name}: not in this recording, which lacks " \
+                       f"{', '.join(missing[section.name])}]"
+            else:
+                text = section.write(**{name: found[name] for name in section.needs
+                                        if name in found})
             passages.append(f"*Plot title:* {text}" if section.title else text)
         return "\n\n".join(passages)
 

@@ -17,13 +17,16 @@ from servelab.lessons.batching.words import (
     ceiling_text,
     crowd_prediction,
     crowd_text,
+    crowd_title,
     curves_title,
+    flowing_title,
     intensity_text,
     scaling_prediction,
     scaling_text,
     steady_window_title,
     token_count_text,
     waves_text,
+    waves_title,
 )
 from servelab.lessons.deployments.request_words import percentile_text, timing_text
 from servelab.lessons.story import Section, Story
@@ -31,6 +34,7 @@ from servelab.lessons.story import Section, Story
 SERVING_ENGINE_STORY = Story(SERVING_ENGINE.id, (
     Section("timing", timing_text),
     Section("percentile", percentile_text),
+    Section("crowd_title", crowd_title, title=True),
     Section("crowd", crowd_text),
     Section("prediction", crowd_prediction),
     Section("token_count", token_count_text),
@@ -50,5 +54,7 @@ CONTINUOUS_BATCHING_STORY = Story(CONTINUOUS_BATCHING.id, (
     Section("window_check", window_check_text),
     Section("engine_rows", engine_rows_text),
     Section("intensity", intensity_text),
+    Section("waves_title", waves_title, title=True),
+    Section("flowing_title", flowing_title, title=True),
     Section("waves", waves_text),
 ))

@@ -21,6 +21,7 @@ from servelab.lessons.batching.findings import (
 from servelab.lessons.batching.waves_findings import WavesFindings
 from servelab.lessons.compare import Shown
 from servelab.lessons.guess import Aim, Unit
+from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
 
 
@@ -260,3 +261,25 @@ def curves_title(found: BatchFindings) -> str:
 def steady_window_title(found: BatchFindings) -> str:
     """The throughput timeline's title: which part of a run the steady figures count."""
     return f"{found.users} users: the steady window (shaded) leaves out the start and the tail"
+
+
+def crowd_title(found: BatchFindings) -> str:
+    """Chapter 01's crowd bars' title: the crowd's total against one user's, and each user's
+    share of its speed."""
+    runs = found.top_spread.n if found.top_spread else 1
+    return (f"{found.users} users: {found.gain:.1f}× the total of one user, each at "
+            f"{found.kept:.0%} of its speed (medians of {runs} run{plural_s(runs)})")
+
+
+def waves_title(first_pass: WavesFindings) -> str:
+    """The waves timeline's title: the first pass, which it draws."""
+    return (f"Waves of {first_pass.wave_size}, first pass: slots idle "
+            f"{first_pass.idle_static:.0%} of the time, done in "
+            f"{first_pass.static_s.median:.0f} s")
+
+
+def flowing_title(first_pass: WavesFindings) -> str:
+    """The continuous batch's timeline title: the same first pass, without waves."""
+    return (f"Continuous, first pass: slots idle {first_pass.idle_continuous:.0%}, the same "
+            f"requests done in {first_pass.continuous_s.median:.0f} s (in waves: "
+            f"{first_pass.static_s.median:.0f} s)")

@@ -7,7 +7,7 @@ from servelab.lessons.deployments.chapter import CHAPTER
 from servelab.lessons.deployments.knee_words import knee_forecast_text, knee_text
 from servelab.lessons.deployments.metrics_words import metrics_text, timeline_title
 from servelab.lessons.deployments.slot_words import prediction_text, rates_check_text
-from servelab.lessons.deployments.sweep_words import caps_pace_text
+from servelab.lessons.deployments.sweep_words import caps_pace_text, rates_title
 from servelab.lessons.deployments.words import story
 from servelab.lessons.story import Section, Story
 
@@ -17,6 +17,7 @@ STORY = Story(CHAPTER.id, (
     Section("knee", knee_text),
     Section("timeline_title", timeline_title, title=True),
     Section("metrics", metrics_text),
+    Section("rates_title", rates_title, title=True),
     Section("rates_check", rates_check_text),
     Section("pace", caps_pace_text),
     Section("interpretation", story),

@@ -13,6 +13,7 @@ from servelab.lessons.deployments.pace import CapsPace
 from servelab.lessons.deployments.sweep_findings import FirstTokens, MoreSeqs, RateSweepFindings
 from servelab.lessons.deployments.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
 from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.plural import plural_s
 
 
 def held_to(found: RateSweepFindings, value: float | None) -> str:
@@ -204,3 +205,11 @@ def _past_line_text(pace: CapsPace) -> str:
         return ""
     return (f" The line was timed at up to {max(pace.line.batches)} sequences a step, so at "
             f"{pace.large_seqs:,.0f} it is stretched past what it measured.")
+
+
+def rates_title(sweeps: RateSweepFindings) -> str:
+    """The rate curves' title: each cap's highest median output."""
+    runs = sweeps.large.output.n
+    return (f"Highest median output: {sweeps.large.peak:.0f} tok/s with "
+            f"max_num_seqs={sweeps.setting.batch_seqs}, {sweeps.small.peak:.0f} tok/s with "
+            f"{sweeps.setting.interactive_seqs} ({runs} run{plural_s(runs)} a rate)")

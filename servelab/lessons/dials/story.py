@@ -6,7 +6,13 @@ from __future__ import annotations
 from servelab.lessons.dials.chapter import CHAPTER
 from servelab.lessons.dials.step_words import line_gain_text, prediction_text, sweep_check_text
 from servelab.lessons.dials.tp_words import tensor_parallel_section
-from servelab.lessons.dials.words import context_text, dials_prediction, sweep_text, sweep_title
+from servelab.lessons.dials.words import (
+    context_text,
+    crowded_title,
+    dials_prediction,
+    sweep_text,
+    sweep_title,
+)
 from servelab.lessons.story import Section, Story
 
 STORY = Story(CHAPTER.id, (
@@ -15,6 +21,7 @@ STORY = Story(CHAPTER.id, (
     Section("sweep", sweep_text),
     Section("sweep_check", sweep_check_text),
     Section("line_gain", line_gain_text),
+    Section("crowded_title", crowded_title, title=True),
     Section("prediction", dials_prediction),
     Section("context", context_text),
     Section("tensor_parallel", tensor_parallel_section),

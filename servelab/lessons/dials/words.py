@@ -17,6 +17,7 @@ from servelab.lessons.dials.findings import (
 )
 from servelab.lessons.dials.thresholds import CHANGED
 from servelab.lessons.guess import Aim, Unit
+from servelab.lessons.paging.findings import DrawnRun
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
 
@@ -109,6 +110,13 @@ def sweep_title(sweep: SweepFindings) -> str:
     return (f"{sweep.high} sequences per step: {sweep.speedup:.1f}× the output, each token "
             f"{sweep.tpot_ratio:.1f}× as slow, the last arrival done {sweep.arrival_sooner:.1f}× "
             "sooner")
+
+
+def crowded_title(context: ContextFindings, crowded: DrawnRun, alone: DrawnRun) -> str:
+    """The mixed load's plot title: the first run it draws, against the short ones' first run
+    alone."""
+    return (f"{context.long_requests} long requests beside {context.short_requests} short ones, "
+            f"first run: {crowded.preemptions:.0f} preemptions (alone: {alone.preemptions:.0f})")
 
 
 def sweep_text(sweep: SweepFindings) -> str:

@@ -171,6 +171,21 @@ class SqueezeFindings:
         return self.cramped_tpot_ms.below(self.roomy_tpot_ms)
 
 
+@dataclass(frozen=True)
+class DrawnRun:
+    """The one run a usage plot draws: the most sequences its samples saw running and waiting,
+    and the engine's preemptions."""
+
+    running: float
+    waiting: float
+    preemptions: float
+
+    @classmethod
+    def of(cls, summary: Mapping[str, float]) -> DrawnRun:
+        """From the run's ``summary()``."""
+        return cls(summary["running_max"], summary["waiting_max"], summary["preemptions"])
+
+
 def _measured(runs: Sequence[Mapping[str, float]], key: str) -> Spread | None:
     """The spread of ``key`` over the runs that measured it; None where none did."""
     values = [run[key] for run in runs if key in run and not math.isnan(run[key])]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -156,3 +157,20 @@ class RequestFit:
     def request_held(self) -> int:
         """Tokens of cache one finished request holds: its tokens in whole blocks."""
         return blocks_for(self.request_tokens, self.block) * self.block
+
+
+@dataclass(frozen=True)
+class BlockTable:
+    """A few requests at the lengths a block-table figure draws: the blocks they hold together
+    (``held``), against one full-context reservation each (``reserved``)."""
+
+    holders: int
+    block: int
+    held: int
+    reserved: int
+
+    @classmethod
+    def of(cls, tokens: Sequence[int], block: int, context_limit: int) -> BlockTable:
+        """From each request's tokens so far, the engine's block and the context limit."""
+        return cls(len(tokens), block, sum(blocks_for(count, block) for count in tokens),
+                   len(tokens) * blocks_for(context_limit, block))

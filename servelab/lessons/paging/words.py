@@ -12,10 +12,12 @@ from servelab.lessons.device_model.words import foretold_text, line_source
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.paging.findings import (
     AdmissionFindings,
+    DrawnRun,
     PagingFindings,
     SqueezeFindings,
     TokenCost,
 )
+from servelab.lessons.paging.kv import BlockTable, RequestFit
 from servelab.lessons.paging.pace import RoomyPace
 from servelab.lessons.paging.thresholds import SQUEEZE_SLOWER
 from servelab.lessons.plural import plural_s
@@ -219,7 +221,25 @@ def pace_text(pace: RoomyPace) -> str:
             "finished, most steps carried fewer.")
 
 
+def room_title(room: RequestFit) -> str:
+    """The fit plot's title: requests that fit paged against reserving the context."""
+    return f"Paging fits {room.paged} requests where full reservation fits {room.reserved}"
+
+
+def block_table_title(table: BlockTable) -> str:
+    """The block table's title: what a few requests hold against reserving the context."""
+    return (f"{table.holders} request{plural_s(table.holders)} hold {table.held} blocks of "
+            f"{table.block}; reserving the context would take {table.reserved}")
+
+
 def roomy_title(paging: PagingFindings) -> str:
     """The roomy cache's plot title: the sequences it ran against what reserving would fit."""
     return (f"{paging.ran:.0f} sequences at once in a cache that full reservation would give to "
             f"{paging.fit.reserved}")
+
+
+def cramped_title(drawn: DrawnRun, squeeze: SqueezeFindings) -> str:
+    """The small cache's plot title: the drawn run's queue and preemptions."""
+    return (f"A third of the room, first run: up to {drawn.running:.0f} running, "
+            f"{drawn.waiting:.0f} waiting (sampled every {squeeze.sample_s:.2f} s), "
+            f"{drawn.preemptions:.0f} preemptions")

@@ -170,3 +170,23 @@ def _checked_text(model: FirstTokenModel) -> str:
         return text
     return text + (f" With reuse the wait came {-model.unexplained_ms:,.0f} ms sooner than the "
                    "model said; this run cannot tell which part was shorter.")
+
+
+def probe_title(reuse: ReuseFindings) -> str:
+    """The probe's plot title: prompt tokens computed after the first request, on and off."""
+    return (f"After the first request: {reuse.later_on:.0f} tokens computed per request "
+            f"instead of {reuse.later_off:.0f}")
+
+
+def peaks_title(sharing: SharingFindings) -> str:
+    """The peak-blocks plot's title: the ``n`` samples with prefix caching and without."""
+    return (f"n={sharing.expect.copies} held {sharing.n4_on:.0f} blocks with prefix caching, "
+            f"{sharing.n4_off:.0f} without")
+
+
+def shared_blocks_title(sharing: SharingFindings) -> str:
+    """The block table's title: the prompt blocks the samples share, against none shared."""
+    expect = sharing.expect
+    return (f"{expect.copies} samples of a {expect.prompt_tokens}-token prompt: "
+            f"{expect.shared_blocks} prompt blocks shared, {expect.shared} held in all against "
+            f"{expect.unshared} if each kept its own")

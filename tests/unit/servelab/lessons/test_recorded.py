@@ -1,4 +1,5 @@
-"""A findings object with a pandas frame in it is kept as JSON and read back equal."""
+"""A findings object with a pandas frame in it is kept as JSON and read back equal; a finding a
+recording lacks is left out."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from servelab.lessons.recorded import from_record, to_record
+from servelab.lessons.recorded import from_record, load, save, to_record
 
 
 @dataclass(frozen=True)
@@ -24,3 +25,8 @@ def test_a_frame_in_a_findings_object_reads_back_with_its_index_and_values():
     back = from_record(WithFrames, kept)
     assert back.label == "round robin"
     pd.testing.assert_frame_equal(back.frames["spread"], frame)
+
+
+def test_a_finding_the_recording_predates_is_left_out(tmp_path):
+    path = save({"label": "round robin"}, tmp_path / "found.json")
+    assert load(path, {"label": str, "added_later": float}) == {"label": "round robin"}

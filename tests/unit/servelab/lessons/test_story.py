@@ -57,6 +57,16 @@ def test_a_finding_never_shown_takes_its_default_in_the_render() -> None:
     assert rendered.endswith("you said nothing of 10 ms")
 
 
+def test_a_section_the_recording_predates_says_so_in_its_place() -> None:
+    made = story()
+    assert made.missing({"prediction": "40 ms"}) == {"pace": ("pace",), "plot": ("pace",),
+                                                     "verdict": ("pace",)}
+    assert made.missing({"pace": Pace(1.0)}) == {}
+    pace, plot, verdict = made.render({}).split("\n\n")
+    assert all("pace" in text and "ms" not in text for text in (pace, plot, verdict))
+    assert plot.startswith("*Plot title:*") and "[plot:" in plot
+
+
 def test_an_unknown_section_a_title_shown_as_prose_or_a_name_used_twice_is_refused() -> None:
     made = story()
     with pytest.raises(KeyError, match="no prose section named 'plot'"):
