@@ -16,7 +16,8 @@
 
 ``Result.summary()`` — the metrics of ``servelab.bench.metrics`` (whole-run and steady-state
 throughput, latency percentiles) plus ``max_in_flight``, ``idle_slot_share`` (and the share of
-that idle time after the last send, ``idle_after_last_send``) and what the server counted: every
+that idle time after the last send, ``idle_after_last_send``), an open-loop run's middle
+(``servelab.bench.middle``) and what the server counted: every
 value a number. ``Result.row()`` is that summary after the run's ``workload`` and ``status``, one
 row of a sweep's frame.
 
@@ -36,6 +37,7 @@ import pandas as pd
 
 from servelab.bench import metrics
 from servelab.bench.client import RequestRecord
+from servelab.bench.middle import middle
 from servelab.bench.server_metrics import COUNTERS, SERIES
 from servelab.bench.workloads import Role, Workload
 
@@ -134,6 +136,7 @@ class Result:
         slots = max(1, in_flight)
         row["idle_slot_share"] = metrics.idle_slot_share(self.user_records(), slots)
         row["idle_after_last_send"] = metrics.idle_after_last_send(self.user_records(), slots)
+        row |= middle(self.user_records(), self.slo)
         row |= self._server_summary()
         return row
 

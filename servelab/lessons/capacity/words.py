@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from servelab.lessons.batching.roofline import T4
-from servelab.lessons.capacity.findings import PlanCheck, PlanVerdict
+from servelab.lessons.capacity.findings import KneeMiss, PlanCheck, PlanVerdict, TargetShares
 from servelab.lessons.capacity.plan import STATED, Bound, CapacityPlan, PublishedPlan
 from servelab.lessons.device_model.words import foretold_text
 from servelab.lessons.guess import Aim, Unit
@@ -64,6 +64,34 @@ VERDICT_WORDS = {
 }
 
 
+def _bracket_text(check: PlanCheck) -> str:
+    """How closely a plan that held placed the knee: between the two rates."""
+    knee = check.plan.rate_req_s
+    return (f"So the engine's knee lies between {check.rate_below / knee:.0%} and "
+            f"{check.rate_above / knee:.0%} of the planned one.")
+
+
+def _binding_text(rate: float, shares: TargetShares, share: float) -> str:
+    binding = shares.binding(share)
+    within = (f"{shares.first_token.with_range(2)} met the first token's target and "
+              f"{shares.pace.with_range(2)} the time per token's")
+    if binding is None:
+        return f"At {rate:.1f} requests a second {within}: neither fell short."
+    return f"At {rate:.1f} requests a second {within}: {binding} is the target that bound."
+
+
+def _miss_text(miss: KneeMiss) -> str:
+    plan = miss.plan
+    return (
+        f"The plan's knee was {miss.off_by:+.0%} against the saturated runs'. Those runs' "
+        f"tokens came {miss.pace_ms:.1f} ms apart (the plan's pace: "
+        f"{plan.pace_ms(plan.max_num_seqs):.1f} ms), and their rate means each request held its "
+        f"slot *W* = {plan.max_num_seqs} ÷ {miss.served:.1f} = {miss.request_s:.2f} s: "
+        f"{miss.answer_s:.2f} s of answer at that pace (the plan: {plan.answer_s:.2f} s) and "
+        f"{miss.first_s:.2f} s besides (the plan's first token: "
+        f"{plan.first_token_ms / 1000:.2f} s). The plan missed {miss.missed} most.")
+
+
 def queue_title(check: PlanCheck) -> str:
     """The queue plot's title: the most requests waiting on each side of the knee."""
     return (f"Most requests waiting: {check.waiting_below.median:.0f} below the planned knee, "
@@ -71,16 +99,23 @@ def queue_title(check: PlanCheck) -> str:
 
 
 def check_text(check: PlanCheck) -> str:
-    """The engine's verdict, with the spreads it rests on."""
+    """The engine's verdict, with the spreads it rests on, the target that bound at each rate,
+    and, where the server fell behind, how far the plan's knee was and which term it missed."""
     share = f"{check.plan.brief.share:.0%}"
     lines = [
-        f"At {check.rate_below:.1f} requests a second, below the knee, "
-        f"{check.within_below.with_range(2)} of requests met both targets (the share asked is "
-        f"{share}) and at most {check.waiting_below.with_range()} waited in the server; at "
-        f"{check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did and at most "
-        f"{check.waiting_above.with_range()} waited.",
+        f"In the middle of the runs at {check.rate_below:.1f} requests a second, below the "
+        f"knee, {check.within_below.with_range(2)} of requests met both targets (the share "
+        f"asked is {share}) and at most {check.waiting_below.with_range()} waited in the "
+        f"server; at {check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did "
+        f"and at most {check.waiting_above.with_range()} waited.",
         VERDICT_WORDS[check.verdict],
     ]
+    if check.verdict is PlanVerdict.HELD:
+        lines.append(_bracket_text(check))
+    for rate, shares in ((check.rate_below, check.targets_below),
+                         (check.rate_above, check.targets_above)):
+        if shares is not None:
+            lines.append(_binding_text(rate, shares, check.plan.brief.share))
     if check.measured_replicas is not None and check.foretold is not None:
         lines.append(
             f"Above the knee the server fell behind in every run and finished "
@@ -90,6 +125,8 @@ def check_text(check: PlanCheck) -> str:
             "targets aside, "
             f"{check.plan.brief.rate_req_s:g} requests a second need {check.measured_replicas} "
             f"servers, where the plan said {check.plan.replicas}.")
+        if check.miss is not None:
+            lines.append(_miss_text(check.miss))
     else:
         lines.append(
             f"Above the knee the server kept up with the {check.rate_above:.1f} requests a "
@@ -117,7 +154,7 @@ def published_text(published: Sequence[PublishedPlan]) -> str:
             f"{bare.brief.rate_req_s:g}. With the "
             f"engine's own work the book states for a T4 (the step the GPU contract counts "
             f"each chapter's wait with), the knee is {stated.rate_req_s:.1f}, and "
-            f"{stated.replicas} server{plural_s(stated.replicas)} carry the target: the "
+            f"{stated.replicas} server{plural_s(stated.replicas)} can carry the target: the "
             "datasheet-only plan promises "
             f"{bare.rate_req_s / stated.rate_req_s:.1f}× the requests a second.")
 
