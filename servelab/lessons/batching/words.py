@@ -9,6 +9,8 @@ are worded in :mod:`.step_words`.
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from servelab.lessons.batching.findings import (
@@ -142,6 +144,13 @@ def ceiling_text(ceiling: CeilingFindings) -> str:
     return f"{numbers} {verdict}"
 
 
+def _sequences(count: float) -> str:
+    """``**3** sequences``, ``**1** sequence``: a count rounded as the page prints it (an
+    unbounded one, where nothing grows with the batch, prints as ``inf``)."""
+    one = math.isfinite(count) and round(count) == 1
+    return f"**{count:.0f}** sequence{'' if one else 's'}"
+
+
 def intensity_text(intensity: Intensity) -> str:
     """The arithmetic-intensity argument with this machine's numbers, and whether the measured
     steps bear it out."""
@@ -151,13 +160,13 @@ def intensity_text(intensity: Intensity) -> str:
                f"**{intensity.balance:.0f}** operations in the time it reads one byte. A batch of "
                f"*B* sequences does 2·*B* operations per weight, and a weight is "
                f"{intensity.bytes_per_weight:.0f} bytes, so on paper the arithmetic catches up "
-               f"with the weight reads at about **{intensity.batch_on_paper:.0f}** sequences.")
+               f"with the weight reads at about {_sequences(intensity.batch_on_paper)}.")
     measured = (f"Measured, one sequence adds **{intensity.per_sequence_ms:.2f} ms** to a step, "
                 "and "
                 f"the arithmetic alone would need {intensity.per_sequence_ms_predicted:.2f} ms "
                 f"(2 operations per parameter at that rate); the per-sequence part adds up to "
                 f"one read of the weights ({intensity.weight_read_ms:.1f} ms) at about "
-                f"**{intensity.batch_measured:.0f}** sequences.")
+                f"{_sequences(intensity.batch_measured)}.")
     if not intensity.fit_splits:
         return (f"{numbers} The step-time fit above could not split a step into its parts, so "
                 "this run has no measured per-sequence cost to set beside the arithmetic.")
