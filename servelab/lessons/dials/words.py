@@ -15,6 +15,7 @@ from servelab.lessons.dials.findings import (
     QueueVerdict,
     SweepFindings,
 )
+from servelab.lessons.dials.runs import StartRefusal
 from servelab.lessons.dials.thresholds import CHANGED
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.paging.findings import DrawnRun
@@ -110,6 +111,15 @@ def sweep_title(sweep: SweepFindings) -> str:
     return (f"{sweep.high} sequences per step: {sweep.speedup:.1f}× the output, each token "
             f"{sweep.tpot_ratio:.1f}× as slow, the last arrival done {sweep.arrival_sooner:.1f}× "
             "sooner")
+
+
+def refusal_line(refusal: StartRefusal) -> str:
+    """The refused start as the run log prints it: its numbers, not the dataclass."""
+    longest = ("" if refusal.estimate is None
+               else f"; the longest it says fits: {refusal.estimate:,}")
+    return (f"refused at start-up: max_model_len {refusal.max_model_len:,} needs "
+            f"{refusal.needed_gib:.2f} GiB of KV cache for one full-length request, "
+            f"{refusal.available_gib:.2f} GiB available{longest}")
 
 
 def crowded_title(context: ContextFindings, crowded: DrawnRun, alone: DrawnRun) -> str:

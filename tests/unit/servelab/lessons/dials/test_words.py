@@ -17,7 +17,8 @@ from servelab.lessons.dials.findings import (
     QueueVerdict,
     SweepFindings,
 )
-from servelab.lessons.dials.runs import OverLong, start_refusal
+from servelab.lessons.dials.runs import OverLong, StartRefusal, start_refusal
+from servelab.lessons.dials.words import refusal_line
 from tests.support import REFUSAL_LOG, repeated
 
 
@@ -326,3 +327,12 @@ def test_context_text_cannot_tell_first_tokens_apart_where_the_ranges_overlap() 
     text = dials_words.context_text(found)
     assert found.first_p99_moved is Compared.UNTOLD
     assert "339 ms (300–500)" in text and "600 ms (450–900)" in text
+
+
+def test_a_refused_start_prints_as_its_numbers_not_as_a_dataclass() -> None:
+    refusal = start_refusal(REFUSAL_LOG)
+    assert refusal is not None
+    line = refusal_line(refusal)
+    assert all(figure in line for figure in ("4,096", "0.09", "0.05", "2,560"))
+    assert "StartRefusal" not in line
+    assert "2,560" not in refusal_line(StartRefusal(4096, 0.09, 0.05, None))
