@@ -26,7 +26,7 @@ class Waiting:
 
     def __init__(self, what: str) -> None:
         # Imported here: set-up runs servelab.env, which imports this package, before tqdm is
-        # installed (tests/test_setup_commands.py).
+        # installed (tests/tooling/test_setup_commands.py).
         from tqdm.auto import tqdm
 
         self.what = what

@@ -75,7 +75,7 @@ import servelab.lessons.chunking.measuring as _chunked
 import servelab.lessons.paging.kv as _kv
 import servelab.lessons.device_model.kept as _kept
 import servelab.hardware as _hardware
-import servelab.env as _env
+import servelab.env.runtime as _runtime
 import servelab.engines.placement as _placement
 from servelab.bench.prefill import PrefillFit as _PrefillFit
 from servelab.bench.spread import Spread as _Spread
@@ -85,7 +85,7 @@ from servelab.engines.vllm_server import Capacity as _Capacity
 from servelab.engines.vllm_server import Server as _Server
 
 _hardware.query_gpus = lambda: [("Tesla T4", (7, 5), 15.0)] * {count}
-_env.ensure_engine = lambda device: None
+_runtime.ensure_engine = lambda device: None  # what bootstrap calls
 # Chapter 02 probes the GPU in a child process before its server starts; there is no GPU here,
 # so the probe answers with a T4's datasheet figures (320 GB/s, 65 TFLOP/s in float16).
 _bandwidth._in_child = lambda name, args, kind: [320.0, 65e12]

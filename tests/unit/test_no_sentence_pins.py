@@ -74,10 +74,12 @@ EXEMPT = {
         PRINTED,
     "servelab/test_bench.py::test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show": PRINTED,
     "servelab/test_progress.py::test_a_wait_without_a_bar_ends_on_one_line": PRINTED,
-    "test_setup_commands.py::test_another_version_of_the_engine_is_replaced_by_the_pin": PRINTED,
-    "test_setup_commands.py::test_pip_noise_is_dropped": PRINTED,
-    "test_setup_commands.py::test_the_gpu_engine_goes_through_uv_and_falls_back_to_pip": PRINTED,
-    "test_setup_commands.py::test_the_install_says_which_installer_took_how_long": PRINTED,
+    "servelab/env/test_install.py::test_another_version_of_the_engine_is_replaced_by_the_pin":
+        PRINTED,
+    "servelab/env/test_installers.py::test_pip_noise_is_dropped": PRINTED,
+    "servelab/env/test_installers.py::"
+    "test_the_gpu_engine_goes_through_uv_and_falls_back_to_pip": PRINTED,
+    "servelab/env/test_install.py::test_the_install_says_which_installer_took_how_long": PRINTED,
     "servelab/engines/test_vllm_server.py::test_capacity_is_parsed_from_the_engine_log": SUMMARY,
     "servelab/plots/test_alt.py::"
     "test_a_lone_panel_takes_its_title_as_the_heading_and_a_twin_axis_joins_it": ALT,

@@ -87,7 +87,7 @@ def test_the_binding_installs_under_the_gpu_pins_beside_the_gpu_engine(tmp_path,
                                                                        engine):
     """On a GPU runtime its server extra would otherwise move what vLLM 0.11.2 imports."""
     monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
-    monkeypatch.setattr(env, "engine_distribution", lambda: engine)
+    monkeypatch.setattr(env.pins, "engine_distribution", lambda: engine)
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(llama_build, "pip", lambda *args, **_: calls.append(args))
     monkeypatch.setattr(llama_build, "ready", lambda: False)
