@@ -1,5 +1,10 @@
-"""What a chapter declares about itself: its id, its sizes, the figures it records and the two
-its section of the class report plots.
+"""What a chapter declares about itself: its id, its sizes and its figures.
+
+A chapter's figures are one frozen dataclass, a subclass of :class:`Figures`, each figure a field
+made by :func:`figure` with its description (two of them ``main``: the effect the chapter is
+about, which the class report plots). The chapter's findings record returns one instance of it,
+and every list of a chapter's figure names (the record's validation, the class report, the
+plausibility checks) is read from those fields, so a figure's name is written once.
 
 Each chapter's package under ``servelab.lessons`` holds one such declaration (its ``chapter``
 module); ``servelab.book`` lists them in reading order and everything else derives from it.
@@ -7,9 +12,11 @@ module); ``servelab.book`` lists them in reading order and everything else deriv
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import dataclasses
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Generic
+from functools import cached_property
+from typing import Any, Generic
 
 from servelab.sizes import K, Profiles
 
@@ -24,28 +31,67 @@ class Figure:
     level: int | None = None
 
 
-def per_level(sizes: Profiles[K], knob: str, template: str, description: str
-              ) -> dict[str, Figure]:
-    """``template.format(n=level)`` for every level of ``knob`` in any profile of ``sizes``."""
-    levels = sorted({level for knobs in (sizes.smoke, sizes.cpu, sizes.gpu)
-                     for level in getattr(knobs, knob)})
-    return {template.format(n=level): Figure(description.format(n=level), knob, level)
-            for level in levels}
+def figure(description: str, knob: str | None = None, main: bool = False) -> Any:
+    """A field of a chapter's :class:`Figures`: what the figure is, unit included. With a
+    ``knob`` the field maps each level of that size to its value, and names one figure per
+    level, ``<field>_<level>`` (``{n}`` in the description is the level)."""
+    return dataclasses.field(metadata={"description": description, "knob": knob, "main": main})
+
+
+def per_level(levels: Iterable[Any], values: Iterable[Any]) -> dict[int, Any]:
+    """Each level (a whole number of a knob, e.g. a concurrency) with its value: the value of a
+    :func:`figure` field with a ``knob``."""
+    return {int(level): value for level, value in zip(levels, values, strict=True)}
+
+
+@dataclass(frozen=True)
+class Figures:
+    """The base of each chapter's figures dataclass (where a chapter repeats a measurement, a
+    figure is the median of the runs)."""
+
+    def by_name(self) -> dict[str, Any]:
+        """Every figure's value by its name, one per level for a field with a ``knob``."""
+        values: dict[str, Any] = {}
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            if field.metadata["knob"] is None:
+                values[field.name] = value
+            else:
+                values.update({f"{field.name}_{level}": item for level, item in value.items()})
+        return values
 
 
 @dataclass(frozen=True)
 class Chapter(Generic[K]):
     """One chapter. ``id`` is the nbgrader assignment name and the notebook's file name;
-    ``figures`` maps each figure name to what it is, unit included (where a chapter repeats a
-    measurement, its figure is the median of the runs); ``main_figures`` are the effect the
-    chapter is about, which the class report plots."""
+    ``figures_record`` is its :class:`Figures` dataclass."""
 
     id: str
     sizes: Profiles[K]
-    figures: Mapping[str, Figure]
-    main_figures: tuple[str, str]
+    figures_record: type[Figures]
 
     def __post_init__(self) -> None:
-        unknown = [name for name in self.main_figures if name not in self.figures]
-        if unknown:
-            raise ValueError(f"{self.id}: main figures {unknown} are not declared")
+        if len(self.main_figures) != 2:
+            raise ValueError(f"{self.id}: {len(self.main_figures)} figures are main, not two")
+
+    @cached_property
+    def figures(self) -> Mapping[str, Figure]:
+        """Each figure's name and declaration, one per level of every profile for a field
+        with a ``knob``."""
+        declared: dict[str, Figure] = {}
+        for field in dataclasses.fields(self.figures_record):
+            description, knob = field.metadata["description"], field.metadata["knob"]
+            if knob is None:
+                declared[field.name] = Figure(description)
+                continue
+            levels = sorted({level for knobs in (self.sizes.smoke, self.sizes.cpu, self.sizes.gpu)
+                             for level in getattr(knobs, knob)})
+            declared.update({f"{field.name}_{level}": Figure(description.format(n=level), knob,
+                                                             level) for level in levels})
+        return declared
+
+    @property
+    def main_figures(self) -> tuple[str, ...]:
+        """The two figures of the effect the chapter is about, which the class report plots."""
+        return tuple(field.name for field in dataclasses.fields(self.figures_record)
+                     if field.metadata["main"])

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Protocol
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from servelab.book import BY_ID, CHAPTERS
-from servelab.chapter import Figure
+from servelab.chapter import Figure, Figures
 from servelab.engines.vllm_server import GPUS_COMPUTED_ON
 from servelab.hardware import DeviceKind, engine_distribution
 from servelab.lessons.device_model.foretold import Checked
@@ -61,7 +61,7 @@ class ChapterFindings(Protocol):
     @property
     def chapter(self) -> str: ...
 
-    def figures(self) -> Mapping[str, float]: ...
+    def figures(self) -> Figures: ...
 
 
 class FigureError(ValueError):
@@ -272,7 +272,7 @@ def record_results(runtime: Runtime, findings: ChapterFindings,
 
     from servelab.lessons.device_model.kept import note_checks
 
-    record = make_record(runtime, findings.chapter, findings.figures(), checks or ())
+    record = make_record(runtime, findings.chapter, findings.figures().by_name(), checks or ())
     if checks is not None:
         note_checks(runtime, findings.chapter, checks)
     display({MIME_TYPE: record.model_dump(mode="json"), "text/plain": record.summary()},

@@ -135,7 +135,8 @@ def honest_payload(gain: float = 3.0, chapter: str = "00-serving-many-users") ->
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(IPython.display, "display", lambda data, raw: shown.append(data))
         patch.setattr("servelab.results.CLOCK", measured_clock())
-        record_results(runtime, SimpleNamespace(chapter=chapter, figures=lambda: figures))
+        record_results(runtime, SimpleNamespace(
+            chapter=chapter, figures=lambda: SimpleNamespace(by_name=lambda: figures)))
     (data,) = shown
     return data[MIME_TYPE]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -31,24 +31,30 @@ ENGINE_SIZES = Profiles(
                            sweeps=3),
 )
 
+@dataclass(frozen=True)
+class ServingEngineFigures(Figures):
+    """Chapter 01's figures (``servelab.chapter.figure``)."""
+
+    steady_tok_s_one_user: float = figure(
+        "output tokens per second, one user, steady state", main=True)
+    steady_tok_s_all_users: float = figure(
+        "total output tokens per second, every user at once, steady state")
+    user_tok_s_all_users: float = figure(
+        "output tokens per second each user saw, every user at once, steady state")
+    batching_gain: float = figure(
+        "total steady output with every user over one user's (×)", main=True)
+    share_kept: float = figure("share of the single user's steady speed each user kept (0-1)")
+    ttft_ms_p50_one_user: float = figure("median time to first token, one user (ms)")
+    ttft_ms_p50_all_users: float = figure("median time to first token, every user at once (ms)")
+    generated_tokens_client: float = figure("generated tokens the client counted (tokens)")
+    generated_tokens_server: float = figure(
+        "generated tokens the server's /metrics counted (tokens)")
+
+
 SERVING_ENGINE = Chapter(
     id="01-serving-engine",
     sizes=ENGINE_SIZES,
-    figures={
-        "steady_tok_s_one_user": Figure("output tokens per second, one user, steady state"),
-        "steady_tok_s_all_users": Figure("total output tokens per second, every user at once, "
-                                         "steady state"),
-        "user_tok_s_all_users": Figure("output tokens per second each user saw, every user at "
-                                       "once, steady state"),
-        "batching_gain": Figure("total steady output with every user over one user's (×)"),
-        "share_kept": Figure("share of the single user's steady speed each user kept (0-1)"),
-        "ttft_ms_p50_one_user": Figure("median time to first token, one user (ms)"),
-        "ttft_ms_p50_all_users": Figure("median time to first token, every user at once (ms)"),
-        "generated_tokens_client": Figure("generated tokens the client counted (tokens)"),
-        "generated_tokens_server": Figure("generated tokens the server's /metrics counted "
-                                          "(tokens)"),
-    },
-    main_figures=("batching_gain", "steady_tok_s_one_user"),
+    figures_record=ServingEngineFigures,
 )
 
 
@@ -82,32 +88,36 @@ BATCHING_SIZES = Profiles(
                       short_tokens=(4, 32), long_tokens=(128, 256), long_share=0.125),
 )
 
+@dataclass(frozen=True)
+class ContinuousBatchingFigures(Figures):
+    """Chapter 02's figures (``servelab.chapter.figure``)."""
+
+    steady_tok_s_at_1: float = figure("output tokens per second, one stream, steady state")
+    top_users: float = figure("streams at the top of the sweep (count)")
+    steady_tok_s_at_top: float = figure("total output tokens per second at the top, steady state")
+    user_tok_s_at_top: float = figure(
+        "output tokens per second each stream saw at the top, steady state")
+    batching_gain: float = figure("steady total at the top over one stream's (×)", main=True)
+    share_kept: float = figure("share of the single-stream speed each stream kept at the top (0-1)")
+    bandwidth_gb_s: float = figure("memory bandwidth measured before the server started (GB/s)")
+    weight_read_ms: float = figure("time one read of all weights takes at that bandwidth (ms)")
+    matmul_gflop_s: float = figure("matrix-multiply rate in the server's dtype (GFLOP/s)")
+    step_fixed_ms: float = figure("fitted part of a decoding step every sequence shares (ms)")
+    step_per_sequence_ms: float = figure("fitted cost each sequence adds to a step (ms)")
+    step_fit_r_squared: float = figure("R² of the step-time fit (0-1)")
+    predicted_gain_low: float = figure(
+        "gain at the top predicted before the sweep from bandwidth and FLOP/s, low end of the "
+        "window (×)")
+    predicted_gain_high: float = figure("the same prediction, high end of the window (×)")
+    waves_s: float = figure("the same requests in static waves: duration (s)")
+    continuous_s: float = figure("the same requests batched continuously: duration (s)")
+    continuous_speedup: float = figure("waves' duration over the continuous batch's (×)", main=True)
+    idle_share_waves: float = figure("share of slot time idle in waves (0-1)")
+    idle_share_continuous: float = figure("share of slot time idle, continuous batching (0-1)")
+
+
 CONTINUOUS_BATCHING = Chapter(
     id="02-continuous-batching",
     sizes=BATCHING_SIZES,
-    figures={
-        "steady_tok_s_at_1": Figure("output tokens per second, one stream, steady state"),
-        "top_users": Figure("streams at the top of the sweep (count)"),
-        "steady_tok_s_at_top": Figure("total output tokens per second at the top, steady state"),
-        "user_tok_s_at_top": Figure("output tokens per second each stream saw at the top, "
-                                    "steady state"),
-        "batching_gain": Figure("steady total at the top over one stream's (×)"),
-        "share_kept": Figure("share of the single-stream speed each stream kept at the top "
-                             "(0-1)"),
-        "bandwidth_gb_s": Figure("memory bandwidth measured before the server started (GB/s)"),
-        "weight_read_ms": Figure("time one read of all weights takes at that bandwidth (ms)"),
-        "matmul_gflop_s": Figure("matrix-multiply rate in the server's dtype (GFLOP/s)"),
-        "step_fixed_ms": Figure("fitted part of a decoding step every sequence shares (ms)"),
-        "step_per_sequence_ms": Figure("fitted cost each sequence adds to a step (ms)"),
-        "step_fit_r_squared": Figure("R² of the step-time fit (0-1)"),
-        "predicted_gain_low": Figure("gain at the top predicted before the sweep from bandwidth "
-                                     "and FLOP/s, low end of the window (×)"),
-        "predicted_gain_high": Figure("the same prediction, high end of the window (×)"),
-        "waves_s": Figure("the same requests in static waves: duration (s)"),
-        "continuous_s": Figure("the same requests batched continuously: duration (s)"),
-        "continuous_speedup": Figure("waves' duration over the continuous batch's (×)"),
-        "idle_share_waves": Figure("share of slot time idle in waves (0-1)"),
-        "idle_share_continuous": Figure("share of slot time idle, continuous batching (0-1)"),
-    },
-    main_figures=("batching_gain", "continuous_speedup"),
+    figures_record=ContinuousBatchingFigures,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -48,22 +48,28 @@ SIZES = Profiles(
                       max_model_len=1024),
 )
 
+@dataclass(frozen=True)
+class CapacityPlanFigures(Figures):
+    """Chapter 10's figures (``servelab.chapter.figure``)."""
+
+    step_fixed_ms: float = figure("the step line's fixed part (ms)")
+    step_per_sequence_ms: float = figure("the step line's part per sequence (ms)")
+    plan_max_num_seqs: float = figure("max_num_seqs the plan chose (sequences)")
+    plan_kv_mib: float = figure("KV cache those sequences take, planned (MiB)")
+    plan_rate_req_s: float = figure(
+        "the planned knee: requests one server finishes (req/s)", main=True)
+    plan_replicas: float = figure("servers the plan says the target rate needs (count)")
+    within_below: float = figure(
+        "share of requests within both targets below the knee, the runs' middles (0-1)")
+    within_above: float = figure(
+        "share of requests within both targets above the knee, the runs' middles (0-1)")
+    served_above_req_s: float = figure(
+        "requests a second the server finished above the knee, the runs' middles "
+        "(req/s)", main=True)
+
+
 CHAPTER = Chapter(
     id="10-capacity-plan",
     sizes=SIZES,
-    figures={
-        "step_fixed_ms": Figure("the step line's fixed part (ms)"),
-        "step_per_sequence_ms": Figure("the step line's part per sequence (ms)"),
-        "plan_max_num_seqs": Figure("max_num_seqs the plan chose (sequences)"),
-        "plan_kv_mib": Figure("KV cache those sequences take, planned (MiB)"),
-        "plan_rate_req_s": Figure("the planned knee: requests one server finishes (req/s)"),
-        "plan_replicas": Figure("servers the plan says the target rate needs (count)"),
-        "within_below": Figure("share of requests within both targets below the knee, the "
-                               "runs' middles (0-1)"),
-        "within_above": Figure("share of requests within both targets above the knee, the "
-                               "runs' middles (0-1)"),
-        "served_above_req_s": Figure("requests a second the server finished above the knee, "
-                                     "the runs' middles (req/s)"),
-    },
-    main_figures=("plan_rate_req_s", "served_above_req_s"),
+    figures_record=CapacityPlanFigures,
 )

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from servelab.lessons.batching.steps import StepFit
-from servelab.lessons.capacity.chapter import CHAPTER
+from servelab.lessons.capacity.chapter import CHAPTER, CapacityPlanFigures
 from servelab.lessons.capacity.findings import PlanCheck
 from servelab.lessons.capacity.plan import CapacityPlan
 
@@ -22,17 +21,17 @@ class CapacityRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 10, by name."""
+    def figures(self) -> CapacityPlanFigures:
+        """Chapter 10's figures."""
         step, plan, check = self.step, self.plan, self.check
-        return {
-            "step_fixed_ms": step.fixed_ms,
-            "step_per_sequence_ms": step.per_sequence_ms,
-            "plan_max_num_seqs": plan.max_num_seqs,
-            "plan_kv_mib": plan.kv_mib,
-            "plan_rate_req_s": plan.rate_req_s,
-            "plan_replicas": plan.replicas,
-            "within_below": check.within_below.median,
-            "within_above": check.within_above.median,
-            "served_above_req_s": check.served_above.median,
-        }
+        return CapacityPlanFigures(
+            step_fixed_ms=step.fixed_ms,
+            step_per_sequence_ms=step.per_sequence_ms,
+            plan_max_num_seqs=plan.max_num_seqs,
+            plan_kv_mib=plan.kv_mib,
+            plan_rate_req_s=plan.rate_req_s,
+            plan_replicas=plan.replicas,
+            within_below=check.within_below.median,
+            within_above=check.within_above.median,
+            served_above_req_s=check.served_above.median,
+        )

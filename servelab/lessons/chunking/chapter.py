@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -39,21 +39,26 @@ SIZES = Profiles(
                       arrival_s=1.5, documents=3, spacing_s=1.5, max_model_len=4096, runs=3),
 )
 
+@dataclass(frozen=True)
+class ChunkedPrefillFigures(Figures):
+    """Chapter 06's figures (``servelab.chapter.figure``)."""
+
+    prefill_tok_s: float = figure("prefill rate of the document alone, fixed cost apart (tokens/s)")
+    step_budget_tokens: float = figure("tokens per step the chunked run allowed (tokens)")
+    chunks: float = figure("chunks the document was read in (count)")
+    longest_pause_ms_one_step: float = figure(
+        "users' longest gap, document in one step (ms)", main=True)
+    longest_pause_ms_chunked: float = figure(
+        "users' longest gap, document in chunks (ms)", main=True)
+    itl_ms_p50_one_step: float = figure("users' median gap between tokens, one step (ms)")
+    itl_ms_p99_one_step: float = figure("users' 99th-percentile gap, one step (ms)")
+    itl_ms_p99_chunked: float = figure("users' 99th-percentile gap, chunks (ms)")
+    document_ttft_s_one_step: float = figure("the document's time to first token, one step (s)")
+    document_ttft_s_chunked: float = figure("the document's time to first token, chunks (s)")
+
+
 CHAPTER = Chapter(
     id="06-chunked-prefill",
     sizes=SIZES,
-    figures={
-        "prefill_tok_s": Figure("prefill rate of the document alone, fixed cost apart "
-                                "(tokens/s)"),
-        "step_budget_tokens": Figure("tokens per step the chunked run allowed (tokens)"),
-        "chunks": Figure("chunks the document was read in (count)"),
-        "longest_pause_ms_one_step": Figure("users' longest gap, document in one step (ms)"),
-        "longest_pause_ms_chunked": Figure("users' longest gap, document in chunks (ms)"),
-        "itl_ms_p50_one_step": Figure("users' median gap between tokens, one step (ms)"),
-        "itl_ms_p99_one_step": Figure("users' 99th-percentile gap, one step (ms)"),
-        "itl_ms_p99_chunked": Figure("users' 99th-percentile gap, chunks (ms)"),
-        "document_ttft_s_one_step": Figure("the document's time to first token, one step (s)"),
-        "document_ttft_s_chunked": Figure("the document's time to first token, chunks (s)"),
-    },
-    main_figures=("longest_pause_ms_one_step", "longest_pause_ms_chunked"),
+    figures_record=ChunkedPrefillFigures,
 )

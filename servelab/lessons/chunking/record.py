@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
 from servelab.bench.prefill import PrefillFit
-from servelab.lessons.chunking.chapter import CHAPTER
+from servelab.lessons.chunking.chapter import CHAPTER, ChunkedPrefillFigures
 from servelab.lessons.chunking.sizing import BudgetPlan
 
 
@@ -25,18 +24,18 @@ class ChunkingRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 06, by name."""
+    def figures(self) -> ChunkedPrefillFigures:
+        """Chapter 06's figures."""
         prefill, plan, first, second = self.prefill, self.plan, self.first, self.second
-        return {
-            "prefill_tok_s": prefill.tok_s,
-            "step_budget_tokens": plan.budget,
-            "chunks": plan.chunks,
-            "longest_pause_ms_one_step": first["users_longest_gap_ms"],
-            "longest_pause_ms_chunked": second["users_longest_gap_ms"],
-            "itl_ms_p50_one_step": first["users_itl_ms_p50"],
-            "itl_ms_p99_one_step": first["users_itl_ms_p99"],
-            "itl_ms_p99_chunked": second["users_itl_ms_p99"],
-            "document_ttft_s_one_step": first["document_ttft_s"],
-            "document_ttft_s_chunked": second["document_ttft_s"],
-        }
+        return ChunkedPrefillFigures(
+            prefill_tok_s=prefill.tok_s,
+            step_budget_tokens=plan.budget,
+            chunks=plan.chunks,
+            longest_pause_ms_one_step=first["users_longest_gap_ms"],
+            longest_pause_ms_chunked=second["users_longest_gap_ms"],
+            itl_ms_p50_one_step=first["users_itl_ms_p50"],
+            itl_ms_p99_one_step=first["users_itl_ms_p99"],
+            itl_ms_p99_chunked=second["users_itl_ms_p99"],
+            document_ttft_s_one_step=first["document_ttft_s"],
+            document_ttft_s_chunked=second["document_ttft_s"],
+        )

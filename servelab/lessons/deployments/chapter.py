@@ -6,9 +6,10 @@ Its sizes at each profile, the figures it records and the two the class report p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure, per_level
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -56,28 +57,35 @@ SIZES = Profiles(
                                   batch_max_tokens=128)),
 )
 
+@dataclass(frozen=True)
+class ThroughputVsLatencyFigures(Figures):
+    """Chapter 07's figures (``servelab.chapter.figure``)."""
+
+    peak_tok_s_interactive: float = figure(
+        "highest output tokens per second, the small max_num_seqs", main=True)
+    peak_tok_s_batch: float = figure(
+        "highest output tokens per second, the large max_num_seqs", main=True)
+    ttft_ms_p99_interactive_at: Mapping[int, float] = figure(
+        "99th-percentile time to first token at {n} req/s, small max_num_seqs (ms)", knob="rates")
+    ttft_ms_p99_batch_at: Mapping[int, float] = figure(
+        "99th-percentile time to first token at {n} req/s, large max_num_seqs (ms)", knob="rates")
+    goodput_req_s_interactive_at: Mapping[int, float] = figure(
+        "requests per second within the SLO at {n} req/s, small max_num_seqs", knob="rates")
+    goodput_req_s_batch_at: Mapping[int, float] = figure(
+        "requests per second within the SLO at {n} req/s, large max_num_seqs", knob="rates")
+    little_in_flight: float = figure(
+        "requests in the server at once by Little's law, arrival rate x mean request time, one "
+        "run of the small max_num_seqs")
+    engine_in_flight: float = figure(
+        "requests running or waiting as the engine counted them, averaged over the same run's "
+        "/metrics samples")
+    slot_rate_req_s: float = figure(
+        "requests per second the small max_num_seqs can finish by Little's law, slots over a "
+        "request's time with all busy, predicted before the sweep")
+
+
 CHAPTER = Chapter(
     id="07-throughput-vs-latency",
     sizes=SIZES,
-    figures={
-        "peak_tok_s_interactive": Figure("highest output tokens per second, the small "
-                                         "max_num_seqs"),
-        "peak_tok_s_batch": Figure("highest output tokens per second, the large max_num_seqs"),
-        **per_level(SIZES, "rates", "ttft_ms_p99_interactive_at_{n}",
-                    "99th-percentile time to first token at {n} req/s, small max_num_seqs (ms)"),
-        **per_level(SIZES, "rates", "ttft_ms_p99_batch_at_{n}",
-                    "99th-percentile time to first token at {n} req/s, large max_num_seqs (ms)"),
-        **per_level(SIZES, "rates", "goodput_req_s_interactive_at_{n}",
-                    "requests per second within the SLO at {n} req/s, small max_num_seqs"),
-        **per_level(SIZES, "rates", "goodput_req_s_batch_at_{n}",
-                    "requests per second within the SLO at {n} req/s, large max_num_seqs"),
-        "little_in_flight": Figure("requests in the server at once by Little's law, arrival "
-                                   "rate x mean request time, one run of the small max_num_seqs"),
-        "engine_in_flight": Figure("requests running or waiting as the engine counted them, "
-                                   "averaged over the same run's /metrics samples"),
-        "slot_rate_req_s": Figure("requests per second the small max_num_seqs can finish by "
-                                  "Little's law, slots over a request's time with all busy, "
-                                  "predicted before the sweep"),
-    },
-    main_figures=("peak_tok_s_interactive", "peak_tok_s_batch"),
+    figures_record=ThroughputVsLatencyFigures,
 )

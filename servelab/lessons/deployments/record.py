@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
-from servelab.lessons.deployments.chapter import CHAPTER
+from servelab.chapter import per_level
+from servelab.lessons.deployments.chapter import CHAPTER, ThroughputVsLatencyFigures
 from servelab.lessons.deployments.metrics_findings import MetricsFindings
 from servelab.lessons.deployments.slot_rate import SlotRate
 from servelab.lessons.deployments.sweep_findings import RateSweepFindings
@@ -27,23 +27,19 @@ class DeploymentsRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 07, by name (one of each sweep column per rate)."""
+    def figures(self) -> ThroughputVsLatencyFigures:
+        """Chapter 07's figures (one of each sweep column per rate)."""
         sweeps, interactive, batch = self.sweeps, self.interactive, self.batch
         found_metrics, slot_rate = self.found_metrics, self.slot_rate
-        return {
-            "peak_tok_s_interactive": sweeps.small.peak,
-            "peak_tok_s_batch": sweeps.large.peak,
-            **{f"ttft_ms_p99_interactive_at_{int(rate)}": v
-               for rate, v in zip(interactive["rate"], interactive["ttft_ms_p99"], strict=True)},
-            **{f"ttft_ms_p99_batch_at_{int(rate)}": v
-               for rate, v in zip(batch["rate"], batch["ttft_ms_p99"], strict=True)},
-            **{f"goodput_req_s_interactive_at_{int(rate)}": v
-               for rate, v in zip(interactive["rate"], interactive["goodput_req_s"],
-                                  strict=True)},
-            **{f"goodput_req_s_batch_at_{int(rate)}": v
-               for rate, v in zip(batch["rate"], batch["goodput_req_s"], strict=True)},
-            "little_in_flight": found_metrics.little_in_flight,
-            "engine_in_flight": found_metrics.engine_in_flight,
-            "slot_rate_req_s": slot_rate.rate,
-        }
+        return ThroughputVsLatencyFigures(
+            peak_tok_s_interactive=sweeps.small.peak,
+            peak_tok_s_batch=sweeps.large.peak,
+            ttft_ms_p99_interactive_at=per_level(interactive["rate"], interactive["ttft_ms_p99"]),
+            ttft_ms_p99_batch_at=per_level(batch["rate"], batch["ttft_ms_p99"]),
+            goodput_req_s_interactive_at=per_level(interactive["rate"],
+                                                   interactive["goodput_req_s"]),
+            goodput_req_s_batch_at=per_level(batch["rate"], batch["goodput_req_s"]),
+            little_in_flight=found_metrics.little_in_flight,
+            engine_in_flight=found_metrics.engine_in_flight,
+            slot_rate_req_s=slot_rate.rate,
+        )

@@ -6,9 +6,10 @@ Its sizes at each profile, the figures it records and the two the class report p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure, per_level
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -48,23 +49,27 @@ SIZES = Profiles(
                    long_input_tokens=600, mixed_output_tokens=160),
 )
 
+@dataclass(frozen=True)
+class TheDialsFigures(Figures):
+    """Chapter 05's figures (``servelab.chapter.figure``)."""
+
+    output_tok_s_at: Mapping[int, float] = figure(
+        "output tokens per second of the burst, max_num_seqs={n}", knob="levels")
+    tpot_ms_p99_at: Mapping[int, float] = figure(
+        "99th-percentile time per output token, max_num_seqs={n} (ms)", knob="levels")
+    latency_s_p99_at: Mapping[int, float] = figure(
+        "99th-percentile arrival to last token, max_num_seqs={n} (s)", knob="levels")
+    small_cache_tokens: float = figure("KV-cache tokens of the small server (tokens)")
+    preemptions_short_alone: float = figure("preemptions, short requests alone (count)")
+    preemptions_beside_long: float = figure("preemptions, short requests beside long ones (count)")
+    ttft_ms_p99_short_alone: float = figure(
+        "99th-percentile time to first token, short requests alone (ms)", main=True)
+    ttft_ms_p99_beside_long: float = figure(
+        "99th-percentile time to first token, short requests beside long ones (ms)", main=True)
+
+
 CHAPTER = Chapter(
     id="05-the-dials",
     sizes=SIZES,
-    figures={
-        **per_level(SIZES, "levels", "output_tok_s_at_{n}",
-                    "output tokens per second of the burst, max_num_seqs={n}"),
-        **per_level(SIZES, "levels", "tpot_ms_p99_at_{n}",
-                    "99th-percentile time per output token, max_num_seqs={n} (ms)"),
-        **per_level(SIZES, "levels", "latency_s_p99_at_{n}",
-                    "99th-percentile arrival to last token, max_num_seqs={n} (s)"),
-        "small_cache_tokens": Figure("KV-cache tokens of the small server (tokens)"),
-        "preemptions_short_alone": Figure("preemptions, short requests alone (count)"),
-        "preemptions_beside_long": Figure("preemptions, short requests beside long ones (count)"),
-        "ttft_ms_p99_short_alone": Figure("99th-percentile time to first token, short requests "
-                                          "alone (ms)"),
-        "ttft_ms_p99_beside_long": Figure("99th-percentile time to first token, short requests "
-                                          "beside long ones (ms)"),
-    },
-    main_figures=("ttft_ms_p99_short_alone", "ttft_ms_p99_beside_long"),
+    figures_record=TheDialsFigures,
 )

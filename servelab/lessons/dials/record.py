@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
 import pandas as pd
 
+from servelab.chapter import per_level
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.dials.chapter import CHAPTER
+from servelab.lessons.dials.chapter import CHAPTER, TheDialsFigures
 from servelab.lessons.dials.findings import ContextFindings
 
 
@@ -26,18 +26,18 @@ class DialsRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 05, by name (one of each sweep column per level)."""
+    def figures(self) -> TheDialsFigures:
+        """Chapter 05's figures (one of each sweep column per level)."""
         sweep, small_capacity, context, by_load = (self.sweep, self.small_capacity,
                                                    self.context, self.by_load)
-        return {
-            **{f"{column}_at_{int(cast(float, n))}": v
-               for column in ("output_tok_s", "tpot_ms_p99", "latency_s_p99")
-               for n, v in sweep[column].items()},
-            "small_cache_tokens": small_capacity.kv_cache_tokens,
-            "preemptions_short_alone": context.preemptions_alone.median,
-            "preemptions_beside_long": context.preemptions_mixed.median,
-            "ttft_ms_p99_short_alone": cast(float, by_load.loc["short requests alone",
-                                                                "ttft_ms_p99"]),
-            "ttft_ms_p99_beside_long": cast(float, by_load.loc["beside long ones", "ttft_ms_p99"]),
-        }
+        return TheDialsFigures(
+            output_tok_s_at=per_level(sweep.index, sweep["output_tok_s"]),
+            tpot_ms_p99_at=per_level(sweep.index, sweep["tpot_ms_p99"]),
+            latency_s_p99_at=per_level(sweep.index, sweep["latency_s_p99"]),
+            small_cache_tokens=small_capacity.kv_cache_tokens,
+            preemptions_short_alone=context.preemptions_alone.median,
+            preemptions_beside_long=context.preemptions_mixed.median,
+            ttft_ms_p99_short_alone=cast(float, by_load.loc["short requests alone",
+                                                             "ttft_ms_p99"]),
+            ttft_ms_p99_beside_long=cast(float, by_load.loc["beside long ones", "ttft_ms_p99"]),
+        )

@@ -6,9 +6,10 @@ Its sizes at each profile, the figures it records and the two the class report p
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure, per_level
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -51,31 +52,36 @@ SIZES = Profiles(
                       chunk_pause_ms=50, runs=3),
 )
 
+@dataclass(frozen=True)
+class ServingManyUsersFigures(Figures):
+    """Chapter 00's figures (``servelab.chapter.figure``)."""
+
+    total_tok_s_at: Mapping[int, float] = figure(
+        "output tokens per second of the whole run, {n} users at once", knob="levels")
+    user_tok_s_at: Mapping[int, float] = figure(
+        "output tokens per second each user saw, {n} users at once", knob="levels")
+    batching_gain: float = figure(
+        "total output at the top concurrency over one user's (×)", main=True)
+    share_kept: float = figure(
+        "share of the single-stream speed each batched user kept (0-1)", main=True)
+    prompt_tokens_computed_with_reuse: float = figure(
+        "prompt tokens computed per request after the first, prefix reuse on (tokens)")
+    prompt_tokens_computed_without_reuse: float = figure(
+        "prompt tokens computed per request after the first, prefix reuse off (tokens)")
+    ttft_ms_with_reuse: float = figure("time to first token after the first request, reuse on (ms)")
+    ttft_ms_without_reuse: float = figure(
+        "time to first token after the first request, reuse off (ms)")
+    longest_pause_ms_one_piece: float = figure(
+        "users' longest gap between tokens, the long prompt prefilled in one step (ms)")
+    longest_pause_ms_sliced: float = figure(
+        "users' longest gap between tokens, the long prompt prefilled in slices (ms)")
+    document_ttft_s_one_piece: float = figure("the long prompt's time to first token, one step (s)")
+    document_ttft_s_sliced: float = figure("the long prompt's time to first token, in slices (s)")
+    step_budget_tokens: float = figure("tokens per step the sliced run allowed (tokens)")
+
+
 CHAPTER = Chapter(
     id="00-serving-many-users",
     sizes=SIZES,
-    figures={
-        **per_level(SIZES, "levels", "total_tok_s_at_{n}",
-                    "output tokens per second of the whole run, {n} users at once"),
-        **per_level(SIZES, "levels", "user_tok_s_at_{n}",
-                    "output tokens per second each user saw, {n} users at once"),
-        "batching_gain": Figure("total output at the top concurrency over one user's (×)"),
-        "share_kept": Figure("share of the single-stream speed each batched user kept (0-1)"),
-        "prompt_tokens_computed_with_reuse": Figure(
-            "prompt tokens computed per request after the first, prefix reuse on (tokens)"),
-        "prompt_tokens_computed_without_reuse": Figure(
-            "prompt tokens computed per request after the first, prefix reuse off (tokens)"),
-        "ttft_ms_with_reuse": Figure("time to first token after the first request, reuse on "
-                                     "(ms)"),
-        "ttft_ms_without_reuse": Figure("time to first token after the first request, reuse off "
-                                        "(ms)"),
-        "longest_pause_ms_one_piece": Figure(
-            "users' longest gap between tokens, the long prompt prefilled in one step (ms)"),
-        "longest_pause_ms_sliced": Figure(
-            "users' longest gap between tokens, the long prompt prefilled in slices (ms)"),
-        "document_ttft_s_one_piece": Figure("the long prompt's time to first token, one step (s)"),
-        "document_ttft_s_sliced": Figure("the long prompt's time to first token, in slices (s)"),
-        "step_budget_tokens": Figure("tokens per step the sliced run allowed (tokens)"),
-    },
-    main_figures=("batching_gain", "share_kept"),
+    figures_record=ServingManyUsersFigures,
 )

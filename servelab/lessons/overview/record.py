@@ -3,16 +3,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import cast
 
 import pandas as pd
 
 from servelab.bench.spread import Spread
+from servelab.chapter import per_level
 from servelab.lessons.batching.findings import BatchFindings
 from servelab.lessons.chunking.findings import TradeFindings
-from servelab.lessons.overview.chapter import CHAPTER
+from servelab.lessons.overview.chapter import CHAPTER, ServingManyUsersFigures
 from servelab.lessons.prefix.reuse_findings import ReuseFindings
 
 
@@ -29,23 +29,21 @@ class OverviewRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 00, by name (two of them per level)."""
+    def figures(self) -> ServingManyUsersFigures:
+        """Chapter 00's figures (two of them per level)."""
         sweep, found, reused, chunks = self.sweep, self.found, self.reused, self.chunks
-        return {
-            **{f"total_tok_s_at_{int(n)}": tok_s
-               for n, tok_s in zip(sweep["concurrency"], sweep["output_tok_s"], strict=True)},
-            **{f"user_tok_s_at_{int(n)}": tok_s
-               for n, tok_s in zip(sweep["concurrency"], sweep["user_tok_s"], strict=True)},
-            "batching_gain": found.gain,
-            "share_kept": found.kept,
-            "prompt_tokens_computed_with_reuse": reused.later_on,
-            "prompt_tokens_computed_without_reuse": reused.later_off,
-            "ttft_ms_with_reuse": cast(Spread, reused.ttft_on).median,  # chapter 00 times both
-            "ttft_ms_without_reuse": cast(Spread, reused.ttft_off).median,
-            "longest_pause_ms_one_piece": chunks.whole.pause.median,
-            "longest_pause_ms_sliced": chunks.chunked.pause.median,
-            "document_ttft_s_one_piece": chunks.whole.wait.median,
-            "document_ttft_s_sliced": chunks.chunked.wait.median,
-            "step_budget_tokens": self.budget,
-        }
+        return ServingManyUsersFigures(
+            total_tok_s_at=per_level(sweep["concurrency"], sweep["output_tok_s"]),
+            user_tok_s_at=per_level(sweep["concurrency"], sweep["user_tok_s"]),
+            batching_gain=found.gain,
+            share_kept=found.kept,
+            prompt_tokens_computed_with_reuse=reused.later_on,
+            prompt_tokens_computed_without_reuse=reused.later_off,
+            ttft_ms_with_reuse=cast(Spread, reused.ttft_on).median,  # chapter 00 times both
+            ttft_ms_without_reuse=cast(Spread, reused.ttft_off).median,
+            longest_pause_ms_one_piece=chunks.whole.pause.median,
+            longest_pause_ms_sliced=chunks.chunked.pause.median,
+            document_ttft_s_one_piece=chunks.whole.wait.median,
+            document_ttft_s_sliced=chunks.chunked.wait.median,
+            step_budget_tokens=self.budget,
+        )

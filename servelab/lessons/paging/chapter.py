@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -34,25 +34,30 @@ SIZES = Profiles(
                     context_limit=8192, small_context=2048, repeats=3),
 )
 
+@dataclass(frozen=True)
+class PagedAttentionFigures(Figures):
+    """Chapter 03's figures (``servelab.chapter.figure``)."""
+
+    kv_bytes_per_token: float = figure("KV-cache bytes one token takes (bytes)")
+    block_tokens: float = figure("tokens in one KV-cache block (tokens)")
+    cache_tokens: float = figure("KV-cache tokens the engine reported (tokens)")
+    requests_fit_reserved: float = figure(
+        "requests that fit reserving the context limit each (count)")
+    requests_fit_paged: float = figure(
+        "requests that fit in blocks allocated as needed (count)", main=True)
+    running_max_roomy: float = figure("most sequences running at once in the roomy cache (count)")
+    kv_usage_peak_roomy: float = figure("peak KV-cache usage in the roomy cache (0-1)", main=True)
+    tokens_per_sequence_at_peak: float = figure(
+        "KV tokens held per running sequence at that peak (tokens)")
+    running_max_cramped: float = figure(
+        "most sequences running at once in a third of the room (count)")
+    waiting_max_cramped: float = figure(
+        "most requests waiting at once in a third of the room (count)")
+    preemptions_cramped: float = figure("preemptions in a third of the room (count)")
+
+
 CHAPTER = Chapter(
     id="03-paged-attention",
     sizes=SIZES,
-    figures={
-        "kv_bytes_per_token": Figure("KV-cache bytes one token takes (bytes)"),
-        "block_tokens": Figure("tokens in one KV-cache block (tokens)"),
-        "cache_tokens": Figure("KV-cache tokens the engine reported (tokens)"),
-        "requests_fit_reserved": Figure("requests that fit reserving the context limit each "
-                                        "(count)"),
-        "requests_fit_paged": Figure("requests that fit in blocks allocated as needed (count)"),
-        "running_max_roomy": Figure("most sequences running at once in the roomy cache (count)"),
-        "kv_usage_peak_roomy": Figure("peak KV-cache usage in the roomy cache (0-1)"),
-        "tokens_per_sequence_at_peak": Figure("KV tokens held per running sequence at that peak "
-                                              "(tokens)"),
-        "running_max_cramped": Figure("most sequences running at once in a third of the room "
-                                      "(count)"),
-        "waiting_max_cramped": Figure("most requests waiting at once in a third of the room "
-                                      "(count)"),
-        "preemptions_cramped": Figure("preemptions in a third of the room (count)"),
-    },
-    main_figures=("requests_fit_paged", "kv_usage_peak_roomy"),
+    figures_record=PagedAttentionFigures,
 )

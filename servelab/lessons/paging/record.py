@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
-from servelab.lessons.paging.chapter import CHAPTER
+from servelab.lessons.paging.chapter import CHAPTER, PagedAttentionFigures
 from servelab.lessons.paging.findings import PagingFindings, SqueezeFindings, TokenCost
 
 
@@ -24,19 +23,19 @@ class PagingRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 03, by name."""
+    def figures(self) -> PagedAttentionFigures:
+        """Chapter 03's figures."""
         cost, paging, busiest, squeeze = self.cost, self.paging, self.busiest, self.squeeze
-        return {
-            "kv_bytes_per_token": cost.bytes_per_token,
-            "block_tokens": paging.fit.block,
-            "cache_tokens": paging.cache_tokens,
-            "requests_fit_reserved": paging.fit.reserved,
-            "requests_fit_paged": paging.fit.paged,
-            "running_max_roomy": paging.ran,
-            "kv_usage_peak_roomy": busiest["kv_cache_usage"],
-            "tokens_per_sequence_at_peak": paging.tokens_per_sequence,
-            "running_max_cramped": squeeze.running,
-            "waiting_max_cramped": squeeze.waiting,
-            "preemptions_cramped": squeeze.preemptions,
-        }
+        return PagedAttentionFigures(
+            kv_bytes_per_token=cost.bytes_per_token,
+            block_tokens=paging.fit.block,
+            cache_tokens=paging.cache_tokens,
+            requests_fit_reserved=paging.fit.reserved,
+            requests_fit_paged=paging.fit.paged,
+            running_max_roomy=paging.ran,
+            kv_usage_peak_roomy=busiest["kv_cache_usage"],
+            tokens_per_sequence_at_peak=paging.tokens_per_sequence,
+            running_max_cramped=squeeze.running,
+            waiting_max_cramped=squeeze.waiting,
+            preemptions_cramped=squeeze.preemptions,
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -41,33 +41,37 @@ SIZES = Profiles(
                     sample_prompt_tokens=2000, sample_tokens=128, load_runs=3),
 )
 
+@dataclass(frozen=True)
+class PrefixCachingFigures(Figures):
+    """Chapter 04's figures (``servelab.chapter.figure``)."""
+
+    prompt_tokens_computed_cached: float = figure(
+        "prompt tokens computed per request after the first, caching on (tokens)")
+    prompt_tokens_computed_uncached: float = figure(
+        "prompt tokens computed per request after the first, caching off (tokens)")
+    ttft_ms_p50_cached: float = figure(
+        "median time to first token, shared prefix, caching on (ms)", main=True)
+    ttft_ms_p50_uncached: float = figure(
+        "median time to first token, shared prefix, caching off (ms)", main=True)
+    request_per_s_cached: float = figure("requests per second, caching on (req/s)")
+    request_per_s_uncached: float = figure("requests per second, caching off (req/s)")
+    hit_rate_cached: float = figure("prefix-cache hit rate the server counted, caching on (0-1)")
+    peak_blocks_samples_cached: float = figure(
+        "peak KV blocks held by n parallel samples, caching on (blocks)")
+    peak_blocks_identical_cached: float = figure(
+        "peak KV blocks held by identical prompts, caching on (blocks)")
+    peak_blocks_different_cached: float = figure(
+        "peak KV blocks held by different prompts, caching on (blocks)")
+    peak_blocks_samples_uncached: float = figure(
+        "peak KV blocks held by n parallel samples, caching off (blocks)")
+    expected_blocks_shared: float = figure(
+        "blocks the samples need if they share the prompt (blocks)")
+    expected_blocks_unshared: float = figure(
+        "blocks the samples need if each keeps its own (blocks)")
+
+
 CHAPTER = Chapter(
     id="04-prefix-caching",
     sizes=SIZES,
-    figures={
-        "prompt_tokens_computed_cached": Figure(
-            "prompt tokens computed per request after the first, caching on (tokens)"),
-        "prompt_tokens_computed_uncached": Figure(
-            "prompt tokens computed per request after the first, caching off (tokens)"),
-        "ttft_ms_p50_cached": Figure("median time to first token, shared prefix, caching on "
-                                     "(ms)"),
-        "ttft_ms_p50_uncached": Figure("median time to first token, shared prefix, caching off "
-                                       "(ms)"),
-        "request_per_s_cached": Figure("requests per second, caching on (req/s)"),
-        "request_per_s_uncached": Figure("requests per second, caching off (req/s)"),
-        "hit_rate_cached": Figure("prefix-cache hit rate the server counted, caching on (0-1)"),
-        "peak_blocks_samples_cached": Figure("peak KV blocks held by n parallel samples, caching "
-                                             "on (blocks)"),
-        "peak_blocks_identical_cached": Figure("peak KV blocks held by identical prompts, caching "
-                                               "on (blocks)"),
-        "peak_blocks_different_cached": Figure("peak KV blocks held by different prompts, caching "
-                                               "on (blocks)"),
-        "peak_blocks_samples_uncached": Figure("peak KV blocks held by n parallel samples, caching "
-                                               "off (blocks)"),
-        "expected_blocks_shared": Figure("blocks the samples need if they share the prompt "
-                                         "(blocks)"),
-        "expected_blocks_unshared": Figure("blocks the samples need if each keeps its own "
-                                           "(blocks)"),
-    },
-    main_figures=("ttft_ms_p50_cached", "ttft_ms_p50_uncached"),
+    figures_record=PrefixCachingFigures,
 )

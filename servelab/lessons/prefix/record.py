@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from servelab.lessons.prefix.chapter import CHAPTER
+from servelab.lessons.prefix.chapter import CHAPTER, PrefixCachingFigures
 from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
 from servelab.lessons.prefix.sharing import SharingExpectation
 
@@ -28,22 +28,22 @@ class PrefixRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 04, by name."""
+    def figures(self) -> PrefixCachingFigures:
+        """Chapter 04's figures."""
         reuse, load, peaks, expect = self.reuse, self.load, self.peaks, self.expect
         typical_on, typical_off = self.typical_on, self.typical_off
-        return {
-            "prompt_tokens_computed_cached": reuse.later_on,
-            "prompt_tokens_computed_uncached": reuse.later_off,
-            "ttft_ms_p50_cached": load.on.median,
-            "ttft_ms_p50_uncached": load.off.median,
-            "request_per_s_cached": typical_on["request_per_s"],
-            "request_per_s_uncached": typical_off["request_per_s"],
-            "hit_rate_cached": load.hit_rate,
-            "peak_blocks_samples_cached": peaks["n4_on"],
-            "peak_blocks_identical_cached": peaks["same_on"],
-            "peak_blocks_different_cached": peaks["different_on"],
-            "peak_blocks_samples_uncached": peaks["n4_off"],
-            "expected_blocks_shared": expect.shared,
-            "expected_blocks_unshared": expect.unshared,
-        }
+        return PrefixCachingFigures(
+            prompt_tokens_computed_cached=reuse.later_on,
+            prompt_tokens_computed_uncached=reuse.later_off,
+            ttft_ms_p50_cached=load.on.median,
+            ttft_ms_p50_uncached=load.off.median,
+            request_per_s_cached=typical_on["request_per_s"],
+            request_per_s_uncached=typical_off["request_per_s"],
+            hit_rate_cached=load.hit_rate,
+            peak_blocks_samples_cached=peaks["n4_on"],
+            peak_blocks_identical_cached=peaks["same_on"],
+            peak_blocks_different_cached=peaks["different_on"],
+            peak_blocks_samples_uncached=peaks["n4_off"],
+            expected_blocks_shared=expect.shared,
+            expected_blocks_unshared=expect.unshared,
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -53,36 +53,52 @@ SIZES = Profiles(
                      max_model_len=4096, repeats=3),
 )
 
+@dataclass(frozen=True)
+class PastOneMachineFigures(Figures):
+    """Chapter 09's figures (``servelab.chapter.figure``)."""
+
+    hit_rate_round_robin: float = figure(
+        "prefix-cache hit rate of the replicas, round_robin (0-1)", main=True)
+    kept_together_round_robin: float = figure(
+        "mean share of a tenant's requests on one replica, round_robin (0-1)")
+    prompt_tokens_computed_round_robin: float = figure(
+        "prompt tokens the replicas computed, round_robin (tokens)")
+    ttft_ms_p50_round_robin: float = figure(
+        "median time to first token, round_robin, cold passes (ms)")
+    ttft_ms_p50_warm_round_robin: float = figure(
+        "median time to first token, round_robin, warm passes (ms)")
+    ttft_ms_p99_round_robin: float = figure(
+        "99th-percentile time to first token, round_robin, cold passes (ms)")
+    hit_rate_cache_aware: float = figure(
+        "prefix-cache hit rate of the replicas, cache_aware (0-1)", main=True)
+    kept_together_cache_aware: float = figure(
+        "mean share of a tenant's requests on one replica, cache_aware (0-1)")
+    prompt_tokens_computed_cache_aware: float = figure(
+        "prompt tokens the replicas computed, cache_aware (tokens)")
+    ttft_ms_p50_cache_aware: float = figure(
+        "median time to first token, cache_aware, cold passes (ms)")
+    ttft_ms_p50_warm_cache_aware: float = figure(
+        "median time to first token, cache_aware, warm passes (ms)")
+    ttft_ms_p99_cache_aware: float = figure(
+        "99th-percentile time to first token, cache_aware, cold passes (ms)")
+    failed_requests: float = figure(
+        "requests that failed when a replica was killed, median run (count)")
+    detection_s: float = figure("kill to the router counting the replica down, median run (s)")
+    retries: float = figure("requests the router sent again after a failure, median run (count)")
+    output_tok_s_replicas: float = figure(
+        "output tokens per second, two replicas behind the router")
+    output_tok_s_one_server: float = figure(
+        "output tokens per second, one server on the whole device")
+    output_tok_s_tensor_parallel: float = figure(
+        "output tokens per second, one model over two GPUs")
+    tpot_ms_p50_replicas: float = figure("median time per output token, two replicas (ms)")
+    tpot_ms_p50_one_server: float = figure("median time per output token, one server (ms)")
+    tpot_ms_p50_tensor_parallel: float = figure(
+        "median time per output token, one model over two GPUs (ms)")
+
+
 CHAPTER = Chapter(
     id="09-past-one-machine",
     sizes=SIZES,
-    figures={
-        **{name: Figure(text) for policy in ("round_robin", "cache_aware") for name, text in (
-            (f"hit_rate_{policy}", f"prefix-cache hit rate of the replicas, {policy} (0-1)"),
-            (f"kept_together_{policy}", f"mean share of a tenant's requests on one replica, "
-                                        f"{policy} (0-1)"),
-            (f"prompt_tokens_computed_{policy}", f"prompt tokens the replicas computed, "
-                                                 f"{policy} (tokens)"),
-            (f"ttft_ms_p50_{policy}", f"median time to first token, {policy}, cold passes (ms)"),
-            (f"ttft_ms_p50_warm_{policy}", f"median time to first token, {policy}, warm passes "
-                                           "(ms)"),
-            (f"ttft_ms_p99_{policy}", f"99th-percentile time to first token, {policy}, cold "
-                                      "passes (ms)"),
-        )},
-        "failed_requests": Figure("requests that failed when a replica was killed, median run "
-                                  "(count)"),
-        "detection_s": Figure("kill to the router counting the replica down, median run (s)"),
-        "retries": Figure("requests the router sent again after a failure, median run (count)"),
-        "output_tok_s_replicas": Figure("output tokens per second, two replicas behind the "
-                                        "router"),
-        "output_tok_s_one_server": Figure("output tokens per second, one server on the whole "
-                                          "device"),
-        "output_tok_s_tensor_parallel": Figure("output tokens per second, one model over two "
-                                               "GPUs"),
-        "tpot_ms_p50_replicas": Figure("median time per output token, two replicas (ms)"),
-        "tpot_ms_p50_one_server": Figure("median time per output token, one server (ms)"),
-        "tpot_ms_p50_tensor_parallel": Figure("median time per output token, one model over two "
-                                              "GPUs (ms)"),
-    },
-    main_figures=("hit_rate_round_robin", "hit_rate_cache_aware"),
+    figures_record=PastOneMachineFigures,
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.chapter import Chapter, Figure
+from servelab.chapter import Chapter, Figures, figure
 from servelab.sizes import Knobs, Profiles
 
 
@@ -47,35 +47,39 @@ SIZES = Profiles(
                         experiment_tokens=32, prefix_words=512, prefix_requests=5),
 )
 
+@dataclass(frozen=True)
+class WhenNotToFigures(Figures):
+    """Chapter 08's figures (``servelab.chapter.figure``)."""
+
+    user_tok_s_alone_llama_q4: float = figure(
+        "tokens per second one user saw, llama-cpp-python Q4_1", main=True)
+    user_tok_s_alone_llama_f16: float = figure(
+        "tokens per second one user saw, llama-cpp-python F16")
+    user_tok_s_alone_llama_server: float = figure(
+        "tokens per second one user saw, llama-server Q4_1")
+    user_tok_s_alone_vllm: float = figure("tokens per second one user saw, vLLM", main=True)
+    output_tok_s_many_llama_q4: float = figure(
+        "total output tokens per second, many users, llama-cpp-python Q4_1")
+    output_tok_s_many_llama_server: float = figure(
+        "total output tokens per second, many users, llama-server Q4_1")
+    output_tok_s_many_vllm: float = figure("total output tokens per second, many users, vLLM")
+    ttft_s_p99_many_llama_q4: float = figure(
+        "slowest-percentile first token, many users, llama-cpp-python Q4_1 (s)")
+    ttft_s_p99_many_llama_server: float = figure(
+        "slowest-percentile first token, many users, llama-server Q4_1 (s)")
+    ttft_s_p99_many_vllm: float = figure("slowest-percentile first token, many users, vLLM (s)")
+    step_gain_llama_server: float = figure(
+        "output of the largest batch against one sequence's, llama-server (×)")
+    step_gain_vllm: float = figure("output of the largest batch against one sequence's, vLLM (×)")
+    start_s_llama_q4: float = figure("launch to answering, llama-cpp-python Q4_1 (s)")
+    start_s_llama_server: float = figure("launch to answering, llama-server Q4_1 (s)")
+    start_s_vllm: float = figure("launch to answering, vLLM (s)")
+    bits_per_weight_q4: float = figure("bits per weight of the Q4_1 file, block scales included")
+    bits_per_weight_f16: float = figure("bits per weight of the F16 file")
+
+
 CHAPTER = Chapter(
     id="08-when-not-to",
     sizes=SIZES,
-    figures={
-        "user_tok_s_alone_llama_q4": Figure("tokens per second one user saw, llama-cpp-python "
-                                            "Q4_1"),
-        "user_tok_s_alone_llama_f16": Figure("tokens per second one user saw, llama-cpp-python "
-                                             "F16"),
-        "user_tok_s_alone_llama_server": Figure("tokens per second one user saw, llama-server "
-                                                "Q4_1"),
-        "user_tok_s_alone_vllm": Figure("tokens per second one user saw, vLLM"),
-        "output_tok_s_many_llama_q4": Figure("total output tokens per second, many users, "
-                                             "llama-cpp-python Q4_1"),
-        "output_tok_s_many_llama_server": Figure("total output tokens per second, many users, "
-                                                 "llama-server Q4_1"),
-        "output_tok_s_many_vllm": Figure("total output tokens per second, many users, vLLM"),
-        "ttft_s_p99_many_llama_q4": Figure("slowest-percentile first token, many users, "
-                                           "llama-cpp-python Q4_1 (s)"),
-        "ttft_s_p99_many_llama_server": Figure("slowest-percentile first token, many users, "
-                                               "llama-server Q4_1 (s)"),
-        "ttft_s_p99_many_vllm": Figure("slowest-percentile first token, many users, vLLM (s)"),
-        "step_gain_llama_server": Figure("output of the largest batch against one sequence's, "
-                                         "llama-server (×)"),
-        "step_gain_vllm": Figure("output of the largest batch against one sequence's, vLLM (×)"),
-        "start_s_llama_q4": Figure("launch to answering, llama-cpp-python Q4_1 (s)"),
-        "start_s_llama_server": Figure("launch to answering, llama-server Q4_1 (s)"),
-        "start_s_vllm": Figure("launch to answering, vLLM (s)"),
-        "bits_per_weight_q4": Figure("bits per weight of the Q4_1 file, block scales included"),
-        "bits_per_weight_f16": Figure("bits per weight of the F16 file"),
-    },
-    main_figures=("user_tok_s_alone_llama_q4", "user_tok_s_alone_vllm"),
+    figures_record=WhenNotToFigures,
 )

@@ -9,7 +9,7 @@ from typing import cast
 
 import pandas as pd
 
-from servelab.lessons.single_user.chapter import CHAPTER
+from servelab.lessons.single_user.chapter import CHAPTER, WhenNotToFigures
 from servelab.lessons.single_user.findings import LLAMA_F16, LLAMA_Q4, LLAMA_SERVER, VLLM
 from servelab.lessons.single_user.slots import SlotFindings
 
@@ -28,27 +28,27 @@ class SingleUserRecord:
 
     chapter = CHAPTER.id
 
-    def figures(self) -> Mapping[str, float]:
-        """Each declared figure of chapter 08, by name."""
+    def figures(self) -> WhenNotToFigures:
+        """Chapter 08's figures."""
         one, many, slot_found, start_s, files = (self.one, self.many, self.slot_found,
                                                  self.start_s, self.files)
-        return {
-            "user_tok_s_alone_llama_q4": cast(float, one.loc[LLAMA_Q4, "user_tok_s"]),
-            "user_tok_s_alone_llama_f16": cast(float, one.loc[LLAMA_F16, "user_tok_s"]),
-            "user_tok_s_alone_llama_server": cast(float, one.loc[LLAMA_SERVER, "user_tok_s"]),
-            "user_tok_s_alone_vllm": cast(float, one.loc[VLLM, "user_tok_s"]),
-            "output_tok_s_many_llama_q4": cast(float, many.loc[LLAMA_Q4, "output_tok_s"]),
-            "output_tok_s_many_llama_server": cast(float, many.loc[LLAMA_SERVER,
-                                                                   "output_tok_s"]),
-            "output_tok_s_many_vllm": cast(float, many.loc[VLLM, "output_tok_s"]),
-            "ttft_s_p99_many_llama_q4": cast(float, many.loc[LLAMA_Q4, "ttft_s_p99"]),
-            "ttft_s_p99_many_llama_server": cast(float, many.loc[LLAMA_SERVER, "ttft_s_p99"]),
-            "ttft_s_p99_many_vllm": cast(float, many.loc[VLLM, "ttft_s_p99"]),
-            "step_gain_llama_server": slot_found.steps[LLAMA_SERVER].gain,
-            "step_gain_vllm": slot_found.steps[VLLM].gain,
-            "start_s_llama_q4": start_s[LLAMA_Q4],
-            "start_s_llama_server": start_s[LLAMA_SERVER],
-            "start_s_vllm": start_s[VLLM],
-            "bits_per_weight_q4": files["bits_per_weight"].iloc[0],
-            "bits_per_weight_f16": files["bits_per_weight"].iloc[1],
-        }
+        return WhenNotToFigures(
+            user_tok_s_alone_llama_q4=cast(float, one.loc[LLAMA_Q4, "user_tok_s"]),
+            user_tok_s_alone_llama_f16=cast(float, one.loc[LLAMA_F16, "user_tok_s"]),
+            user_tok_s_alone_llama_server=cast(float, one.loc[LLAMA_SERVER, "user_tok_s"]),
+            user_tok_s_alone_vllm=cast(float, one.loc[VLLM, "user_tok_s"]),
+            output_tok_s_many_llama_q4=cast(float, many.loc[LLAMA_Q4, "output_tok_s"]),
+            output_tok_s_many_llama_server=cast(float, many.loc[LLAMA_SERVER,
+                                                                "output_tok_s"]),
+            output_tok_s_many_vllm=cast(float, many.loc[VLLM, "output_tok_s"]),
+            ttft_s_p99_many_llama_q4=cast(float, many.loc[LLAMA_Q4, "ttft_s_p99"]),
+            ttft_s_p99_many_llama_server=cast(float, many.loc[LLAMA_SERVER, "ttft_s_p99"]),
+            ttft_s_p99_many_vllm=cast(float, many.loc[VLLM, "ttft_s_p99"]),
+            step_gain_llama_server=slot_found.steps[LLAMA_SERVER].gain,
+            step_gain_vllm=slot_found.steps[VLLM].gain,
+            start_s_llama_q4=start_s[LLAMA_Q4],
+            start_s_llama_server=start_s[LLAMA_SERVER],
+            start_s_vllm=start_s[VLLM],
+            bits_per_weight_q4=files["bits_per_weight"].iloc[0],
+            bits_per_weight_f16=files["bits_per_weight"].iloc[1],
+        )

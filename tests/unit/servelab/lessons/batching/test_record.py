@@ -26,7 +26,7 @@ def test_chapter_01s_record_gives_every_declared_figure() -> None:
                       "ttft_ms_p50": 400.0})
     record = ServingEngineRecord(one=one, many=many, found=run["found"],
                                  client_tokens=run["client_tokens"], server_tokens=4890.0)
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "01-serving-engine"
     assert set(figures) == set(SERVING_ENGINE.figures)
     assert (figures["steady_tok_s_one_user"], figures["steady_tok_s_all_users"]) == (7.0, 77.0)
@@ -42,7 +42,7 @@ def test_chapter_02s_record_gives_every_declared_figure() -> None:
     record = ContinuousBatchingRecord(
         found=found, top=found.users, limit=Ceiling(bandwidth_gb_s=20.0, weight_bytes=270_000_000),
         weight_read_ms=13.5, flops=2.5e11, fit=fit, here=run["here"], found_waves=run["waves"])
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "02-continuous-batching"
     assert set(figures) == set(CONTINUOUS_BATCHING.figures)
     assert figures["top_users"] == found.users

@@ -14,7 +14,7 @@ RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     check = recorded.load(RUN, STORY.kinds())["check"]
     record = CapacityRecord(step=check.plan.step, plan=check.plan, check=check)
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "10-capacity-plan"
     assert set(figures) == set(CHAPTER.figures)
     assert figures["step_fixed_ms"] == check.plan.step.fixed_ms

@@ -24,7 +24,7 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     plan = run["findings"].plan
     record = ChunkingRecord(prefill=run["prefill"], plan=plan, first=row(1156.0, 90.0, 700.0, 1.2),
                             second=row(300.0, 95.0, 250.0, 2.5))
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "06-chunked-prefill"
     assert set(figures) == set(CHAPTER.figures)
     assert figures["step_budget_tokens"] == plan.budget == 51

@@ -31,7 +31,7 @@ def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> Non
     record = DeploymentsRecord(sweeps=run["sweeps"], interactive=rate_table(rates, 10.0, 0.5),
                                batch=rate_table(rates, 100.0, 0.25),
                                found_metrics=run["metrics"], slot_rate=run["slot_rate"])
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "07-throughput-vs-latency"
     assert set(figures) == expected_names(CHAPTER.id, profile)
     top = rates[-1]

@@ -29,7 +29,7 @@ def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> Non
     context = recorded.load(RUN, STORY.kinds())["context"]
     record = DialsRecord(sweep=sweep, small_capacity=Capacity(2048, 2048, 1.0), context=context,
                          by_load=by_load)
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "05-the-dials"
     assert set(figures) == expected_names(CHAPTER.id, profile)
     top = levels[-1]

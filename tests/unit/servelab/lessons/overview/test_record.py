@@ -25,7 +25,7 @@ def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> Non
     reused, chunks = run["reuse"], run["findings"]
     record = OverviewRecord(sweep=sweep, found=run["found"], reused=reused, chunks=chunks,
                             budget=64)
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "00-serving-many-users"
     assert set(figures) == expected_names(CHAPTER.id, profile)
     top = levels[-1]

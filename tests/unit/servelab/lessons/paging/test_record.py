@@ -18,7 +18,7 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     busiest = pd.Series({"kv_cache_usage": 0.42, "num_requests_running": 32.0})
     record = PagingRecord(cost=run["cost"], paging=run["paging"], busiest=busiest,
                           squeeze=run["squeeze"])
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "03-paged-attention"
     assert set(figures) == set(CHAPTER.figures)
     assert figures["kv_usage_peak_roomy"] == 0.42

@@ -23,7 +23,7 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
                           typical_on=pd.Series({"request_per_s": 2.5, "ttft_ms": 350.0}),
                           typical_off=pd.Series({"request_per_s": 0.5, "ttft_ms": 3600.0}),
                           peaks=peaks, expect=sharing.expect)
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "04-prefix-caching"
     assert set(figures) == set(CHAPTER.figures)
     assert (figures["request_per_s_cached"], figures["request_per_s_uncached"]) == (2.5, 0.5)

@@ -19,7 +19,7 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     run = recorded.load(RUN, STORY.kinds())
     routed, failures, copied = run["routed"], run["failures"], run["copied"]
     record = RoutingRecord(routed=routed, failures=failures, copied=copied)
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "09-past-one-machine"
     assert set(figures) == set(CHAPTER.figures)
     assert figures["hit_rate_round_robin"] == routed.hit_rate[0].median
@@ -32,5 +32,5 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     assert copied.split is None and math.isnan(figures["output_tok_s_tensor_parallel"])
     assert math.isnan(figures["tpot_ms_p50_tensor_parallel"])
     split = dataclasses.replace(copied, split=copied.one)
-    both = RoutingRecord(routed=routed, failures=failures, copied=split).figures()
+    both = RoutingRecord(routed=routed, failures=failures, copied=split).figures().by_name()
     assert both["tpot_ms_p50_tensor_parallel"] == copied.one.tpot_ms_p50.median

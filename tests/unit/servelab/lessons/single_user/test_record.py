@@ -26,7 +26,7 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     start_s = {LLAMA_Q4: 0.5, LLAMA_SERVER: 1.5, VLLM: 60.0}
     record = SingleUserRecord(one=one, many=many, slot_found=found, start_s=start_s,
                               files=files)
-    figures = record.figures()
+    figures = record.figures().by_name()
     assert record.chapter == "08-when-not-to"
     assert set(figures) == set(CHAPTER.figures)
     assert (figures["user_tok_s_alone_llama_f16"], figures["user_tok_s_alone_vllm"]) == (
