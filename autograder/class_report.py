@@ -37,10 +37,10 @@ from autograder.wall_time import (  # noqa: E402
     span,
 )
 from servelab.book import CHAPTERS  # noqa: E402
-from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING  # noqa: E402
 from servelab.lessons.batching.findings import LESSON_GPU  # noqa: E402
+from servelab.lessons.continuous_batching.chapter import CHAPTER as CONTINUOUS_BATCHING  # noqa: E402
 from servelab.lessons.device_model.foretold import Foretold  # noqa: E402
-from servelab.lessons.overview.chapter import CHAPTER as OVERVIEW  # noqa: E402
+from servelab.lessons.serving_many_users.chapter import CHAPTER as OVERVIEW  # noqa: E402
 from servelab.plots import COLORS, SERIES_COLORS, style  # noqa: E402
 from servelab.results import FIGURES  # noqa: E402
 

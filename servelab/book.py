@@ -9,16 +9,17 @@ from __future__ import annotations
 from typing import Any
 
 from servelab.chapter import Chapter
-from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING, SERVING_ENGINE
-from servelab.lessons.capacity.chapter import CHAPTER as CAPACITY_PLAN
-from servelab.lessons.chunking.chapter import CHAPTER as CHUNKED_PREFILL
-from servelab.lessons.deployments.chapter import CHAPTER as THROUGHPUT_VS_LATENCY
-from servelab.lessons.dials.chapter import CHAPTER as THE_DIALS
-from servelab.lessons.overview.chapter import CHAPTER as SERVING_MANY_USERS
-from servelab.lessons.paging.chapter import CHAPTER as PAGED_ATTENTION
-from servelab.lessons.prefix.chapter import CHAPTER as PREFIX_CACHING
-from servelab.lessons.routing.chapter import CHAPTER as PAST_ONE_MACHINE
-from servelab.lessons.single_user.chapter import CHAPTER as WHEN_NOT_TO
+from servelab.lessons.capacity_plan.chapter import CHAPTER as CAPACITY_PLAN
+from servelab.lessons.chunked_prefill.chapter import CHAPTER as CHUNKED_PREFILL
+from servelab.lessons.continuous_batching.chapter import CHAPTER as CONTINUOUS_BATCHING
+from servelab.lessons.paged_attention.chapter import CHAPTER as PAGED_ATTENTION
+from servelab.lessons.past_one_machine.chapter import CHAPTER as PAST_ONE_MACHINE
+from servelab.lessons.prefix_caching.chapter import CHAPTER as PREFIX_CACHING
+from servelab.lessons.serving_engine.chapter import CHAPTER as SERVING_ENGINE
+from servelab.lessons.serving_many_users.chapter import CHAPTER as SERVING_MANY_USERS
+from servelab.lessons.the_dials.chapter import CHAPTER as THE_DIALS
+from servelab.lessons.throughput_vs_latency.chapter import CHAPTER as THROUGHPUT_VS_LATENCY
+from servelab.lessons.when_not_to.chapter import CHAPTER as WHEN_NOT_TO
 
 CHAPTERS: tuple[Chapter[Any], ...] = (
     SERVING_MANY_USERS,

@@ -74,6 +74,12 @@ class Chapter(Generic[K]):
         if len(self.main_figures) != 2:
             raise ValueError(f"{self.id}: {len(self.main_figures)} figures are main, not two")
 
+    @property
+    def package(self) -> str:
+        """The lessons package the chapter lives in, named after it: its id without the number,
+        as a Python name (``03-paged-attention`` lives in ``servelab.lessons.paged_attention``)."""
+        return self.id.split("-", 1)[1].replace("-", "_")
+
     @cached_property
     def figures(self) -> Mapping[str, Figure]:
         """Each figure's name and declaration, one per level of every profile for a field

@@ -7,7 +7,7 @@ some records once per process). For each start the child writes the log with vLL
 (``startup``), asks 0.11.2's attention selector which backend a T4 gets, renders ``/metrics``
 with its ``PrometheusStatLogger``, and runs ``servelab.engines.vllm_server.parse_capacity``,
 ``servelab.lessons.chunking.engine_log.chunking_state``, ``servelab.bench.server_metrics`` and,
-for a refused start, ``servelab.lessons.dials.runs.start_refusal`` on the result. It also reads
+for a refused start, ``servelab.lessons.the_dials.runs.start_refusal`` on the result. It also reads
 what the start costs off the same config (:func:`cost`): its compile-cache key and the CUDA
 graphs it captures, which ``t4_wait`` adds up per chapter.
 """
@@ -41,7 +41,7 @@ from vllm.v1.metrics.stats import IterationStats, PrefixCacheStats, SchedulerSta
 from servelab.bench.server_metrics import BY_SOURCE, parse_metrics  # noqa: E402
 from servelab.engines.vllm_server import parse_capacity  # noqa: E402
 from servelab.lessons.chunking.engine_log import chunking_state  # noqa: E402
-from servelab.lessons.dials.runs import start_refusal  # noqa: E402
+from servelab.lessons.the_dials.runs import start_refusal  # noqa: E402
 
 
 class Mismatch(AssertionError):

@@ -17,10 +17,11 @@ from typing import Any
 from t4_wait import INSTALL_S, MODEL_DOWNLOAD_S
 
 from servelab.book import BY_ID, CHAPTERS
-from servelab.lessons.batching.roofline import OVERHEAD_UP_TO, published_rooflines
+from servelab.lessons.batching.roofline import OVERHEAD_UP_TO
 from servelab.lessons.batching.t4_step import ENGINE_PER_SEQUENCE as ENGINE_PER_SEQUENCE_FACTORS
 from servelab.lessons.batching.t4_step import ENGINE_SHARED as ENGINE_SHARED_FACTORS
 from servelab.lessons.batching.t4_step import SOURCE as T4_STEP_SOURCE
+from servelab.lessons.continuous_batching.published import published_rooflines
 from servelab.lessons.device_model.kept import QUICK_FIT, quick_levels
 
 

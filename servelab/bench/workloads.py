@@ -480,7 +480,7 @@ class MixedLengths:
 # Which roles each of MixedTraffic's ``parts`` sends: the chat requests are the users.
 PARTS = {"both": (Role.USER, Role.BATCH), "chat": (Role.USER,), "batch": (Role.BATCH,)}
 # The two parts' roles by the names chapter 07 gives them
-# (servelab.lessons.deployments.throughput_latency imports these; new code reads Role).
+# (servelab.lessons.rate_sweeps imports these; new code reads Role).
 CHAT, BATCH = Role.USER, Role.BATCH
 
 

@@ -123,9 +123,8 @@ class Story:
 
 
 def declared() -> dict[str, Story]:
-    """Every chapter's story, by chapter id: each :class:`Story` a lessons package's ``story``
-    module holds (one, ``STORY``, or one per chapter where a package serves two; a ``story``
-    module of an older kind holds none)."""
+    """Every chapter's story, by chapter id: the :class:`Story` each chapter's package holds in
+    its ``story`` module."""
     import servelab.lessons
 
     stories: dict[str, Story] = {}

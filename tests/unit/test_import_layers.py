@@ -28,9 +28,11 @@ declaration is a rule of its own (``FORBIDDEN``). Imports made only for type che
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 from course.paths import REPO_ROOT
+from servelab.book import CHAPTERS
 
 PACKAGE = REPO_ROOT / "servelab"
 LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
@@ -123,3 +125,43 @@ def test_an_import_up_the_layers_or_a_forbidden_one_is_caught():
     assert upward_imports("engines", "from servelab import Server\n", "x") != []
     assert upward_imports("engines", "import servelab.sizes as s\n", "x") != []
     assert upward_imports("lessons", "from servelab import bench, tables\n", "x") == []
+
+
+CHAPTER_PACKAGES = frozenset(chapter.package for chapter in CHAPTERS)
+
+
+def cross_chapter_imports(owner: str, source: str, where: str) -> list[str]:
+    """The imports in ``source`` (a module of the lessons package or module ``owner``) of a
+    chapter's package that is not ``owner``: what two chapters share belongs to neither."""
+    wrong = []
+    for line, module in imported_modules(source):
+        names = module.split(".")
+        if len(names) > 2 and names[1] == "lessons" and names[2] in CHAPTER_PACKAGES - {owner}:
+            wrong.append(f"{where}:{line} ({owner}) imports {module}")
+    return wrong
+
+
+def test_each_chapter_lives_in_the_lessons_package_named_after_it():
+    for chapter in CHAPTERS:
+        declaration = importlib.import_module(f"servelab.lessons.{chapter.package}.chapter")
+        assert declaration.CHAPTER is chapter, chapter.id
+
+
+def test_no_chapters_package_imports_another_chapters():
+    lessons = PACKAGE / "lessons"
+    wrong = []
+    for path in sorted(lessons.rglob("*.py")):
+        owner = path.relative_to(lessons).parts[0].removesuffix(".py")
+        wrong += cross_chapter_imports(owner, path.read_text(encoding="utf-8"),
+                                       str(path.relative_to(PACKAGE.parent)))
+    assert wrong == []
+
+
+def test_an_import_of_another_chapters_package_is_caught():
+    source = "from servelab.lessons.paged_attention.words import fit_text\n"
+    assert cross_chapter_imports("the_dials", source, "x") == [
+        "x:1 (the_dials) imports servelab.lessons.paged_attention.words"]
+    assert cross_chapter_imports("compare", source, "x") != []  # a shared module, too
+    assert cross_chapter_imports("paged_attention", source, "x") == []
+    assert cross_chapter_imports("the_dials", "from servelab.lessons.paging import kv\n",
+                                 "x") == []

@@ -40,7 +40,7 @@ EXEMPT = {
         "pure declaration: the keyword options of bench.run as one TypedDict",
     "servelab/bench/pace.py":
         ("the CPU's drift probe, tested with the drift it feeds"
-         " (tests/unit/servelab/lessons/single_user/test_drift.py)"),
+         " (tests/unit/servelab/lessons/when_not_to/test_drift.py)"),
     "servelab/bench/prompts.py":
         ("needs a server's tokenizer: tested through"
          " tests/engine/servelab/test_bench_engine.py and the chapters' nbval"),
@@ -59,7 +59,7 @@ EXEMPT = {
          " (tests/engine/servelab/engines/test_router.py, test_vllm_server.py)"),
     "servelab/engines/replicas.py":
         ("copies of a live vLLM server: tested in tests/engine/servelab/engines/test_router.py"
-         " and tests/unit/servelab/lessons/routing/test_findings.py"),
+         " and tests/unit/servelab/lessons/past_one_machine/test_findings.py"),
     "servelab/engines/running.py": "pure declaration: the Protocol a running server satisfies",
     "servelab/env/__init__.py":
         "the package's public names, re-exported from its modules, each tested on its own",
@@ -70,8 +70,18 @@ EXEMPT = {
          " tests/unit/servelab/engines/test_vllm_server.py and tests/unit/servelab/test_models.py"),
     "servelab/lessons/__init__.py": TOPIC,
     "servelab/lessons/batching/__init__.py": TOPIC,
-    "servelab/lessons/batching/chapter.py": CHAPTER,
-    "servelab/lessons/batching/story.py": STORY,
+    "servelab/lessons/chunked_prefill/__init__.py": TOPIC,
+    "servelab/lessons/continuous_batching/__init__.py": TOPIC,
+    "servelab/lessons/continuous_batching/chapter.py": CHAPTER,
+    "servelab/lessons/continuous_batching/published.py":
+        ("the published cards' rows, tested with the roofline in"
+         " tests/unit/servelab/lessons/batching/test_roofline.py and test_t4_step.py"),
+    "servelab/lessons/continuous_batching/story.py": STORY,
+    "servelab/lessons/paged_attention/__init__.py": TOPIC,
+    "servelab/lessons/prefix_caching/__init__.py": TOPIC,
+    "servelab/lessons/serving_engine/__init__.py": TOPIC,
+    "servelab/lessons/serving_engine/chapter.py": CHAPTER,
+    "servelab/lessons/serving_engine/story.py": STORY,
     "servelab/lessons/batching/step_words.py":
         ("tested with the step model in"
          " tests/unit/servelab/lessons/batching/test_roofline.py and test_step_cost.py"),
@@ -80,112 +90,113 @@ EXEMPT = {
         "tested with the steps in tests/unit/servelab/lessons/batching/test_steps.py",
     "servelab/lessons/batching/words.py":
         "tested with its findings in tests/unit/servelab/lessons/batching/test_findings.py",
-    "servelab/lessons/capacity/__init__.py": TOPIC,
-    "servelab/lessons/capacity/chapter.py": CHAPTER,
-    "servelab/lessons/capacity/findings.py":
-        "tested with the plan in tests/unit/servelab/lessons/capacity/test_plan.py",
-    "servelab/lessons/capacity/story.py": STORY,
-    "servelab/lessons/capacity/words.py":
-        "tested with the plan in tests/unit/servelab/lessons/capacity/test_plan.py",
+    "servelab/lessons/capacity_plan/__init__.py": TOPIC,
+    "servelab/lessons/capacity_plan/chapter.py": CHAPTER,
+    "servelab/lessons/capacity_plan/findings.py":
+        "tested with the plan in tests/unit/servelab/lessons/capacity_plan/test_plan.py",
+    "servelab/lessons/capacity_plan/story.py": STORY,
+    "servelab/lessons/capacity_plan/words.py":
+        "tested with the plan in tests/unit/servelab/lessons/capacity_plan/test_plan.py",
     "servelab/lessons/chunking/__init__.py": TOPIC,
-    "servelab/lessons/chunking/chapter.py": CHAPTER,
+    "servelab/lessons/chunked_prefill/chapter.py": CHAPTER,
     "servelab/lessons/chunking/engine_log.py":
         "tested on each engine version's log in tests/unit/test_engine_compat.py",
     "servelab/lessons/chunking/measuring.py":
         ("tested with the chapter's findings in"
          " tests/unit/servelab/lessons/chunking/test_findings.py"),
-    "servelab/lessons/chunking/story.py": STORY,
+    "servelab/lessons/chunked_prefill/story.py": STORY,
     "servelab/lessons/chunking/thresholds.py": BARS,
     "servelab/lessons/chunking/words.py":
         "tested with its findings in tests/unit/servelab/lessons/chunking/test_findings.py",
     "servelab/lessons/compare.py":
         ("the one comparison, tested in every findings test that reads a Compared or"
          " Placed (tests/unit/servelab/lessons/*/test_findings.py)"),
-    "servelab/lessons/deployments/__init__.py": TOPIC,
+    "servelab/lessons/throughput_vs_latency/__init__.py": TOPIC,
     "servelab/lessons/device_model/__init__.py": TOPIC,
-    "servelab/lessons/deployments/chapter.py": CHAPTER,
-    "servelab/lessons/deployments/metrics_words.py":
-        "tested in tests/unit/servelab/lessons/deployments/test_serving_metrics.py",
-    "servelab/lessons/deployments/mixed_findings.py":
-        "tested in tests/unit/servelab/lessons/deployments/test_throughput_latency.py",
-    "servelab/lessons/deployments/knee_words.py":
-        "tested with the knee in tests/unit/servelab/lessons/deployments/test_knee.py",
-    "servelab/lessons/deployments/mixed_words.py":
+    "servelab/lessons/throughput_vs_latency/chapter.py": CHAPTER,
+    "servelab/lessons/throughput_vs_latency/metrics_words.py":
+        "tested in tests/unit/servelab/lessons/throughput_vs_latency/test_serving_metrics.py",
+    "servelab/lessons/throughput_vs_latency/mixed_findings.py":
+        "tested in tests/unit/servelab/lessons/test_rate_sweeps.py",
+    "servelab/lessons/throughput_vs_latency/knee_words.py":
+        "tested with the knee in tests/unit/servelab/lessons/throughput_vs_latency/test_knee.py",
+    "servelab/lessons/throughput_vs_latency/mixed_words.py":
         ("tested through the package in"
-         " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
-    "servelab/lessons/deployments/request_words.py":
-        "tested in tests/unit/servelab/lessons/deployments/test_request_metrics.py",
-    "servelab/lessons/deployments/slot_words.py":
-        "tested in tests/unit/servelab/lessons/deployments/test_slot_rate.py",
-    "servelab/lessons/deployments/story.py": STORY,
-    "servelab/lessons/deployments/sweep_findings.py":
-        ("tested in tests/unit/servelab/lessons/deployments/test_throughput_latency.py"
+         " tests/unit/servelab/lessons/test_rate_sweeps.py"),
+    "servelab/lessons/batching/request_words.py":
+        "tested in tests/unit/servelab/lessons/batching/test_request_metrics.py",
+    "servelab/lessons/throughput_vs_latency/slot_words.py":
+        "tested in tests/unit/servelab/lessons/throughput_vs_latency/test_slot_rate.py",
+    "servelab/lessons/throughput_vs_latency/story.py": STORY,
+    "servelab/lessons/throughput_vs_latency/sweep_findings.py":
+        ("tested in tests/unit/servelab/lessons/test_rate_sweeps.py"
          " and its _properties twin"),
-    "servelab/lessons/deployments/sweep_words.py":
+    "servelab/lessons/throughput_vs_latency/sweep_words.py":
         ("tested through the package in"
-         " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
-    "servelab/lessons/deployments/thresholds.py": BARS,
-    "servelab/lessons/deployments/words.py":
+         " tests/unit/servelab/lessons/test_rate_sweeps.py"),
+    "servelab/lessons/throughput_vs_latency/thresholds.py": BARS,
+    "servelab/lessons/throughput_vs_latency/words.py":
         ("chapter 07's story, tested through the package in"
-         " tests/unit/servelab/lessons/deployments/test_throughput_latency.py"),
-    "servelab/lessons/dials/__init__.py": TOPIC,
-    "servelab/lessons/dials/chapter.py": CHAPTER,
-    "servelab/lessons/dials/step_words.py":
-        "tested with the step model in tests/unit/servelab/lessons/dials/test_step_model.py",
-    "servelab/lessons/dials/story.py": STORY,
-    "servelab/lessons/dials/thresholds.py": BARS,
-    "servelab/lessons/dials/tp_words.py":
-        "tested with its findings in tests/unit/servelab/lessons/dials/test_tp_findings.py",
-    "servelab/lessons/overview/__init__.py": TOPIC,
-    "servelab/lessons/overview/chapter.py": CHAPTER,
-    "servelab/lessons/overview/findings.py":
-        "tested with chapter 00's words in tests/unit/servelab/lessons/overview/test_words.py",
-    "servelab/lessons/overview/story.py": STORY,
+         " tests/unit/servelab/lessons/test_rate_sweeps.py"),
+    "servelab/lessons/the_dials/__init__.py": TOPIC,
+    "servelab/lessons/the_dials/chapter.py": CHAPTER,
+    "servelab/lessons/the_dials/step_words.py":
+        "tested with the step model in tests/unit/servelab/lessons/the_dials/test_step_model.py",
+    "servelab/lessons/the_dials/story.py": STORY,
+    "servelab/lessons/the_dials/thresholds.py": BARS,
+    "servelab/lessons/the_dials/tp_words.py":
+        "tested with its findings in tests/unit/servelab/lessons/the_dials/test_tp_findings.py",
+    "servelab/lessons/serving_many_users/__init__.py": TOPIC,
+    "servelab/lessons/serving_many_users/chapter.py": CHAPTER,
+    "servelab/lessons/serving_many_users/findings.py":
+        ("tested with chapter 00's words in"
+         " tests/unit/servelab/lessons/serving_many_users/test_words.py"),
+    "servelab/lessons/serving_many_users/story.py": STORY,
     "servelab/lessons/paging/__init__.py": TOPIC,
-    "servelab/lessons/paging/capacity_words.py":
+    "servelab/lessons/paged_attention/capacity_words.py":
         "tested with the capacity in tests/unit/servelab/lessons/paging/test_capacity.py",
-    "servelab/lessons/paging/chapter.py": CHAPTER,
-    "servelab/lessons/paging/story.py": STORY,
+    "servelab/lessons/paged_attention/chapter.py": CHAPTER,
+    "servelab/lessons/paged_attention/story.py": STORY,
     "servelab/lessons/paging/thresholds.py": BARS,
     "servelab/lessons/plural.py": "one line of grammar, read in every words test",
     "servelab/lessons/prefix/__init__.py": TOPIC,
-    "servelab/lessons/prefix/chapter.py": CHAPTER,
-    "servelab/lessons/prefix/load.py":
+    "servelab/lessons/prefix_caching/chapter.py": CHAPTER,
+    "servelab/lessons/prefix_caching/load.py":
         "chapter 04's load against a live server, run by the chapter's nbval",
     "servelab/lessons/prefix/probe.py":
         ("reads a live server's counters: tested on each engine version's page in"
          " tests/unit/test_engine_compat.py"),
-    "servelab/lessons/prefix/story.py": STORY,
+    "servelab/lessons/prefix_caching/story.py": STORY,
     "servelab/lessons/prefix/thresholds.py": BARS,
-    "servelab/lessons/routing/__init__.py": TOPIC,
-    "servelab/lessons/routing/chapter.py": CHAPTER,
-    "servelab/lessons/routing/copies_words.py":
-        "tested in tests/unit/servelab/lessons/routing/test_findings.py",
-    "servelab/lessons/routing/failure_words.py":
-        "tested in tests/unit/servelab/lessons/routing/test_findings.py",
-    "servelab/lessons/routing/measuring.py":
+    "servelab/lessons/past_one_machine/__init__.py": TOPIC,
+    "servelab/lessons/past_one_machine/chapter.py": CHAPTER,
+    "servelab/lessons/past_one_machine/copies_words.py":
+        "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",
+    "servelab/lessons/past_one_machine/failure_words.py":
+        "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",
+    "servelab/lessons/past_one_machine/measuring.py":
         ("runs the policies against live replicas: tests/engine/servelab/engines/test_router.py"
-         " and tests/unit/servelab/lessons/routing/test_findings.py"),
-    "servelab/lessons/routing/policy_words.py":
-        "tested in tests/unit/servelab/lessons/routing/test_findings.py",
-    "servelab/lessons/routing/interpretation.py":
+         " and tests/unit/servelab/lessons/past_one_machine/test_findings.py"),
+    "servelab/lessons/past_one_machine/policy_words.py":
+        "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",
+    "servelab/lessons/past_one_machine/interpretation.py":
         "chapter 09's interpretation, rendered whole by tests/unit/test_story_snapshots.py",
-    "servelab/lessons/routing/story.py": STORY,
-    "servelab/lessons/routing/thresholds.py": BARS,
-    "servelab/lessons/single_user/__init__.py": TOPIC,
-    "servelab/lessons/single_user/chapter.py": CHAPTER,
-    "servelab/lessons/single_user/runs.py":
+    "servelab/lessons/past_one_machine/story.py": STORY,
+    "servelab/lessons/past_one_machine/thresholds.py": BARS,
+    "servelab/lessons/when_not_to/__init__.py": TOPIC,
+    "servelab/lessons/when_not_to/chapter.py": CHAPTER,
+    "servelab/lessons/when_not_to/runs.py":
         ("tested with the chapter's findings in"
-         " tests/unit/servelab/lessons/single_user/test_findings.py"),
-    "servelab/lessons/single_user/slot_runs.py":
+         " tests/unit/servelab/lessons/when_not_to/test_findings.py"),
+    "servelab/lessons/when_not_to/slot_runs.py":
         "drives a live llama-server or vLLM: run by chapter 08's nbval",
-    "servelab/lessons/single_user/slots_words.py":
-        ("tested with the slots in tests/unit/servelab/lessons/single_user/test_slots.py"
+    "servelab/lessons/when_not_to/slots_words.py":
+        ("tested with the slots in tests/unit/servelab/lessons/when_not_to/test_slots.py"
          " and by the chapter's story snapshot"),
-    "servelab/lessons/single_user/story.py": STORY,
-    "servelab/lessons/single_user/thresholds.py": BARS,
-    "servelab/lessons/single_user/words.py":
-        "tested in tests/unit/servelab/lessons/single_user/test_drift.py and test_ceilings.py",
+    "servelab/lessons/when_not_to/story.py": STORY,
+    "servelab/lessons/when_not_to/thresholds.py": BARS,
+    "servelab/lessons/when_not_to/words.py":
+        "tested in tests/unit/servelab/lessons/when_not_to/test_drift.py and test_ceilings.py",
     "servelab/smoke.py":
         "`python -m servelab.smoke` starts the engine: run by tests/engine/test_engine_compat.py",
     "autograder/__init__.py": "the package's one docstring and version: nothing to test",

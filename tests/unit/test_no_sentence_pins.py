@@ -35,9 +35,10 @@ SUMMARY = "a record's one-line summary (its __str__), the record's own format: h
 
 # "file under tests/unit::test name": why its long literals stay.
 EXEMPT = {
-    "servelab/lessons/deployments/test_throughput_latency.py::"
+    "servelab/lessons/test_rate_sweeps.py::"
     "test_held_to_names_the_last_rate_every_run_held_and_the_next": FORMATTER,
-    "servelab/lessons/dials/test_words.py::test_times_counts_every_run_a_run_or_once": FORMATTER,
+    "servelab/lessons/the_dials/test_words.py::"
+    "test_times_counts_every_run_a_run_or_once": FORMATTER,
     "servelab/lessons/paging/test_capacity.py::"
     "test_the_table_has_one_row_a_plan_and_readable_columns": FORMATTER,
     "servelab/bench/test_prefill.py::test_the_prefill_rate_leaves_the_fixed_cost_per_request_out":

@@ -1,1 +1,2 @@
-"""Continuous batching (chapters 01, 02; 00's summary)."""
+"""Batching and the step line (sweeps, the step-time fit, the roofline and their words): what
+most chapters share, owned by none of them."""

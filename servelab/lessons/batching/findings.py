@@ -4,8 +4,8 @@ what bounds one stream's step (:class:`CeilingFindings`, :class:`Intensity`).
 
 Chapters 00, 01 and 02 and ``python -m servelab.smoke`` all build :class:`BatchFindings` with
 :meth:`BatchFindings.from_sweep`, so two pages can never report one run differently; the words
-(``overview.words.batching_text``, ``words.scaling_text``, ``words.crowd_text``) only phrase
-it.
+(``serving_many_users.words.batching_text``, ``words.scaling_text``, ``words.crowd_text``) only
+phrase it.
 """
 
 from __future__ import annotations

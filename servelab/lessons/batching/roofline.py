@@ -16,7 +16,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from servelab.hardware import DTYPE_BYTES
-from servelab.lessons.batching.chapter import CONTINUOUS_BATCHING
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.batching.step_cost import StepCost, StepInputs
 from servelab.lessons.batching.steps import StepFit, gain_at
@@ -196,15 +195,6 @@ def t4_model() -> PublishedModel:
     """The model this book serves on a 16 GB T4, as its files describe it."""
     name = gpu_model_for(CARDS[0].memory_gib).rsplit("/", 1)[-1]
     return next(model for model in PUBLISHED_MODELS if model.name == name)
-
-
-def published_rooflines(users: int) -> list[Roofline]:
-    """The book's model on a T4 and the lesson's model on an A100, each at the context the
-    chapter's gpu size decodes with."""
-    gpu = CONTINUOUS_BATCHING.sizes.gpu
-    context = decode_context(gpu.input_tokens, gpu.answer_tokens)
-    return [Roofline.published(T4, t4_model(), context, users),
-            Roofline.published(A100, QWEN3_8B, context, users)]
 
 
 def lesson_bandwidth_gb_s() -> float:

@@ -1,1 +1,2 @@
-"""Paged attention and the KV cache (chapter 03; 00's summary)."""
+"""The KV cache in blocks and what a card holds: what chapters 00-06 and 08-10 share, owned by
+none of them."""

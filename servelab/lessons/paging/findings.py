@@ -2,9 +2,9 @@
 or paged, how many ran at once, and what a cache too small for the load did.
 
 Chapters 00 and 03 both build :class:`PagingFindings` with :meth:`PagingFindings.from_run`, so
-the two pages cannot judge one run differently; ``overview.words.paging_text`` and
-``paging.words.paging_text`` only word it. Every verdict here compares counts the run measured
-with each other or with zero: none needs a bar of its own.
+the two pages cannot judge one run differently; ``serving_many_users.words.paging_text`` and
+``paged_attention.words.paging_text`` only word it. Every verdict here compares counts the run
+measured with each other or with zero: none needs a bar of its own.
 """
 
 from __future__ import annotations

@@ -1,1 +1,2 @@
-"""Prefix caching and shared blocks (chapter 04; 00's summary)."""
+"""Reading a shared prefix once, the reuse probe and its findings: what chapters 00, 04 and 09
+share, owned by none of them."""

@@ -3,8 +3,8 @@ reused and not, and how much sooner first tokens came.
 
 Chapters 00 and 04 both build :class:`ReuseFindings` with :meth:`ReuseFindings.from_probe` from
 the per-request probe; chapter 04's load adds :class:`LoadReuseFindings`. The words
-(``overview.words.prefix_text``, ``overview.words.summary_text``,
-``prefix.words.reuse_text``) only phrase them.
+(``serving_many_users.words.prefix_text``, ``serving_many_users.words.summary_text``,
+``prefix_caching.words.reuse_text``) only phrase them.
 """
 
 from __future__ import annotations

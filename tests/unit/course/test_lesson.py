@@ -1,6 +1,6 @@
 """Chapter 00, the lesson in one notebook: its check follows the lesson's, its page names the
 lesson, and it has the book's shape (its computed text:
-tests/unit/servelab/lessons/overview/test_words.py)."""
+tests/unit/servelab/lessons/serving_many_users/test_words.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from course.checks import check_from_lesson, find_check_file, is_check_cell, loa
 from course.checks.cells import question_source
 from course.lesson import LessonSource, lesson_file
 from course.paths import CHAPTERS, source_notebook
-from servelab.lessons.overview.chapter import CHAPTER as OVERVIEW
+from servelab.lessons.serving_many_users.chapter import CHAPTER as OVERVIEW
 from servelab.sizes import PROFILES
 
 CHAPTER = "00-serving-many-users"

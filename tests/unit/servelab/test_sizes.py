@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from course.paths import CHAPTERS
-from servelab.lessons.chunking.chapter import SIZES
+from servelab.lessons.chunked_prefill.chapter import SIZES
 from servelab.settings import SIZE
 from servelab.sizes import DECLARED, SizeError, profile_for, sizes_for
 

@@ -23,7 +23,7 @@ from servelab.bench.workloads import Tenants
 from servelab.engines.process import _group_alive
 from servelab.engines.replicas import Replicas
 from servelab.engines.router import CACHE_AWARE, ROUND_ROBIN, Router
-from servelab.lessons.routing.measuring import measure_policies
+from servelab.lessons.past_one_machine.measuring import measure_policies
 
 pytestmark = [pytest.mark.engine, pytest.mark.timeout(600)]
 

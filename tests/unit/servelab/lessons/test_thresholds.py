@@ -38,7 +38,7 @@ ALL_BARS = set().union(*BARS.values())
 
 def test_each_topic_keeps_its_own_bars_and_no_bar_has_two_homes() -> None:
     topics = {path.parent.name for path in HOMES}
-    assert {"batching", "chunking", "prefix", "deployments", "routing"} <= topics
+    assert {"batching", "chunking", "prefix", "throughput_vs_latency", "past_one_machine"} <= topics
     assert "SHOWN_GAIN" in BARS[LESSONS / "batching" / "thresholds.py"]
     assert "PAUSE_GAIN_SHOWN" in BARS[LESSONS / "chunking" / "thresholds.py"]
     assert sum(len(bars) for bars in BARS.values()) == len(ALL_BARS), "a bar named in two homes"

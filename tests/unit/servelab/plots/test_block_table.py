@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib
 import pytest
 
-from servelab.lessons.prefix.sharing import SharingExpectation
+from servelab.lessons.prefix_caching.sharing import SharingExpectation
 from servelab.plots.block_table import Holder, block_table, plot_block_table
 
 matplotlib.use("Agg")

@@ -27,7 +27,7 @@ from servelab.lessons.batching.words import (
     sweep_ranges,
 )
 from servelab.lessons.compare import Shown
-from servelab.lessons.overview.words import batching_text
+from servelab.lessons.serving_many_users.words import batching_text
 
 
 def sweep(totals: dict[int, float], steady: bool = True) -> pd.DataFrame:

@@ -15,7 +15,6 @@ from servelab.lessons.batching.roofline import (
     EngineWindow,
     Roofline,
     decode_context,
-    published_rooflines,
 )
 from servelab.lessons.batching.step_cost import StepCost, StepInputs
 from servelab.lessons.batching.step_words import (
@@ -26,6 +25,7 @@ from servelab.lessons.batching.step_words import (
 )
 from servelab.lessons.batching.steps import StepFit, gain_at
 from servelab.lessons.compare import Placed
+from servelab.lessons.continuous_batching.published import published_rooflines
 
 
 def _row(read_ms: float = 10.0, per_sequence_ms: float = 0.2) -> Roofline:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from servelab.lessons.batching.roofline import OVERHEAD_UP_TO, published_rooflines
+from servelab.lessons.batching.roofline import OVERHEAD_UP_TO
 from servelab.lessons.batching.t4_step import ENGINE_PER_SEQUENCE, ENGINE_SHARED, t4_engine_shares
+from servelab.lessons.continuous_batching.published import published_rooflines
 
 
 @pytest.mark.parametrize("end", [0, 1])

@@ -13,6 +13,7 @@ from servelab import plots
 from servelab.bench.frames import Result
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
+from servelab.lessons.chunked_prefill.forecast_words import alone_line, document_line, spacing_line
 from servelab.lessons.chunking import measuring
 from servelab.lessons.chunking.engine_log import chunking_state
 from servelab.lessons.chunking.findings import (
@@ -20,7 +21,6 @@ from servelab.lessons.chunking.findings import (
     ReadingRuns,
     TradeFindings,
 )
-from servelab.lessons.chunking.forecast_words import alone_line, document_line, spacing_line
 from servelab.lessons.chunking.measuring import compare, compare_view, documents_queued, run_figures
 from servelab.lessons.chunking.sizing import (
     BudgetPlan,

@@ -19,6 +19,12 @@ from course.paths import source_notebook
 from servelab.bench.server_metrics import parse_metrics
 from servelab.engines.vllm_server import parse_capacity
 from servelab.hardware import Device
+from servelab.lessons.paged_attention.capacity_words import (
+    engine_check_text,
+    plan_table,
+    plan_text,
+    users_column,
+)
 from servelab.lessons.paging.capacity import (
     ALLOWANCE_GIB,
     CARDS,
@@ -31,12 +37,6 @@ from servelab.lessons.paging.capacity import (
     plan_cache,
     planning_cards,
     whole_block_tokens,
-)
-from servelab.lessons.paging.capacity_words import (
-    engine_check_text,
-    plan_table,
-    plan_text,
-    users_column,
 )
 from servelab.lessons.paging.kv import KVShape, kv_shape
 from tests.support import CPU, FIXTURES, T4X2

@@ -1,0 +1,1 @@
+"""Chapter 06, chunked prefill: its declaration, forecast, record and story."""

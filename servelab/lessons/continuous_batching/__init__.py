@@ -1,0 +1,1 @@
+"""Chapter 02, continuous batching: its declaration, record and story."""

@@ -1,0 +1,1 @@
+"""Chapter 03, paged attention: its declaration, runs, findings, words and story."""

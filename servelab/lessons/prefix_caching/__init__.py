@@ -1,0 +1,1 @@
+"""Chapter 04, prefix caching: its declaration, runs, findings, words and story."""

@@ -1,0 +1,1 @@
+"""Chapter 01, a serving engine: its declaration, record and story."""

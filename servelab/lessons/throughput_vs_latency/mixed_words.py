@@ -1,0 +1,71 @@
+"""The words of chapter 07's mixed traffic, in Markdown: two deployments side by side against
+one server for everything, from ``mixed_findings.MixedFindings``."""
+
+from __future__ import annotations
+
+from servelab.lessons.compare import Compared
+from servelab.lessons.throughput_vs_latency.mixed_findings import MixedFindings
+
+
+def _part_words(outcome: Compared | None, runs: int, what: str) -> str:
+    """One part of the traffic, side by side against one server, as a clause; ``runs``: the
+    fewer of the two set-ups' servings."""
+    if outcome is Compared.LOWER:
+        return f"{what} did better side by side, beyond the spread of the runs"
+    if outcome is Compared.HIGHER:
+        return f"{what} did worse side by side, beyond the spread of the runs"
+    if runs < 2:
+        return f"with one run each there is no spread to weigh the difference for {what} against"
+    return f"for {what} the ranges overlap, so this run cannot tell the set-ups apart"
+
+
+def mixed_text(found: MixedFindings) -> str:
+    """The pair against one server for everything, or why there is no pair."""
+    if found.split is None or found.pair_chat is None or found.pair_job is None:
+        return ("This device could not be split between two servers (it has one core), so the "
+                "page makes no claim about two deployments; the one-deployment rows are above.")
+    chat, job = found.pair_chat, found.pair_job
+    text = (f"Side by side, with the chat server on {found.split[0]} and the job's on "
+            f"{found.split[1]}, the chat users' p99 first token "
+            f"was {chat.median:,.0f} ms ({chat.range_text(' ms')}) and the job finished in "
+            f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, on "
+            f"{found.single}, the best p99 first token was {found.best_chat.median:,.0f} ms "
+            f"({found.best_chat.range_text(' ms')}) and the quickest job "
+            f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}). ")
+    outcomes = (found.chat, found.job)
+    if outcomes == (Compared.LOWER, Compared.LOWER):
+        return text + ("With those shares, the split gave the chat users quicker first "
+                       "tokens and finished the job sooner: keeping the job's long requests out "
+                       "of the chat server's steps paid for itself here.")
+    if outcomes == (Compared.LOWER, Compared.HIGHER):
+        return text + ("The split protected the chat users, and the job paid for it: on its "
+                       "share it took longer than on the one server. That is the "
+                       "trade to decide on — a chat that stays quick, or a job that ends sooner.")
+    if outcomes == (Compared.HIGHER, Compared.LOWER):
+        return text + ("The job did better on its share, but the chat users waited longer than "
+                       "on a shared server: on its share, the chat server's own steps were "
+                       "slower.")
+    if outcomes == (Compared.HIGHER, Compared.HIGHER):
+        return text + ("The pair lost on both counts here: each share was too small for its "
+                       "traffic, and one server did better. Two "
+                       "deployments pay off when each has enough hardware of its own.")
+    if set(outcomes) <= {Compared.ALIKE, Compared.UNTOLD}:
+        told = _part_words(Compared.UNTOLD, found.chat_runs, "the chat users and the job")
+    else:
+        told = "; ".join((_part_words(found.chat, found.chat_runs, "the chat users"),
+                          _part_words(found.job, found.job_runs, "the job")))
+    return text + f"{told[0].upper()}{told[1:]}. " + _balance(found)
+
+
+def _balance(found: MixedFindings) -> str:
+    """What a split that was told apart on one side only comes to."""
+    sides = {"the chat users": found.chat, "the job": found.job}
+    worse = [side for side, outcome in sides.items() if outcome is Compared.HIGHER]
+    better = [side for side, outcome in sides.items() if outcome is Compared.LOWER]
+    if worse and not better:
+        return (f"So in this run the split bought nothing one server did not give, and cost "
+                f"{worse[0]} time.")
+    if better and not worse:
+        return (f"So in this run the split served {better[0]} better, at no cost the runs can "
+                "tell.")
+    return "So this run does not say whether two deployments beat one here."

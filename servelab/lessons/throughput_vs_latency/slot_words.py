@@ -1,0 +1,64 @@
+"""The words of chapter 07's prediction from Little's law, in Markdown, before the sweep and
+against it, from ``slot_rate.SlotRate``."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from servelab.lessons.throughput_vs_latency.slot_rate import KneeCheck, SlotRate
+from servelab.lessons.throughput_vs_latency.sweep_findings import RateSweepFindings
+
+
+def prediction_text(slot_rate: SlotRate) -> str:
+    """The prediction, before the sweep."""
+    return (f"With all {slot_rate.slots} slots busy a request took "
+            f"**{slot_rate.request_s.with_range(2, ' s')}** from sending to its last token "
+            f"({slot_rate.request_s.n} closed-loop runs). By Little's law the small cap can then "
+            f"finish at most {slot_rate.slots} ÷ {slot_rate.request_s.median:.2f} s = "
+            f"**{slot_rate.rate:.1f} req/s** ({_rates(slot_rate)}). Faster arrivals queue for as "
+            "long as they keep coming, so its first tokens should stay within the target below "
+            "that rate and break above it.")
+
+
+def _rates(found: SlotRate) -> str:
+    """The predicted rate over the closed-loop runs: "1.5–2.6 over those runs", or "the same
+    in all 3 runs" where they round alike."""
+    low, high = f"{found.rate_low:.1f}", f"{found.rate_high:.1f}"
+    return f"the same in all {found.request_s.n} runs" if low == high else (
+        f"{low}–{high} over those runs")
+
+
+def check_text(found: SlotRate, rates: Sequence[float], held: float | None) -> str:
+    """The prediction against where the small cap's first tokens held and broke."""
+    verdict = found.check(rates, held)
+    broke = found.broke_at(rates, held)
+    low, high = f"{found.rate_low:.1f}", f"{found.rate_high:.1f}"
+    predicted = f"the predicted {low if low == high else f'{low}–{high}'} req/s"
+    if verdict is KneeCheck.BETWEEN:
+        return (f"Little's law called it: every run of the small cap kept its first tokens "
+                f"within the target up to {held:g} req/s, not every run at {broke:g}, and "
+                f"{predicted} lies between.")
+    if verdict is KneeCheck.HELD_ABOVE:
+        return (f"The small cap held to {held:g} req/s, above {predicted}: a run is only a "
+                "handful of requests, and a queue that grows for a few seconds can still end "
+                "before its first tokens pass the target. A longer run at that rate would "
+                "break.")
+    if verdict is KneeCheck.BROKE_BELOW:
+        return (f"Not every run of the small cap held at {broke:g} req/s, below {predicted}: "
+                "random arrivals come in bursts, and a burst fills the slots before the average "
+                "rate does, or the first token's own prefill took most of the target.")
+    if verdict is KneeCheck.NEVER_BROKE:
+        return (f"The small cap held at every rate, and every rate was below {predicted}, as "
+                "the law expects; the sweep never reached the limit it predicts.")
+    if verdict is KneeCheck.NOT_REACHED:
+        return (f"The small cap held at every rate, up to {held:g} req/s, above {predicted}: "
+                "its runs were too short for the queue to push the first tokens past the "
+                "target.")
+    return (f"The small cap's first tokens missed the target already at the lowest rate, below "
+            f"{predicted}, so the target, not the slots, set the limit here.")
+
+
+def rates_check_text(slot_rate: SlotRate, rates: Sequence[float],
+                     sweeps: RateSweepFindings) -> str:
+    """The prediction against the rate up to which the small cap held (:func:`check_text`)."""
+    return check_text(slot_rate, rates, sweeps.sustained(sweeps.small))

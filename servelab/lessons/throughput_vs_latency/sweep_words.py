@@ -1,0 +1,219 @@
+"""The words of chapter 07's two rate sweeps, in Markdown.
+
+Each function words ``sweep_findings.RateSweepFindings``, where every figure and verdict is
+decided against the bars of ``thresholds``, and says plainly when the runs cannot tell.
+"""
+
+from __future__ import annotations
+
+from servelab.bench.spread import Spread
+from servelab.lessons.batching.findings import LESSON_GPU
+from servelab.lessons.compare import Compared
+from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.plural import plural_s
+from servelab.lessons.throughput_vs_latency.pace import CapsPace
+from servelab.lessons.throughput_vs_latency.sweep_findings import (
+    FirstTokens,
+    MoreSeqs,
+    RateSweepFindings,
+)
+from servelab.lessons.throughput_vs_latency.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
+
+
+def held_to(found: RateSweepFindings, value: float | None) -> str:
+    """How far the first tokens stayed within the SLO in every run, as a phrase that does not
+    read the sweep's highest rate as a measured limit."""
+    if value is None:
+        return "at none of the rates tried"
+    later = found.next_rate(value)
+    if later is None:
+        return f"at every rate tried, to the sweep's highest of {value:g} req/s"
+    return f"up to {value:g} req/s (not in every run at {later:g})"
+
+
+def _pace(small: Spread, large: Spread, outcome: Compared) -> str:
+    """The two caps' time per token at one rate and what the runs tell of it, as a clause."""
+    text = (f"{small.median:,.0f} ms ({small.low:,.0f}–{small.high:,.0f}) with the small cap and "
+            f"{large.median:,.0f} ms ({large.low:,.0f}–{large.high:,.0f}) with the large one")
+    return text + {
+        Compared.LOWER: ": the large cap's tokens came quicker, beyond the spread of the runs",
+        Compared.HIGHER: (": the large cap's tokens came slower, beyond the spread of the runs, "
+                        "as each of its steps carried more sequences"),
+    }.get(outcome, f": the ranges overlap or the medians are within {SERVERS_ALIKE:.0%} of each "
+           "other, so the runs cannot tell the caps apart here")
+
+
+def chat_text(found: RateSweepFindings) -> str:
+    """The pace of tokens, the first-token target, goodput and which cap broke first."""
+    text = (f"Each figure is the median of {found.small.tpot_low.n} runs, the lowest and highest "
+            f"in brackets. At {found.low_rate:g} req/s a token took "
+            f"{_pace(found.small.tpot_low, found.large.tpot_low, found.pace_low)}. At "
+            f"{found.high_rate:g} req/s it took "
+            f"{_pace(found.small.tpot_high, found.large.tpot_high, found.pace_high)}. "
+            + _slo_text(found))
+    if not found.tail_described:
+        text += (f"With {found.fewest_requests} to {found.most_requests} requests a run, each "
+                 "p99 lies between a run's two slowest first tokens: it is close to the "
+                 "slowest one, not a tail. ")
+    verdict = found.first_tokens
+    if verdict is FirstTokens.BOTH_MISSED:
+        return text + ("Both missed the target in every run even at the lowest rate: the SLO is "
+                       "too tight for this device, or the requests too long.")
+    if verdict is FirstTokens.STRADDLED:
+        return text + (f"At {found.straddled_rate:g} req/s the runs fell on both sides of the "
+                       "target, so these runs cannot tell which cap's first tokens break first.")
+    if verdict is FirstTokens.NOT_SEPARATED:
+        return text + ("Neither cap separated from the other on first tokens over these rates; "
+                       "higher rates or longer answers would be needed to see the queue form.")
+    which, cause = (("small", "once requests arrive faster than its few slots finish them, they "
+                     "queue, and the first token waits for the queue")
+                    if verdict is FirstTokens.SMALL_BROKE else
+                    ("large", "its longer steps delayed the first tokens more than the small "
+                     "cap's queue did"))
+    text += (f"The {which} cap broke first: at {found.split_rate:g} req/s its p99 first "
+             f"token missed the target in every run while the other cap's met it in every "
+             f"run. {cause[0].upper()}{cause[1:]}.")
+    return text + _attainment_text(found)
+
+
+def _slo_text(found: RateSweepFindings) -> str:
+    """The first-token target and goodput, as one sentence where both held to the same rates
+    for each cap, since two sentences would then repeat each other."""
+    setting = found.setting
+    small, large = (held_to(found, found.sustained(cap)) for cap in (found.small, found.large))
+    first_token = f"The p99 first token stayed within {setting.ttft_slo_ms:,.0f} ms"
+    if found.goodput_as_slo:
+        return (f"{first_token}, and at least "
+                f"{ATTAINMENT_TARGET:.0%} of the requests met both targets (first token and time "
+                f"per token), in every run with max_num_seqs={setting.interactive_seqs} "
+                f"{small}; with {setting.batch_seqs}, {large}. The highest rate that holds is "
+                "goodput as DistServe counts it. ")
+    return (f"{first_token} in every run with max_num_seqs={setting.interactive_seqs} {small}; "
+            f"with {setting.batch_seqs}, {large}. " + _goodput_text(found))
+
+
+def _goodput_text(found: RateSweepFindings) -> str:
+    """Goodput as DistServe counts it: the highest rate each cap kept ``ATTAINMENT_TARGET`` of
+    its requests within both targets, in every run."""
+    setting = found.setting
+    small, large = (held_to(found, found.goodput_rate(cap)) for cap in (found.small, found.large))
+    return (f"At least {ATTAINMENT_TARGET:.0%} of the requests met both targets, first token and "
+            f"time per token, in every run with max_num_seqs={setting.interactive_seqs} "
+            f"{small}; with {setting.batch_seqs}, {large}. The highest rate that holds is "
+            "goodput as DistServe counts it. ")
+
+
+def _attainment_text(found: RateSweepFindings) -> str:
+    """What the share within the SLO counts where a cap broke: requests, so it depends on how
+    many a run sent."""
+    split = found.split_share
+    if split is None:
+        return ""
+    return (f" There its share of requests within the SLO was {split.share.with_range(2)}, of "
+            f"{split.sent} requests a run ({split.met} at the median). A queue that "
+            "grows keeps growing for as long as requests arrive, so that share counts how many "
+            "were sent as much as the server: a longer run at the same rate would score lower.")
+
+
+def throughput_text(found: RateSweepFindings) -> str:
+    """The output at the top rate, and what it says of more sequences per step."""
+    small, large, slots = found.small.output, found.large.output, found.setting.interactive_seqs
+    text = (f"At {found.high_rate:g} req/s the large cap produced {large.median:,.0f} output "
+            f"tok/s ({large.low:,.0f}–{large.high:,.0f}) and the small one {small.median:,.0f} "
+            f"({small.low:,.0f}–{small.high:,.0f}). ")
+    if found.capacity is MoreSeqs.NO_QUEUE:
+        return text + (f"In at least one run no more than {found.small.in_flight.low:.0f} requests "
+                       f"were in flight at once, within the small cap's {slots} slots, so the "
+                       "load did not reach that cap and these runs cannot tell whether more "
+                       "sequences per step add throughput here: higher rates would be needed.")
+    busiest = found.small.in_flight
+    peaks = (f"{busiest.low:.0f} in every run" if found.busiest_alike else
+             f"{busiest.low:.0f} to {busiest.high:.0f}, run by run")
+    text += (f"In every run at that rate more requests were in flight at once than the small "
+             f"cap's {slots} slots (at the busiest moment {peaks}), so some waited for a slot, "
+             f"while the large cap ran up to {found.large_seqs:.0f} at once: "
+             f"{found.seq_ratio:.1f}× as many sequences per step. ")
+    if found.large_unfilled:
+        text += (f"That is all the load offered, far below its cap of "
+                 f"{found.setting.batch_seqs}, so the sweep shows what a few more sequences per "
+                 "step bring, not where this device stops gaining. ")
+    lesson = f"about {LESSON_GPU.gain:.0f}× for {LESSON_GPU.users} streams against one"
+    text += {
+        MoreSeqs.MOST_OF_EXTRA: (f"They gave {found.gain:.1f}× the throughput, beyond the "
+                                 f"spread of the runs and at least half of the "
+                                 f"{found.seq_ratio:.1f}× that many sequences could give at "
+                                 f"best: on {found.setting.device_label} a step carrying more "
+                                 "sequences cost far less than that many steps, the arithmetic "
+                                 f"the lesson's GPU example shows at a larger scale ({lesson})."),
+        MoreSeqs.SOME_GAIN: (f"They gave {found.gain:.1f}× the throughput, beyond the spread of "
+                             "the runs but well below what the extra sequences could give: on "
+                             f"{found.setting.device_label} each added sequence made every step "
+                             f"longer. The lesson's GPU example gains {lesson}."),
+        MoreSeqs.LOST: ("Yet the large cap produced less, beyond the spread of the runs: on "
+                        f"{found.setting.device_label} its longer steps cost more than the "
+                        "extra sequences brought in."),
+        MoreSeqs.UNTOLD: (f"The two ranges overlap or the medians are within {SERVERS_ALIKE:.0%}"
+                          " of each other, so these runs cannot tell whether the extra sequences "
+                          "per step added throughput here."),
+    }[found.capacity]
+    if found.capacity in (MoreSeqs.MOST_OF_EXTRA, MoreSeqs.SOME_GAIN):
+        text += " " + _step_text(found)
+    return text + _try_text(found)
+
+
+def _step_text(found: RateSweepFindings) -> str:
+    """The arithmetic of one step at the top rate beside the run's measured gain."""
+    small, large = found.small.tpot_high.median, found.large.tpot_high.median
+    slots, n = found.setting.interactive_seqs, found.requests[-1]
+    text = (f"The step times give the arithmetic: a token took {small:,.0f} ms with "
+            f"{slots} sequences a step and {large:,.0f} ms with up to {found.large_seqs:.0f}, so "
+            f"{found.seq_ratio:.1f}× the sequences made each step "
+            f"{found.step_ratio:.2f}× as long, {found.step_gain:.1f}× the tokens per unit of time "
+            "while the steps are that full.")
+    if found.gain_within_steps:
+        return text
+    return text + (f" The run's {found.gain:.1f}× counts all of it: its {n} requests took "
+                   f"about {found.arrival_s:.1f} s just to arrive ({n} ÷ {found.high_rate:g} "
+                   "req/s), and the last to arrive were still decoding after the first had "
+                   "finished: in both spells the large cap's steps carried fewer sequences.")
+
+
+def _try_text(found: RateSweepFindings) -> str:
+    """A cap the reader can try that this load would reach."""
+    if not found.large_unfilled or found.try_cap is None:
+        return ""
+    return (f" A cap above {found.large_seqs:.0f} changes nothing for this load; one between "
+            f"the two, such as max_num_seqs={found.try_cap}, would be reached and would show the "
+            "dial at work.")
+
+
+def caps_pace_text(pace: CapsPace) -> str:
+    """Both caps' time per token at the top rate beside what the step line predicted."""
+    if pace.line is None or pace.small_ms is None or pace.large_ms is None:
+        return "No step line was to hand, so nothing predicted the two caps' time per token."
+    checks = "; ".join(
+        f"{measured.with_range(0, ' ms')} with {seqs:,.0f} sequences, the prediction "
+        f"{foretold_text(check.foretold, measured)}"
+        for check, measured, seqs in zip(pace.checks, (pace.small_tpot, pace.large_tpot),
+                                         (pace.small_seqs, pace.large_seqs), strict=True))
+    return (f"**The step line predicted {pace.small_ms:,.0f} ms a token with "
+            f"{pace.small_seqs:,.0f} sequences in a step and {pace.large_ms:,.0f} ms with "
+            f"{pace.large_seqs:,.0f}**, {pace.predicted_ratio:.2f}× as long (from "
+            f"{line_source(pace.line.fitted_in)}). At the top rate the runs measured {checks}: "
+            f"{pace.measured_ratio:.2f}× as long.") + _past_line_text(pace)
+
+
+def _past_line_text(pace: CapsPace) -> str:
+    """Where the large cap's prediction stretched the line past the batches it was timed at."""
+    if not pace.past_line or pace.line is None:
+        return ""
+    return (f" The line was timed at up to {max(pace.line.batches)} sequences a step, so at "
+            f"{pace.large_seqs:,.0f} it is stretched past what it measured.")
+
+
+def rates_title(sweeps: RateSweepFindings) -> str:
+    """The rate curves' title: each cap's highest median output."""
+    runs = sweeps.large.output.n
+    return (f"Highest median output: {sweeps.large.peak:.0f} tok/s with "
+            f"max_num_seqs={sweeps.setting.batch_seqs}, {sweeps.small.peak:.0f} tok/s with "
+            f"{sweeps.setting.interactive_seqs} ({runs} run{plural_s(runs)} a rate)")

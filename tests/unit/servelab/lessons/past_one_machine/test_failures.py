@@ -1,0 +1,30 @@
+"""servelab.lessons.past_one_machine.failures: the failure run repeated, each figure over the runs,
+and the words that read them."""
+
+from __future__ import annotations
+
+from servelab.bench.spread import Spread
+from servelab.lessons.past_one_machine.failure_words import (
+    failure_lines,
+    failure_text,
+    failure_title,
+)
+from servelab.lessons.past_one_machine.failures import Failures
+from tests.unit.servelab.lessons.past_one_machine.test_findings import _failure
+
+
+def test_repeated_failure_runs_give_each_figure_its_range():
+    first = _failure([0.5, 0.6], [2.0, 0.7])
+    later = _failure([0.5, 0.6], [0.3, 0.4], noticed=None, retries=0.0)
+    failures = Failures((first, later))
+    assert failures.failed == Spread(2.0, 2.0, 2.0, 2)
+    assert failures.detection_s == Spread(1.5, 1.5, 1.5, 1) and failures.unnoticed_runs == 1
+    assert failures.retries == Spread(1.5, 0.0, 3.0, 2) and failures.retried_and_lost == 1
+    assert failures.survivors == (first.survivors, later.survivors)
+    text = failure_text(failures)
+    assert "(0–3) retries a run" in text and "2 times" in text
+    assert "1 of the 3 requests" in text  # alike in every run: one number
+    assert failure_lines(failures).count("\n- run ") == 1
+    assert failure_title(failures).startswith("2 requests")
+    one = failure_text(Failures((first,)))
+    assert "2 times" not in one and "a run" not in one  # one run: no "over the runs"
