@@ -3,7 +3,7 @@
 Compared, after lower-casing and dropping punctuation, numbers and code: the lesson's body and
 its check (``course.lesson.lesson_file()``) against every markdown cell of every
 source notebook, every check file, ``intro.md`` and the text written by chapter 00's helpers
-(``servelab.lessons.overview.words``, ``course.lesson``).
+(``servelab.lessons.serving_many_users.words``, ``course.lesson``).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from course import lesson as course_lesson
 from course.lesson import lesson_file
 from course.paths import CHECKS_DIR, REPO_ROOT, SOURCE_DIR
 from servelab import settings
-from servelab.lessons.overview import words as lesson_module
+from servelab.lessons.serving_many_users import words as lesson_module
 
 RUN = 7
 _FENCED = re.compile(r"```.*?```", re.DOTALL)
