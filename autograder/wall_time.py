@@ -28,7 +28,7 @@ LONGEST_S = 86_400.0  # a day: no part of one chapter's run comes near it
 # The parts, in the report's order: (name, unit, what the contract estimates for it).
 PARTS: tuple[tuple[str, str, str], ...] = (
     ("install", "s", "install"), ("measurement", "s", "measure"),
-    ("server starts", "count", ""), ("starts", "s", "start"),
+    ("server starts", "count", "server_starts"), ("starts", "s", "start"),
     ("compile", "s", "compile"), ("graph capture", "s", "graphs"),
     ("engine init", "s", ""))
 PER_START = frozenset({"starts", "compile", "graph capture", "engine init"})
@@ -107,5 +107,5 @@ def span(estimate: Mapping[str, Any], chapter: str, platform: str, key: str) -> 
         found = estimate.get("chapters", {}).get(chapter, {}).get(platform, {}).get(key)
         if not found:
             return ""
-        (low, high), unit = found, "s"
+        (low, high), unit = found, estimate.get("units", {}).get(key, "s")
     return f"{low:.3g} {unit}" if low == high else f"{low:.3g}-{high:.3g} {unit}"

@@ -11,7 +11,12 @@
 One line per chapter, then ``N passed, N failed``; the exit status is 1 if any chapter failed.
 Then what a student waits for (``t4_wait``): per chapter and runtime, the servers started, the
 cold compiles, the CUDA graphs each start captures, the memory left where servers share a T4,
-and an estimated wall time, with each constant and its source.
+and the starts' time, then its ``t4-wait`` line (``t4_count``: install, download, starts and
+measurement), with each constant, its source and whether it was measured or stated. The starts
+counted here must be those kept in ``t4-starts.json`` (``t4_starts``), from which the README's
+table and ``autograder/t4-estimate.json`` add them; where they differ the exit status is 1, and
+``--write-starts`` keeps the new count (then run ``t4_estimate.py --write`` and copy
+``t4_count.readme_table()`` into the README).
 A chapter passes when every ``Server(`` it names was recorded on both runtimes (or was skipped by
 the chapter itself, e.g. tensor parallelism on one GPU) and every recorded start read back right.
 """
@@ -37,6 +42,9 @@ sys.path.insert(0, str(HERE))
 from capture import SITES_KEY, ChapterRun, run_chapter, server_sites  # noqa: E402
 from model_cache import write_hub_cache  # noqa: E402
 from t4_count import BY_ID, COUNT_ESTIMATES, wait_line  # noqa: E402
+from t4_starts import STARTS_JSON, differences  # noqa: E402
+from t4_starts import read as read_starts  # noqa: E402
+from t4_starts import text as starts_text  # noqa: E402
 from t4_wait import ChapterCount, Start, constants_text  # noqa: E402
 
 from servelab import smoke  # noqa: E402
@@ -156,7 +164,8 @@ def chapter_count(chapter: str, runtime: str, run: ChapterRun,
                         partial=bool(run.unreached()) or len(starts) < len(run.starts()))
 
 
-def main() -> int:
+def main(argv: list[str]) -> int:
+    """The contract; ``--write-starts`` in ``argv`` keeps this run's count of the starts."""
     began = time.monotonic()
     venv = contract_venv()
     with tempfile.TemporaryDirectory() as hf:
@@ -173,18 +182,33 @@ def main() -> int:
     print(f"{passed} passed, {failed} failed")
     print("\nWhat a student waits for in a fresh runtime (t4_wait): starts, cold compiles "
           "(distinct 0.11.2 compile-cache keys), CUDA graphs per start, GiB left where servers "
-          "share a T4 (at each start, then after all graphs), estimated wall time")
+          "share a T4 (at each start, then after all graphs), the starts' time; then t4-wait: "
+          "install, model download, starts and measurement (t4_count), low-high")
+    counts = []
     for chapter in chapters():
         for runtime in RUNTIMES:
             count = chapter_count(chapter, runtime, runs[chapter, runtime],
                                   results.get(chapter, []))
             print(count.line())
             if chapter in BY_ID:  # what it sends, counted from its gpu sizes (t4_count)
-                print(wait_line(chapter, count.runtime.lower(), count.wall_time().starts))
+                counts.append(count)
+                print(wait_line(chapter, count.runtime.lower(), count.starts_seconds()))
     print("Constants:", *constants_text(), *(f"  {name} = {s.value[0]:g}-{s.value[1]:g} "
-          f"{s.unit}: {s.source}" for name, s in COUNT_ESTIMATES.items()), sep="\n")
-    return 1 if failed else 0
+          f"{s.unit} ({'measured' if s.measured else 'stated'}): {s.source}"
+          for name, s in COUNT_ESTIMATES.items()), sep="\n")
+    if "--write-starts" in argv:
+        STARTS_JSON.write_text(starts_text(counts), encoding="utf-8")
+        print(f"Kept these starts in {STARTS_JSON.relative_to(ROOT)}.")
+        return 1 if failed else 0
+    changed = differences(counts, read_starts())
+    if changed:
+        print(f"FAIL: the starts counted here are not those kept in "
+              f"{STARTS_JSON.relative_to(ROOT)}, which the README's table and "
+              "autograder/t4-estimate.json add:", *changed, "Rerun with --write-starts, then "
+              "t4_estimate.py --write and the README's table (t4_count.readme_table()).",
+              sep="\n  ")
+    return 1 if failed or changed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))

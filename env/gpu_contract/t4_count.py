@@ -4,7 +4,9 @@ A pure function of the sizes (``servelab.book.CHAPTERS``) and the constants belo
 ``a + b * B`` ms from the book's own roofline (chapter 02's window at its slow end, times a stated
 engine factor) and a stated prefill rate, each at its low and its high end. Every chapter runs
 alone on Colab, so the short step-line sweep (``kept.quick_step_line``) is counted wherever a
-chapter calls ``kept.step_line``. Per-request HTTP and tokenizer costs are not counted.
+chapter calls ``kept.step_line``. Per-request HTTP and tokenizer costs are not counted. A
+chapter's wait adds the install, the model download and its server starts as the contract last
+counted them (``t4_starts``).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from t4_starts import kept_count, starts_seconds
 from t4_wait import INSTALL_S, MODEL_DOWNLOAD_S
 
 from servelab.book import BY_ID, CHAPTERS
@@ -298,36 +301,42 @@ PLATFORMS = ("colab", "kaggle")
 NO_DOWNLOAD = {"08-when-not-to"}  # serves its offline model and a GGUF file: no hub download
 
 
-def wait_seconds(chapter: str, platform: str, starts_s: float = 0.0) -> tuple[float, float]:
-    """Install, model download, ``starts_s`` (the contract's count of the server starts) and
-    the measurement, low and high."""
+def wait_seconds(chapter: str, platform: str,
+                 starts_s: float | None = None) -> tuple[float, float]:
+    """Install, model download, the server starts and the measurement, low and high;
+    ``starts_s``: the contract's fresh count of the starts, else the kept one."""
     fixed = INSTALL_S.value + (0.0 if chapter in NO_DOWNLOAD else MODEL_DOWNLOAD_S.value)
+    starts = starts_seconds(chapter, platform) if starts_s is None else starts_s
     low, high = measure_seconds(chapter, platform)
-    return fixed + starts_s + low, fixed + starts_s + high
+    return fixed + starts + low, fixed + starts + high
 
 
-def wait_line(chapter: str, platform: str, starts_s: float = 0.0) -> str:
+def wait_line(chapter: str, platform: str, starts_s: float | None = None) -> str:
     """``t4-wait <platform> <chapter> <low>-<high> min``."""
     low, high = wait_seconds(chapter, platform, starts_s)
     return f"t4-wait {platform} {chapter} {low / 60:.1f}-{high / 60:.1f} min"
 
 
 def readme_table() -> str:
-    """The README's table: install, download and measurement, low-high minutes."""
-    rows = ["| Chapter | Colab (min) | Kaggle (min) |", "|---|---|---|"]
+    """The README's table: install, download, server starts and measurement, low-high minutes,
+    and how many servers each chapter starts."""
+    rows = ["| Chapter | Colab (min) | Kaggle (min) | Server starts (Colab, Kaggle) |",
+            "|---|---|---|---|"]
     for chapter in CHAPTERS:
         cells = [wait_line(chapter.id, p).split()[3] for p in PLATFORMS]
-        rows.append(f"| {chapter.id} | {cells[0]} | {cells[1]} |")
+        starts = [str(len(kept_count(chapter.id, p).starts)) for p in PLATFORMS]
+        rows.append(f"| {chapter.id} | {cells[0]} | {cells[1]} | {', '.join(starts)} |")
     return "\n".join(rows)
 
 
 def main() -> None:
-    """Print every chapter's line with no server starts counted, then each phase."""
+    """Print every chapter's line with its kept server starts, then each phase."""
     for chapter in CHAPTERS:
         for platform in PLATFORMS:
-            print(wait_line(chapter.id, platform), " ".join(
-                f"[{name} {low / 60:.1f}-{high / 60:.1f}]"
-                for name, low, high in phase_seconds(chapter.id, platform)))
+            print(wait_line(chapter.id, platform),
+                  f"[server starts {starts_seconds(chapter.id, platform) / 60:.1f}]", " ".join(
+                      f"[{name} {low / 60:.1f}-{high / 60:.1f}]"
+                      for name, low, high in phase_seconds(chapter.id, platform)))
     print("Constants:", *(f"  {name} = {s.value[0]:g}-{s.value[1]:g} {s.unit} "
                           f"({'measured' if s.measured else 'stated'}): {s.source}"
                           for name, s in COUNT_ESTIMATES.items()), sep="\n")

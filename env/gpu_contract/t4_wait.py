@@ -16,11 +16,13 @@ GIB = 2**30
 
 @dataclass(frozen=True)
 class Estimate:
-    """One constant of the arithmetic, its unit, and where it comes from."""
+    """One constant of the arithmetic, its unit, where it comes from, and whether it was
+    measured (on a T4 or, as its source says, the way a T4 runtime would) or is stated."""
 
     value: float
     unit: str
     source: str
+    measured: bool = False
 
 
 # Memory (GiB). 0.11.2's worker asks for gpu_memory_utilization x the card's CUDA total and refuses
@@ -31,7 +33,7 @@ class Estimate:
 T4_CUDA_TOTAL_GIB = Estimate(
     14.58, "GiB", "torch.cuda.mem_get_info's total on a Tesla T4, as PyTorch reports it ('GPU 0 "
     "has a total capacty of 14.58 GiB', datawhalechina/self-llm#162); nvidia-smi's 15,360 MiB "
-    "less what the driver keeps")
+    "less what the driver keeps", measured=True)
 CUDA_CONTEXT_GIB = Estimate(
     0.4, "GiB", "stated estimate: a torch 2.9 process's CUDA context and cuBLAS workspace on "
     "sm75 with lazy module loading (0.3-0.5 GiB in nvidia-smi); one per server process")
@@ -51,7 +53,8 @@ UV_OVER_PIP = Estimate(
     "16.5 s, uv 190 + 32.4 s (uv writes no bytecode, so that import compiles it), uv "
     "--compile-bytecode 257 + 18.4 s (0.73, so the install cell keeps plain uv). "
     "servelab.env installs the engine with uv where it is on the path: Colab's image ships it "
-    "(googlecolab/colabtools#5237), and so does Kaggle's (Kaggle/kaggle-environments#396)")
+    "(googlecolab/colabtools#5237), and so does Kaggle's (Kaggle/kaggle-environments#396)",
+    measured=True)
 INSTALL_S = Estimate(
     round(PIP_INSTALL_S.value * UV_OVER_PIP.value), "s",
     "derived: PIP_INSTALL_S x UV_OVER_PIP, the pip figure scaled by the ratio measured side by "
@@ -64,7 +67,7 @@ START_FIXED_S = Estimate(
     "loads the weights from the page cache and profiles one step (0.11.2's start-up log "
     "between its version line and 'torch.compile takes')")
 COMPILE_COLD_S = Estimate(
-    90.0, "s", "issue #49: 1-2 min on a T4 when the compile cache misses (0.11.2 logs "
+    90.0, "s", "stated, issue #49: 1-2 min on a T4 when the compile cache misses (0.11.2 logs "
     "'torch.compile takes N s in total'); the midpoint")
 COMPILE_WARM_S = Estimate(
     15.0, "s", "stated estimate: Dynamo's trace plus 'Directly load the compiled graph(s) ... "
@@ -73,17 +76,13 @@ SECONDS_PER_GRAPH = Estimate(
     0.25, "s", "stated estimate: 0.11.2 says capture 'usually takes 5~20 seconds' for its "
     "default sizes (gpu_model_runner.py, capture_model), about 0.1-0.2 s a graph on the GPUs it "
     "is tuned on; a T4 is slower")
-MEASURE_S = Estimate(
-    180.0, "s", "stated estimate, the same for every chapter and not derived from the gpu "
-    "sizes the chapters declare: to be measured on a T4 (benchmarks/timing.py --size gpu)")
-
 ESTIMATES: dict[str, Estimate] = {
     "T4_CUDA_TOTAL_GIB": T4_CUDA_TOTAL_GIB, "CUDA_CONTEXT_GIB": CUDA_CONTEXT_GIB,
     "GRAPH_POOL_GIB": GRAPH_POOL_GIB, "PIP_INSTALL_S": PIP_INSTALL_S,
     "UV_OVER_PIP": UV_OVER_PIP, "INSTALL_S": INSTALL_S,
     "MODEL_DOWNLOAD_S": MODEL_DOWNLOAD_S, "START_FIXED_S": START_FIXED_S,
     "COMPILE_COLD_S": COMPILE_COLD_S, "COMPILE_WARM_S": COMPILE_WARM_S,
-    "SECONDS_PER_GRAPH": SECONDS_PER_GRAPH, "MEASURE_S": MEASURE_S,
+    "SECONDS_PER_GRAPH": SECONDS_PER_GRAPH,
 }
 
 
@@ -148,20 +147,6 @@ def shared_cards(starts: Sequence[Start]) -> list[SharedCard]:
             for _, group in sorted(by_card.items()) if len(group) > 1]
 
 
-@dataclass(frozen=True)
-class WallTime:
-    """A chapter's estimated wall time in a fresh runtime, in seconds, by part."""
-
-    install: float
-    download: float
-    starts: float
-    measure: float
-
-    @property
-    def total(self) -> float:
-        return self.install + self.download + self.starts + self.measure
-
-
 def start_seconds(start: Start, cold: bool) -> float:
     """One start: the fixed part, its compile (cold or warm), and its graphs."""
     compile_s = 0.0
@@ -188,18 +173,19 @@ class ChapterCount:
     def graphs(self) -> list[int]:
         return [start.graphs for start in self.starts]
 
-    def wall_time(self) -> WallTime:
+    def starts_seconds(self) -> float:
+        """The starts' wall time: each key's first start compiles cold, its later ones warm."""
         seen: set[str] = set()
-        starts_s = 0.0
+        total = 0.0
         for start in self.starts:
-            starts_s += start_seconds(start, cold=start.compile_key not in seen)
+            total += start_seconds(start, cold=start.compile_key not in seen)
             if start.compile_key is not None:
                 seen.add(start.compile_key)
-        return WallTime(INSTALL_S.value, MODEL_DOWNLOAD_S.value, starts_s, MEASURE_S.value)
+        return total
 
     def line(self) -> str:
-        """One row of the table ``make gpu-contract`` prints."""
-        time = self.wall_time()
+        """One row of the table ``make gpu-contract`` prints; its ``t4-wait`` line (``t4_count``)
+        adds the starts' time to the install, the download and the measurement."""
         cards = shared_cards(self.starts)
         shared = "; ".join(
             f"{len(c.shares)} x {c.shares[0]:.2f} on one T4: "
@@ -208,12 +194,11 @@ class ChapterCount:
         graphs = "+".join(str(n) for n in self.graphs) or "0"
         return (f"{self.chapter:<28} {self.runtime:<6} starts {len(self.starts):>2}  cold "
                 f"compiles {self.cold_compiles}  graphs {graphs} = {sum(self.graphs)}  "
-                f"shared {shared}  about {time.total / 60:.1f} min (install "
-                f"{time.install / 60:.1f}, model {time.download / 60:.1f}, starts "
-                f"{time.starts / 60:.1f}, measure {time.measure / 60:.1f})"
+                f"shared {shared}  starts take {self.starts_seconds() / 60:.1f} min"
                 + ("  PARTIAL: not every server was reached" if self.partial else ""))
 
 
 def constants_text() -> list[str]:
     """Each constant with its value and source, for the foot of the table."""
-    return [f"  {name} = {e.value:g} {e.unit}: {e.source}" for name, e in ESTIMATES.items()]
+    return [f"  {name} = {e.value:g} {e.unit} ({'measured' if e.measured else 'stated'}): "
+            f"{e.source}" for name, e in ESTIMATES.items()]

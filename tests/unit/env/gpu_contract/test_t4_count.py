@@ -47,7 +47,10 @@ def test_chapter_08_counts_its_builds_and_no_model_download() -> None:
                          "llama-server on the CPU"]
     low08 = t4_count.wait_seconds("08-when-not-to", "colab")[0]
     assert low08 == pytest.approx(t4_count.INSTALL_S.value
+                                  + t4_count.starts_seconds("08-when-not-to", "colab")
                                   + t4_count.measure_seconds("08-when-not-to", "colab")[0])
+    assert t4_count.wait_seconds("08-when-not-to", "colab", starts_s=0.0)[0] == pytest.approx(
+        low08 - t4_count.starts_seconds("08-when-not-to", "colab"))
 
 
 def test_kaggle_adds_the_split_models_runs_and_every_constant_has_a_source() -> None:
