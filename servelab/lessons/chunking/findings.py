@@ -12,7 +12,11 @@ from dataclasses import dataclass
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking.sizing import BudgetPlan, Reading, read_alone_s
-from servelab.lessons.chunking.thresholds import PAUSE_GAIN_SHOWN, PAUSE_OFF_TARGET
+from servelab.lessons.chunking.thresholds import (
+    CHUNK_STEP_NEAR,
+    PAUSE_GAIN_SHOWN,
+    PAUSE_OFF_TARGET,
+)
 from servelab.lessons.compare import Compared, Placed, Shown, compare, placed_runs
 
 
@@ -147,6 +151,13 @@ class TradeFindings:
                 self.chunked.hitch_share.median > P99_SHARE)
 
     @property
+    def pooled_to_pause(self) -> tuple[float, float]:
+        """Each run's pooled p99 as a share of its longest pause (medians): how much of the worst
+        stall a percentile over every gap shows."""
+        return (self.whole.pooled.median / self.whole.pause.median,
+                self.chunked.pooled.median / self.chunked.pause.median)
+
+    @property
     def hitch_growth(self) -> Shown | None:
         """A chunked document's last hitch against its first, over the runs: longer beyond the
         spread (each later chunk attends to more cached tokens), or not shown; ``None`` where no
@@ -240,6 +251,30 @@ class TradeFindings:
         if self.alone is None:
             return None
         return 1000.0 * self.alone.chunked_s / self.plan.chunks
+
+    @property
+    def load_extra_s(self) -> tuple[float, float] | None:
+        """How much longer the document took to its first token beside the users than alone, in
+        one step and in chunks (medians, s; None where it was not read alone)."""
+        if self.alone is None:
+            return None
+        return (self.whole.wait.median - self.alone.one_step_s,
+                self.chunked.wait.median - self.alone.chunked_s)
+
+    @property
+    def load_chunk_ms(self) -> float | None:
+        """The chunked read's extra time beside the users, per chunk (ms): each chunk's step
+        also carried the users' decoding."""
+        extra = self.load_extra_s
+        return None if extra is None else 1000 * extra[1] / self.plan.chunks
+
+    @property
+    def load_chunk_is_a_step(self) -> bool:
+        """Whether that extra per chunk is about one of the users' usual steps (within
+        ``CHUNK_STEP_NEAR`` of it): the decoding each chunk's step carried accounts for it."""
+        extra = self.load_chunk_ms
+        return extra is not None and abs(extra - self.plan.step_ms) <= (
+            CHUNK_STEP_NEAR * self.plan.step_ms)
 
     @property
     def extra_chunk_ms(self) -> float | None:

@@ -16,6 +16,9 @@ PAUSE_OFF_TARGET = 1.5
 # longer than the usual step by at least this share of what reading one chunk of the budget
 # should take: under it, a gap is within what a decode-only step varies by on a busy CPU.
 HITCH_CHUNK_SHARE = 0.5
+# The chunked read's extra time beside the users, per chunk, is "about the users' usual step"
+# (the decoding each chunk's step also carried) within this share of that step.
+CHUNK_STEP_NEAR = 0.5
 # A document at least this many times as long as the prompts the device model's reading was timed at
 # (or as many times shorter) reads at a rate of its own: each token attends to every one before it.
 DOCUMENT_LENGTH_APART = 1.2

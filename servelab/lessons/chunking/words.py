@@ -11,7 +11,6 @@ from servelab.bench.spread import Spread
 from servelab.lessons.chunking.findings import TradeFindings
 from servelab.lessons.chunking.sizing import (
     BudgetPlan,
-    DocumentLoad,
     Reading,
     Sizing,
 )
@@ -24,13 +23,6 @@ from servelab.lessons.compare import Compared, Placed, Shown
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import page_story
-
-
-def load_line(load: DocumentLoad, user_tok_s: float) -> str:
-    """The documents' spacing and the users' length, each user at ``user_tok_s`` (chapter 00)."""
-    return (f"The document alone: {load.read_s:.2f} s to its first token, so the documents come "
-            f"{load.spacing_s} s apart; at {user_tok_s:.1f} tok/s each, the {load.users} users "
-            f"ask for {load.user_tokens} tokens.")
 
 
 def _first_run(plan: BudgetPlan) -> str:
@@ -86,7 +78,11 @@ def _pooled_text(findings: TradeFindings) -> str:
     if not caught_whole:
         return text + "So neither run's pooled p99 saw its pauses; the longest pause does. "
     if caught_chunked:
-        return text + "So both runs' pooled p99 counts their hitches. "
+        shown = findings.pooled_to_pause
+        return text + (f"So both runs' pooled p99 falls among their hitches, at {shown[0]:.0%} "
+                       f"of the longest pause in one step and {shown[1]:.0%} with chunks: a "
+                       "percentile of every gap shows how often hitches come, the longest pause "
+                       "how long the worst one lasted. ")
     return text + "So the pooled p99 saw the one-step stalls and missed the chunked hitches. "
 
 
@@ -269,7 +265,21 @@ def _cost_text(findings: TradeFindings) -> str:
                        f"beside the users, the medians above differ by "
                        f"{findings.wait_extra_s:.2f} s.")
     return both + (f": {alone.extra_s:+.2f} s, {chunk_ms:+,.0f} ms a chunk. Beside the "
-                   f"users, the medians above differ by {findings.wait_extra_s:.2f} s.")
+                   f"users, the medians above differ by {findings.wait_extra_s:.2f} s."
+                   + _load_text(findings))
+
+
+def _load_text(findings: TradeFindings) -> str:
+    """The reads beside the users against the reads alone, and what each chunk's step carried."""
+    extra, chunk_ms, step_ms = findings.load_extra_s, findings.load_chunk_ms, findings.plan.step_ms
+    if extra is None or chunk_ms is None:
+        return ""
+    carried = (f"about the users' usual step ({step_ms:,.0f} ms), the decoding each chunk's step "
+               "also carried" if findings.load_chunk_is_a_step else
+               f"not one of the users' usual steps ({step_ms:,.0f} ms): the queue of documents "
+               "and the machine's other work count too")
+    return (f" Against the reads alone, beside the users the document took {extra[0]:+.2f} s in "
+            f"one step and {extra[1]:+.2f} s in chunks, {chunk_ms:+,.0f} ms a chunk: {carried}.")
 
 
 def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:

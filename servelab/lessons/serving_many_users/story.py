@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from servelab.lessons.chunking.words import effect_text, load_line, sizing_text
+from servelab.lessons.chunking.words import effect_text, sizing_text
 from servelab.lessons.serving_many_users.chapter import CHAPTER
 from servelab.lessons.serving_many_users.words import (
     batching_text,
     batching_title,
     lesson_summary,
+    load_line,
     paging_text,
     prefix_text,
     reuse_title,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings
 from servelab.lessons.batching.words import NOISE_TEXT, sweep_ranges
 from servelab.lessons.chunking.findings import TradeFindings
+from servelab.lessons.chunking.sizing import DocumentLoad
 from servelab.lessons.compare import Compared, Placed, Shown
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.paging.findings import PagingFindings
@@ -195,3 +196,10 @@ def lesson_summary(found: BatchFindings, reuse: ReuseFindings, findings: TradeFi
                    prediction: str) -> str:
     """The page's closing summary (:func:`summary_text`) from the three sections' findings."""
     return summary_text(LessonFindings(found, reuse, findings), prediction)
+
+
+def load_line(load: DocumentLoad, user_tok_s: float) -> str:
+    """The documents' spacing and the users' length, each user at ``user_tok_s`` (chapter 00)."""
+    return (f"The document alone: {load.read_s:.2f} s to its first token, so the documents come "
+            f"{load.spacing_s} s apart; at {user_tok_s:.1f} tok/s each, the {load.users} users "
+            f"ask for {load.user_tokens} tokens.")

@@ -42,11 +42,11 @@ from servelab.lessons.chunking.words import (
     _reading_tail_text,
     _target_text,
     effect_text,
-    load_line,
     sizing_text,
     story,
 )
 from servelab.lessons.compare import Compared, Placed, Shown
+from servelab.lessons.serving_many_users.words import load_line
 from servelab.tables import readable
 from tests.support import record as _record
 
@@ -513,3 +513,25 @@ def test_queued_documents_are_counted_with_their_noun():
     said = _queue_text(queued)
     assert "run no document" in said and "chunks 1 document arrived" in said
     assert said in _document_text(queued)
+
+
+def test_the_reads_beside_the_users_are_set_against_the_reads_alone():
+    # chunked 7.5 s beside the users against 6.0 s alone, over 6 chunks: +250 ms a chunk
+    stepped = dataclasses.replace(PLAN, step_ms=250.0)
+    found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
+                                    plan=stepped, alone=ReadAlone(3.6, 6.0))
+    assert found.load_extra_s == (pytest.approx(1.4), pytest.approx(1.5))
+    assert found.load_chunk_ms == pytest.approx(250.0) and found.load_chunk_is_a_step
+    assert "+250 ms a chunk" in effect_text(found)
+    slow = dataclasses.replace(found, plan=dataclasses.replace(PLAN, step_ms=50.0))
+    assert not slow.load_chunk_is_a_step and _cost_text(slow) != _cost_text(found)
+    assert _alone(None).load_chunk_ms is None and not _alone(None).load_chunk_is_a_step
+
+
+def test_the_pooled_p99_is_set_against_the_longest_pause():
+    # both runs' hitches over 1 in 100 gaps: the p99 (150, 200 ms) against the pauses (800, 400)
+    found = findings(_row(400, 200, 1000, 31, 6.0, share=0.05), whole=_row(800, 150, 700, 31,
+                                                                              5.0, share=0.05))
+    assert found.p99_counts_hitches == (True, True)
+    assert found.pooled_to_pause == (pytest.approx(150 / 800), pytest.approx(0.5))
+    assert all(share in effect_text(found) for share in ("19%", "50%"))
