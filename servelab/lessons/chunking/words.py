@@ -23,6 +23,7 @@ from servelab.lessons.compare import Compared, Placed, Shown
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import page_story
+from servelab.lessons.story import fold
 
 
 def _first_run(plan: BudgetPlan) -> str:
@@ -125,17 +126,17 @@ def _users_text(findings: TradeFindings) -> str:
         return head + reading + _pooled_text(findings) + (
             "The second run read the document in one step too, so whatever differs between the "
             "two runs is their own noise, not chunking.")
-    head += _target_text(findings) + _hitches_text(findings)
-    pooled = reading + _pooled_text(findings)
+    backing = fold(_target_text(findings) + _hitches_text(findings) + reading
+                   + _pooled_text(findings))
     if findings.pause_verdict is Shown.UNTOLD:
-        return head + pooled + ("With one run a side there is no spread to weigh the difference "
-                                "against, so this run cannot say whether chunking shortened the "
-                                "worst pause.")
+        return head + ("With one run a side there is no spread to weigh the difference against, "
+                       "so this run cannot say whether chunking shortened the worst pause."
+                       ) + backing
     if findings.pause_verdict is Shown.NONE:
-        return head + pooled + ("So these runs did not show chunking shortening the worst pause "
-                                "by more than the spread between them. A longer document or a "
-                                "smaller budget would separate them. " + _deal_text(findings))
-    return head + pooled + _reading_tail_text(findings) + " " + _deal_text(findings)
+        return head + ("So these runs did not show chunking shortening the worst pause by more "
+                       "than the spread between them. A longer document or a smaller budget "
+                       "would separate them. " + _deal_text(findings)) + backing
+    return head + _reading_tail_text(findings) + " " + _deal_text(findings) + backing
 
 
 def _target_text(findings: TradeFindings) -> str:

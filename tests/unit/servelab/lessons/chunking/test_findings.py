@@ -343,11 +343,13 @@ def test_the_sizing_names_the_rate_once_when_given_the_fit_it_came_from():
     assert text.count("1,500") == 1 and "Alone, the document" not in text
 
 
-def test_the_effect_text_is_the_storys_middle_in_two_paragraphs():
+def test_the_effect_text_is_the_storys_middle_in_two_passages():
     found = findings(_row(300, 200, 1000, 31, 6.5))
-    users, document = effect_text(found).split("\n\n")
+    users, document = effect_text(found).split("</details>\n\n")
     page = story(found, "")
     assert users in page and document in page
+    lead, backing = users.split("<details>")  # the finding first, what backs it folded
+    assert "300 ms" in lead and "users' gaps" in backing and "users' gaps" not in lead
     assert found.tail_verdict is Shown.REVERSED and _reading_tail_text(found) in users
     assert found.wait_verdict is Compared.HIGHER and "1.3×" in document
     assert "6.50 s" in document and "5.00 s" in document  # each run's read, named
