@@ -22,6 +22,7 @@ Shared:
   falls against a window (``Placed``), and how far an effect showed (``Shown``);
 - ``recorded``: a chapter's findings kept as JSON and read back, for its story snapshot;
 - ``story``: a chapter's story, its sections and their rendering;
+- ``fold``: a passage's finding first and what backs it folded beneath, one line to open;
 - ``prediction``: the reader's prediction beside what the run measured (every page), its
   numbers scored against the page's figures (``guess``);
 - ``rate_sweeps``: rate sweeps, their tables and two set-ups side by side (07 and 10);

@@ -122,18 +122,6 @@ class Story:
         return "\n\n".join(passages)
 
 
-#: What a folded block's one line says, where a words function names nothing more telling.
-FOLD_SUMMARY = "The ranges, the caveats and the arithmetic"
-
-
-def fold(details: str, summary: str = FOLD_SUMMARY) -> str:
-    """``details`` folded under a one-line ``summary`` the reader opens: a passage states its
-    finding first, and what backs it (the ranges, the overlap test, the caveats, the arithmetic)
-    follows folded, so nothing honest is dropped. Raw HTML, which Jupyter, Colab and the built
-    book all render, with Markdown inside."""
-    return f"\n\n<details><summary>{summary}</summary>\n\n{details.strip()}\n\n</details>"
-
-
 def declared() -> dict[str, Story]:
     """Every chapter's story, by chapter id: the :class:`Story` each chapter's package holds in
     its ``story`` module."""

@@ -20,10 +20,10 @@ from servelab.lessons.chunking.thresholds import (
     PAUSE_OFF_TARGET,
 )
 from servelab.lessons.compare import Compared, Placed, Shown
+from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import page_story
-from servelab.lessons.story import fold
 
 
 def _first_run(plan: BudgetPlan) -> str:

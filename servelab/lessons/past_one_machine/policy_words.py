@@ -11,6 +11,7 @@ import pandas as pd
 
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
+from servelab.lessons.fold import fold
 from servelab.lessons.past_one_machine.findings import RoutingFindings
 
 
@@ -71,25 +72,16 @@ def _hit_shares(found: RoutingFindings) -> str:
 
 
 def routing_text(found: RoutingFindings) -> str:
-    """What the two policies did with the tenants' prompts, from the repeated runs."""
+    """What the two policies did with the tenants' prompts, from the repeated runs: the cache
+    and first-token verdicts first, the prompt arithmetic and the causes folded beneath."""
     work = found.workload
     (spreading, following) = found.policies
     ttft = found.ttft_ms_p50
-    text = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
+    lead = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
             f"opening with its tenant's {work.prefix_tokens:,}-token prompt; each policy ran this "
             f"traffic {found.runs} times, interleaved, each time first on a cold cache (the cold "
-            "pass these figures describe). A tenant's "
-            "prompt has to be computed once on every replica that serves the tenant: with "
-            f"{spreading} that made {found.prefills[0].median:.0f} computations of a prompt in a "
-            f"run (median; {found.kept_together[0].median:.0%} of a tenant's requests went to one "
-            f"replica), with {following} {found.prefills[1].median:.0f} "
-            f"({found.kept_together[1].median:.0%}). Add each request's {work.question_tokens}-"
-            f"token question and the replicas should compute "
-            f"{found.expected_tokens[0].median:,.0f} and {found.expected_tokens[1].median:,.0f} "
-            "prompt tokens; "
-            f"their own counters say {found.computed_tokens[0].median:,.0f} and "
-            f"{found.computed_tokens[1].median:,.0f}, and {_hit_shares(found)}. ")
-    text += {
+            f"pass these figures describe). The replicas {_hit_shares(found)}. ")
+    lead += {
         Compared.HIGHER: (
             "Following the prefixes kept more of the saving prefix caching offers, in every run: "
             f"a spreading policy makes each of the {found.replicas} replicas compute every "
@@ -102,10 +94,9 @@ def routing_text(found: RoutingFindings) -> str:
         "only a few points. In these runs routing made no clear difference to the cache. "))
     medians = (f"{ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
                f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
-    text += {
-        Compared.LOWER: (
-            f"In the cold passes first tokens came sooner with {following}: median {medians}. "
-            + _sooner_cause(found)),
+    lead += {
+        Compared.LOWER: f"In the cold passes first tokens came sooner with {following}: median "
+                        f"{medians}.",
         Compared.HIGHER: (
             f"Yet in the cold passes first tokens came later with {following}, median "
             f"{medians}: keeping tenants together can pile their requests onto one replica "
@@ -113,7 +104,20 @@ def routing_text(found: RoutingFindings) -> str:
     }.get(found.first_token, (
         f"In the cold passes the median first token with {following} against {spreading} was "
         f"{medians}: the runs cannot tell them apart."))
-    return text + _cold_start_text(found) + _crowding_text(found) + _warm_text(found)
+    backing = ("A tenant's prompt has to be computed once on every replica that serves the "
+               f"tenant: with {spreading} that made {found.prefills[0].median:.0f} computations "
+               f"of a prompt in a run (median; {found.kept_together[0].median:.0%} of a tenant's "
+               f"requests went to one replica), with {following} "
+               f"{found.prefills[1].median:.0f} ({found.kept_together[1].median:.0%}). Add each "
+               f"request's {work.question_tokens}-token question and the replicas should compute "
+               f"{found.expected_tokens[0].median:,.0f} and "
+               f"{found.expected_tokens[1].median:,.0f} prompt tokens; their own counters say "
+               f"{found.computed_tokens[0].median:,.0f} and "
+               f"{found.computed_tokens[1].median:,.0f}. ")
+    if found.first_token is Compared.LOWER:
+        backing += _sooner_cause(found)
+    return lead + fold(backing + _cold_start_text(found) + _crowding_text(found)
+                       + _warm_text(found))
 
 
 def _cold_start_text(found: RoutingFindings) -> str:

@@ -9,7 +9,7 @@ import IPython.display
 import pytest
 
 from servelab.lessons import recorded
-from servelab.lessons.story import FOLD_SUMMARY, SHOWN, Section, Story, declared, fold
+from servelab.lessons.story import SHOWN, Section, Story, declared
 
 
 @dataclass(frozen=True)
@@ -91,12 +91,3 @@ def test_the_declared_stories_are_each_chapters_own() -> None:
     stories = declared()
     assert "10-capacity-plan" in stories
     assert all(chapter == story.chapter for chapter, story in stories.items())
-
-
-def test_a_fold_keeps_its_details_behind_one_line_and_leaves_them_markdown():
-    folded = fold("  The ranges *overlap*.  ")
-    assert folded.startswith("\n\n<details>") and folded.endswith("</details>")
-    head, details, tail = folded.split("\n\n")[1:]
-    assert head == f"<details><summary>{FOLD_SUMMARY}</summary>"
-    assert (details, tail) == ("The ranges *overlap*.", "</details>")  # blank lines: Markdown
-    assert "<summary>Why</summary>" in fold("x", summary="Why")
