@@ -23,6 +23,8 @@ from typing import Any, get_type_hints
 
 import IPython.display
 
+from servelab.lessons.fold import folded_long
+
 #: The story each chapter showed last in this process, by chapter id: what a recording saves.
 SHOWN: dict[str, Story] = {}
 
@@ -73,7 +75,7 @@ class Story:
         if section is None or section.title is not title:
             kind = "title" if title else "prose section"
             raise KeyError(f"{self.chapter} has no {kind} named {name!r}")
-        text = section.write(**findings)
+        text = section.write(**findings) if title else folded_long(section.write(**findings))
         self.found.update(findings)
         SHOWN[self.chapter] = self
         return text
@@ -118,6 +120,7 @@ class Story:
             else:
                 text = section.write(**{name: found[name] for name in section.needs
                                         if name in found})
+                text = text if section.title else folded_long(text)
             passages.append(f"*Plot title:* {text}" if section.title else text)
         return "\n\n".join(passages)
 

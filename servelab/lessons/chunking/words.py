@@ -116,17 +116,17 @@ def _users_text(findings: TradeFindings) -> str:
     head = (f"The longest pause a document caused the users was {whole.pause.median:,.0f} ms "
             f"({whole.pause.range_text(' ms', 0, 'runs')}) with the document read "
             f"{_first_run(plan)}, and {chunked.pause.median:,.0f} ms "
-            f"({chunked.pause.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks; in "
-            f"these runs a normal gap between their tokens was {findings.usual_gap_ms:,.0f} ms. ")
+            f"({chunked.pause.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks. ")
+    usual = f"In these runs a normal gap between their tokens was {findings.usual_gap_ms:,.0f} ms. "
     reading = (f"While each document was being read, the users' 99th-percentile gap was "
                f"{whole.tail.median:,.0f} ms ({whole.tail.range_text(' ms', 0, 'runs')}) with "
                f"the document read {_first_run(plan)} and {chunked.tail.median:,.0f} ms "
                f"({chunked.tail.range_text(' ms', 0, 'runs')}) with chunks. ")
     if findings.pause_verdict is None:
-        return head + reading + _pooled_text(findings) + (
+        return head + usual + reading + _pooled_text(findings) + (
             "The second run read the document in one step too, so whatever differs between the "
             "two runs is their own noise, not chunking.")
-    backing = fold(_target_text(findings) + _hitches_text(findings) + reading
+    backing = fold(usual + _target_text(findings) + _hitches_text(findings) + reading
                    + _pooled_text(findings))
     if findings.pause_verdict is Shown.UNTOLD:
         return head + ("With one run a side there is no spread to weigh the difference against, "
