@@ -18,12 +18,14 @@ def fold(details: str, summary: str = FOLD_SUMMARY) -> str:
 
 #: A paragraph longer than this (words) shows its opening and folds the rest (issue #65: d2l's
 #: paragraphs run about 100 words and state one finding each).
-LONG_PARAGRAPH = 120
+LONG_PARAGRAPH = 90
 #: What a long paragraph keeps in view: whole sentences until at least this many words, its
 #: finding and the number that carries it.
 LEAD_WORDS = 30
-# A sentence ends at . ! or ? before a space and a capital, a digit, a bracket or Markdown.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9*`(\"])")
+# A sentence ends at . ! or ? before a space and a letter (the engines' names start small), a
+# digit, a bracket or Markdown, unless the word before it is an abbreviation.
+_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<=[.!?])\s+"
+                           r"(?=[A-Za-z0-9*`(\"])")
 
 
 def _opening(paragraph: str) -> str:

@@ -12,6 +12,7 @@ from servelab.lessons.batching.roofline import T4
 from servelab.lessons.capacity_plan.findings import KneeMiss, PlanCheck, PlanVerdict, TargetShares
 from servelab.lessons.capacity_plan.plan import STATED, Bound, CapacityPlan, PublishedPlan
 from servelab.lessons.device_model.words import foretold_text
+from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
@@ -27,8 +28,11 @@ def plan_text(plan: CapacityPlan) -> str:
              Bound.MEASURED: (f"the plan stops at the largest batch the line was measured at, "
                               f"{plan.largest_measured}, rather than stretch the line past "
                               "it")}[plan.bound]
-    return (
-        f"**The plan.** A step of *B* sequences lasts {step.fixed_ms:.1f} + "
+    lead = (f"**The plan.** `max_num_seqs` = **{batch}** ({bound}), so one server's knee is "
+            f"**{plan.rate_req_s:.1f} requests a second** and the target of {brief.rate_req_s:g} "
+            f"requests a second needs **{plan.replicas}** of them.")
+    return lead + fold(
+        f"A step of *B* sequences lasts {step.fixed_ms:.1f} + "
         f"{step.per_sequence_ms:.2f}·*B* ms, and reading one {brief.prompt_tokens}-token prompt "
         f"holds every decoding sequence up for {plan.prompt_ms:.1f} ms, so with *B* slots busy "
         f"each token takes {step.fixed_ms:.1f} + {step.per_sequence_ms:.2f}·*B* + *B*·"
@@ -46,7 +50,7 @@ def plan_text(plan: CapacityPlan) -> str:
         f"requests a second** for one server, and the target of {brief.rate_req_s:g} requests a "
         f"second needs **{plan.replicas}** of them. The first token's target is "
         f"{brief.ttft_factor:g}× the unloaded one, {plan.ttft_target_ms:,.0f} ms, and "
-        f"{brief.share:.0%} of requests must meet both.")
+        f"{brief.share:.0%} of requests must meet both.", summary="The plan, step by step")
 
 
 VERDICT_WORDS = {
@@ -102,14 +106,13 @@ def check_text(check: PlanCheck) -> str:
     """The engine's verdict, with the spreads it rests on, the target that bound at each rate,
     and, where the server fell behind, how far the plan's knee was and which term it missed."""
     share = f"{check.plan.brief.share:.0%}"
-    lines = [
-        f"In the middle of the runs at {check.rate_below:.1f} requests a second, below the "
-        f"knee, {check.within_below.with_range(2)} of requests met both targets (the share "
-        f"asked is {share}) and at most {check.waiting_below.with_range()} waited in the "
-        f"server; at {check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did "
-        f"and at most {check.waiting_above.with_range()} waited.",
-        VERDICT_WORDS[check.verdict],
-    ]
+    lead = (f"{VERDICT_WORDS[check.verdict]} In the middle of the runs at "
+            f"{check.rate_below:.1f} requests a second, below the knee, "
+            f"{check.within_below.with_range(2)} of requests met both targets (the share asked "
+            f"is {share}) and at most {check.waiting_below.with_range()} waited in the server; "
+            f"at {check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did and at "
+            f"most {check.waiting_above.with_range()} waited.")
+    lines: list[str] = []
     if check.verdict is PlanVerdict.HELD:
         lines.append(_bracket_text(check))
     for rate, shares in ((check.rate_below, check.targets_below),
@@ -131,7 +134,7 @@ def check_text(check: PlanCheck) -> str:
         lines.append(
             f"Above the knee the server kept up with the {check.rate_above:.1f} requests a "
             "second sent in at least one run, so these runs do not say how many it can finish.")
-    return " ".join(lines)
+    return lead + fold(" ".join(lines), summary="Which target bound, and where the plan missed")
 
 
 def _engine_words(row: PublishedPlan) -> str:

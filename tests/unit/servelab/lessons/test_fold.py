@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from servelab.lessons.fold import FOLD_SUMMARY, LEAD_WORDS, fold, folded_long
+from servelab.lessons.fold import FOLD_SUMMARY, LEAD_WORDS, LONG_PARAGRAPH, fold, folded_long
 
 
 def test_a_fold_keeps_its_details_behind_one_line_and_leaves_them_markdown():
@@ -20,12 +20,13 @@ def _sentences(count: int, words: int = 12) -> str:
 
 def test_a_long_paragraph_keeps_its_opening_and_folds_the_rest() -> None:
     long = _sentences(14)  # 168 words, over LONG_PARAGRAPH
+    within = _sentences(LONG_PARAGRAPH // 12)
     shown = folded_long(f"Short one.\n\n{long}")
     short, opening, summary, details, close = shown.split("\n\n")
     assert short == "Short one." and summary.startswith("<details>") and close == "</details>"
     assert LEAD_WORDS <= len(opening.split()) < LEAD_WORDS + 12  # whole sentences, no more
     assert f"{opening} {details}" == long  # nothing dropped, nothing reordered
-    assert folded_long(_sentences(9)) == _sentences(9)  # 108 words: within LONG_PARAGRAPH
+    assert folded_long(within) == within
 
 
 def test_a_written_fold_a_table_and_a_quotation_are_left_as_they_are() -> None:
@@ -35,4 +36,5 @@ def test_a_written_fold_a_table_and_a_quotation_are_left_as_they_are() -> None:
     table = "| a | b |\n|---|---|\n" + "| 1 | 2 |\n" * 60
     assert folded_long(table) == table
     quoted = "“" + _sentences(14) + "” Then it ended."
+    assert "<details>" in folded_long(_sentences(14).lower())  # engines' names start small
     assert "<details>" not in folded_long(quoted)  # no cut inside the quotation
