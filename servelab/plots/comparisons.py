@@ -4,6 +4,7 @@ chapter prints."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 import numpy as np
@@ -19,6 +20,9 @@ from servelab.bench.metrics import (
 )
 from servelab.bench.spread import Spread
 from servelab.plots import SERIES_COLORS, figure_row, legend_below, style
+
+# An engine's name wraps past this many characters under its bar.
+ENGINE_LABEL_CHARS = 8
 
 
 def _medians_and_errors(spreads: Sequence[Spread]) -> tuple[list[float], list[list[float]]]:
@@ -69,6 +73,12 @@ def reuse_bars(reuse: pd.DataFrame, control: pd.DataFrame, title: str) -> Figure
     return fig
 
 
+def _wrapped(name: str) -> str:
+    """An engine's name on short lines, broken at spaces and hyphens, so four fit under a
+    panel a third of the figure wide."""
+    return "\n".join(textwrap.wrap(name, ENGINE_LABEL_CHARS, break_on_hyphens=True))
+
+
 def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
     """Three panels, one bar per engine: tok/s one user sees alone; total tok/s with ``many``
     users; and the median wait for a first token with ``many`` users. Each bar is the median
@@ -86,10 +96,11 @@ def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
             ran = [engine for engine in engines if (engine, users) in table.index]
             values, errors = _medians_and_errors(
                 [Spread.in_row(table.loc[(engine, users)], column) for engine in ran])
-            bars = ax.bar([engine.replace(" ", "\n") for engine in ran], values,
+            bars = ax.bar([_wrapped(engine) for engine in ran], values,
                           yerr=errors, capsize=4,
                           color=[SERIES_COLORS[engines.index(engine)] for engine in ran])
             ax.bar_label(bars, fmt="%.3g", fontsize=9)
+            ax.tick_params(axis="x", labelsize=8)
             ax.set_title(label, fontsize=10, fontweight="normal")
             ax.set_ylabel(unit)
             ax.margins(y=0.15)

@@ -9,6 +9,7 @@ import pytest
 from matplotlib.container import BarContainer
 
 from servelab.bench.spread import Spread
+from servelab.lessons.when_not_to.findings import LLAMA_F16, LLAMA_Q4, LLAMA_SERVER, VLLM
 from servelab.plots import comparisons
 from tests.support import repeated
 
@@ -99,3 +100,30 @@ def test_crowd_bars_draw_both_totals_with_their_ranges():
     assert all(container.errorbar is not None for container in bars)  # each bar's range
     assert [tick.get_text() for tick in ax.get_xticklabels()] == ["1", "16"]
     assert _labelled(figure)
+
+
+def _overlapping_ticks(figure) -> list[tuple[str, str]]:
+    """Pairs of x tick labels whose drawn boxes overlap, on any axes of ``figure``."""
+    renderer = figure.canvas.get_renderer()
+    pairs = []
+    for ax in figure.axes:
+        labels = [label for label in ax.get_xticklabels() if label.get_text()]
+        boxes = [label.get_window_extent(renderer) for label in labels]
+        pairs += [(labels[i].get_text(), labels[j].get_text())
+                  for i in range(len(boxes)) for j in range(i + 1, len(boxes))
+                  if boxes[i].overlaps(boxes[j])]
+    return pairs
+
+
+def test_the_engine_bars_labels_do_not_overlap_at_the_books_width():
+    """Issue #65: chapter 08's four engines' names ran into each other."""
+    engines = (LLAMA_Q4, LLAMA_F16, LLAMA_SERVER, VLLM)
+    rows = [{"engine": engine, "users": users, "user_tok_s": 5.0, "output_tok_s": 5.0 * users,
+             "ttft_s_p50": 0.1 * users} for engine in engines for users in (1, 16)]
+    figure = comparisons.engine_bars(pd.DataFrame(rows).set_index(["engine", "users"]), 16,
+                                     title="t")
+    figure.set_dpi(128)  # 10 inches: the 1,280 px the issue read the page at
+    figure.canvas.draw()
+    assert _overlapping_ticks(figure) == []
+    assert {label.get_text().replace("\n", " ").replace("- ", "-")
+            for label in figure.axes[0].get_xticklabels()} == set(engines)
