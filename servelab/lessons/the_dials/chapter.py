@@ -43,8 +43,15 @@ SIZES = Profiles(
                    output_tokens=12, tp_users=16, cache_tokens=2560, long_context=2048,
                    refused_context=4096, short_requests=8, long_requests=2, short_input_tokens=32,
                    long_input_tokens=600, mixed_output_tokens=128),
-    gpu=DialsSizes(profile="gpu", sweeps=3, levels=[1, 4, 16, 64], burst=96, input_tokens=128,
-                   output_tokens=64, tp_users=16, cache_tokens=2560, long_context=2048,
+    # The burst's prompts and answers a quarter of the lengths first chosen, (128, 64): a
+    # burst's prompt reading and its decoding shrink alike, so under t4_count's T4 step line
+    # every ratio the sweep reads (output, p99 time per token and p99 from arrival, 64 against
+    # 1 sequence a step) is what it was, but for the burst's 0.1 s of arrivals, and the
+    # one-at-a-time level, 96 answers in turn, takes a quarter of the time; the cpu profile
+    # shows the same with 12-token answers. t4-wait
+    # (issue #63 item 2): Colab 10.8-12.9 -> 7.9-8.7 min, Kaggle 13.6-15.8 -> 10.7-11.4
+    gpu=DialsSizes(profile="gpu", sweeps=3, levels=[1, 4, 16, 64], burst=96, input_tokens=32,
+                   output_tokens=16, tp_users=16, cache_tokens=2560, long_context=2048,
                    refused_context=4096, short_requests=8, long_requests=2, short_input_tokens=32,
                    long_input_tokens=600, mixed_output_tokens=160),
 )

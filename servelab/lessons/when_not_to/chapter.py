@@ -40,10 +40,14 @@ SIZES = Profiles(
                         experiment_tokens=32, prefix_words=384, prefix_requests=5),
     # On a GPU runtime llama.cpp still serves every load on the runtime's two CPU cores, so the
     # crowd is the cpu size's 16 (15 queue behind one answer on the binding, every slot of
-    # llama-server busy) and answers are 64 tokens: 32 users of 128 took 12 minutes of llama.cpp
-    # on two cores (env/gpu_contract/t4_count.py counts it); the T4 batches 16 in one step too
+    # llama-server busy) and answers are the cpu size's 32 tokens: 32 users of 128 took 12
+    # minutes of llama.cpp on two cores, and with 64-token answers its runs took 3.9-7.8 of
+    # Colab's minutes by env/gpu_contract/t4_count.py, with 32-token ones 2.7-5.4
+    # (issue #63 item 2: t4-wait Colab 15.3-22.7 -> 14.1-20.3 min, Kaggle 12.0-17.7 ->
+    # 10.8-15.3, still over ten: 6.5-10 of it the two llama.cpp builds); the T4 batches 16
+    # in one step too
     gpu=SingleUserSizes(profile="gpu", many=16, one_user_requests=2, prompt_words=64,
-                        output_tokens=64, repeats=2, slot_context=1024, levels=[1, 4, 8, 16],
+                        output_tokens=32, repeats=2, slot_context=1024, levels=[1, 4, 8, 16],
                         experiment_tokens=32, prefix_words=512, prefix_requests=5),
 )
 
