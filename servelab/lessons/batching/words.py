@@ -269,7 +269,8 @@ def curves_title(found: BatchFindings) -> str:
 
 def steady_window_title(found: BatchFindings) -> str:
     """The throughput timeline's title: which part of a run the steady figures count."""
-    return f"{found.users} users: the steady window (shaded) leaves out the start and the tail"
+    return (f"1 user and {found.users}: the steady figures (dashed) count only the time while "
+            "every user decodes")
 
 
 def crowd_title(found: BatchFindings) -> str:
