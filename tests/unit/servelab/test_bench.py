@@ -346,8 +346,8 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
         matplotlib.pyplot.close(figure)
     slots_axis = figures[5].axes[0]
     assert slots_axis.get_ylim() == (1.5, -0.5)  # slot 0 on top, no phantom slot 2 below
-    (shaded,) = over_time.axes[0].patches  # only the second run has a steady window
-    assert shaded.get_x() == pytest.approx(1.5)
+    (steady,) = over_time.axes[0].collections  # only the second run has a steady window
+    assert steady.get_segments()[0][0][0] == pytest.approx(1.5)  # its dashed line starts there
     steady_sweep = sweep.assign(steady_output_tok_s=[31, 60, 100])
     assert len(plots.concurrency_curves(steady_sweep).axes[0].lines) == 2
     with pytest.raises(ValueError, match="user_tok_s"):
