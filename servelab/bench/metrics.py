@@ -15,7 +15,12 @@ Added here:
 - ``slo_attainment``, the share of completed requests that met every SLO: goodput divided by the
   achieved request rate. With few requests a run's duration follows when they happened to arrive,
   so goodput can sit above or below the nominal arrival rate; the share compares across rates;
-- ``user_tok_s``, the decode speed a user sees, the mean over requests of 1 / TPOT;
+- ``user_tok_s``, the decode speed a user sees: the tokens that arrived after each request's
+  first arrival, over the time they took, summed over the requests (``decoded``). TPOT
+  counts every token but the first, yet a first chunk can carry several tokens: a short
+  answer whose tokens came in one or two chunks then read as hundreds of tokens a second,
+  and a mean of 1 / TPOT put one user above the whole run (issue #66). Summed, a request
+  adds its tokens with the time they took, and none is faster than the run was meanwhile;
 - the steady state: ``output_tok_s`` divides by the whole run, which includes the ramp-up (every
   prompt prefilled at once) and the tail (the last answers decoding alone). The *steady window*
   runs from the moment the last user receives its first token to the moment the first user
@@ -72,6 +77,14 @@ def tpot(record: RequestRecord) -> float | None:
     return (record.e2e - record.ttft) / (tokens - 1)
 
 
+def decoded(record: RequestRecord) -> tuple[int, float] | None:
+    """The tokens that arrived after a request's first arrival and the seconds they took: what
+    its user watched decode. None where no token came later than the first chunk."""
+    later = sum(1 for at in record.token_times if at > record.first_token)
+    span = record.end - record.first_token
+    return (later, span) if later and span > 0 else None
+
+
 def check_slo(slo: Mapping[str, float] | None) -> dict[str, float]:
     slo = dict(slo or {})
     unknown = set(slo) - set(SLO_METRICS)
@@ -100,6 +113,7 @@ def calculate(
     output = sum(r.output_tokens or 0 for r in done)
     prompt = sum(r.prompt_tokens or 0 for r in done)
     tpots = [t for t in map(tpot, done) if t is not None]
+    decodes = [d for d in map(decoded, done) if d is not None]
     row: dict[str, float] = {
         "completed": len(done),
         "failed": len(records) - len(done),
@@ -110,9 +124,9 @@ def calculate(
         OUTPUT_TOK_S: output / duration_s,
         "total_tok_s": (prompt + output) / duration_s,
         # A request whose tokens all came in one chunk (a proxy can buffer a short stream) has
-        # a TPOT of 0 and no decode speed a user saw: it is left out of the mean.
-        USER_TOK_S: (float(np.mean([1.0 / t for t in tpots if t > 0]))
-                       if any(t > 0 for t in tpots) else float("nan")),
+        # no decode a user saw: it adds nothing.
+        USER_TOK_S: (sum(n for n, _ in decodes) / sum(s for _, s in decodes)
+                     if decodes else float("nan")),
     }
     row |= describe((r.ttft for r in done), "ttft")
     row |= describe(tpots, "tpot")

@@ -48,8 +48,7 @@ def test_a_stream_that_came_in_one_chunk_has_no_decode_speed_and_breaks_nothing(
     buffered = record(7, 0.0, [0.0, 0.0], ttft=0.4)
     row = metrics.calculate([*records, buffered], duration_s=2.0)
     assert row["completed"] == 5
-    assert row["user_tok_s"] == pytest.approx(np.mean([1 / t for t in (0.4 / 3, 0.25 / 5,
-                                                                           0.4 / 2)]))
+    assert row["user_tok_s"] == pytest.approx((3 + 5 + 2) / (0.4 + 0.25 + 0.4))
     alone = metrics.calculate([buffered], duration_s=1.0)
     assert math.isnan(alone["user_tok_s"])
 
@@ -66,7 +65,8 @@ def test_metrics_by_hand(records: list[RequestRecord]) -> None:
     # TPOT = (E2E − TTFT) / (tokens − 1); the one-token request has none.
     tpots = [0.4 / 3, 0.25 / 5, 0.4 / 2]
     assert row["tpot_ms_mean"] == pytest.approx(np.mean(tpots) * 1000)
-    assert row["user_tok_s"] == pytest.approx(np.mean([1 / t for t in tpots]))
+    # the tokens after each first one over the time they took, summed: 10 tokens in 1.05 s
+    assert row["user_tok_s"] == pytest.approx((3 + 5 + 2) / (0.4 + 0.25 + 0.4))
     itls = [0.1, 0.1, 0.2, *[0.05] * 5, 0.3, 0.1]
     assert row["itl_ms_p99"] == pytest.approx(np.percentile(itls, 99) * 1000)
     # Within SLO: request 0 (TTFT 500, TPOT 133) and 1; not 2 (TTFT 1000) nor 3 (TPOT 200).

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servelab.bench.client import RequestRecord
-from servelab.bench.metrics import SLO_METRICS, calculate
+from servelab.bench.metrics import SLO_METRICS, calculate, decoded
 from tests.support import record
 
 PROPERTY = settings(max_examples=50, deadline=None, database=None)
@@ -91,3 +92,41 @@ def test_an_slo_at_the_slowest_request_is_met_by_all_and_one_below_the_fastest_b
 def test_a_one_token_request_meets_any_tpot_target(ttfts, run_s):
     records = [record(index, 0.0, [], ttft) for index, ttft in enumerate(ttfts)]
     assert calculate(records, run_s, {"tpot": 0.0})["slo_attainment"] == 1
+
+
+def _window_rate(records: list[RequestRecord], record: RequestRecord) -> float:
+    """Every request's tokens that arrived while ``record`` decoded, per second of it."""
+    first, end = record.first_token, record.end
+    arrived = sum(1 for r in records if r.ok for at in r.token_times if first < at <= end)
+    return arrived / (end - first)
+
+
+@st.composite
+def chunked_runs(draw: st.DrawFn) -> list[RequestRecord]:
+    """Requests whose tokens may arrive several to a chunk (a gap of 0): a first chunk that
+    carries many tokens, a client that read a burst late."""
+    gaps = st.lists(st.one_of(st.just(0.0), seconds), max_size=6)
+    return [record(index, draw(st.floats(0.0, 10.0)), draw(gaps), draw(seconds))
+            for index in range(draw(st.integers(0, 6)))]
+
+
+@PROPERTY
+@given(chunked_runs(), duration)
+def test_no_user_decodes_faster_than_the_run_did_meanwhile(records, run_s):
+    """Issue #66: a summary line read 925 tok/s per user beside 226 for the whole run."""
+    row = calculate(records, max(run_s, 0.1))
+    decoding = [r for r in records if r.ok and decoded(r) is not None]
+    if not decoding:
+        assert math.isnan(row["user_tok_s"])
+        return
+    rates = {r.planned.index: decoded(r)[0] / decoded(r)[1] for r in decoding}
+    assert all(rates[r.planned.index] <= _window_rate(records, r) * (1 + 1e-9) for r in decoding)
+    assert min(rates.values()) * (1 - 1e-9) <= row["user_tok_s"] <= max(rates.values()) * (1 + 1e-9)
+
+
+def test_a_first_chunk_of_many_tokens_does_not_make_its_user_fast():
+    """Eight tokens in the first chunk and one more 10 ms later: 100 tok/s, not TPOT's 800."""
+    burst = record(0, 0.0, [0.0] * 7 + [0.01], ttft=0.5)
+    row = calculate([burst], duration_s=1.0)
+    assert 1 / (row["tpot_ms_mean"] / 1000) == pytest.approx(800)
+    assert row["user_tok_s"] == pytest.approx(100)
