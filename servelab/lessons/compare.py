@@ -1,8 +1,8 @@
 """One comparison for every chapter: a figure measured over repeated runs on two arms, and a
 band within which the two count as alike.
 
-``compare(a, b, alike)`` says where ``a`` stands against ``b``. Alike where ``a``'s median is
-within ``alike`` (a share of ``b``'s median) of ``b``'s; higher or lower past the band only where
+``compare(a, b, alike)`` says where ``a`` stands against ``b``. Alike where the two medians are
+within a factor of ``1 + alike`` of each other, either way; higher or lower past the band only where
 the runs' ranges are apart too; not told apart where the medians differ past the band but the
 ranges overlap, or a side has a single run. Which way is better is the caller's reading: a speed
 is better higher, a time lower. The band may be drawn two other ways, with the same verdicts:
@@ -31,8 +31,10 @@ class Compared(StrEnum):
 
 
 def compare(a: Spread, b: Spread, alike: float = 0.0) -> Compared:
-    """``a`` against ``b``, with medians within ``alike`` × ``b``'s median counted alike."""
-    return _past(a, b, a.median > b.median * (1 + alike), a.median < b.median * (1 - alike))
+    """``a`` against ``b``, with medians within a factor of ``1 + alike`` of each other, either
+    way, counted alike: the band is the same read from either side, so ``a`` higher than ``b``
+    is always ``b`` lower than ``a``."""
+    return _past(a, b, a.median > b.median * (1 + alike), b.median > a.median * (1 + alike))
 
 
 def _past(a: Spread, b: Spread, higher: bool, lower: bool) -> Compared:

@@ -104,7 +104,7 @@ def blocks_for(tokens: int, block_size: int) -> int:
     """Blocks a sequence of ``tokens`` tokens occupies: its last block may be partly empty."""
     if tokens < 0 or block_size <= 0:
         raise ValueError(f"need tokens >= 0 and block_size > 0, got {tokens}, {block_size}")
-    return math.ceil(tokens / block_size)
+    return -(-tokens // block_size)  # whole numbers throughout: exact at any length
 
 
 @dataclass(frozen=True)

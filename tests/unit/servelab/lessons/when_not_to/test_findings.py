@@ -90,8 +90,8 @@ def test_story_08_credits_the_file_only_when_the_two_files_differ_beyond_the_spr
 @pytest.mark.parametrize(("a", "pace"), [
     (_runs(111.0), Compared.HIGHER),
     (_runs(110.0), Compared.ALIKE),
-    (_runs(90.0), Compared.ALIKE),
-    (_runs(89.0), Compared.LOWER),
+    (_runs(91.0), Compared.ALIKE),              # 100 within 1.1x of 91, either way
+    (_runs(90.0), Compared.LOWER),              # 100 is 1.11x of 90: past the band
     (_runs(130.0, low=99.0), Compared.UNTOLD),   # past ALIKE, ranges overlapping
     (_runs(70.0, high=101.0), Compared.UNTOLD),
     (_runs(130.0, n=1), Compared.UNTOLD),        # one run: no range to weigh
