@@ -115,8 +115,9 @@ class Server(ServerProcess):
     answered greedy questions wrongly with the book's model ("What is the capital of France?"
     got no "Paris", in float32 on an AVX2 CPU) where eager answered correctly, and compiling
     adds minutes to the first start. (In bf16 on a CPU with AMX the eager engine misses that
-    question as well: the 135M model is that sensitive to precision.) ``tests/test_server.py``
-    checks the answers of the default mode. An explicit ``True`` or ``False`` always wins.
+    question as well: the 135M model is that sensitive to precision.)
+    ``tests/engine/servelab/engines/test_vllm_server.py`` checks the answers of the default mode.
+    An explicit ``True`` or ``False`` always wins.
 
     ``in_process`` runs the engine core inside the API server's process
     (``VLLM_ENABLE_V1_MULTIPROCESSING=0``): it starts sooner, but measures otherwise than vLLM's

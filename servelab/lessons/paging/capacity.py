@@ -55,7 +55,7 @@ class PublishedModel:
 
 # The KV factors are each model's config.json on the Hugging Face hub (its hub name first in
 # ``source``); parameter counts are the model card's where it gives one to two decimals, else
-# counted from the same config's matrix shapes (tests/test_paging_capacity.py recounts them all).
+# counted from the same config's matrix shapes (the tests of this module recount them all).
 PUBLISHED_MODELS: tuple[PublishedModel, ...] = (
     PublishedModel("Qwen3-0.6B", layers=28, kv_heads=8, head_dim=128, parameters=0.6e9,
                    source="Qwen/Qwen3-0.6B config.json (head_dim 128); 0.6B parameters on its "
