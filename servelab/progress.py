@@ -2,8 +2,9 @@
 
 Where a reader watches (a live notebook, a terminal) the work draws a moving bar. A built page
 keeps a bar as it was first drawn, at a few per cent with a wild time estimate, so the book build
-turns bars off with tqdm's own switch, ``TQDM_DISABLE=1``; there the work prints the one line its
-finished bar would have shown instead (a server's start time; a run's requests, time and rate).
+turns bars off with tqdm's own switch, ``TQDM_DISABLE=1``; there a server's start prints the one
+line its finished bar would have shown instead (its start time), and a measurement run prints its
+line (requests, time and rate) only where some of its requests failed.
 """
 
 from __future__ import annotations

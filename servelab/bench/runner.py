@@ -306,7 +306,9 @@ def run(
         server_rows=state.sampler.rows if state.sampler else [], status=status, slo=slo,
         endpoint=endpoint, server_label=target.label,
     )
-    if progress and not bars_shown(progress):
+    if progress and not bars_shown(progress) and not all(r.ok for r in state.records):
+        # Where bars are off (a built page), a run whose every request finished says nothing:
+        # the page states its numbers. One that lost requests says so.
         print(final_line(workload.name, state.records, duration), flush=True)
     if status == "server died":
         result.note = "the server stopped during the run"
