@@ -89,5 +89,5 @@ def test_prediction_then_measurement_then_computed_prose_then_check(notebook) ->
              if "prose" in cell.metadata.get("tags", [])]
     check = next(i for i, cell in enumerate(notebook.cells) if is_check_cell(cell))
     assert prediction < server < prose[0] and prose[-1] < check
-    assert len(prose) == 4
+    assert len(prose) == 6  # the batching, prefix, load, sizing, chunking and summary passages
     assert 'runtime.sizes("00-serving-many-users")' in "\n".join(sources)
