@@ -91,3 +91,25 @@ def test_the_declared_stories_are_each_chapters_own() -> None:
     stories = declared()
     assert "10-capacity-plan" in stories
     assert all(chapter == story.chapter for chapter, story in stories.items())
+
+
+def long_text(pace: Pace) -> str:
+    return " ".join(f"Step {n} took {pace.ms:.0f} ms, as the runs before it did."
+                    for n in range(12))
+
+
+def long_title(pace: Pace) -> str:
+    return long_text(pace)
+
+
+def test_a_long_passage_is_folded_where_shown_and_rendered_but_a_title_never_is(
+        monkeypatch) -> None:
+    shown: list[str] = []
+    monkeypatch.setattr(IPython.display, "display", lambda markdown: shown.append(markdown.data))
+    made = Story("99-made-up", (Section("long", long_text),
+                                Section("long_title", long_title, title=True)))
+    made.show("long", pace=Pace(40.0))
+    (page,) = shown
+    assert "<details>" in page and page.startswith("Step 0 took 40 ms")
+    assert made.render(made.found).startswith(page)  # the snapshot keeps the page's fold
+    assert "<details>" not in made.title("long_title", pace=Pace(40.0))
