@@ -38,6 +38,7 @@ LABELS: dict[str, str] = {
     STEADY_OUTPUT_TOK_S: "steady output (tok/s)",
     STEADY_USER_TOK_S: "steady speed per user (tok/s)",
     "goodput_req_s": "goodput (req/s)",
+    "served_req_s": "finished, middle (req/s)",
     "offered_tok_s": "offered (tok/s)",
     "beyond_peak": "offered above the peak output",
     "slo_attainment": "share meeting the SLO",

@@ -61,3 +61,10 @@ def attainment_mid(records: list[RequestRecord], slo: Mapping[str, float]) -> di
 def middle(records: list[RequestRecord], slo: Mapping[str, float] | None) -> dict[str, float]:
     """Both middle figures of a run's requests, as its summary holds them."""
     return {REQUEST_PER_S_MID: finished_mid(records), **attainment_mid(records, slo or {})}
+
+
+def sent_mid(records: list[RequestRecord]) -> list[RequestRecord]:
+    """The requests sent in the middle of the arrivals (the first and last ``MIDDLE_TRIM`` of
+    the sends left out), in the order sent; none where fewer than ``MIDDLE_LEAST`` were sent."""
+    sent = sorted((r for r in records if not math.isnan(r.sent)), key=lambda r: r.sent)
+    return sent[_middle(len(sent))] if len(sent) >= MIDDLE_LEAST else []

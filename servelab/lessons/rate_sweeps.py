@@ -4,6 +4,9 @@ Every comparison rests on repeated runs: ``sweep_repeated`` serves each rate ``s
 times, the rates in turn within each pass, and ``rate_table`` gives each rate's median and range
 (:class:`~servelab.bench.spread.Spread`); the mix is served as often on each deployment, and
 ``setup_row`` gives its spreads. ``*_view`` is what the page prints: each median with its range.
+Chapter 07 reads every run in its steady middle (``steady_frame``, ``steady_table``: the first and
+last tenth of its requests left out, :mod:`servelab.bench.middle`); chapter 10 reads the middle
+figures its rows already carry.
 ``run_together`` drives two servers at once (their shares of the device from
 ``servelab.engines.placement``), so "two deployments" is measured as it would run.
 
@@ -26,6 +29,7 @@ import pandas as pd
 from servelab import tables
 from servelab.bench import metrics, open_loop, run
 from servelab.bench.frames import Result
+from servelab.bench.middle import REQUEST_PER_S_MID, SLO_ATTAINMENT_MID, sent_mid
 from servelab.bench.options import RunOptions
 from servelab.bench.spread import Spread, spread_table
 from servelab.bench.workloads import BATCH, CHAT, Workload
@@ -130,6 +134,56 @@ def rate_view(table: pd.DataFrame) -> pd.DataFrame:
     view["beyond_peak"] = ["yes" if beyond else "no" for beyond in table["beyond_peak"]]
     return view[["requests", "offered_tok_s", "beyond_peak", *SPREAD_KEYS, "goodput_req_s",
                  "waiting_max"]]
+
+
+SERVED = "served_req_s"  # requests finished a second in a run's middle
+
+
+def steady_figures(made: RateRun) -> dict[str, float]:
+    """One run's figures from its steady middle (:mod:`servelab.bench.middle`): the requests
+    sent in the middle of the arrivals (their p99 first token, median time per token, share
+    within the SLO and goodput, that share × the rate) and the middle of the completions (the
+    requests and output tokens finished a second). NaN where a run had too few for a middle."""
+    row = made.result.summary()
+    middle = [r for r in sent_mid(made.result.user_records()) if r.ok]
+    tpots = [t for t in map(metrics.tpot, middle) if t is not None]
+    served = float(row.get(REQUEST_PER_S_MID, math.nan))
+    tokens = float(np.mean([r.output_tokens or 0 for r in middle])) if middle else math.nan
+    attained = float(row.get(SLO_ATTAINMENT_MID, math.nan))
+    return {metrics.TTFT_MS_P99: (float(np.percentile([r.ttft for r in middle], 99)) * 1000
+                                  if middle else math.nan),
+            "tpot_ms_p50": float(np.median(tpots)) * 1000 if tpots else math.nan,
+            SERVED: served, metrics.OUTPUT_TOK_S: served * tokens,
+            "slo_attainment": attained, "goodput_req_s": attained * made.rate}
+
+
+def steady_frame(runs: Sequence[RateRun]) -> pd.DataFrame:
+    """:func:`runs_frame`'s rows with every figure of :func:`steady_figures` read from the
+    run's steady middle in place of the whole run's (the most requests in flight and waiting
+    stay the whole run's: the busiest moment)."""
+    frame = runs_frame(runs)
+    steady = pd.DataFrame([steady_figures(made) for made in runs], index=frame.index)
+    frame[list(steady.columns)] = steady
+    return frame
+
+
+def steady_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """:func:`rate_table` of :func:`steady_frame`'s rows, with the requests finished a second
+    in the middle as a spread too."""
+    table = rate_table(frame)
+    for key, value in spread_table(frame, "rate", (SERVED,), ()).items():
+        if key != "rate":
+            table[key] = value.to_numpy()
+    return table
+
+
+def steady_view(table: pd.DataFrame) -> pd.DataFrame:
+    """A steady table as the page prints it: :func:`rate_view` with the requests finished a
+    second in the middle beside the rate."""
+    view = rate_view(table)
+    served = tables.spread_view(table.set_index("rate"), {SERVED: 2}, {})
+    view.insert(3, SERVED, served[SERVED])
+    return view
 
 
 def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:

@@ -134,30 +134,39 @@ def dial_sweep(sweep: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
-def rate_curves(curves: dict[str, pd.DataFrame], ttft_slo_ms: float, title: str) -> Figure:
-    """TTFT p99, output throughput and the share of requests within the SLO against the arrival
-    rate, one line per config through the medians of ``rate_table``, a bar over each rate's
-    lowest to highest run."""
+def caps_trade(curves: dict[str, pd.DataFrame], slo_ms: tuple[float, float], knee: float,
+               title: str) -> Figure:
+    """What each cap buys and what it costs, side by side against the arrival rate: the output
+    and the p99 first token (bought), the median time per output token (paid), one line per
+    cap through the medians of its steady table, a bar over each rate's lowest to highest run.
+    ``slo_ms`` is the (first-token, per-token) target, drawn in; ``knee`` the predicted rate
+    the small cap's slots finish, a dotted line on every panel."""
     with style():
         fig, axes = figure_row(3, figsize=(12.0, 3.8))
-        panels = ((TTFT_MS_P99, 1.0, "time to first token, p99 (ms)"),
-                  (OUTPUT_TOK_S, 1.0, "output throughput (tok/s)"),
-                  ("slo_attainment", 100.0, "requests within the SLO (%)"))
+        panels = ((OUTPUT_TOK_S, "buys: output", "output throughput (tok/s)", None),
+                  (TTFT_MS_P99, "buys: first token", "time to first token, p99 (ms)",
+                   ("first-token SLO", slo_ms[0])),
+                  ("tpot_ms_p50", "costs: each token", "time per output token, p50 (ms)",
+                   ("per-token SLO", slo_ms[1])))
         for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
-            for ax, (key, scale, _) in zip(axes, panels, strict=True):
-                median = scale * frame[key]
-                below = median - scale * frame[f"{key}_low"]
-                above = scale * frame[f"{key}_high"] - median
-                ax.errorbar(frame["rate"], median, yerr=[below, above], marker="o", capsize=4,
-                            color=color, label=label if key == TTFT_MS_P99 else None)
-        axes[0].axhline(ttft_slo_ms, color="grey", linestyle="--",
-                        label=f"SLO {ttft_slo_ms:.0f} ms")
+            for ax, (key, _, _, _) in zip(axes, panels, strict=True):
+                median = frame[key]
+                ax.errorbar(frame["rate"], median,
+                            yerr=[median - frame[f"{key}_low"], frame[f"{key}_high"] - median],
+                            marker="o", capsize=4, color=color,
+                            label=label if key == OUTPUT_TOK_S else None)
         rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})
-        for ax, (_, _, ylabel) in zip(axes, panels, strict=True):
+        for ax, (_, heading, ylabel, slo) in zip(axes, panels, strict=True):
+            if slo is not None:
+                ax.axhline(slo[1], color="grey", linestyle="--", label=f"{slo[0]} {slo[1]:,.0f} ms")
+            ax.axvline(knee, color="grey", linestyle=":",
+                       label=f"predicted knee, small cap ({knee:.2f} req/s)"
+                       if ax is axes[0] else None)
+            ax.set_title(heading, fontsize=10)
             ax.set_xlabel("arrival rate (requests/s)")
             ax.set_ylabel(ylabel)
             ax.set_xscale("log", base=2)
-            ax.set_xticks(rates, [f"{rate:g}" for rate in rates])
+            ax.set_xticks(rates, [f"{rate:.3g}" for rate in rates])
             ax.set_ylim(bottom=0)
         fig.suptitle(title, fontweight="bold")
         legend_below(fig)

@@ -15,16 +15,17 @@ from servelab.sizes import Knobs, Profiles
 
 @dataclass(frozen=True, kw_only=True)
 class DeploymentsSizes(Knobs):
-    """Chapter 07's knobs. ``requests_per_rate[i]`` requests at ``rates[i]``; every rate and the
-    mix are served ``repeats`` times. The top rate offers more requests at once than
-    ``interactive_seqs``."""
+    """Chapter 07's knobs. The sweep's rates are ``rate_percents`` of the small cap's knee as
+    the closed loop predicts it, then ``top_percent`` of the large cap's as the device's model
+    predicts it (``rate_grid.RateGrid``); every run sends ``requests_per_rate`` and every rate
+    and the mix are served ``repeats`` times. Each run is counted in its steady middle, the
+    first and last tenth of its requests left out (``servelab.bench.middle``)."""
 
-    rates: list[int]
-    requests_per_rate: list[int]
+    rate_percents: list[int]
+    top_percent: int
+    requests_per_rate: int
     input_tokens: int
     output_tokens: int
-    metrics_rate: float
-    metrics_requests: int
     interactive_seqs: int
     batch_seqs: int
     ttft_slo_ms: int
@@ -34,24 +35,26 @@ class DeploymentsSizes(Knobs):
 
 
 SIZES = Profiles(
-    smoke=DeploymentsSizes(profile="smoke", rates=[2, 8], requests_per_rate=[2, 4], input_tokens=32,
-                           output_tokens=8, metrics_rate=4, metrics_requests=6, interactive_seqs=4,
-                           batch_seqs=64, ttft_slo_ms=1000, tpot_slo_ms=1000, repeats=2,
+    smoke=DeploymentsSizes(profile="smoke", rate_percents=[60, 115], top_percent=125,
+                           requests_per_rate=20, input_tokens=16, output_tokens=4,
+                           interactive_seqs=4, batch_seqs=16, ttft_slo_ms=1000, tpot_slo_ms=1000,
+                           repeats=2,
                            mix=dict(chat_rate=2.0, chat_requests=3, batch_requests=4,
                                     batch_max_tokens=16)),
-    # cpu: 4 slots of ~1 s requests finish ~4 req/s, so 6 req/s already queues the small cap.
-    cpu=DeploymentsSizes(profile="cpu", rates=[2, 6, 16], requests_per_rate=[4, 12, 12],
-                         input_tokens=64, output_tokens=24, metrics_rate=1.5, metrics_requests=24,
-                         interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, tpot_slo_ms=250,
-                         repeats=3,
+    # cpu: 4-token answers keep a request short (about half a second with 4 slots busy here),
+    # so the knees sit at several requests a second and 2 x 50 requests a rate fit the time.
+    cpu=DeploymentsSizes(profile="cpu", rate_percents=[60, 85, 115], top_percent=125,
+                         requests_per_rate=50, input_tokens=16, output_tokens=4,
+                         interactive_seqs=4, batch_seqs=16, ttft_slo_ms=1000, tpot_slo_ms=250,
+                         repeats=2,
                          mix=dict(chat_rate=2.0, chat_requests=6, batch_requests=8,
                                   batch_max_tokens=48)),
-    # gpu: two repeats, and a batch job of 64 128-token answers, which still holds the small cap's
-    # 8 slots for 8 rounds (about 14 s on a T4), past the 8 s its chat requests take to arrive:
-    # under ten minutes on a free T4 (env/gpu_contract/t4_count.py), where 3 x 96 x 256 counted 14
-    gpu=DeploymentsSizes(profile="gpu", rates=[2, 8, 32], requests_per_rate=[32, 64, 128],
-                         input_tokens=128, output_tokens=128, metrics_rate=2, metrics_requests=128,
-                         interactive_seqs=8, batch_seqs=128, ttft_slo_ms=1000, tpot_slo_ms=100,
+    # gpu: 32-token answers put the small cap's knee near 16 req/s on a T4 and the large cap's
+    # 32 slots near 35; the batch job of 64 128-token answers still holds the small cap's 8
+    # slots for 8 rounds past the 8 s its chat requests take to arrive (env/gpu_contract).
+    gpu=DeploymentsSizes(profile="gpu", rate_percents=[60, 85, 115], top_percent=125,
+                         requests_per_rate=50, input_tokens=128, output_tokens=32,
+                         interactive_seqs=8, batch_seqs=32, ttft_slo_ms=1000, tpot_slo_ms=100,
                          repeats=2,
                          mix=dict(chat_rate=4.0, chat_requests=32, batch_requests=64,
                                   batch_max_tokens=128)),
@@ -66,13 +69,21 @@ class ThroughputVsLatencyFigures(Figures):
     peak_tok_s_batch: float = figure(
         "highest output tokens per second, the large max_num_seqs", main=True)
     ttft_ms_p99_interactive_at: Mapping[int, float] = figure(
-        "99th-percentile time to first token at {n} req/s, small max_num_seqs (ms)", knob="rates")
+        "99th-percentile time to first token at {n}% of the small cap's predicted knee, small "
+        "max_num_seqs, steady middle (ms)", knob="rate_percents")
     ttft_ms_p99_batch_at: Mapping[int, float] = figure(
-        "99th-percentile time to first token at {n} req/s, large max_num_seqs (ms)", knob="rates")
+        "99th-percentile time to first token at {n}% of the small cap's predicted knee, large "
+        "max_num_seqs, steady middle (ms)", knob="rate_percents")
     goodput_req_s_interactive_at: Mapping[int, float] = figure(
-        "requests per second within the SLO at {n} req/s, small max_num_seqs", knob="rates")
+        "requests per second within the SLO at {n}% of the small cap's predicted knee, small "
+        "max_num_seqs, steady middle", knob="rate_percents")
     goodput_req_s_batch_at: Mapping[int, float] = figure(
-        "requests per second within the SLO at {n} req/s, large max_num_seqs", knob="rates")
+        "requests per second within the SLO at {n}% of the small cap's predicted knee, large "
+        "max_num_seqs, steady middle", knob="rate_percents")
+    served_req_s_interactive_top: float = figure(
+        "requests per second the small max_num_seqs finished at the top rate, steady middle")
+    served_req_s_batch_top: float = figure(
+        "requests per second the large max_num_seqs finished at the top rate, steady middle")
     little_in_flight: float = figure(
         "requests in the server at once by Little's law, arrival rate x mean request time, one "
         "run of the small max_num_seqs")

@@ -17,6 +17,8 @@ from enum import StrEnum
 
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
+from servelab.lessons.device_model.foretold import Checked
+from servelab.lessons.throughput_vs_latency.chapter import CHAPTER
 
 
 class KneeCheck(StrEnum):
@@ -76,3 +78,12 @@ class SlotRate:
         if broke < self.rate_low:
             return KneeCheck.BROKE_BELOW
         return KneeCheck.BETWEEN
+
+    def served_checks(self, served: Spread | None) -> tuple[Checked, ...]:
+        """The prediction against ``served``, the requests a second the small cap finished in
+        the steady middle of its runs at the top rate, where its slots were all busy (none
+        where the sweep had no middle to read)."""
+        if served is None:
+            return ()
+        return (Checked(CHAPTER.id, f"requests a second {self.slots} slots finished, steady middle",
+                        " req/s", self.rate, served),)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from servelab.lessons.device_model.words import foretold_text
 from servelab.lessons.throughput_vs_latency.slot_rate import KneeCheck, SlotRate
 from servelab.lessons.throughput_vs_latency.sweep_findings import RateSweepFindings
 
@@ -39,10 +40,10 @@ def check_text(found: SlotRate, rates: Sequence[float], held: float | None) -> s
                 f"within the target up to {held:g} req/s, not every run at {broke:g}, and "
                 f"{predicted} lies between.")
     if verdict is KneeCheck.HELD_ABOVE:
-        return (f"The small cap held to {held:g} req/s, above {predicted}: a run is only a "
-                "handful of requests, and a queue that grows for a few seconds can still end "
-                "before its first tokens pass the target. A longer run at that rate would "
-                "break.")
+        return (f"The small cap held to {held:g} req/s, above {predicted}: either the "
+                "prediction was low, or the queue just past the knee grew too slowly to push "
+                "the first tokens of a run's middle past the target; the rate its slots "
+                "finished, below, tells which.")
     if verdict is KneeCheck.BROKE_BELOW:
         return (f"Not every run of the small cap held at {broke:g} req/s, below {predicted}: "
                 "random arrivals come in bursts, and a burst fills the slots before the average "
@@ -52,13 +53,22 @@ def check_text(found: SlotRate, rates: Sequence[float], held: float | None) -> s
                 "the law expects; the sweep never reached the limit it predicts.")
     if verdict is KneeCheck.NOT_REACHED:
         return (f"The small cap held at every rate, up to {held:g} req/s, above {predicted}: "
-                "its runs were too short for the queue to push the first tokens past the "
-                "target.")
+                "either the prediction was low, or its runs were too short for the queue to "
+                "push the first tokens past the target.")
     return (f"The small cap's first tokens missed the target already at the lowest rate, below "
             f"{predicted}, so the target, not the slots, set the limit here.")
 
 
 def rates_check_text(slot_rate: SlotRate, rates: Sequence[float],
                      sweeps: RateSweepFindings) -> str:
-    """The prediction against the rate up to which the small cap held (:func:`check_text`)."""
-    return check_text(slot_rate, rates, sweeps.sustained(sweeps.small))
+    """The prediction against the rate up to which the small cap held (:func:`check_text`),
+    then against what its slots finished in the steady middle at the top rate."""
+    text = check_text(slot_rate, rates, sweeps.sustained(sweeps.small))
+    served = sweeps.small.served[-1] if sweeps.small.served else None
+    if not slot_rate.served_checks(served) or served is None:
+        return text
+    [check] = slot_rate.served_checks(served)
+    return text + (f" At {sweeps.high_rate:g} req/s, past its knee, the small cap's slots "
+                   f"finished {served.with_range(2, ' req/s')} in the steady middle of its "
+                   f"runs; the law's {slot_rate.rate:.2f} req/s fell "
+                   f"{foretold_text(check.foretold, served)}.")

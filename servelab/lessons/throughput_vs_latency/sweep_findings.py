@@ -18,6 +18,7 @@ from servelab.bench import metrics
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.compare import Compared, compare
+from servelab.lessons.rate_sweeps import SERVED
 from servelab.lessons.throughput_vs_latency.thresholds import (
     ATTAINMENT_TARGET,
     MOST_OF_EXTRA,
@@ -75,7 +76,8 @@ class CapSweep:
     """One cap's rate sweep, from its rate table's rows: the time per token (p50) at the lowest
     and the highest rate, the p99 first token and the share of requests within the SLO at every
     rate, and the output and the most requests in flight at the top rate, as spreads over the
-    runs; and its highest median output (tok/s)."""
+    runs; and its highest median output (tok/s). ``served``: the requests finished a second in
+    each rate's steady middle (empty in a table without them)."""
 
     tpot_low: Spread
     tpot_high: Spread
@@ -84,12 +86,14 @@ class CapSweep:
     output: Spread
     in_flight: Spread
     peak: float
+    served: tuple[Spread, ...] = ()
 
     @classmethod
     def of(cls, table: pd.DataFrame) -> CapSweep:
         low, high = table.iloc[0], table.iloc[-1]
         rows = [row for _, row in table.iterrows()]
-        return cls(tpot_low=Spread.in_row(low, "tpot_ms_p50"),
+        served = (tuple(Spread.in_row(row, SERVED) for row in rows) if SERVED in table else ())
+        return cls(served=served, tpot_low=Spread.in_row(low, "tpot_ms_p50"),
                    tpot_high=Spread.in_row(high, "tpot_ms_p50"),
                    ttft=tuple(Spread.in_row(row, metrics.TTFT_MS_P99) for row in rows),
                    attainment=tuple(Spread.in_row(row, "slo_attainment") for row in rows),
@@ -240,6 +244,12 @@ class RateSweepFindings:
         """At the top rate every run had more requests in flight than the small cap has slots,
         so some of them waited for one: the load reached the small cap."""
         return self.small.in_flight.low > self.setting.interactive_seqs
+
+    @property
+    def large_queued(self) -> bool:
+        """At the top rate every run had more requests in flight than the large cap has slots:
+        the load reached the large cap too."""
+        return self.large.in_flight.low > self.setting.batch_seqs
 
     @property
     def large_seqs(self) -> float:

@@ -45,14 +45,16 @@ def _pace(small: Spread, large: Spread, outcome: Compared) -> str:
 
 def chat_text(found: RateSweepFindings) -> str:
     """The pace of tokens, the first-token target, goodput and which cap broke first."""
-    text = (f"Each figure is the median of {found.small.tpot_low.n} runs, the lowest and highest "
-            f"in brackets. At {found.low_rate:g} req/s a token took "
+    text = (f"Each figure is the median of {found.small.tpot_low.n} runs' steady middles, the "
+            f"lowest and highest in brackets. At {found.low_rate:g} req/s a token took "
             f"{_pace(found.small.tpot_low, found.large.tpot_low, found.pace_low)}. At "
             f"{found.high_rate:g} req/s it took "
             f"{_pace(found.small.tpot_high, found.large.tpot_high, found.pace_high)}. "
             + _slo_text(found))
     if not found.tail_described:
-        text += (f"With {found.fewest_requests} to {found.most_requests} requests a run, each "
+        counts = (f"{found.fewest_requests}" if found.fewest_requests == found.most_requests
+                  else f"{found.fewest_requests} to {found.most_requests}")
+        text += (f"With {counts} requests a run, each "
                  "p99 lies between a run's two slowest first tokens: it is close to the "
                  "slowest one, not a tail. ")
     verdict = found.first_tokens
@@ -118,9 +120,9 @@ def _attainment_text(found: RateSweepFindings) -> str:
 def throughput_text(found: RateSweepFindings) -> str:
     """The output at the top rate, and what it says of more sequences per step."""
     small, large, slots = found.small.output, found.large.output, found.setting.interactive_seqs
-    text = (f"At {found.high_rate:g} req/s the large cap produced {large.median:,.0f} output "
-            f"tok/s ({large.low:,.0f}–{large.high:,.0f}) and the small one {small.median:,.0f} "
-            f"({small.low:,.0f}–{small.high:,.0f}). ")
+    text = (f"At {found.high_rate:g} req/s, in the steady middle, the large cap produced "
+            f"{large.median:,.0f} output tok/s ({large.low:,.0f}–{large.high:,.0f}) and the small "
+            f"one {small.median:,.0f} ({small.low:,.0f}–{small.high:,.0f}). ")
     if found.capacity is MoreSeqs.NO_QUEUE:
         return text + (f"In at least one run no more than {found.small.in_flight.low:.0f} requests "
                        f"were in flight at once, within the small cap's {slots} slots, so the "
@@ -133,6 +135,7 @@ def throughput_text(found: RateSweepFindings) -> str:
              f"cap's {slots} slots (at the busiest moment {peaks}), so some waited for a slot, "
              f"while the large cap ran up to {found.large_seqs:.0f} at once: "
              f"{found.seq_ratio:.1f}× as many sequences per step. ")
+    text += _limits_text(found)
     if found.large_unfilled:
         text += (f"That is all the load offered, far below its cap of "
                  f"{found.setting.batch_seqs}, so the sweep shows what a few more sequences per "
@@ -159,6 +162,28 @@ def throughput_text(found: RateSweepFindings) -> str:
     if found.capacity in (MoreSeqs.MOST_OF_EXTRA, MoreSeqs.SOME_GAIN):
         text += " " + _step_text(found)
     return text + _try_text(found)
+
+
+def _limits_text(found: RateSweepFindings) -> str:
+    """Whether the top rate ran the large cap out of slots too, and what each cap then
+    finished in its steady middle (nothing where the load stayed below that cap: the
+    sentence after says so)."""
+    large = found.large.in_flight
+    busiest = (f"{large.low:.0f} in every run" if large.low == large.high else
+               f"{large.low:.0f} to {large.high:.0f}, run by run")
+    if not found.large_queued:
+        return "" if found.large_unfilled else (
+            f"The large cap's {found.setting.batch_seqs} slots were taken in some runs but not "
+            f"every one (at the busiest moment {busiest}), so the top rate only touched its "
+            "limit. ")
+    text = (f"The large cap ran out of slots too: every run had more than its "
+            f"{found.setting.batch_seqs} in flight at the busiest moment ({busiest}), so some "
+            "waited for a slot")
+    if not found.small.served or not found.large.served:
+        return text + ". "
+    return text + (f", and each cap's steady middle is its limit here: the small cap finished "
+                   f"{found.small.served[-1].with_range(2, ' req/s')}, the large one "
+                   f"{found.large.served[-1].with_range(2, ' req/s')}. ")
 
 
 def _step_text(found: RateSweepFindings) -> str:
@@ -212,8 +237,11 @@ def _past_line_text(pace: CapsPace) -> str:
 
 
 def rates_title(sweeps: RateSweepFindings) -> str:
-    """The rate curves' title: each cap's highest median output."""
-    runs = sweeps.large.output.n
-    return (f"Highest median output: {sweeps.large.peak:.0f} tok/s with "
-            f"max_num_seqs={sweeps.setting.batch_seqs}, {sweeps.small.peak:.0f} tok/s with "
-            f"{sweeps.setting.interactive_seqs} ({runs} run{plural_s(runs)} a rate)")
+    """The caps' figure's title: what the large cap bought and cost at the top rate, medians
+    of the runs' steady middles."""
+    setting, small, large = sweeps.setting, sweeps.small, sweeps.large
+    return (f"At {sweeps.high_rate:g} req/s, max_num_seqs={setting.batch_seqs} against "
+            f"{setting.interactive_seqs}: {sweeps.gain:.1f}× the output, first token p99 "
+            f"{large.ttft[-1].median:,.0f} against {small.ttft[-1].median:,.0f} ms, "
+            f"{sweeps.step_ratio:.1f}× the time per token ({large.output.n} "
+            f"run{plural_s(large.output.n)} a rate)")

@@ -15,14 +15,16 @@ import pytest
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
-from servelab.bench.workloads import BATCH, CHAT
+from servelab.bench.workloads import BATCH, CHAT, Role
 from servelab.engines.placement import side_by_side, whole_device
 from servelab.hardware import Device
 from servelab.lessons import rate_sweeps as tl
 from servelab.lessons.compare import Compared
+from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.rate_sweeps import PAIR
-from servelab.lessons.throughput_vs_latency import mixed_words, sweep_words, words
+from servelab.lessons.throughput_vs_latency import mixed_words, slot_words, sweep_words, words
 from servelab.lessons.throughput_vs_latency.mixed_findings import MixedFindings
+from servelab.lessons.throughput_vs_latency.slot_rate import SlotRate
 from servelab.lessons.throughput_vs_latency.sweep_findings import (
     CapsSetting,
     FirstTokens,
@@ -434,3 +436,77 @@ def test_a_rate_whose_offered_tokens_exceed_the_peak_is_marked() -> None:
     view = tl.rate_view(table)
     assert list(view["beyond_peak"]) == ["no", "no", "yes"]
     assert list(view.columns[:3]) == ["requests", "offered_tok_s", "beyond_peak"]
+
+
+# The sweep read in each run's steady middle (steady_figures, steady_table), the limits both caps
+# reached, and the served-rate check of Little's law.
+STEADY_SETTING = CapsSetting(interactive_seqs=4, batch_seqs=16, ttft_slo_ms=1000,
+                      device_label="CPU X (2 cores)")
+
+
+def _steady_record(index: int, sent: float, ttft: float, tokens: int = 4) -> RequestRecord:
+    record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens,
+                                          role=Role.USER))
+    times = list(sent + ttft + 0.1 * np.arange(tokens))
+    record.sent, record.token_times, record.token_samples = sent, times, [0] * tokens
+    record.first_token, record.end, record.closed = times[0], times[-1], times[-1] + 0.001
+    record.prompt_tokens, record.output_tokens = 10, tokens
+    return record
+
+
+def _steady_run(rate: float, slow_ends: bool) -> tl.RateRun:
+    """50 requests a second apart; with ``slow_ends`` the first and last five wait 5 s for
+    their first token (a warm-up and a drain), the rest 0.2 s."""
+    records = [_steady_record(i, float(i), 5.0 if slow_ends and (i < 5 or i >= 45) else 0.2)
+               for i in range(50)]
+    return tl.RateRun(0, rate, 50, 4, Result(workload=None, records=records, duration_s=56.0,
+                                             slo={"ttft": 1000.0}))
+
+
+def test_a_runs_figures_leave_out_its_warm_up_and_drain() -> None:
+    whole = tl.runs_frame([_steady_run(1.0, True)]).iloc[0]
+    steady = tl.steady_figures(_steady_run(1.0, True))
+    assert whole["ttft_ms_p99"] > 4000 and steady["ttft_ms_p99"] == pytest.approx(200.0)
+    assert steady["tpot_ms_p50"] == pytest.approx(100.0)
+    assert steady["slo_attainment"] == 1.0 and steady["goodput_req_s"] == 1.0
+    even = tl.steady_figures(_steady_run(1.0, False))
+    assert even[tl.SERVED] == pytest.approx(1.0)  # one a second in the completions' middle
+    assert even["output_tok_s"] == pytest.approx(4.0)
+
+
+def test_the_steady_table_spreads_the_finished_rate_and_prints_it() -> None:
+    frame = tl.steady_frame([_steady_run(1.0, False), _steady_run(2.0, False)])
+    frame["waiting_max"] = 0.0  # what the server counted: no /metrics in made-up runs
+    table = tl.steady_table(frame)
+    assert list(table["rate"]) == [1.0, 2.0]
+    assert Spread.in_row(table.iloc[0], tl.SERVED).median == pytest.approx(1.0)
+    view = tl.steady_view(table)
+    assert tl.SERVED in view.columns and view.loc[1.0, tl.SERVED] == "1.00"
+
+
+def _steady(served: tuple[float, float], in_flight: tuple[int, int]) -> pd.DataFrame:
+    """A steady table of two rates, 2 and 8 req/s, three runs each."""
+    rows = [{"repeat": repeat, "rate": rate, "requests": 50, "ttft_ms_p99": 300.0,
+             "tpot_ms_p50": 40.0 + 10 * i, "output_tok_s": 4 * served[i] + repeat,
+             "slo_attainment": 1.0, "max_in_flight": in_flight[i] + repeat,
+             tl.SERVED: served[i] + 0.1 * repeat, "goodput_req_s": rate, "waiting_max": 0.0,
+             "offered_tok_s": rate * 4}
+            for i, rate in enumerate((2.0, 8.0)) for repeat in range(3)]
+    return tl.steady_table(pd.DataFrame(rows))
+
+
+def test_both_caps_limits_are_told_and_the_law_is_checked_against_the_finished_rate() -> None:
+    small, large = _steady((2.0, 4.0), (3, 20)), _steady((2.0, 7.0), (3, 17))
+    found = RateSweepFindings.of(small, large, STEADY_SETTING)
+    assert found.small_queued and found.large_queued
+    assert found.small.served[-1].median == pytest.approx(4.1)
+    said = sweep_words._limits_text(found)
+    assert said in sweep_words.throughput_text(found) and "16" in said and "7.10" in said
+    short = RateSweepFindings.of(small, _steady((2.0, 7.0), (3, 12)), STEADY_SETTING)
+    assert not short.large_queued and sweep_words._limits_text(short) != said
+    slots = SlotRate(4, Spread(1.0, 0.95, 1.05, 3))  # 4.0 req/s predicted
+    [check] = slots.served_checks(found.small.served[-1])
+    assert check.predicted == 4.0 and check.foretold is Foretold.INSIDE
+    text = slot_words.rates_check_text(slots, found.rates, found)
+    assert "4.10 req/s (4.00–4.20)" in text
+    assert slots.served_checks(None) == ()

@@ -59,20 +59,23 @@ def test_dial_sweep_marks_each_level_on_both_panels():
     assert len(comparisons.dial_sweep(sweep, title="one pass").axes) == 2
 
 
-def test_rate_curves_draw_a_line_per_config_and_the_slo():
+def test_caps_trade_sets_what_each_cap_buys_beside_what_it_costs():
     def curve(scale: float) -> pd.DataFrame:
         frame = pd.DataFrame({"rate": [1.0, 4.0]})
         for key, median in (("ttft_ms_p99", 100.0), ("output_tok_s", 30.0),
-                            ("slo_attainment", 0.9)):
+                            ("tpot_ms_p50", 40.0)):
             frame[key] = [median * scale] * 2
             frame[f"{key}_low"], frame[f"{key}_high"] = 0.9 * frame[key], 1.1 * frame[key]
         return frame
 
-    figure = comparisons.rate_curves({"small": curve(1.0), "large": curve(2.0)}, 500.0, title="t")
-    assert [len(ax.containers) for ax in figure.axes] == [2, 2, 2]  # an error bar per config
+    figure = comparisons.caps_trade({"small": curve(1.0), "large": curve(2.0)}, (500.0, 80.0),
+                                    2.0, title="t")
+    assert [ax.get_title() for ax in figure.axes] == ["buys: output", "buys: first token",
+                                                      "costs: each token"]
+    assert [len(ax.containers) for ax in figure.axes] == [2, 2, 2]  # an error bar per cap
     labels = [text.get_text() for text in figure.legends[0].get_texts()]
-    assert sorted(labels) == ["SLO 500 ms", "large", "small"]
-    assert figure.axes[2].lines[0].get_ydata()[0] == pytest.approx(90.0)  # a share, in %
+    assert "first-token SLO 500 ms" in labels and "per-token SLO 80 ms" in labels
+    assert all("(" in ax.get_ylabel() for ax in figure.axes)  # every axis with its unit
     assert _labelled(figure)
 
 
