@@ -221,9 +221,22 @@ def phases(chapter: str, platform: str) -> list[Phase]:
                 (mix["chat_requests"] + mix["batch_requests"]) / cap) * mix["batch_max_tokens"]
                 * m.step_s(cap))
 
+        def knee(m: T4, cap: int) -> float:
+            """The model's knee for ``cap`` slots (knee.ModelKnee): cap / W, W = the prompt
+            read, the answer at the cap's step and the slots' prompts read while it streams."""
+            return cap / (m.read_s(s.input_tokens) + s.output_tokens * m.step_s(cap)
+                          + m.read_s(cap * s.input_tokens))
+
+        def sweep_rates(m: T4) -> list[float]:
+            """rate_grid.RateGrid: rate_percents of the small cap's knee, then top_percent of
+            the large cap's (twice the highest placed rate where that is not above it)."""
+            placed = [knee(m, seqs) * p / 100 for p in s.rate_percents]
+            top = knee(m, big) * s.top_percent / 100
+            return [*placed, top if top > placed[-1] else 2 * placed[-1]]
+
         def rates(m: T4, cap: int) -> float:
-            return s.repeats * sum(m.open(n, r, s.input_tokens, s.output_tokens, cap)
-                                   for r, n in zip(s.rates, s.requests_per_rate, strict=True))
+            return s.repeats * sum(m.open(s.requests_per_rate, r, s.input_tokens,
+                                          s.output_tokens, cap) for r in sweep_rates(m))
         seqs, big = s.interactive_seqs, s.batch_seqs
         return [
             ("step line", lambda m: m.quick_line(seqs)),
@@ -231,9 +244,8 @@ def phases(chapter: str, platform: str) -> list[Phase]:
                                                      seqs)),
             ("mixed, both caps and the pair", lambda m: s.repeats * (
                 2 * mixed(m, seqs) + mixed(m, big))),
-            ("metrics run", lambda m: m.open(s.metrics_requests, s.metrics_rate, s.input_tokens,
-                                             s.output_tokens, seqs)),
             ("rate sweeps", lambda m: rates(m, seqs) + rates(m, big))]
+
     if chapter == "08-when-not-to":
         one = s.repeats * s.one_user_requests * s.output_tokens  # each engine's one user
         crowd = s.repeats * s.many * s.output_tokens
