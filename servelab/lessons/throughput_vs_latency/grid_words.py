@@ -3,7 +3,7 @@ requests each gets, and which part of a run is counted."""
 
 from __future__ import annotations
 
-from servelab.bench.middle import MIDDLE_TRIM
+from servelab.bench.middle import MIDDLE_LEAST, MIDDLE_TRIM
 from servelab.lessons.plural import plural_s
 from servelab.lessons.throughput_vs_latency.rate_grid import TOP_WITHOUT_MODEL, RateGrid
 
@@ -19,7 +19,8 @@ def grid_text(grid: RateGrid) -> str:
     runs = f"{grid.repeats} run{plural_s(grid.repeats)}"
     nearest = min(abs(p - 100) for p in grid.percents)
     text = (f"**The sweep sends {grid.requests} requests a run, {runs} a rate "
-            f"({grid.per_rate} requests at each rate).** Its rates sit at {percents} of the "
+            f"({grid.per_rate} requests at each rate; a run needs {MIDDLE_LEAST} for a steady "
+            f"middle).** Its rates sit at {percents} of the "
             f"small cap's predicted {grid.small_knee:.2f} req/s ({rates} req/s): a prediction "
             f"off by more than {nearest}% would show at the rates beside it, which would queue "
             "below the knee or keep up above it. ")
