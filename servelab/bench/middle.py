@@ -28,8 +28,13 @@ REQUEST_PER_S_MID = "request_per_s_mid"
 SLO_ATTAINMENT_MID = "slo_attainment_mid"
 
 
+def trimmed(count: int) -> int:
+    """How many of a run's ``count`` requests are left out at each end."""
+    return math.floor(count * MIDDLE_TRIM)
+
+
 def _middle(count: int) -> slice:
-    cut = math.floor(count * MIDDLE_TRIM)
+    cut = trimmed(count)
     return slice(cut, count - cut)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from servelab.bench.middle import MIDDLE_TRIM
+from servelab.bench.middle import trimmed
 from servelab.lessons.throughput_vs_latency.knee import ModelKnee
 from servelab.lessons.throughput_vs_latency.slot_rate import SlotRate
 
@@ -83,7 +83,7 @@ class RateGrid:
     @property
     def trimmed(self) -> int:
         """Requests left out at each end of a run."""
-        return int(self.requests * MIDDLE_TRIM)
+        return trimmed(self.requests)
 
     def trim_s(self, rate: float) -> float:
         """About how long the left-out first requests take to arrive at ``rate``."""
