@@ -47,8 +47,8 @@ def document_line(first_fit: PrefillFit, document_tokens: int, pause_ms: int) ->
     """How the document's length followed from a first prompt read alone (chapter 06): the
     prefill rate's length, or the bound that replaced it."""
     paused = paused_tokens(first_fit.tok_s, pause_ms)
-    rate = (f"{first_fit.long_tokens} tokens alone: {first_fit}; {DOCUMENT_PAUSES} x the "
-            f"{pause_ms} ms pause target at that rate is {paused} tokens")
+    rate = (f"{first_fit.long_tokens} tokens alone: {first_fit}. At that rate "
+            f"{DOCUMENT_PAUSES} x the {pause_ms} ms pause target is {paused} tokens")
     if paused < document_tokens:
         return f"{rate}, so the document is the chapter's least, {document_tokens} tokens"
     if paused > document_tokens:
@@ -58,8 +58,8 @@ def document_line(first_fit: PrefillFit, document_tokens: int, pause_ms: int) ->
 
 def spacing_line(load: DocumentLoad, prefill: PrefillFit, smallest_spacing_s: float) -> str:
     """How the documents' spacing followed from one read alone (chapter 06)."""
-    return (f"{load.document_tokens} tokens alone: {prefill}; {load.read_s:.2f} s to the first "
-            f"token, so every run's documents come {load.spacing_s} s apart "
+    return (f"{load.document_tokens} tokens alone: {prefill}. The first token takes "
+            f"{load.read_s:.2f} s, so every run's documents come {load.spacing_s} s apart "
             f"({SPACING_MARGIN:g} x that, at least {smallest_spacing_s} s)")
 
 
@@ -84,8 +84,9 @@ def chunked_line(forecast: DocumentForecast, budget: int) -> str:
                 f"{forecast.chunked_ms:,.0f} ms to its first token.")
     more = forecast.chunks - 1
     return (f"In {forecast.chunks} chunks of up to {budget:,} tokens the document takes {more} "
-            f"step{plural_s(more)} more, each about {forecast.step_ms:,.0f} ms "
-            f"({_step(forecast)}): about {forecast.chunked_ms:,.0f} ms to its first token.")
+            f"step{plural_s(more)} more, each about {forecast.step_ms:,.0f} ms. Its first token "
+            f"comes after about {forecast.chunked_ms:,.0f} ms. The step's time is "
+            f"{_step(forecast)}.")
 
 
 def chunks_line(reading: PromptReading, plan: BudgetPlan) -> str:
@@ -136,8 +137,8 @@ def forecast_text(forecast: DocumentForecast) -> str:
     """The predictions against the reads alone, and why they differ, one paragraph each."""
     one, chunked = forecast.found
     paragraphs = [f"**The device model predicted {forecast.one_step_ms:,.0f} ms for the "
-                  f"{forecast.document_tokens:,}-token document alone in one step**, from "
-                  f"{_source(forecast.reading)}."]
+                  f"{forecast.document_tokens:,}-token document alone in one step.** It read "
+                  f"from {_source(forecast.reading)}."]
     if forecast.one_step is None or one is None:
         return paragraphs[0] + " This run did not keep the reads alone, so nothing checks it."
     paragraphs[0] += " " + _measured(forecast.one_step, one)

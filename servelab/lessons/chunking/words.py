@@ -34,7 +34,7 @@ def _first_run(plan: BudgetPlan) -> str:
 
 
 def _default_text(plan: BudgetPlan) -> str:
-    text = ("In vLLM's current engine chunked prefill is on by default; "
+    text = ("In vLLM's current engine chunked prefill is on by default. "
             "`--no-enable-chunked-prefill` turns it off, and vLLM then warns that the model does "
             "not officially support running without it. So the dial here is "
             "`max_num_batched_tokens`, whose default depends on the device and the engine "
@@ -115,8 +115,8 @@ def _users_text(findings: TradeFindings) -> str:
     plan, whole, chunked = findings.plan, findings.whole, findings.chunked
     head = (f"The longest pause a document caused the users was {whole.pause.median:,.0f} ms "
             f"({whole.pause.range_text(' ms', 0, 'runs')}) with the document read "
-            f"{_first_run(plan)}, and {chunked.pause.median:,.0f} ms "
-            f"({chunked.pause.range_text(' ms', 0, 'runs')}) with {plan.budget}-token chunks. ")
+            f"{_first_run(plan)}. With {plan.budget}-token chunks it was "
+            f"{chunked.pause.median:,.0f} ms ({chunked.pause.range_text(' ms', 0, 'runs')}). ")
     usual = f"In these runs a normal gap between their tokens was {findings.usual_gap_ms:,.0f} ms. "
     reading = (f"While each document was being read, the users' 99th-percentile gap was "
                f"{whole.tail.median:,.0f} ms ({whole.tail.range_text(' ms', 0, 'runs')}) with "
@@ -129,8 +129,8 @@ def _users_text(findings: TradeFindings) -> str:
     backing = fold(usual + _target_text(findings) + _hitches_text(findings) + reading
                    + _pooled_text(findings))
     if findings.pause_verdict is Shown.UNTOLD:
-        return head + ("With one run a side there is no spread to weigh the difference against, "
-                       "so this run cannot say whether chunking shortened the worst pause."
+        return head + ("With one run a side there is no spread to weigh the difference against. "
+                       "So this run cannot say whether chunking shortened the worst pause."
                        ) + backing
     if findings.pause_verdict is Shown.NONE:
         return head + ("So these runs did not show chunking shortening the worst pause by more "
@@ -177,16 +177,16 @@ def _reading_tail_text(findings: TradeFindings) -> str:
     verdict = findings.tail_verdict
     if verdict is Shown.REVERSED:
         return (f"Each long stall became up to {findings.plan.chunks} shorter ones, the longest "
-                f"{findings.pause_over_usual:.1f}× a normal gap, and there were enough of them "
+                f"{findings.pause_over_usual:.1f}× a normal gap. There were enough of them "
                 f"that the tail while a document was read got worse beyond its spread. Chunking "
-                f"shortened the worst pause; it did not make the stream even.")
+                f"shortened the worst pause, but it did not make the stream even.")
     if verdict is Shown.STRONG:
-        return (f"The worst pause shrank beyond the spread, and the tail while a document was "
-                f"read fell beyond its spread and by more than {PAUSE_GAIN_SHOWN:g}× too.")
+        return (f"The worst pause shrank beyond the spread. The tail while a document was "
+                f"read fell too, beyond its spread and by more than {PAUSE_GAIN_SHOWN:g}×.")
     if verdict is Shown.WEAK:
-        return (f"The worst pause shrank beyond the spread; the tail while a document was "
+        return (f"The worst pause shrank beyond the spread. The tail while a document was "
                 f"read was lower beyond its spread too, but by less than {PAUSE_GAIN_SHOWN:g}×.")
-    return ("The worst pause shrank beyond the spread; the tails while a document was read "
+    return ("The worst pause shrank beyond the spread. The tails while a document was read "
             "overlap between the documents, so this run cannot call either one better.")
 
 
@@ -195,23 +195,23 @@ def _deal_text(findings: TradeFindings) -> str:
     before, after = findings.whole.done, findings.chunked.done
     runs = (f"Each user's own run took {before.median:.1f} s "
             f"({before.range_text(' s', 1, 'runs')}) with the document read "
-            f"{_first_run(findings.plan)} and {after.median:.1f} s "
-            f"({after.range_text(' s', 1, 'runs')}) with chunks")
+            f"{_first_run(findings.plan)}. With chunks it took {after.median:.1f} s "
+            f"({after.range_text(' s', 1, 'runs')})")
     verdict = findings.deal_verdict
     if verdict is Shown.NONE:
-        return runs + "; with no shorter worst pause shown, this run makes no case for chunking."
+        return runs + ". With no shorter worst pause shown, this run makes no case for chunking."
     if verdict is Shown.UNTOLD:
-        return runs + ("; one run a side gives no range to weigh them by, so these runs cannot "
+        return runs + (". One run a side gives no range to weigh them by. So these runs cannot "
                        "say whether chunking served the users better overall.")
     if verdict is Shown.WEAK:
         worse = [cost for cost, held in (
             ("their answers took longer in all, beyond the spread", findings.runs_longer),
             ("their tail while a document was read got worse",
              findings.tail_verdict is Shown.REVERSED)) if held]
-        return runs + (f": the users' worst pause shrank, but {' and '.join(worse)}, so "
+        return runs + (f". The users' worst pause shrank, but {' and '.join(worse)}. So "
                        "chunking was a trade for them here, not the better deal.")
-    return runs + (", not longer beyond the spread: with the worst pause shorter as well, here "
-                   "chunking was the better deal for the users.")
+    return runs + (", not longer beyond the spread. With the worst pause shorter as well, "
+                   "chunking was the better deal for the users here.")
 
 
 def _queue_text(findings: TradeFindings) -> str:
@@ -231,20 +231,21 @@ def _document_text(findings: TradeFindings) -> str:
     second = (f"with {plan.chunks} chunks" if plan.second_read is Reading.CHUNKS
               else "in the second run")
     numbers = (f"A document's sender waited {before.median:.2f} s for a first token "
-               f"{_first_run(plan)} ({before.range_text(' s', 2, 'runs')}) and "
-               f"{after.median:.2f} s "
-               f"{second} ({after.range_text(' s', 2, 'runs')})")
+               f"{_first_run(plan)} ({before.range_text(' s', 2, 'runs')}). "
+               f"{second[0].upper()}{second[1:]} it waited {after.median:.2f} s "
+               f"({after.range_text(' s', 2, 'runs')})")
     queue = _queue_text(findings)
     if findings.wait_verdict is None:
-        return numbers + (": that run read it in one step too, so whatever separates the two "
-                          "waits is not chunking's doing." + queue)
+        return numbers + (". That run read it in one step too, so whatever separates the two "
+                          "waits is not chunking's doing." + fold(queue))
     if findings.wait_verdict is Compared.HIGHER:
-        return numbers + f", {findings.wait_ratio:.1f}× as long." + queue + _cost_text(findings)
+        return (numbers + f", {findings.wait_ratio:.1f}× as long."
+                + fold(queue + _cost_text(findings)))
     if findings.wait_verdict is Compared.LOWER:
-        return numbers + (": sooner beyond the spread, which is not the usual outcome; on a "
-                          "busy machine the single long step can be the slower one." + queue)
-    return numbers + (": the ranges overlap, so this run cannot tell the two waits apart."
-                      + queue)
+        return numbers + (": sooner beyond the spread, which is not the usual outcome. On a "
+                          "busy machine the single long step can be the slower one." + fold(queue))
+    return numbers + (". The ranges overlap, so this run cannot tell the two waits apart."
+                      + fold(queue))
 
 
 def _cost_text(findings: TradeFindings) -> str:
@@ -286,10 +287,10 @@ def _load_text(findings: TradeFindings) -> str:
 def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
     """How the chunked run's budget followed from the measured prefill rate (chapters 00, 06);
     given the ``fit`` it came from, the rate is named once, in the fit's own words."""
-    bought = (f"A step that carries a chunk lasts about as long as the users' usual step "
-              f"({plan.step_ms:,.0f} ms when the budget was sized: their decoding and the "
-              f"engine's fixed work per step) "
-              f"plus the chunk's reading, so a pause of about {plan.pause_ms:,.0f} ms ")
+    bought = (f"A step that carries a chunk lasts about as long as the users' usual step plus "
+              f"the chunk's reading. The usual step took {plan.step_ms:,.0f} ms when the budget "
+              "was sized: their decoding and the engine's fixed work per step. "
+              f"So a pause of about {plan.pause_ms:,.0f} ms ")
     bought += (f"leaves {plan.read_ms:,.0f} ms to read in, which buys {plan.whole_tokens:,} "
                "tokens. " if plan.read_ms > 0 else "leaves no time to read a chunk in. ")
     if fit is None:
@@ -330,20 +331,19 @@ def trade_title(findings: TradeFindings) -> str:
 def story(findings: TradeFindings, prediction: str) -> str:
     """The page's interpretation, in Markdown, from the findings of the two runs."""
     plan = findings.plan
-    measured = (f"a longest pause (the median over the runs) of "
-                f"{findings.whole.pause.median:,.0f} ms with the document read "
-                f"{_first_run(plan)} and of {findings.chunked.pause.median:,.0f} ms in "
-                f"{plan.budget}-token chunks, and a document's first token after "
+    measured = (f"a median longest pause of {findings.whole.pause.median:,.0f} ms "
+                f"{_first_run(plan)} and {findings.chunked.pause.median:,.0f} ms in "
+                f"{plan.budget}-token chunks. The document's first token came after "
                 f"{findings.whole.wait.median:.2f} s and {findings.chunked.wait.median:.2f} s.")
     return page_story(prediction, measured, [
         ("What the engine did", _default_text(plan) + sizing_text(plan)),
         ("What the users felt", _users_text(findings)),
         ("What the document paid", _document_text(findings)),
-        ("The dial", "Without a cap on the step, one long prompt turns into a stall for everyone "
-                     "who is already reading an answer; a cap turns it into several shorter "
-                     "hitches and can make the long prompt's own first token later. The budget "
-                     "decides where on that line a server sits; the plot above shows the two "
-                     "points this run measured, and the users' own runs say which side of the "
-                     "trade they came out on."),
+        ("The dial", "Without a cap on the step, one long prompt stalls everyone who is already "
+                     "reading an answer. A cap turns the stall into several shorter hitches, and "
+                     "can make the long prompt's own first token later. The budget decides where "
+                     "on that line a server sits. The plot above shows the two points this run "
+                     "measured. The users' own runs say which side of the trade they came out "
+                     "on."),
     ], [Aim(f"the longest pause {how}", run.pause.median, Unit.MS)
         for how, run in (("in one step", findings.whole), ("in chunks", findings.chunked))])

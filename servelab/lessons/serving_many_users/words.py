@@ -17,6 +17,7 @@ from servelab.lessons.batching.words import NOISE_TEXT, sweep_ranges
 from servelab.lessons.chunking.findings import TradeFindings
 from servelab.lessons.chunking.sizing import DocumentLoad
 from servelab.lessons.compare import Compared, Placed, Shown
+from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.paging.findings import PagingFindings
 from servelab.lessons.prediction import score_text
@@ -38,12 +39,12 @@ def batching_text(found: BatchFindings) -> str:
     if found.verdict is Shown.NONE:
         return (f"With **{found.users}** users the total ({found.basis}) was only "
                 f"**{found.gain:.1f}×** the single stream's ({found.top_total:,.0f} against "
-                f"{found.single_total:,.0f} tok/s), so this run did not show the gain from "
+                f"{found.single_total:,.0f} tok/s). So this run did not show the gain from "
                 f"batching. Something else may have been using the processor. {lesson}")
     measured = (f"With **{found.users}** users decoding together the server produced "
-                f"**{found.top_total:,.0f} tok/s** in total ({found.basis}){sweep_ranges(found)}, "
+                f"**{found.top_total:,.0f} tok/s** in total ({found.basis}). That is "
                 f"**{found.gain:.1f}×** the **{found.single_total:,.0f} tok/s** of one user "
-                f"alone, and each user decoded at **{found.top_each:.1f} tok/s**, "
+                f"alone{sweep_ranges(found)}. Each user decoded at **{found.top_each:.1f} tok/s**, "
                 f"**{found.kept:.0%}** of the single-stream speed.")
     if found.verdict is Shown.STRONG:
         cost = (f"Each user gave up {1 - found.kept:.0%} of its speed and the machine did "
@@ -56,7 +57,7 @@ def batching_text(found: BatchFindings) -> str:
         cost = (f"Here each user lost more than in the lesson: a step carrying {found.users} "
                 f"sequences took about {found.step_cost:.1f}× as long as a step carrying one, "
                 "so on this device a bigger batch costs more per step than on the lesson's GPU.")
-    return f"{measured} {lesson} {cost}"
+    return measured + fold(f"{lesson} {cost}")
 
 
 def paging_text(paging: PagingFindings) -> str:
@@ -72,7 +73,7 @@ def paging_text(paging: PagingFindings) -> str:
                 "only the blocks its own tokens filled, not a whole context. That is paged "
                 "attention (chapter 03).")
     return (f"{fit} In the sweep at most {paging.ran:,.0f} ran at once, no more than reserving "
-            "whole contexts would allow, so this run does not show what paging adds.")
+            "whole contexts would allow. So this run does not show what paging adds.")
 
 
 # -- a shared system prompt, reused or not --------------------------------------------------
@@ -82,11 +83,11 @@ def prefix_text(reuse: ReuseFindings) -> str:
     """What the per-request probe showed with reuse on and off."""
     if not reuse.reused:
         return (f"After the first request, reuse on computed **{reuse.later_on:,.0f}** prompt "
-                f"tokens per request and reuse off **{reuse.later_off:,.0f}**: this run did not "
+                f"tokens per request and reuse off **{reuse.later_off:,.0f}**. This run did not "
                 "show the cached prefix being reused.")
     tokens = (f"Every request sent **{reuse.prompt_tokens:,.0f}** prompt tokens. With reuse on, "
               f"the first one computed **{reuse.first_computed:,.0f}** of them and each later one "
-              f"only **{reuse.later_on:,.0f}**; the rest came from cached blocks. With reuse off "
+              f"only **{reuse.later_on:,.0f}**. The rest came from cached blocks. With reuse off "
               f"each later request computed **{reuse.later_off:,.0f}**.")
     return f"{tokens} {_first_token_text(reuse)}"
 
@@ -99,17 +100,17 @@ def _first_token_text(reuse: ReuseFindings) -> str:
     ranges = f"({on.range_text(' ms')} with reuse, {off.range_text(' ms')} without)"
     if verdict is Shown.STRONG:
         return (f"The later requests' median first token came after **{on.median:,.0f} ms** "
-                f"instead of **{off.median:,.0f} ms** {ranges}, **{reuse.ttft_gain:.1f}×** "
-                f"sooner, and even the slowest with reuse beat the quickest without: skipping "
+                f"instead of **{off.median:,.0f} ms** {ranges}. That is **{reuse.ttft_gain:.1f}×** "
+                f"sooner, and even the slowest with reuse beat the quickest without. Skipping "
                 f"the cached part removed {reuse.wait_removed:.0%} of the wait.")
     if verdict is Shown.WEAK:
         return (f"Yet the later requests' median first token came only {reuse.ttft_gain:.1f}× "
-                f"sooner ({on.median:,.0f} ms against {off.median:,.0f} ms) {ranges}, so in "
+                f"sooner ({on.median:,.0f} ms against {off.median:,.0f} ms) {ranges}. So in "
                 "this run most of the wait was not the prompt's prefill.")
-    why = ("one later request a side gives no range to compare" if min(on.n, off.n) < 2
-           else "the ranges overlap")
+    why = ("One later request a side gives no range to compare" if min(on.n, off.n) < 2
+           else "The ranges overlap")
     return (f"The later requests' median first token came after {on.median:,.0f} ms with reuse "
-            f"and {off.median:,.0f} ms without {ranges}: {why}, so this run cannot tell whether "
+            f"and {off.median:,.0f} ms without {ranges}. {why}, so this run cannot tell whether "
             "reuse made first tokens sooner.")
 
 
@@ -201,5 +202,5 @@ def lesson_summary(found: BatchFindings, reuse: ReuseFindings, findings: TradeFi
 def load_line(load: DocumentLoad, user_tok_s: float) -> str:
     """The documents' spacing and the users' length, each user at ``user_tok_s`` (chapter 00)."""
     return (f"The document alone: {load.read_s:.2f} s to its first token, so the documents come "
-            f"{load.spacing_s} s apart; at {user_tok_s:.1f} tok/s each, the {load.users} users "
+            f"{load.spacing_s} s apart. At {user_tok_s:.1f} tok/s each, the {load.users} users "
             f"ask for {load.user_tokens} tokens.")
