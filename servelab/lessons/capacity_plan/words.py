@@ -28,8 +28,8 @@ def plan_text(plan: CapacityPlan) -> str:
              Bound.MEASURED: (f"the plan stops at the largest batch the line was measured at, "
                               f"{plan.largest_measured}, rather than stretch the line past "
                               "it")}[plan.bound]
-    lead = (f"**The plan.** `max_num_seqs` = **{batch}** ({bound}), so one server's knee is "
-            f"**{plan.rate_req_s:.1f} requests a second** and the target of {brief.rate_req_s:g} "
+    lead = (f"**The plan.** `max_num_seqs` = **{batch}**: {bound}. One server's knee is then "
+            f"**{plan.rate_req_s:.1f} requests a second**. The target of {brief.rate_req_s:g} "
             f"requests a second needs **{plan.replicas}** of them.")
     return lead + fold(
         f"A step of *B* sequences lasts {step.fixed_ms:.1f} + "
@@ -56,15 +56,15 @@ def plan_text(plan: CapacityPlan) -> str:
 VERDICT_WORDS = {
     PlanVerdict.HELD: "The plan held: below its knee every run met the share, above it none did.",
     PlanVerdict.CONSERVATIVE: (
-        "The plan was cautious: even above its knee every run met the share, so this server "
+        "The plan was cautious: even above its knee every run met the share. So this server "
         "serves more requests within the targets than the plan said, and fewer servers would "
         "do."),
     PlanVerdict.OPTIMISTIC: (
-        "The plan promised too much: below its knee no run met the share, so this server "
+        "The plan promised too much: below its knee no run met the share. So this server "
         "serves fewer requests within the targets than the plan said."),
     PlanVerdict.UNCLEAR: (
         "These runs cannot tell: at one of the rates some runs met the share and others did "
-        "not, so the knee lies about there, and more or longer runs would decide."),
+        "not. So the knee lies about there, and more or longer runs would decide."),
 }
 
 
@@ -109,8 +109,8 @@ def check_text(check: PlanCheck) -> str:
     lead = (f"{VERDICT_WORDS[check.verdict]} In the middle of the runs at "
             f"{check.rate_below:.1f} requests a second, below the knee, "
             f"{check.within_below.with_range(2)} of requests met both targets (the share asked "
-            f"is {share}) and at most {check.waiting_below.with_range()} waited in the server; "
-            f"at {check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did and at "
+            f"is {share}). At most {check.waiting_below.with_range()} waited in the server. "
+            f"At {check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did, and at "
             f"most {check.waiting_above.with_range()} waited.")
     lines: list[str] = []
     if check.verdict is PlanVerdict.HELD:
@@ -154,12 +154,12 @@ def published_text(published: Sequence[PublishedPlan]) -> str:
                   row.engine.fitted_in == STATED)
     return (f"On a T4 the datasheet alone plans a knee of {bare.rate_req_s:.1f} requests a "
             f"second and {bare.replicas} server{plural_s(bare.replicas)} for "
-            f"{bare.brief.rate_req_s:g}. With the "
-            f"engine's own work the book states for a T4 (the step the GPU contract counts "
-            f"each chapter's wait with), the knee is {stated.rate_req_s:.1f}, and "
-            f"{stated.replicas} server{plural_s(stated.replicas)} can carry the target: the "
-            "datasheet-only plan promises "
-            f"{bare.rate_req_s / stated.rate_req_s:.1f}× the requests a second.")
+            f"{bare.brief.rate_req_s:g}. With the engine's own work the book states for a T4, "
+            f"the knee is {stated.rate_req_s:.1f}, and {stated.replicas} "
+            f"server{plural_s(stated.replicas)} can carry the target. So the datasheet-only plan "
+            f"promises {bare.rate_req_s / stated.rate_req_s:.1f}× the requests a second."
+            + fold("That stated step is the one the GPU contract counts each chapter's wait "
+                   "with."))
 
 
 def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
@@ -191,9 +191,9 @@ RUNS_WORDS = {PlanVerdict.HELD: "held below the knee and broke above it",
 def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
     """The reader's prediction beside the plan and the engine's verdict."""
     return prediction_text(prediction, (
-        f"a plan of `max_num_seqs` {plan.max_num_seqs} and {plan.rate_req_s:.1f} requests a "
-        f"second for one server, {plan.replicas} servers for the target, and an engine whose "
-        f"runs {RUNS_WORDS[check.verdict]}"),
+        f"a plan of `max_num_seqs` {plan.max_num_seqs}, {plan.rate_req_s:.1f} requests a "
+        f"second a server and {plan.replicas} servers. The engine's runs "
+        f"{RUNS_WORDS[check.verdict]}"),
         [Aim("the plan's `max_num_seqs`", plan.max_num_seqs, Unit.COUNT),
          Aim("the knee of one server", plan.rate_req_s, Unit.REQ_S)])
 
