@@ -17,12 +17,11 @@ _PACE_ABOVE = (" A p99 time per token above the window counts tokens that waited
 def prediction_text(found: DialPrediction) -> str:
     """The prediction, before the sweep."""
     (out_low, out_high), (pace_low, pace_high) = found.output_window, found.pace_window
-    return (f"Chapter 02's step model, from this machine's bandwidth and FLOP/s and the "
-            f"model's size, predicts that {found.high} sequences per step give "
-            f"**{out_low:.1f}–{out_high:.1f}×** the output of {found.low}, each of their tokens "
-            f"taking "
-            f"**{pace_low:.1f}–{pace_high:.1f}×** as long. It models decoding only: the burst's "
-            "prompts, read in the same steps, are left out.")
+    return (f"Chapter 02's step model predicts that {found.high} sequences per step give "
+            f"**{out_low:.1f}–{out_high:.1f}×** the output of {found.low}. Each of their tokens "
+            f"would take **{pace_low:.1f}–{pace_high:.1f}×** as long. The model works from this "
+            "machine's bandwidth and FLOP/s and the model's size. It models decoding only: the "
+            "burst's prompts, read in the same steps, are left out.")
 
 
 def check_text(found: DialPrediction, speedup: float, tpot_ratio: float,
@@ -36,12 +35,12 @@ def check_text(found: DialPrediction, speedup: float, tpot_ratio: float,
     output = found.output_placed_within(speedup, speedup_bounds)
     pace = found.pace_placed(tpot_ratio)
     text = (f"The sweep measured {speedup:.1f}× the output and {tpot_ratio:.1f}× "
-            f"the p99 time per token from {found.low} to {found.high} sequences per step: the "
-            f"output {found.output_placed(speedup)} its predicted window"
+            f"the p99 time per token from {found.low} to {found.high} sequences per step. The "
+            f"output fell {found.output_placed(speedup)} its predicted window"
             f"{' by the medians' if output is None else ''}, the time per token {pace} its own.")
     if output is None and speedup_bounds is not None:
         text += (f" Pairing the slowest and quickest passes allows anything from "
-                 f"{speedup_bounds[0]:.1f}× to {speedup_bounds[1]:.1f}× the output, so this run "
+                 f"{speedup_bounds[0]:.1f}× to {speedup_bounds[1]:.1f}× the output. So this run "
                  "cannot place it against the window.")
         if pace is not Placed.INSIDE and tpot_moved not in (Compared.HIGHER, Compared.LOWER):
             return text + (" The time per token moved no further than its runs' spread, so "

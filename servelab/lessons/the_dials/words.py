@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
+from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.paging.findings import DrawnRun
 from servelab.lessons.plural import plural_s
@@ -26,11 +27,11 @@ from servelab.lessons.the_dials.thresholds import CHANGED
 def dials_prediction(prediction: str, sweep: SweepFindings, context: ContextFindings) -> str:
     """Chapter 05's two predictions beside the sweep's ratios and the short requests' fate."""
     return prediction_text(prediction, (
-        f"(1) from {sweep.low} to {sweep.high} sequences per step, output "
-        f"{sweep.speedup:.1f}×, time per token of a running request {sweep.tpot_ratio:.1f}×, "
-        f"arrival to last token (p99) {sweep.arrival_ratio:.2f}×; (2) beside long requests "
-        f"the engine preempted {_times(context.preemptions_mixed)} (short ones alone: "
-        f"{_times(context.preemptions_alone)}) and the short ones took a p99 of "
+        f"first, from {sweep.low} to {sweep.high} sequences per step, output "
+        f"{sweep.speedup:.1f}×, time per token {sweep.tpot_ratio:.1f}×, arrival to last token "
+        f"(p99) {sweep.arrival_ratio:.2f}×. Second, beside long requests the engine preempted "
+        f"{_times(context.preemptions_mixed)} (short ones alone: "
+        f"{_times(context.preemptions_alone)}). The short ones took a p99 of "
         f"{context.short_p99_mixed_s.with_range(1, ' s')} instead of "
         f"{context.short_p99_alone_s.with_range(1, ' s')}"),
         [Aim(f"the output from {sweep.low} to {sweep.high} sequences", sweep.speedup,
@@ -134,15 +135,15 @@ def sweep_text(sweep: SweepFindings) -> str:
     step, medians of the sweep's passes with their ranges."""
     low, high = sweep.low, sweep.high
     output = ends(sweep.output_low, sweep.output_high, 0, "tok/s")
-    passes = (f"Each level ran {sweep.passes} times, the levels in turn; each figure is the "
-              "median of its runs. " if sweep.passes > 1 else "")
+    passes = (f" Each level ran {sweep.passes} times, the levels in turn. Each figure is the "
+              "median of its runs." if sweep.passes > 1 else "")
     if sweep.shows_gain:
-        output = (f"{passes}Going from {low} to {high} sequences per step raised output "
-                  f"{output}, **{sweep.speedup:.1f}×**.")
+        output = (f"Going from {low} to {high} sequences per step raised output "
+                  f"{output}, **{sweep.speedup:.1f}×**.{passes}")
     else:
-        output = (f"{passes}From {low} to {high} sequences per step output went {output} "
-                  f"({sweep.speedup:.1f}×): this run did not show batching's throughput gain "
-                  "beyond its runs' spread.")
+        output = (f"From {low} to {high} sequences per step output went {output} "
+                  f"({sweep.speedup:.1f}×). This run did not show batching's throughput gain "
+                  f"beyond its runs' spread.{passes}")
     running = (f"The time per output token of a running request (p99) "
                f"{MOVED[sweep.tpot_moved]}: "
                f"{ends(sweep.tpot_low_ms, sweep.tpot_high_ms, 0, 'ms')}.")
@@ -157,13 +158,13 @@ def sweep_text(sweep: SweepFindings) -> str:
                    "the shorter queue saved.")
     queued += _median_text(sweep)
     if sweep.tpot_moved is Compared.HIGHER:
-        meaning = ("The lesson's *worse tail latency* is the first of these: every step carries "
+        meaning = ("The lesson's *worse tail latency* is the first of these. Every step carries "
                    "more sequences and takes longer, so each stream slows. This run shows it. "
                    "Which one your users feel depends on whether they queue: under a backlog "
                    "the second can improve at the same time.")
     else:
         meaning = ("The lesson's *worse tail latency* means the first of these, the pace of a "
-                   "running stream; it did not get worse beyond the runs' spread in this run, so "
+                   "running stream. It did not get worse beyond the runs' spread in this run. So "
                    "the cost the lesson warns about did not show here.")
     return f"{output} {running} {queued}\n\n{meaning}"
 
@@ -174,12 +175,12 @@ def _start_text(context: ContextFindings) -> str:
         return (f"**At start-up.** The start with `max_model_len={context.refused_context:,}` "
                 "did not fail with the expected message in this run, so the start-up rule is "
                 "not shown here.")
-    estimate = (f"; it estimated that {refusal.estimate:,} tokens would fit"
+    estimate = (f". It estimated that {refusal.estimate:,} tokens would fit"
                 if refusal.estimate else "")
     return (f"**At start-up.** Asked for `max_model_len={refusal.max_model_len:,}` on a cache "
-            f"of {refusal.available_gib} GiB, the engine refused to start: one full-length "
+            f"of {refusal.available_gib} GiB, the engine refused to start. One full-length "
             f"request needs {refusal.needed_gib} GiB{estimate}. The cache must hold one request "
-            "of the full length; that is the only room the limit claims.")
+            "of the full length. That is the only room the limit claims.")
 
 
 def _prompt_text(context: ContextFindings) -> str:
@@ -193,7 +194,8 @@ def _prompt_text(context: ContextFindings) -> str:
             counted = (f" (It says “at least” {probe.limit + 1:,} for the "
                        f"{probe.prompt_tokens:,} tokens sent because it stops tokenizing one "
                        "token past the limit: that is already enough to refuse.)")
-        return (f"{asked}, was turned away before it ran: “{probe.message}” The prompt alone "
+        return (f"{asked}, was turned away before it ran. The engine said: “{probe.message}” "
+                "The prompt alone "
                 f"did not fit, so no answer length could have saved it.{counted}")
     return (f"{asked}, was served in this run ({probe.answer_tokens} answer tokens, finish "
             f"reason `{probe.finish_reason}`), so the refusal of an over-long prompt is not "
@@ -254,15 +256,14 @@ def _crowd_cost_text(context: ContextFindings) -> str:
     """What the preemptions cost the short requests, by how their p99 moved."""
     moved = context.short_p99_moved
     if moved is Compared.HIGHER:
-        return (": a few long conversations took the blocks of many short ones."
-                f"{_lower_limit_text(context)}")
+        return ". A few long conversations took the blocks of many short ones."
     if moved is Compared.UNTOLD:
-        why = ("the runs' ranges overlap" if context.short_p99_mixed_s.n > 1
-               else "one run a load has no range")
-        return (f": {why}, so this run cannot tell whether the preemptions cost the short "
+        why = ("The runs' ranges overlap" if context.short_p99_mixed_s.n > 1
+               else "One run a load has no range")
+        return (f". {why}, so this run cannot tell whether the preemptions cost the short "
                 "ones time.")
     where = f"within {CHANGED:.0%}" if moved is Compared.ALIKE else "shorter, the ranges apart"
-    return (f", {where}: the long conversations caused preemptions, yet this run shows no "
+    return (f", {where}. The long conversations caused preemptions, yet this run shows no "
             "time they cost the short ones.")
 
 
@@ -294,15 +295,18 @@ def context_text(context: ContextFindings) -> str:
     if context.crowded_out:
         crowd = (f"With **{longs}** beside the "
                  f"**{context.short_requests}** short ones, the engine preempted **{mixed}** "
-                 f"(alone: {alone}), and the short requests' p99 from send to last "
+                 f"(alone: {alone}). The short requests' p99 from send to last "
                  f"token went from **{context.short_p99_alone_s.with_range(1, ' s')}** to "
                  f"**{context.short_p99_mixed_s.with_range(1, ' s')}** ({runs})")
-        crowd += _crowd_cost_text(context) + _first_token_text(context)
+        limit = (_lower_limit_text(context) if context.short_p99_moved is Compared.HIGHER
+                 else "")
+        backing = limit + _first_token_text(context)
+        crowd += _crowd_cost_text(context) + (fold(backing) if backing else "")
     else:
         crowd = (f"With {longs} beside the short ones the engine "
-                 f"preempted {mixed} (alone: {alone}; {runs}): not every run beside "
-                 "them preempted more than any run of the short ones alone, so this run did not "
-                 "show long conversations pushing short ones out and cannot say what a lower "
+                 f"preempted {mixed} (alone: {alone}; {runs}). Not every run beside "
+                 "them preempted more than any run of the short ones alone. So this run did not "
+                 "show long conversations pushing short ones out, and cannot say what a lower "
                  "limit would buy.")
     per_request = f"{_prompt_text(context)} {_answer_text(context)} {_count_text(context)}"
     return "\n\n".join([_start_text(context), per_request, crowd])
