@@ -46,10 +46,10 @@ def plan_text(plans: Sequence[CachePlan], contexts: Sequence[int]) -> str:
             first = left_out[0]
             verb = "does" if len(left_out) == 1 else "do"
             parts.append(
-                f"On the {card.name} card, {_names(left_out)} {verb} not fit at all: "
-                f"{first.share:.0%} of its {card.memory_gib:.2f} GiB, less the "
-                f"{first.allowance_gib:g} GiB allowance, is less than the weights take in "
-                f"{first.dtype}: {'it needs' if len(left_out) == 1 else 'they need'} "
+                f"On the {card.name} card, {_names(left_out)} {verb} not fit at all. "
+                f"What is left of its {card.memory_gib:.2f} GiB ({first.share:.0%} of it, less "
+                f"the {first.allowance_gib:g} GiB allowance) is less than the weights take in "
+                f"{first.dtype}, so {'it needs' if len(left_out) == 1 else 'they need'} "
                 "quantized weights or a second card.")
     largest = max(cards, key=lambda card: card.memory_gib)
     longest = max(contexts)
@@ -87,8 +87,8 @@ def plan_text(plans: Sequence[CachePlan], contexts: Sequence[int]) -> str:
             f"{smallest.shape.bytes_per_token:,} bytes a token, {cheapest.model.name} "
             f"({cheapest.model.parameters / 1e9:.1f}B) {cheapest.shape.bytes_per_token:,}. The "
             "cost of a token follows layers, KV heads and head size, not the parameter count.")
-    caveat = ("Each user here holds a full context; with paging, users whose conversations "
-              "are shorter hold fewer blocks, so these counts are the floor, not the ceiling.")
+    caveat = ("Each user here holds a full context. With paging, users whose conversations "
+              "are shorter hold fewer blocks. So these counts are the floor, not the ceiling.")
     return "\n\n".join([" ".join(parts), caveat]) if parts else caveat
 
 

@@ -9,6 +9,7 @@ from servelab.lessons.compare import Compared, Placed
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.kept import StepLine
 from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.paged_attention.pace import RoomyPace
 from servelab.lessons.paging.findings import (
@@ -30,7 +31,7 @@ def paging_prediction(prediction: str, paging: PagingFindings) -> str:
     return prediction_text(prediction, (
         f"reserving {fit.context_limit:,} tokens for each request leaves room for "
         f"{fit.reserved} request{plural_s(fit.reserved)} in this cache ({fit.full_contexts:.2f} "
-        f"full contexts), while blocks of {fit.block} leave room for {fit.paged}, each holding "
+        f"full contexts). Blocks of {fit.block} leave room for {fit.paged}, each holding "
         f"{fit.request_held:,} tokens where a reservation holds {fit.held_factor:,.0f}× as much"),
         [Aim("the requests that fit with blocks against a reservation", paging.counts_ratio,
              Unit.TIMES)])
@@ -40,24 +41,24 @@ def _rounding_text(paging: PagingFindings) -> str:
     fit = paging.fit
     if not paging.counts_ratio_off:
         return ""
-    return (f" Dividing the counts gives {paging.counts_ratio:,.0f}×, not "
-            f"{fit.held_factor:,.0f}×, only because each is rounded down to whole requests: the "
-            f"cache holds {fit.full_contexts:.2f} full contexts, so {fit.reserved} whole "
-            f"one{plural_s(fit.reserved)}.")
+    return fold(f"Dividing the counts gives {paging.counts_ratio:,.0f}×, not "
+                f"{fit.held_factor:,.0f}×, only because each is rounded down to whole requests. "
+                f"The cache holds {fit.full_contexts:.2f} full contexts, so {fit.reserved} whole "
+                f"one{plural_s(fit.reserved)}.")
 
 
 def _fit_text(paging: PagingFindings, cost: TokenCost) -> str:
     fit = paging.fit
     if paging.paging_gain:
         return (f"The engine's cache holds **{paging.cache_tokens:,}** tokens, {fit.blocks} blocks "
-                f"of {fit.block} for sequences: reserving the full context "
+                f"of {fit.block} for sequences. Reserving the full context "
                 f"({fit.context_blocks} blocks) fits **{fit.reserved}** request"
-                f"{plural_s(fit.reserved)} at a time, while a {cost.request_tokens}-token request "
+                f"{plural_s(fit.reserved)} at a time. A {cost.request_tokens}-token request "
                 f"holds {fit.request_blocks} block{plural_s(fit.request_blocks)}, so "
                 f"**{fit.paged}** fit. One reservation holds **{fit.held_factor:,.0f}×** what a "
-                "request in blocks holds: that factor is how far real requests fall short of "
+                "request in blocks holds. That factor is how far real requests fall short of "
                 "the limit, so it is set by your traffic, not by the card."
-                f"{_rounding_text(paging)}")
+                + _rounding_text(paging))
     return (f"With {cost.request_tokens}-token requests in blocks of {fit.block}, paging fits "
             f"{fit.paged} and full reservation {fit.reserved}: no gain at these sizes.")
 
@@ -86,11 +87,11 @@ def _squeeze_text(squeeze: SqueezeFindings) -> str:
     if not squeeze.waited:
         return ("In the small cache no request had to wait in these runs, so the squeeze did not "
                 "show (a smoke-size run may be too small for it).")
-    preempted = (f"the engine preempted up to **{squeeze.preemptions:,.0f}** times in one run"
-                 if squeeze.preempted else "no sequence was preempted")
+    preempted = (f"The engine preempted up to **{squeeze.preemptions:,.0f}** times in one run"
+                 if squeeze.preempted else "No sequence was preempted")
     text = (f"In the small cache the samples, about every {squeeze.sample_s:.2f} s, saw up to "
             f"**{squeeze.running:,.0f}** running at once and up to **{squeeze.waiting:,.0f}** "
-            f"waiting; {preempted}. {_duration_text(squeeze)}")
+            f"waiting. {preempted}. {_duration_text(squeeze)}")
     text += _tokens_text(squeeze)
     if squeeze.all_completed:
         return (f"{text} Every request still completed: a cache that is too small makes "
@@ -127,7 +128,7 @@ def paging_text(paging: PagingFindings, cost: TokenCost, squeeze: SqueezeFinding
     else:
         load = (f"Under load at most {paging.ran:,.0f} sequences ran at once, no more than full "
                 "reservation allows, so this run did not show paging's gain in practice.")
-    return "\n\n".join([f"{token} {_fit_text(paging, cost)}", load, _squeeze_text(squeeze)])
+    return "\n\n".join([token, _fit_text(paging, cost), load, _squeeze_text(squeeze)])
 
 
 def _budget_text(admission: AdmissionFindings) -> str:
@@ -136,18 +137,18 @@ def _budget_text(admission: AdmissionFindings) -> str:
         return ""
     text = (f"In the roomy cache up to **{admission.roomy_waiting:,.0f}** requests waited while "
             f"at most {admission.roomy_running:,.0f} were seen running, though "
-            f"{admission.roomy_fit} would fit: memory was not what held them. A step has a token "
+            f"{admission.roomy_fit} would fit. Memory was not what held them. A step has a token "
             "budget (`max_num_batched_tokens`)")
     budget = step.budget
     if step.one_step:
         return (f"{text}, here **{budget:,}** tokens as the servers were started, which holds all "
                 f"{step.prompts} prompts of {step.prompt_tokens} tokens "
-                f"({step.total_tokens:,} tokens) in one step: the budget does not explain the "
+                f"({step.total_tokens:,} tokens) in one step. The budget does not explain the "
                 "wait in this run either.")
     return (f"{text}, here **{budget:,}** tokens as the servers were started. A step of {budget:,} "
-            f"tokens holds **{step.per_step}** whole prompts of {step.prompt_tokens} tokens; "
-            f"the {step.prompts} prompts that arrived together are {step.total_tokens:,} tokens, "
-            f"so by that arithmetic reading them takes **{step.steps}** steps, and "
+            f"tokens holds **{step.per_step}** whole prompts of {step.prompt_tokens} tokens. "
+            f"The {step.prompts} prompts that arrived together are {step.total_tokens:,} tokens. "
+            f"So by that arithmetic reading them takes **{step.steps}** steps, and "
             f"{step.prompts - step.per_step} of them wait for a later step.")
 
 
@@ -155,9 +156,9 @@ def _blocks_text(admission: AdmissionFindings) -> str:
     room = admission.cramped_room
     return (f"The small cache has **{room.blocks}** blocks of {room.block} for sequences. A "
             f"{room.request_tokens}-token request needs **{room.request_blocks}** at its full "
-            f"length, so **{admission.cramped_fit}** fit whole; its "
+            f"length, so **{admission.cramped_fit}** fit whole. Its "
             f"{admission.step.prompt_tokens}-token prompt needs "
-            f"{admission.prompt_blocks}, so on their prompts' blocks alone the engine can admit "
+            f"{admission.prompt_blocks}. So on their prompts' blocks alone the engine can admit "
             f"up to **{admission.admitted_on_prompts}**.")
 
 

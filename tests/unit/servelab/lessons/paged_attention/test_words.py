@@ -87,7 +87,7 @@ def test_paging_text_without_gain_load_or_squeeze():
     text = _paging(**setting)
     assert "**" not in text.split("\n\n", 1)[1]  # past the token's cost, nothing shown
     assert "fits 1" in text and "reservation 1" in text and "most 1 sequences" in text
-    assert not any(char.isdigit() for char in text.split("\n\n")[2])  # no squeeze figures
+    assert not any(char.isdigit() for char in text.split("\n\n")[3])  # no squeeze figures
 
 
 def test_paging_text_cannot_tell_a_duration_within_the_noise():
