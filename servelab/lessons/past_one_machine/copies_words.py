@@ -8,6 +8,7 @@ import pandas as pd
 
 from servelab.lessons.compare import Compared
 from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.fold import fold
 from servelab.lessons.past_one_machine.findings import CopiesFindings, SetupRuns
 from servelab.lessons.past_one_machine.pace import CopiesPace
 
@@ -38,24 +39,25 @@ def _setup_text(setup: SetupRuns) -> str:
 def copies_text(found: CopiesFindings) -> str:
     """Two replicas against one server (and, with two GPUs, one model split over both)."""
     copies, one = found.copies, found.one
-    text = (f"Over {copies.output_tok_s.n} runs each, the same closed loop of users gave "
-            f"{_setup_text(copies)} and {_setup_text(one)}; a token took "
+    text = (f"The same closed loop of users ran {copies.output_tok_s.n} times on each set-up. "
+            f"It gave {_setup_text(copies)}, against {_setup_text(one)}. A token took "
             f"{copies.tpot_ms_p50.median:,.0f} ms (median) against "
             f"{one.tpot_ms_p50.median:,.0f} ms. ")
     if found.device_kind == "cpu":
         text += {
             Compared.HIGHER: (
-                "Two one-core copies delivered more than one server on both cores, in every run: "
-                "on this CPU a single engine did not turn two cores into twice one core's work. "),
+                "Two one-core copies delivered more than one server on both cores, in every run. "
+                "On this CPU a single engine did not turn two cores into twice one core's work. "),
             Compared.LOWER: (
                 "One server with both cores delivered more than two one-core copies, in every "
-                "run: one engine batches every user's tokens into one step, and the copies each "
+                "run. One engine batches every user's tokens into one step, and the copies each "
                 "carried the cost of a whole server on half the machine. "),
         }.get(found.verdict, (
-            "The runs cannot tell the two setups apart: splitting two cores into two copies "
+            "The runs cannot tell the two setups apart. Splitting two cores into two copies "
             "bought no clear throughput, only a second process. "))
-        text += ("On a CPU the copies share one memory bus, so this run cannot show what copies "
-                 "on separate GPUs give; it shows what splitting one machine costs.")
+        text = text.rstrip() + fold("On a CPU the copies share one memory bus, so this run "
+                                    "cannot show what copies on separate GPUs give. It shows "
+                                    "what splitting one machine costs.")
     elif found.gpus < 2:
         text += ("Both copies shared one GPU here, each with part of its memory and both with "
                  "its compute: copies pay off when each has a device of its own.")
@@ -94,9 +96,9 @@ def two_gpus_note(gpus: int) -> str:
     return ("This machine has no second GPU, so the page does not run "
             "`--tensor-parallel-size 2`. With two GPUs (Kaggle's T4 x2) it would serve one "
             "model split over both and compare it with two copies, one per GPU. A split is how "
-            "a model too large for one card is served at all; for one that fits, it gives each "
-            "GPU half the weights, which frees memory for KV cache and brings both GPUs' "
-            "compute to every token, at the price of the GPUs exchanging results after every "
+            "a model too large for one card is served at all. For one that fits, it gives each "
+            "GPU half the weights. That frees memory for KV cache and brings both GPUs' "
+            "compute to every token. The price is the GPUs exchanging results after every "
             "layer.")
 
 
@@ -107,13 +109,13 @@ def copies_pace_text(pace: CopiesPace) -> str:
     if pace.copies_ms is None or pace.one_ms is None or pace.foretold is None:
         return ("The step line times one server; two copies sharing one GPU share its compute "
                 "in a way the line does not describe, so it predicts nothing for them.")
-    assumption = ("each copy has half the cores, so both parts of its step take twice as long"
-                  if pace.halves_cores else "each copy has a GPU like the one the line was "
+    assumption = ("Each copy has half the cores, so both parts of its step take twice as long"
+                  if pace.halves_cores else "Each copy has a GPU like the one the line was "
                   "timed on")
     labels = ("the copies", "one server")
-    checks = "; ".join(f"{check.measured.with_range(0, ' ms')} for {label}, the prediction "
-                       f"{foretold_text(check.foretold, check.measured)}"
-                       for label, check in zip(labels, pace.checks, strict=True))
+    checks = " ".join(f"For {label} the runs measured {check.measured.with_range(0, ' ms')}, "
+                      f"the prediction {foretold_text(check.foretold, check.measured)}."
+                      for label, check in zip(labels, pace.checks, strict=True))
     return (f"**The step line predicted {pace.copies_ms:,.0f} ms a token for the copies and "
-            f"{pace.one_ms:,.0f} ms for one server** (from {line_source(pace.line.fitted_in)}, "
-            f"{pace.users} users; {assumption}). The runs measured {checks}.")
+            f"{pace.one_ms:,.0f} ms for one server.** The line is "
+            f"{line_source(pace.line.fitted_in)}, at {pace.users} users. {assumption}. {checks}")

@@ -134,17 +134,17 @@ def failure_text(failures: Failures) -> str:
     runs = len(failures.runs)
     a_run = _a_run(failures)
     if failures.failed_before.high:
-        lost = (f"{_over(failures.failed_before)} of the {_over(failures.sent_before)} requests "
-                f"sent before it failed{a_run}: the replica that died was answering them, and "
-                "the router cannot retry a stream cut halfway")
+        lost = (f"Of the {_over(failures.sent_before)} requests sent before it, "
+                f"{_over(failures.failed_before)} failed{a_run}. The replica that died was "
+                "answering them, and the router cannot retry a stream cut halfway")
     else:
         lost = (f"None of the {_over(failures.sent_before)} requests sent before it failed"
                 + (", in any run" if runs > 1 else ""))
     (interval_s, failures_in_a_row), detection = failures.health, failures.detection_s
     killed = _over(failures.killed_s, 1, " s")
     text = (f"The replica was killed {killed} into the run. {lost}. " if runs == 1 else
-            f"The same stream ran {runs} times, the victim started again between runs, and the "
-            f"replica was killed {killed} into each. {lost}. ")
+            f"The same stream ran {runs} times, and the replica was killed {killed} into each. "
+            f"{lost}. The victim was started again between runs. ")
     if detection is None:
         text += ("The router still counted the dead replica healthy when "
                  + ("the run" if runs == 1 else "each run") + " ended: its health check (every "

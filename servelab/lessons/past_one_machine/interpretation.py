@@ -19,8 +19,8 @@ def interpretation_text(routed: RoutingFindings, failures: Failures, copied: Cop
     found = PastOneMachine(routed, failures, copied)
     (spreading, following), hits = found.routing.policies, found.routing.hit_rate
     measured = (f"a hit rate of {hits[0].median:.0%} with {spreading} and "
-                f"{hits[1].median:.0%} with {following} (medians of {found.routing.runs} runs); "
-                f"{found.failures.failed.with_range()} failed requests a run when a replica died "
+                f"{hits[1].median:.0%} with {following} (medians of {found.routing.runs} runs). "
+                f"When a replica died, {found.failures.failed.with_range()} requests a run failed "
                 f"({len(found.failures.runs)} run{'s' if len(found.failures.runs) > 1 else ''})")
     aims = [Aim(f"the hit rate with {spreading}", hits[0].median, Unit.PERCENT),
             Aim(f"with {following}", hits[1].median, Unit.PERCENT)]

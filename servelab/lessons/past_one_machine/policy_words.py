@@ -77,20 +77,20 @@ def routing_text(found: RoutingFindings) -> str:
     work = found.workload
     (spreading, following) = found.policies
     ttft = found.ttft_ms_p50
-    lead = (f"{work.tenants} tenants sent {work.requests_per_tenant} requests each, every one "
-            f"opening with its tenant's {work.prefix_tokens:,}-token prompt; each policy ran this "
+    lead = (f"Each of {work.tenants} tenants sent {work.requests_per_tenant} requests, every one "
+            f"opening with its tenant's {work.prefix_tokens:,}-token prompt. Each policy ran this "
             f"traffic {found.runs} times, interleaved, each time first on a cold cache (the cold "
             f"pass these figures describe). The replicas {_hit_shares(found)}. ")
     lead += {
         Compared.HIGHER: (
-            "Following the prefixes kept more of the saving prefix caching offers, in every run: "
-            f"a spreading policy makes each of the {found.replicas} replicas compute every "
+            "Following the prefixes kept more of the saving prefix caching offers, in every run. "
+            f"A spreading policy makes each of the {found.replicas} replicas compute every "
             "tenant's prompt for itself. "),
         Compared.LOWER: (
             "Here the spreading policy found more in the cache, in every run, against what the "
-            "policies are built for: look at the spread above for the reason. "),
+            "policies are built for. Look at the spread above for the reason. "),
     }.get(found.cache, (
-        "The runs cannot tell the two hit rates apart: their ranges touch, or they differ by "
+        "The runs cannot tell the two hit rates apart. Their ranges touch, or they differ by "
         "only a few points. In these runs routing made no clear difference to the cache. "))
     medians = (f"{ttft[1].median:,.0f} ms ({ttft[1].low:,.0f}–{ttft[1].high:,.0f}) "
                f"against {ttft[0].median:,.0f} ms ({ttft[0].low:,.0f}–{ttft[0].high:,.0f})")
@@ -99,11 +99,11 @@ def routing_text(found: RoutingFindings) -> str:
                         f"{medians}.",
         Compared.HIGHER: (
             f"Yet in the cold passes first tokens came later with {following}, median "
-            f"{medians}: keeping tenants together can pile their requests onto one replica "
+            f"{medians}. Keeping tenants together can pile their requests onto one replica "
             "while the other idles."),
     }.get(found.first_token, (
         f"In the cold passes the median first token with {following} against {spreading} was "
-        f"{medians}: the runs cannot tell them apart."))
+        f"{medians}. The runs cannot tell them apart."))
     backing = ("A tenant's prompt has to be computed once on every replica that serves the "
                f"tenant: with {spreading} that made {found.prefills[0].median:.0f} computations "
                f"of a prompt in a run (median; {found.kept_together[0].median:.0%} of a tenant's "

@@ -366,7 +366,7 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
     assert failure.detection_s == 1.5 and failure.latency_after == Spread(1.35, 0.7, 2.0, 2)
     assert failure.errors_after == ("APIConnectionError: Connection error.",)
     text = failure_text(Failures((failure,)))
-    assert "1 of the 3 requests" in text and "3 retries" in text and "1.5 s" in text
+    assert "3 requests sent before it, 1 failed" in text and "3 retries" in text and "1.5 s" in text
     assert _lost_after_text(Failures((failure,))) in text and "1 failed" in text
     assert text.count("the 3 requests") == 2  # sent before the kill, and after it
     assert '"APIConnectionError: Connection error."' in text
@@ -374,7 +374,7 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
     assert math.isnan(late.detection_s) and late.failed_unnoticed == 1
     late_text = failure_text(Failures((late,)))
     assert "retries a run)" not in late_text and "1.5 s" not in late_text
-    assert late_text.split(". ")[2] != text.split(". ")[2]  # what the router counted
+    assert late_text.split(". ")[3] != text.split(". ")[3]  # what the router counted
     noticed_early = _failure([0.5, 0.6], [2.0, 0.7], noticed=1.2)
     assert noticed_early.failed_unnoticed == 0
     assert "0.2 s" in failure_text(Failures((noticed_early,)))
