@@ -23,7 +23,7 @@ def test_repeated_failure_runs_give_each_figure_its_range():
     assert failures.survivors == (first.survivors, later.survivors)
     text = failure_text(failures)
     assert "(0–3) retries a run" in text and "2 times" in text
-    assert "3 requests sent before it, 1 failed" in text  # alike in every run: one number
+    assert "Of the 3 requests" in text and "it, 1 failed" in text  # alike in every run: one number
     assert failure_lines(failures).count("\n- run ") == 1
     assert failure_title(failures).startswith("2 requests")
     one = failure_text(Failures((first,)))

@@ -366,7 +366,8 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
     assert failure.detection_s == 1.5 and failure.latency_after == Spread(1.35, 0.7, 2.0, 2)
     assert failure.errors_after == ("APIConnectionError: Connection error.",)
     text = failure_text(Failures((failure,)))
-    assert "3 requests sent before it, 1 failed" in text and "3 retries" in text and "1.5 s" in text
+    assert "Of the 3 requests" in text and "it, 1 failed" in text
+    assert "3 retries" in text and "1.5 s" in text
     assert _lost_after_text(Failures((failure,))) in text and "1 failed" in text
     assert text.count("the 3 requests") == 2  # sent before the kill, and after it
     assert '"APIConnectionError: Connection error."' in text
