@@ -26,10 +26,10 @@ def timing_text(timing: RequestTiming) -> str:
 
 def percentile_text(reach: PercentileReach) -> str:
     """What the p-th percentile of ``reach.n`` requests is made of."""
-    text = (f"A p{reach.percentile:g} over {reach.n} requests is read off their sorted values: "
-            f"numpy (as `vllm bench serve`) puts it {reach.share:.0%} of the way from value "
+    text = (f"A p{reach.percentile:g} over {reach.n} requests is read off their sorted values. "
+            f"Like `vllm bench serve`, numpy puts it {reach.share:.0%} of the way from value "
             f"{reach.lower} to value {reach.upper} of the {reach.n}")
     if reach.at_the_top:
-        return text + (", the two largest: over so few requests it says little more than the "
+        return text + (", the two largest. Over so few requests it says little more than the "
                        "slowest one did, and one slow request moves it.")
     return text + f", with {reach.above} of them above it."

@@ -19,6 +19,7 @@ from servelab.lessons.batching.roofline import (
 from servelab.lessons.batching.step_cost import GainFindings, StepCost, StepPart
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.compare import Placed
+from servelab.lessons.fold import fold
 
 
 # -- before the sweep --------------------------------------------------------------------------
@@ -155,10 +156,10 @@ def regime_text(cost: StepCost) -> str:
     cannot split a step (``StepFit.splits``)."""
     fit, top = cost.fit, cost.largest_batch
     if not fit.splits:
-        return (f"The step times did not fall on a rising line: the best line through them is "
+        return (f"The step times did not fall on a rising line. The best line through them is "
                 f"{fit.fixed_ms:.1f} ms plus {fit.per_sequence_ms:.2f} ms per sequence, with "
                 f"R² = {fit.r_squared:.2f}. Steps that do not grow with the batch, or scatter "
-                "about it, say the machine was busy with other work while the sweep ran, so "
+                "about it, say the machine was busy with other work while the sweep ran. So "
                 "this run cannot split a step into its parts or name what bounds it. Run the "
                 "sweep again on a quiet machine.")
     line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
@@ -167,11 +168,11 @@ def regime_text(cost: StepCost) -> str:
             f"bandwidth, so the engine's own fixed work per step is about "
             f"**{cost.step_overhead_ms:.1f} ms**. Of each sequence's {fit.per_sequence_ms:.2f} ms, "
             f"its arithmetic needs {cost.arithmetic_ms:.2f} ms and its KV-cache reads "
-            f"{cost.kv_read_ms:.3f} ms; the engine's work per sequence is the other "
+            f"{cost.kv_read_ms:.3f} ms. The engine's work per sequence is the other "
             f"**{cost.sequence_overhead_ms:.2f} ms**.")
     if cost.shared_below_read:
-        line += (" The shared part is shorter than one read at the probed bandwidth, so the "
-                 "engine reads its weights faster than the probe copies memory; the split "
+        line += (" The shared part is shorter than one read at the probed bandwidth. So the "
+                 "engine reads its weights faster than the probe copies memory, and the split "
                  "puts no fixed work beside the read.")
     if cost.rough:
         line += (f" With only {cost.points} batch sizes a line fits any numbers exactly, so "
@@ -180,11 +181,11 @@ def regime_text(cost: StepCost) -> str:
             f"({cost.dominant_share:.0%} of it), so this machine is **{cost.regime}** at the top "
             "of the sweep")
     if cost.shared_dominant:
-        return (f"{line}{said}: the part every sequence shares still outweighs what each one "
+        return (f"{line}{said}. The part every sequence shares still outweighs what each one "
                 f"adds ({cost.shared_share_at_top:.0%} of the step), so added users come "
                 "cheaply.")
-    return (f"{line}{said}: what the sequences add between them now outweighs the shared part "
-            f"({cost.shared_share_at_top:.0%} of the step), so each added user lengthens every "
+    return (f"{line}{said}. What the sequences add between them now outweighs the shared part "
+            f"({cost.shared_share_at_top:.0%} of the step). So each added user lengthens every "
             "step for all of them.")
 
 
@@ -205,9 +206,9 @@ def arithmetic_bind_text(cost: StepCost) -> str:
                  f"{cost.arithmetic_meets_read_at:.0f}: the engine's fixed work moves the point "
                  "out.")
     if cost.arithmetic_binds_in_sweep:
-        return said + (" The sweep went past it: at its top the batch's arithmetic outweighed "
+        return said + (" The sweep went past it. At its top the batch's arithmetic outweighed "
                        "all it shares, so added users no longer came cheaply.")
-    return said + (f" The sweep stopped at {top:.0f}, short of it: this machine never reached "
+    return said + (f" The sweep stopped at {top:.0f}, short of it. This machine never reached "
                    "the regime where the arithmetic binds.")
 
 
@@ -234,8 +235,8 @@ def gain_text(gain: GainFindings) -> str:
     lesson, check = gain.lesson, gain.check
     lesson_words = (f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
                     f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
-                    f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms, so "
-                    f"*r* = {lesson.ratio:.3g}: "
+                    f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms. So "
+                    f"*r* = {lesson.ratio:.3g}, and the gain is "
                     f"{_gain_formula(lesson.users, lesson.ratio, lesson.gain)}.")
     if not gain.fit.splits:
         return ("The step times did not fall on a rising line here, so this run gives the "
@@ -243,32 +244,33 @@ def gain_text(gain: GainFindings) -> str:
     formula = (f"With *r* = *b* ÷ *a* the gain at *B* sequences is *B*·(1 + *r*) ÷ (1 + *B*·*r*). "
                f"Here *r* = {gain.ratio:.3g}, so the fit predicts "
                f"{_gain_formula(gain.users, gain.ratio, gain.predicted)}")
+    runs = ""
     if check is None:
         measured = (". This run has no steady window at every level (its answers are too "
                     "short), so the prediction has no measured gain to meet.")
     else:
-        runs = (f" (each pass's own fit: {check.predicted.range_text('×', 1, 'passes')}; the "
-                f"passes' measured gains: {check.measured.range_text('×', 1, 'passes')}, the "
-                "median of their "
-                "ratios where the table takes the ratio of the medians)")
-        measured = (f", against **{check.measured.median:.1f}×** measured pass by pass{runs}. "
+        runs = (f" Each pass's own fit: {check.predicted.range_text('×', 1, 'passes')}. The "
+                "measured gain is the median of the passes' ratios, where the table takes the "
+                "ratio of the medians.")
+        measured = (f". The passes measured **{check.measured.median:.1f}×** "
+                    f"({check.measured.range_text('×', 1, 'passes')}). "
                     + ("The formula accounts for the measured gain: batching bought what the "
                        "split of a step allows."
                        if check.agrees else
                        "The two do not agree: the step time did not grow in a straight line "
                        "over the sweep, so two numbers do not sum it up here."
                        + _single_step_words(gain)))
-    lesson_words = (f" {lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
-                    f"shared step, here {gain.ratio:.1%}: ")
+    lesson_words = (f"{lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
+                    f"shared step, here {gain.ratio:.1%}. ")
     if gain.costlier_than_lesson:
-        lesson_words += ("per sequence this device pays more against its shared step than the "
-                         "lesson's GPU, which is why the formula gives it a smaller gain at the "
+        lesson_words += ("Per sequence this device pays more against its shared step than the "
+                         "lesson's GPU. That is why the formula gives it a smaller gain at the "
                          "same batch.")
     else:
-        lesson_words += ("per sequence this device pays no more against its shared step than "
-                         "the lesson's GPU, so the formula gives it as large a gain at the same "
+        lesson_words += ("Per sequence this device pays no more against its shared step than "
+                         "the lesson's GPU. So the formula gives it as large a gain at the same "
                          "batch, or larger.")
-    return formula + measured + lesson_words
+    return formula + measured + fold(lesson_words + runs)
 
 
 def fit_title(fit: StepFit) -> str:

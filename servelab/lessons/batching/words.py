@@ -64,18 +64,18 @@ def crowd_text(found: BatchFindings, smoke: bool) -> str:
     decoding)."""
     numbers = (f"One user alone decoded at **{found.single_total:.0f} tok/s**. With "
                f"**{found.users}** users at once the server produced "
-               f"**{found.top_total:.0f} tok/s** in total{sweep_ranges(found)}, and each user "
+               f"**{found.top_total:.0f} tok/s** in total{sweep_ranges(found)}. Each user "
                f"received **{found.top_each:.1f} tok/s**.")
     if found.shown and found.kept_untold and found.kept_bounds is not None:
         low, high = found.kept_bounds
         verdict = (f"The total grew **{found.gain:.1f}-fold**: every decoding step advanced all "
                    f"of them at once. Each user kept {found.kept:.0%} of the speed one user had "
-                   f"alone at the medians, but the runs' ranges allow anything from {low:.0%} to "
-                   f"{high:.0%}, so this run cannot say how much speed the crowd cost each "
+                   f"alone at the medians. But the runs' ranges allow anything from {low:.0%} to "
+                   f"{high:.0%}. So this run cannot say how much speed the crowd cost each "
                    "user.")
     elif found.shown:
         verdict = (f"The total grew **{found.gain:.1f}-fold** while each user kept "
-                   f"**{found.kept:.0%}** of the speed one user had alone: every decoding step "
+                   f"**{found.kept:.0%}** of the speed one user had alone. Every decoding step "
                    "advanced all of them at once.")
     elif found.within_noise:
         verdict = f"The total grew {found.gain:.1f}-fold, but {NOISE_TEXT}."
@@ -85,7 +85,7 @@ def crowd_text(found: BatchFindings, smoke: bool) -> str:
                    "page at full size to see the effect.")
     else:
         verdict = (f"The total grew only {found.gain:.1f}-fold, so this run did not show the gain "
-                   "batching normally brings; something else may have been using the processor.")
+                   "batching normally brings. Something else may have been using the processor.")
     return f"{numbers} {verdict}"
 
 
@@ -100,9 +100,9 @@ def token_count_text(client_tokens: float, server_tokens: float) -> str:
 
 def scaling_text(found: BatchFindings, smoke: bool) -> str:
     """One stream against the sweep's top, beside the lesson's GPU."""
-    numbers = (f"Counted {found.basis}, one stream made **{found.single_total:.0f} tok/s** and "
-               f"{found.users} streams **{found.top_total:.0f} tok/s** in total"
-               f"{sweep_ranges(found)}: **{found.gain:.1f}×**, with each user at "
+    numbers = (f"Counted {found.basis}, {found.users} streams made "
+               f"**{found.top_total:.0f} tok/s** in total, **{found.gain:.1f}×** one stream's "
+               f"**{found.single_total:.0f} tok/s**{sweep_ranges(found)}. Each user kept "
                f"**{found.kept:.0%}** of the single stream's speed. The lesson's GPU goes from "
                f"{LESSON_GPU.single_total:.0f} to {LESSON_GPU.top_total:,.0f} tok/s "
                f"({LESSON_GPU.gain:.0f}×), each user at about {LESSON_GPU.kept:.0%}.")
@@ -110,18 +110,18 @@ def scaling_text(found: BatchFindings, smoke: bool) -> str:
         verdict = "This machine shows the effect at the lesson's strength."
     elif found.short_untold and found.gain_bounds is not None:
         verdict = ("The total rose clearly. By the medians it rose less than on the lesson's "
-                   "GPU, but pairing the slowest and quickest sweeps allows up to "
+                   "GPU. But pairing the slowest and quickest sweeps allows up to "
                    f"{found.gain_bounds[1]:.1f}×, so this run cannot say it fell short.")
     elif found.verdict is Shown.WEAK:
-        verdict = ("The total rose clearly, though less than on the lesson's GPU; the step-time "
+        verdict = ("The total rose clearly, though less than on the lesson's GPU. The step-time "
                    "fit below shows what held it back.")
     elif found.within_noise:
         verdict = f"Yet {NOISE_TEXT}."
     elif smoke:
-        verdict = ("This smoke-size run is too small to show the effect; run the page at full "
+        verdict = ("This smoke-size run is too small to show the effect. Run the page at full "
                    "size to measure it.")
     else:
-        verdict = ("The total barely rose, so this run did not show the batching gain; the "
+        verdict = ("The total barely rose, so this run did not show the batching gain. The "
                    "machine may have been busy with other work.")
     return f"{numbers} {verdict}"
 
@@ -130,16 +130,16 @@ def scaling_text(found: BatchFindings, smoke: bool) -> str:
 def ceiling_text(ceiling: CeilingFindings) -> str:
     """The ceiling in words."""
     numbers = (f"This machine copies memory at **{ceiling.bandwidth_gb_s:.1f} GB/s** and the "
-               f"weights are **{ceiling.weight_mb:.0f} MB**, so reading them once per "
+               f"weights are **{ceiling.weight_mb:.0f} MB**. Reading them once per "
                f"token allows at most **{ceiling.ceiling_tok_s:.0f} tok/s** for one stream. It "
                f"decoded at **{ceiling.measured_tok_s:.1f} tok/s**: **{ceiling.fraction:.0%}** of "
                "that bound.")
     if ceiling.near:
-        verdict = ("One stream runs close to the bound: a single stream's step is mostly "
+        verdict = ("One stream runs close to the bound. A single stream's step is mostly "
                    "reading the weights, and a batch shares exactly that read.")
     else:
         verdict = ("One stream stays far below the bound, so reading the weights is not what "
-                   "takes most of a single stream's step here; the fit below splits a step "
+                   "takes most of its step here. The fit below splits a step "
                    "into the part every sequence shares and the part each one adds.")
     return f"{numbers} {verdict}"
 
@@ -157,14 +157,14 @@ def intensity_text(intensity: Intensity) -> str:
     numbers = (f"This machine multiplies matrices at "
                f"**{intensity.flops_per_s / 1e9:.0f} GFLOP/s** "
                f"and moves **{intensity.bandwidth_gb_s:.1f} GB/s**: it can do "
-               f"**{intensity.balance:.0f}** operations in the time it reads one byte. A batch of "
-               f"*B* sequences does 2·*B* operations per weight, and a weight is "
-               f"{intensity.bytes_per_weight:.0f} bytes, so on paper the arithmetic catches up "
-               f"with the weight reads at about {_sequences(intensity.batch_on_paper)}.")
+               f"**{intensity.balance:.0f}** operations in the time it reads one byte. On paper "
+               f"the arithmetic catches up with the weight reads at about "
+               f"{_sequences(intensity.batch_on_paper)}. A batch of *B* sequences does 2·*B* "
+               f"operations per weight, and a weight is {intensity.bytes_per_weight:.0f} bytes.")
     measured = (f"Measured, one sequence adds **{intensity.per_sequence_ms:.2f} ms** to a step, "
                 "and "
                 f"the arithmetic alone would need {intensity.per_sequence_ms_predicted:.2f} ms "
-                f"(2 operations per parameter at that rate); the per-sequence part adds up to "
+                f"(2 operations per parameter at that rate). The per-sequence part adds up to "
                 f"one read of the weights ({intensity.weight_read_ms:.1f} ms) at about "
                 f"{_sequences(intensity.batch_measured)}.")
     if not intensity.fit_splits:
@@ -175,9 +175,9 @@ def intensity_text(intensity: Intensity) -> str:
                 "assumes.")
     else:
         seen = (f"They do not agree: each sequence costs **{intensity.cost_factor:.1f}×** what its "
-                "arithmetic needs, so other work also grows with the batch here (the split "
+                "arithmetic needs. So other work also grows with the batch here (the split "
                 "above counts it: each sequence's KV-cache reads and the engine's work per "
-                "sequence), and the paper figure is only a bound.")
+                "sequence). The paper figure is only a bound.")
     return f"{numbers} {measured} {seen}"
 
 
@@ -204,8 +204,8 @@ def waves_text(waves: WavesFindings, smoke: bool) -> str:
             if waves.repeated else "one run each")
     numbers = (f"The same {waves.requests} requests took "
                f"**{waves.static_s.with_range(1, ' s')}** in waves of {waves.wave_size} and "
-               f"**{waves.continuous_s.with_range(1, ' s')}** continuously "
-               f"(**{waves.speedup:.2f}×** the throughput; {runs}). Slots stood idle "
+               f"**{waves.continuous_s.with_range(1, ' s')}** continuously. That is "
+               f"**{waves.speedup:.2f}×** the throughput ({runs}). Slots stood idle "
                f"**{waves.idle_static:.0%}** of the time in waves and "
                f"**{waves.idle_continuous:.0%}** continuously.")
     if waves.verdict is Shown.STRONG:
@@ -215,10 +215,10 @@ def waves_text(waves: WavesFindings, smoke: bool) -> str:
         verdict += tail_text(waves)
     elif waves.verdict is Shown.WEAK:
         verdict = ("Continuous batching won, but by less than the idle share of the waves "
-                   "suggests: the machine may have been busy, or these requests' lengths were "
+                   "suggests. The machine may have been busy, or these requests' lengths were "
                    "too even for the waves to waste much.")
     elif smoke:
-        verdict = ("At the smoke size there are too few waves for the waste to add up; run the "
+        verdict = ("At the smoke size there are too few waves for the waste to add up. Run the "
                    "page at full size to see it.")
     elif waves.one_run_a_mode:
         verdict = ("One run a mode gives no range to weigh a difference by, so this run cannot "
