@@ -55,14 +55,6 @@ class Spread:
     def above(self, other: Spread) -> bool:
         return other.below(self)
 
-    def below_by(self, other: Spread, factor: float) -> bool:
-        """Lower than ``other`` beyond the noise (:meth:`below`) and by ``factor`` besides:
-        ``other``'s median is at least ``factor`` times this one's."""
-        return self.below(other) and other.median >= factor * self.median
-
-    def above_by(self, other: Spread, factor: float) -> bool:
-        return other.below_by(self, factor)
-
     def span(self, digits: int = 0) -> str:
         """``"180–260"``: the lowest and highest run, or one number where both round to it."""
         low, high = f"{self.low:,.{digits}f}", f"{self.high:,.{digits}f}"

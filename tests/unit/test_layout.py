@@ -94,9 +94,6 @@ EXEMPT = {
     "servelab/lessons/chunking/thresholds.py": BARS,
     "servelab/lessons/chunking/words.py":
         "tested with its findings in tests/unit/servelab/lessons/chunking/test_findings.py",
-    "servelab/lessons/compare.py":
-        ("the one comparison, tested in every findings test that reads a Compared or"
-         " Placed (tests/unit/servelab/lessons/*/test_findings.py)"),
     "servelab/lessons/device_model/__init__.py": TOPIC,
     "servelab/lessons/throughput_vs_latency/metrics_words.py":
         "tested in tests/unit/servelab/lessons/throughput_vs_latency/test_serving_metrics.py",

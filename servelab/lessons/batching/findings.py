@@ -26,7 +26,7 @@ from servelab.lessons.batching.thresholds import (
     LESSON_STRENGTH,
     SHOWN_GAIN,
 )
-from servelab.lessons.compare import Shown
+from servelab.lessons.compare import Compared, Shown, compare
 
 
 # -- the lesson's figures ----------------------------------------------------------------------
@@ -155,7 +155,8 @@ class BatchFindings(BatchGain):
         still cover is untold."""
         if not self.gain >= SHOWN_GAIN:  # a NaN gain shows nothing either
             return Shown.NONE
-        if self.ranges is not None and not self.ranges[1].above(self.ranges[0]):
+        if (self.ranges is not None
+                and compare(self.ranges[1], self.ranges[0]) is not Compared.HIGHER):
             return Shown.UNTOLD
         if self.gain_per_stream >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream:
             return Shown.STRONG

@@ -35,6 +35,7 @@ from servelab.lessons.batching.steps import (
     step_times_ms,
 )
 from servelab.lessons.batching.thresholds import FIRM_FIT_POINTS, GAIN_AGREE_SHARE
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.paging.kv import kv_shape
 
 
@@ -301,8 +302,8 @@ class GainCheck:
         """The predicted and measured ranges overlap; with one pass, the two are within
         ``GAIN_AGREE_SHARE`` of each other."""
         if min(self.predicted.n, self.measured.n) > 1:
-            return not (self.predicted.below(self.measured)
-                        or self.measured.below(self.predicted))
+            return compare(self.predicted, self.measured) not in (Compared.HIGHER,
+                                                                  Compared.LOWER)
         return abs(self.predicted.median / self.measured.median - 1) <= GAIN_AGREE_SHARE
 
 

@@ -15,7 +15,7 @@ from servelab.bench.frames import Result
 from servelab.bench.spread import Spread, ratio_bounds
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.batching.thresholds import CONTINUOUS_CLEAR, CONTINUOUS_WON, TAIL_MOSTLY
-from servelab.lessons.compare import Shown
+from servelab.lessons.compare import Compared, Shown, compare
 
 
 @dataclass(frozen=True)
@@ -73,7 +73,7 @@ class WavesFindings:
         """Continuous batching against static waves on the same requests: quicker only with
         every continuous run done before every run in waves; in full at ``CONTINUOUS_CLEAR``×,
         in part past ``CONTINUOUS_WON``×."""
-        if not self.continuous_s.below(self.static_s):
+        if compare(self.continuous_s, self.static_s) is not Compared.LOWER:
             return Shown.NONE
         if self.speedup >= CONTINUOUS_CLEAR:
             return Shown.STRONG
@@ -94,12 +94,12 @@ class WavesFindings:
     @property
     def waves_sooner(self) -> bool:
         """Every run in waves finished before every continuous run."""
-        return self.static_s.below(self.continuous_s)
+        return compare(self.static_s, self.continuous_s) is Compared.LOWER
 
     @property
     def continuous_sooner(self) -> bool:
         """Every continuous run finished before every run in waves."""
-        return self.continuous_s.below(self.static_s)
+        return compare(self.continuous_s, self.static_s) is Compared.LOWER
 
     @property
     def least_margin(self) -> float:

@@ -17,18 +17,18 @@ from servelab.lessons.chunking.thresholds import (
     PAUSE_GAIN_SHOWN,
     PAUSE_OFF_TARGET,
 )
-from servelab.lessons.compare import Compared, Placed, Shown, compare, placed_runs
+from servelab.lessons.compare import Compared, Placed, Shown, compare, compare_by, placed_runs
 
 
 def _tail_verdict(chunked: Spread, whole: Spread) -> Shown:
     """A p99 gap with chunks against in one step: lower in full with the ranges apart and
     ``PAUSE_GAIN_SHOWN``× below, in part by less; the other way where it was higher beyond the
     spread; untold where the ranges overlap."""
-    if chunked.above(whole):
+    if compare(chunked, whole) is Compared.HIGHER:
         return Shown.REVERSED
-    if chunked.below_by(whole, PAUSE_GAIN_SHOWN):
+    if compare_by(chunked, whole, PAUSE_GAIN_SHOWN) is Compared.LOWER:
         return Shown.STRONG
-    if chunked.below(whole):
+    if compare(chunked, whole) is Compared.LOWER:
         return Shown.WEAK
     return Shown.UNTOLD
 
@@ -128,7 +128,8 @@ class TradeFindings:
             return None
         if self.whole.pause.n < 2 or self.chunked.pause.n < 2:
             return Shown.UNTOLD
-        if self.chunked.pause.below_by(self.whole.pause, PAUSE_GAIN_SHOWN):
+        if compare_by(self.chunked.pause, self.whole.pause,
+                      PAUSE_GAIN_SHOWN) is Compared.LOWER:
             return Shown.STRONG
         return Shown.NONE
 
@@ -164,7 +165,7 @@ class TradeFindings:
         run had a gap long enough to count as a hitch."""
         if self.first_hitch is None or self.last_hitch is None:
             return None
-        if self.last_hitch.above(self.first_hitch):
+        if compare(self.last_hitch, self.first_hitch) is Compared.HIGHER:
             return Shown.STRONG
         return Shown.NONE
 
@@ -186,7 +187,7 @@ class TradeFindings:
     @property
     def runs_longer(self) -> bool:
         """Whether the users' own runs took longer with chunks, beyond the spread."""
-        return self.chunked.done.above(self.whole.done)
+        return compare(self.chunked.done, self.whole.done) is Compared.HIGHER
 
     @property
     def target_verdict(self) -> Placed:

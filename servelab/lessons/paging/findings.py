@@ -18,7 +18,7 @@ import pandas as pd
 
 from servelab.bench.spread import Spread
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.compare import Compared, Placed, compare_by, placed
+from servelab.lessons.compare import Compared, Placed, compare, compare_by, placed
 from servelab.lessons.paging.kv import KVShape, RequestFit, blocks_for
 from servelab.lessons.paging.thresholds import SQUEEZE_SLOWER
 
@@ -168,7 +168,7 @@ class SqueezeFindings:
         fewer sequences running, each step carried fewer of them."""
         if self.cramped_tpot_ms is None or self.roomy_tpot_ms is None:
             return False
-        return self.cramped_tpot_ms.below(self.roomy_tpot_ms)
+        return compare(self.cramped_tpot_ms, self.roomy_tpot_ms) is Compared.LOWER
 
 
 @dataclass(frozen=True)

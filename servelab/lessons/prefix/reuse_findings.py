@@ -18,7 +18,7 @@ import pandas as pd
 
 from servelab.bench.metrics import TTFT_MS_P50
 from servelab.bench.spread import Spread
-from servelab.lessons.compare import Shown
+from servelab.lessons.compare import Compared, Shown, compare, compare_by
 from servelab.lessons.prefix.thresholds import REUSE_SHOWN, TTFT_GAIN_SHOWN
 
 
@@ -83,9 +83,9 @@ class ReuseFindings:
         on, off = self.ttft_on, self.ttft_off
         if on is None or off is None:
             return None
-        if on.below_by(off, TTFT_GAIN_SHOWN):
+        if compare_by(on, off, TTFT_GAIN_SHOWN) is Compared.LOWER:
             return Shown.STRONG
-        if on.below(off):
+        if compare(on, off) is Compared.LOWER:
             return Shown.WEAK
         return Shown.UNTOLD
 
@@ -130,7 +130,7 @@ class LoadReuseFindings:
     def sooner(self) -> bool:
         """Sooner beyond the noise: the medians differ by ``TTFT_GAIN_SHOWN`` and even the
         slowest run with caching beat the quickest without (the ranges are apart)."""
-        return self.on.below_by(self.off, TTFT_GAIN_SHOWN)
+        return compare_by(self.on, self.off, TTFT_GAIN_SHOWN) is Compared.LOWER
 
     @property
     def hits_counted(self) -> bool:

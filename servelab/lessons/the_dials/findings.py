@@ -16,7 +16,7 @@ import pandas as pd
 from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P99
 from servelab.bench.spread import Spread, ratio_bounds
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.compare import Compared, compare
+from servelab.lessons.compare import Compared, compare, compare_by
 from servelab.lessons.the_dials.runs import OverLong, StartRefusal
 from servelab.lessons.the_dials.thresholds import CHANGED, THROUGHPUT_SHOWN
 
@@ -109,7 +109,8 @@ class SweepFindings:
     @property
     def shows_gain(self) -> bool:
         """The top level's output beat the fewest's by ``THROUGHPUT_SHOWN``, ranges apart."""
-        return self.output_high.above_by(self.output_low, THROUGHPUT_SHOWN)
+        return compare_by(self.output_high, self.output_low,
+                          THROUGHPUT_SHOWN) is Compared.HIGHER
 
     @property
     def tpot_ratio(self) -> float:
@@ -150,7 +151,7 @@ class SweepFindings:
         """The p99 from arrival was shortest at a level between the fewest and the most, and
         shorter there than at the most beyond the runs' spread."""
         return (self.best_level not in (self.low, self.high)
-                and self.best_arrival_s.below(self.arrival_high_s))
+                and compare(self.best_arrival_s, self.arrival_high_s) is Compared.LOWER)
 
     @property
     def median_top(self) -> Spread:
@@ -176,7 +177,8 @@ class SweepFindings:
             return MedianVerdict.NOT_MEASURED
         top, rival = self.median_top, self.median_rival
         if top.median <= rival.median:
-            apart = all(top.below(other) for other in self.median_spreads[:-1])
+            apart = all(compare(top, other) is Compared.LOWER
+                        for other in self.median_spreads[:-1])
             return MedianVerdict.SHORTEST_AT_TOP if apart else MedianVerdict.UNTOLD
         return {Compared.HIGHER: MedianVerdict.LONGER_AGAIN,
                 Compared.ALIKE: MedianVerdict.NEAR_SHORTEST}.get(compare(top, rival, CHANGED),

@@ -48,11 +48,3 @@ def test_lower_only_when_the_ranges_are_apart(a, b, below):
     assert Spread.of(a).below(Spread.of(b)) is below
     assert Spread.of(b).above(Spread.of(a)) is below
 
-
-def test_below_by_needs_the_ranges_apart_and_the_factor_between_the_medians():
-    fast, slow = Spread(100.0, 90.0, 110.0, 3), Spread(160.0, 150.0, 170.0, 3)
-    assert fast.below_by(slow, 1.5) and slow.above_by(fast, 1.5)
-    assert not fast.below_by(slow, 1.7)  # apart, but 1.6× is short of the factor
-    overlapping = Spread(160.0, 105.0, 170.0, 3)
-    assert not fast.below_by(overlapping, 1.5)  # the factor, but the ranges touch
-    assert not Spread(100.0, 100.0, 100.0, 1).below_by(slow, 1.5)  # one value has no range

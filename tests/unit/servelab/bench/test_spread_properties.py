@@ -84,18 +84,6 @@ def test_below_is_exactly_every_run_lower_than_every_other_run(xs, ys):
 
 
 @PROPERTY
-@given(spreads(), spreads(), st.floats(0.0, 10.0), st.floats(0.0, 10.0))
-def test_below_by_implies_below_and_weakens_as_the_factor_falls(a, b, f, g):
-    low, high = sorted((f, g))
-    if a.below_by(b, high):
-        assert a.below(b) and a.below_by(b, low)
-        assert b.median >= high * a.median
-    assert a.above_by(b, f) == b.below_by(a, f)
-    # Non-negative figures: a factor of 1 or less asks nothing beyond the noise.
-    assert a.below_by(b, min(f, 1.0)) == a.below(b)
-
-
-@PROPERTY
 @given(spreads(), st.integers(0, 3))
 def test_span_is_one_number_exactly_when_both_ends_round_to_it(spread, digits):
     low, high = f"{spread.low:,.{digits}f}", f"{spread.high:,.{digits}f}"
