@@ -18,13 +18,14 @@ book: setup
 test: setup
 	bash env/run-tests.sh
 
-# For developers: lint (ruff, then mypy over the files pyproject.toml names), then the unit tier
+# For developers: lint (ruff, mypy over the files pyproject.toml names, lint-imports), then the unit tier
 # alone (tests/unit; README "Test tiers"): no engine, no child process, under a minute. Test files
 # still directly in tests/ are unit tests until they move (tests/unit/test_layout.py names them).
 # `make test` still runs every tier.
 unit: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest tests/unit -q -p no:cacheprovider
 
 # Instructor tools: regenerate the student edition in book/ from assignments/source/.
@@ -42,10 +43,12 @@ self-study: setup
 release: setup
 	$(BIN)/python -m course.release
 
-# ruff, then the type checker ([tool.mypy] in pyproject.toml says which files).
+# ruff, the type checker ([tool.mypy] in pyproject.toml says which files), then servelab's
+# import layers ([tool.importlinter]).
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports --no-cache
 
 # The GPU path checked by vLLM 0.11.2's own code, without a GPU (env/gpu_contract/contract.py):
 # every chapter's server starts on a simulated Colab T4 and Kaggle 2xT4, then per chapter the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test job: lint (ruff, then mypy), then one pytest run of every test and nbval over every
+# The test job: lint (ruff, mypy, then lint-imports), then one pytest run of every test and nbval over every
 # instructor source, both at the `smoke` size. nbval executes each chapter top to bottom against the real engine with
 # its answer key; the executed full-size book is the main job (`make book`), and the site tests
 # read it when one is there (tests/tooling/test_site.py also builds and renders a throw-away
@@ -8,6 +8,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 .venv/bin/ruff check . || exit 1
 .venv/bin/mypy || exit 1
+.venv/bin/lint-imports --no-cache || exit 1
 
 export SERVELAB_SIZE=${SERVELAB_SIZE:-smoke}
 echo "tests: pytest and nbval at size '$SERVELAB_SIZE' (chapters and engine tests run against vLLM)"

@@ -1,68 +1,31 @@
-"""Imports inside servelab run down its layers, never up.
+"""Imports inside servelab run down its layers, never up: import-linter holds the layers and the
+engines' forbidden imports (``pyproject.toml``'s ``[tool.importlinter]``, run by ``make unit``
+and ``make test`` as ``lint-imports``). These tests hold what its contracts cannot say by
+themselves: that every part of servelab has a layer (a part no layer names is never checked),
+that only the top layer imports the package's own ``__init__``, and that no chapter's package
+imports another's (the chapters come from ``servelab.book``, so adding one changes no contract).
 
 A part of servelab is a top-level module (``servelab/sizes.py``) or subpackage
-(``servelab/engines/``); the package's own ``__init__`` is the part ``servelab``. Lowest first:
-
-1. ``settings``, ``progress``: the environment variables, and progress bars;
-2. ``hardware``, ``models``, ``sizes``, ``chapter``: the device, the model it serves, how a size
-   profile is chosen, and what a chapter declares (its sizes, its figures);
-3. ``env``: the runtime (platform, installs, the bootstrap);
-4. ``engines``: the servers, where they run (``engines.placement``), their replicas and router;
-5. ``bench``: workloads and measuring a running server;
-6. ``tables``: result frames as the page shows them;
-7. ``lessons``: each chapter's measurements, findings and words;
-8. ``plots``: the figures;
-9. ``book``, ``results``, ``smoke`` and the package's ``__init__``: the chapters in reading order
-   (each declared in its package under ``lessons``), what a chapter records, the engine check,
-   and the names every chapter imports.
-
-A part may import from its own layer or one below it. This is the order the code keeps, which
-differs from issue #52's first sketch in three places: ``env`` sits below ``engines`` (the
-llama.cpp builds install with its ``pip``), ``tables`` below ``lessons`` (lessons print their
-spreads with it) and ``plots`` above ``lessons`` (figures draw the lessons' findings). Because
-``env`` reads the sizes (which the package's ``__init__`` hands down from ``book``), ``sizes`` has
-to sit below ``engines``; that an engine reads neither the book's sizes nor a chapter's
-declaration is a rule of its own (``FORBIDDEN``). Imports made only for type checking count.
+(``servelab/engines/``); the package's own ``__init__`` is the part ``servelab``, on the top
+layer with ``book``, ``results`` and ``smoke``.
 """
 
 from __future__ import annotations
 
 import ast
 import importlib
+import tomllib
 from pathlib import Path
 
 from course.paths import REPO_ROOT
 from servelab.book import CHAPTERS
 
 PACKAGE = REPO_ROOT / "servelab"
-LAYERS: tuple[frozenset[str], ...] = tuple(frozenset(layer) for layer in (
-    {"settings", "progress"},
-    {"hardware", "models", "sizes", "chapter"},
-    {"env", "wall_time"},
-    {"engines"},
-    {"bench"},
-    {"tables"},
-    {"lessons"},
-    {"plots"},
-    {"book", "results", "smoke", "servelab"},
-))
-# Imports that run down the layers and are still refused: (importer, imported).
-FORBIDDEN = {("engines", "sizes"), ("engines", "chapter")}
-
-
-def layer_of(part: str) -> int:
-    """The index of ``part``'s layer in ``LAYERS``; KeyError for a part with none."""
-    for index, layer in enumerate(LAYERS):
-        if part in layer:
-            return index
-    raise KeyError(part)
-
-
-def part_of(module: str) -> str:
-    """The part a dotted module name inside servelab belongs to: ``servelab.engines.router`` is
-    ``engines``, ``servelab`` itself is ``servelab``."""
-    names = module.split(".")
-    return names[1] if len(names) > 1 else "servelab"
+CONTRACTS = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
+[LAYERS] = [tuple(frozenset(part.strip() for part in layer.split(":"))
+                  for layer in contract["layers"])
+            for contract in CONTRACTS["contracts"] if contract["type"] == "layers"]
+TOP = LAYERS[0] | {"servelab"}
 
 
 def is_part(name: str) -> bool:
@@ -85,17 +48,6 @@ def imported_modules(source: str) -> list[tuple[int, str]]:
             if name == "servelab" or name.startswith("servelab.")]
 
 
-def upward_imports(part: str, source: str, where: str) -> list[str]:
-    """The imports in ``source`` (of ``part``) that run up the layers or are ``FORBIDDEN``."""
-    wrong = []
-    for line, module in imported_modules(source):
-        target = part_of(module)
-        if target != part and (layer_of(target) > layer_of(part)
-                               or (part, target) in FORBIDDEN):
-            wrong.append(f"{where}:{line} ({part}) imports {module} ({target})")
-    return wrong
-
-
 def modules() -> list[Path]:
     return sorted(PACKAGE.rglob("*.py"))
 
@@ -106,25 +58,28 @@ def module_part(path: Path) -> str:
 
 
 def test_every_part_of_servelab_has_a_layer():
-    parts = {module_part(path) for path in modules()}
+    parts = {module_part(path) for path in modules()} - {"servelab"}
     assert sorted(part for part in parts if not any(part in layer for layer in LAYERS)) == []
     assert set().union(*LAYERS) <= parts  # no layer names a part that is gone
 
 
-def test_imports_run_down_the_layers():
+def package_imports(part: str, source: str, where: str) -> list[str]:
+    """The imports in ``source`` (of ``part``) of the package's own ``__init__`` (``from servelab
+    import Server``), which only the top layer may make."""
+    return [] if part in TOP else [f"{where}:{line} ({part}) imports servelab"
+                                   for line, module in imported_modules(source)
+                                   if module == "servelab"]
+
+
+def test_only_the_top_layer_imports_the_package_itself():
     wrong = []
     for path in modules():
-        wrong += upward_imports(module_part(path), path.read_text(encoding="utf-8"),
-                                str(path.relative_to(PACKAGE.parent)))
+        wrong += package_imports(module_part(path), path.read_text(encoding="utf-8"),
+                                 str(path.relative_to(PACKAGE.parent)))
     assert wrong == []
-
-
-def test_an_import_up_the_layers_or_a_forbidden_one_is_caught():
-    assert upward_imports("engines", "from servelab.lessons import thresholds\n", "x") == [
-        "x:1 (engines) imports servelab.lessons (lessons)"]
-    assert upward_imports("engines", "from servelab import Server\n", "x") != []
-    assert upward_imports("engines", "import servelab.sizes as s\n", "x") != []
-    assert upward_imports("lessons", "from servelab import bench, tables\n", "x") == []
+    assert package_imports("engines", "from servelab import Server\n", "x") == [
+        "x:1 (engines) imports servelab"]
+    assert package_imports("lessons", "from servelab import bench, tables\n", "x") == []
 
 
 CHAPTER_PACKAGES = frozenset(chapter.package for chapter in CHAPTERS)
