@@ -19,7 +19,8 @@ Shared:
 - ``thresholds``: the bar several chapters share; a chapter's own bars are in its package's
   ``thresholds`` module;
 - ``compare``: one comparison of two arms' spreads and its verdict (``Compared``), where a value
-  falls against a window (``Placed``), and how far an effect showed (``Shown``);
+  falls against a window (``Placed``), and how far an effect showed (``Shown``); its words
+  where the runs cannot tell, the one wording every chapter's words use, in ``untold_words``;
 - ``recorded``: a chapter's findings kept as JSON and read back, for its story snapshot;
 - ``story``: a chapter's story, its sections and their rendering;
 - ``fold``: a passage's finding first and what backs it folded beneath, one line to open;

@@ -20,6 +20,10 @@ from enum import StrEnum
 
 from servelab.bench.spread import Spread
 
+# The one value of every verdict that says the runs cannot tell (``Compared.UNTOLD``,
+# ``Shown.UNTOLD`` and the chapters' own verdicts alias it); ``untold_words`` words it.
+NOT_TOLD_APART = "not told apart"
+
 
 class Compared(StrEnum):
     """Where one arm's figure stands against the other's."""
@@ -27,7 +31,7 @@ class Compared(StrEnum):
     HIGHER = "higher beyond the spread"
     LOWER = "lower beyond the spread"
     ALIKE = "alike within the band"
-    UNTOLD = "not told apart"  # past the band, but the ranges overlap or a side ran once
+    UNTOLD = NOT_TOLD_APART  # past the band, but the ranges overlap or a side ran once
 
 
 def compare(a: Spread, b: Spread, alike: float = 0.0) -> Compared:
@@ -102,4 +106,4 @@ class Shown(StrEnum):
     WEAK = "shown in part"  # beyond the spread, but short of the bar or at a cost the page names
     NONE = "not shown"  # measured, and the runs show no such effect
     REVERSED = "the other way"  # beyond the spread, in the direction opposite the lesson's
-    UNTOLD = "not told apart"  # the runs cannot say: no spread to weigh, or it was disturbed
+    UNTOLD = NOT_TOLD_APART  # the runs cannot say: no spread to weigh, or it was disturbed

@@ -25,6 +25,7 @@ from servelab.lessons.compare import Shown
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
+from servelab.lessons.untold_words import cannot_tell, overlap
 
 
 def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
@@ -54,8 +55,7 @@ def sweep_ranges(found: BatchFindings) -> str:
             f"{top.low:,.0f}–{top.high:,.0f} tok/s)")
 
 
-NOISE_TEXT = ("the sweeps' ranges overlap, so this run cannot tell that gain from the machine's "
-              "noise")
+NOISE_TEXT = cannot_tell("that gain from the machine's noise", overlap("sweeps'"))
 
 
 def crowd_text(found: BatchFindings, smoke: bool) -> str:
@@ -230,7 +230,7 @@ def waves_text(waves: WavesFindings, smoke: bool) -> str:
         verdict = (f"Continuous batching finished sooner in every run, but by no more than "
                    f"{waves.least_margin:.0%}: this run did not show a difference worth the name.")
     else:
-        verdict = "The runs' ranges overlap, so this run cannot tell the two apart."
+        verdict = cannot_tell("the two apart.", overlap("runs'", start=True))
     if waves.short_of_slots:
         verdict += (f" Had every step cost the same however full it was, the busy shares "
                     f"({waves.busy_static:.0%} against {waves.busy_continuous:.0%}) "

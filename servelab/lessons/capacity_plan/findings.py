@@ -24,16 +24,18 @@ from servelab.bench.middle import REQUEST_PER_S_MID, SLO_ATTAINMENT_MID
 from servelab.bench.spread import Spread
 from servelab.lessons.capacity_plan.chapter import CHAPTER
 from servelab.lessons.capacity_plan.plan import CapacityPlan
+from servelab.lessons.compare import NOT_TOLD_APART
 from servelab.lessons.device_model.foretold import Checked, Foretold, foretold
 
 
 class PlanVerdict(StrEnum):
-    """The engine's verdict on a plan's knee."""
+    """The engine's verdict on a plan's knee; each value is what the runs did, as the page's
+    summary says it (``UNTOLD``, runs at one rate disagreed, the summary words itself)."""
 
     HELD = "held below the knee and broke above it"
     CONSERVATIVE = "held above the knee as well"
     OPTIMISTIC = "broke below the knee"
-    UNCLEAR = "runs at one rate disagreed"
+    UNTOLD = NOT_TOLD_APART
 
 
 class Target(StrEnum):
@@ -141,7 +143,7 @@ class PlanCheck:
             return PlanVerdict.HELD
         if below_held and self.within_above.low >= share:
             return PlanVerdict.CONSERVATIVE
-        return PlanVerdict.UNCLEAR
+        return PlanVerdict.UNTOLD
 
     @property
     def saturated(self) -> bool:

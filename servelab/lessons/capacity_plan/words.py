@@ -62,7 +62,7 @@ VERDICT_WORDS = {
     PlanVerdict.OPTIMISTIC: (
         "The plan promised too much: below its knee no run met the share. So this server "
         "serves fewer requests within the targets than the plan said."),
-    PlanVerdict.UNCLEAR: (
+    PlanVerdict.UNTOLD: (
         "These runs cannot tell: at one of the rates some runs met the share and others did "
         "not. So the knee lies about there, and more or longer runs would decide."),
 }
@@ -181,11 +181,9 @@ def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("card")
 
 
-# What the engine's runs did, as the summary's closing clause.
-RUNS_WORDS = {PlanVerdict.HELD: "held below the knee and broke above it",
-              PlanVerdict.CONSERVATIVE: "held above the knee as well",
-              PlanVerdict.OPTIMISTIC: "broke below the knee",
-              PlanVerdict.UNCLEAR: "disagreed at one rate"}
+def _runs_text(verdict: PlanVerdict) -> str:
+    """What the engine's runs did, as the summary's closing clause: the verdict's own words."""
+    return "disagreed at one rate" if verdict is PlanVerdict.UNTOLD else verdict.value
 
 
 def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
@@ -193,7 +191,7 @@ def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
     return prediction_text(prediction, (
         f"a plan of `max_num_seqs` {plan.max_num_seqs}, {plan.rate_req_s:.1f} requests a "
         f"second a server and {plan.replicas} servers. The engine's runs "
-        f"{RUNS_WORDS[check.verdict]}"),
+        f"{_runs_text(check.verdict)}"),
         [Aim("the plan's `max_num_seqs`", plan.max_num_seqs, Unit.COUNT),
          Aim("the knee of one server", plan.rate_req_s, Unit.REQ_S)])
 

@@ -24,6 +24,7 @@ from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import page_story
+from servelab.lessons.untold_words import cannot_tell, overlap
 
 
 def _first_run(plan: BudgetPlan) -> str:
@@ -62,7 +63,7 @@ def _pooled_text(findings: TradeFindings) -> str:
     moved = {Shown.REVERSED: "higher with chunks beyond the spread",
              Shown.STRONG: "lower with chunks beyond the spread",
              Shown.WEAK: "lower with chunks beyond the spread",
-             Shown.UNTOLD: "the ranges overlap"}[findings.pooled_verdict]
+             Shown.UNTOLD: overlap()}[findings.pooled_verdict]
     text = (f"Pooled over each whole run, as `vllm bench serve` reports it, the users' "
             f"99th-percentile gap was {whole.median:,.0f} ms ({whole.range_text(' ms', 0, 'runs')})"
             f" in one step and {chunked.median:,.0f} ms ({chunked.range_text(' ms', 0, 'runs')}) "
@@ -244,8 +245,8 @@ def _document_text(findings: TradeFindings) -> str:
     if findings.wait_verdict is Compared.LOWER:
         return numbers + (": sooner beyond the spread, which is not the usual outcome. On a "
                           "busy machine the single long step can be the slower one." + fold(queue))
-    return numbers + (". The ranges overlap, so this run cannot tell the two waits apart."
-                      + fold(queue))
+    return (f"{numbers}. {cannot_tell('the two waits apart.', overlap(start=True))}"
+            + fold(queue))
 
 
 def _cost_text(findings: TradeFindings) -> str:

@@ -23,6 +23,7 @@ from servelab.lessons.paging.kv import BlockTable, RequestFit
 from servelab.lessons.paging.thresholds import SQUEEZE_SLOWER
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
+from servelab.lessons.untold_words import overlap
 
 
 def paging_prediction(prediction: str, paging: PagingFindings) -> str:
@@ -80,7 +81,7 @@ def _duration_text(squeeze: SqueezeFindings) -> str:
     if squeeze.duration is Compared.ALIKE:
         return (f"{times}: the medians are within {SQUEEZE_SLOWER:.0%} of each other, so these "
                 "runs cannot say the waiting cost any time.")
-    return (f"{times}: the ranges overlap, so these runs cannot say the waiting cost any time.")
+    return f"{times}: {overlap()}, so these runs cannot say the waiting cost any time."
 
 
 def _squeeze_text(squeeze: SqueezeFindings) -> str:

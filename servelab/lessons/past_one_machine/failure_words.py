@@ -10,6 +10,7 @@ from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
 from servelab.lessons.past_one_machine.failures import Failures
 from servelab.lessons.past_one_machine.findings import Failure
+from servelab.lessons.untold_words import overlap
 
 # vllm-router's own defaults for --health-check-interval-secs and --health-failure-threshold
 # (its --help); servelab's Router checks far more often (servelab.engines.router.HEALTH_INTERVAL_S).
@@ -124,7 +125,7 @@ def _survivors_text(failures: Failures) -> str:
     if later == runs:
         return text + (": with one replica left, the survivor carried the whole stream and "
                        "every answer took longer. ")
-    return text + (": the ranges overlap, so losing a replica did not measurably change"
+    return text + (f": {overlap()}, so losing a replica did not measurably change"
                    if runs == 1 else ": the runs do not show that losing a replica changed") \
         + " how long the answers took at this rate. "
 

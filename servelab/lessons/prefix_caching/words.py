@@ -16,6 +16,7 @@ from servelab.lessons.prediction import prediction_text
 from servelab.lessons.prefix.reuse_findings import LoadReuseFindings, ReuseFindings
 from servelab.lessons.prefix_caching.first_token import FirstTokenModel
 from servelab.lessons.prefix_caching.sharing_findings import SharingFindings
+from servelab.lessons.untold_words import overlap
 
 
 def reuse_prediction(prediction: str, reuse: ReuseFindings, load: LoadReuseFindings) -> str:
@@ -54,7 +55,7 @@ def reuse_text(reuse: ReuseFindings, load: LoadReuseFindings) -> str:
                 "prompt's prefill.")
     else:
         wait = (f"{opening} {on.median:,.0f} ms with caching and {off.median:,.0f} ms without "
-                f"({load.gain:.1f}×). {ranges} The ranges overlap or the gap is small. So these "
+                f"({load.gain:.1f}×). {ranges} {overlap(start=True)} or the gap is small. So these "
                 "runs cannot say the cache made first tokens sooner under load.")
     method = (f"Each server ran {on.n} times. Before each run it served one request with that "
               "run's own shared prompt, not measured.")

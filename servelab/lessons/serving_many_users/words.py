@@ -23,6 +23,7 @@ from servelab.lessons.paging.findings import PagingFindings
 from servelab.lessons.prediction import score_text
 from servelab.lessons.prefix.reuse_findings import ReuseFindings
 from servelab.lessons.serving_many_users.findings import LessonFindings
+from servelab.lessons.untold_words import cannot_tell, overlap
 
 
 # -- one stream against a batch ----------------------------------------------------------------
@@ -108,10 +109,10 @@ def _first_token_text(reuse: ReuseFindings) -> str:
                 f"sooner ({on.median:,.0f} ms against {off.median:,.0f} ms) {ranges}. So in "
                 "this run most of the wait was not the prompt's prefill.")
     why = ("One later request a side gives no range to compare" if min(on.n, off.n) < 2
-           else "The ranges overlap")
+           else overlap(start=True))
     return (f"The later requests' median first token came after {on.median:,.0f} ms with reuse "
-            f"and {off.median:,.0f} ms without {ranges}. {why}, so this run cannot tell whether "
-            "reuse made first tokens sooner.")
+            f"and {off.median:,.0f} ms without {ranges}. "
+            + cannot_tell("whether reuse made first tokens sooner.", why))
 
 
 # -- the closing summary ----------------------------------------------------------------------

@@ -16,7 +16,7 @@ import pandas as pd
 from servelab.bench.metrics import OUTPUT_TOK_S, TTFT_MS_P99
 from servelab.bench.spread import Spread, ratio_bounds
 from servelab.engines.vllm_server import Capacity
-from servelab.lessons.compare import Compared, compare, compare_by
+from servelab.lessons.compare import NOT_TOLD_APART, Compared, compare, compare_by
 from servelab.lessons.the_dials.runs import OverLong, StartRefusal
 from servelab.lessons.the_dials.thresholds import CHANGED, THROUGHPUT_SHOWN
 
@@ -29,7 +29,7 @@ class MedianVerdict(StrEnum):
     SHORTEST_AT_TOP = "shortest at the most sequences, its range below every other level's"
     NEAR_SHORTEST = "within CHANGED of the shortest"
     LONGER_AGAIN = "longer again past the shortest, the ranges apart"
-    UNTOLD = "the ranges overlap, so the run cannot tell"
+    UNTOLD = NOT_TOLD_APART  # the ranges overlap, so the run cannot tell
 
 
 class QueueVerdict(StrEnum):

@@ -9,12 +9,13 @@ from servelab.lessons.compare import Compared
 from servelab.lessons.the_dials.thresholds import CHANGED
 from servelab.lessons.the_dials.tp_findings import TensorParallelFindings
 from servelab.lessons.the_dials.words import ends
+from servelab.lessons.untold_words import cannot_tell, overlap
 
 
 def _untold(found: TensorParallelFindings) -> str:
     """Why a difference past ``CHANGED`` is still not a finding."""
-    why = "the runs' ranges overlap" if found.runs > 1 else "one run a side has no range"
-    return f"{why}, so this run cannot tell whether the split changed it"
+    why = overlap("runs'") if found.runs > 1 else "one run a side has no range"
+    return cannot_tell("whether the split changed it", why)
 
 
 def _alone_text(found: TensorParallelFindings) -> str:

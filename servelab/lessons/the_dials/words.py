@@ -22,6 +22,7 @@ from servelab.lessons.the_dials.findings import (
 )
 from servelab.lessons.the_dials.runs import StartRefusal
 from servelab.lessons.the_dials.thresholds import CHANGED
+from servelab.lessons.untold_words import cannot_tell, overlap
 
 
 def dials_prediction(prediction: str, sweep: SweepFindings, context: ContextFindings) -> str:
@@ -71,10 +72,9 @@ def _median_text(sweep: SweepFindings) -> str:
     if verdict is MedianVerdict.NEAR_SHORTEST:
         return (f" The median from arrival was {top} at {high} sequences, within "
                 f"{CHANGED:.0%} of the shortest, {rival} at {level}.")
-    why = "the ranges overlap" if sweep.passes > 1 else "one run a level has no range"
+    why = overlap() if sweep.passes > 1 else "one run a level has no range"
     return (f" The median from arrival was {top} at {high} sequences and {rival} at {level}: "
-            f"{why}, so this run cannot tell which of the two gave the typical request the "
-            "shorter wait.")
+            + cannot_tell("which of the two gave the typical request the shorter wait.", why))
 
 
 def _queue_text(sweep: SweepFindings) -> str:
@@ -258,10 +258,9 @@ def _crowd_cost_text(context: ContextFindings) -> str:
     if moved is Compared.HIGHER:
         return ". A few long conversations took the blocks of many short ones."
     if moved is Compared.UNTOLD:
-        why = ("The runs' ranges overlap" if context.short_p99_mixed_s.n > 1
+        why = (overlap("runs'", start=True) if context.short_p99_mixed_s.n > 1
                else "One run a load has no range")
-        return (f". {why}, so this run cannot tell whether the preemptions cost the short "
-                "ones time.")
+        return ". " + cannot_tell("whether the preemptions cost the short ones time.", why)
     where = f"within {CHANGED:.0%}" if moved is Compared.ALIKE else "shorter, the ranges apart"
     return (f", {where}. The long conversations caused preemptions, yet this run shows no "
             "time they cost the short ones.")
@@ -279,7 +278,7 @@ def _first_token_text(context: ContextFindings) -> str:
         return (numbers + ": later, beyond the runs' spread, as the long prompts were read in "
                 "the same steps and preempted requests waited to be computed again.")
     if moved is Compared.UNTOLD:
-        return numbers + ": the runs' ranges overlap, so this run cannot tell whether they moved."
+        return f"{numbers}: " + cannot_tell("whether they moved.", overlap("runs'"))
     if moved is Compared.ALIKE:
         return numbers + f": within {CHANGED:.0%}, so the wait for a first token held."
     return numbers + ": sooner, the ranges apart, which the long requests do not explain."

@@ -116,8 +116,8 @@ def _runs(below: list[float], above: list[float], served: list[float],
     ([0.95, 1.0], [0.2, 0.4], PlanVerdict.HELD),
     ([0.95, 1.0], [0.92, 0.97], PlanVerdict.CONSERVATIVE),
     ([0.5, 0.8], [0.1, 0.2], PlanVerdict.OPTIMISTIC),
-    ([0.85, 0.95], [0.1, 0.2], PlanVerdict.UNCLEAR),
-    ([0.95, 1.0], [0.5, 0.95], PlanVerdict.UNCLEAR),
+    ([0.85, 0.95], [0.1, 0.2], PlanVerdict.UNTOLD),
+    ([0.95, 1.0], [0.5, 0.95], PlanVerdict.UNTOLD),
 ])
 def test_the_verdict_follows_every_runs_share(below: list[float], above: list[float],
                                               verdict: PlanVerdict) -> None:
