@@ -146,6 +146,13 @@ class PlanCheck:
         return PlanVerdict.UNTOLD
 
     @property
+    def knee_bracket(self) -> tuple[float, float]:
+        """The two rates run, each as a share of the planned knee: where a plan that held says
+        the engine's knee lies."""
+        knee = self.plan.rate_req_s
+        return self.rate_below / knee, self.rate_above / knee
+
+    @property
     def saturated(self) -> bool:
         """Whether the server fell behind in every run above the knee (it finished fewer
         requests a second than were sent), so ``served_above`` is what it can finish."""

@@ -174,10 +174,14 @@ class CapacityPlan:
         return self.brief.answer_tokens * self.pace_ms(self.max_num_seqs) / 1000
 
     @property
+    def first_token_s(self) -> float:
+        return self.first_token_ms / 1000
+
+    @property
     def request_s(self) -> float:
         """*W*: the time a request holds its slot, its first token (``first_token_ms``, the
         unloaded one measured) and then its answer at the full batch's pace."""
-        return self.first_token_ms / 1000 + self.answer_s
+        return self.first_token_s + self.answer_s
 
     @property
     def rate_req_s(self) -> float:

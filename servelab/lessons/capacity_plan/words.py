@@ -44,7 +44,7 @@ def plan_text(plan: CapacityPlan) -> str:
         f"{plan.kv_mib:,.1f} MiB. Each token then takes {plan.pace_ms(batch):.1f} ms. A "
         f"request holds its slot through its first token, which takes at least an unloaded one's "
         f"{plan.first_token_ms:,.0f} ms, then its {brief.answer_tokens} tokens at that pace: "
-        f"*W* = {plan.first_token_ms / 1000:.2f} s + {brief.answer_tokens} × "
+        f"*W* = {plan.first_token_s:.2f} s + {brief.answer_tokens} × "
         f"{plan.pace_ms(batch):.1f} ms = {plan.request_s:.2f} s. With every slot busy, Little's "
         f"law gives the knee, {batch} ÷ {plan.request_s:.2f} s = **{plan.rate_req_s:.1f} "
         f"requests a second** for one server, and the target of {brief.rate_req_s:g} requests a "
@@ -70,9 +70,8 @@ VERDICT_WORDS = {
 
 def _bracket_text(check: PlanCheck) -> str:
     """How closely a plan that held placed the knee: between the two rates."""
-    knee = check.plan.rate_req_s
-    return (f"So the engine's knee lies between {check.rate_below / knee:.0%} and "
-            f"{check.rate_above / knee:.0%} of the planned one.")
+    below, above = check.knee_bracket
+    return f"So the engine's knee lies between {below:.0%} and {above:.0%} of the planned one."
 
 
 def _binding_text(rate: float, shares: TargetShares, share: float) -> str:
@@ -93,7 +92,7 @@ def _miss_text(miss: KneeMiss) -> str:
         f"slot *W* = {plan.max_num_seqs} ÷ {miss.served:.1f} = {miss.request_s:.2f} s: "
         f"{miss.answer_s:.2f} s of answer at that pace (the plan: {plan.answer_s:.2f} s) and "
         f"{miss.first_s:.2f} s besides (the plan's first token: "
-        f"{plan.first_token_ms / 1000:.2f} s). The plan missed {miss.missed} most.")
+        f"{plan.first_token_s:.2f} s). The plan missed {miss.missed} most.")
 
 
 def queue_title(check: PlanCheck) -> str:
@@ -173,7 +172,7 @@ def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
             "reading a prompt (ms)": round(plan.prompt_ms, 2),
             "max_num_seqs": plan.max_num_seqs, "set by": str(plan.bound),
             "KV cache for them (MiB)": round(plan.kv_mib),
-            "first token (s)": round(plan.first_token_ms / 1000, 3),
+            "first token (s)": round(plan.first_token_s, 3),
             "W (s)": round(plan.request_s, 2),
             "knee (req/s)": round(plan.rate_req_s, 1),
             f"servers for {plan.brief.rate_req_s:g} req/s": plan.replicas,

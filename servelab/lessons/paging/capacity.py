@@ -14,6 +14,7 @@ counts whole blocks, leaves out the one vLLM keeps back, and gives each user a f
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from servelab.hardware import DTYPE_BYTES, Device
@@ -51,6 +52,11 @@ class PublishedModel:
     def weight_gib(self, dtype: str = "bfloat16") -> float:
         """GiB of unquantized weights in ``dtype``: one value per parameter."""
         return self.parameters * DTYPE_BYTES[dtype] / GIB
+
+    @property
+    def billions(self) -> float:
+        """The parameter count in billions, as a model's name gives it."""
+        return self.parameters / 1e9
 
 
 # The KV factors are each model's config.json on the Hugging Face hub (its hub name first in
@@ -146,6 +152,15 @@ class CachePlan:
         return self.share * self.card.memory_gib - self.weights_gib - self.allowance_gib
 
     @property
+    def room_left_gib(self) -> float:
+        """The room, none where the weights alone do not fit."""
+        return max(self.room_gib, 0.0)
+
+    @property
+    def kv_kib_per_token(self) -> float:
+        return self.shape.bytes_per_token / 2**10
+
+    @property
     def fits(self) -> bool:
         return self.room_gib > 0
 
@@ -170,6 +185,73 @@ def plan_cache(model: PublishedModel, card: Card, *, share: float = DEFAULT_SHAR
         raise ValueError(f"unknown dtype {dtype!r}; known: {sorted(DTYPE_BYTES)}")
     return CachePlan(model=model, card=card, share=share, allowance_gib=allowance_gib,
                      dtype=dtype, block=block)
+
+
+@dataclass(frozen=True)
+class Holders:
+    """The plans that hold the most users and the fewest of one context on one card."""
+
+    most: CachePlan
+    fewest: CachePlan
+
+    @property
+    def cheaper_token(self) -> bool:
+        """Whether the most users are the cheaper token's (else the weights made the room)."""
+        return self.most.shape.bytes_per_token < self.fewest.shape.bytes_per_token
+
+    @property
+    def cost_ratio(self) -> float:
+        """How many times the most users' token the fewest's costs."""
+        return self.fewest.shape.bytes_per_token / self.most.shape.bytes_per_token
+
+
+@dataclass(frozen=True)
+class PlansCompared:
+    """What the plans show: on each card the models whose weights do not fit; on the largest
+    card, at the longest context, who holds the most users and the fewest, and whether the
+    smallest model is not the cheapest to keep in the cache."""
+
+    plans: tuple[CachePlan, ...]
+    longest: int
+
+    @classmethod
+    def of(cls, plans: Sequence[CachePlan], contexts: Sequence[int]) -> PlansCompared:
+        return cls(tuple(plans), max(contexts))
+
+    @property
+    def cards(self) -> list[Card]:
+        return list(dict.fromkeys(plan.card for plan in self.plans))
+
+    def left_out(self, card: Card) -> list[CachePlan]:
+        return [plan for plan in self.plans if plan.card == card and not plan.fits]
+
+    @property
+    def largest(self) -> Card:
+        return max(self.cards, key=lambda card: card.memory_gib)
+
+    @property
+    def most_and_fewest(self) -> Holders | None:
+        """The plans on the largest card holding the most and the fewest users of the longest
+        context, where two fit there and the two hold different counts."""
+        served = [plan for plan in self.plans if plan.card == self.largest and plan.fits]
+        if len(served) < 2:
+            return None
+        most = max(served, key=lambda plan: plan.users(self.longest))
+        fewest = min(served, key=lambda plan: plan.users(self.longest))
+        return Holders(most, fewest) if most.users(self.longest) > fewest.users(self.longest) \
+            else None
+
+    @property
+    def smallest_and_cheapest(self) -> tuple[CachePlan, CachePlan] | None:
+        """The fewest parameters and the cheapest token on the largest card, where the two are
+        not the same model's: a token's cost follows its shape, not the parameter count."""
+        on_largest = [plan for plan in self.plans if plan.card == self.largest]
+        smallest = min(on_largest, key=lambda plan: plan.model.parameters, default=None)
+        cheapest = min(on_largest, key=lambda plan: plan.shape.bytes_per_token, default=None)
+        if smallest is None or cheapest is None or (
+                cheapest.shape.bytes_per_token >= smallest.shape.bytes_per_token):
+            return None
+        return smallest, cheapest
 
 
 # -- the arithmetic against the engine -----------------------------------------------------------
@@ -197,9 +279,35 @@ class EngineCheck:
         return self.predicted // self.block
 
     @property
+    def cache_gib(self) -> float:
+        return self.cache_bytes / GIB
+
+    @property
     def difference(self) -> int:
         """Reported minus predicted tokens."""
         return self.reported - self.predicted
+
+    @property
+    def apart(self) -> int:
+        """Tokens between the two counts, either way."""
+        return abs(self.difference)
+
+    @property
+    def apart_blocks(self) -> float:
+        return self.apart / self.block
+
+    @property
+    def engine_has_fewer(self) -> bool:
+        return self.difference < 0
+
+    @property
+    def ragged(self) -> bool:
+        """Whether ``max_model_len`` is not a whole number of blocks."""
+        return self.max_model_len % self.block != 0
+
+    def usable(self, tokens: int) -> int:
+        """The blocks of ``tokens`` left for sequences once vLLM keeps its one back."""
+        return usable_blocks(tokens, self.block)
 
     @property
     def counted_in_requests(self) -> int:

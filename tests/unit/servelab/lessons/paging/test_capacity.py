@@ -32,6 +32,7 @@ from servelab.lessons.paging.capacity import (
     PUBLISHED_MODELS,
     Card,
     EngineCheck,
+    PlansCompared,
     PublishedModel,
     card_of,
     plan_cache,
@@ -206,6 +207,18 @@ def test_the_same_token_cost_puts_the_difference_in_the_weights() -> None:
     assert "(0.5B parameters)" not in text  # no cheaper model to name
 
 
+def test_the_plans_compared_name_who_holds_most_and_the_cheaper_token() -> None:
+    plans = [plan_cache(model, card) for card in CARDS for model in PUBLISHED_MODELS]
+    found = PlansCompared.of(plans, [4096, 32768])
+    assert found.longest == 32768 and found.largest == max(CARDS, key=lambda c: c.memory_gib)
+    holders = found.most_and_fewest
+    assert holders is not None and holders.cheaper_token
+    assert holders.most.users(32768) > holders.fewest.users(32768)
+    assert holders.cost_ratio == pytest.approx(131_072 / 57_344)
+    assert found.smallest_and_cheapest is not None
+    assert PlansCompared.of([plan_cache(TOY, TEN)], [4096]).most_and_fewest is None
+
+
 def test_nothing_to_compare_leaves_only_the_caveat() -> None:
     text = plan_text([plan_cache(TOY, TEN)], [4096])
     assert "\n\n" not in text and not any(char.isdigit() for char in text)  # the caveat alone
@@ -233,13 +246,14 @@ def test_a_limit_that_is_not_whole_blocks_explains_the_shortfall() -> None:
     check = EngineCheck.of(SMOL, cache_bytes=2**31, block=128, reported=91_000,
                            max_model_len=2000)  # 728 blocks ÷ 16 per request × 2,000
     assert check.counted_in_requests == 91_000 and check.difference == -2_184
-    assert check.max_model_len % check.block != 0  # the shortfall's cause
+    assert check.ragged and check.engine_has_fewer  # the shortfall's cause
+    assert check.apart == 2_184 and check.apart_blocks == pytest.approx(2_184 / 128)
     text = engine_check_text(check)
     assert "2,184 tokens fewer" in text and "2,000 is" in text and "128-token blocks" in text
     assert "727 blocks" in text
     rounded = EngineCheck.of(SMOL, cache_bytes=2**31, block=128, reported=91_000,
                              max_model_len=2048)
-    assert rounded.max_model_len % rounded.block == 0
+    assert not rounded.ragged
     assert engine_check_text(rounded).split(": ")[-1] != text.split(": ")[-1]
 
 
