@@ -32,29 +32,47 @@ def mixed_text(found: MixedFindings) -> str:
             f"{found.single}, the best p99 first token was {found.best_chat.median:,.0f} ms "
             f"({found.best_chat.range_text(' ms')}) and the quickest job "
             f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}). ")
+    return text + _verdict(found) + _hardware(found)
+
+
+def _hardware(found: MixedFindings) -> str:
+    """On two GPUs or more, what each side had: the pair twice the one server's hardware."""
+    if not found.more_hardware:
+        return ""
+    return (" Mind the hardware, though: the pair had two GPUs, a card each, against the one "
+            "server's one card, twice the hardware, so a lead of the pair's is the second "
+            "card's as much as the split's; this run cannot say what splitting one card would "
+            "buy.")
+
+
+def _verdict(found: MixedFindings) -> str:
+    """What the pair's two outcomes against the one server come to."""
     outcomes = (found.chat, found.job)
     if outcomes == (Compared.LOWER, Compared.LOWER):
-        return text + ("With those shares, the split gave the chat users quicker first "
-                       "tokens and finished the job sooner: keeping the job's long requests out "
-                       "of the chat server's steps paid for itself here.")
+        if found.more_hardware:
+            return ("With a card each, the pair gave the chat users quicker first tokens and "
+                    "finished the job sooner.")
+        return ("With those shares, the split gave the chat users quicker first "
+                "tokens and finished the job sooner: keeping the job's long requests out "
+                "of the chat server's steps paid for itself here.")
     if outcomes == (Compared.LOWER, Compared.HIGHER):
-        return text + ("The split protected the chat users, and the job paid for it: on its "
-                       "share it took longer than on the one server. That is the "
-                       "trade to decide on — a chat that stays quick, or a job that ends sooner.")
+        return ("The split protected the chat users, and the job paid for it: on its "
+                "share it took longer than on the one server. That is the "
+                "trade to decide on — a chat that stays quick, or a job that ends sooner.")
     if outcomes == (Compared.HIGHER, Compared.LOWER):
-        return text + ("The job did better on its share, but the chat users waited longer than "
-                       "on a shared server: on its share, the chat server's own steps were "
-                       "slower.")
+        return ("The job did better on its share, but the chat users waited longer than "
+                "on a shared server: on its share, the chat server's own steps were "
+                "slower.")
     if outcomes == (Compared.HIGHER, Compared.HIGHER):
-        return text + ("The pair lost on both counts here: each share was too small for its "
-                       "traffic, and one server did better. Two "
-                       "deployments pay off when each has enough hardware of its own.")
+        return ("The pair lost on both counts here: each share was too small for its "
+                "traffic, and one server did better. Two "
+                "deployments pay off when each has enough hardware of its own.")
     if set(outcomes) <= {Compared.ALIKE, Compared.UNTOLD}:
         told = _part_words(Compared.UNTOLD, found.chat_runs, "the chat users and the job")
     else:
         told = "; ".join((_part_words(found.chat, found.chat_runs, "the chat users"),
                           _part_words(found.job, found.job_runs, "the job")))
-    return text + f"{told[0].upper()}{told[1:]}. " + _balance(found)
+    return f"{told[0].upper()}{told[1:]}. " + _balance(found)
 
 
 def _balance(found: MixedFindings) -> str:

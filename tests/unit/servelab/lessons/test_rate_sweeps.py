@@ -370,6 +370,27 @@ def test_on_two_gpus_the_words_name_the_card_each_side_had():
     assert "GPU 0 of 2" in single and "GPU 1 of 2" not in single
 
 
+@pytest.mark.parametrize(("gpus", "more"), [(2, True), (1, False), (0, False)])
+def test_the_verdict_credits_a_second_card_not_the_split(gpus, more):
+    """On Kaggle the pair won with two cards against one: its verdict says the pair had a card
+    each and does not credit the split alone (issue #63 item 4); on one card or the CPU the
+    verdict is unchanged."""
+    card = Device(kind="cuda", name="Tesla T4", count=max(gpus, 1), memory_gib=15.0)
+    split = SPLIT if gpus < 2 else ("GPU 0 of 2 (Tesla T4)", "GPU 1 of 2 (Tesla T4)")
+    found = MixedFindings.of(_mixed_table(500, 7.0, 0.02, 3, split), split,
+                             whole_device(card).described, gpus=gpus)
+    assert (found.chat, found.job) == (Compared.LOWER, Compared.LOWER)
+    assert found.more_hardware is more
+    verdict = _after_figures(mixed_words.mixed_text(found))
+    assert ("a card each" in verdict) is more
+    assert ("paid for itself" in verdict) is not more
+    assert ("one card" in verdict) is more
+    if more:  # the note follows every outcome, not only the pair's win
+        lost = MixedFindings.of(_mixed_table(1000, 9.0, 0.02, 3, split), split,
+                                whole_device(card).described, gpus=gpus)
+        assert "a card each" in mixed_words.mixed_text(lost)
+
+
 def test_without_a_split_the_page_makes_no_claim():
     found = _mixed(500, 7.0, split=None)
     assert found.chat is None and found.job is None and found.chat_runs == 0
