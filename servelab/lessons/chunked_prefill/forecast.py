@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from enum import StrEnum
 
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunked_prefill.chapter import CHAPTER
 from servelab.lessons.chunking.sizing import BudgetPlan
+from servelab.lessons.chunking.thresholds import DOCUMENT_LENGTH_APART
 from servelab.lessons.device_model.foretold import Checked, Foretold, foretold
 from servelab.lessons.device_model.kept import DeviceModel, PromptReading
 
@@ -27,6 +29,16 @@ def reading_for(model: DeviceModel, first_fit: PrefillFit) -> PromptReading:
     if model.reading is not None:
         return model.reading
     return PromptReading.of(first_fit, model.step, CHAPTER.id)
+
+
+class LengthWhy(StrEnum):
+    """Whether the document's length explains a one-step read off its prediction: slower and
+    ``DOCUMENT_LENGTH_APART`` longer than the prompts the rate was read from, faster and as much
+    shorter, or neither."""
+
+    LONGER = "longer"
+    SHORTER = "shorter"
+    UNEXPLAINED = "unexplained"
 
 
 @dataclass(frozen=True)
@@ -65,7 +77,17 @@ class DocumentForecast:
     @property
     def extra_ms(self) -> float:
         """What the chunks after the first add, predicted: one step's shared part each."""
-        return (self.chunks - 1) * self.step_ms
+        return self.later_chunks * self.step_ms
+
+    @property
+    def later_chunks(self) -> int:
+        """The chunks after the first, each a step more than one read in one step."""
+        return self.chunks - 1
+
+    @property
+    def in_chunks(self) -> bool:
+        """The budget splits the document over more than one step."""
+        return self.chunks > 1
 
     @property
     def chunked_ms(self) -> float:
@@ -83,6 +105,28 @@ class DocumentForecast:
         if self.one_step is None or self.chunked is None:
             return math.nan
         return self.chunked.median - self.one_step.median
+
+    @property
+    def measured_chunk_ms(self) -> float:
+        """What each chunk after the first added, measured (medians; NaN where not timed)."""
+        return self.measured_extra_ms / self.later_chunks if self.in_chunks else math.nan
+
+    @property
+    def chunks_cost_more(self) -> bool:
+        """The chunks added more than the model's one step each (medians)."""
+        return self.measured_extra_ms > self.extra_ms
+
+    @property
+    def one_step_why(self) -> LengthWhy:
+        """Whether the document's length explains the one-step read against its prediction."""
+        if self.one_step is None:
+            return LengthWhy.UNEXPLAINED
+        slower = self.one_step.median > self.one_step_ms
+        if slower and self.stretched >= DOCUMENT_LENGTH_APART:
+            return LengthWhy.LONGER
+        if not slower and self.stretched <= 1 / DOCUMENT_LENGTH_APART:
+            return LengthWhy.SHORTER
+        return LengthWhy.UNEXPLAINED
 
     @property
     def stretched(self) -> float:

@@ -7,16 +7,16 @@ from __future__ import annotations
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunked_prefill.chapter import CHAPTER
-from servelab.lessons.chunked_prefill.forecast import DocumentForecast
+from servelab.lessons.chunked_prefill.forecast import DocumentForecast, LengthWhy
 from servelab.lessons.chunking.findings import ReadAlone
 from servelab.lessons.chunking.sizing import (
     DOCUMENT_PAUSES,
     SPACING_MARGIN,
     BudgetPlan,
+    DocumentBound,
     DocumentLoad,
     paused_tokens,
 )
-from servelab.lessons.chunking.thresholds import DOCUMENT_LENGTH_APART
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.kept import FITTED_HERE, PromptReading
 from servelab.lessons.device_model.words import foretold_text, line_source
@@ -49,9 +49,10 @@ def document_line(first_fit: PrefillFit, document_tokens: int, pause_ms: int) ->
     paused = paused_tokens(first_fit.tok_s, pause_ms)
     rate = (f"{first_fit.long_tokens} tokens alone: {first_fit}. At that rate "
             f"{DOCUMENT_PAUSES} x the {pause_ms} ms pause target is {paused} tokens")
-    if paused < document_tokens:
+    bound = DocumentBound.of(paused, document_tokens)
+    if bound is DocumentBound.LEAST:
         return f"{rate}, so the document is the chapter's least, {document_tokens} tokens"
-    if paused > document_tokens:
+    if bound is DocumentBound.LONGEST:
         return f"{rate}, so the document is the longest the server takes, {document_tokens} tokens"
     return f"{rate}: the document's length"
 
@@ -79,10 +80,10 @@ def reading_line(reading: PromptReading, document_tokens: int) -> str:
 
 def chunked_line(forecast: DocumentForecast, budget: int) -> str:
     """The prediction printed before the document is read alone on the chunked server."""
-    if forecast.chunks == 1:
+    if not forecast.in_chunks:
         return (f"A {budget:,}-token budget holds the whole document: one step again, about "
                 f"{forecast.chunked_ms:,.0f} ms to its first token.")
-    more = forecast.chunks - 1
+    more = forecast.later_chunks
     return (f"In {forecast.chunks} chunks of up to {budget:,} tokens the document takes {more} "
             f"step{plural_s(more)} more, each about {forecast.step_ms:,.0f} ms. Its first token "
             f"comes after about {forecast.chunked_ms:,.0f} ms. The step's time is "
@@ -99,15 +100,15 @@ def _measured(measured: Spread, found: Foretold) -> str:
             f"{foretold_text(found, measured)}.")
 
 
-def _one_step_why(forecast: DocumentForecast, measured: Spread) -> str:
+def _one_step_why(forecast: DocumentForecast) -> str:
     """Why the one-step prediction missed, from the document's length against the reading's."""
-    slower = measured.median > forecast.one_step_ms
     timed = f"{forecast.reading.prefill.long_tokens:,}-token prompts"
-    if slower and forecast.stretched >= DOCUMENT_LENGTH_APART:
+    why = forecast.one_step_why
+    if why is LengthWhy.LONGER:
         return (f" The document is {forecast.stretched:.1f}× the {timed} the rate was read from. "
                 "Each of its tokens attends to every token before it, so it reads slower than "
                 "the rate.")
-    if not slower and forecast.stretched <= 1 / DOCUMENT_LENGTH_APART:
+    if why is LengthWhy.SHORTER:
         return (f" The document is shorter than the {timed} the rate was read from. Its tokens "
                 "attend to fewer before them, so it reads faster than the rate.")
     return (f" The document's length does not explain it: against the {timed} the rate was "
@@ -119,14 +120,13 @@ def _one_step_why(forecast: DocumentForecast, measured: Spread) -> str:
 def _chunked_why(forecast: DocumentForecast, found: Foretold) -> str:
     """What the chunks added against what the model said they would, and why, where it
     missed."""
-    more = forecast.chunks - 1
-    added = forecast.measured_extra_ms
-    text = (f" The chunks added {added:,.0f} ms to the document's read alone (medians) against "
-            f"{forecast.extra_ms:,.0f} ms predicted, {added / more:,.0f} ms for each chunk after "
+    text = (f" The chunks added {forecast.measured_extra_ms:,.0f} ms to the document's read alone "
+            f"(medians) against {forecast.extra_ms:,.0f} ms predicted, "
+            f"{forecast.measured_chunk_ms:,.0f} ms for each chunk after "
             f"the first against a step's {forecast.step_ms:,.0f} ms.")
     if found is not Foretold.OFF:
         return text
-    if added > forecast.extra_ms:
+    if forecast.chunks_cost_more:
         return (f"{text} The model leaves out that each later chunk attends to every chunk "
                 "before it, which a read in one step does once.")
     return (f"{text} A step that reads a chunk alone did less fixed work than the step the model "
@@ -143,8 +143,8 @@ def forecast_text(forecast: DocumentForecast) -> str:
         return paragraphs[0] + " This run did not keep the reads alone, so nothing checks it."
     paragraphs[0] += " " + _measured(forecast.one_step, one)
     if one is Foretold.OFF:
-        paragraphs[0] += _one_step_why(forecast, forecast.one_step)
-    if forecast.chunked is not None and chunked is not None and forecast.chunks > 1:
+        paragraphs[0] += _one_step_why(forecast)
+    if forecast.chunked is not None and chunked is not None and forecast.in_chunks:
         paragraphs.append(f"**In {forecast.chunks} chunks it predicted "
                           f"{forecast.chunked_ms:,.0f} ms**, one step of "
                           f"{forecast.step_ms:,.0f} ms more for each chunk after the first. "

@@ -37,6 +37,22 @@ def paused_tokens(prefill_tok_s: float, pause_ms: float) -> int:
     return int(prefill_tok_s * DOCUMENT_PAUSES * pause_ms / 1000)
 
 
+class DocumentBound(StrEnum):
+    """What set the document's length: the chapter's least, the longest the server takes, or
+    the rate's own ``paused_tokens``."""
+
+    LEAST = "least"
+    LONGEST = "longest"
+    RATE = "rate"
+
+    @classmethod
+    def of(cls, paused: int, document_tokens: int) -> DocumentBound:
+        """From the rate's length (``paused_tokens``) and the document's."""
+        if paused < document_tokens:
+            return cls.LEAST
+        return cls.LONGEST if paused > document_tokens else cls.RATE
+
+
 # The documents of a run are spaced this many times the time one takes to read alone, so that
 # each has had its first token before the next arrives, even when reading beside the users is
 # slower than reading alone.

@@ -12,7 +12,7 @@ from servelab.bench.frames import Result
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.steps import StepFit
-from servelab.lessons.chunked_prefill.forecast import DocumentForecast, reading_for
+from servelab.lessons.chunked_prefill.forecast import DocumentForecast, LengthWhy, reading_for
 from servelab.lessons.chunking import measuring
 from servelab.lessons.chunking.sizing import BudgetPlan
 from servelab.lessons.device_model.foretold import Foretold
@@ -42,6 +42,18 @@ def test_each_chunk_after_the_first_pays_the_lines_shared_part() -> None:
     assert forecast.chunked_ms == pytest.approx(1820.0)  # three steps of 40 ms more
     assert forecast.stretched == 2.0 and forecast.found == (None, None)
     assert forecast.checks == () and math.isnan(forecast.measured_extra_ms)
+    assert forecast.in_chunks and forecast.later_chunks == 3
+    assert forecast.one_step_why is LengthWhy.UNEXPLAINED  # not timed
+
+
+def test_the_documents_length_explains_a_miss_only_in_its_own_direction() -> None:
+    def why(median: float, tokens: int) -> LengthWhy:
+        plan = dataclasses.replace(PLAN, document_tokens=tokens)
+        return DocumentForecast.of(KEPT, plan, Spread(median, median, median, 3)).one_step_why
+    # 800 tokens is 2x the reading's 400; 100 tokens a quarter of them
+    assert why(5000.0, 800) is LengthWhy.LONGER and why(100.0, 800) is LengthWhy.UNEXPLAINED
+    assert why(100.0, 100) is LengthWhy.SHORTER and why(5000.0, 100) is LengthWhy.UNEXPLAINED
+    assert why(5000.0, 400) is LengthWhy.UNEXPLAINED  # as long as the reading's prompts
 
 
 def test_without_a_line_the_users_usual_step_stands_in() -> None:
@@ -56,6 +68,7 @@ def test_the_predictions_are_checked_against_the_reads_alone() -> None:
                                    Spread(2500.0, 2450.0, 2550.0, 2))
     assert forecast.found == (Foretold.INSIDE, Foretold.OFF)
     assert forecast.measured_extra_ms == pytest.approx(750.0)
+    assert forecast.measured_chunk_ms == pytest.approx(250.0) and forecast.chunks_cost_more
     one, chunked = forecast.checks
     assert (one.chapter, one.predicted, one.measured) == ("06-chunked-prefill", 1700.0,
                                                          forecast.one_step)

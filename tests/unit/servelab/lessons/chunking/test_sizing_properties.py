@@ -10,9 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from servelab.lessons.chunking.sizing import (
+    DocumentBound,
     budget_for,
     chunk_tokens,
     document_for,
+    paused_tokens,
     spacing_for,
     user_tokens_for,
 )
@@ -96,6 +98,16 @@ def test_chunk_tokens_scale_with_the_rate_and_the_clock(tok_s, pause_ms, step_ms
     tokens = chunk_tokens(tok_s, pause_ms, step_ms)
     assert chunk_tokens(tok_s * scale, pause_ms, step_ms) == tokens * scale
     assert chunk_tokens(tok_s / scale, pause_ms * scale, step_ms * scale) == tokens
+
+
+@PROPERTY
+@given(rate, pause, floor, room)
+def test_the_bound_names_what_set_the_documents_length(tok_s, pause_ms, smallest, more):
+    document = document_for(tok_s, pause_ms, smallest, smallest + more)
+    bound = DocumentBound.of(paused_tokens(tok_s, pause_ms), document)
+    assert (bound is DocumentBound.RATE) == (paused_tokens(tok_s, pause_ms) == document)
+    assert bound is not DocumentBound.LEAST or document == smallest
+    assert bound is not DocumentBound.LONGEST or document == smallest + more
 
 
 @PROPERTY
