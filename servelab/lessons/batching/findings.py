@@ -52,6 +52,11 @@ class BatchGain:
         return self.top_each / self.single_each
 
     @property
+    def lost(self) -> float:
+        """The share of the single-stream speed each batched user gave up."""
+        return 1 - self.kept
+
+    @property
     def gain_per_stream(self) -> float:
         return self.gain / self.users
 

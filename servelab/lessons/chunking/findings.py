@@ -91,6 +91,11 @@ class ReadingRuns:
                    hitches=Spread.in_row(row, "hitches_per_document"),
                    queued=int(row["documents_queued"]))
 
+    @property
+    def pause_s(self) -> float:
+        """The users' median longest pause, in seconds."""
+        return self.pause.median / 1000
+
 
 @dataclass(frozen=True)
 class TradeFindings:
@@ -117,6 +122,11 @@ class TradeFindings:
                    last_hitch=_spread_or_none(chunked, "last_hitch_ms"),
                    usual_gap_ms=float(whole["users_itl_ms_p50"]),
                    alone=alone)
+
+    @property
+    def pause_runs(self) -> int:
+        """The fewer runs behind either reading's longest pause."""
+        return min(self.whole.pause.n, self.chunked.pause.n)
 
     @property
     def pause_verdict(self) -> Shown | None:

@@ -90,6 +90,12 @@ class ReuseFindings:
         return Shown.UNTOLD
 
     @property
+    def ttft_one_a_side(self) -> bool:
+        """The probe timed one later first token with reuse or without: no range to weigh."""
+        on, off = self.ttft_on, self.ttft_off
+        return on is not None and off is not None and min(on.n, off.n) < 2
+
+    @property
     def sooner(self) -> bool:
         """Later first tokens came sooner with reuse beyond the noise and by
         ``TTFT_GAIN_SHOWN``."""

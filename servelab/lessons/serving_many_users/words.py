@@ -48,7 +48,7 @@ def batching_text(found: BatchFindings) -> str:
                 f"alone{sweep_ranges(found)}. Each user decoded at **{found.top_each:.1f} tok/s**, "
                 f"**{found.kept:.0%}** of the single-stream speed.")
     if found.verdict is Shown.STRONG:
-        cost = (f"Each user gave up {1 - found.kept:.0%} of its speed and the machine did "
+        cost = (f"Each user gave up {found.lost:.0%} of its speed and the machine did "
                 f"{found.gain:,.1f}× the work: the same shape as the lesson's figure.")
     elif found.short_untold and found.kept_bounds is not None:
         cost = (f"By the medians each user lost more than in the lesson, but pairing the slowest "
@@ -108,7 +108,7 @@ def _first_token_text(reuse: ReuseFindings) -> str:
         return (f"Yet the later requests' median first token came only {reuse.ttft_gain:.1f}× "
                 f"sooner ({on.median:,.0f} ms against {off.median:,.0f} ms) {ranges}. So in "
                 "this run most of the wait was not the prompt's prefill.")
-    why = ("One later request a side gives no range to compare" if min(on.n, off.n) < 2
+    why = ("One later request a side gives no range to compare" if reuse.ttft_one_a_side
            else overlap(start=True))
     return (f"The later requests' median first token came after {on.median:,.0f} ms with reuse "
             f"and {off.median:,.0f} ms without {ranges}. "
@@ -154,21 +154,21 @@ def summary_text(found: LessonFindings, prediction: str) -> str:
                   f"{reuse.later_on:,.0f} tokens instead of {reuse.later_off:,.0f}; {first}.")
     else:
         prefix = "**Prefix caching:** no reuse showed in this run."
-    pause_whole, pause_chunked = chunks.whole.pause, chunks.chunked.pause
+    whole, chunked = chunks.whole, chunks.chunked
     if chunks.pause_verdict is Shown.STRONG:
         chunking = (f"**Chunked prefill:** the users' longest pause fell from "
-                    f"{pause_whole.median / 1000:.2f} s to {pause_chunked.median / 1000:.2f} s "
-                    f"(medians over {min(pause_whole.n, pause_chunked.n)} runs a side, ranges "
+                    f"{whole.pause_s:.2f} s to {chunked.pause_s:.2f} s "
+                    f"(medians over {chunks.pause_runs} runs a side, ranges "
                     f"apart); {_wait_words(chunks)}.")
     else:
         chunking = (f"**Chunked prefill:** this run did not show a shorter pause beyond its "
-                    f"spread ({pause_whole.median / 1000:.2f} s in one step, "
-                    f"{pause_chunked.median / 1000:.2f} s in chunks).")
+                    f"spread ({whole.pause_s:.2f} s in one step, "
+                    f"{chunked.pause_s:.2f} s in chunks).")
     lines = [f"- {batching}", f"- {prefix}", f"- {chunking}"]
     aims = [Aim(f"the total at {batch.users} users against one", batch.gain, Unit.TIMES),
             Aim("each user's share of its speed", batch.kept, Unit.PERCENT),
             Aim("the tokens a repeat computed", reuse.later_on, Unit.TOKENS),
-            Aim("the longest pause in one step", pause_whole.median, Unit.MS)]
+            Aim("the longest pause in one step", whole.pause.median, Unit.MS)]
     scores = score_text(prediction, aims)
     return ("\n".join(lines) + "\n\n" + prediction_beside_list_text(prediction)
             + (f" {scores}" if scores else ""))
@@ -188,10 +188,10 @@ def reuse_title(reuse: ReuseFindings) -> str:
 
 def trade_title(findings: TradeFindings) -> str:
     """The chunking plot's title: the users' longest pause either way."""
-    whole, chunked = findings.whole.pause, findings.chunked.pause
-    return (f"A {findings.plan.document_tokens}-token prompt, {whole.n} runs a side: the users' "
-            f"longest pause was {whole.median / 1000:.2f} s in one step, "
-            f"{chunked.median / 1000:.2f} s in slices (medians)")
+    whole, chunked = findings.whole, findings.chunked
+    return (f"A {findings.plan.document_tokens}-token prompt, {whole.pause.n} runs a side: the "
+            f"users' longest pause was {whole.pause_s:.2f} s in one step, "
+            f"{chunked.pause_s:.2f} s in slices (medians)")
 
 
 def lesson_summary(found: BatchFindings, reuse: ReuseFindings, findings: TradeFindings,

@@ -50,6 +50,7 @@ def test_one_stream_against_32_on_the_steady_basis() -> None:
     assert found.basis == STEADY_BASIS and found.gain == pytest.approx(16.0)
     assert found.top_each == pytest.approx(12.5) and found.single_each == 25.0
     assert found.kept == pytest.approx(found.gain / found.users) == pytest.approx(0.5)
+    assert found.lost == pytest.approx(0.5) and LESSON_GPU.lost == pytest.approx(0.4)
     assert found.step_cost == pytest.approx(2.0)
 
 

@@ -140,6 +140,7 @@ def test_the_findings_read_the_two_rows_and_their_ratios():
     assert found.whole == ReadingRuns.of(WHOLE)  # one record a reading, each from its own row
     pause = found.whole.pause
     assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((800, 720, 880, 3))
+    assert found.whole.pause_s == pytest.approx(0.8) and found.pause_runs == 3
     assert (found.usual_gap_ms, found.whole.pooled.median, found.chunked.pooled.median) == (
         31, 150, 200)
     assert (found.whole.wait.median, found.chunked.wait.median) == pytest.approx((5.0, 6.0))

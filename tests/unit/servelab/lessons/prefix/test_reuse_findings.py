@@ -40,18 +40,20 @@ def test_reuse_and_a_sooner_first_token_are_judged_apart(on, reused, verdict) ->
     assert found.sooner is (verdict is Shown.STRONG)
     assert found.prompt_tokens == 2016 and found.first_computed == 2016
     assert found.ttft_off == Spread(4000.0, 3900.0, 4100.0, 2)  # the requests after the first
+    assert not found.ttft_one_a_side
 
 
 def test_one_later_request_a_side_has_no_range_to_judge() -> None:
     found = ReuseFindings.from_probe(probe([2016, 16], [4000, 100]), probe([2016] * 2, [4000] * 2))
     assert found.ttft_gain == 40 and found.ttft_verdict is Shown.UNTOLD
+    assert found.ttft_one_a_side
 
 
 def test_a_probe_that_did_not_time_first_tokens_claims_nothing_sooner() -> None:
     found = ReuseFindings.from_probe(probe([2016, 96, 96]), probe([2016] * 3))
     assert found.reused and found.second_computed == 96
     assert found.ttft_on is None and math.isnan(found.ttft_gain)
-    assert found.ttft_verdict is None and not found.sooner
+    assert found.ttft_verdict is None and not found.sooner and not found.ttft_one_a_side
 
 
 FAST, SLOW = Spread.of([80.0, 100.0, 130.0]), Spread.of([700.0, 900.0, 1100.0])
