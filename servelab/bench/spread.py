@@ -47,10 +47,15 @@ class Spread:
         return {key: self.median, f"{key}_low": self.low, f"{key}_high": self.high,
                 f"{key}_n": self.n}
 
+    @property
+    def ranged(self) -> bool:
+        """Measured more than once: there is a range to show and weigh."""
+        return self.n > 1
+
     def below(self, other: Spread) -> bool:
         """Lower than ``other`` beyond the noise: this range ends before ``other``'s begins,
         and each has at least two measurements (one value has no range to compare)."""
-        return self.n > 1 and other.n > 1 and self.high < other.low
+        return self.ranged and other.ranged and self.high < other.low
 
     def above(self, other: Spread) -> bool:
         return other.below(self)
@@ -67,7 +72,7 @@ class Spread:
         typo. ``counted`` is a plural noun, singular for one."""
         runs = f"{self.n} {counted if self.n != 1 else counted.removesuffix('s')}"
         span = self.span(digits)
-        if self.n > 1 and "–" not in span:
+        if self.ranged and "–" not in span:
             return f"both {counted} alike" if self.n == 2 else f"all {runs} alike"
         return f"range {span}{unit} over {runs}"
 
@@ -76,7 +81,7 @@ class Spread:
         ``"12 ms (all 3 alike)"`` where every run rounds to one number (``"both alike"`` for
         two)."""
         median = f"{self.median:,.{digits}f}{unit}"
-        if self.n < 2:
+        if not self.ranged:
             return median
         span = self.span(digits)
         if "–" in span:
@@ -87,7 +92,7 @@ class Spread:
 def ratio_bounds(top: Spread, bottom: Spread) -> tuple[float, float] | None:
     """The least and the most ``top`` ÷ ``bottom`` the runs allow, pairing one side's lowest run
     with the other's highest and the other way round; None where either side ran once."""
-    if top.n < 2 or bottom.n < 2:
+    if not (top.ranged and bottom.ranged):
         return None
     return top.low / bottom.high, top.high / bottom.low
 

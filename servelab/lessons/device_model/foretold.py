@@ -49,6 +49,16 @@ class Checked:
     def foretold(self) -> Foretold:
         return foretold(self.predicted, self.measured)
 
+    @property
+    def off_low(self) -> bool:
+        """Off, with the runs' median below the prediction."""
+        return self.foretold is Foretold.OFF and self.measured.median < self.predicted
+
+    @property
+    def off_high(self) -> bool:
+        """Off, with the runs' median above the prediction."""
+        return self.foretold is Foretold.OFF and self.measured.median > self.predicted
+
 
 @dataclass(frozen=True)
 class BookChecks:

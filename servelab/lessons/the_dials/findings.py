@@ -98,6 +98,11 @@ class SweepFindings:
         return min(self.output_low.n, self.output_high.n)
 
     @property
+    def repeated(self) -> bool:
+        """Every level ran more than once, so each figure has its runs' range."""
+        return self.passes > 1
+
+    @property
     def speedup(self) -> float:
         return self.output_high.median / self.output_low.median
 

@@ -125,6 +125,12 @@ class OverLong:
         """The answer tokens the limit leaves after the prompt."""
         return max(self.limit - self.prompt_tokens, 0)
 
+    @property
+    def counted_to(self) -> int:
+        """The prompt tokens vLLM's refusal says it has "at least": it stops tokenizing one
+        token past the limit."""
+        return self.limit + 1
+
 
 def _refusal_message(error: Exception) -> str:
     """A refusal's message in full (whitespace collapsed, at most ``REFUSAL_CHARS``

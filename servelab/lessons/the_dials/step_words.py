@@ -95,9 +95,7 @@ def _placed(what: str, check: Checked) -> str:
 
 def _why_off(gain: LineGain, output: Checked, pace: Checked) -> str:
     """What the line leaves out, where a prediction was off the way it leaves it out."""
-    short = output.foretold is Foretold.OFF and output.measured.median < output.predicted
-    slow = pace.foretold is Foretold.OFF and pace.measured.median > pace.predicted
-    if short or slow:
+    if output.off_low or pace.off_high:
         return (f"The line was timed on sequences that only decode; each burst of {gain.high} "
                 f"also read {gain.prompts_read:,} prompt tokens in steps of its own, which "
                 "slowed its tokens and cut its output.")

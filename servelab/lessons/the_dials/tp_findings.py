@@ -48,6 +48,11 @@ class TensorParallelFindings:
                                            self.crowd_split))
 
     @property
+    def repeated(self) -> bool:
+        """Each load ran more than once on each server, so each figure has a range."""
+        return self.runs > 1
+
+    @property
     def alone_moved(self) -> Compared:
         """One user's speed split over two GPUs against on one: rose is faster."""
         return compare(self.alone_split, self.alone_one, CHANGED)

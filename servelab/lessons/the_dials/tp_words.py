@@ -14,7 +14,7 @@ from servelab.lessons.untold_words import cannot_tell, overlap
 
 def _untold(found: TensorParallelFindings) -> str:
     """Why a difference past ``CHANGED`` is still not a finding."""
-    why = overlap("runs'") if found.runs > 1 else "one run a side has no range"
+    why = overlap("runs'") if found.repeated else "one run a side has no range"
     return cannot_tell("whether the split changed it", why)
 
 
@@ -69,7 +69,7 @@ def tensor_parallel_text(found: TensorParallelFindings) -> str:
     repeats, with their ranges), the cache each server had, and what that says about a model
     that fits on one card."""
     runs = (f"Each server ran one user, then {found.users} users, in turn, {found.runs} times; "
-            "each figure is the median of its runs. " if found.runs > 1 else "")
+            "each figure is the median of its runs. " if found.repeated else "")
     text = f"{runs}{_alone_text(found)} {_crowd_text(found)} {_cache_text(found)}"
     if found.crowd_moved is Compared.HIGHER:
         return (f"{text}\n\nSo on this runtime the split paid off under load even though the "

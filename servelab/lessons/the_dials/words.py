@@ -42,7 +42,7 @@ def dials_prediction(prediction: str, sweep: SweepFindings, context: ContextFind
 def _times(count: Spread) -> str:
     """``"5 times a run (4–6)"``, ``"4 times in every run"`` or, from one run, ``"4 times"``."""
     times = f"{count.median:,.0f} times"
-    if count.n < 2:
+    if not count.ranged:
         return times
     span = count.span(0)
     return f"{times} in every run" if "–" not in span else f"{times} a run ({span})"
@@ -52,7 +52,7 @@ def _with_runs(spread: Spread, digits: int, unit: str) -> str:
     """``"1.21 s (runs 1.21–1.26 s)"``: a median, then its runs' range where there are
     several."""
     median = f"{spread.median:,.{digits}f} {unit}"
-    return median if spread.n < 2 else f"{median} (runs {spread.span(digits)} {unit})"
+    return median if not spread.ranged else f"{median} (runs {spread.span(digits)} {unit})"
 
 
 def _median_text(sweep: SweepFindings) -> str:
@@ -72,7 +72,7 @@ def _median_text(sweep: SweepFindings) -> str:
     if verdict is MedianVerdict.NEAR_SHORTEST:
         return (f" The median from arrival was {top} at {high} sequences, within "
                 f"{CHANGED:.0%} of the shortest, {rival} at {level}.")
-    why = overlap() if sweep.passes > 1 else "one run a level has no range"
+    why = overlap() if sweep.repeated else "one run a level has no range"
     return (f" The median from arrival was {top} at {high} sequences and {rival} at {level}: "
             + cannot_tell("which of the two gave the typical request the shorter wait.", why))
 
@@ -102,7 +102,7 @@ MOVED = {Compared.HIGHER: "rose", Compared.LOWER: "fell", Compared.ALIKE: "staye
 def ends(before: Spread, after: Spread, digits: int, unit: str) -> str:
     """``"**35 → 90 ms** (runs 33–37 and 80–95 ms)"``: two medians, then their ranges."""
     moved = f"**{before.median:,.{digits}f} → {after.median:,.{digits}f} {unit}**"
-    if min(before.n, after.n) < 2:
+    if not (before.ranged and after.ranged):
         return moved
     return (f"{moved} (runs {before.span(digits)} and {after.span(digits)} {unit})")
 
@@ -136,7 +136,7 @@ def sweep_text(sweep: SweepFindings) -> str:
     low, high = sweep.low, sweep.high
     output = ends(sweep.output_low, sweep.output_high, 0, "tok/s")
     passes = (f" Each level ran {sweep.passes} times, the levels in turn. Each figure is the "
-              "median of its runs." if sweep.passes > 1 else "")
+              "median of its runs." if sweep.repeated else "")
     if sweep.shows_gain:
         output = (f"Going from {low} to {high} sequences per step raised output "
                   f"{output}, **{sweep.speedup:.1f}×**.{passes}")
@@ -191,7 +191,7 @@ def _prompt_text(context: ContextFindings) -> str:
     if context.prompt_verdict is LimitVerdict.REFUSED:
         counted = ""
         if probe.message and "at least" in probe.message:
-            counted = (f" (It says “at least” {probe.limit + 1:,} for the "
+            counted = (f" (It says “at least” {probe.counted_to:,} for the "
                        f"{probe.prompt_tokens:,} tokens sent because it stops tokenizing one "
                        "token past the limit: that is already enough to refuse.)")
         return (f"{asked}, was turned away before it ran. The engine said: “{probe.message}” "
@@ -258,7 +258,7 @@ def _crowd_cost_text(context: ContextFindings) -> str:
     if moved is Compared.HIGHER:
         return ". A few long conversations took the blocks of many short ones."
     if moved is Compared.UNTOLD:
-        why = (overlap("runs'", start=True) if context.short_p99_mixed_s.n > 1
+        why = (overlap("runs'", start=True) if context.short_p99_mixed_s.ranged
                else "One run a load has no range")
         return ". " + cannot_tell("whether the preemptions cost the short ones time.", why)
     where = f"within {CHANGED:.0%}" if moved is Compared.ALIKE else "shorter, the ranges apart"
@@ -288,7 +288,7 @@ def context_text(context: ContextFindings) -> str:
     """Chapter 05: what ``max_model_len`` decides, from a refused start, two requests past the
     limit, and the short requests alone and beside long ones."""
     runs = (f"over {context.short_p99_mixed_s.n} runs of each load"
-            if context.short_p99_mixed_s.n > 1 else "one run each")
+            if context.short_p99_mixed_s.ranged else "one run each")
     mixed, alone = _times(context.preemptions_mixed), _times(context.preemptions_alone)
     longs = f"{context.long_requests} long request{plural_s(context.long_requests)}"
     if context.crowded_out:

@@ -18,6 +18,7 @@ def test_a_spread_is_the_median_and_range_of_what_was_measured():
     assert alike.range_text(" ms") == "all 3 runs alike"
     assert alike.range_text(" s", counted="users") == "all 3 users alike"
     assert Spread(12.0, 12.0, 12.0, 1).range_text(" ms") == "range 12 ms over 1 run"
+    assert alike.ranged and not Spread(12.0, 12.0, 12.0, 1).ranged
     pair = Spread(1.7, 1.68, 1.72, 2)  # chapter 10's float32 run printed "1.7 (all 2 alike)"
     assert pair.range_text(" s", 1) == "both runs alike"
     assert pair.with_range(1) == "1.7 (both alike)"

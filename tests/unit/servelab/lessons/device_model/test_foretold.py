@@ -38,6 +38,14 @@ def test_runs_spread_over_half_their_median_place_no_prediction(low: float, high
         assert (check.foretold is Foretold.UNPLACED) is unplaced
 
 
+def test_an_off_prediction_is_told_low_or_high_of_the_runs() -> None:
+    runs = Spread(160.0, 140.0, 170.0, 3)
+    high, low = (Checked("05-the-dials", "pace", " ms", p, runs) for p in (300.0, 110.0))
+    assert (high.off_low, high.off_high, low.off_low, low.off_high) == (True, False, False, True)
+    inside = Checked("05-the-dials", "pace", " ms", 150.0, runs)
+    assert not (inside.off_low or inside.off_high)
+
+
 def test_a_chapter_showing_the_table_before_its_record_replaces_what_it_kept_before() -> None:
     runs = Spread(10.0, 9.0, 11.0, 3)
     earlier = Checked("10-capacity-plan", "knee", " req/s", 50.0, runs)

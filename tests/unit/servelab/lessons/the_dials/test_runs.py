@@ -114,7 +114,7 @@ def test_a_refusal_is_kept_whole_and_a_served_answer_counted(monkeypatch) -> Non
     monkeypatch.setattr(openai, "OpenAI", lambda **_: _Client(refused))
     probe = limit_probe(SERVER, "p", 2112, 16, 2048)
     assert probe.message == " ".join(message.split()) and probe.answer_tokens is None
-    assert probe.room == 0
+    assert probe.room == 0 and probe.counted_to == 2049  # as the refusal says
     served = SimpleNamespace(usage=SimpleNamespace(completion_tokens=8),
                              choices=[SimpleNamespace(finish_reason="length")])
     monkeypatch.setattr(openai, "OpenAI", lambda **_: _Client(served))

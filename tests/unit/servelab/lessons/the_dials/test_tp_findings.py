@@ -93,7 +93,7 @@ CROWD_FIGURES = {Compared.HIGHER: ("**610 → 810 tok/s**", "600–620", "800–
 @pytest.mark.parametrize("moved", list(Compared))
 def test_the_words_for_one_user(moved: Compared) -> None:
     split = found(alone_split=ALONE_SPLIT[moved])
-    assert split.alone_moved is moved and split.runs == 3
+    assert split.alone_moved is moved and split.runs == 3 and split.repeated
     text = tensor_parallel_text(split)
     assert all(figure in text for figure in ALONE_FIGURES[moved])
     assert "3 times" in text and "16 users" in text
@@ -114,7 +114,7 @@ def test_the_words_for_many_users(moved: Compared) -> None:
 def test_one_run_a_side_says_it_has_no_range() -> None:
     once = found([75.0], [900.0], alone=[61.0], crowd=[610.0])
     text = tensor_parallel_text(once)
-    assert once.runs == 1 and once.alone_moved is Compared.UNTOLD
+    assert once.runs == 1 and not once.repeated and once.alone_moved is Compared.UNTOLD
     assert "3 times" not in text and "(runs" not in text
     assert "**61.0 → 75.0 tok/s**" in text
     assert _untold(once) != _untold(found(alone_split=ALONE_SPLIT[Compared.UNTOLD]))
