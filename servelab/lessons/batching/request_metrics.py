@@ -63,6 +63,27 @@ class RequestTiming:
     def median_gap_s(self) -> float:
         return float(np.median(self.gaps_s))
 
+    # The same times in milliseconds, as the primer words them.
+    @property
+    def ttft_ms(self) -> float:
+        return 1000 * self.ttft_s
+
+    @property
+    def e2e_ms(self) -> float:
+        return 1000 * self.e2e_s
+
+    @property
+    def tpot_ms(self) -> float:
+        return 1000 * self.tpot_s
+
+    @property
+    def median_gap_ms(self) -> float:
+        return 1000 * self.median_gap_s
+
+    @property
+    def longest_gap_ms(self) -> float:
+        return 1000 * self.longest_gap_s
+
 
 @dataclass(frozen=True)
 class PercentileReach:

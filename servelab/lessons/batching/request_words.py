@@ -10,18 +10,18 @@ def timing_text(timing: RequestTiming) -> str:
     """The four times, each with this request's own value."""
     after = timing.tokens_after_first
     return (
-        f"- **TTFT**, time to first token: {1000 * timing.ttft_s:,.0f} ms from sending the "
+        f"- **TTFT**, time to first token: {timing.ttft_ms:,.0f} ms from sending the "
         "request to its first token. It holds any wait in the server's queue, the prompt's "
         "prefill and the first decoding step.\n"
         f"- **ITL**, inter-token latency: each gap between two tokens, {timing.gap_count} "
-        f"here, {1000 * timing.median_gap_s:,.0f} ms at the median and "
-        f"{1000 * timing.longest_gap_s:,.0f} ms at the longest. Tables pool the gaps of all "
+        f"here, {timing.median_gap_ms:,.0f} ms at the median and "
+        f"{timing.longest_gap_ms:,.0f} ms at the longest. Tables pool the gaps of all "
         "requests.\n"
         f"- **TPOT**, time per output token: the time after the first token spread over the "
-        f"{after} tokens after it, ({1000 * timing.e2e_s:,.0f} − {1000 * timing.ttft_s:,.0f}) ms "
-        f"÷ {after} = {1000 * timing.tpot_s:,.1f} ms. It averages a long gap away, which the ITL "
+        f"{after} tokens after it, ({timing.e2e_ms:,.0f} − {timing.ttft_ms:,.0f}) ms "
+        f"÷ {after} = {timing.tpot_ms:,.1f} ms. It averages a long gap away, which the ITL "
         "keeps.\n"
-        f"- **E2E**, end to end: {1000 * timing.e2e_s:,.0f} ms, from sending to the last token.")
+        f"- **E2E**, end to end: {timing.e2e_ms:,.0f} ms, from sending to the last token.")
 
 
 def percentile_text(reach: PercentileReach) -> str:

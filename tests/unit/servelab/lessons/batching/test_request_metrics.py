@@ -15,6 +15,9 @@ def test_one_requests_times_are_its_first_token_gaps_and_their_spread():
     timing = RequestTiming.of(record(0, 1.0, [0.05, 0.05, 0.3], ttft=0.2))
     assert timing.ttft_s == pytest.approx(0.2) and timing.e2e_s == pytest.approx(0.6)
     assert timing.tpot_s == pytest.approx(0.4 / 3)  # 400 ms over the 3 tokens after the first
+    assert (timing.ttft_ms, timing.e2e_ms, timing.tpot_ms) == pytest.approx((200, 600, 400 / 3))
+    assert (timing.median_gap_ms, timing.longest_gap_ms) == pytest.approx(
+        (1000 * timing.median_gap_s, 1000 * timing.longest_gap_s))
     assert (timing.tokens_after_first, timing.gap_count) == (3, 3)
     assert (timing.median_gap_s, timing.longest_gap_s) == pytest.approx((0.05, 0.3))
     table = timing.arrivals(shown=3)
