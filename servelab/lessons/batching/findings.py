@@ -250,6 +250,10 @@ class Intensity:
                    fit_splits=fit.splits)
 
     @property
+    def gflops_per_s(self) -> float:
+        return self.flops_per_s / 1e9
+
+    @property
     def balance(self) -> float:
         return self.flops_per_s / (self.bandwidth_gb_s * 1e9)
 

@@ -197,7 +197,7 @@ def t4_model() -> PublishedModel:
     return next(model for model in PUBLISHED_MODELS if model.name == name)
 
 
-def lesson_bandwidth_gb_s() -> float:
+def lesson_bandwidth_tb_s() -> float:
     """The bandwidth the lesson's one stream implies if its step were only Qwen3-8B's weight
     read in bf16."""
-    return QWEN3_8B.parameters * DTYPE_BYTES["bfloat16"] * LESSON_GPU.single_total / 1e9
+    return QWEN3_8B.parameters * DTYPE_BYTES["bfloat16"] * LESSON_GPU.single_total / 1e12

@@ -14,7 +14,7 @@ from servelab.lessons.batching.roofline import (
     OVERHEAD_UP_TO,
     EngineWindow,
     Roofline,
-    lesson_bandwidth_gb_s,
+    lesson_bandwidth_tb_s,
 )
 from servelab.lessons.batching.step_cost import GainFindings, StepCost, StepPart
 from servelab.lessons.batching.steps import StepFit
@@ -58,7 +58,7 @@ def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
             f"no engine work at all, {here.gain:.1f}×). The window assumes the engine adds at "
             f"most {OVERHEAD_UP_TO:.0%} again to the shared part or to each sequence's part. "
             f"The lesson names no GPU: its {LESSON_GPU.single_total:.0f} tok/s for one stream of "
-            f"Qwen3-8B would take {lesson_bandwidth_gb_s() / 1000:.1f} TB/s if a step were "
+            f"Qwen3-8B would take {lesson_bandwidth_tb_s():.1f} TB/s if a step were "
             f"only its weight read, a card of the A100's class, so that row stands for it. "
             f"{_lesson_against(lesson_row)} Every row is a prediction; the step-time fit after "
             "the sweep says where this machine fell and why.")

@@ -155,7 +155,7 @@ def intensity_text(intensity: Intensity) -> str:
     """The arithmetic-intensity argument with this machine's numbers, and whether the measured
     steps bear it out."""
     numbers = (f"This machine multiplies matrices at "
-               f"**{intensity.flops_per_s / 1e9:.0f} GFLOP/s** "
+               f"**{intensity.gflops_per_s:.0f} GFLOP/s** "
                f"and moves **{intensity.bandwidth_gb_s:.1f} GB/s**: it can do "
                f"**{intensity.balance:.0f}** operations in the time it reads one byte. On paper "
                f"the arithmetic catches up with the weight reads at about "

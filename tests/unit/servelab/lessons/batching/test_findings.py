@@ -15,8 +15,10 @@ from servelab.lessons.batching.findings import (
     STEADY_BASIS,
     WHOLE_BASIS,
     BatchFindings,
+    Intensity,
     two_level_sweep,
 )
+from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.batching.thresholds import LESSON_STRENGTH, SHOWN_GAIN
 from servelab.lessons.batching.words import (
     NOISE_TEXT,
@@ -42,6 +44,11 @@ def sweep(totals: dict[int, float], steady: bool = True) -> pd.DataFrame:
 def test_the_lessons_figures() -> None:
     assert (LESSON_GPU.users, LESSON_GPU.gain, LESSON_GPU.kept) == (32, 20.0, 0.6)
     assert LESSON_GPU.gain_per_stream == pytest.approx(0.625)
+
+
+def test_the_intensity_prints_its_flops_in_gflops() -> None:
+    found = Intensity.of(200e9, 10.0, 200e6, 100e6, StepFit(40.0, 1.0, 1))
+    assert found.gflops_per_s == pytest.approx(200.0) and found.balance == pytest.approx(20.0)
 
 
 def test_one_stream_against_32_on_the_steady_basis() -> None:

@@ -66,7 +66,7 @@ def test_the_book_predicts_a_t4_and_the_lessons_kind_of_card() -> None:
     assert list(table["device"]) == ["Tesla T4", A100.name]
     assert table["gain"].iloc[0] == f"{t4.gain_low:.1f}–{t4.gain_high:.1f}×"
     assert "datasheet" in table["figures from"].iloc[0]
-    assert roofline.lesson_bandwidth_gb_s() == pytest.approx(1640.0)
+    assert roofline.lesson_bandwidth_tb_s() == pytest.approx(1.64)
 
 
 LESSON_ROWS = [(0.2, Placed.INSIDE), (2.0, Placed.ABOVE), (0.01, Placed.BELOW)]
