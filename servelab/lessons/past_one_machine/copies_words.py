@@ -9,7 +9,7 @@ import pandas as pd
 from servelab.lessons.compare import Compared
 from servelab.lessons.device_model.words import foretold_text, line_source
 from servelab.lessons.fold import fold
-from servelab.lessons.past_one_machine.findings import CopiesFindings, SetupRuns
+from servelab.lessons.past_one_machine.findings import CopiesFindings, SetupRuns, has_two_gpus
 from servelab.lessons.past_one_machine.pace import CopiesPace
 
 
@@ -58,7 +58,7 @@ def copies_text(found: CopiesFindings) -> str:
         text = text.rstrip() + fold("On a CPU the copies share one memory bus, so this run "
                                     "cannot show what copies on separate GPUs give. It shows "
                                     "what splitting one machine costs.")
-    elif found.gpus < 2:
+    elif not has_two_gpus(found.gpus):
         text += ("Both copies shared one GPU here, each with part of its memory and both with "
                  "its compute: copies pay off when each has a device of its own.")
     else:
@@ -91,7 +91,7 @@ def copies_text(found: CopiesFindings) -> str:
 
 def two_gpus_note(gpus: int) -> str:
     """Why the page does or does not compare a split model with two copies."""
-    if gpus >= 2:
+    if has_two_gpus(gpus):
         return "This machine has two GPUs: the last row splits one model over both."
     return ("This machine has no second GPU, so the page does not run "
             "`--tensor-parallel-size 2`. With two GPUs (Kaggle's T4 x2) it would serve one "

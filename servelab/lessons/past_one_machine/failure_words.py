@@ -7,9 +7,7 @@ from __future__ import annotations
 import math
 
 from servelab.bench.spread import Spread
-from servelab.lessons.compare import Compared
-from servelab.lessons.past_one_machine.failures import Failures
-from servelab.lessons.past_one_machine.findings import Failure
+from servelab.lessons.past_one_machine.failures import Failure, Failures
 from servelab.lessons.untold_words import overlap
 
 # vllm-router's own defaults for --health-check-interval-secs and --health-failure-threshold
@@ -27,7 +25,7 @@ def _over(spread: Spread, digits: int = 0, unit: str = "") -> str:
 
 def _a_run(failures: Failures) -> str:
     """" a run" after a count over several runs; nothing after one run's."""
-    return " a run" if len(failures.runs) > 1 else ""
+    return " a run" if failures.repeated else ""
 
 
 def _of_runs(count: int, failures: Failures) -> str:
@@ -76,30 +74,28 @@ def _lost_after_text(failures: Failures) -> str:
             f"{_over(failures.failed_after)} failed{_a_run(failures)}")
     if not failures.lost_after_runs:
         return text + ". "
-    if len(failures.runs) > 1:
+    if failures.repeated:
         text += f" ({_of_runs(failures.lost_after_runs, failures)}"
         text += (", each sent before the router counted the replica down)"
                  if failures.lost_after_unnoticed else ")")
     elif failures.lost_after_unnoticed:
-        text += (" (each" if failures.failed_after.high > 1 else " (it was") + \
+        text += (" (each" if failures.several_lost_after else " (it was") + \
             " sent before the router counted the replica down)"
     if failures.retried_and_lost:
         text += (f", although {_of_runs(failures.retried_and_lost, failures)} the router did "
                  "retry requests whose connection failed; the page records only what each lost "
                  "request reported, so it cannot show why no retry saved "
-                 + ("it" if failures.failed.n == 1 and failures.failed_after.high == 1
-                    else "them"))
+                 + ("them" if failures.repeated or failures.several_lost_after else "it"))
     return text + f" (the first reported: \"{failures.first_error[:80]}\"). "
 
 
 def _survivors_text(failures: Failures) -> str:
     """How long the answers took after the kill against before it, run by run
     (``Failure.survivors``)."""
-    verdicts, runs = failures.survivors, len(failures.runs)
-    told = [verdict for verdict in verdicts if verdict is not None]
-    if not told:
+    survived, runs = failures.survived, len(failures.runs)
+    if not survived.told:
         return "Too few requests succeeded on one side of the kill to compare their times. "
-    sooner, later = told.count(Compared.LOWER), told.count(Compared.HIGHER)
+    sooner, later = survived.sooner, survived.later
     if runs == 1:
         run = failures.runs[0]
         text = ("The answers that came took "
@@ -114,15 +110,15 @@ def _survivors_text(failures: Failures) -> str:
                 "median, over the runs). ")
         text += (f"Set against the answers sent before the kill, those sent after it came "
                  f"sooner every one in {sooner}, later every one in {later} and with overlapping "
-                 f"times in {len(told) - sooner - later} of the {runs} runs"
-                 + ("" if len(told) == runs else
-                    f" (in {runs - len(told)} too few succeeded on one side to compare)"))
-    if sooner == runs:
+                 f"times in {survived.overlapping} of the {runs} runs"
+                 + ("" if not survived.untold else
+                    f" (in {survived.untold} too few succeeded on one side to compare)"))
+    if survived.all_sooner:
         return text + (": with one replica instead of two, every answer came sooner. The page "
                        "does not measure why; one candidate is that the dead replica's processes "
                        "no longer competed with the survivor's for the machine's cores (on a "
                        "CPU a replica's binding pins only its engine's compute threads). ")
-    if later == runs:
+    if survived.all_later:
         return text + (": with one replica left, the survivor carried the whole stream and "
                        "every answer took longer. ")
     return text + (f": {overlap()}, so losing a replica did not measurably change"
@@ -140,7 +136,7 @@ def failure_text(failures: Failures) -> str:
                 "answering them, and the router cannot retry a stream cut halfway")
     else:
         lost = (f"None of the {_over(failures.sent_before)} requests sent before it failed"
-                + (", in any run" if runs > 1 else ""))
+                + (", in any run" if failures.repeated else ""))
     (interval_s, failures_in_a_row), detection = failures.health, failures.detection_s
     killed = _over(failures.killed_s, 1, " s")
     text = (f"The replica was killed {killed} into the run. {lost}. " if runs == 1 else

@@ -1,4 +1,4 @@
-"""Chapter 09's failure run repeated: each run's ``Failure`` (``findings``), the same stream
+"""Chapter 09's failure run repeated: each run's ``Failure``, the same stream
 through a fresh router with the same replica killed at the same moment, the victim started again
 between runs, and each figure over the runs. ``failure_words`` reads them.
 """
@@ -10,8 +10,76 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from servelab.bench.spread import Spread
-from servelab.lessons.compare import Compared
-from servelab.lessons.past_one_machine.findings import CopiesFindings, Failure, RoutingFindings
+from servelab.lessons.compare import Compared, compare
+from servelab.lessons.past_one_machine.findings import CopiesFindings, RoutingFindings
+
+
+@dataclass(frozen=True)
+class Failure:
+    """What users saw when a replica was killed during a run through the router: run-clock
+    times (s) of the kill and of the router counting the replica down (NaN: it did not within
+    the run), and the requests, split by when they were sent."""
+
+    killed_s: float
+    noticed_s: float
+    failed_before: int  # sent before the kill and failed (in flight on the dead replica)
+    failed_after: int   # sent after the kill and failed
+    failed_unnoticed: int  # of those, sent before the router counted the replica down
+    sent_before: int
+    sent_after: int
+    latency_before: Spread | None  # sent to last token (s) of those that succeeded
+    latency_after: Spread | None
+    errors_after: tuple[str, ...]  # what the requests that failed after the kill reported
+    retries: float      # requests the router sent again, to another replica
+    health_interval_s: int  # how often the router checked each replica's /health
+    health_failures: int    # failed checks in a row before it counted a replica down
+
+    @property
+    def failed(self) -> int:
+        return self.failed_before + self.failed_after
+
+    @property
+    def detection_s(self) -> float:
+        return self.noticed_s - self.killed_s
+
+    @property
+    def survivors(self) -> Compared | None:
+        """How long the answers after the kill took against those before (``LOWER``: quicker),
+        apart only when every one on one side took less than every one on the other; None
+        where a side had fewer than two answers."""
+        before, after = self.latency_before, self.latency_after
+        if before is None or after is None or not (before.ranged and after.ranged):
+            return None
+        return compare(after, before)
+
+
+@dataclass(frozen=True)
+class Survived:
+    """How many runs' answers after the kill came ``sooner`` than those before, every one,
+    ``later``, every one, or with ``overlapping`` times, of the ``told`` runs that could be
+    compared (``Failure.survivors``) out of ``runs``."""
+
+    sooner: int
+    later: int
+    told: int
+    runs: int
+
+    @property
+    def overlapping(self) -> int:
+        return self.told - self.sooner - self.later
+
+    @property
+    def untold(self) -> int:
+        """Runs with too few answers on one side of the kill to compare."""
+        return self.runs - self.told
+
+    @property
+    def all_sooner(self) -> bool:
+        return self.sooner == self.runs
+
+    @property
+    def all_later(self) -> bool:
+        return self.later == self.runs
 
 
 @dataclass(frozen=True)
@@ -19,6 +87,16 @@ class Failures:
     """The failure runs, in the order they ran."""
 
     runs: tuple[Failure, ...]
+
+    @property
+    def repeated(self) -> bool:
+        """The stream ran more than once."""
+        return len(self.runs) > 1
+
+    @property
+    def several_lost_after(self) -> bool:
+        """Some run lost more than one request sent after the kill."""
+        return self.failed_after.high > 1
 
     def _over(self, figure: Callable[[Failure], float]) -> Spread:
         return Spread.of(figure(run) for run in self.runs)
@@ -101,6 +179,13 @@ class Failures:
     def survivors(self) -> tuple[Compared | None, ...]:
         """Each run's answers after the kill against those before (``Failure.survivors``)."""
         return tuple(run.survivors for run in self.runs)
+
+    @property
+    def survived(self) -> Survived:
+        """The runs' ``survivors`` verdicts, counted."""
+        told = [verdict for verdict in self.survivors if verdict is not None]
+        return Survived(told.count(Compared.LOWER), told.count(Compared.HIGHER), len(told),
+                        len(self.runs))
 
     @property
     def health(self) -> tuple[int, int]:

@@ -1,6 +1,6 @@
 """Chapter 09's findings, each figure and verdict computed once: what two routing policies did
-with the tenants' prompts (``RoutingFindings``, from each run's ``PolicyRun``), what users saw
-when a replica died (``Failure``) and two copies against one server (``CopiesFindings``). The
+with the tenants' prompts (``RoutingFindings``, from each run's ``PolicyRun``) and two copies
+against one server (``CopiesFindings``); what users saw when a replica died is ``failures``'. The
 words (``policy_words``, ``failure_words``, ``copies_words``, ``story``) only read them.
 
 Each comparison rests on repeated runs: two figures are called apart only when their ranges are
@@ -203,6 +203,11 @@ class RoutingFindings:
         return spreading, following
 
     @property
+    def cache_known(self) -> bool:
+        """The replicas' cache size was read (0: not known)."""
+        return self.cache_tokens > 0
+
+    @property
     def crowded(self) -> bool:
         """The tenants' prompts together outgrow one replica's cache: a replica serving every
         tenant must push one prompt out to hold another."""
@@ -221,6 +226,12 @@ class RoutingFindings:
         by the replicas' counters (medians)."""
         spreading, following = self.computations
         return spreading.median - following.median
+
+    @property
+    def no_extra_computations(self) -> bool:
+        """The spreading policy computed no more prompts than the following one, to the
+        nearest whole computation."""
+        return self.extra_computations < 0.5
 
     @property
     def warm_first_token(self) -> Compared | None:
@@ -253,44 +264,21 @@ class RoutingFindings:
         (medians): the part of the extra computations a cold cache alone explains."""
         return self.prefills[0].median - self.prefills[1].median
 
-
-@dataclass(frozen=True)
-class Failure:
-    """What users saw when a replica was killed during a run through the router: run-clock
-    times (s) of the kill and of the router counting the replica down (NaN: it did not within
-    the run), and the requests, split by when they were sent."""
-
-    killed_s: float
-    noticed_s: float
-    failed_before: int  # sent before the kill and failed (in flight on the dead replica)
-    failed_after: int   # sent after the kill and failed
-    failed_unnoticed: int  # of those, sent before the router counted the replica down
-    sent_before: int
-    sent_after: int
-    latency_before: Spread | None  # sent to last token (s) of those that succeeded
-    latency_after: Spread | None
-    errors_after: tuple[str, ...]  # what the requests that failed after the kill reported
-    retries: float      # requests the router sent again, to another replica
-    health_interval_s: int  # how often the router checked each replica's /health
-    health_failures: int    # failed checks in a row before it counted a replica down
+    @property
+    def cold_start(self) -> bool:
+        """The spreading policy made extra computations and extra first visits (to the nearest
+        whole one): some of what it computed more is a cold cache's."""
+        return not (self.no_extra_computations or self.extra_first_visits < 0.5)
 
     @property
-    def failed(self) -> int:
-        return self.failed_before + self.failed_after
+    def all_first_visits(self) -> bool:
+        """The extra first visits account for every extra computation, to the nearest one."""
+        return self.extra_first_visits >= self.extra_computations - 0.5
 
-    @property
-    def detection_s(self) -> float:
-        return self.noticed_s - self.killed_s
 
-    @property
-    def survivors(self) -> Compared | None:
-        """How long the answers after the kill took against those before (``LOWER``: quicker),
-        apart only when every one on one side took less than every one on the other; None
-        where a side had fewer than two answers."""
-        before, after = self.latency_before, self.latency_after
-        if before is None or after is None or min(before.n, after.n) < 2:
-            return None
-        return compare(after, before)
+def has_two_gpus(gpus: int) -> bool:
+    """Two GPUs or more: a copy each, or one model split over two."""
+    return gpus >= 2
 
 
 def copies_verdict(copies: Spread, other: Spread) -> Compared:

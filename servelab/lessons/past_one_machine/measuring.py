@@ -22,7 +22,8 @@ from servelab.bench.workloads import ClosedLoop, FailureDuring, Tenants
 from servelab.engines.replicas import Replicas
 from servelab.engines.router import Router
 from servelab.engines.vllm_server import Server
-from servelab.lessons.past_one_machine.findings import CopiesFindings, Failure, PolicyRun
+from servelab.lessons.past_one_machine.failures import Failure
+from servelab.lessons.past_one_machine.findings import CopiesFindings, PolicyRun
 
 # What a crowded replica's cache keeps beside the prompts it holds: the block the engine holds
 # back and one for the running requests' own tokens (blocks of 128 tokens on the CPU engine).

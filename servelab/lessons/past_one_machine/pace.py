@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from servelab.bench.spread import Spread
 from servelab.lessons.device_model.foretold import Checked, Foretold, foretold
 from servelab.lessons.device_model.kept import StepLine
-from servelab.lessons.past_one_machine.findings import CopiesFindings
+from servelab.lessons.past_one_machine.findings import CopiesFindings, has_two_gpus
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class CopiesPace:
     def copies_ms(self) -> float | None:
         """A copy's step with half the users; None where the line cannot say (no line, or two
         copies on one GPU)."""
-        if self.line is None or (not self.halves_cores and self.gpus < 2):
+        if self.line is None or (not self.halves_cores and not has_two_gpus(self.gpus)):
             return None
         fit, half = self.line.fit, self.users / 2
         if self.halves_cores:

@@ -63,7 +63,7 @@ def _hit_shares(found: RoutingFindings) -> str:
     shares = [_share(s) for s in hits]
     text = (f"found {shares[0]} of the prompt tokens cached with {spreading} and {shares[1]} "
             f"with {following}")
-    if hits[0].n < 2:
+    if not hits[0].ranged:
         return text
     if _alike(hits[0]) and _alike(hits[1]):
         return text + ", each the same in every run"
@@ -124,10 +124,10 @@ def _cold_start_text(found: RoutingFindings) -> str:
     """What the extra prompt computations are: a cold cache's one-off cost, which a warm
     service would not pay again (empty where the spreading policy computed no more)."""
     extra, first = found.extra_computations, found.extra_first_visits
-    if extra < 0.5 or first < 0.5:
+    if not found.cold_start:
         return ""
     spreading = found.policies[0]
-    share = ("all" if first >= extra - 0.5 else f"{first:.0f}") + f" of the {extra:.0f}"
+    share = ("all" if found.all_first_visits else f"{first:.0f}") + f" of the {extra:.0f}"
     return (f" Each run began on a cold cache, so {share} extra computations of a prompt that "
             f"{spreading} made in a run of {found.requests} requests are first visits: a "
             "tenant's first request on each replica. A service that keeps running pays those "
@@ -139,7 +139,7 @@ def _crowding_text(found: RoutingFindings) -> str:
     again beyond the first visits (empty where the cache's size is not known)."""
     work, (spreading, following) = found.workload, found.policies
     total = found.tenant_prompts_tokens
-    if found.cache_tokens <= 0:
+    if not found.cache_known:
         return ""
     room = f" Each replica's cache holds {found.cache_tokens:,} tokens"
     if not found.crowded:
@@ -177,7 +177,7 @@ def _sooner_cause(found: RoutingFindings) -> str:
     if not found.median_hits[0]:
         return (f"With {following} the median request found its tenant's prompt in the cache "
                 f"and with {spreading} it did not: a prompt found cached is not computed again.")
-    if found.extra_computations < 0.5:
+    if found.no_extra_computations:
         return ("The median request found its tenant's prompt cached under both policies, and "
                 f"{spreading} computed no more prompts than {following}, so these runs do not "
                 "show why.")

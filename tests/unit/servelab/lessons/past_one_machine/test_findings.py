@@ -40,13 +40,13 @@ from servelab.lessons.past_one_machine.failure_words import (
     failure_line,
     failure_text,
 )
-from servelab.lessons.past_one_machine.failures import Failures
+from servelab.lessons.past_one_machine.failures import Failure, Failures
 from servelab.lessons.past_one_machine.findings import (
     CopiesFindings,
-    Failure,
     PolicyRun,
     RoutingFindings,
     copies_verdict,
+    has_two_gpus,
 )
 from servelab.lessons.past_one_machine.measuring import (
     crowded_cache_tokens,
@@ -443,6 +443,7 @@ def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
     text = copies_text(found)
     assert "(93–95)" in text and "161 output tok/s (160–162)" in text
     assert "no second GPU" in two_gpus_note(1)
+    assert (has_two_gpus(0), has_two_gpus(1), has_two_gpus(2)) == (False, False, True)
     untold = CopiesFindings.of({"2 replicas": _results(90, 120), "1 server":
                                 _results(100, 110)}, "cpu", 0)
     assert untold.verdict in NEITHER and copies_text(untold).split("ms. ")[1] != text.split(
@@ -488,9 +489,11 @@ def test_extra_prompt_computations_are_named_a_cold_caches_first_visits():
     said = _cold_start_text(found)
     assert found.extra_computations == pytest.approx(2) and found.extra_first_visits == 2
     assert " all of " in said and "the 2 extra" in said and said in routing_text(found)
-    assert found.cache_tokens <= 0 and _crowding_text(found) == ""  # its size not given
+    assert found.cold_start and found.all_first_visits and not found.no_extra_computations
+    assert not found.cache_known and _crowding_text(found) == ""  # its size not given
     none = _sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8)
     assert none.extra_computations == pytest.approx(0) and _cold_start_text(none) == ""
+    assert none.no_extra_computations and not none.cold_start
 
 
 def _crowded(spreading_again: list[int], following_again: list[int],
@@ -512,6 +515,7 @@ def _crowded(spreading_again: list[int], following_again: list[int],
 
 def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompts():
     found = _crowded([3, 4, 5], [0, 0, 1], cache_tokens=150)
+    assert found.cache_known
     assert [r.median for r in found.recomputed] == [4, 0]
     assert found.crowded and found.recompute is Compared.LOWER
     said = _crowding_text(found)
