@@ -210,6 +210,16 @@ class BudgetPlan:
         return self.pause_ms - self.step_ms
 
     @property
+    def leaves_read_time(self) -> bool:
+        """The pause target leaves time to read a chunk in after the usual step."""
+        return self.read_ms > 0
+
+    @property
+    def under_a_block(self) -> bool:
+        """The budget is less than one KV-cache block, so it was not rounded to blocks."""
+        return self.budget < self.block
+
+    @property
     def wanted_tokens(self) -> float:
         """The tokens the pause target buys at the measured prefill rate, the usual step apart."""
         return chunk_tokens(self.prefill_tok_s, self.pause_ms, self.step_ms)

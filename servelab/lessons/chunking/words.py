@@ -293,7 +293,7 @@ def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
               "was sized: their decoding and the engine's fixed work per step. "
               f"So a pause of about {plan.pause_ms:,.0f} ms ")
     bought += (f"leaves {plan.read_ms:,.0f} ms to read in, which buys {plan.whole_tokens:,} "
-               "tokens. " if plan.read_ms > 0 else "leaves no time to read a chunk in. ")
+               "tokens. " if plan.leaves_read_time else "leaves no time to read a chunk in. ")
     if fit is None:
         text = (f"Alone, the document was read at {plan.prefill_tok_s:,.0f} tokens/s on this "
                 f"device. {bought}")
@@ -306,7 +306,7 @@ def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
     if plan.sizing is Sizing.WHOLE:
         return text + ("That covers the whole document, so the second run cannot split it: this "
                        "device reads prompts fast enough that one step is already short.")
-    if plan.budget < plan.block:
+    if plan.under_a_block:
         return text + (f"That is less than one of this engine's {plan.block}-token blocks, so "
                        f"it is not rounded: the second run's budget is {plan.budget} tokens.")
     return text + (f"Rounded down to whole blocks of {plan.block} tokens (this engine's block), "
