@@ -68,6 +68,16 @@ class RoomyPace:
         return self.measured.median - self.predicted_ms
 
     @property
+    def slower(self) -> bool:
+        """The runs' tokens came slower than the line predicted (medians)."""
+        return self.gap_ms > 0
+
+    @property
+    def gap_size_ms(self) -> float:
+        """How far the runs' median fell from the prediction, either way."""
+        return abs(self.gap_ms)
+
+    @property
     def context_tokens(self) -> int:
         """What each sequence holds when its answer ends."""
         return self.prompt_tokens + self.answer_tokens

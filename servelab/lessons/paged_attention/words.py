@@ -71,11 +71,11 @@ def _duration_text(squeeze: SqueezeFindings) -> str:
              f"**{roomy.with_range(unit=' s')}** in the roomy one (median of {small.n} and "
              f"{roomy.n} runs, range in brackets)")
     if squeeze.duration is Compared.HIGHER:
-        return (f"{times}: the waiting cost {small.median / roomy.median:.1f}× the time, with "
+        return (f"{times}: the waiting cost {squeeze.time_ratio:.1f}× the time, with "
                 f"the ranges apart and more than the {SQUEEZE_SLOWER:.0%} this book allows "
                 "for noise.")
     if squeeze.duration is Compared.LOWER:
-        return (f"{times}: the small cache finished sooner, in {small.median / roomy.median:.1f}× "
+        return (f"{times}: the small cache finished sooner, in {squeeze.time_ratio:.1f}× "
                 "the time, with the ranges apart. In these runs the roomy cache's fuller steps "
                 "cost more time than the small cache's waiting did.")
     if squeeze.duration is Compared.ALIKE:
@@ -150,7 +150,7 @@ def _budget_text(admission: AdmissionFindings) -> str:
             f"tokens holds **{step.per_step}** whole prompts of {step.prompt_tokens} tokens. "
             f"The {step.prompts} prompts that arrived together are {step.total_tokens:,} tokens. "
             f"So by that arithmetic reading them takes **{step.steps}** steps, and "
-            f"{step.prompts - step.per_step} of them wait for a later step.")
+            f"{step.left_waiting} of them wait for a later step.")
 
 
 def _blocks_text(admission: AdmissionFindings) -> str:
@@ -212,14 +212,14 @@ def pace_text(pace: RoomyPace) -> str:
              f"{foretold_text(found, measured)}.")
     if found is not Foretold.OFF:
         return text
-    if pace.gap_ms > 0:
-        return (f"{text} The tokens came {pace.gap_ms:,.0f} ms slower than the line. The line "
+    if pace.slower:
+        return (f"{text} The tokens came {pace.gap_size_ms:,.0f} ms slower than the line. The line "
                 f"was timed on sequences that only decode. Here the steps also read "
                 f"{pace.prompts_read:,.0f} prompt tokens while answers of {pace.answer_tokens} "
                 f"tokens streamed, and each sequence's context grew to {pace.context_tokens:,} "
                 "tokens.")
-    return (f"{text} The tokens came {-pace.gap_ms:,.0f} ms faster than the line. The line counts "
-            f"every step at the busiest moment's {pace.batch:,.0f} sequences; as answers "
+    return (f"{text} The tokens came {pace.gap_size_ms:,.0f} ms faster than the line. The line "
+            f"counts every step at the busiest moment's {pace.batch:,.0f} sequences; as answers "
             "finished, most steps carried fewer.")
 
 

@@ -159,6 +159,11 @@ class SqueezeFindings:
         return compare_by(self.cramped_s, self.roomy_s, 1 + SQUEEZE_SLOWER)
 
     @property
+    def time_ratio(self) -> float:
+        """The cramped load's median time against the roomy one's."""
+        return self.cramped_s.median / self.roomy_s.median
+
+    @property
     def all_completed(self) -> bool:
         return self.failed == 0
 
@@ -219,6 +224,11 @@ class StepBudget:
     def one_step(self) -> bool:
         """Whether one step's budget holds every prompt that arrives together."""
         return self.total_tokens <= self.budget
+
+    @property
+    def left_waiting(self) -> int:
+        """The prompts a first step's budget leaves for a later one."""
+        return self.prompts - self.per_step
 
 
 @dataclass(frozen=True)

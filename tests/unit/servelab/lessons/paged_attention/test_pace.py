@@ -31,6 +31,7 @@ def test_the_line_at_the_busiest_batch_is_set_beside_the_runs() -> None:
 def test_a_miss_says_which_way_and_by_how_much(batch: float, gap: float) -> None:
     pace = RoomyPace.of(LINE, batch, RUNS, 120, 96)
     assert pace.foretold is Foretold.OFF and pace.gap_ms == pytest.approx(gap)
+    assert pace.slower is (gap > 0) and pace.gap_size_ms == pytest.approx(abs(gap))
     text = pace_text(pace)
     assert f"{abs(gap):,.0f} ms" in text
     assert ("1,200" in text) is (gap > 0)  # a slower run names the prompts read beside it

@@ -119,6 +119,7 @@ def test_the_squeeze_took_longer_only_with_ranges_apart_and_past_the_bar(cramped
     squeeze = SqueezeFindings.from_runs(roomy, cramped, sample_s=0.25)
     assert squeeze.duration is duration
     assert squeeze.took_longer is (duration is Compared.HIGHER)
+    assert squeeze.time_ratio == pytest.approx(sorted(cramped_s)[len(cramped_s) // 2] / 20.0)
 
 
 ROOMY_FIT = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
@@ -157,6 +158,7 @@ def test_the_budget_counts_the_steps_the_prompts_take(step, one_step) -> None:
 
 def test_the_budgets_arithmetic() -> None:
     assert (STEP.per_step, STEP.total_tokens, STEP.steps) == (17, 3840, 2)
+    assert STEP.left_waiting == STEP.prompts - 17
 
 
 @pytest.mark.parametrize(("cramped", "seen", "optimistic", "preempted"), [
