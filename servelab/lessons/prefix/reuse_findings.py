@@ -68,6 +68,11 @@ class ReuseFindings:
         return self.later_on < REUSE_SHOWN * self.later_off
 
     @property
+    def several_later(self) -> bool:
+        """More than one request came after the first, so its figures are averages."""
+        return self.later > 1
+
+    @property
     def ttft_gain(self) -> float:
         """How many times sooner the median later first token came with reuse (NaN: not
         timed)."""

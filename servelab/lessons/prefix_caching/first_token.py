@@ -83,6 +83,16 @@ class FirstTokenModel:
         return on.median - self.on_ms if on is not None else float("nan")
 
     @property
+    def took_longer(self) -> bool:
+        """The median first token with reuse took longer than the model predicts."""
+        return self.unexplained_ms > 0
+
+    @property
+    def miss_ms(self) -> float:
+        """How far the median first token with reuse fell from the prediction, either way."""
+        return abs(self.unexplained_ms)
+
+    @property
     def cached_tokens(self) -> float:
         """The prompt tokens a later request found cached, which each token it computes
         attends to; prompts that share nothing, which the rate was read from, have none."""

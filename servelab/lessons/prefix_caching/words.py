@@ -33,8 +33,8 @@ def reuse_text(reuse: ReuseFindings, load: LoadReuseFindings) -> str:
     """Chapter 04: prompt tokens computed per request by the probe, and the load's first tokens
     with caching on and off."""
     if reuse.reused:
-        later = "each later one" if reuse.later > 1 else "the second"
-        mean = " on average" if reuse.later > 1 else ""
+        later = "each later one" if reuse.several_later else "the second"
+        mean = " on average" if reuse.several_later else ""
         cost = (f"With caching on, the first request computed **{reuse.first_computed:,.0f}** of "
                 f"its {reuse.prompt_tokens:,.0f} prompt tokens and {later} "
                 f"**{reuse.later_on:,.0f}**{mean}. The rest came from cached blocks. With "
@@ -165,15 +165,15 @@ def _checked_text(model: FirstTokenModel) -> str:
     text = " ".join(checks)
     if model.foretold[0] is not Foretold.OFF:
         return text
-    if model.unexplained_ms > 0:
-        text += (f" With reuse the model missed **{model.unexplained_ms:,.0f} ms**. It leaves out "
+    if model.took_longer:
+        text += (f" With reuse the model missed **{model.miss_ms:,.0f} ms**. It leaves out "
                  f"that each of the {reuse.later_on:,.0f} computed tokens attends to the "
                  f"{model.cached_tokens:,.0f} cached tokens before it. The rate was read from "
                  "prompts that share nothing.")
         if model.reading.step_ms == 0:
             text += " It also leaves out the step that reads the prompt: no step line priced it."
         return text
-    return text + (f" With reuse the wait came {-model.unexplained_ms:,.0f} ms sooner than the "
+    return text + (f" With reuse the wait came {model.miss_ms:,.0f} ms sooner than the "
                    "model said; this run cannot tell which part was shorter.")
 
 

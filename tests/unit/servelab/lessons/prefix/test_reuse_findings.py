@@ -46,12 +46,12 @@ def test_reuse_and_a_sooner_first_token_are_judged_apart(on, reused, verdict) ->
 def test_one_later_request_a_side_has_no_range_to_judge() -> None:
     found = ReuseFindings.from_probe(probe([2016, 16], [4000, 100]), probe([2016] * 2, [4000] * 2))
     assert found.ttft_gain == 40 and found.ttft_verdict is Shown.UNTOLD
-    assert found.ttft_one_a_side
+    assert found.ttft_one_a_side and not found.several_later
 
 
 def test_a_probe_that_did_not_time_first_tokens_claims_nothing_sooner() -> None:
     found = ReuseFindings.from_probe(probe([2016, 96, 96]), probe([2016] * 3))
-    assert found.reused and found.second_computed == 96
+    assert found.reused and found.second_computed == 96 and found.several_later
     assert found.ttft_on is None and math.isnan(found.ttft_gain)
     assert found.ttft_verdict is None and not found.sooner and not found.ttft_one_a_side
 

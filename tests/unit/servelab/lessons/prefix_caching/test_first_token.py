@@ -86,6 +86,7 @@ def test_a_fit_without_a_fixed_part_says_so_and_names_what_is_left_out() -> None
     text = first_token_text(model)
     assert model.fixed_share_on == 0.0 and "0%" not in text and "no fixed part" in text
     assert model.foretold[0] is Foretold.OFF and model.unexplained_ms == pytest.approx(549, abs=1)
+    assert model.took_longer and model.miss_ms == model.unexplained_ms
     assert "549 ms" in text and "1,920 cached tokens" in text
     assert "their median" not in text  # one timing each: no median to be close to
     ranged = FirstTokenModel(model.reading, dataclasses.replace(
