@@ -119,7 +119,7 @@ class BatchFindings(BatchGain):
         """One stream's and the crowd's spreads where both were measured more than once, so
         that they can be weighed; else None."""
         single, top = self.single_spread, self.top_spread
-        if single is None or top is None or single.n < 2 or top.n < 2:
+        if single is None or top is None or not (single.ranged and top.ranged):
             return None
         return single, top
 

@@ -84,12 +84,12 @@ class WavesFindings:
     @property
     def repeated(self) -> bool:
         """The waves ran more than once, so their times are medians with ranges."""
-        return self.static_s.n > 1
+        return self.static_s.ranged
 
     @property
     def one_run_a_mode(self) -> bool:
         """Either mode ran once: no range to weigh a difference by."""
-        return min(self.static_s.n, self.continuous_s.n) < 2
+        return not (self.static_s.ranged and self.continuous_s.ranged)
 
     @property
     def waves_sooner(self) -> bool:

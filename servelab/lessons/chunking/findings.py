@@ -136,7 +136,7 @@ class TradeFindings:
         for chunking to change)."""
         if self.plan.second_read is Reading.ONE_STEP:
             return None
-        if self.whole.pause.n < 2 or self.chunked.pause.n < 2:
+        if not (self.whole.pause.ranged and self.chunked.pause.ranged):
             return Shown.UNTOLD
         if compare_by(self.chunked.pause, self.whole.pause,
                       PAUSE_GAIN_SHOWN) is Compared.LOWER:
@@ -188,7 +188,7 @@ class TradeFindings:
         with one user a run (their own runs have no range to weigh)."""
         if self.pause_verdict is not Shown.STRONG:
             return Shown.NONE
-        if self.whole.done.n < 2 or self.chunked.done.n < 2:
+        if not (self.whole.done.ranged and self.chunked.done.ranged):
             return Shown.UNTOLD
         if self.runs_longer or self.tail_verdict is Shown.REVERSED:
             return Shown.WEAK

@@ -315,8 +315,7 @@ def sizing_text(plan: BudgetPlan, fit: PrefillFit | None = None) -> str:
 
 def gaps_title(findings: TradeFindings) -> str:
     """The gaps plot's title: the median longest pause either way, first runs drawn."""
-    runs = min(findings.whole.pause.n, findings.chunked.pause.n)
-    return (f"Over {runs} runs a side, the median longest pause was "
+    return (f"Over {findings.pause_runs} runs a side, the median longest pause was "
             f"{findings.whole.pause.median:,.0f} ms in one step, "
             f"{findings.chunked.pause.median:,.0f} ms with {findings.plan.budget}-token chunks "
             "(first runs drawn)")

@@ -46,7 +46,7 @@ def reading_text(reading: PromptReading) -> str:
 
 def foretold_text(found: Foretold, measured: Spread) -> str:
     """Where a prediction fell against the runs' spread, as a phrase after "the prediction"."""
-    median = "their median" if measured.n > 1 else "it"  # one timing has no median
+    median = "their median" if measured.ranged else "it"  # one timing has no median
     return {Foretold.INSIDE: "inside their range", Foretold.CLOSE: f"close to {median}",
             Foretold.OFF: f"more than {PREDICTION_CLOSE:.0%} from {median}",
             Foretold.UNPLACED: (f"not placed: the runs spread over more than "

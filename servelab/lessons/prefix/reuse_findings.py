@@ -98,7 +98,7 @@ class ReuseFindings:
     def ttft_one_a_side(self) -> bool:
         """The probe timed one later first token with reuse or without: no range to weigh."""
         on, off = self.ttft_on, self.ttft_off
-        return on is not None and off is not None and min(on.n, off.n) < 2
+        return on is not None and off is not None and not (on.ranged and off.ranged)
 
     @property
     def sooner(self) -> bool:
