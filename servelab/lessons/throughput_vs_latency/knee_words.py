@@ -16,10 +16,11 @@ def knee_forecast_text(knee: ModelKnee) -> str:
         return ("This device's model has no step line or no prompt reading here, so it "
                 "predicts no knee before the closed loop.")
     return (f"**This device's model predicts {knee.slots / request:.1f} requests a second** "
-            f"for {knee.slots} slots. A request holds its slot for *W* = {request:.2f} s: "
-            f"{first:,.0f} ms to its first token, {knee.output_tokens} tokens at {step:.0f} ms "
-            f"(the step of {knee.slots} sequences, from {line_source(knee.line.fitted_in)}) and "
-            f"{prompts:,.0f} ms of the slots' prompts read while it streams.")
+            f"for {knee.slots} slots. A request holds its slot for *W* = {request:.2f} s. That "
+            f"is {first:,.0f} ms to its first token, {knee.output_tokens} tokens at {step:.0f} "
+            f"ms and {prompts:,.0f} ms of the slots' prompts read while it streams. The "
+            f"{step:.0f} ms is the step of {knee.slots} sequences, from "
+            f"{line_source(knee.line.fitted_in)}.")
 
 
 def knee_text(knee: ModelKnee, slot_rate: SlotRate) -> str:
@@ -29,5 +30,5 @@ def knee_text(knee: ModelKnee, slot_rate: SlotRate) -> str:
     [check] = knee.checks(slot_rate)
     return (f"The model's {check.predicted:.1f} requests a second fell "
             f"{foretold_text(check.foretold, check.measured)} of the closed loop's "
-            f"{check.measured.with_range(1, ' req/s')}: its *W* was {knee.request_s:.2f} s, "
+            f"{check.measured.with_range(1, ' req/s')}. Its *W* was {knee.request_s:.2f} s, "
             f"the runs' {slot_rate.request_s.with_range(2, ' s')}.")

@@ -4,6 +4,7 @@ one server for everything, from ``mixed_findings.MixedFindings``."""
 from __future__ import annotations
 
 from servelab.lessons.compare import Compared
+from servelab.lessons.fold import fold
 from servelab.lessons.throughput_vs_latency.mixed_findings import MixedFindings
 
 
@@ -25,14 +26,15 @@ def mixed_text(found: MixedFindings) -> str:
         return ("This device could not be split between two servers (it has one core), so the "
                 "page makes no claim about two deployments; the one-deployment rows are above.")
     chat, job = found.pair_chat, found.pair_job
-    text = (f"Side by side, with the chat server on {found.split[0]} and the job's on "
-            f"{found.split[1]}, the chat users' p99 first token "
-            f"was {chat.median:,.0f} ms ({chat.range_text(' ms')}) and the job finished in "
-            f"{job.median:.1f} s ({job.range_text(' s', 1)}). On one server for everything, on "
-            f"{found.single}, the best p99 first token was {found.best_chat.median:,.0f} ms "
-            f"({found.best_chat.range_text(' ms')}) and the quickest job "
-            f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}). ")
-    return text + _verdict(found) + _hardware(found)
+    text = (f"Side by side, the chat users' p99 first token was **{chat.median:,.0f} ms** "
+            f"({chat.range_text(' ms')}). The job finished in **{job.median:.1f} s** "
+            f"({job.range_text(' s', 1)}). On one server for everything, the best p99 first "
+            f"token was {found.best_chat.median:,.0f} ms "
+            f"({found.best_chat.range_text(' ms')}). The quickest job there took "
+            f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}).\n\n")
+    setup = (f"The chat server ran on {found.split[0]}, the job's on {found.split[1]}. The one "
+             f"server for everything ran on {found.single}.")
+    return text + _verdict(found) + _hardware(found) + fold(setup, "What each set-up ran on")
 
 
 def _hardware(found: MixedFindings) -> str:
@@ -40,8 +42,8 @@ def _hardware(found: MixedFindings) -> str:
     if not found.more_hardware:
         return ""
     return (" Mind the hardware, though: the pair had two GPUs, a card each, against the one "
-            "server's one card, twice the hardware, so a lead of the pair's is the second "
-            "card's as much as the split's; this run cannot say what splitting one card would "
+            "server's one card. With twice the hardware, a lead of the pair's is the second "
+            "card's as much as the split's. This run cannot say what splitting one card would "
             "buy.")
 
 
@@ -53,25 +55,26 @@ def _verdict(found: MixedFindings) -> str:
             return ("With a card each, the pair gave the chat users quicker first tokens and "
                     "finished the job sooner.")
         return ("With those shares, the split gave the chat users quicker first "
-                "tokens and finished the job sooner: keeping the job's long requests out "
+                "tokens and finished the job sooner. Keeping the job's long requests out "
                 "of the chat server's steps paid for itself here.")
     if outcomes == (Compared.LOWER, Compared.HIGHER):
-        return ("The split protected the chat users, and the job paid for it: on its "
+        return ("The split protected the chat users, and the job paid for it. On its "
                 "share it took longer than on the one server. That is the "
                 "trade to decide on — a chat that stays quick, or a job that ends sooner.")
     if outcomes == (Compared.HIGHER, Compared.LOWER):
         return ("The job did better on its share, but the chat users waited longer than "
-                "on a shared server: on its share, the chat server's own steps were "
+                "on a shared server. On its share, the chat server's own steps were "
                 "slower.")
     if outcomes == (Compared.HIGHER, Compared.HIGHER):
-        return ("The pair lost on both counts here: each share was too small for its "
+        return ("The pair lost on both counts here. Each share was too small for its "
                 "traffic, and one server did better. Two "
                 "deployments pay off when each has enough hardware of its own.")
     if set(outcomes) <= {Compared.ALIKE, Compared.UNTOLD}:
         told = _part_words(Compared.UNTOLD, found.chat_runs, "the chat users and the job")
     else:
-        told = "; ".join((_part_words(found.chat, found.chat_runs, "the chat users"),
-                          _part_words(found.job, found.job_runs, "the job")))
+        told = ". ".join(f"{part[0].upper()}{part[1:]}" for part in (
+            _part_words(found.chat, found.chat_runs, "the chat users"),
+            _part_words(found.job, found.job_runs, "the job")))
     return f"{told[0].upper()}{told[1:]}. " + _balance(found)
 
 

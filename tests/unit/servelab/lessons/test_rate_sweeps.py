@@ -107,9 +107,9 @@ BROKE = [((MET, MISSED, MISSED), (MET, MET, MISSED), FirstTokens.SMALL_BROKE, 8.
 
 
 def _broke_text(small, large) -> str:
-    """What ``chat_text`` says of which cap broke, its last sentences after the goodput's."""
+    """What ``chat_text`` says of which cap broke: its opening paragraph."""
     text = sweep_words.chat_text(RateSweepFindings.of(_rates(small), _rates(large), SETTING))
-    return text.split("DistServe counts it. ")[-1]
+    return text.split("\n\n")[0]
 
 
 @pytest.mark.parametrize(("small", "large", "verdict", "rate"), BROKE)
@@ -127,7 +127,7 @@ def test_the_slo_holds_up_to_the_last_rate_every_run_met():
     found = RateSweepFindings.of(_rates((MET, ACROSS, MET)), _rates((MISSED,) * 3), SETTING)
     assert (found.sustained(found.small), found.sustained(found.large)) == (2.0, None)
     text = sweep_words.chat_text(found)
-    assert f"max_num_seqs=4 {sweep_words.held_to(found, 2.0)}; with 64" in text
+    assert f"max_num_seqs=4 {sweep_words.held_to(found, 2.0)}. With 64" in text
     assert f"64, {sweep_words.held_to(found, None)}" in text
 
 
@@ -164,7 +164,7 @@ def test_goodput_is_the_highest_rate_every_run_kept_its_share_within_the_slo():
     assert merged.count(sweep_words.held_to(held, 16.0)) == 2
     none = RateSweepFindings.of(_rates((MET,) * 3, attainment=(0.89, 1.0, 1.0)), large, SETTING)
     assert none.goodput_rate(none.small) is None
-    assert f"max_num_seqs=4 {sweep_words.held_to(none, None)};" in sweep_words._goodput_text(none)
+    assert f"max_num_seqs=4 {sweep_words.held_to(none, None)}." in sweep_words._goodput_text(none)
 
 
 def test_a_p99_of_a_few_requests_is_said_to_be_near_the_slowest():
@@ -239,8 +239,8 @@ def test_each_capacity_verdict(small_in_flight, large_out, verdict):
         assert "cap of 64" in text and "max_num_seqs=7," in text
     if verdict in (MoreSeqs.MOST_OF_EXTRA, MoreSeqs.SOME_GAIN):
         assert f"{found.gain:.1f}×" in text
-    tails = {sweep_words.throughput_text(_capacity(*case[:2])).split("sequences per step. ")[-1]
-             for case in CAPACITY if case[2] is not MoreSeqs.NO_QUEUE}
+    tails = {sweep_words.throughput_text(_capacity(*case[:2])).split("(80–84). ")[-1]
+             .split("<details>")[0] for case in CAPACITY if case[2] is not MoreSeqs.NO_QUEUE}
     assert len(tails) == 4  # each verdict its own words; the two untold runs name no gain
 
 
@@ -315,8 +315,9 @@ def _verdict_words(chat: float, job: float) -> str:
 
 
 def _after_figures(text: str) -> str:
-    """``mixed_text``'s words after its figures, the last of which is the quickest job's."""
-    return text[text.index("quickest job"):].split(". ", 1)[1]
+    """``mixed_text``'s words after its figures, the last of which is the quickest job's, and
+    before the fold that names what each set-up ran on."""
+    return text[text.index("quickest job"):].split(".\n\n", 1)[1].split("\n\n<details>")[0]
 
 
 @pytest.mark.parametrize(("chat", "job", "outcomes"), MIXED)
@@ -365,7 +366,7 @@ def test_on_two_gpus_the_words_name_the_card_each_side_had():
     found = MixedFindings.of(_mixed_table(500, 7.0, 0.02, 3, split), split,
                              whole_device(kaggle).described)
     text = mixed_words.mixed_text(found)
-    pair, single = text.split("On one server for everything", 1)
+    pair, single = text.split("<details>", 1)[1].split("The one server for everything", 1)
     assert "GPU 0 of 2" in pair and "GPU 1 of 2" in pair
     assert "GPU 0 of 2" in single and "GPU 1 of 2" not in single
 

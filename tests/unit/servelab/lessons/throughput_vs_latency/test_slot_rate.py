@@ -18,7 +18,7 @@ def test_littles_law_turns_slots_and_time_into_a_rate() -> None:
     assert FOUND.rate == pytest.approx(4 / 0.9)
     assert (FOUND.rate_low, FOUND.rate_high) == pytest.approx((4.0, 5.0))
     text = prediction_text(FOUND)
-    assert "4 ÷ 0.90 s = **4.4 req/s**" in text and "(4.0–5.0" in text
+    assert "4 ÷ 0.90 s = 4.4" in text and "4.4 req/s**" in text and "(4.0–5.0" in text
     assert "**0.90 s (0.80–1.00)**" in text
 
 
@@ -31,7 +31,7 @@ def test_runs_that_agree_give_one_predicted_rate_not_a_range_to_itself() -> None
     assert "1.6–1.6" not in said and "predicted 1.6 req/s" in said
 
 
-HELD = [(3.0, KneeCheck.BETWEEN, ("3 req/s", "6,")), (6.0, KneeCheck.HELD_ABOVE, ("6 req/s",)),
+HELD = [(3.0, KneeCheck.BETWEEN, ("3 req/s", "6.")), (6.0, KneeCheck.HELD_ABOVE, ("6 req/s",)),
         (2.0, KneeCheck.BROKE_BELOW, ("3 req/s",)), (None, KneeCheck.NEVER_HELD, ())]
 
 
