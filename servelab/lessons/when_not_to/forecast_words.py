@@ -19,9 +19,9 @@ def opening_text(step: StepLine | None, reading: PromptReading | None, many: int
                      "runtime), so nothing predicts vLLM's time per token with the crowd.")
     else:
         parts.append(f"**The step line predicts {step.fit.at(many):,.0f} ms a token for each of "
-                     f"the {many} users**, all decoding in one step ({step.fit.fixed_ms:,.1f} ms "
-                     f"+ {step.fit.per_sequence_ms:,.2f} ms per sequence, from "
-                     f"{line_source(step.fitted_in)}).")
+                     f"the {many} users**, all decoding in one step. Its line is "
+                     f"{step.fit.fixed_ms:,.1f} ms + {step.fit.per_sequence_ms:,.2f} ms per "
+                     f"sequence, from {line_source(step.fitted_in)}.")
     if reading is None:
         parts.append("No prompt reading is kept from chapter 04 either, so nothing predicts "
                      "how long vLLM takes to read a fresh prompt alone.")
@@ -45,22 +45,22 @@ def _step_text(forecast: VllmForecast, found: Foretold | None) -> str | None:
     if predicted is None or step is None:
         return None
     text = (f"**The step line predicted {predicted:,.0f} ms a token with {forecast.many} users "
-            "at once.**")
+            "at once**.")
     if measured is None or found is None:
         return f"{text} The crowd's runs timed no token after the first, so nothing checks it."
     text += f" vLLM's crowd runs {_measured(measured, found)}"
     sweep = forecast.sweep.fit
     text += (f" This page's own sweep timed a step with {forecast.many} at "
-             f"{forecast.sweep_step_ms:,.0f} ms, on a line of {sweep.fixed_ms:,.1f} ms + "
-             f"{sweep.per_sequence_ms:,.2f} ms per sequence against the kept "
+             f"{forecast.sweep_step_ms:,.0f} ms. Its line was {sweep.fixed_ms:,.1f} ms + "
+             f"{sweep.per_sequence_ms:,.2f} ms per sequence, against the kept "
              f"{step.fit.fixed_ms:,.1f} + {step.fit.per_sequence_ms:,.2f}.")
     if found is not Foretold.OFF:
         return text
     if measured.median > predicted:
         return (f"{text} The crowd's users arrive together, so their first steps also read the "
-                "others' prompts; the line was timed on sequences that only decode.")
-    return (f"{text} The kept line was fitted on another chapter's server and minutes apart; "
-            "this page's sweep is the nearer measure of its own steps.")
+                "others' prompts. The line was timed on sequences that only decode.")
+    return (f"{text} The kept line was fitted on another chapter's server and minutes apart. "
+            "This page's sweep is the nearer measure of its own steps.")
 
 
 def _prompt_text(forecast: VllmForecast, which: str, predicted: float | None,
@@ -69,7 +69,7 @@ def _prompt_text(forecast: VllmForecast, which: str, predicted: float | None,
         return None
     reading = forecast.reading
     text = (f"**The prompt reading predicted {predicted:,.0f} ms for {which}** of "
-            f"{tokens:,.0f} tokens read alone, {reading.fixed_ms:,.0f} ms of it the fixed part; "
+            f"{tokens:,.0f} tokens read alone, {reading.fixed_ms:,.0f} ms of it the fixed part. "
             f"vLLM {_measured(measured, found)}")
     if found is not Foretold.OFF:
         return text

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from servelab.lessons.compare import Compared
+from servelab.lessons.fold import fold
 from servelab.lessons.when_not_to.against import Against
 from servelab.lessons.when_not_to.crowd import PROMPT, STEP, CrowdCauses, MemoryUse
 from servelab.lessons.when_not_to.findings import LLAMA_Q4, LLAMA_SERVER, VLLM, EngineFindings
@@ -22,7 +23,7 @@ def _parts(found: SlotFindings) -> str:
     """Which engine has the smaller of each part of a step, and what that makes of the lines."""
     if not found.lines_split:
         return ("The steps scattered too much about one of the lines to split it into a shared "
-                "part and a part per sequence, so this sweep cannot say where the engines' "
+                "part and a part per sequence. So this sweep cannot say where the engines' "
                 "costs differ.")
     shared, per_sequence = found.smaller_shared, found.smaller_per_sequence
     fits = {engine: found.steps[engine].fit for engine in (found.server, found.vllm)}
@@ -30,18 +31,18 @@ def _parts(found: SlotFindings) -> str:
     text = (f"{shared} has the smaller shared part ({fits[shared].fixed_ms:.1f} against "
             f"{fits[other].fixed_ms:.1f} ms)")
     if shared == per_sequence:
-        return text + (" and the smaller part per sequence too, so its step was the shorter at "
+        return text + (" and the smaller part per sequence too. So its step was the shorter at "
                        "every batch of the sweep.")
     if found.lines_cross_at is None:
         return text + (f", {per_sequence} the smaller part per sequence "
                        f"({fits[per_sequence].per_sequence_ms:.2f} against "
-                       f"{fits[shared].per_sequence_ms:.2f} ms); the lines meet outside the "
+                       f"{fits[shared].per_sequence_ms:.2f} ms). The lines meet outside the "
                        f"sweep, so {found.shorter_throughout}'s step was the shorter at every "
                        "batch measured.")
     return text + (f", {per_sequence} the smaller part per sequence "
                    f"({fits[per_sequence].per_sequence_ms:.2f} against "
-                   f"{fits[shared].per_sequence_ms:.2f} ms), so the lines cross near "
-                   f"{found.lines_cross_at:.0f} sequences: with fewer in a step {shared} takes "
+                   f"{fits[shared].per_sequence_ms:.2f} ms). So the lines cross near "
+                   f"{found.lines_cross_at:.0f} sequences. With fewer in a step {shared} takes "
                    f"the shorter step, with more {per_sequence} does. That is the one-user "
                    "result and the crowd's in one picture.")
 
@@ -74,23 +75,24 @@ def step_text(slot_found: SlotFindings) -> str:
     line, and which engine shared a step better."""
     server, vllm = slot_found.steps[slot_found.server], slot_found.steps[slot_found.vllm]
     text = (f"A decoding step of one sequence took {server.step_ms[0]:.1f} ms on llama-server "
-            f"and {vllm.step_ms[0]:.1f} ms on vLLM; a step of {server.top} sequences "
+            f"and {vllm.step_ms[0]:.1f} ms on vLLM. A step of {server.top} sequences took "
             f"{server.step_ms[-1]:.1f} ms and {vllm.step_ms[-1]:.1f} ms. So {server.top} "
             f"sequences gave {server.gain:.1f}× one sequence's output on llama-server and "
-            f"{vllm.gain:.1f}× on vLLM (one sweep each, so no range: the lines through the "
-            f"steps are {_line(server)} and {_line(vllm)}). ")
+            f"{vllm.gain:.1f}× on vLLM. ")
     if slot_found.gains_alike:
         text += ("Both engines shared a step among its sequences about as well, so what "
-                 "batching buys does not separate them here. ")
+                 "batching buys does not separate them here.")
     else:
-        text += f"{slot_found.larger_gain} shared its step among more sequences for less. "
-    return text + _parts(slot_found)
+        text += f"{slot_found.larger_gain} shared its step among more sequences for less."
+    return text + fold(f"One sweep each, so no range. The lines through the steps are "
+                       f"{_line(server)} and {_line(vllm)}. " + _parts(slot_found),
+                       "The lines through the steps")
 
 
 def _waits(wait: QueueWait) -> str:
     if wait.queued_s is None:
-        return f"the median first token came after {wait.first_wave_s:.1f} s and nobody waited"
-    return (f"{wait.waited} waited, and the median first token came after "
+        return f"nobody waited, and the median first token came after {wait.first_wave_s:.1f} s"
+    return (f"{wait.waited} waited. The median first token came after "
             f"{wait.first_wave_s:.1f} s for those with a place, {wait.queued_s:.1f} s for those "
             "without")
 
@@ -98,44 +100,47 @@ def _waits(wait: QueueWait) -> str:
 def queue_text(slot_found: SlotFindings) -> str:
     """Who waited for a place when twice the cap arrived at once."""
     server, vllm = slot_found.queue[slot_found.server], slot_found.queue[slot_found.vllm]
-    text = (f"{server.users} users at once, with room for {server.cap} on each engine "
-            f"({slot_found.slots} slots on llama-server, max_num_seqs={vllm.cap} on vLLM): on "
-            f"llama-server {_waits(server)}; on vLLM {_waits(vllm)}. ")
+    text = (f"{server.users} users came at once, with room for {server.cap} on each engine. On "
+            f"llama-server {_waits(server)}. On vLLM {_waits(vllm)}. ")
+    room = (f"The room is {slot_found.slots} slots on llama-server and max_num_seqs={vllm.cap} "
+            "on vLLM.")
     if slot_found.both_queue:
-        return text + ("Exactly those beyond the cap waited on both, each starting as soon as "
-                       "an answer ended and freed a place: past its cap vLLM queues as "
-                       "llama-server does, and its max_num_seqs plays the part of the slots.")
+        return text + ("Exactly those beyond the cap waited on both. Past its cap vLLM queues as "
+                       "llama-server does, and its max_num_seqs plays the part of the slots."
+                       ) + fold(f"{room} Each waiting user started as soon as an answer ended "
+                                "and freed a place.", "The room on each engine")
     off = [engine for engine, wait in slot_found.queue.items() if not wait.queued_past_cap]
     return text + (f"On {' and '.join(off)} the waiters were not exactly the "
-                   f"{server.beyond_cap} beyond the cap, so this run does not show the two "
-                   "engines queueing alike.")
+                   f"{server.beyond_cap} beyond the cap. So this run does not show the two "
+                   "engines queueing alike.") + fold(room, "The room on each engine")
 
 
 def memory_text(slot_found: SlotFindings) -> str:
     """How each engine holds the KV cache of the sequences it runs."""
     text = (f"llama-server set its whole context aside when it started: {slot_found.slots} "
-            f"slots × {slot_found.slot_context:,} tokens = {slot_found.slot_tokens:,} tokens, "
-            f"{slot_found.slots_mib:,.0f} MiB of KV cache in 16-bit values. Each slot's part is "
-            f"its own: a request longer than {slot_found.slot_context:,} tokens fits in no slot, "
-            "even with every other slot idle. (llama.cpp can also give its slots one shared "
-            "buffer, `--kv-unified`; this chapter gives each slot its own, the default with the "
-            "slots named.) ")
+            f"slots × {slot_found.slot_context:,} tokens = {slot_found.slot_tokens:,} tokens. "
+            f"That is {slot_found.slots_mib:,.0f} MiB of KV cache in 16-bit values. Each slot's "
+            f"part is its own: a request longer than {slot_found.slot_context:,} tokens fits in "
+            "no slot, even with every other slot idle.")
+    backing = ("llama.cpp can also give its slots one shared buffer, `--kv-unified`. This "
+               "chapter gives each slot its own, the default with the slots named. ")
     if slot_found.pool is None:
-        text += ("vLLM's log gave no pool size here, so this run cannot set its memory beside "
-                 "the slots.")
+        backing += ("vLLM's log gave no pool size here, so this run cannot set its memory beside "
+                    "the slots.")
     else:
-        text += (f"vLLM keeps one pool of {slot_found.pool.kv_cache_tokens:,} tokens and hands "
-                 "it out block by block as sequences grow, so one request may take up to "
-                 f"{slot_found.pool.max_model_len:,} tokens and a short one holds only what it "
-                 "uses (chapter 03).")
-    return text + "\n\n" + memory_verdict_text(MemoryUse.of(slot_found))
+        backing += (f"vLLM keeps one pool of {slot_found.pool.kv_cache_tokens:,} tokens and "
+                    "hands it out block by block as sequences grow. So one request may take up "
+                    f"to {slot_found.pool.max_model_len:,} tokens, and a short one holds only "
+                    "what it uses (chapter 03).")
+    return (text + fold(backing, "Shared buffers, and vLLM's pool") + "\n\n"
+            + memory_verdict_text(MemoryUse.of(slot_found)))
 
 
 def memory_verdict_text(memory: MemoryUse) -> str:
     """Whether memory held any request back in this chapter's runs, and what shows it."""
     if memory.bound is False:
         text = (f"Memory did not bind here. Of {memory.users} users sent at once, exactly the "
-                f"{memory.cap} beyond the cap waited on both engines: places decided who ran, "
+                f"{memory.cap} beyond the cap waited on both engines. Places decided who ran, "
                 f"not memory. Each of llama-server's {memory.slots} slots of "
                 f"{memory.slot_context:,} tokens took a request at once.")
         if memory.pool_requests is None or memory.max_model_len is None:
@@ -143,9 +148,9 @@ def memory_verdict_text(memory: MemoryUse) -> str:
         return text + (f" vLLM's pool had room for {int(memory.pool_requests)} requests of its "
                        f"full {memory.max_model_len:,} tokens, against {memory.cap} running.")
     if not memory.queued_past_cap:
-        return ("This run cannot say whether memory bound: the users who waited were not "
+        return ("This run cannot say whether memory bound. The users who waited were not "
                 "exactly those beyond the cap, so something besides the places held some back.")
-    return (f"This run cannot rule out memory on vLLM: its pool had room for only "
+    return (f"This run cannot rule out memory on vLLM. Its pool had room for only "
             f"{memory.pool_requests:.0f} requests of its full {memory.max_model_len:,} tokens, "
             f"fewer than the cap of {memory.cap}.")
 
@@ -158,23 +163,25 @@ def _reuse(engine: str, switch: str, reuse: PromptReuse) -> str:
         Compared.LOWER: "later with it",
         Compared.UNTOLD: "not told apart beyond the runs' spread",
     }[reuse.saving.compared]
-    return f"on {engine} the first token came after {on} with {switch} and {off} without: {verdict}"
+    return (f"On {engine} the first token came after {on} with {switch} and {off} without: "
+            f"{verdict}.")
 
 
 def reuse_text(slot_found: SlotFindings, prefix_words: int) -> str:
     """A shared prompt with each engine's reuse on and off."""
-    text = (f"One user, each request starting with the same {prefix_words}-word prompt; after "
-            "the first request, "
-            f"{_reuse('llama-server', 'cache_prompt', slot_found.reuse[slot_found.server])}; "
-            f"{_reuse('vLLM', 'prefix caching', slot_found.reuse[slot_found.vllm])}. ")
+    text = (f"One user sent requests that all start with the same {prefix_words}-word prompt. "
+            "The figures count the requests after the first. "
+            f"{_reuse('llama-server', 'cache_prompt', slot_found.reuse[slot_found.server])} "
+            f"{_reuse('vLLM', 'prefix caching', slot_found.reuse[slot_found.vllm])}")
     if all(slot_found.reused.values()):
-        return text + ("Both engines skip a prompt they have computed before. Where they keep "
-                       "it differs: llama-server in the slot that computed it (and in a copy "
-                       "in RAM, `--cache-ram`), vLLM in blocks found by their hash, which any "
-                       "request can share in place (chapter 04).")
+        return text + fold(
+            "Both engines skip a prompt they have computed before. Where they keep it differs: "
+            "llama-server in the slot that computed it (and in a copy in RAM, `--cache-ram`). "
+            "vLLM keeps it in blocks found by their hash, which any request can share in place "
+            "(chapter 04).", "Where each engine keeps the prompt")
     missing = [engine for engine, sooner in slot_found.reused.items() if not sooner]
-    return text + (f"On {' and '.join(missing)} this run did not show reuse bringing the first "
-                   "token sooner, so it cannot set the two caches side by side.")
+    return text + (f"\n\nOn {' and '.join(missing)} this run did not show reuse bringing the "
+                   "first token sooner. So it cannot set the two caches side by side.")
 
 
 def _times_as_long(against: Against, digits: int, unit: str) -> str:
@@ -210,8 +217,8 @@ def crowd_step_text(causes: CrowdCauses) -> str:
     longer = LLAMA_SERVER if shorter == VLLM else VLLM
     text += f": {ratio:.1f}× as long on {_SHORT[longer]}."
     if shorter != causes.cheaper_per_sequence:
-        text += (f" {_SHORT[causes.cheaper_per_sequence]} added less per sequence, but its "
-                 f"larger shared part kept its step the longer at {causes.many}.")
+        text += (f" Of the two, {_SHORT[causes.cheaper_per_sequence]} added less per sequence. "
+                 f"But its larger shared part kept its step the longer at {causes.many}.")
     return text
 
 
@@ -265,16 +272,16 @@ def takeaway_text(engines: EngineFindings, slot_found: SlotFindings) -> str:
                   "vLLM for this crowd. ")
     lead = engines.crowd_lead
     text += {
-        Compared.HIGHER: ("llama.cpp's own server with slots batched too, and vLLM still served "
-                      f"{lead.ratio:.1f}× its total: here vLLM was the better engine for the "
+        Compared.HIGHER: ("With slots, llama.cpp's own server batched too, and vLLM still served "
+                      f"{lead.ratio:.1f}× its total. Here vLLM was the better engine for the "
                       "crowd, though not the only one that batches."),
-        Compared.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM, so "
+        Compared.ALIKE: ("With slots, llama.cpp's own server served about as much as vLLM. So "
                      "\"the wrong engine for a crowd\" held for the binding's server only."),
-        Compared.LOWER: ("llama.cpp's own server with slots served more than vLLM here, so \"the "
+        Compared.LOWER: ("With slots, llama.cpp's own server served more than vLLM here. So \"the "
                       "wrong engine for a crowd\" held for the binding's server only."),
-        Compared.UNTOLD: ("llama.cpp's own server with slots was not told apart from vLLM, so this "
-                       "run supports \"the wrong engine for a crowd\" for the binding's server "
-                       "only."),
+        Compared.UNTOLD: ("With slots, llama.cpp's own server was not told apart from vLLM. So "
+                       "this run supports \"the wrong engine for a crowd\" for the binding's "
+                       "server only."),
     }[lead.compared]
     causes = CrowdCauses.of(engines, slot_found)
     memory = ("Memory did not bind in these runs, so handing it out block by block had nothing "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
+from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import page_story
 from servelab.lessons.thresholds import ALIKE
@@ -74,18 +75,18 @@ def ceiling_check_text(found: FileCeilings, smaller: str, larger: str) -> str:
     shares = ", ".join(f"{engine} {found.share(engine):.0%}" for engine in found.megabytes)
     ratio = found.speed_ratio(smaller, larger)
     sizes = found.size_ratio(smaller, larger)
-    text = (f"Measured against its ceiling, one user ran at: {shares}. {smaller} streamed "
-            f"{ratio:.1f}× as fast as {larger}, for {sizes:.1f}× fewer bytes a token. ")
+    text = (f"measured against it, one user ran at {shares}. Against {larger}, {smaller} "
+            f"streamed {ratio:.1f}× as fast, for {sizes:.1f}× fewer bytes a token. ")
     if not found.near:
-        return text + ("No engine came near its ceiling, so reading the weights is not what "
-                       "set one user's pace here: each token's other work (the arithmetic, "
-                       "unpacking the blocks, the engine's own steps) took most of its time, "
-                       "and the smaller file bought less than its size.")
+        return ("**No engine came near its ceiling**: " + text + "So reading the weights is not "
+                "what set one user's pace here. Each token's other work (the arithmetic, "
+                "unpacking the blocks, the engine's own steps) took most of its time. The "
+                "smaller file bought less than its size.")
     if len(found.near) == len(found.megabytes):
-        return text + ("Every engine ran near its ceiling: one user waited mostly on memory, "
-                       "and fewer bytes a token bought speed almost in proportion.")
-    return text + (f"Only {', '.join(found.near)} ran near its ceiling; the others spent most "
-                   "of each token on work other than reading the weights.")
+        return ("**Every engine ran near its ceiling**: " + text + "One user waited mostly on "
+                "memory, and fewer bytes a token bought speed almost in proportion.")
+    return (f"**Only {', '.join(found.near)} ran near its ceiling**: " + text + "The others "
+            "spent most of each token on work other than reading the weights.")
 
 
 def ceiling_prediction(ceilings: FileCeilings) -> str:
@@ -121,8 +122,8 @@ def _as_fast(against: Against) -> str:
 
 
 def _runs(spread: Spread) -> str:
-    """How many runs each figure is the median of, as a clause; empty for one run."""
-    return f", each the median of {spread.n} runs" if spread.n > 1 else ""
+    """How many runs each figure is the median of, as a sentence; empty for one run."""
+    return f" Each is the median of {spread.n} runs." if spread.n > 1 else ""
 
 
 def _where_text(found: EngineFindings) -> str:
@@ -180,34 +181,37 @@ def _one_user_text(found: EngineFindings) -> str:
     facts = found.facts
     q4, f16, vllm = (found.one[name] for name in (LLAMA_Q4, LLAMA_F16, VLLM))
     q4_s, f16_s, vllm_s = (speed.with_range(unit=TOKENS_PER_S) for speed in (q4, f16, vllm))
-    text = (f"One user saw {q4_s} from llama.cpp on the Q4_1 file, {f16_s} on the F16 file and "
-            f"{vllm_s} from vLLM{_runs(q4)}. The Q4_1 file stores "
-            f"{facts.q4_bits:.1f} bits per weight, its block scales included, against "
-            f"{facts.f16_bits:.1f} for F16 ({facts.bytes_f16_over_q4:.1f}× the bytes to read "
-            f"per token); on the same engine the packed file was {_as_fast(found.q4_vs_f16)} "
-            "the 16-bit one. llama-server, the same kernels on the same packed file, gave "
-            f"{found.one[LLAMA_SERVER].with_range(unit=TOKENS_PER_S)}: "
-            f"{_as_fast(found.server_alone)} llama-cpp-python's server. ")
+    text = (f"One user saw {q4_s} from llama.cpp on the Q4_1 file and {f16_s} on the F16 file. "
+            f"From vLLM the user saw {vllm_s}.{_runs(q4)} ")
+    backing = (f"The Q4_1 file stores {facts.q4_bits:.1f} bits per weight, its block scales "
+               f"included, against {facts.f16_bits:.1f} for F16 ({facts.bytes_f16_over_q4:.1f}× "
+               "the bytes to read per token). On the same engine the packed file was "
+               f"{_as_fast(found.q4_vs_f16)} the 16-bit one. llama-server, the same kernels on "
+               f"the same packed file, gave {found.one[LLAMA_SERVER].with_range(unit=TOKENS_PER_S)}"
+               f": {_as_fast(found.server_alone)} llama-cpp-python's server. ")
     if facts.vllm_on_gpu:
         return text + (f"vLLM on the GPU was {_as_fast(found.vllm_vs_f16)} llama.cpp's F16 run "
-                       "on the CPU: that gap is mostly the device, not the engine.")
+                       "on the CPU: that gap is mostly the device, not the engine.") + fold(backing)
     if facts.vllm_bits != 16:
-        text += (f"vLLM computed in {facts.vllm_dtype}, {facts.vllm_bits} bits per weight "
-                 "(servelab picks it on a CPU without bf16 instructions, where vLLM's bf16 "
-                 f"kernels are far slower); llama.cpp's F16 run was "
-                 f"{_as_fast(found.f16_vs_vllm)} vLLM. ")
+        text += f"vLLM computed in {facts.vllm_dtype}, {facts.vllm_bits} bits per weight. "
+        backing += (f"On a CPU without bf16 instructions servelab picks {facts.vllm_dtype}, as "
+                    f"vLLM's bf16 kernels are far slower there. llama.cpp's F16 run was "
+                    f"{_as_fast(found.f16_vs_vllm)} vLLM.")
         if found.q4_leads:
-            return text + ("So llama.cpp led for one user, but the two engines read different "
-                           "numbers of bytes per weight here, so this run does not say how much "
-                           "of the lead is the engine and how much the file format.")
-        return text + "Even the 4-bit file did not put llama.cpp ahead for one user in this run."
+            return text + ("So llama.cpp led for one user. But the two engines read different "
+                           "numbers of bytes per weight here. So this run does not say how much "
+                           "of the lead is the engine and how much the file format."
+                           ) + fold(backing)
+        return text + ("Even the 4-bit file did not put llama.cpp ahead for one user in this "
+                       "run.") + fold(backing)
     text += f"At 16 bits each, llama.cpp was {_as_fast(found.f16_vs_vllm)} vLLM. "
     if not found.q4_leads:
-        return text + "Even the 4-bit file did not put llama.cpp ahead for one user in this run."
+        return text + ("Even the 4-bit file did not put llama.cpp ahead for one user in this "
+                       "run.") + fold(backing)
     if found.q4_vs_f16.compared is not Compared.HIGHER:
-        return text + ("So llama.cpp led for one user, but its two files were not told apart "
+        return text + ("So llama.cpp led for one user. But its two files were not told apart "
                        "beyond the runs' spread, so this run does not say how much of the lead "
-                       "the smaller file gave.")
+                       "the smaller file gave.") + fold(backing)
     return text + {
         Compared.ALIKE: "So llama.cpp's lead for one user came from the smaller file, not from the "
                     "engine.",
@@ -215,9 +219,9 @@ def _one_user_text(found: EngineFindings) -> str:
                      "widened the lead.",
         Compared.LOWER: "So at equal precision vLLM was the quicker engine here, and the 4-bit "
                      "format alone put llama.cpp ahead.",
-        Compared.UNTOLD: "At equal precision this run cannot tell the engines apart; the 4-bit "
+        Compared.UNTOLD: "At equal precision this run cannot tell the engines apart. The 4-bit "
                       "file is what put llama.cpp ahead.",
-    }[found.f16_vs_vllm.compared]
+    }[found.f16_vs_vllm.compared] + fold(backing)
 
 
 def _many_text(found: EngineFindings) -> str:
@@ -228,44 +232,44 @@ def _many_text(found: EngineFindings) -> str:
         f"{found.wait_p50_s[name]:.1f} s (the unluckiest {found.wait_p99_s[name]:.1f} s)"
         for name in (VLLM, LLAMA_SERVER, LLAMA_Q4))
     waits = f"{vllm_w} on vLLM, {server_w} on llama-server and {binding_w} on the binding"
-    text = (f"With {many} users at once, vLLM produced {vllm_s} in total, llama-server with "
-            f"{many} slots {server_s}, and llama-cpp-python's server {binding_s}"
-            f"{_runs(found.crowd[VLLM])}. The median user waited for a first token {waits}. ")
+    text = (f"With {many} users at once, vLLM produced {vllm_s} in total. With {many} slots, "
+            f"llama-server produced {server_s}, and llama-cpp-python's server {binding_s}."
+            f"{_runs(found.crowd[VLLM])} ")
     slots = found.slots_over_binding
-    text += {
-        Compared.HIGHER: (f"llama-server's slots served {slots.ratio:.1f}× the binding's total: "
-                          "the same kernels on the same file, so the gap is batching alone, "
-                          "since the binding answers one request after another. "),
+    backing = f"The median user waited for a first token {waits}. " + {
+        Compared.HIGHER: (f"llama-server's slots served {slots.ratio:.1f}× the binding's total. "
+                          "It ran the same kernels on the same file, so the gap is batching "
+                          "alone: the binding answers one request after another."),
         Compared.ALIKE: ("llama-server served about as much as the binding, so its slots gained "
-                         "nothing on this device. "),
-        Compared.LOWER: "llama-server served less than the binding in this run. ",
+                         "nothing on this device."),
+        Compared.LOWER: "llama-server served less than the binding in this run.",
         Compared.UNTOLD: ("llama-server and the binding were not told apart beyond the runs' "
-                          "spread. "),
+                          "spread."),
     }[slots.compared]
     lead = found.crowd_lead
     return text + {
-        Compared.HIGHER: (f"vLLM still served {lead.ratio:.1f}× llama-server's total, though both "
-                          "put every running request into each step; the sections below measure "
+        Compared.HIGHER: (f"vLLM served {lead.ratio:.1f}× llama-server's total, though both "
+                          "put every running request into each step. The sections below measure "
                           "what is left between them."),
-        Compared.ALIKE: ("vLLM and llama-server served about as much: once llama.cpp batches, the "
+        Compared.ALIKE: ("vLLM and llama-server served about as much. Once llama.cpp batches, the "
                          "crowd alone does not separate the engines here."),
-        Compared.LOWER: (f"llama-server served {1 / lead.ratio:.1f}× vLLM's total: with slots, "
+        Compared.LOWER: (f"With its slots, llama-server served {1 / lead.ratio:.1f}× vLLM's total. "
                          "llama.cpp was the better engine for this crowd on this device."),
         Compared.UNTOLD: (f"vLLM's median total was {lead.ratio:.1f}× llama-server's, but the "
-                          "runs' ranges overlap, so this run cannot say which served more."),
-    }[lead.compared]
+                          "runs' ranges overlap. So this run cannot say which served more."),
+    }[lead.compared] + fold(backing, "The waits, and the slots against one at a time")
 
 
 def _first_token_clause(found: EngineFindings) -> str:
     """Whose first token came sooner for one user alone, beyond the runs' spread."""
     q4, vllm = found.first_alone[LLAMA_Q4], found.first_alone[VLLM]
     if vllm.below(q4):
-        return (f", though vLLM's first token came sooner, {vllm.with_range(2, ' s')} against "
-                f"{q4.with_range(2, ' s')} on llama.cpp,")
+        return (f" But vLLM's first token came sooner: {vllm.with_range(2, ' s')} against "
+                f"{q4.with_range(2, ' s')} on llama.cpp.")
     both = f"{q4.with_range(2, ' s')} on llama.cpp against {vllm.with_range(2, ' s')} on vLLM"
     if q4.below(vllm):
-        return f", and its first token came sooner too, {both},"
-    return f"; their first tokens, {both}, were not told apart,"
+        return f" Its first token came sooner too: {both}."
+    return f" Their first tokens were not told apart: {both}."
 
 
 def _guidance_text(found: EngineFindings) -> str:
@@ -276,25 +280,26 @@ def _guidance_text(found: EngineFindings) -> str:
         pace = (f"{alone.ratio:.1f}× as quickly as vLLM" if found.q4_leads
                 else "at least as quickly")
         text = ("Ask how many requests will be in flight at the same moment. For one person at "
-                f"a time, a packed file on llama.cpp streamed {pace} here"
-                f"{_first_token_clause(found)} and llama.cpp starts in seconds once built. ")
+                f"a time, a packed file on llama.cpp streamed {pace} here."
+                f"{_first_token_clause(found)} Once built, llama.cpp starts in seconds. ")
     else:
         text = "llama.cpp did not serve one user faster than vLLM in this run. "
     if binding.compared is Compared.HIGHER:
-        text += (f"For a crowd, a server that answers one request at a time is the wrong tool: "
-                 f"vLLM served {binding.ratio:.1f}× llama-cpp-python's total{where}. ")
+        text = text.rstrip() + (
+            "\n\nFor a crowd, a server that answers one request at a time is the wrong tool. "
+            f"vLLM served {binding.ratio:.1f}× llama-cpp-python's total{where}. ")
     lead = found.crowd_lead
     return text + {
-        Compared.HIGHER: ("llama.cpp's own server with slots narrowed that gap but did not close "
+        Compared.HIGHER: ("With slots, llama.cpp's own server narrowed that gap but did not close "
                           f"it: vLLM still served {lead.ratio:.1f}× as much{where}."),
-        Compared.ALIKE: ("llama.cpp's own server with slots served about as much as vLLM for this "
-                         f"crowd{where}, so the crowd alone is no reason to leave llama.cpp."),
-        Compared.LOWER: ("llama.cpp's own server with slots served more than vLLM for this crowd"
-                         f"{where}, so the crowd alone is no reason to leave llama.cpp."),
-        Compared.UNTOLD: ("llama.cpp's own server with slots was not told apart from vLLM for this "
-                          f"crowd{where}, so this run gives no reason to leave llama.cpp for the "
-                          "crowd alone."),
-    }[lead.compared] + _prompt_alone_text(found)
+        Compared.ALIKE: ("With slots, llama.cpp's own server served about as much as vLLM for "
+                         f"this crowd{where}. So the crowd alone is no reason to leave llama.cpp."),
+        Compared.LOWER: ("With slots, llama.cpp's own server served more than vLLM for this crowd"
+                         f"{where}. So the crowd alone is no reason to leave llama.cpp."),
+        Compared.UNTOLD: ("With slots, llama.cpp's own server was not told apart from vLLM for "
+                          f"this crowd{where}. So this run gives no reason to leave llama.cpp for "
+                          "the crowd alone."),
+    }[lead.compared] + fold(_prompt_alone_text(found), "A fresh prompt, read alone")
 
 
 def _prompt_alone_text(found: EngineFindings) -> str:
@@ -308,7 +313,7 @@ def _prompt_alone_text(found: EngineFindings) -> str:
         Compared.ALIKE: "about as long on both",
         Compared.UNTOLD: "not told apart beyond the runs' spread",
     }[prompt.compared]
-    return (f" Alone, a first token for a fresh prompt of the crowd's size took {server} on "
+    return (f"Alone, a first token for a fresh prompt of the crowd's size took {server} on "
             f"llama-server and {vllm} on vLLM: {verdict}. The last sections time each engine's "
             "step with the crowd in it and weigh the two.")
 
@@ -316,7 +321,7 @@ def _prompt_alone_text(found: EngineFindings) -> str:
 def story(engines: EngineFindings, prediction: str) -> str:
     """The page's interpretation, in Markdown, from the engines' findings."""
     measured = (f"one user saw {engines.one[LLAMA_Q4].median:.0f} tokens/s on llama.cpp (Q4_1) "
-                f"and {engines.one[VLLM].median:.0f} on vLLM; with {engines.facts.many} users vLLM "
+                f"and {engines.one[VLLM].median:.0f} on vLLM. With {engines.facts.many} users vLLM "
                 f"produced {engines.crowd[VLLM].median:.0f} tokens/s in total against "
                 f"{engines.crowd[LLAMA_SERVER].median:.0f} on llama-server and "
                 f"{engines.crowd[LLAMA_Q4].median:.0f} on llama-cpp-python's server.")
