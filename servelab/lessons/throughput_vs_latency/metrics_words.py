@@ -6,6 +6,7 @@ from __future__ import annotations
 from servelab.lessons.fold import fold
 from servelab.lessons.throughput_vs_latency.metrics_findings import MetricsFindings
 from servelab.lessons.throughput_vs_latency.thresholds import LITTLE_AGREES, LITTLE_SAMPLING
+from servelab.lessons.untold_words import cannot_tell
 
 
 def _percentile_words(found: MetricsFindings) -> str:
@@ -53,8 +54,9 @@ def _little_words(found: MetricsFindings) -> str:
            f"{found.gap_error:.2f}, and the gap is {found.little_gap:.2f}. ")
     if not found.beyond_sampling:
         return text + fold(
-            why + f"That is within {LITTLE_SAMPLING:g} standard errors, so this run cannot tell "
-            "the two apart: they agree within what so few samples can measure. Sampling "
+            why + cannot_tell("the two apart", f"That is within {LITTLE_SAMPLING:g} standard "
+                              "errors") + ": they agree within what so few samples can measure. "
+            "Sampling "
             "`/metrics` more often, or a longer run, would narrow it.", _GAP_SUMMARY)
     why += ("So they differ beyond the sampling. The two do not count the same span: the "
             "client counts a request from its send to its last token, the engine from when it "

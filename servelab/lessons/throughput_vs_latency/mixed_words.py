@@ -6,6 +6,7 @@ from __future__ import annotations
 from servelab.lessons.compare import Compared
 from servelab.lessons.fold import fold
 from servelab.lessons.throughput_vs_latency.mixed_findings import MixedFindings
+from servelab.lessons.untold_words import cannot_tell
 
 
 def _part_words(outcome: Compared | None, runs: int, what: str) -> str:
@@ -17,7 +18,7 @@ def _part_words(outcome: Compared | None, runs: int, what: str) -> str:
         return f"{what} did worse side by side, beyond the spread of the runs"
     if runs < 2:
         return f"with one run each there is no spread to weigh the difference for {what} against"
-    return f"for {what} the ranges overlap, so this run cannot tell the set-ups apart"
+    return f"for {what} {cannot_tell('the set-ups apart')}"
 
 
 def mixed_text(found: MixedFindings) -> str:

@@ -17,7 +17,7 @@ import pandas as pd
 from servelab.bench import metrics
 from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
-from servelab.lessons.compare import Compared, compare
+from servelab.lessons.compare import NOT_TOLD_APART, Compared, compare
 from servelab.lessons.rate_sweeps import SERVED
 from servelab.lessons.throughput_vs_latency.thresholds import (
     ATTAINMENT_TARGET,
@@ -44,7 +44,7 @@ class FirstTokens(StrEnum):
     SMALL_BROKE = "the small cap broke first"
     LARGE_BROKE = "the large cap broke first"
     STRADDLED = "the runs fell on both sides of the target"
-    NOT_SEPARATED = "neither separated"
+    NOT_SEPARATED = NOT_TOLD_APART  # neither cap separated from the other over these rates
 
 
 class MoreSeqs(StrEnum):
@@ -54,7 +54,7 @@ class MoreSeqs(StrEnum):
     MOST_OF_EXTRA = "at least half of what the extra sequences could give"
     SOME_GAIN = "a real gain, below what the extra sequences could give"
     LOST = "less than the small cap"
-    UNTOLD = "within the spread"
+    UNTOLD = NOT_TOLD_APART  # the ranges overlap, or the medians are within SERVERS_ALIKE
 
 
 @dataclass(frozen=True)

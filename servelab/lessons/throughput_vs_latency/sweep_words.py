@@ -19,6 +19,7 @@ from servelab.lessons.throughput_vs_latency.sweep_findings import (
     RateSweepFindings,
 )
 from servelab.lessons.throughput_vs_latency.thresholds import ATTAINMENT_TARGET, SERVERS_ALIKE
+from servelab.lessons.untold_words import overlap
 
 
 def held_to(found: RateSweepFindings, value: float | None) -> str:
@@ -41,8 +42,8 @@ def _pace(small: Spread, large: Spread, outcome: Compared) -> str:
         Compared.LOWER: "The large cap's tokens came quicker, beyond the spread of the runs.",
         Compared.HIGHER: ("The large cap's tokens came slower, beyond the spread of the runs: "
                           "each of its steps carried more sequences."),
-    }.get(outcome, f"The ranges overlap or the medians are within {SERVERS_ALIKE:.0%} of each "
-           "other. So the runs cannot tell the caps apart here.")
+    }.get(outcome, f"{overlap(start=True)} or the medians are within {SERVERS_ALIKE:.0%} of "
+           "each other. So the runs cannot tell the caps apart here.")
 
 
 def _first_tokens(found: RateSweepFindings) -> tuple[str, str]:
@@ -158,9 +159,9 @@ def throughput_text(found: RateSweepFindings) -> str:
         MoreSeqs.LOST: ("Yet the large cap produced less, beyond the spread of the runs. On "
                         f"{device} its longer steps cost more than the extra sequences brought "
                         "in."),
-        MoreSeqs.UNTOLD: (f"The two ranges overlap or the medians are within {SERVERS_ALIKE:.0%}"
-                          " of each other. So these runs cannot tell whether the extra "
-                          "sequences per step added throughput here."),
+        MoreSeqs.UNTOLD: (f"{overlap('two', start=True)} or the medians are within "
+                          f"{SERVERS_ALIKE:.0%} of each other. So these runs cannot tell "
+                          "whether the extra sequences per step added throughput here."),
     }[found.capacity]
     backing = (f"In every run at {found.high_rate:g} req/s more requests were in flight at "
                f"once than the small cap's {slots} slots (at the busiest moment {peaks}). So "

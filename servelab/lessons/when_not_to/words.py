@@ -9,6 +9,7 @@ from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import page_story
 from servelab.lessons.thresholds import ALIKE
+from servelab.lessons.untold_words import cannot_tell, overlap
 from servelab.lessons.when_not_to.against import Against
 from servelab.lessons.when_not_to.ceilings import FileCeilings
 from servelab.lessons.when_not_to.drift import FIGURES, DriftFindings
@@ -49,9 +50,9 @@ def drift_text(found: DriftFindings) -> str:
     values = (f"{move.first.median:,.{digits}f} to {move.later.median:,.{digits}f} {unit} "
               f"({abs(move.ratio - 1):.0%})")
     if found.drift is Compared.UNTOLD:
-        return text + (f"Its {name} moved from {values} by the probe {move.moment}, but the "
-                       "probes' ranges overlap, so they cannot tell whether the machine itself "
-                       "drifted.")
+        return text + (f"Its {name} moved from {values} by the probe {move.moment}, but "
+                       + cannot_tell("whether the machine itself drifted.", overlap("probes'"),
+                                     who="they"))
     way = "fell" if found.drift is Compared.LOWER else "rose"
     return text + (f"Its {name} {way} from {values} by the probe {move.moment}, beyond the "
                    "probes' ranges: the machine itself changed speed between engines, so part "
@@ -255,8 +256,8 @@ def _many_text(found: EngineFindings) -> str:
                          "crowd alone does not separate the engines here."),
         Compared.LOWER: (f"With its slots, llama-server served {1 / lead.ratio:.1f}× vLLM's total. "
                          "llama.cpp was the better engine for this crowd on this device."),
-        Compared.UNTOLD: (f"vLLM's median total was {lead.ratio:.1f}× llama-server's, but the "
-                          "runs' ranges overlap. So this run cannot say which served more."),
+        Compared.UNTOLD: (f"vLLM's median total was {lead.ratio:.1f}× llama-server's, but "
+                          + overlap("runs'") + ". So this run cannot say which served more."),
     }[lead.compared] + fold(backing, "The waits, and the slots against one at a time")
 
 

@@ -19,7 +19,7 @@ from servelab.bench.workloads import BATCH, CHAT, Role
 from servelab.engines.placement import side_by_side, whole_device
 from servelab.hardware import Device
 from servelab.lessons import rate_sweeps as tl
-from servelab.lessons.compare import Compared
+from servelab.lessons.compare import NOT_TOLD_APART, Compared
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.rate_sweeps import PAIR
 from servelab.lessons.throughput_vs_latency import mixed_words, slot_words, sweep_words, words
@@ -532,3 +532,8 @@ def test_both_caps_limits_are_told_and_the_law_is_checked_against_the_finished_r
     text = slot_words.rates_check_text(slots, found.rates, found)
     assert "4.10 req/s (4.00–4.20)" in text
     assert slots.served_checks(None) == ()
+
+
+def test_the_sweeps_verdicts_that_cannot_tell_take_the_one_value():
+    """Issue #66: every verdict that says the runs cannot tell takes compare.NOT_TOLD_APART."""
+    assert FirstTokens.NOT_SEPARATED.value == MoreSeqs.UNTOLD.value == NOT_TOLD_APART
