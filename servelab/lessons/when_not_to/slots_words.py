@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from servelab.lessons.compare import Compared
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.fold import fold
 from servelab.lessons.when_not_to.against import Against
 from servelab.lessons.when_not_to.crowd import PROMPT, STEP, CrowdCauses, MemoryUse
@@ -74,45 +75,46 @@ def step_text(slot_found: SlotFindings) -> str:
     """Each engine's step at one sequence and at the sweep's largest batch, the parts of its
     line, and which engine shared a step better."""
     server, vllm = slot_found.steps[slot_found.server], slot_found.steps[slot_found.vllm]
-    text = (f"A decoding step of one sequence took {server.step_ms[0]:.1f} ms on llama-server "
-            f"and {vllm.step_ms[0]:.1f} ms on vLLM. A step of {server.top} sequences took "
-            f"{server.step_ms[-1]:.1f} ms and {vllm.step_ms[-1]:.1f} ms. So {server.top} "
-            f"sequences gave {server.gain:.1f}× one sequence's output on llama-server and "
-            f"{vllm.gain:.1f}× on vLLM. ")
-    if slot_found.gains_alike:
-        text += ("Both engines shared a step among its sequences about as well, so what "
-                 "batching buys does not separate them here.")
-    else:
-        text += f"{slot_found.larger_gain} shared its step among more sequences for less."
-    return text + fold(f"One sweep each, so no range. The lines through the steps are "
-                       f"{_line(server)} and {_line(vllm)}. " + _parts(slot_found),
-                       "The lines through the steps")
+    lead = ("Both engines shared a step among its sequences about as well, so what batching "
+            "buys does not separate them here." if slot_found.gains_alike else
+            f"{slot_found.larger_gain} shared its step among more sequences for less.")
+    table = findings_table(
+        ["Engine", "Step of 1 sequence (ms)", f"Step of {server.top} (ms)",
+         f"Output of {server.top} against 1"],
+        [[name, f"{step.step_ms[0]:.1f}", f"{step.step_ms[-1]:.1f}", f"{step.gain:.1f}×"]
+         for name, step in (("llama-server", server), ("vLLM", vllm))])
+    return f"{lead}\n\n{table}" + fold(
+        f"One sweep each, so no range. The lines through the steps are {_line(server)} and "
+        f"{_line(vllm)}. " + _parts(slot_found), "The lines through the steps")
 
 
-def _waits(wait: QueueWait) -> str:
-    if wait.queued_s is None:
-        return f"nobody waited, and the median first token came after {wait.first_wave_s:.1f} s"
-    return (f"{wait.waited} waited. The median first token came after "
-            f"{wait.first_wave_s:.1f} s for those with a place, {wait.queued_s:.1f} s for those "
-            "without")
+def _waits(wait: QueueWait) -> list[str]:
+    """One engine's row: how many waited, and the median first token with a place and
+    without one (a dash where nobody waited)."""
+    without = "–" if wait.queued_s is None else f"{wait.queued_s:.1f}"
+    return [str(wait.waited), f"{wait.first_wave_s:.1f}", without]
 
 
 def queue_text(slot_found: SlotFindings) -> str:
     """Who waited for a place when twice the cap arrived at once."""
     server, vllm = slot_found.queue[slot_found.server], slot_found.queue[slot_found.vllm]
-    text = (f"{server.users} users came at once, with room for {server.cap} on each engine. On "
-            f"llama-server {_waits(server)}. On vLLM {_waits(vllm)}. ")
+    table = findings_table(
+        ["Engine", "Users who waited", "Median first token, with a place (s)",
+         "Median first token, waiting (s)"],
+        [[name, *_waits(wait)] for name, wait in (("llama-server", server), ("vLLM", vllm))])
+    arrived = (f"{server.users} users came at once, with room for {server.cap} on each engine."
+               f"\n\n{table}\n\n")
     room = (f"The room is {slot_found.slots} slots on llama-server and max_num_seqs={vllm.cap} "
             "on vLLM.")
     if slot_found.both_queue:
-        return text + ("Exactly those beyond the cap waited on both. Past its cap vLLM queues as "
-                       "llama-server does, and its max_num_seqs plays the part of the slots."
-                       ) + fold(f"{room} Each waiting user started as soon as an answer ended "
-                                "and freed a place.", "The room on each engine")
+        return (f"Exactly those beyond the cap waited on both engines. {arrived}Past its cap "
+                "vLLM queues as llama-server does, and its max_num_seqs plays the part of the "
+                "slots.") + fold(f"{room} Each waiting user started as soon as an answer ended "
+                                 "and freed a place.", "The room on each engine")
     off = [engine for engine, wait in slot_found.queue.items() if not wait.queued_past_cap]
-    return text + (f"On {' and '.join(off)} the waiters were not exactly the "
-                   f"{server.beyond_cap} beyond the cap. So this run does not show the two "
-                   "engines queueing alike.") + fold(room, "The room on each engine")
+    return (f"On {' and '.join(off)} the waiters were not exactly the {server.beyond_cap} "
+            f"beyond the cap. {arrived}So this run does not show the two engines queueing "
+            "alike.") + fold(room, "The room on each engine")
 
 
 def memory_text(slot_found: SlotFindings) -> str:
@@ -155,36 +157,39 @@ def memory_verdict_text(memory: MemoryUse) -> str:
             f"fewer than the cap of {memory.cap}.")
 
 
-def _reuse(engine: str, switch: str, reuse: PromptReuse) -> str:
-    on, off = reuse.on_ms.with_range(unit=" ms"), reuse.off_ms.with_range(unit=" ms")
+def _reuse(engine: str, reuse: PromptReuse) -> list[str]:
+    """One engine's row: its first token with reuse and without, and how much sooner."""
     verdict = {
         Compared.HIGHER: f"{reuse.saving.ratio:.1f}× sooner with it",
         Compared.ALIKE: "about as soon either way",
         Compared.LOWER: "later with it",
         Compared.UNTOLD: "not told apart beyond the runs' spread",
     }[reuse.saving.compared]
-    return (f"On {engine} the first token came after {on} with {switch} and {off} without: "
-            f"{verdict}.")
+    return [engine, reuse.on_ms.with_range(), reuse.off_ms.with_range(), verdict]
 
 
 def reuse_text(slot_found: SlotFindings, prefix_words: int) -> str:
     """A shared prompt with each engine's reuse on and off."""
-    text = (f"One user sent requests that all start with the same {prefix_words}-word prompt. "
-            "The figures count the requests after the first. "
-            f"{_reuse('llama-server', 'cache_prompt', slot_found.reuse[slot_found.server])} "
-            f"{_reuse('vLLM', 'prefix caching', slot_found.reuse[slot_found.vllm])}")
-    if all(slot_found.reused.values()):
-        return text + fold(
-            "Both engines skip a prompt they have computed before. Where they keep it differs: "
-            "llama-server in the slot that computed it (and in a copy in RAM, `--cache-ram`). "
-            "vLLM keeps it in blocks found by their hash, which any request can share in place "
-            "(chapter 04).", "Where each engine keeps the prompt")
     missing = [engine for engine, sooner in slot_found.reused.items() if not sooner]
-    return text + (f"\n\nOn {' and '.join(missing)} this run did not show reuse bringing the "
-                   "first token sooner. So it cannot set the two caches side by side.")
+    lead = ("Reusing a shared prompt brought the first token sooner on both engines."
+            if not missing else f"On {' and '.join(missing)} this run did not show reuse "
+            "bringing the first token sooner. So it cannot set the two caches side by side.")
+    table = findings_table(
+        ["Engine (its reuse)", "First token, reuse on (ms)", "Reuse off (ms)", "With reuse"],
+        [_reuse("llama-server (cache_prompt)", slot_found.reuse[slot_found.server]),
+         _reuse("vLLM (prefix caching)", slot_found.reuse[slot_found.vllm])])
+    text = (f"{lead} One user sent requests that all start with the same {prefix_words}-word "
+            f"prompt. The figures count the requests after the first.\n\n{table}")
+    if missing:
+        return text
+    return text + fold(
+        "Both engines skip a prompt they have computed before. Where they keep it differs: "
+        "llama-server in the slot that computed it (and in a copy in RAM, `--cache-ram`). "
+        "vLLM keeps it in blocks found by their hash, which any request can share in place "
+        "(chapter 04).", "Where each engine keeps the prompt")
 
 
-def _times_as_long(against: Against, digits: int, unit: str) -> str:
+def times_as_long(against: Against, digits: int, unit: str) -> str:
     """Two waits, llama-server's then vLLM's, and which took how many times as long."""
     both = (f"{against.a.with_range(digits, unit)} on llama-server against "
             f"{against.b.with_range(digits, unit)} on vLLM")
@@ -225,8 +230,8 @@ def crowd_step_text(causes: CrowdCauses) -> str:
 def crowd_prompt_text(causes: CrowdCauses) -> str:
     """How long each engine took to read a fresh prompt, one user alone."""
     return (f"A first token for a fresh prompt of the crowd's size, one user alone, took "
-            f"{_times_as_long(causes.prompt, 2, ' s')}. The long shared prompt with reuse off "
-            f"took {_times_as_long(causes.long_prompt, 0, ' ms')}.")
+            f"{times_as_long(causes.prompt, 2, ' s')}. The long shared prompt with reuse off "
+            f"took {times_as_long(causes.long_prompt, 0, ' ms')}.")
 
 
 _SHORT = {LLAMA_SERVER: "llama-server", VLLM: "vLLM"}

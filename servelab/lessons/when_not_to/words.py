@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.prediction import page_story
@@ -20,8 +21,7 @@ from servelab.lessons.when_not_to.findings import (
     VLLM,
     EngineFindings,
 )
-
-TOKENS_PER_S = " tokens/s"
+from servelab.lessons.when_not_to.slots_words import times_as_long
 
 
 def _series(found: DriftFindings, figure: str) -> str:
@@ -61,33 +61,37 @@ def drift_text(found: DriftFindings) -> str:
 
 def ceiling_prediction_text(found: FileCeilings, smaller: str, larger: str) -> str:
     """The prediction, before the runs: each file's ceiling, and the ratio the sizes set."""
-    ceilings = ", ".join(f"{engine} {found.ceiling(engine):,.0f} tok/s"
-                         for engine in found.megabytes)
-    return (f"At the {found.bandwidth_gb_s:.1f} GB/s this CPU copies, one stream could make at "
-            f"most: {ceilings}. If reading the weights were all a token cost, {smaller} would "
-            f"stream **{found.size_ratio(smaller, larger):.1f}×** as fast as {larger}, the "
-            "ratio of their sizes.")
+    rows = [[engine, f"{found.megabytes[engine]:,.0f}", f"{found.ceiling(engine):,.0f}"]
+            for engine in found.megabytes]
+    return (f"If reading the weights were all a token cost, {smaller} would stream "
+            f"**{found.size_ratio(smaller, larger):.1f}×** as fast as {larger}, the ratio of "
+            f"their sizes. At the {found.bandwidth_gb_s:.1f} GB/s this CPU copies, one stream "
+            "could make at most:\n\n"
+            + findings_table(["Engine", "Weights (MB)", "Ceiling (tok/s)"], rows))
 
 
 def ceiling_check_text(found: FileCeilings, smaller: str, larger: str) -> str:
     """The measured speeds against their ceilings and the size ratio."""
     if found.measured is None:
         raise ValueError("the check needs each engine's measured speed")
-    shares = ", ".join(f"{engine} {found.share(engine):.0%}" for engine in found.megabytes)
-    ratio = found.speed_ratio(smaller, larger)
-    sizes = found.size_ratio(smaller, larger)
-    text = (f"measured against it, one user ran at {shares}. Against {larger}, {smaller} "
-            f"streamed {ratio:.1f}× as fast, for {sizes:.1f}× fewer bytes a token. ")
+    rows = [[engine, f"{found.ceiling(engine):,.0f}", f"{found.measured[engine]:,.0f}",
+             f"{found.share(engine):.0%}"] for engine in found.megabytes]
+    table = findings_table(["Engine", "Ceiling (tok/s)", "One user (tok/s)", "Share of ceiling"],
+                           rows)
+    text = (f"\n\n{table}\n\nAgainst {larger}, {smaller} streamed "
+            f"{found.speed_ratio(smaller, larger):.1f}× as fast, for "
+            f"{found.size_ratio(smaller, larger):.1f}× fewer bytes a token. ")
     if not found.near:
-        return ("**No engine came near its ceiling**: " + text + "So reading the weights is not "
-                "what set one user's pace here. Each token's other work (the arithmetic, "
-                "unpacking the blocks, the engine's own steps) took most of its time. The "
-                "smaller file bought less than its size.")
+        return ("**No engine came near its ceiling** with one user." + text + "So reading the "
+                "weights is not what set one user's pace here. Each token's other work (the "
+                "arithmetic, unpacking the blocks, the engine's own steps) took most of its time. "
+                "The smaller file bought less than its size.")
     if len(found.near) == len(found.megabytes):
-        return ("**Every engine ran near its ceiling**: " + text + "One user waited mostly on "
-                "memory, and fewer bytes a token bought speed almost in proportion.")
-    return (f"**Only {', '.join(found.near)} ran near its ceiling**: " + text + "The others "
-            "spent most of each token on work other than reading the weights.")
+        return ("**Every engine ran near its ceiling** with one user." + text + "One user "
+                "waited mostly on memory, and fewer bytes a token bought speed almost in "
+                "proportion.")
+    return (f"**Only {', '.join(found.near)} ran near its ceiling** with one user." + text
+            + "The others spent most of each token on work other than reading the weights.")
 
 
 def ceiling_prediction(ceilings: FileCeilings) -> str:
@@ -178,66 +182,76 @@ def _setup_text(found: EngineFindings) -> str:
                    "loading, not used here).")
 
 
+def _one_user_table(found: EngineFindings) -> str:
+    """One user's speed on each engine and file, with its range and bits per weight."""
+    facts = found.facts
+    rows = [("llama-cpp-python, Q4_1 file", LLAMA_Q4, facts.q4_bits),
+            ("llama-cpp-python, F16 file", LLAMA_F16, facts.f16_bits),
+            ("llama-server, Q4_1 file", LLAMA_SERVER, facts.q4_bits),
+            (f"vLLM, {facts.vllm_dtype}", VLLM, float(facts.vllm_bits))]
+    return findings_table(["Engine and weights", "Bits per weight", "One user (tokens/s)"],
+                          [[name, f"{bits:.1f}", found.one[engine].with_range()]
+                           for name, engine, bits in rows]) + "\n\n"
+
+
 def _one_user_text(found: EngineFindings) -> str:
     facts = found.facts
-    q4, f16, vllm = (found.one[name] for name in (LLAMA_Q4, LLAMA_F16, VLLM))
-    q4_s, f16_s, vllm_s = (speed.with_range(unit=TOKENS_PER_S) for speed in (q4, f16, vllm))
-    text = (f"One user saw {q4_s} from llama.cpp on the Q4_1 file and {f16_s} on the F16 file. "
-            f"From vLLM the user saw {vllm_s}.{_runs(q4)} ")
+    runs = _runs(found.one[LLAMA_Q4]).strip()
     backing = (f"The Q4_1 file stores {facts.q4_bits:.1f} bits per weight, its block scales "
                f"included, against {facts.f16_bits:.1f} for F16 ({facts.bytes_f16_over_q4:.1f}× "
                "the bytes to read per token). On the same engine the packed file was "
                f"{_as_fast(found.q4_vs_f16)} the 16-bit one. llama-server, the same kernels on "
-               f"the same packed file, gave {found.one[LLAMA_SERVER].with_range(unit=TOKENS_PER_S)}"
-               f": {_as_fast(found.server_alone)} llama-cpp-python's server. ")
+               f"the same packed file, was {_as_fast(found.server_alone)} llama-cpp-python's "
+               "server. ")
     if facts.vllm_on_gpu:
-        return text + (f"vLLM on the GPU was {_as_fast(found.vllm_vs_f16)} llama.cpp's F16 run "
-                       "on the CPU: that gap is mostly the device, not the engine.") + fold(backing)
-    if facts.vllm_bits != 16:
-        text += f"vLLM computed in {facts.vllm_dtype}, {facts.vllm_bits} bits per weight. "
+        lead, rest = (f"vLLM on the GPU was {_as_fast(found.vllm_vs_f16)} llama.cpp's F16 run "
+                      "on the CPU.", "That gap is mostly the device, not the engine.")
+    elif facts.vllm_bits != 16:
         backing += (f"On a CPU without bf16 instructions servelab picks {facts.vllm_dtype}, as "
                     f"vLLM's bf16 kernels are far slower there. llama.cpp's F16 run was "
                     f"{_as_fast(found.f16_vs_vllm)} vLLM.")
-        if found.q4_leads:
-            return text + ("So llama.cpp led for one user. But the two engines read different "
-                           "numbers of bytes per weight here. So this run does not say how much "
-                           "of the lead is the engine and how much the file format."
-                           ) + fold(backing)
-        return text + ("Even the 4-bit file did not put llama.cpp ahead for one user in this "
-                       "run.") + fold(backing)
-    text += f"At 16 bits each, llama.cpp was {_as_fast(found.f16_vs_vllm)} vLLM. "
-    if not found.q4_leads:
-        return text + ("Even the 4-bit file did not put llama.cpp ahead for one user in this "
-                       "run.") + fold(backing)
-    if found.q4_vs_f16.compared is not Compared.HIGHER:
-        return text + ("So llama.cpp led for one user. But its two files were not told apart "
-                       "beyond the runs' spread, so this run does not say how much of the lead "
-                       "the smaller file gave.") + fold(backing)
-    return text + {
-        Compared.ALIKE: "So llama.cpp's lead for one user came from the smaller file, not from the "
-                    "engine.",
-        Compared.HIGHER: "So llama.cpp led for one user at equal precision too, and the 4-bit file "
-                     "widened the lead.",
-        Compared.LOWER: "So at equal precision vLLM was the quicker engine here, and the 4-bit "
-                     "format alone put llama.cpp ahead.",
-        Compared.UNTOLD: "At equal precision this run cannot tell the engines apart. The 4-bit "
-                      "file is what put llama.cpp ahead.",
-    }[found.f16_vs_vllm.compared] + fold(backing)
+        lead, rest = (("llama.cpp led for one user.", "But the two engines read different "
+                       "numbers of bytes per weight here. So this run does not say how much of "
+                       "the lead is the engine and how much the file format.")
+                      if found.q4_leads else
+                      ("Even the 4-bit file did not put llama.cpp ahead for one user in this "
+                       "run.", ""))
+    elif not found.q4_leads:
+        lead, rest = ("Even the 4-bit file did not put llama.cpp ahead for one user in this "
+                      "run.", f"At 16 bits each, llama.cpp was {_as_fast(found.f16_vs_vllm)} "
+                      "vLLM.")
+    elif found.q4_vs_f16.compared is not Compared.HIGHER:
+        lead, rest = ("llama.cpp led for one user.", f"At 16 bits each, it was "
+                      f"{_as_fast(found.f16_vs_vllm)} vLLM. But its two files were not told "
+                      "apart beyond the runs' spread, so this run does not say how much of the "
+                      "lead the smaller file gave.")
+    else:
+        lead, rest = {
+            Compared.ALIKE: ("llama.cpp's lead for one user came from the smaller file, not "
+                             "from the engine.", "At 16 bits each, the two were about as fast."),
+            Compared.HIGHER: ("llama.cpp led for one user at equal precision too, and the 4-bit "
+                              "file widened the lead.", f"At 16 bits each, it was "
+                              f"{_as_fast(found.f16_vs_vllm)} vLLM."),
+            Compared.LOWER: ("At equal precision vLLM was the quicker engine here, and the "
+                             "4-bit format alone put llama.cpp ahead.", f"At 16 bits each, "
+                             f"llama.cpp was {_as_fast(found.f16_vs_vllm)} vLLM."),
+            Compared.UNTOLD: ("The 4-bit file is what put llama.cpp ahead for one user.",
+                              "At equal precision this run cannot tell the engines apart."),
+        }[found.f16_vs_vllm.compared]
+    return (f"{lead}\n\n{_one_user_table(found)}{runs} {rest}".rstrip()
+            + fold(backing))
 
 
 def _many_text(found: EngineFindings) -> str:
     many = found.facts.many
-    vllm_s, server_s, binding_s = (found.crowd[name].with_range(unit=TOKENS_PER_S)
-                                   for name in (VLLM, LLAMA_SERVER, LLAMA_Q4))
-    vllm_w, server_w, binding_w = (
-        f"{found.wait_p50_s[name]:.1f} s (the unluckiest {found.wait_p99_s[name]:.1f} s)"
-        for name in (VLLM, LLAMA_SERVER, LLAMA_Q4))
-    waits = f"{vllm_w} on vLLM, {server_w} on llama-server and {binding_w} on the binding"
-    text = (f"With {many} users at once, vLLM produced {vllm_s} in total. With {many} slots, "
-            f"llama-server produced {server_s}, and llama-cpp-python's server {binding_s}."
-            f"{_runs(found.crowd[VLLM])} ")
+    rows = [[name, found.crowd[engine].with_range(), f"{found.wait_p50_s[engine]:.1f}",
+             f"{found.wait_p99_s[engine]:.1f}"]
+            for name, engine in ((f"llama-server, {many} slots", LLAMA_SERVER), ("vLLM", VLLM),
+                                 ("llama-cpp-python's server", LLAMA_Q4))]
+    table = findings_table([f"{many} users at once", "Total (tokens/s)", "Median first token (s)",
+                            "Unluckiest first token (s)"], rows)
     slots = found.slots_over_binding
-    backing = f"The median user waited for a first token {waits}. " + {
+    backing = {
         Compared.HIGHER: (f"llama-server's slots served {slots.ratio:.1f}× the binding's total. "
                           "It ran the same kernels on the same file, so the gap is batching "
                           "alone: the binding answers one request after another."),
@@ -248,17 +262,20 @@ def _many_text(found: EngineFindings) -> str:
                           "spread."),
     }[slots.compared]
     lead = found.crowd_lead
-    return text + {
-        Compared.HIGHER: (f"vLLM served {lead.ratio:.1f}× llama-server's total, though both "
-                          "put every running request into each step. The sections below measure "
-                          "what is left between them."),
-        Compared.ALIKE: ("vLLM and llama-server served about as much. Once llama.cpp batches, the "
-                         "crowd alone does not separate the engines here."),
-        Compared.LOWER: (f"With its slots, llama-server served {1 / lead.ratio:.1f}× vLLM's total. "
-                         "llama.cpp was the better engine for this crowd on this device."),
+    finding, rest = {
+        Compared.HIGHER: (f"vLLM served {lead.ratio:.1f}× llama-server's total, though both put "
+                          "every running request into each step.", "The sections below "
+                          "measure what is left between them."),
+        Compared.ALIKE: ("vLLM and llama-server served about as much.", "Once llama.cpp "
+                         "batches, the crowd alone does not separate the engines here."),
+        Compared.LOWER: (f"With its slots, llama-server served {1 / lead.ratio:.1f}× vLLM's "
+                         "total.", "llama.cpp was the better engine for this crowd on this "
+                         "device."),
         Compared.UNTOLD: (f"vLLM's median total was {lead.ratio:.1f}× llama-server's, but "
-                          + overlap("runs'") + ". So this run cannot say which served more."),
-    }[lead.compared] + fold(backing, "The waits, and the slots against one at a time")
+                          + overlap("runs'") + ".", "So this run cannot say which served more."),
+    }[lead.compared]
+    return (f"{finding}\n\n{table}\n\n{_runs(found.crowd[VLLM]).strip()} {rest}".replace(
+        "\n\n ", "\n\n") + fold(backing, "The slots against one request at a time"))
 
 
 def _first_token_clause(found: EngineFindings) -> str:
@@ -306,17 +323,9 @@ def _guidance_text(found: EngineFindings) -> str:
 def _prompt_alone_text(found: EngineFindings) -> str:
     """llama-server's and vLLM's first token alone: how long each took to read a fresh prompt
     of the crowd's size, the first of the two mechanisms the page weighs against the crowd."""
-    prompt = found.prompt_alone
-    server, vllm = (found.first_alone[name].with_range(2, " s") for name in (LLAMA_SERVER, VLLM))
-    verdict = {
-        Compared.HIGHER: f"{prompt.ratio:.1f}× as long on llama-server",
-        Compared.LOWER: f"{1 / prompt.ratio:.1f}× as long on vLLM",
-        Compared.ALIKE: "about as long on both",
-        Compared.UNTOLD: "not told apart beyond the runs' spread",
-    }[prompt.compared]
-    return (f"Alone, a first token for a fresh prompt of the crowd's size took {server} on "
-            f"llama-server and {vllm} on vLLM: {verdict}. The last sections time each engine's "
-            "step with the crowd in it and weigh the two.")
+    return (f"Alone, a first token for a fresh prompt of the crowd's size took "
+            f"{times_as_long(found.prompt_alone, 2, ' s')}. The last sections time each "
+            "engine's step with the crowd in it and weigh the two.")
 
 
 def story(engines: EngineFindings, prediction: str) -> str:

@@ -22,7 +22,8 @@ def test_the_ceiling_is_bandwidth_over_the_weights() -> None:
     assert found.size_ratio("Q4", "F16") == pytest.approx(2.8)
     assert found.share("Q4") is None and found.near == []
     text = ceiling_prediction_text(found, "Q4", "F16")
-    assert "Q4 280 tok/s, F16 100 tok/s" in text and "**2.8×** as fast as F16" in text
+    assert "| Q4 | 100 | 280 |" in text and "| F16 | 280 | 100 |" in text  # a row an engine
+    assert "**2.8×** as fast as F16" in text
     assert list(ceilings_table(found).columns) == ["weights (MB)", "ceiling (tok/s)"]
     with pytest.raises(ValueError, match="measured speed"):
         ceiling_check_text(found, "Q4", "F16")
@@ -38,7 +39,8 @@ def test_each_share_of_the_ceiling_is_worded(speeds: tuple[float, float, float],
     found = _found(*speeds)
     assert found.near == near
     text = ceiling_check_text(found, "Q4", "F16")
-    assert f"Q4 {speeds[0] / 280:.0%}" in text and f"F16 {speeds[1] / 100:.0%}" in text
+    assert f"| {speeds[0]:.0f} | {speeds[0] / 280:.0%} |" in text  # measured beside its share
+    assert f"| {speeds[1]:.0f} | {speeds[1] / 100:.0%} |" in text
     assert f"{speeds[0] / speeds[1]:.1f}×" in text and "2.8× fewer" in text
     closings = {ceiling_check_text(_found(*s), "Q4", "F16").split("bytes a token. ")[1]
                 for s, _ in SHARES}

@@ -116,7 +116,7 @@ def test_the_engine_findings_read_each_run_once():
 def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float32():
     facts = dataclasses.replace(_facts(), vllm_dtype="float32")
     assert facts.vllm_bits == 32
-    assert "32 bits" in _story(_table(150, 60, 58, 150, 600), facts, "")
+    assert "| 32.0 |" in _story(_table(150, 60, 58, 150, 600), facts, "")
 
 
 @pytest.mark.parametrize(("many_server", "pace", "ratio"), [
@@ -128,7 +128,7 @@ def test_story_08_sets_vllm_against_llama_cpp_at_its_best(many_server, pace, rat
     assert found.slots_over_binding.compared is Compared.HIGHER
     text = words.story(found, "")
     assert ratio is None or ratio in text  # the lead is stated where the runs show one
-    assert "600 tokens/s (588–612)" in text  # each figure beside its range
+    assert "| 600 (588–612) |" in text  # each figure beside its range
 
 
 def test_story_08_claims_no_lead_inside_the_runs_spread():
@@ -136,7 +136,7 @@ def test_story_08_claims_no_lead_inside_the_runs_spread():
     table.loc[(VLLM, 32), "output_tok_s_low"] = 400.0  # one slow run of vLLM's crowd
     found = EngineFindings.of(table, SETUP, _facts())
     assert found.crowd_lead.compared is Compared.UNTOLD and not found.crowd_vllm
-    assert "900 tokens/s (400–918)" in words.story(found, "")
+    assert "| 900 (400–918) |" in words.story(found, "")
 
 
 @pytest.mark.parametrize(("speeds", "many_vllm", "alone_llama", "over_binding", "lead"), [
