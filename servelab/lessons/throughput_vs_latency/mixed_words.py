@@ -4,7 +4,9 @@ one server for everything, from ``mixed_findings.MixedFindings``."""
 from __future__ import annotations
 
 from servelab.lessons.compare import Compared
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.fold import fold
+from servelab.lessons.plural import plural_s
 from servelab.lessons.throughput_vs_latency.mixed_findings import MixedFindings
 from servelab.lessons.untold_words import cannot_tell
 
@@ -26,16 +28,17 @@ def mixed_text(found: MixedFindings) -> str:
     if found.split is None or found.pair_chat is None or found.pair_job is None:
         return ("This device could not be split between two servers (it has one core), so the "
                 "page makes no claim about two deployments; the one-deployment rows are above.")
-    chat, job = found.pair_chat, found.pair_job
-    text = (f"Side by side, the chat users' p99 first token was **{chat.median:,.0f} ms** "
-            f"({chat.range_text(' ms')}). The job finished in **{job.median:.1f} s** "
-            f"({job.range_text(' s', 1)}). On one server for everything, the best p99 first "
-            f"token was {found.best_chat.median:,.0f} ms "
-            f"({found.best_chat.range_text(' ms')}). The quickest job there took "
-            f"{found.best_job.median:.1f} s ({found.best_job.range_text(' s', 1)}).\n\n")
+    rows = [[name, f"{chat.with_range()}, {chat.n} run{plural_s(chat.n)}",
+             f"{job.with_range(1)}, {job.n} run{plural_s(job.n)}"]
+            for name, chat, job in (
+                ("Two servers, side by side", found.pair_chat, found.pair_job),
+                ("One server for everything, its best", found.best_chat, found.best_job))]
+    table = findings_table(["Set-up", "Chat users' p99 first token (ms)", "The job took (s)"],
+                           rows)
     setup = (f"The chat server ran on {found.split[0]}, the job's on {found.split[1]}. The one "
              f"server for everything ran on {found.single}.")
-    return text + _verdict(found) + _hardware(found) + fold(setup, "What each set-up ran on")
+    return (_verdict(found) + _hardware(found) + f"\n\n{table}"
+            + fold(setup, "What each set-up ran on"))
 
 
 def _hardware(found: MixedFindings) -> str:

@@ -6,10 +6,10 @@ decided against the bars of ``thresholds``, and says plainly when the runs canno
 
 from __future__ import annotations
 
-from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import LESSON_GPU
 from servelab.lessons.compare import Compared
 from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.fold import fold
 from servelab.lessons.plural import plural_s
 from servelab.lessons.throughput_vs_latency.pace import CapsPace
@@ -33,17 +33,31 @@ def held_to(found: RateSweepFindings, value: float | None) -> str:
     return f"up to {value:g} req/s (not in every run at {later:g})"
 
 
-def _pace(small: Spread, large: Spread, outcome: Compared) -> str:
-    """The two caps' time per token at one rate and what the runs tell of it, as sentences
-    after "a token took"."""
-    text = (f"{small.median:,.0f} ms ({small.low:,.0f}–{small.high:,.0f}) with the small cap and "
-            f"{large.median:,.0f} ms ({large.low:,.0f}–{large.high:,.0f}) with the large one. ")
-    return text + {
-        Compared.LOWER: "The large cap's tokens came quicker, beyond the spread of the runs.",
-        Compared.HIGHER: ("The large cap's tokens came slower, beyond the spread of the runs: "
-                          "each of its steps carried more sequences."),
-    }.get(outcome, f"{overlap(start=True)} or the medians are within {SERVERS_ALIKE:.0%} of "
-           "each other. So the runs cannot tell the caps apart here.")
+#: What the pace table says of each rate, by how the large cap's time per token compared.
+_PACE_TOLD = {Compared.LOWER: "large cap quicker", Compared.HIGHER: "large cap slower"}
+_PACE_UNTOLD = "cannot tell the caps apart"
+
+
+def _pace(found: RateSweepFindings) -> str:
+    """The two caps' time per token at the lowest and the highest rate, as a table with what
+    the runs tell of each, and what backs a verdict beyond the spread or none."""
+    rows = [[f"{rate:g}", small.with_range(), large.with_range(),
+             _PACE_TOLD.get(outcome, _PACE_UNTOLD)]
+            for rate, small, large, outcome in (
+                (found.low_rate, found.small.tpot_low, found.large.tpot_low, found.pace_low),
+                (found.high_rate, found.small.tpot_high, found.large.tpot_high, found.pace_high))]
+    table = findings_table(["Rate (req/s)", "Small cap (ms a token)", "Large cap (ms a token)",
+                            "The runs"], rows)
+    outcomes = {found.pace_low, found.pace_high}
+    notes = []
+    if outcomes & {Compared.LOWER, Compared.HIGHER}:
+        notes.append("The table calls a cap quicker or slower only beyond the spread of the runs.")
+    if Compared.HIGHER in outcomes:
+        notes.append("Each of the large cap's steps carried more sequences.")
+    if outcomes - {Compared.LOWER, Compared.HIGHER}:
+        notes.append(f"Where the runs cannot tell, {overlap()} or the medians are within "
+                     f"{SERVERS_ALIKE:.0%} of each other.")
+    return f"{table}\n\n{' '.join(notes)}"
 
 
 def _first_tokens(found: RateSweepFindings) -> tuple[str, str]:
@@ -73,10 +87,8 @@ def chat_text(found: RateSweepFindings) -> str:
     """The pace of tokens, the first-token target, goodput and which cap broke first."""
     finding, cause = _first_tokens(found)
     lead = " ".join(part for part in (finding, cause) if part)
-    text = (f"{lead}\n\nAt {found.low_rate:g} req/s a token took "
-            f"{_pace(found.small.tpot_low, found.large.tpot_low, found.pace_low)} At "
-            f"{found.high_rate:g} req/s it took "
-            f"{_pace(found.small.tpot_high, found.large.tpot_high, found.pace_high)}")
+    text = (f"{lead}\n\nThe time per token at the lowest and the highest rate, each cap:"
+            f"\n\n{_pace(found)}")
     backing = (f"Each figure is the median of {found.small.tpot_low.n} runs' steady "
                "middles, the lowest and highest in brackets. " + _slo_text(found))
     if not found.tail_described:
@@ -229,16 +241,18 @@ def caps_pace_text(pace: CapsPace) -> str:
     """Both caps' time per token at the top rate beside what the step line predicted."""
     if pace.line is None or pace.small_ms is None or pace.large_ms is None:
         return "No step line was to hand, so nothing predicted the two caps' time per token."
-    checks = " ".join(
-        f"With {seqs:,.0f} sequences they measured {measured.with_range(0, ' ms')}, the "
-        f"prediction {foretold_text(check.foretold, measured)}."
-        for check, measured, seqs in zip(pace.checks, (pace.small_tpot, pace.large_tpot),
-                                         (pace.small_seqs, pace.large_seqs), strict=True))
+    rows = [[f"{seqs:,.0f}", f"{predicted:,.0f}", measured.with_range(),
+             foretold_text(check.foretold, measured)]
+            for check, predicted, measured, seqs in zip(
+                pace.checks, (pace.small_ms, pace.large_ms), (pace.small_tpot, pace.large_tpot),
+                (pace.small_seqs, pace.large_seqs), strict=True)]
+    table = findings_table(["Sequences in a step", "Predicted (ms a token)",
+                            "Measured at the top rate (ms)", "The prediction"], rows)
     return (f"**The step line predicted {pace.small_ms:,.0f} ms a token with "
             f"{pace.small_seqs:,.0f} sequences in a step and {pace.large_ms:,.0f} ms with "
             f"{pace.large_seqs:,.0f}**, {pace.predicted_ratio:.2f}× as long. At the top rate the "
-            f"runs measured **{pace.measured_ratio:.2f}×** as long. {checks} The line is from "
-            f"{line_source(pace.line.fitted_in)}.") + _past_line_text(pace)
+            f"runs measured **{pace.measured_ratio:.2f}×** as long.\n\n{table}\n\nThe line is "
+            f"from {line_source(pace.line.fitted_in)}.") + _past_line_text(pace)
 
 
 def _past_line_text(pace: CapsPace) -> str:

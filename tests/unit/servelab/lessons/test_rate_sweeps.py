@@ -199,12 +199,11 @@ def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome):
     found = RateSweepFindings.of(SMALL, _rates((MET,) * 3, tpot=(tpot,) * 3), SETTING)
     assert found.pace_low is outcome and found.pace_high is outcome
     text = sweep_words.chat_text(found)
-    assert "41 ms (40–42)" in text and f"{tpot[1]} ms ({tpot[0]}–{tpot[2]})" in text
-    low = (found.small.tpot_low, found.large.tpot_low)
-    said = {sweep_words._pace(*low, moved) for moved in Compared}
-    assert len(said) == 3  # quicker, slower, and one for alike and untold
-    assert ("10%" in sweep_words._pace(found.small.tpot_low, found.large.tpot_low, outcome)) is (
-        outcome is Compared.ALIKE)
+    assert "| 41 (40–42) |" in text and f"| {tpot[1]} ({tpot[0]}–{tpot[2]}) |" in text
+    told = sweep_words._PACE_TOLD.get(outcome, sweep_words._PACE_UNTOLD)
+    assert f"| {told} |" in sweep_words._pace(found)  # each rate's row says what the runs tell
+    assert len({*sweep_words._PACE_TOLD.values(), sweep_words._PACE_UNTOLD}) == 3
+    assert ("10%" in sweep_words._pace(found)) is (outcome is Compared.ALIKE)
 
 
 # The large cap's runs had 9, 10, 12 requests in flight at 16 req/s: 10 sequences at once, 2.5×
@@ -315,9 +314,9 @@ def _verdict_words(chat: float, job: float) -> str:
 
 
 def _after_figures(text: str) -> str:
-    """``mixed_text``'s words after its figures, the last of which is the quickest job's, and
-    before the fold that names what each set-up ran on."""
-    return text[text.index("quickest job"):].split(".\n\n", 1)[1].split("\n\n<details>")[0]
+    """``mixed_text``'s verdict: its words before the table of figures (which leads, the
+    finding first) and the fold that names what each set-up ran on."""
+    return text.split("\n\n| ", 1)[0]
 
 
 @pytest.mark.parametrize(("chat", "job", "outcomes"), MIXED)
@@ -327,8 +326,8 @@ def test_each_mixed_outcome_and_its_words(chat, job, outcomes):
     assert (found.best_chat.median, found.best_job.median) == (900.0, 8.0)
     text = mixed_words.mixed_text(found)
     assert SPLIT[0] in text and SPLIT[1] in text and text.index(SPLIT[0]) < text.index(SPLIT[1])
-    assert f"{chat:,.0f} ms" in text and f"{job:.1f} s" in text
-    assert "900 ms" in text and "8.0 s" in text
+    assert f"| {chat:,.0f} (" in text and f"| {job:.1f} (" in text  # each set-up a row
+    assert "| 900 (" in text and "| 8.0 (" in text
     assert len({_verdict_words(c, j) for c, j, _ in MIXED}) == len(MIXED)
     # Where both parts could not be told, the words claim nothing; where one was told, the
     # closing names the side the split served (or cost) and no more.
@@ -345,7 +344,7 @@ def test_overlapping_ranges_make_no_claim_however_far_apart_the_medians():
     found = _mixed(500, 7.0, spread=0.8)
     assert found.chat is Compared.UNTOLD and found.job is Compared.UNTOLD
     text = mixed_words.mixed_text(found)
-    assert "500 ms" in text and "100–900 ms" in text
+    assert "| 500 (100–900)" in text
     assert _after_figures(text) == _verdict_words(920, 8.2)  # the untold pair's words
 
 
@@ -354,7 +353,7 @@ def test_a_single_serving_has_no_spread_to_weigh():
     assert found.chat is Compared.UNTOLD and (found.chat_runs, found.job_runs) == (1, 1)
     once = _after_figures(mixed_words.mixed_text(found))
     assert once != _verdict_words(920, 8.2)  # not the overlapping ranges' words
-    assert "500 ms" in mixed_words.mixed_text(found)
+    assert "| 500, 1 run |" in mixed_words.mixed_text(found)
 
 
 def test_on_two_gpus_the_words_name_the_card_each_side_had():
