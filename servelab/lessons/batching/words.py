@@ -13,6 +13,7 @@ import math
 
 import pandas as pd
 
+from servelab.bench.spread import Spread
 from servelab.lessons.batching.findings import (
     LESSON_GPU,
     BatchFindings,
@@ -22,6 +23,7 @@ from servelab.lessons.batching.findings import (
 )
 from servelab.lessons.batching.waves_findings import WavesFindings
 from servelab.lessons.compare import Shown
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
@@ -55,6 +57,31 @@ def sweep_ranges(found: BatchFindings) -> str:
             f"{top.low:,.0f}–{top.high:,.0f} tok/s)")
 
 
+def crowd_table(found: BatchFindings, lesson: bool = False) -> str:
+    """One stream and the sweep's top as a table, each total beside its sweeps' range, each
+    user's speed and the share of one stream's it kept; ``lesson``: the lesson's GPU below."""
+    single, top = found.ranges if found.ranges is not None else (None, None)
+
+    def total(value: float, spread: Spread | None) -> str:
+        return f"{value:,.0f}" + ("" if spread is None else
+                                  f" ({spread.low:,.0f}–{spread.high:,.0f})")
+
+    def rows(run: BatchGain, name: str, spreads: tuple[Spread | None, ...]) -> list[list[str]]:
+        return [[f"{name}one stream", total(run.single_total, spreads[0]),
+                 f"{run.single_total:,.0f}", "–"],
+                [f"{name}{run.users} streams", total(run.top_total, spreads[1]),
+                 f"{run.top_each:,.1f}", f"{run.kept:.0%}"]]
+
+    table = findings_table(["Streams", "Total (tok/s)", "Each user (tok/s)",
+                            "Each user's share of one stream's speed"],
+                           rows(found, "This run, ", (single, top))
+                           + (rows(LESSON_GPU, "The lesson's GPU, ", (None, None)) if lesson
+                              else []))
+    note = ("" if found.ranges is None else f"\n\nMedians of {found.sweeps} sweeps, lowest to "
+            "highest in brackets.")
+    return f"\n\n{table}{note}"
+
+
 NOISE_TEXT = cannot_tell("that gain from the machine's noise", overlap("sweeps'"))
 
 
@@ -62,31 +89,28 @@ def crowd_text(found: BatchFindings, smoke: bool) -> str:
     """One user against a crowd, worded from the findings every batching page shares (chapter
     01 builds them from its repeated pair of runs: steady-state figures, every user
     decoding)."""
-    numbers = (f"One user alone decoded at **{found.single_total:.0f} tok/s**. With "
-               f"**{found.users}** users at once the server produced "
-               f"**{found.top_total:.0f} tok/s** in total{sweep_ranges(found)}. Each user "
-               f"received **{found.top_each:.1f} tok/s**.")
+    grew = f"With **{found.users}** users at once the total grew"
     if found.shown and found.kept_untold and found.kept_bounds is not None:
         low, high = found.kept_bounds
-        verdict = (f"The total grew **{found.gain:.1f}-fold**: every decoding step advanced all "
+        verdict = (f"{grew} **{found.gain:.1f}-fold**: every decoding step advanced all "
                    f"of them at once. Each user kept {found.kept:.0%} of the speed one user had "
                    f"alone at the medians. But the runs' ranges allow anything from {low:.0%} to "
                    f"{high:.0%}. So this run cannot say how much speed the crowd cost each "
                    "user.")
     elif found.shown:
-        verdict = (f"The total grew **{found.gain:.1f}-fold** while each user kept "
+        verdict = (f"{grew} **{found.gain:.1f}-fold** while each user kept "
                    f"**{found.kept:.0%}** of the speed one user had alone. Every decoding step "
                    "advanced all of them at once.")
     elif found.within_noise:
-        verdict = f"The total grew {found.gain:.1f}-fold, but {NOISE_TEXT}."
+        verdict = f"{grew} {found.gain:.1f}-fold, but {NOISE_TEXT}."
     elif smoke:
-        verdict = (f"The total grew only {found.gain:.1f}-fold. This is the smoke-size run: its "
+        verdict = (f"{grew} only {found.gain:.1f}-fold. This is the smoke-size run: its "
                    "answers are too short for the server's steady state to say much. Run the "
                    "page at full size to see the effect.")
     else:
-        verdict = (f"The total grew only {found.gain:.1f}-fold, so this run did not show the gain "
+        verdict = (f"{grew} only {found.gain:.1f}-fold, so this run did not show the gain "
                    "batching normally brings. Something else may have been using the processor.")
-    return f"{numbers} {verdict}"
+    return f"{verdict}{crowd_table(found)}"
 
 
 def token_count_text(client_tokens: float, server_tokens: float) -> str:
@@ -100,12 +124,8 @@ def token_count_text(client_tokens: float, server_tokens: float) -> str:
 
 def scaling_text(found: BatchFindings, smoke: bool) -> str:
     """One stream against the sweep's top, beside the lesson's GPU."""
-    numbers = (f"Counted {found.basis}, {found.users} streams made "
-               f"**{found.top_total:.0f} tok/s** in total, **{found.gain:.1f}×** one stream's "
-               f"**{found.single_total:.0f} tok/s**{sweep_ranges(found)}. Each user kept "
-               f"**{found.kept:.0%}** of the single stream's speed. The lesson's GPU goes from "
-               f"{LESSON_GPU.single_total:.0f} to {LESSON_GPU.top_total:,.0f} tok/s "
-               f"({LESSON_GPU.gain:.0f}×), each user at about {LESSON_GPU.kept:.0%}.")
+    numbers = (f"Counted {found.basis}, {found.users} streams made **{found.gain:.1f}×** one "
+               f"stream's total; the lesson's GPU makes {LESSON_GPU.gain:.0f}×.")
     if found.verdict is Shown.STRONG:
         verdict = "This machine shows the effect at the lesson's strength."
     elif found.short_untold and found.gain_bounds is not None:
@@ -123,7 +143,7 @@ def scaling_text(found: BatchFindings, smoke: bool) -> str:
     else:
         verdict = ("The total barely rose, so this run did not show the batching gain. The "
                    "machine may have been busy with other work.")
-    return f"{numbers} {verdict}"
+    return f"{numbers} {verdict}{crowd_table(found, lesson=True)}"
 
 
 # -- what bounds one stream's step ----------------------------------------------------------

@@ -13,7 +13,7 @@ did not show; the chapter shows it with ``display(Markdown(...))``.
 from __future__ import annotations
 
 from servelab.lessons.batching.findings import LESSON_GPU, BatchFindings
-from servelab.lessons.batching.words import NOISE_TEXT, sweep_ranges
+from servelab.lessons.batching.words import NOISE_TEXT, crowd_table, sweep_ranges
 from servelab.lessons.chunking.findings import TradeFindings
 from servelab.lessons.chunking.sizing import DocumentLoad
 from servelab.lessons.compare import Compared, Placed, Shown
@@ -43,10 +43,8 @@ def batching_text(found: BatchFindings) -> str:
                 f"{found.single_total:,.0f} tok/s). So this run did not show the gain from "
                 f"batching. Something else may have been using the processor. {lesson}")
     measured = (f"With **{found.users}** users decoding together the server produced "
-                f"**{found.top_total:,.0f} tok/s** in total ({found.basis}). That is "
-                f"**{found.gain:.1f}×** the **{found.single_total:,.0f} tok/s** of one user "
-                f"alone{sweep_ranges(found)}. Each user decoded at **{found.top_each:.1f} tok/s**, "
-                f"**{found.kept:.0%}** of the single-stream speed.")
+                f"**{found.gain:.1f}×** the total of one user alone ({found.basis})."
+                + crowd_table(found))
     if found.verdict is Shown.STRONG:
         cost = (f"Each user gave up {found.lost:.0%} of its speed and the machine did "
                 f"{found.gain:,.1f}× the work: the same shape as the lesson's figure.")

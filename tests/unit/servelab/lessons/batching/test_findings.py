@@ -159,8 +159,8 @@ def test_a_repeated_sweep_gives_medians_and_the_ranges_beside_them() -> None:
     assert found.sweeps == 3
     assert found.shown and not found.within_noise
     text = scaling_text(found, smoke=False)
-    assert "3 sweeps" in text and "24–27" in text and "32 streams 380–420" in text
-    assert sweep_ranges(found) in crowd_text(found, smoke=False)
+    assert "3 sweeps" in text and "| 25 (24–27) |" in text and "| 400 (380–420) |" in text
+    assert "| 25 (24–27) |" in crowd_text(found, smoke=False)
 
 
 def test_a_gain_the_ranges_still_cover_is_not_called_shown() -> None:

@@ -40,7 +40,7 @@ def test_crowd_text_branches(total: float, smoke: bool, shown: bool, gain: str) 
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(total, 16), 16))
     assert found.shown is shown and not found.within_noise
     text = words.crowd_text(found, smoke=smoke)
-    assert gain in text and f"**{total:.0f} tok/s**" in text
+    assert gain in text and f"| {total:.0f} |" in text  # the crowd's total, a row of its table
     assert ("**1.2-fold**" in text) is False  # a gain not shown is not bolded
     weak = BatchFindings.from_sweep(two_level_sweep(ONE, many(30.0, 16), 16))
     assert words.crowd_text(weak, smoke=True) != words.crowd_text(weak, smoke=False)
@@ -85,7 +85,7 @@ def test_crowd_text_words_the_record_it_is_given() -> None:
     the text is one of the record's, none summed again from the rows."""
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(400.0, 16), 16))
     text = words.crowd_text(found, smoke=False)
-    assert "**25 tok/s**" in text and "**400 tok/s**" in text and "**25.0 tok/s**" in text
+    assert "| 25 |" in text and "| 400 |" in text and "| 25.0 |" in text
     assert "kept **100%**" in text and "**16.0-fold**" in text
     # A record whose numbers differ from the rows it came from is worded as it stands.
     other = BatchFindings(users=8, single_total=10.0, top_total=60.0, single_each=10.0,
@@ -108,8 +108,8 @@ def test_scaling_text_branches(total: float, smoke: bool, verdict: Shown) -> Non
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(total, 32), 32))
     assert found.verdict is verdict and not found.within_noise
     text = words.scaling_text(found, smoke=smoke)
-    assert f"**{total:.0f} tok/s**" in text and "**25 tok/s**" in text
-    assert f"**{found.gain:.1f}×**" in text and "(20×)" in text
+    assert f"| {total:.0f} |" in text and "| 25 |" in text and "| 2,000 |" in text
+    assert f"**{found.gain:.1f}×**" in text and "makes 20×" in text
     assert found.basis in text
     assert len({_scaling(t, s) for t, s, _ in SCALING}) == len(SCALING)
 
