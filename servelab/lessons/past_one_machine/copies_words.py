@@ -8,6 +8,7 @@ import pandas as pd
 
 from servelab.lessons.compare import Compared
 from servelab.lessons.device_model.words import foretold_text, line_source
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.fold import fold
 from servelab.lessons.past_one_machine.findings import CopiesFindings, SetupRuns, has_two_gpus
 from servelab.lessons.past_one_machine.pace import CopiesPace
@@ -112,10 +113,14 @@ def copies_pace_text(pace: CopiesPace) -> str:
     assumption = ("Each copy has half the cores, so both parts of its step take twice as long"
                   if pace.halves_cores else "Each copy has a GPU like the one the line was "
                   "timed on")
-    labels = ("the copies", "one server")
-    checks = " ".join(f"For {label} the runs measured {check.measured.with_range(0, ' ms')}, "
-                      f"the prediction {foretold_text(check.foretold, check.measured)}."
-                      for label, check in zip(labels, pace.checks, strict=True))
+    table = findings_table(
+        ["Set-up", "Predicted (ms a token)", "Measured (ms a token)", "The prediction"],
+        [[label, f"{predicted:,.0f}", check.measured.with_range(),
+          foretold_text(check.foretold, check.measured)]
+         for label, predicted, check in zip(("Two copies", "One server"),
+                                            (pace.copies_ms, pace.one_ms), pace.checks,
+                                            strict=True)])
     return (f"**The step line predicted {pace.copies_ms:,.0f} ms a token for the copies and "
             f"{pace.one_ms:,.0f} ms for one server.** The line is "
-            f"{line_source(pace.line.fitted_in)}, at {pace.users} users. {assumption}. {checks}")
+            f"{line_source(pace.line.fitted_in)}, at {pace.users} users. {assumption}."
+            f"\n\n{table}")
