@@ -9,17 +9,14 @@ from __future__ import annotations
 from servelab.bench.prefill import PrefillFit
 from servelab.bench.spread import Spread
 from servelab.lessons.chunking.findings import TradeFindings
-from servelab.lessons.chunking.sizing import (
-    BudgetPlan,
-    Reading,
-    Sizing,
-)
+from servelab.lessons.chunking.sizing import BudgetPlan, Reading, Sizing
 from servelab.lessons.chunking.thresholds import (
     HITCH_CHUNK_SHARE,
     PAUSE_GAIN_SHOWN,
     PAUSE_OFF_TARGET,
 )
 from servelab.lessons.compare import Compared, Placed, Shown
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
@@ -112,32 +109,40 @@ def _hitches_text(findings: TradeFindings) -> str:
                    "do not say the later ones cost more. ")
 
 
+def _users_table(findings: TradeFindings) -> str:
+    """Each run's longest pause and the users' own runs, a row a way of reading the document."""
+    rows = [[how.capitalize(), run.pause.with_range(), run.done.with_range(1)] for how, run in (
+        (_first_run(findings.plan), findings.whole),
+        (f"in {findings.plan.budget}-token chunks", findings.chunked))]
+    runs, head = findings.whole.pause, ["The document read", "Longest pause (ms)",
+                                        "Each user's own run (s)"]
+    return f"\n\n{findings_table(head, rows)}" + (
+        f"\n\nMedians over {runs.n} runs, lowest to highest in brackets." if runs.ranged else "")
+
+
 def _users_text(findings: TradeFindings) -> str:
     plan, whole, chunked = findings.plan, findings.whole, findings.chunked
-    head = (f"The longest pause a document caused the users was {whole.pause.median:,.0f} ms "
-            f"({whole.pause.range_text(' ms', 0, 'runs')}) with the document read "
-            f"{_first_run(plan)}. With {plan.budget}-token chunks it was "
-            f"{chunked.pause.median:,.0f} ms ({chunked.pause.range_text(' ms', 0, 'runs')}). ")
+    table = _users_table(findings)
     usual = f"In these runs a normal gap between their tokens was {findings.usual_gap_ms:,.0f} ms. "
     reading = (f"While each document was being read, the users' 99th-percentile gap was "
                f"{whole.tail.median:,.0f} ms ({whole.tail.range_text(' ms', 0, 'runs')}) with "
                f"the document read {_first_run(plan)} and {chunked.tail.median:,.0f} ms "
                f"({chunked.tail.range_text(' ms', 0, 'runs')}) with chunks. ")
     if findings.pause_verdict is None:
-        return head + usual + reading + _pooled_text(findings) + (
-            "The second run read the document in one step too, so whatever differs between the "
-            "two runs is their own noise, not chunking.")
+        return ("The second run read the document in one step too, so whatever differs between "
+                f"the two runs is their own noise, not chunking.{table} " + usual + reading
+                + _pooled_text(findings)).rstrip()
     backing = fold(usual + _target_text(findings) + _hitches_text(findings) + reading
                    + _pooled_text(findings))
     if findings.pause_verdict is Shown.UNTOLD:
-        return head + ("With one run a side there is no spread to weigh the difference against. "
-                       "So this run cannot say whether chunking shortened the worst pause."
-                       ) + backing
+        return ("With one run a side there is no spread to weigh the difference against. So "
+                "this run cannot say whether chunking shortened the worst pause." + table
+                + backing)
     if findings.pause_verdict is Shown.NONE:
-        return head + ("So these runs did not show chunking shortening the worst pause by more "
-                       "than the spread between them. A longer document or a smaller budget "
-                       "would separate them. " + _deal_text(findings)) + backing
-    return head + _reading_tail_text(findings) + " " + _deal_text(findings) + backing
+        return ("These runs did not show chunking shortening the worst pause by more than the "
+                "spread between them. A longer document or a smaller budget would separate them. "
+                + _deal_text(findings) + table + backing)
+    return _reading_tail_text(findings) + " " + _deal_text(findings) + table + backing
 
 
 def _target_text(findings: TradeFindings) -> str:
@@ -192,27 +197,23 @@ def _reading_tail_text(findings: TradeFindings) -> str:
 
 
 def _deal_text(findings: TradeFindings) -> str:
-    """The users' own runs either way, and whether chunking was the better deal for them."""
-    before, after = findings.whole.done, findings.chunked.done
-    runs = (f"Each user's own run took {before.median:.1f} s "
-            f"({before.range_text(' s', 1, 'runs')}) with the document read "
-            f"{_first_run(findings.plan)}. With chunks it took {after.median:.1f} s "
-            f"({after.range_text(' s', 1, 'runs')})")
+    """Whether chunking was the better deal for the users, their own runs weighed in (the
+    table beside it holds the figures)."""
     verdict = findings.deal_verdict
     if verdict is Shown.NONE:
-        return runs + ". With no shorter worst pause shown, this run makes no case for chunking."
+        return "With no shorter worst pause shown, this run makes no case for chunking."
     if verdict is Shown.UNTOLD:
-        return runs + (". One run a side gives no range to weigh them by. So these runs cannot "
-                       "say whether chunking served the users better overall.")
+        return ("One run a side gives no range to weigh the users' own runs by. So these runs "
+                "cannot say whether chunking served the users better overall.")
     if verdict is Shown.WEAK:
         worse = [cost for cost, held in (
             ("their answers took longer in all, beyond the spread", findings.runs_longer),
             ("their tail while a document was read got worse",
              findings.tail_verdict is Shown.REVERSED)) if held]
-        return runs + (f". The users' worst pause shrank, but {' and '.join(worse)}. So "
-                       "chunking was a trade for them here, not the better deal.")
-    return runs + (", not longer beyond the spread. With the worst pause shorter as well, "
-                   "chunking was the better deal for the users here.")
+        return (f"The users' worst pause shrank, but {' and '.join(worse)}. So chunking was a "
+                "trade for them here, not the better deal.")
+    return ("The users' own runs took no longer beyond the spread. With the worst pause shorter "
+            "as well, chunking was the better deal for the users here.")
 
 
 def _queue_text(findings: TradeFindings) -> str:

@@ -236,9 +236,9 @@ def test_the_better_deal_needs_a_shorter_pause_and_no_longer_user_runs(chunked, 
     found = findings(chunked)
     assert found.deal_verdict is verdict
     assert (found.runs_longer, found.tail_verdict is Shown.REVERSED) == costs
-    said = _deal_text(found)
-    assert said in effect_text(found) and "30.0 s" in said
-    assert f"{chunked['users_done_s']:.1f} s" in said
+    said, text = _deal_text(found), effect_text(found)
+    assert said in text and "| 30.0 (" in text  # the runs' figures in the table beside it
+    assert f"| {chunked['users_done_s']:.1f} (" in text
     assert len({_deal_text(findings(row)) for row, _, _ in DEALS}) == len(DEALS)
 
 
@@ -351,7 +351,7 @@ def test_the_effect_text_is_the_storys_middle_in_two_passages():
     page = story(found, "")
     assert users in page and document in page
     lead, backing = users.split("<details>")  # the finding first, what backs it folded
-    assert "300 ms" in lead and "users' gaps" in backing and "users' gaps" not in lead
+    assert "| 300 (" in lead and "users' gaps" in backing and "users' gaps" not in lead
     assert found.tail_verdict is Shown.REVERSED and _reading_tail_text(found) in users
     assert found.wait_verdict is Compared.HIGHER and "1.3×" in document
     assert "6.50 s" in document and "5.00 s" in document  # each run's read, named
