@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from servelab.bench.spread import Spread
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.past_one_machine.failures import Failure, Failures
 from servelab.lessons.untold_words import overlap
 
@@ -45,9 +46,9 @@ def failure_title(failures: Failures) -> str:
             f"{noticed}{drawn}")
 
 
-def _took(spread: Spread | None) -> str:
+def _took(spread: Spread | None, unit: str = " s") -> str:
     """A run's times, sent to last token: median (low–high)."""
-    return "none succeeded" if spread is None else spread.with_range(1, " s")
+    return "none succeeded" if spread is None else spread.with_range(1, unit)
 
 
 def failure_line(failure: Failure) -> str:
@@ -62,9 +63,19 @@ def failure_line(failure: Failure) -> str:
 
 
 def failure_lines(failures: Failures) -> str:
-    """Every failure run's line, as the page prints them."""
-    return "\n".join(f"- run {index}: {failure_line(run)}"
-                     for index, run in enumerate(failures.runs, start=1))
+    """Every failure run's figures, a row a run, as the page prints them: when the replica was
+    killed and counted down, the requests that failed of those sent before and after the kill,
+    their times from sending to the last token (median, lowest to highest) and the router's
+    retries."""
+    rows = [[f"{index}", f"{run.killed_s:.1f}",
+             "never" if math.isnan(run.noticed_s) else f"{run.noticed_s:.1f}",
+             f"{run.failed_before} of {run.sent_before}", f"{run.failed_after} of {run.sent_after}",
+             _took(run.latency_before, ""), _took(run.latency_after, ""), f"{run.retries:.0f}"]
+            for index, run in enumerate(failures.runs, start=1)]
+    return findings_table(["Run", "Replica killed (s)", "Counted down (s)",
+                           "Failed, sent before the kill", "Failed, sent after",
+                           "Sent → last token, sent before: median (low–high, s)",
+                           "Sent after: median (low–high, s)", "Router retries"], rows)
 
 
 def _lost_after_text(failures: Failures) -> str:

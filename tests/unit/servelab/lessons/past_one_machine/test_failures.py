@@ -27,7 +27,7 @@ def test_repeated_failure_runs_give_each_figure_its_range():
     text = failure_text(failures)
     assert "(0–3) retries a run" in text and "2 times" in text
     assert "Of the 3 requests" in text and "it, 1 failed" in text  # alike in every run: one number
-    assert failure_lines(failures).count("\n- run ") == 1
+    assert failure_lines(failures).count("\n| ") == 3  # the alignment row and a row a run
     assert failure_title(failures).startswith("2 requests")
     one = failure_text(Failures((first,)))
     assert "2 times" not in one and "a run" not in one  # one run: no "over the runs"
