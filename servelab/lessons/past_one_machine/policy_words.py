@@ -11,6 +11,7 @@ import pandas as pd
 
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
+from servelab.lessons.findings_table import findings_table
 from servelab.lessons.fold import fold
 from servelab.lessons.past_one_machine.findings import RoutingFindings
 
@@ -203,21 +204,21 @@ def _warm_text(found: RoutingFindings) -> str:
         return ""
     spreading, following = found.policies
     cold = found.ttft_ms_p50
-    text = (f" After each cold pass a warm pass sent the same requests again under the same "
+    computations = found.computations
+    table = findings_table(
+        ["Policy", "Prompts computed a run, cold", "Warm", "Median first token, cold (ms)",
+         "Warm (ms)"],
+        [[policy, computations[side].with_range(), computed[side].with_range(),
+          cold[side].with_range(), warm[side].with_range()]
+         for side, policy in enumerate(found.policies)])
+    text = (" After each cold pass a warm pass sent the same requests again under the same "
             "cache salt: no prompt is new there, so whatever a warm pass computes is a prompt "
-            "pushed out since its first visit. The warm passes computed a tenant's prompt "
-            f"{computed[0].with_range()} times a run with {spreading} and "
-            f"{computed[1].with_range()} with {following}; their median first token was "
-            f"{warm[0].with_range(0, ' ms')} with {spreading} (cold "
-            f"{cold[0].with_range(0, ' ms')}) and {warm[1].with_range(0, ' ms')} with "
-            f"{following} (cold {cold[1].with_range(0, ' ms')}). ")
+            f"pushed out since its first visit. Cold and warm, each policy's runs:\n\n{table}"
+            "\n\n")
     sooner = [policy for policy, verdict in zip(found.policies, against, strict=True)
               if verdict is Compared.LOWER]
-    computations = found.computations
-    text += (f"Warm beat cold beyond the runs' ranges with {' and '.join(sooner)} (cold, the "
-             f"replicas had computed a prompt {computations[0].median:.0f} and "
-             f"{computations[1].median:.0f} times a run). " if sooner else
-             "For neither policy do the runs set the warm passes apart from the cold ones. ")
+    text += (f"Warm beat cold beyond the runs' ranges with {' and '.join(sooner)}. " if sooner
+             else "For neither policy do the runs set the warm passes apart from the cold ones. ")
     return text + {
         Compared.LOWER: (
             f"Warm, {following} still gave sooner first tokens than {spreading}, beyond the "
