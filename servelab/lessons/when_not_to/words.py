@@ -24,10 +24,12 @@ from servelab.lessons.when_not_to.findings import (
 from servelab.lessons.when_not_to.slots_words import times_as_long
 
 
-def _series(found: DriftFindings, figure: str) -> str:
-    digits = FIGURES[figure][2]
-    return ", ".join(f"{getattr(pace, figure).median:,.{digits}f}"
-                     for pace in found.pace.values())
+def _probes(found: DriftFindings) -> str:
+    """The probes' medians, a row a moment, a column a figure with its unit."""
+    head = ["Probe", *(f"{name.capitalize()} ({unit})" for name, unit, _ in FIGURES.values())]
+    return findings_table(head, [[moment, *(f"{getattr(pace, key).median:,.{digits}f}" for key,
+                                            (_, _, digits) in FIGURES.items())]
+                                 for moment, pace in found.pace.items()])
 
 
 def drift_text(found: DriftFindings) -> str:
@@ -38,9 +40,8 @@ def drift_text(found: DriftFindings) -> str:
                 "between engines.")
     first = next(iter(found.pace.values()))
     text = (f"The engines ran one after another, so the CPU was probed with no server running, "
-            f"{first.gflops.n} times at each of {len(found.pace)} moments "
-            f"({', '.join(found.pace)}): its copy bandwidth read {_series(found, 'bandwidth_gb_s')}"
-            f" GB/s and its float32 matrix multiply {_series(found, 'gflops')} GFLOP/s (medians). ")
+            f"{first.gflops.n} times at each of {len(found.pace)} moments (medians):\n\n"
+            f"{_probes(found)}\n\n")
     move = found.largest
     if found.drift is Compared.ALIKE or move is None:
         return text + (f"Every probe stayed within {ALIKE:.0%} of the first: as far as probes "
@@ -135,14 +136,14 @@ def _where_text(found: EngineFindings) -> str:
     facts = found.facts
     text = (f"llama.cpp ran on {facts.llama_device} in all three of its runs; vLLM ran on "
             f"{facts.vllm_device}. ")
-    drift = drift_text(DriftFindings(found.pace))
+    drift = fold(drift_text(DriftFindings(found.pace)) + _falling_text(found))
     if facts.vllm_on_gpu:
         return text + ("So every comparison between the two engines below is also a comparison "
                        "between a CPU and a GPU; only the llama.cpp runs compare like with "
-                       "like: they separate the file format, and the slots, from the engine. "
+                       "like: they separate the file format, and the slots, from the engine."
                        + drift)
     return text + ("Same processor, same cores, same model, same requests: the engines and formats "
-                   "differ. " + drift)
+                   "differ." + drift)
 
 
 def _falling_text(found: EngineFindings) -> str:
@@ -341,7 +342,7 @@ def story(engines: EngineFindings, prediction: str) -> str:
             Aim("llama-server's slots against one request at a time",
                 engines.slots_over_binding.ratio, Unit.TIMES)]
     return page_story(prediction, measured, [
-        ("Where each engine ran", _where_text(engines) + _falling_text(engines)),
+        ("Where each engine ran", _where_text(engines)),
         ("Set-up and start", _setup_text(engines)),
         ("One user", _one_user_text(engines)),
         (f"{engines.facts.many} users", _many_text(engines)),

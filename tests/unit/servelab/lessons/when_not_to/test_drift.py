@@ -35,8 +35,8 @@ DRIFTS = [((_pace(25.0, 175.0), _pace(27.0, 184.0)), Compared.ALIKE, ("10%",)),
 
 
 def _closing(later) -> str:
-    """What ``drift_text`` says after its series of medians: the verdict's words."""
-    return drift_text(DriftFindings(_moments(*later))).split("(medians). ")[1]
+    """What ``drift_text`` says after its table of medians: the verdict's words."""
+    return drift_text(DriftFindings(_moments(*later))).split(" |\n\n")[-1]
 
 
 @pytest.mark.parametrize(("later", "drift", "figures"), DRIFTS)
@@ -46,7 +46,7 @@ def test_each_verdict_is_worded_from_its_own_probes(later, drift, figures):
     text = drift_text(found)
     assert all(figure in _closing(later) for figure in figures)
     assert "3 times" in text and f"{1 + len(later)} moments" in text
-    assert "26.0, " in text  # the first bandwidth median leads its series
+    assert "| before llama.cpp | 26.0 | 180 |" in text  # a row a probe, the first leading
     closings = {_closing(case[0]).split(" from ")[0].split(" by the")[0] for case in DRIFTS}
     assert len(closings) == len(DRIFTS)
 
