@@ -8,7 +8,7 @@ import math
 
 from servelab.bench.spread import Spread
 from servelab.lessons.findings_table import findings_table
-from servelab.lessons.past_one_machine.failures import Failure, Failures
+from servelab.lessons.past_one_machine.failures import Failures
 from servelab.lessons.untold_words import overlap
 
 # vllm-router's own defaults for --health-check-interval-secs and --health-failure-threshold
@@ -49,17 +49,6 @@ def failure_title(failures: Failures) -> str:
 def _took(spread: Spread | None, unit: str = " s") -> str:
     """A run's times, sent to last token: median (low–high)."""
     return "none succeeded" if spread is None else spread.with_range(1, unit)
-
-
-def failure_line(failure: Failure) -> str:
-    """One failure run's figures on one line."""
-    noticed = ("not counted down" if math.isnan(failure.noticed_s) else
-               f"counted down at {failure.noticed_s:.1f} s")
-    return (f"replica killed at {failure.killed_s:.1f} s, {noticed}; failed: "
-            f"{failure.failed_before} of {failure.sent_before} sent before the kill, "
-            f"{failure.failed_after} of {failure.sent_after} sent after; sent → last token, "
-            f"median (low–high): {_took(failure.latency_before)} before, "
-            f"{_took(failure.latency_after)} after; router retries: {failure.retries:.0f}")
 
 
 def failure_lines(failures: Failures) -> str:

@@ -37,7 +37,6 @@ from servelab.lessons.past_one_machine.copies_words import (
 from servelab.lessons.past_one_machine.failure_words import (
     _lost_after_text,
     _survivors_text,
-    failure_line,
     failure_text,
 )
 from servelab.lessons.past_one_machine.failures import Failure, Failures
@@ -380,17 +379,6 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
     assert noticed_early.failed_unnoticed == 0
     assert "0.2 s" in failure_text(Failures((noticed_early,)))
     assert _lost_after_text(Failures((noticed_early,))) != _lost_after_text(Failures((failure,)))
-
-
-def test_the_failure_line_prints_the_runs_figures():
-    """The failure run's one-line formatter: its whole output is figures with their units."""
-    failure = _failure([0.5, 0.6], [2.0, 0.7])
-    assert "Failure(" not in failure_line(failure)
-    assert failure_line(failure).startswith(
-        "replica killed at 1.0 s, counted down at 2.5 s; failed: 1 of 3 sent before the kill, "
-        "1 of 3 sent after; sent → last token, median (low–high): 0.6 s (0.5–0.6) before")
-    late = _failure([0.5, 0.6], [2.0, 0.7], noticed=None, retries=0.0)
-    assert "not counted down" in failure_line(late)
 
 
 SURVIVORS = [([1.0, 1.1], [0.5, 0.6], Compared.LOWER), ([0.5, 0.6], [1.0, 1.1], Compared.HIGHER),
