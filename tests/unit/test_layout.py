@@ -70,17 +70,7 @@ EXEMPT = {
          " tests/unit/servelab/engines/test_vllm_server.py and tests/unit/servelab/test_models.py"),
     "servelab/lessons/__init__.py": TOPIC,
     "servelab/lessons/batching/__init__.py": TOPIC,
-    "servelab/lessons/continuous_batching/published.py":
-        ("the published cards' rows, tested with the roofline in"
-         " tests/unit/servelab/lessons/batching/test_roofline.py and test_t4_step.py"),
-    "servelab/lessons/batching/step_words.py":
-        ("tested with the step model in"
-         " tests/unit/servelab/lessons/batching/test_roofline.py and test_step_cost.py"),
     "servelab/lessons/batching/thresholds.py": BARS,
-    "servelab/lessons/batching/waves_findings.py":
-        "tested with the steps in tests/unit/servelab/lessons/batching/test_steps.py",
-    "servelab/lessons/batching/words.py":
-        "tested with its findings in tests/unit/servelab/lessons/batching/test_findings.py",
     "servelab/lessons/capacity_plan/findings.py":
         "tested with the plan in tests/unit/servelab/lessons/capacity_plan/test_plan.py",
     "servelab/lessons/capacity_plan/words.py":
@@ -104,8 +94,6 @@ EXEMPT = {
     "servelab/lessons/throughput_vs_latency/mixed_words.py":
         ("tested through the package in"
          " tests/unit/servelab/lessons/test_rate_sweeps.py"),
-    "servelab/lessons/batching/request_words.py":
-        "tested in tests/unit/servelab/lessons/batching/test_request_metrics.py",
     "servelab/lessons/throughput_vs_latency/slot_words.py":
         "tested in tests/unit/servelab/lessons/throughput_vs_latency/test_slot_rate.py",
     "servelab/lessons/throughput_vs_latency/sweep_findings.py":

@@ -20,14 +20,7 @@ from servelab.lessons.batching.findings import (
 )
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.batching.thresholds import LESSON_STRENGTH, SHOWN_GAIN
-from servelab.lessons.batching.words import (
-    NOISE_TEXT,
-    crowd_prediction,
-    crowd_text,
-    scaling_prediction,
-    scaling_text,
-    sweep_ranges,
-)
+from servelab.lessons.batching.words import NOISE_TEXT, crowd_text, scaling_text
 from servelab.lessons.compare import Shown
 from servelab.lessons.serving_many_users.words import batching_text
 
@@ -183,18 +176,3 @@ def test_a_shortfall_the_ranges_still_cover_is_not_called_short() -> None:
     assert "55.8×" not in scaling_text(tight, smoke=False)
     assert scaling_text(wide, smoke=False) != scaling_text(tight, smoke=False).replace(
         "24–27", "5–22")
-
-
-def test_one_sweep_has_no_range_to_weigh_and_says_none() -> None:
-    found = repeated([25.0], [400.0])
-    assert not found.repeated and found.shown
-    assert found.sweeps is None
-    assert sweep_ranges(found) == ""
-
-
-def test_the_predictions_are_set_beside_the_gain_and_each_users_share() -> None:
-    found = repeated([24.0, 25.0, 27.0], [380.0, 400.0, 420.0])  # 16x at the medians
-    crowd, scaling = crowd_prediction("", found), scaling_prediction("ten times", found)
-    assert "16.0×" in crowd and "32 users" in crowd and "16.0×" in scaling
-    assert f"{found.kept:.0%}" in scaling and f"{found.kept:.0%}" not in crowd
-    assert "*ten times*" in scaling

@@ -5,25 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from servelab.lessons.batching import roofline
 from servelab.lessons.batching.findings import LESSON_GPU
-from servelab.lessons.batching.roofline import (
-    A100,
-    OVERHEAD_UP_TO,
-    QWEN3_8B,
-    T4,
-    EngineWindow,
-    Roofline,
-    decode_context,
-)
+from servelab.lessons.batching.roofline import OVERHEAD_UP_TO, QWEN3_8B, T4, EngineWindow, Roofline
 from servelab.lessons.batching.step_cost import StepCost, StepInputs
-from servelab.lessons.batching.step_words import (
-    engine_rows_text,
-    prediction_window_text,
-    roofline_table,
-    window_check_text,
-)
-from servelab.lessons.batching.steps import StepFit, gain_at
+from servelab.lessons.batching.step_words import prediction_window_text, window_check_text
+from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.compare import Placed
 from servelab.lessons.continuous_batching.published import published_rooflines
 
@@ -55,18 +41,6 @@ def test_the_window_brackets_the_gain_with_no_engine_work() -> None:
     assert row.placed(row.gain_high + 0.1) is Placed.ABOVE
     assert row.placed(row.gain_low - 0.1) is Placed.BELOW
     assert (row.kept_low, row.kept_high) == pytest.approx((row.gain_low / 32, row.gain_high / 32))
-
-
-def test_the_book_predicts_a_t4_and_the_lessons_kind_of_card() -> None:
-    t4, a100 = published_rooflines(32)
-    assert (t4.device, t4.model) == ("Tesla T4", "Qwen3-0.6B")
-    assert (a100.device, a100.model) == (A100.name, "Qwen3-8B")
-    assert decode_context(128, 256) == 256
-    table = roofline_table([t4, a100])
-    assert list(table["device"]) == ["Tesla T4", A100.name]
-    assert table["gain"].iloc[0] == f"{t4.gain_low:.1f}–{t4.gain_high:.1f}×"
-    assert "datasheet" in table["figures from"].iloc[0]
-    assert roofline.lesson_bandwidth_tb_s() == pytest.approx(1.64)
 
 
 LESSON_ROWS = [(0.2, Placed.INSIDE), (2.0, Placed.ABOVE), (0.01, Placed.BELOW)]
@@ -188,25 +162,3 @@ def test_a_row_with_the_engines_shares_adds_them_to_both_parts() -> None:
     assert row.with_engine(0.0, 0.0) == row.step
     assert row.with_engine(OVERHEAD_UP_TO, 0.0) == row.step_most_shared
     assert row.with_engine(0.0, OVERHEAD_UP_TO) == row.step_most_per_sequence
-
-
-def test_the_published_rows_carry_the_measured_engine_shares() -> None:
-    window = _window(17.0, 35.0, 0.7)  # +250% on each part
-    t4, a100 = window.published
-    for row in (t4, a100):
-        expected = gain_at(StepFit(row.weight_read_ms * 3.5, row.per_sequence_ms * 3.5, 1.0),
-                           32)
-        assert window.carried_gain(row) == pytest.approx(expected)
-    text = engine_rows_text(window)
-    for row in (t4, a100):
-        assert f"**{window.carried_gain(row):.1f}×**" in text
-        assert f"{row.gain_low:.1f}–{row.gain_high:.1f}×" in text  # the datasheet window kept
-    assert "+250%" in text
-
-
-def test_published_rows_keep_only_their_datasheet_windows_without_a_split() -> None:
-    loose = _window(17.0, r_squared=0.24)
-    text = engine_rows_text(loose)
-    assert "**" not in text  # no carried gain
-    assert f"+{OVERHEAD_UP_TO:.0%}" in text
-    assert text != engine_rows_text(_window(17.0))

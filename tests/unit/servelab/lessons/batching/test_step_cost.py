@@ -1,10 +1,9 @@
-"""servelab.lessons.batching.step_cost and step_words: the split of a step, its regime, the gain
-formula and every text branch."""
+"""servelab.lessons.batching.step_cost: the split of a step, its regime, the gain formula and
+the texts that read them (step_words' own branches: test_step_words.py)."""
 
 from __future__ import annotations
 
 import math
-import re
 
 import pytest
 
@@ -85,20 +84,6 @@ def test_one_page_never_calls_overhead_compute() -> None:
     cost = _cost(38.3, 1.6, gflops=1000.0)  # arithmetic 0.2 ms of a 1.6 ms per-sequence part
     assert cost.regime is Regime.SEQUENCE_OVERHEAD
     assert "compute-bound" not in regime_text(cost)
-
-
-def test_a_shared_part_below_one_read_leaves_no_fixed_work_and_says_so() -> None:
-    cost = _cost(15.0, 0.1)
-    assert cost.step_overhead_ms == 0.0 and cost.shared_below_read
-    assert "**0.0 ms**" in regime_text(cost)
-    assert not _cost(30.0, 0.1).shared_below_read
-    # a read below the probe adds two short sentences, on the shared part
-    assert regime_text(cost).count(". ") == regime_text(_cost(30.0, 0.1)).count(". ") + 2
-
-
-def test_a_fit_through_two_batch_sizes_is_rough() -> None:
-    cost = _cost(30.0, 0.5, batches=[1, 4])
-    assert cost.rough and "rough" in regime_text(cost)
 
 
 def test_the_gain_formula_matches_the_fit() -> None:
@@ -204,14 +189,6 @@ def test_a_fit_that_cannot_split_a_step_names_no_regime_and_no_ratio(fit: StepFi
     assert words.count("*r* = ") == 1  # and no *r* of this run's
 
 
-def test_each_part_is_a_share_of_all_the_parts() -> None:
-    cost = _cost(20.0, 0.5, gflops=100.0)  # arithmetic 2 ms beyond a 0.5 ms fitted part
-    assert cost.sequence_overhead_ms == 0.0
-    assert 0 < cost.shared_share_at_top < 1
-    shares = [int(share) for share in re.findall(r"(\d+)% of (?:it|the step)", regime_text(cost))]
-    assert len(shares) == 2 and all(0 < share <= 100 for share in shares)
-
-
 def test_the_gain_check_leaves_out_passes_that_cannot_split() -> None:
     totals = _totals(38.3, 1.915)
     totals[32][1] = 1000.0 * 32 / 30.0  # a step at 32 quicker than at 1: that pass cannot split
@@ -239,22 +216,6 @@ def test_the_arithmetic_binds_where_it_reaches_all_the_batch_shares() -> None:
     far = _cost(80.0, 2.0)  # 60 ms of fixed work: the arithmetic binds at 80, past the sweep
     assert far.arithmetic_binds_at == pytest.approx(80.0) and not far.arithmetic_binds_in_sweep
     assert not _cost(15.0, 2.0).engine_moves_bind  # no fixed work beside the read
-
-
-@pytest.mark.parametrize(("fixed", "binds", "in_sweep"), [
-    (30.0, 30, True), (80.0, 80, False), (15.0, 20, True)])
-def test_the_bind_text_says_where_the_arithmetic_binds_and_if_the_sweep_got_there(
-        fixed: float, binds: int, in_sweep: bool) -> None:
-    cost = _cost(fixed, 2.0)
-    assert cost.arithmetic_binds_in_sweep is in_sweep
-    text = arithmetic_bind_text(cost)
-    assert f"**{binds} sequences**" in text
-    assert f"{cost.top_arithmetic_ms:.1f} ms" in text
-    assert f"({cost.top_arithmetic_share:.0%})" in text
-    # the read's own point is named only where the engine's fixed work moves it
-    assert (f"about {cost.arithmetic_meets_read_at:.0f}:" in text) is cost.engine_moves_bind
-    other = _cost(80.0 if in_sweep else 30.0, 2.0)
-    assert text.rsplit(". ", 1)[1] != arithmetic_bind_text(other).rsplit(". ", 1)[1]
 
 
 def test_without_a_split_the_bind_text_names_only_the_reads_point() -> None:
