@@ -71,19 +71,8 @@ EXEMPT = {
     "servelab/lessons/__init__.py": TOPIC,
     "servelab/lessons/batching/__init__.py": TOPIC,
     "servelab/lessons/batching/thresholds.py": BARS,
-    "servelab/lessons/capacity_plan/findings.py":
-        "tested with the plan in tests/unit/servelab/lessons/capacity_plan/test_plan.py",
-    "servelab/lessons/capacity_plan/words.py":
-        "tested with the plan in tests/unit/servelab/lessons/capacity_plan/test_plan.py",
     "servelab/lessons/chunking/__init__.py": TOPIC,
-    "servelab/lessons/chunking/engine_log.py":
-        "tested on each engine version's log in tests/unit/test_engine_compat.py",
-    "servelab/lessons/chunking/measuring.py":
-        ("tested with the chapter's findings in"
-         " tests/unit/servelab/lessons/chunking/test_findings.py"),
     "servelab/lessons/chunking/thresholds.py": BARS,
-    "servelab/lessons/chunking/words.py":
-        "tested with its findings in tests/unit/servelab/lessons/chunking/test_findings.py",
     "servelab/lessons/device_model/__init__.py": TOPIC,
     "servelab/lessons/throughput_vs_latency/metrics_words.py":
         "tested in tests/unit/servelab/lessons/throughput_vs_latency/test_serving_metrics.py",

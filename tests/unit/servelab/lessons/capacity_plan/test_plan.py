@@ -1,17 +1,13 @@
-"""servelab.lessons.capacity_plan: the plan's arithmetic, the engine's verdict on it, and its
-words."""
+"""servelab.lessons.capacity_plan.plan: the plan's arithmetic and the published cards' plans (the
+engine's verdict on it: test_findings.py; its words: test_words.py)."""
 
 from __future__ import annotations
 
-import math
-
-import pandas as pd
 import pytest
 import yaml
 
 from course.paths import CHECKS_DIR
 from servelab.lessons.batching.steps import StepFit
-from servelab.lessons.capacity_plan.findings import PlanCheck, PlanVerdict, Target
 from servelab.lessons.capacity_plan.plan import (
     T4_STATED,
     Bound,
@@ -19,13 +15,7 @@ from servelab.lessons.capacity_plan.plan import (
     CapacityPlan,
     published_plans,
 )
-from servelab.lessons.capacity_plan.words import (
-    VERDICT_WORDS,
-    check_text,
-    plan_text,
-    published_table,
-    published_text,
-)
+from servelab.lessons.capacity_plan.words import plan_text, published_table
 from servelab.lessons.device_model.kept import EngineShares
 
 # The check's own numbers: a step of 20 ms + 2 ms a sequence, prompts (and so the first token)
@@ -98,73 +88,6 @@ def test_a_brief_asks_no_more_than_the_device_can_do() -> None:
     assert plan(Brief(1, 8, 8, 1.0, 1.0, 0.9), fixed=50.0, per_sequence=9.0).max_num_seqs == 1
 
 
-def _runs(below: list[float], above: list[float], served: list[float],
-          first_token: float = 1.0, pace_ms: float = 40.0) -> pd.DataFrame:
-    """Runs' middles at 1 and 3 req/s: ``below`` and ``above`` within both targets, every run
-    within the first token's target at ``first_token`` and within the pace's as it met both."""
-    def row(rate: float, share: float, waiting: float, finished: float) -> dict[str, float]:
-        return {"rate": rate, "slo_attainment_mid": share, "waiting_max": waiting,
-                "request_per_s_mid": finished, "slo_attainment_mid_ttft": first_token,
-                "slo_attainment_mid_tpot": share, "tpot_ms_p50": pace_ms}
-
-    return pd.DataFrame([row(1.0, share, 0.0, 1.0) for share in below]
-                        + [row(3.0, share, 40.0, rate)
-                           for share, rate in zip(above, served, strict=True)])
-
-
-@pytest.mark.parametrize(("below", "above", "verdict"), [
-    ([0.95, 1.0], [0.2, 0.4], PlanVerdict.HELD),
-    ([0.95, 1.0], [0.92, 0.97], PlanVerdict.CONSERVATIVE),
-    ([0.5, 0.8], [0.1, 0.2], PlanVerdict.OPTIMISTIC),
-    ([0.85, 0.95], [0.1, 0.2], PlanVerdict.UNTOLD),
-    ([0.95, 1.0], [0.5, 0.95], PlanVerdict.UNTOLD),
-])
-def test_the_verdict_follows_every_runs_share(below: list[float], above: list[float],
-                                              verdict: PlanVerdict) -> None:
-    check = PlanCheck.of(plan(), _runs(below, above, [2.0, 2.2]))
-    assert check.verdict is verdict
-    assert VERDICT_WORDS[verdict] in check_text(check)
-
-
-def test_the_target_fewer_requests_met_is_named_where_it_fell_short() -> None:
-    check = PlanCheck.of(plan(), _runs([0.95, 1.0], [0.2, 0.4], [2.0, 2.2]))
-    assert check.targets_below is not None and check.targets_above is not None
-    assert check.targets_below.binding(0.9) is None
-    assert check.targets_above.binding(0.9) is Target.PACE
-    late = PlanCheck.of(plan(), _runs([0.95, 1.0], [0.2, 0.4], [2.0, 2.2], first_token=0.1))
-    assert late.targets_above is not None
-    assert late.targets_above.binding(0.9) is Target.FIRST_TOKEN
-    assert str(Target.FIRST_TOKEN) in check_text(late) and check_text(late) != check_text(check)
-
-
-def test_a_knee_missed_names_the_term_of_w_it_missed_most() -> None:
-    # the plan: B = 10, W = 0.2 s + 100 x 40 ms = 4.2 s, a knee of 2.38 req/s
-    slow_tokens = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [1.6, 1.6], pace_ms=60.0))
-    assert slow_tokens.miss is not None and slow_tokens.miss.missed is Target.PACE
-    assert math.isclose(slow_tokens.miss.request_s, 10 / 1.6)
-    assert math.isclose(slow_tokens.miss.off_by, plan().rate_req_s / 1.6 - 1)
-    slow_start = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [1.6, 1.6], pace_ms=40.0))
-    assert slow_start.miss is not None and slow_start.miss.missed is Target.FIRST_TOKEN
-    assert str(Target.FIRST_TOKEN) in check_text(slow_start)
-    kept_up = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 3.0]))
-    assert kept_up.miss is None
-
-
-def test_a_plan_that_held_places_the_knee_between_its_two_rates() -> None:
-    check = PlanCheck.of(plan(), _runs([0.95, 1.0], [0.2, 0.4], [2.0, 2.2]))
-    assert check.verdict is PlanVerdict.HELD
-    assert f"{1.0 / plan().rate_req_s:.0%}" in check_text(check)
-
-
-def test_a_saturated_server_measures_the_servers_needed() -> None:
-    check = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 2.2]))
-    assert check.saturated and check.measured_replicas == math.ceil(30 / 2.1)
-    kept_up = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 3.0]))
-    assert not kept_up.saturated and kept_up.measured_replicas is None
-    assert f"{check.measured_replicas}" in check_text(check)
-    assert check_text(kept_up) != check_text(check)
-
-
 def test_published_plans_are_a_t4_twice_and_one_80_gb_card() -> None:
     rows = published_plans(Brief(40, 64, 16, 2.0, 4.0, 0.9))
     assert [row.card.name for row in rows] == ["16 GB (T4)"] * 2 + ["80 GB (A100, H100)"]
@@ -179,21 +102,6 @@ def test_published_plans_are_a_t4_twice_and_one_80_gb_card() -> None:
     assert (table["W (s)"] >= table["first token (s)"]).all()
     assert list(table.index) == ["Tesla T4", "Tesla T4", "A100 80GB SXM"]  # one card a row
     assert "servers for 40 req/s" in table.columns
-
-
-def test_the_t4s_stated_step_is_the_one_the_gpu_contract_counts() -> None:
-    from servelab.lessons.batching.roofline import OVERHEAD_UP_TO
-    from servelab.lessons.batching.t4_step import ENGINE_PER_SEQUENCE, ENGINE_SHARED
-
-    bare, stated, _ = published_plans(Brief(40, 64, 16, 2.0, 4.0, 0.9))
-    assert stated.plan.step.fixed_ms == pytest.approx(
-        bare.plan.step.fixed_ms * (1 + OVERHEAD_UP_TO) * ENGINE_SHARED[1])
-    assert stated.plan.step.per_sequence_ms == pytest.approx(
-        bare.plan.step.per_sequence_ms * (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[1])
-    assert stated.plan.rate_req_s < bare.plan.rate_req_s
-    text = published_text([bare, stated])
-    assert f"{bare.plan.rate_req_s / stated.plan.rate_req_s:.1f}×" in text
-    assert f"{stated.plan.rate_req_s:.1f}" in text
 
 
 def test_this_devices_engine_shares_add_a_slower_row_per_card() -> None:
@@ -226,21 +134,6 @@ def test_a_line_that_does_not_split_plans_every_step_at_the_mean() -> None:
         plan_line(None)
 
 
-def test_the_planned_knee_is_checked_only_against_a_server_that_fell_behind() -> None:
-    from servelab.lessons.device_model.foretold import Foretold
-
-    saturated = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 2.2]))
-    [knee] = saturated.checks
-    assert (knee.predicted, knee.measured) == (plan().rate_req_s, saturated.served_above)
-    assert knee.foretold is saturated.foretold is Foretold.CLOSE  # 2.38 against 2.0-2.2
-    kept_up = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 3.0]))
-    assert kept_up.checks == () and kept_up.foretold is None
-    near = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2],
-                                      [0.98 * plan().rate_req_s, 1.01 * plan().rate_req_s]))
-    assert near.saturated and near.foretold is Foretold.INSIDE
-    assert check_text(saturated) != check_text(kept_up)
-
-
 def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:
     found = CapacityPlan(CHECK_BRIEF, StepFit(20.0, 0.01, 1.0), prompt_ms=0.0,
                          first_token_ms=200.0, kv_tokens=10**7, kv_bytes_per_token=1,
@@ -252,13 +145,3 @@ def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:
                              first_token_ms=200.0, kv_tokens=10**7, kv_bytes_per_token=1,
                              largest_measured=4096)
     assert stretched.bound is not Bound.MEASURED and plan_text(stretched) != plan_text(found)
-
-
-def test_the_plan_is_set_beside_the_runs() -> None:
-    from servelab.lessons.capacity_plan.words import plan_against_runs
-
-    check = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 2.2]))
-    table = plan_against_runs(check)
-    assert list(table.columns) == ["plan", "runs"] and len(table) == 4
-    assert table.iloc[0].tolist() == ["2.4", "2.1 (2.0–2.2)"]  # 10 ÷ (0.2 s + 4 s)
-    assert table.iloc[-1].tolist() == ["13", "15"]
