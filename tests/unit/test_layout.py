@@ -57,9 +57,6 @@ EXEMPT = {
     "servelab/engines/process.py":
         ("the child-process life cycle, tested through the servers it runs"
          " (tests/engine/servelab/engines/test_router.py, test_vllm_server.py)"),
-    "servelab/engines/replicas.py":
-        ("copies of a live vLLM server: tested in tests/engine/servelab/engines/test_router.py"
-         " and tests/unit/servelab/lessons/past_one_machine/test_findings.py"),
     "servelab/engines/running.py": "pure declaration: the Protocol a running server satisfies",
     "servelab/env/__init__.py":
         "the package's public names, re-exported from its modules, each tested on its own",
@@ -95,17 +92,11 @@ EXEMPT = {
     "servelab/lessons/throughput_vs_latency/words.py":
         ("chapter 07's story, tested through the package in"
          " tests/unit/servelab/lessons/test_rate_sweeps.py"),
-    "servelab/lessons/the_dials/step_words.py":
-        "tested with the step model in tests/unit/servelab/lessons/the_dials/test_step_model.py",
     "servelab/lessons/the_dials/thresholds.py": BARS,
-    "servelab/lessons/the_dials/tp_words.py":
-        "tested with its findings in tests/unit/servelab/lessons/the_dials/test_tp_findings.py",
     "servelab/lessons/serving_many_users/findings.py":
         ("tested with chapter 00's words in"
          " tests/unit/servelab/lessons/serving_many_users/test_words.py"),
     "servelab/lessons/paging/__init__.py": TOPIC,
-    "servelab/lessons/paged_attention/capacity_words.py":
-        "tested with the capacity in tests/unit/servelab/lessons/paging/test_capacity.py",
     "servelab/lessons/paging/thresholds.py": BARS,
     "servelab/lessons/plural.py": "one line of grammar, read in every words test",
     "servelab/lessons/prefix/__init__.py": TOPIC,
@@ -116,13 +107,6 @@ EXEMPT = {
          " tests/unit/test_engine_compat.py"),
     "servelab/lessons/prefix/thresholds.py": BARS,
     "servelab/lessons/past_one_machine/copies_words.py":
-        "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",
-    "servelab/lessons/past_one_machine/failure_words.py":
-        "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",
-    "servelab/lessons/past_one_machine/measuring.py":
-        ("runs the policies against live replicas: tests/engine/servelab/engines/test_router.py"
-         " and tests/unit/servelab/lessons/past_one_machine/test_findings.py"),
-    "servelab/lessons/past_one_machine/policy_words.py":
         "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",
     "servelab/lessons/past_one_machine/interpretation.py":
         "chapter 09's interpretation, rendered whole by tests/unit/test_story_snapshots.py",

@@ -39,7 +39,7 @@ EXEMPT = {
     "test_held_to_names_the_last_rate_every_run_held_and_the_next": FORMATTER,
     "servelab/lessons/the_dials/test_words.py::"
     "test_times_counts_every_run_a_run_or_once": FORMATTER,
-    "servelab/lessons/paging/test_capacity.py::"
+    "servelab/lessons/paged_attention/test_capacity_words.py::"
     "test_the_table_has_one_row_a_plan_and_readable_columns": FORMATTER,
     "servelab/bench/test_prefill.py::test_the_prefill_rate_leaves_the_fixed_cost_per_request_out":
         FORMATTER,

@@ -1,6 +1,6 @@
-"""Chapter 09's pure logic: which replica a vLLM log says it served, the router's metrics page,
-its command line read by the router's own parser, the tenants' traffic, the failure wrapper and
-the findings and words of the page."""
+"""Chapter 09's pure logic: the router's metrics page, its command line read by the router's own
+parser, the tenants' traffic, the failure wrapper and the findings of the page (the policies' and
+the failures' words: test_policy_words.py, test_failure_words.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from servelab.bench.prompts import WordPrompts
 from servelab.bench.spread import Spread
 from servelab.bench.workloads import FailureDuring, Tenants, isolated
 from servelab.engines.process import ServerStartError
-from servelab.engines.replicas import received_ids
 from servelab.engines.router import (
     CACHE_AWARE,
     ROUND_ROBIN,
@@ -34,11 +33,7 @@ from servelab.lessons.past_one_machine.copies_words import (
     setup_view,
     two_gpus_note,
 )
-from servelab.lessons.past_one_machine.failure_words import (
-    _lost_after_text,
-    _survivors_text,
-    failure_text,
-)
+from servelab.lessons.past_one_machine.failure_words import _lost_after_text, failure_text
 from servelab.lessons.past_one_machine.failures import Failure, Failures
 from servelab.lessons.past_one_machine.findings import (
     CopiesFindings,
@@ -47,34 +42,12 @@ from servelab.lessons.past_one_machine.findings import (
     copies_verdict,
     has_two_gpus,
 )
-from servelab.lessons.past_one_machine.measuring import (
-    crowded_cache_tokens,
-    failure_of,
-    setup_table,
-)
-from servelab.lessons.past_one_machine.policy_words import (
-    _cold_start_text,
-    _crowding_text,
-    _sooner_cause,
-    policy_table,
-    routing_text,
-)
+from servelab.lessons.past_one_machine.measuring import failure_of, setup_table
+from servelab.lessons.past_one_machine.policy_words import policy_table, routing_text
 from tests.support import FIXTURES
 
 # a verdict that sets neither policy or set-up apart
 NEITHER = (Compared.ALIKE, Compared.UNTOLD)
-
-
-@pytest.mark.parametrize(("version", "expected"), [
-    ("0.32", ["6e7ee8b88ed6ff1e-tenant2-request1", "6e7ee8b88ed6ff1e-tenant0-request3",
-              "6e7ee8b88ed6ff1e-tenant1-request5"]),
-    ("0.11.2", ["5f0c2a9e1b7d4c3a-tenant0-request0", "5f0c2a9e1b7d4c3a-tenant2-request1",
-                "5f0c2a9e1b7d4c3a-tenant1-request2"]),
-])
-def test_a_replicas_log_names_the_requests_it_received(version: str, expected: list[str]):
-    # The 0.32 log also holds the /tokenize requests that made the prompts: not ours to count.
-    log = (FIXTURES / f"vllm-{version}" / "request-log.txt").read_text()
-    assert received_ids(log) == expected
 
 
 def test_the_routers_metrics_page_says_who_is_healthy_and_who_served_what():
@@ -246,36 +219,6 @@ def _routing(hits: tuple[list[float], list[float]],
                               Tenants(2, 4, prefix_tokens=100))
 
 
-def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_medians():
-    ttft = ([300.0, 310.0], [300.0, 310.0])
-    assert _routing(([0.50, 0.52], [0.70, 0.72]), ttft).cache is Compared.HIGHER
-    assert _routing(([0.70, 0.72], [0.50, 0.52]), ttft).cache is Compared.LOWER
-    assert _routing(([0.50, 0.72], [0.60, 0.70]), ttft).cache in NEITHER  # ranges overlap
-    assert _routing(([0.50, 0.51], [0.52, 0.53]), ttft).cache in NEITHER  # apart, 2 points
-    assert _routing(([0.50], [0.70]), ([300.0], [300.0])).cache in NEITHER  # one run
-    higher = routing_text(_routing(([0.5, 0.5], [0.7, 0.7]), ttft))
-    untold = routing_text(_routing(([0.50, 0.72], [0.60, 0.70]), ttft))
-    assert "found 50% of" in higher and "and 70% with" in higher and "every run" in higher
-    assert "61% (50%–72%)" in untold and "65% (60%–70%)" in untold
-    lower = routing_text(_routing(([0.70, 0.72], [0.50, 0.52]), ttft))
-
-    def verdict(text: str) -> str:  # the sentence after the hit rates: the cache's verdict
-        return text.split(f"cached with {ROUND_ROBIN} and ")[1].split(". ")[1]
-    assert len({verdict(higher), verdict(untold), verdict(lower)}) == 3
-
-
-def test_the_first_token_verdict_needs_the_ranges_apart_and_the_gain():
-    hits = ([0.5, 0.5], [0.7, 0.7])
-    assert _routing(hits, ([600.0, 640.0], [200.0, 260.0])).first_token is Compared.LOWER
-    assert _routing(hits, ([200.0, 260.0], [600.0, 640.0])).first_token is Compared.HIGHER
-    assert _routing(hits, ([300.0, 640.0], [200.0, 400.0])).first_token in NEITHER
-    assert _routing(hits, ([300.0, 320.0], [250.0, 260.0])).first_token in NEITHER  # 1.2x
-    sooner = routing_text(_routing(hits, ([600.0, 640.0], [200.0, 260.0])))
-    assert "230 ms (200–260)" in sooner and "620 ms (600–640)" in sooner
-    later = routing_text(_routing(hits, ([200.0, 260.0], [600.0, 640.0])))
-    assert "620 ms (600–640)" in later and "230 ms (200–260)" in later and sooner != later
-
-
 def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: int,
             alone_s: float = math.nan) -> RoutingFindings:
     """Findings where cache_aware's first tokens came sooner, with these requests per tenant
@@ -292,41 +235,6 @@ def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: 
                                     queries=(looked_up / 2,) * 2) for ttft in ttfts]
     return RoutingFindings.of(runs(ROUND_ROBIN, spreading, [600.0, 640.0]),
                               runs(CACHE_AWARE, following, [200.0, 260.0]), workload, alone_s)
-
-
-SOONER = [
-    # 16 requests; 4 and 2 of them computed a prompt: the median request hit under both.
-    ([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, (True, True), 2),
-    # 8 requests, 4 computed a prompt with round robin: half, so its median request missed.
-    ([[2, 2], [2, 2]], [[4, 0], [0, 4]], 4, (False, True), 2),
-    # 4 requests, each of cache_aware's 4 prompt computations one of them.
-    ([[1, 1], [1, 1]], [[1, 1], [1, 1]], 2, (False, False), 0),
-    ([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8, (True, True), 0),
-]
-
-
-@pytest.mark.parametrize(("spreading", "following", "per_tenant", "hits", "extra"), SOONER)
-def test_why_the_first_tokens_came_sooner_follows_which_median_request_hit(
-        spreading, following, per_tenant, hits, extra):
-    found = _sooner(spreading, following, per_tenant, alone_s=0.3)
-    assert found.first_token is Compared.LOWER and found.median_hits == hits
-    assert found.extra_computations == pytest.approx(extra)
-    assert found.extra_first_visits == extra  # counters agree with a cache that never evicts
-    cause = _sooner_cause(found)
-    assert cause in routing_text(found)
-    named = hits == (True, True) and extra > 0  # the extra prompts named, with their cost
-    assert ("0.30 s" in cause and "116-token" in cause and f"{extra} more" in cause) is named
-    causes = {_sooner_cause(_sooner(*case[:3], alone_s=0.3)) for case in SOONER}
-    assert len(causes) == len(SOONER)
-
-
-def test_an_untimed_prompt_leaves_its_cost_out():
-    found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8)
-    assert math.isnan(found.prompt_alone_s)
-    cause = _sooner_cause(found)
-    assert "116-token" in cause and " s " not in cause and "0.30 s" not in cause
-    timed = _sooner_cause(_sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, alone_s=0.3))
-    assert len(timed) > len(cause) and "0.30 s" in timed
 
 
 def _record(sent: float, ok: bool, took: float = 0.5) -> RequestRecord:
@@ -381,29 +289,6 @@ def test_a_failures_findings_split_the_requests_at_the_kill():
     assert _lost_after_text(Failures((noticed_early,))) != _lost_after_text(Failures((failure,)))
 
 
-SURVIVORS = [([1.0, 1.1], [0.5, 0.6], Compared.LOWER), ([0.5, 0.6], [1.0, 1.1], Compared.HIGHER),
-             ([0.5, 1.0], [0.6, 0.9], Compared.ALIKE), ([0.5, 1.0], [0.6, 0.8], Compared.UNTOLD),
-             ([0.5], [0.6, 0.9], None), ([], [0.6, 0.9], None)]
-
-
-@pytest.mark.parametrize(("before", "after", "verdict"), SURVIVORS)
-def test_the_answers_after_the_kill_are_held_against_those_before_like_with_like(
-        before, after, verdict):
-    failure = _failure(before, after)
-    assert failure.survivors is verdict
-    said = _survivors_text(Failures((failure,)))
-    assert said in failure_text(Failures((failure,)))
-    if verdict is not None:
-        assert f"{failure.latency_before.median:.1f} s" in said
-        assert f"{failure.latency_after.median:.1f} s" in said
-    else:
-        assert not any(char.isdigit() for char in said)
-    # higher, lower, and one for alike and untold; one for too few succeeded
-    closings = {_survivors_text(Failures((_failure(b, a),))).rsplit(": ", 1)[-1]
-                for b, a, _ in SURVIVORS}
-    assert len(closings) == 4
-
-
 def _results(*rates: float) -> list[Result]:
     """Closed-loop runs of one user each giving ``rate`` tokens over one second."""
     out = []
@@ -454,36 +339,6 @@ def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
         "this CPU")
 
 
-def test_lost_requests_on_both_sides_of_the_notice_are_counted_apart():
-    failure = dataclasses.replace(_failure([0.5, 0.6], [0.7, 0.8]), failed_after=2,
-                                  failed_unnoticed=1, errors_after=("first error", "second"))
-    text = _lost_after_text(Failures((failure,)))
-    assert "2 failed" in text and '"first error"' in text
-    assert text in failure_text(Failures((failure,)))
-    one = dataclasses.replace(failure, failed_after=1, errors_after=("first error",))
-    assert "1 failed" in _lost_after_text(Failures((one,)))
-    # over two runs, one that lost a request sent after the router counted the replica down
-    noticed = dataclasses.replace(failure, failed_unnoticed=0)
-    both = _lost_after_text(Failures((failure, noticed)))
-    assert "2 of the 2" in both and "each sent before" not in both
-    assert "each sent before" in _lost_after_text(Failures((dataclasses.replace(
-        failure, failed_unnoticed=2),)))
-
-
-def test_extra_prompt_computations_are_named_a_cold_caches_first_visits():
-    """A review read a 689 against 284 ms routing gain that came from 3 extra prompt
-    computations per 18 requests, on caches each run began cold."""
-    found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8)
-    said = _cold_start_text(found)
-    assert found.extra_computations == pytest.approx(2) and found.extra_first_visits == 2
-    assert " all of " in said and "the 2 extra" in said and said in routing_text(found)
-    assert found.cold_start and found.all_first_visits and not found.no_extra_computations
-    assert not found.cache_known and _crowding_text(found) == ""  # its size not given
-    none = _sooner([[8, 0], [0, 8]], [[8, 0], [0, 8]], 8)
-    assert none.extra_computations == pytest.approx(0) and _cold_start_text(none) == ""
-    assert none.no_extra_computations and not none.cold_start
-
-
 def _crowded(spreading_again: list[int], following_again: list[int],
              cache_tokens: int) -> RoutingFindings:
     """Two tenants of 100-token prompts on two replicas, four requests each a run: round robin
@@ -501,59 +356,6 @@ def _crowded(spreading_again: list[int], following_again: list[int],
                               Tenants(2, 4, prefix_tokens=100), cache_tokens=cache_tokens)
 
 
-def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompts():
-    found = _crowded([3, 4, 5], [0, 0, 1], cache_tokens=150)
-    assert found.cache_known
-    assert [r.median for r in found.recomputed] == [4, 0]
-    assert found.crowded and found.recompute is Compared.LOWER
-    said = _crowding_text(found)
-    assert said in routing_text(found)
-    assert "150 tokens" in said and "2 tenants'" in said and "(200)" in said
-    assert "numbered 4 (3–5) with" in said and "0 (0–1)" in said
-    assert policy_table(found).iloc[:, 3][ROUND_ROBIN] == "4 (3–5)"  # computed again
-
-
-LEADS = [(([1, 2, 3], [1, 2, 2]), 150, None, True),
-         (([0, 0, 1], [2, 3, 3]), 150, Compared.HIGHER, True),
-         (([3, 4, 5], [0, 0, 1]), 150, Compared.LOWER, True),
-         (([0, 0, 0], [0, 0, 0]), 4096, None, False)]
-
-
-@pytest.mark.parametrize(("again", "cache_tokens", "verdict", "crowded"), LEADS)
-def test_the_steady_state_lead_needs_a_crowded_cache_and_the_ranges_apart(again, cache_tokens,
-                                                                          verdict, crowded):
-    found = _crowded(*again, cache_tokens=cache_tokens)
-    assert found.crowded is crowded
-    assert (found.recompute in NEITHER if verdict is None
-            else found.recompute is verdict)
-    said = _crowding_text(found)
-    assert said in routing_text(found) and f"{cache_tokens:,} tokens" in said
-    assert "(200 tokens)" in said if not crowded else "(200)" in said
-    assert len({_crowding_text(_crowded(*a, cache_tokens=c)).split("times a run. ")[-1]
-                for a, c, _, _ in LEADS}) == len(LEADS)
-
-
-def test_a_crowded_cache_holds_every_prompt_but_one_or_the_longest_request():
-    assert crowded_cache_tokens(3, 1024, 2048) == 2048 + 256  # 2 prompts, one request
-    assert crowded_cache_tokens(8, 2000, 4096) == 14_000 + 256
-    assert crowded_cache_tokens(2, 256, 1024) == 1024 + 256  # holds both: not crowded
-
-
-def test_the_extra_computations_are_the_replicas_counted_ones_not_the_first_visits():
-    """Chapter 09's recorded run: round_robin made 6 first visits against 3, but the replicas'
-    counters showed about 9 prompt computations against 3; the page said 3 more."""
-    found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, alone_s=0.3)
-    spreading = found.computed_tokens[0]
-    assert found.computations[0].median == pytest.approx(4)
-    evicted = dataclasses.replace(spreading, median=spreading.median + 200,
-                                  low=spreading.low + 200, high=spreading.high + 200)
-    counted = dataclasses.replace(found, computed_tokens=(evicted, found.computed_tokens[1]))
-    assert counted.computations[0].median == pytest.approx(6) and counted.prefills[0].median == 4
-    assert counted.extra_computations == pytest.approx(4) and counted.extra_first_visits == 2
-    assert " 2 of " in _cold_start_text(counted) and "the 4 extra" in _cold_start_text(counted)
-    assert "4 more computations" in _sooner_cause(counted)
-
-
 def _warm(spreading_ms: list[float], following_ms: list[float]) -> RoutingFindings:
     """``_sooner``'s findings with warm passes after the cold ones: round robin computing one
     prompt again a run, cache_aware none, at these first tokens."""
@@ -565,24 +367,3 @@ def _warm(spreading_ms: list[float], following_ms: list[float]) -> RoutingFindin
     return dataclasses.replace(cold, **{name: getattr(RoutingFindings.of(
         again, cached, workload, warm=(again, cached)), name)
         for name in ("warm_ttft_ms_p50", "warm_computations")})
-
-
-def test_warm_passes_tell_a_cold_first_visit_from_a_recomputation():
-    """Issue #64: the cold passes' first-token gain mixed first visits with evictions; the warm
-    passes hold only the evictions."""
-    kept = _warm([400.0, 420.0], [100.0, 110.0])
-    assert kept.warm_first_token is Compared.LOWER
-    assert kept.warm_against_cold == (Compared.LOWER, Compared.LOWER)
-    assert kept.warm_computations[0].median == 1.0 and kept.warm_computations[1].high == 0.0
-    assert kept.warm_recompute is Compared.LOWER  # cache_aware computed fewer again
-    said = routing_text(kept)
-    assert f"| {kept.warm_ttft_ms_p50[0].with_range()} |" in said  # a row a policy
-    assert kept.warm_computations[0].with_range() in said
-    gone = _warm([150.0, 240.0], [100.0, 210.0])
-    assert gone.warm_first_token in NEITHER
-    assert routing_text(gone).rsplit(". ", 1)[-1] != said.rsplit(". ", 1)[-1]
-    table = policy_table(kept)
-    assert table.loc[CACHE_AWARE].iloc[-1] == "105 (100–110)"
-    old = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8)  # a recording without warm passes
-    without = routing_text(old).removesuffix("\n\n</details>")  # the warm passes close the fold
-    assert old.warm_first_token is None and without in said.split(" After each")[0]

@@ -1,5 +1,5 @@
 """servelab.lessons.the_dials.step_model: chapter 05's sweep predicted from chapter 02's step model,
-and every branch of the check."""
+and where the check places it (each outcome's words: test_step_words.py)."""
 
 from __future__ import annotations
 
@@ -31,34 +31,6 @@ def test_the_windows_follow_from_the_two_ends_of_the_step() -> None:
 def test_a_ratio_is_placed_against_its_window_ends_inside(value: float, where: Placed) -> None:
     assert placed(value, 1.5, 2.5) is where
     assert placed(1.5, 1.5, 2.5) is placed(2.5, 1.5, 2.5) is Placed.INSIDE
-
-
-OUTCOMES = [((13.0, 1.8), (Placed.INSIDE, Placed.INSIDE)),
-            ((13.0, 4.0), (Placed.INSIDE, Placed.ABOVE)),
-            ((6.0, 1.8), (Placed.BELOW, Placed.INSIDE)),
-            ((20.0, 1.2), (Placed.ABOVE, Placed.BELOW))]
-
-
-@pytest.mark.parametrize(("ratios", "where"), OUTCOMES)
-def test_each_outcome_is_worded(ratios: tuple[float, float],
-                                where: tuple[Placed, Placed]) -> None:
-    speedup, tpot_ratio = ratios
-    assert (FOUND.output_placed(speedup), FOUND.pace_placed(tpot_ratio)) == where
-    text = check_text(FOUND, speedup, tpot_ratio, Compared.HIGHER)
-    assert f"{speedup:.1f}×" in text and f"{tpot_ratio:.1f}×" in text
-    others = {check_text(FOUND, *other, Compared.HIGHER) for other, _ in OUTCOMES
-              if other != ratios}
-    assert text not in others and len(others) == len(OUTCOMES) - 1
-
-
-@pytest.mark.parametrize("moved", [Compared.ALIKE, Compared.UNTOLD])
-def test_a_time_per_token_within_its_spread_is_no_evidence_of_the_steps_parts(
-        moved: Compared) -> None:
-    inside, below = (check_text(FOUND, 13.0, ratio, moved) for ratio in (1.8, 1.2))
-    assert inside == check_text(FOUND, 13.0, 1.8, Compared.HIGHER)  # inside: nothing to doubt
-    assert below != check_text(FOUND, 13.0, 1.2, Compared.LOWER)
-    # output above its window still speaks of the shared part, the time per token no more
-    assert check_text(FOUND, 20.0, 1.2, moved) != check_text(FOUND, 20.0, 1.2, Compared.LOWER)
 
 
 @pytest.mark.parametrize(("bounds", "placed_by_runs"), [
