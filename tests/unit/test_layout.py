@@ -71,27 +71,7 @@ EXEMPT = {
     "servelab/lessons/chunking/__init__.py": TOPIC,
     "servelab/lessons/chunking/thresholds.py": BARS,
     "servelab/lessons/device_model/__init__.py": TOPIC,
-    "servelab/lessons/throughput_vs_latency/metrics_words.py":
-        "tested in tests/unit/servelab/lessons/throughput_vs_latency/test_serving_metrics.py",
-    "servelab/lessons/throughput_vs_latency/mixed_findings.py":
-        "tested in tests/unit/servelab/lessons/test_rate_sweeps.py",
-    "servelab/lessons/throughput_vs_latency/knee_words.py":
-        "tested with the knee in tests/unit/servelab/lessons/throughput_vs_latency/test_knee.py",
-    "servelab/lessons/throughput_vs_latency/mixed_words.py":
-        ("tested through the package in"
-         " tests/unit/servelab/lessons/test_rate_sweeps.py"),
-    "servelab/lessons/throughput_vs_latency/slot_words.py":
-        "tested in tests/unit/servelab/lessons/throughput_vs_latency/test_slot_rate.py",
-    "servelab/lessons/throughput_vs_latency/sweep_findings.py":
-        ("tested in tests/unit/servelab/lessons/test_rate_sweeps.py"
-         " and its _properties twin"),
-    "servelab/lessons/throughput_vs_latency/sweep_words.py":
-        ("tested through the package in"
-         " tests/unit/servelab/lessons/test_rate_sweeps.py"),
     "servelab/lessons/throughput_vs_latency/thresholds.py": BARS,
-    "servelab/lessons/throughput_vs_latency/words.py":
-        ("chapter 07's story, tested through the package in"
-         " tests/unit/servelab/lessons/test_rate_sweeps.py"),
     "servelab/lessons/the_dials/thresholds.py": BARS,
     "servelab/lessons/serving_many_users/findings.py":
         ("tested with chapter 00's words in"

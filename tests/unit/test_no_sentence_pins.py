@@ -35,7 +35,7 @@ SUMMARY = "a record's one-line summary (its __str__), the record's own format: h
 
 # "file under tests/unit::test name": why its long literals stay.
 EXEMPT = {
-    "servelab/lessons/test_rate_sweeps.py::"
+    "servelab/lessons/throughput_vs_latency/test_sweep_words.py::"
     "test_held_to_names_the_last_rate_every_run_held_and_the_next": FORMATTER,
     "servelab/lessons/the_dials/test_words.py::"
     "test_times_counts_every_run_a_run_or_once": FORMATTER,

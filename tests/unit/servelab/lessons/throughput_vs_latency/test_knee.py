@@ -13,7 +13,7 @@ from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.kept import PromptReading, StepLine
 from servelab.lessons.throughput_vs_latency.knee import ModelKnee
-from servelab.lessons.throughput_vs_latency.knee_words import knee_forecast_text, knee_text
+from servelab.lessons.throughput_vs_latency.knee_words import knee_forecast_text
 from servelab.lessons.throughput_vs_latency.slot_rate import SlotRate
 
 LINE = StepLine(StepFit(40.0, 2.0, 0.99), "02-continuous-batching", (1, 4, 8))
@@ -37,8 +37,6 @@ def test_the_knee_is_checked_against_the_closed_loops() -> None:
     assert check.foretold is Foretold.INSIDE
     slow = SlotRate(4, Spread(3 * KNEE.request_s, 2.9 * KNEE.request_s, 3.1 * KNEE.request_s, 3))
     assert KNEE.checks(slow)[0].foretold is Foretold.OFF
-    assert knee_text(KNEE, near) != knee_text(KNEE, slow)
-    assert f"{KNEE.rate:.1f}" in knee_forecast_text(KNEE)
 
 
 def test_without_a_line_or_a_reading_the_model_predicts_nothing() -> None:

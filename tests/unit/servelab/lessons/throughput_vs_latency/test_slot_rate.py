@@ -1,5 +1,5 @@
 """servelab.lessons.throughput_vs_latency.slot_rate: Little's law's rate for a capped server, and
-every branch of its check against the sweep (worded by slot_words)."""
+every branch of its check against the sweep (worded by slot_words; test_slot_words.py)."""
 
 from __future__ import annotations
 
@@ -20,15 +20,6 @@ def test_littles_law_turns_slots_and_time_into_a_rate() -> None:
     text = prediction_text(FOUND)
     assert "4 ÷ 0.90 s = 4.4" in text and "4.4 req/s**" in text and "(4.0–5.0" in text
     assert "**0.90 s (0.80–1.00)**" in text
-
-
-def test_runs_that_agree_give_one_predicted_rate_not_a_range_to_itself() -> None:
-    """A float32 recording of chapter 07 printed "1.6 req/s (1.6–1.6 over those runs)"."""
-    steady = SlotRate(4, Spread(2.47, 2.46, 2.50, 3))
-    assert f"{steady.rate_low:.1f}" == f"{steady.rate_high:.1f}" == "1.6"
-    assert "1.6–1.6" not in prediction_text(steady) and "all 3 runs" in prediction_text(steady)
-    said = check_text(steady, RATES, 2.0)
-    assert "1.6–1.6" not in said and "predicted 1.6 req/s" in said
 
 
 HELD = [(3.0, KneeCheck.BETWEEN, ("3 req/s", "6.")), (6.0, KneeCheck.HELD_ABOVE, ("6 req/s",)),
