@@ -12,11 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack
-from pathlib import Path
 from typing import TypedDict, Unpack
 
 from servelab.engines.placement import Share, running_together, side_by_side
-from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB, Server
+from servelab.engines.vllm_server import DEFAULT_CPU_KV_CACHE_GIB, Launch, Server
 from servelab.hardware import Device, detect_device
 
 LOG_REQUESTS = "--enable-log-requests"
@@ -40,9 +39,7 @@ class ReplicaOptions(TypedDict, total=False):
     enforce_eager: bool | None
     dtype: str | None
     seed: int | None
-    host: str
-    start_timeout: float
-    log_dir: str | Path | None
+    launch: Launch
 
 
 def received_ids(log_text: str) -> list[str]:

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from servelab.engines.process import ServerProcess, ServerStartError, stop_all
 from servelab.hardware import Device, default_dtype, detect_device, engine_env
@@ -48,8 +48,37 @@ in_process_by_default: Callable[[str], bool] = _apart
 _KV_TOKENS = re.compile(r"KV cache size: ([\d,]+) tokens")
 _CONCURRENCY = re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x")
 
-__all__ = ["Capacity", "CapacityNotFound", "Server", "ServerStartError", "parse_capacity",
-           "stop_all"]
+__all__ = ["Capacity", "CapacityNotFound", "EngineArgs", "Launch", "Server", "ServerStartError",
+           "parse_capacity", "stop_all"]
+
+
+class EngineArgs(TypedDict, total=False):
+    """``Server``'s engine arguments, named as vLLM's own ``EngineArgs`` (and its flags) are;
+    ``kv_cache_gib`` (vLLM's ``kv_cache_memory_bytes``, in GiB) and ``in_process`` are servelab's.
+    """
+
+    max_model_len: int | None
+    gpu_memory_utilization: float | None
+    kv_cache_gib: float | None
+    max_num_seqs: int | None
+    enable_prefix_caching: bool | None
+    enable_chunked_prefill: bool | None
+    max_num_batched_tokens: int | None
+    tensor_parallel_size: int | None
+    enforce_eager: bool | None
+    in_process: bool | None
+    dtype: str | None
+    seed: int | None
+
+
+@dataclass(frozen=True)
+class Launch:
+    """How a server's process runs: the address it listens on, how long its start may take, and
+    the folder of its log."""
+
+    host: str = "127.0.0.1"
+    start_timeout: float = 600.0
+    log_dir: str | Path | None = None
 
 
 class CapacityNotFound(RuntimeError):
@@ -101,7 +130,7 @@ def _flag(name: str) -> str:
 
 
 class Server(ServerProcess):
-    """One vLLM server. Keyword flags mirror vLLM's command line.
+    """One vLLM server. Its engine arguments (``EngineArgs``) mirror vLLM's command line.
 
     ``None`` leaves a flag to vLLM's default. Booleans become ``--flag`` / ``--no-flag``.
     ``kv_cache_gib`` sizes the KV cache on the CPU engine, where ``gpu_memory_utilization``
@@ -126,30 +155,10 @@ class Server(ServerProcess):
 
     engine = "vLLM"
 
-    def __init__(
-        self,
-        model: str | None = None,
-        *,
-        max_model_len: int | None = None,
-        gpu_memory_utilization: float | None = None,
-        kv_cache_gib: float | None = None,
-        max_num_seqs: int | None = None,
-        enable_prefix_caching: bool | None = None,
-        enable_chunked_prefill: bool | None = None,
-        max_num_batched_tokens: int | None = None,
-        tensor_parallel_size: int | None = None,
-        enforce_eager: bool | None = None,
-        in_process: bool | None = None,
-        dtype: str | None = None,
-        seed: int | None = 0,
-        port: int | None = None,
-        host: str = "127.0.0.1",
-        device: Device | None = None,
-        extra_args: list[str] | tuple[str, ...] = (),
-        env: dict[str, str] | None = None,
-        start_timeout: float = 600.0,
-        log_dir: str | Path | None = None,
-    ) -> None:
+    def __init__(self, model: str | None = None, *, device: Device | None = None,
+                 port: int | None = None, env: dict[str, str] | None = None,
+                 extra_args: list[str] | tuple[str, ...] = (), launch: Launch | None = None,
+                 **engine: Unpack[EngineArgs]) -> None:
         self.device = device or detect_device()
         if model is None:
             choice = choose_model(self.device.kind, self.device.memory_gib)
@@ -159,13 +168,24 @@ class Server(ServerProcess):
             folder = Path(model).is_dir() or Path(model).is_absolute()
             self.model_path, self.model = model, Path(model).name if folder else model
             self.offline = Path(model).is_dir()
-        if enforce_eager is None:
-            enforce_eager = self.device.kind == "cpu"
-        super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir,
-                         env=env)
+        self.launch = launch or Launch()
+        super().__init__(port=port, host=self.launch.host, start_timeout=self.launch.start_timeout,
+                         log_dir=self.launch.log_dir, env=env)
         self._capacity: Capacity | None = None
         self.notes: list[str] = []
+        self.flags = self._flags(engine)
+        self.extra_args = list(extra_args)
+        in_process = engine.get("in_process")
+        self.in_process = (in_process_by_default(self.device.kind) if in_process is None
+                           else in_process)
+        if self.in_process:
+            self.notes.append("The engine core runs inside the API server's process "
+                              "(VLLM_ENABLE_V1_MULTIPROCESSING=0) to start sooner.")
 
+    def _flags(self, engine: EngineArgs) -> dict[str, Flag]:
+        """The vLLM flags of ``engine`` on this server's device, in the command's order."""
+        gpu_memory_utilization = engine.get("gpu_memory_utilization")
+        kv_cache_gib = engine.get("kv_cache_gib")
         if self.device.kind == "cpu":
             if gpu_memory_utilization is not None:
                 self.notes.append(
@@ -174,39 +194,32 @@ class Server(ServerProcess):
                 )
                 gpu_memory_utilization = None
             kv_cache_gib = DEFAULT_CPU_KV_CACHE_GIB if kv_cache_gib is None else kv_cache_gib
-        self.flags: dict[str, Flag] = {
-            "max_model_len": max_model_len,
+        enforce_eager = engine.get("enforce_eager")
+        return {
+            "max_model_len": engine.get("max_model_len"),
             "gpu_memory_utilization": gpu_memory_utilization,
             "kv_cache_memory_bytes": int(kv_cache_gib * GIB) if kv_cache_gib else None,
-            "max_num_seqs": max_num_seqs,
-            "enable_prefix_caching": enable_prefix_caching,
-            "enable_chunked_prefill": enable_chunked_prefill,
-            "max_num_batched_tokens": max_num_batched_tokens,
-            "tensor_parallel_size": tensor_parallel_size,
-            "enforce_eager": enforce_eager,
-            "dtype": dtype or default_dtype(self.device),
-            "seed": seed,
+            "max_num_seqs": engine.get("max_num_seqs"),
+            "enable_prefix_caching": engine.get("enable_prefix_caching"),
+            "enable_chunked_prefill": engine.get("enable_chunked_prefill"),
+            "max_num_batched_tokens": engine.get("max_num_batched_tokens"),
+            "tensor_parallel_size": engine.get("tensor_parallel_size"),
+            "enforce_eager": self.device.kind == "cpu" if enforce_eager is None else enforce_eager,
+            "dtype": engine.get("dtype") or default_dtype(self.device),
+            "seed": engine.get("seed", 0),
         }
-        self.extra_args = list(extra_args)
-        self.in_process = (in_process_by_default(self.device.kind) if in_process is None
-                           else in_process)
-        if self.in_process:
-            self.notes.append("The engine core runs inside the API server's process "
-                              "(VLLM_ENABLE_V1_MULTIPROCESSING=0) to start sooner.")
 
-    def with_flags(self, **changes: Flag) -> Server:
-        """A new, stopped server like this one (model, device, environment, extra arguments, log
-        folder, where its engine core runs and flags) but for ``changes``, given as ``Server``'s
-        keyword arguments."""
+    def with_flags(self, **changes: Unpack[EngineArgs]) -> Server:
+        """A new, stopped server like this one (model, device, environment, extra arguments,
+        launch, where its engine core runs and flags) but for the engine arguments ``changes``."""
         flags = {name: value for name, value in self.flags.items()
                  if name != "kv_cache_memory_bytes"}
         memory = self.flags["kv_cache_memory_bytes"]
         gib = memory / GIB if isinstance(memory, int) and memory else None
-        options: dict[str, Any] = {**flags, "kv_cache_gib": gib, "in_process": self.in_process,
-                                   **changes}
-        twin = Server(self.model_path, **options, host=self.host, device=self.device,
-                      extra_args=self.extra_args, env=self.extra_env,
-                      start_timeout=self.start_timeout, log_dir=self.log_dir)
+        engine: dict[str, Any] = {**flags, "kv_cache_gib": gib, "in_process": self.in_process,
+                                  **changes}
+        twin = Server(self.model_path, device=self.device, env=self.extra_env,
+                      extra_args=self.extra_args, launch=self.launch, **engine)
         twin.model, twin.offline = self.model, self.offline  # served under the same name
         return twin
 

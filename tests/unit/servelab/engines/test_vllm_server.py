@@ -1,5 +1,6 @@
 """Server pieces that need no engine: flags, capacity parsing, ports, device choice."""
 
+import shlex
 import socket
 import sys
 
@@ -8,7 +9,7 @@ import pytest
 from servelab import hardware
 from servelab.engines import vllm_server as server
 from servelab.engines.process import free_port
-from servelab.engines.vllm_server import CapacityNotFound, Server, parse_capacity
+from servelab.engines.vllm_server import CapacityNotFound, Launch, Server, parse_capacity
 from servelab.hardware import Device, default_dtype
 
 CPU = Device(kind="cpu", name="test CPU")
@@ -161,3 +162,86 @@ def test_a_caller_that_says_where_the_engine_core_runs_wins_and_a_twin_keeps_it(
     assert inside.with_flags(max_num_seqs=4).in_process
     monkeypatch.setenv("SERVELAB_SIZE", "smoke")
     assert not Server("/models/m", device=CPU, in_process=False).with_flags().in_process
+
+
+TWO_A100 = Device(kind="cuda", name="A100", count=2, memory_gib=40.0, compute_capability=(8, 0))
+# Each server's command (after the interpreter) and its command line, as Server built them before
+# it took its engine arguments as one record (issue #66 item 3): the GPU contract depends on them.
+COMMANDS = {
+    "cpu, given dtype": (
+        lambda: Server("/models/m", device=CPU, dtype="float32"),
+        "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
+        "--kv-cache-memory-bytes 2147483648 --enforce-eager --dtype float32 --seed 0",
+        "VLLM_CPU_OMP_THREADS_BIND=0,1 vllm serve m --host 127.0.0.1 --port 8000 "
+        "--kv-cache-memory-bytes 2147483648 --enforce-eager --dtype float32 --seed 0"),
+    "cpu, every dial": (
+        lambda: Server("/models/m", device=CPU, max_model_len=2048, gpu_memory_utilization=0.9,
+                       kv_cache_gib=1.5, max_num_seqs=8, enable_prefix_caching=True,
+                       enable_chunked_prefill=False, max_num_batched_tokens=512,
+                       enforce_eager=False, in_process=True, dtype="bfloat16", seed=None,
+                       port=8123, extra_args=["--enable-log-requests"],
+                       env={"VLLM_CPU_OMP_THREADS_BIND": "1"}),
+        "--model /models/m --served-model-name m --host 127.0.0.1 --port 8123 --max-model-len 2048 "
+        "--kv-cache-memory-bytes 1610612736 --max-num-seqs 8 --enable-prefix-caching "
+        "--no-enable-chunked-prefill --max-num-batched-tokens 512 --dtype bfloat16 "
+        "--enable-log-requests",
+        "VLLM_CPU_OMP_THREADS_BIND=1 vllm serve m --host 127.0.0.1 --port 8123 "
+        "--max-model-len 2048 --kv-cache-memory-bytes 1610612736 --max-num-seqs 8 "
+        "--enable-prefix-caching --no-enable-chunked-prefill --max-num-batched-tokens 512 "
+        "--dtype bfloat16 --enable-log-requests"),
+    "t4": (
+        lambda: Server("Qwen/Qwen3-0.6B", device=T4, max_model_len=4096,
+                       gpu_memory_utilization=0.4, max_num_seqs=64, enable_prefix_caching=False,
+                       seed=7, port=9000),
+        "--model Qwen/Qwen3-0.6B --served-model-name Qwen/Qwen3-0.6B --host 127.0.0.1 --port 9000 "
+        "--max-model-len 4096 --gpu-memory-utilization 0.4 --max-num-seqs 64 "
+        "--no-enable-prefix-caching --dtype half --seed 7",
+        "VLLM_ATTENTION_BACKEND=TRITON_ATTN vllm serve Qwen/Qwen3-0.6B --host 127.0.0.1 "
+        "--port 9000 --max-model-len 4096 --gpu-memory-utilization 0.4 --max-num-seqs 64 "
+        "--no-enable-prefix-caching --dtype half --seed 7"),
+    "two a100s": (
+        lambda: Server("/models/m", device=TWO_A100, tensor_parallel_size=2, enforce_eager=True,
+                       kv_cache_gib=0.5, enable_chunked_prefill=True,
+                       env={"CUDA_VISIBLE_DEVICES": "1,0"}),
+        "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
+        "--kv-cache-memory-bytes 536870912 --enable-chunked-prefill --tensor-parallel-size 2 "
+        "--enforce-eager --seed 0",
+        "CUDA_VISIBLE_DEVICES=1,0 vllm serve m --host 127.0.0.1 --port 8000 "
+        "--kv-cache-memory-bytes 536870912 --enable-chunked-prefill --tensor-parallel-size 2 "
+        "--enforce-eager --seed 0"),
+    "cpu twin": (
+        lambda: Server("/models/m", device=CPU, dtype="float32", kv_cache_gib=1.5,
+                       max_num_seqs=8).with_flags(max_num_seqs=4, enable_prefix_caching=True),
+        "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
+        "--kv-cache-memory-bytes 1610612736 --max-num-seqs 4 --enable-prefix-caching "
+        "--enforce-eager --dtype float32 --seed 0",
+        "VLLM_CPU_OMP_THREADS_BIND=0,1 vllm serve m --host 127.0.0.1 --port 8000 "
+        "--kv-cache-memory-bytes 1610612736 --max-num-seqs 4 --enable-prefix-caching "
+        "--enforce-eager --dtype float32 --seed 0"),
+    "t4 twin": (
+        lambda: Server("/models/m", device=T4, gpu_memory_utilization=0.9, port=8500).with_flags(
+            gpu_memory_utilization=0.4, kv_cache_gib=1.0),
+        "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
+        "--gpu-memory-utilization 0.4 --kv-cache-memory-bytes 1073741824 --dtype half --seed 0",
+        "VLLM_ATTENTION_BACKEND=TRITON_ATTN vllm serve m --host 127.0.0.1 --port 8000 "
+        "--gpu-memory-utilization 0.4 --kv-cache-memory-bytes 1073741824 --dtype half --seed 0"),
+}
+
+
+@pytest.mark.parametrize("case", COMMANDS)
+def test_the_command_is_what_it_was_before_the_engine_arguments_became_a_record(monkeypatch,
+                                                                                case):
+    monkeypatch.setattr(hardware, "available_cores", lambda: [0, 1])
+    make, command, command_line = COMMANDS[case]
+    built = make()
+    assert built.command[0] == sys.executable
+    assert shlex.join(built.command[1:]) == f"-m vllm.entrypoints.openai.api_server {command}"
+    assert built.command_line == command_line
+
+
+def test_how_the_process_runs_is_one_record_a_twin_keeps(tmp_path):
+    launch = Launch(host="0.0.0.0", start_timeout=30.0, log_dir=tmp_path)
+    twin = Server("/models/m", device=T4, launch=launch).with_flags(max_num_seqs=4)
+    assert (twin.launch, twin.host, twin.start_timeout, twin.log_dir) == (
+        launch, "0.0.0.0", 30.0, tmp_path)
+    assert "--host 0.0.0.0" in twin.command_line
