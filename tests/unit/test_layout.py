@@ -38,9 +38,6 @@ EXEMPT = {
          " (tests/unit/servelab/test_bench.py first)"),
     "servelab/bench/options.py":
         "pure declaration: the keyword options of bench.run as one TypedDict",
-    "servelab/bench/pace.py":
-        ("the CPU's drift probe, tested with the drift it feeds"
-         " (tests/unit/servelab/lessons/when_not_to/test_drift.py)"),
     "servelab/bench/prompts.py":
         ("needs a server's tokenizer: tested through"
          " tests/engine/servelab/test_bench_engine.py and the chapters' nbval"),
@@ -91,17 +88,9 @@ EXEMPT = {
     "servelab/lessons/past_one_machine/interpretation.py":
         "chapter 09's interpretation, rendered whole by tests/unit/test_story_snapshots.py",
     "servelab/lessons/past_one_machine/thresholds.py": BARS,
-    "servelab/lessons/when_not_to/runs.py":
-        ("tested with the chapter's findings in"
-         " tests/unit/servelab/lessons/when_not_to/test_findings.py"),
     "servelab/lessons/when_not_to/slot_runs.py":
         "drives a live llama-server or vLLM: run by chapter 08's nbval",
-    "servelab/lessons/when_not_to/slots_words.py":
-        ("tested with the slots in tests/unit/servelab/lessons/when_not_to/test_slots.py"
-         " and by the chapter's story snapshot"),
     "servelab/lessons/when_not_to/thresholds.py": BARS,
-    "servelab/lessons/when_not_to/words.py":
-        "tested in tests/unit/servelab/lessons/when_not_to/test_drift.py and test_ceilings.py",
     "servelab/smoke.py":
         "`python -m servelab.smoke` starts the engine: run by tests/engine/test_engine_compat.py",
     "autograder/__init__.py": "the package's one docstring and version: nothing to test",

@@ -1,11 +1,11 @@
-"""servelab.lessons.when_not_to.drift and servelab.bench.pace: whether chapter 08's machine
-held its speed between engines, each verdict and its words."""
+"""servelab.lessons.when_not_to.drift: whether chapter 08's machine held its speed between
+engines, each verdict and its words (the probe itself: tests/unit/servelab/bench/test_pace.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from servelab.bench.pace import CpuPace, probe_cpu
+from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
 from servelab.lessons.when_not_to import words
@@ -79,12 +79,3 @@ def test_chapter_08_says_what_the_probes_found():
     assert drift_text(DriftFindings(gpu_found.pace)) in on_gpu
     assert on_gpu != words.story(EngineFindings.of(table, SETUP, _facts(),
                                                    pace=_moments(_pace(26.0, 181.0))), "")
-
-
-def test_a_probe_reads_this_cpu_and_refuses_none():
-    with pytest.raises(ValueError, match="at least once"):
-        probe_cpu(0)
-    pace = probe_cpu(2)
-    assert pace.bandwidth_gb_s.n == 2 and pace.bandwidth_gb_s.low > 0
-    assert pace.gflops.low > 0
-    assert "GB/s" in str(pace) and "GFLOP/s" in str(pace)
