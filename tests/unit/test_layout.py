@@ -122,13 +122,8 @@ EXEMPT = {
          " test_shard.py"),
     "course/__init__.py": "the package's docstring: nothing to test",
     "course/checks/__main__.py": "the command line, run in tests/unit/course/test_checks.py",
-    "course/checks/cells.py":
-        ("the check-cell contract, tested in tests/unit/course/test_checks.py and"
-         " tests/tooling/course/test_checks.py"),
-    "course/checks/load.py": "the check importers, tested in tests/unit/course/test_checks.py",
     "course/checks/model.py":
         "pure declaration: the Check type (its rules: tests/unit/course/test_checks_rules.py)",
-    "course/checks/notebook.py": "tested in tests/unit/course/test_checks.py",
     "course/launch.py":
         ("the launch and install cells, tested in tests/unit/course/test_edition.py and"
          " tests/engine/test_fresh_runtime.py"),

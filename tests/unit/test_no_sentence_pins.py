@@ -56,21 +56,22 @@ EXEMPT = {
     "test_the_reason_shows_the_code_that_was_not_run_the_cell_only_its_numbers": MESSAGE,
     "autograder/test_intake.py::"
     "test_zip_timestamps_never_decide_and_paths_inside_never_name_the_student": MESSAGE,
-    "course/test_checks.py::test_lesson_import_errors": MESSAGE,
-    "course/test_checks.py::test_yaml_errors_say_what_is_wrong": MESSAGE,
+    "course/checks/test_load.py::test_lesson_import_errors": MESSAGE,
+    "course/checks/test_load.py::test_yaml_errors_say_what_is_wrong": MESSAGE,
     "servelab/bench/test_client.py::test_stream_of_only_a_closing_chunk_is_an_error": MESSAGE,
     "servelab/test_results.py::test_a_broken_record_reads_back_as_an_error_with_its_reason":
         MESSAGE,
-    "course/test_checks.py::test_cells_follow_the_contract": INPUT,
+    "course/checks/test_cells.py::test_cells_follow_the_contract": INPUT,
     "servelab/lessons/test_guess.py::test_numbers_are_read_with_the_unit_after_them": INPUT,
     "servelab/lessons/test_story.py::test_a_shown_section_keeps_its_findings_for_the_snapshot":
         INPUT,
-    "course/test_checks.py::test_yaml_loads_with_the_right_letter": INPUT,
+    "course/checks/test_load.py::test_yaml_loads_with_the_right_letter": INPUT,
     "servelab/test_bench.py::test_plots_draw_from_a_result": INPUT,
     "test_import_layers.py::test_only_the_top_layer_imports_the_package_itself": INPUT,
     "test_own_words.py::test_a_copied_run_is_found_and_a_paraphrase_is_not": INPUT,
     "test_own_words.py::test_words_ignore_case_punctuation_numbers_and_code": INPUT,
-    "course/test_checks.py::test_write_checks_command_covers_the_chapters_that_exist": PRINTED,
+    "course/checks/test_notebook.py::test_write_checks_command_covers_the_chapters_that_exist":
+        PRINTED,
     "servelab/bench/test_in_turn.py::test_kept_up_each_server_starts_once_and_they_take_turns":
         PRINTED,
     "servelab/test_bench.py::test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show": PRINTED,
