@@ -1,20 +1,19 @@
 """Both supported engine versions, without a GPU: vLLM 0.32 (the CPU engine, fixtures captured
 from a real server here) and vLLM 0.11.2 (the GPU engine, fixtures rendered by its own released
-code; see tests/fixtures/README.md). Every parser of logs and metrics runs on both."""
+code; see tests/fixtures/README.md). Every parser of logs and metrics runs on both: here, or in
+the parser's own test file (servelab/bench/test_server_metrics.py,
+servelab/lessons/prefix/test_probe.py)."""
 
 from __future__ import annotations
 
-import math
 import re
 
 import pytest
 
 from servelab.bench.client import PlannedRequest, request_body
-from servelab.bench.server_metrics import parse_metrics
 from servelab.engines.vllm_server import CapacityNotFound, Server, parse_capacity
 from servelab.hardware import PRE_AMPERE_ATTENTION_BACKEND, Device
 from servelab.lessons.chunking.engine_log import chunking_state
-from servelab.lessons.prefix.probe import prompt_split
 from tests.support import FIXTURES
 
 VERSIONS = ["vllm-0.32", "vllm-0.11.2"]
@@ -22,7 +21,6 @@ VERSIONS = ["vllm-0.32", "vllm-0.11.2"]
 # says how they were made). 0.11.2's parser logs its default budget, 2048, before the real one.
 STARTUPS = [("vllm-0.32", "startup.log", 256), ("vllm-0.11.2", "startup-256.log", 256),
             ("vllm-0.11.2", "startup-8192.log", 8192)]
-BLOCK_SIZE = {"vllm-0.32": 128, "vllm-0.11.2": 16}
 T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0, compute_capability=(7, 5))
 A100 = Device(kind="cuda", name="A100", memory_gib=40.0, compute_capability=(8, 0))
 
@@ -65,33 +63,6 @@ def test_the_parsers_default_budget_comes_first_in_0_11_2s_log():
     log = fixture("vllm-0.11.2", "startup-256.log")
     budgets = re.findall(r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)", log)
     assert budgets == ["2048", "256"]
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-def test_every_metrics_column_but_the_by_source_split_exists_in_both(version):
-    row = parse_metrics(fixture(version, "metrics.prom"))
-    by_source = {"prompt_tokens_computed", "prompt_tokens_cached"}
-    missing = {column for column, value in row.items() if math.isnan(value)}
-    assert missing == (set() if version == "vllm-0.32" else by_source)
-    assert row["prompt_tokens"] > 0 and row["generation_tokens"] > 0
-    assert row["prefix_cache_queries"] >= row["prefix_cache_hits"] >= 0
-    assert row["block_size"] == BLOCK_SIZE[version]
-
-
-@pytest.mark.parametrize("version", VERSIONS)
-def test_prompt_tokens_split_into_computed_and_cached_on_both(version):
-    row = parse_metrics(fixture(version, "metrics.prom"))
-    split = prompt_split(row)
-    assert split["from cache"] == row["prefix_cache_hits"]
-    assert split["computed"] + split["from cache"] == row["prompt_tokens"]
-
-
-def test_the_by_source_counters_win_where_they_exist():
-    row = parse_metrics(fixture("vllm-0.32", "metrics.prom"))
-    row |= {"prompt_tokens_computed": 7.0, "prompt_tokens_cached": 5.0}
-    assert prompt_split(row) == {"computed": 7.0, "from cache": 5.0}
-    with pytest.raises(RuntimeError, match="neither"):
-        prompt_split(row | {"prompt_tokens_computed": math.nan, "prefix_cache_hits": math.nan})
 
 
 def gpu_servers() -> list[Server]:

@@ -44,9 +44,6 @@ EXEMPT = {
     "servelab/bench/runner.py":
         ("drives a live server: tested through tests/engine/servelab/test_bench_engine.py"
          " and the chapters' nbval"),
-    "servelab/bench/server_metrics.py":
-        ("the /metrics reader, tested on each engine version's page in"
-         " tests/unit/test_engine_compat.py and tests/unit/servelab/test_bench.py"),
     "servelab/chapter.py":
         ("pure declaration: the Chapter type each chapter module fills in (their sizes:"
          " tests/unit/servelab/test_sizes.py)"),
@@ -79,9 +76,6 @@ EXEMPT = {
     "servelab/lessons/prefix/__init__.py": TOPIC,
     "servelab/lessons/prefix_caching/load.py":
         "chapter 04's load against a live server, run by the chapter's nbval",
-    "servelab/lessons/prefix/probe.py":
-        ("reads a live server's counters: tested on each engine version's page in"
-         " tests/unit/test_engine_compat.py"),
     "servelab/lessons/prefix/thresholds.py": BARS,
     "servelab/lessons/past_one_machine/copies_words.py":
         "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",

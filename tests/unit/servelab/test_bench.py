@@ -1,4 +1,5 @@
-"""servelab.bench logic without a server: metrics, workloads, /metrics parsing, plots."""
+"""servelab.bench logic without a server: metrics, workloads, plots (/metrics parsing:
+bench/test_server_metrics.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from servelab.bench import metrics, runner
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result, max_in_flight
 from servelab.bench.prompts import WordPrompts
-from servelab.bench.server_metrics import parse_metrics
 from servelab.bench.workloads import (
     ClosedLoop,
     Interferer,
@@ -25,11 +25,9 @@ from servelab.bench.workloads import (
     poisson_arrivals,
     short_and_long_lengths,
 )
-from tests.support import FIXTURES, record
+from tests.support import record
 
 matplotlib.use("Agg")
-
-FIXTURE = FIXTURES / "vllm-0.32" / "metrics.prom"
 
 
 @pytest.fixture
@@ -268,31 +266,6 @@ def test_max_in_flight_counts_overlapping_requests() -> None:
     assert max_in_flight(rs) == 2
     back_to_back = record(3, rs[0].closed, [0.1], ttft=0.1)
     assert max_in_flight([rs[0], back_to_back]) == 1
-
-
-def test_prometheus_text_of_vllm_is_parsed() -> None:
-    text = FIXTURE.read_text()
-    row = parse_metrics(text)
-    assert row["prefix_cache_queries"] == 47.0
-    assert row["prefix_cache_hits"] == 0.0
-    assert row["generation_tokens"] == 37.0
-    assert row["running"] == 0.0 and row["kv_cache_usage"] == 0.0
-
-
-def test_label_sets_are_summed_and_usage_takes_the_largest() -> None:
-    labels = '{engine="%s",model_name="SmolLM2-135M-Instruct"}'
-    text = FIXTURE.read_text()
-    for name, second in [("prefix_cache_queries_total", 3.0), ("kv_cache_usage_perc", 0.25)]:
-        line = next(line for line in text.splitlines() if line.startswith(f"vllm:{name}{{"))
-        text = text.replace(line, f"{line}\nvllm:{name}{labels % 1} {second}")
-    row = parse_metrics(text)
-    assert row["prefix_cache_queries"] == 50.0
-    assert row["kv_cache_usage"] == 0.25
-
-
-def test_missing_series_are_nan() -> None:
-    row = parse_metrics("# TYPE other counter\nother_total 3.0\n")
-    assert math.isnan(row["prefix_cache_hits"])
 
 
 def _result(records: list[RequestRecord]) -> Result:
