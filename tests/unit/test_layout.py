@@ -33,9 +33,6 @@ EXEMPT = {
     "servelab/__init__.py":
         ("the package's public names (Server, bench, plots), re-exported from modules"
          " tested on their own"),
-    "servelab/bench/frames.py":
-        ("the runs' DataFrames, built in every bench and findings test"
-         " (tests/unit/servelab/test_bench.py first)"),
     "servelab/bench/options.py":
         "pure declaration: the keyword options of bench.run as one TypedDict",
     "servelab/bench/prompts.py":
@@ -90,8 +87,6 @@ EXEMPT = {
     "autograder/__init__.py": "the package's one docstring and version: nothing to test",
     "autograder/__main__.py":
         "the command line, run by tests/tooling/autograder/test_shard.py and test_sandbox.py",
-    "autograder/class_report.py":
-        "drawn from a graded class in tests/tooling/autograder/test_class_results.py",
     "autograder/course.py":
         "the scratch nbgrader course, built by tests/tooling/autograder/test_grade.py",
     "autograder/match.py":
@@ -100,8 +95,6 @@ EXEMPT = {
         "tested by merging shards in tests/unit/autograder/test_shard.py and its tooling twin",
     "autograder/outcome.py":
         "tested through the grades.csv of tests/tooling/autograder/test_grade.py",
-    "autograder/plausibility.py":
-        "tested on edited records in tests/unit/autograder/test_class_results.py",
     "autograder/preprocessors.py":
         "nbgrader preprocessors: tested through tests/tooling/autograder/test_grade.py",
     "autograder/repair.py":
@@ -118,9 +111,6 @@ EXEMPT = {
     "course/checks/__main__.py": "the command line, run in tests/unit/course/test_checks.py",
     "course/checks/model.py":
         "pure declaration: the Check type (its rules: tests/unit/course/test_checks_rules.py)",
-    "course/launch.py":
-        ("the launch and install cells, tested in tests/unit/course/test_edition.py and"
-         " tests/engine/test_fresh_runtime.py"),
     "course/paths.py": "pure declaration: where the course lives, read by most course tests",
 }
 

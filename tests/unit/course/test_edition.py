@@ -2,23 +2,9 @@
 
 from __future__ import annotations
 
-import sys
-
-from course.edition import (
-    colab_url,
-    kaggle_url,
-    launch_badges,
-    repository_setting,
-    toc_text,
-)
-from course.launch import (
-    Repository,
-    install_cell_source,
-)
-from course.paths import (
-    BOOK_DIR,
-    REPO_ROOT,
-)
+from course.edition import colab_url, kaggle_url, launch_badges, repository_setting, toc_text
+from course.launch import Repository
+from course.paths import BOOK_DIR, REPO_ROOT
 
 CHAPTER = "01-serving-engine"
 FORK = Repository(url="https://example.org/someone/their-fork", branch="term-2",
@@ -41,17 +27,3 @@ def test_launch_links_open_the_student_edition_named_in_the_config() -> None:
     assert kaggle_url(CHAPTER) == f"https://kaggle.com/kernels/welcome?src={setting.url}/{path}"
     assert kaggle_url(CHAPTER) in launch_badges(CHAPTER)
     assert kaggle_url(CHAPTER, FORK).startswith(f"https://kaggle.com/kernels/welcome?src={FORK.url}")
-
-
-
-
-def test_install_cell_ends_in_bootstrap_and_needs_only_the_standard_library() -> None:
-    code = install_cell_source(FORK)
-    assert code.rstrip().endswith("from servelab.env import bootstrap  # noqa: E402\n\n"
-                                  "runtime = bootstrap(started=_started)")
-    before = code.split("from servelab.env")[0]
-    imported = {line.split()[1].split(".")[0] for line in before.splitlines()
-                if line.startswith("import ")}
-    assert imported <= set(sys.stdlib_module_names)
-    assert f"servelab @ git+{FORK.url}@{FORK.install_ref}" in code
-    compile(code, "install-cell", "exec")
