@@ -69,13 +69,10 @@ EXEMPT = {
          " tests/unit/servelab/lessons/serving_many_users/test_words.py"),
     "servelab/lessons/paging/__init__.py": TOPIC,
     "servelab/lessons/paging/thresholds.py": BARS,
-    "servelab/lessons/plural.py": "one line of grammar, read in every words test",
     "servelab/lessons/prefix/__init__.py": TOPIC,
     "servelab/lessons/prefix_caching/load.py":
         "chapter 04's load against a live server, run by the chapter's nbval",
     "servelab/lessons/prefix/thresholds.py": BARS,
-    "servelab/lessons/past_one_machine/copies_words.py":
-        "tested in tests/unit/servelab/lessons/past_one_machine/test_findings.py",
     "servelab/lessons/past_one_machine/interpretation.py":
         "chapter 09's interpretation, rendered whole by tests/unit/test_story_snapshots.py",
     "servelab/lessons/past_one_machine/thresholds.py": BARS,
