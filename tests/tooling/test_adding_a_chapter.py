@@ -26,6 +26,7 @@ COPIED = ("servelab", "course", "autograder", "env", "benchmarks", "tests", "ass
           "assignments/checks", "pyproject.toml", "conftest.py", "_config.yml", "README.md")
 # The unit tests that enumerate the book's chapters or hold a rule every chapter must keep.
 CHAPTER_TESTS = ("tests/unit/servelab/test_book.py", "tests/unit/servelab/test_sizes.py",
+                 "tests/unit/test_servelab.py",
                  "tests/unit/servelab/test_results.py", "tests/unit/test_layout.py",
                  "tests/unit/test_import_layers.py", "tests/unit/test_lesson_shape.py",
                  "tests/unit/test_notebook_style.py", "tests/unit/course/test_checks.py",

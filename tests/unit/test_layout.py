@@ -30,9 +30,6 @@ STORY = ("a chapter's story, declared: rendered whole by tests/unit/test_story_s
 
 # Modules with no test file of their own, each with the reason.
 EXEMPT = {
-    "servelab/__init__.py":
-        ("the package's public names (Server, bench, plots), re-exported from modules"
-         " tested on their own"),
     "servelab/bench/options.py":
         "pure declaration: the keyword options of bench.run as one TypedDict",
     "servelab/bench/prompts.py":

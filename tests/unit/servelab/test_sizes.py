@@ -4,14 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from course.paths import CHAPTERS
 from servelab.lessons.chunked_prefill.chapter import SIZES
 from servelab.settings import SIZE
-from servelab.sizes import DECLARED, SizeError, profile_for, sizes_for
-
-
-def test_every_chapter_hands_its_sizes_down() -> None:
-    assert list(DECLARED) == list(CHAPTERS)
+from servelab.sizes import SizeError, profile_for, sizes_for
 
 
 def test_the_device_picks_the_profile_unless_the_environment_says(monkeypatch) -> None:
