@@ -5,7 +5,9 @@ a package's own tests are named for it in its parent (``tests/unit/servelab/test
 ``servelab/bench/__init__.py``), and tests of no one module sit in the tier's folder itself.
 
 Every module of the packages below has a test file in some tier, or is exempted here with its
-reason. Read from the file tree alone, without importing anything."""
+reason: by name in ``EXEMPT``, or by a rule that finds it (a chapter's declarations, a module
+that is a docstring alone, a topic's bars). Read from the file tree alone, without importing
+anything."""
 
 from __future__ import annotations
 
@@ -41,7 +43,6 @@ EXEMPT = {
     "servelab/chapter.py":
         ("pure declaration: the Chapter type each chapter module fills in (their sizes:"
          " tests/unit/servelab/test_sizes.py)"),
-    "servelab/engines/__init__.py": TOPIC,
     "servelab/engines/process.py":
         ("the child-process life cycle, tested through the servers it runs"
          " (tests/engine/servelab/engines/test_router.py, test_vllm_server.py)"),
@@ -53,32 +54,17 @@ EXEMPT = {
     "servelab/hardware.py":
         ("the device and its flags, tested through"
          " tests/unit/servelab/engines/test_vllm_server.py and tests/unit/servelab/test_models.py"),
-    "servelab/lessons/__init__.py": TOPIC,
-    "servelab/lessons/batching/__init__.py": TOPIC,
-    "servelab/lessons/batching/thresholds.py": BARS,
-    "servelab/lessons/chunking/__init__.py": TOPIC,
-    "servelab/lessons/chunking/thresholds.py": BARS,
-    "servelab/lessons/device_model/__init__.py": TOPIC,
-    "servelab/lessons/throughput_vs_latency/thresholds.py": BARS,
-    "servelab/lessons/the_dials/thresholds.py": BARS,
     "servelab/lessons/serving_many_users/findings.py":
         ("tested with chapter 00's words in"
          " tests/unit/servelab/lessons/serving_many_users/test_words.py"),
-    "servelab/lessons/paging/__init__.py": TOPIC,
-    "servelab/lessons/paging/thresholds.py": BARS,
-    "servelab/lessons/prefix/__init__.py": TOPIC,
     "servelab/lessons/prefix_caching/load.py":
         "chapter 04's load against a live server, run by the chapter's nbval",
-    "servelab/lessons/prefix/thresholds.py": BARS,
     "servelab/lessons/past_one_machine/interpretation.py":
         "chapter 09's interpretation, rendered whole by tests/unit/test_story_snapshots.py",
-    "servelab/lessons/past_one_machine/thresholds.py": BARS,
     "servelab/lessons/when_not_to/slot_runs.py":
         "drives a live llama-server or vLLM: run by chapter 08's nbval",
-    "servelab/lessons/when_not_to/thresholds.py": BARS,
     "servelab/smoke.py":
         "`python -m servelab.smoke` starts the engine: run by tests/engine/test_engine_compat.py",
-    "autograder/__init__.py": "the package's one docstring and version: nothing to test",
     "autograder/__main__.py":
         "the command line, run by tests/tooling/autograder/test_shard.py and test_sandbox.py",
     "autograder/course.py":
@@ -101,7 +87,6 @@ EXEMPT = {
     "autograder/workers.py":
         ("nbgrader processes: tested through tests/tooling/autograder/test_grade.py and"
          " test_shard.py"),
-    "course/__init__.py": "the package's docstring: nothing to test",
     "course/checks/__main__.py": "the command line, run in tests/unit/course/test_checks.py",
     "course/checks/model.py":
         "pure declaration: the Check type (its rules: tests/unit/course/test_checks_rules.py)",
@@ -148,19 +133,44 @@ def chapter_exemptions() -> dict[str, str]:
     return exempt
 
 
+def docstrings_alone() -> dict[str, str]:
+    """The modules that hold a docstring and nothing else (a package that only describes itself):
+    nothing in them runs. Read with ``ast``, so a module that gains a line of code needs a test."""
+    exempt = {}
+    for module in _modules():
+        body = ast.parse((REPO / module).read_text(encoding="utf-8")).body
+        only = body[0] if len(body) == 1 and isinstance(body[0], ast.Expr) else None
+        if only is not None and isinstance(only.value, ast.Constant) and isinstance(
+                only.value.value, str):
+            exempt[str(module)] = TOPIC
+    return exempt
+
+
+def bar_homes() -> dict[str, str]:
+    """Each lessons topic's ``thresholds.py``: its bars, declared, each held to one home by
+    tests/unit/servelab/lessons/test_thresholds.py, so that adding a topic adds no entry here."""
+    return {str(path.relative_to(REPO)): BARS
+            for path in sorted((REPO / "servelab" / "lessons").glob("*/thresholds.py"))}
+
+
+def found_exemptions() -> dict[str, str]:
+    """What the rules exempt, beside ``EXEMPT``'s named modules."""
+    return chapter_exemptions() | docstrings_alone() | bar_homes()
+
+
 def untested(modules: list[Path], tests: list[Path], exempt: dict[str, str]) -> list[str]:
     return [str(m) for m in modules if str(m) not in exempt and not _tested(m, tests)]
 
 
 def test_every_module_has_a_test_file_or_a_reason() -> None:
-    missing = untested(_modules(), _test_files(), EXEMPT | chapter_exemptions())
+    missing = untested(_modules(), _test_files(), EXEMPT | found_exemptions())
     assert missing == [], ("write tests/<tier>/<the module's path>/test_<module>.py, or exempt the "
                            f"module in {Path(__file__).name} with its reason: {missing}")
 
 
 def test_each_exemption_names_a_module_still_untested() -> None:
     modules, tests = _modules(), _test_files()
-    exempt = EXEMPT | chapter_exemptions()
+    exempt = EXEMPT | found_exemptions()
     gone = [name for name in exempt if Path(name) not in modules]
     tested = [name for name in exempt if _tested(Path(name), tests)]
     assert (gone, tested) == ([], []), f"drop these exemptions: gone {gone}, now tested {tested}"
@@ -214,3 +224,10 @@ def test_the_check_fails_on_an_untested_module() -> None:
                                             "servelab/plots/__init__.py"]
     assert untested(modules, tests, {"servelab/lessons/paging/new.py": "why",
                                      "servelab/plots/__init__.py": "why"}) == []
+
+
+def test_the_rules_find_docstrings_alone_and_each_topics_bars() -> None:
+    alone, bars = docstrings_alone(), bar_homes()
+    assert "servelab/lessons/__init__.py" in alone and "servelab/env/__init__.py" not in alone
+    assert "servelab/lessons/batching/thresholds.py" in bars
+    assert "servelab/lessons/thresholds.py" not in bars  # the shared bars have a test file
