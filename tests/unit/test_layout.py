@@ -37,9 +37,6 @@ EXEMPT = {
     "servelab/bench/prompts.py":
         ("needs a server's tokenizer: tested through"
          " tests/engine/servelab/test_bench_engine.py and the chapters' nbval"),
-    "servelab/bench/runner.py":
-        ("drives a live server: tested through tests/engine/servelab/test_bench_engine.py"
-         " and the chapters' nbval"),
     "servelab/chapter.py":
         ("pure declaration: the Chapter type each chapter module fills in (their sizes:"
          " tests/unit/servelab/test_sizes.py)"),
@@ -87,7 +84,6 @@ EXEMPT = {
     "autograder/workers.py":
         ("nbgrader processes: tested through tests/tooling/autograder/test_grade.py and"
          " test_shard.py"),
-    "course/checks/__main__.py": "the command line, run in tests/unit/course/test_checks.py",
     "course/checks/model.py":
         "pure declaration: the Check type (its rules: tests/unit/course/test_checks_rules.py)",
     "course/paths.py": "pure declaration: where the course lives, read by most course tests",

@@ -74,7 +74,8 @@ EXEMPT = {
         PRINTED,
     "servelab/bench/test_in_turn.py::test_kept_up_each_server_starts_once_and_they_take_turns":
         PRINTED,
-    "servelab/test_bench.py::test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show": PRINTED,
+    "servelab/bench/test_runner.py::test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show":
+        PRINTED,
     "servelab/test_progress.py::test_a_wait_without_a_bar_ends_on_one_line": PRINTED,
     "servelab/env/test_install.py::test_another_version_of_the_engine_is_replaced_by_the_pin":
         PRINTED,

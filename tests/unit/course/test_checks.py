@@ -1,17 +1,10 @@
-"""course.checks: every chapter's check data, and the command line that imports a lesson's check
-(course/checks/__main__.py; the loader, the cells and the notebook writer have their own files in
-tests/unit/course/checks/)."""
+"""course.checks: every chapter's check data (the loader, the cells, the notebook writer and the
+command line have their own files in tests/unit/course/checks/)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from course.checks import LETTERS, check_from_lesson, load_check
-from course.checks.__main__ import main as checks_main
-from course.lesson import lesson_file
+from course.checks import LETTERS, load_check
 from course.paths import CHAPTERS, CHECKS_DIR
-from tests.unit.course.checks.test_load import FIXTURE
 
 
 def test_every_chapter_has_a_valid_check_and_right_letters_vary() -> None:
@@ -21,20 +14,3 @@ def test_every_chapter_has_a_valid_check_and_right_letters_vary() -> None:
     for c in checks:
         for option in c.wrong_options:
             assert option.tempts and option.wrong, (c.chapter, option.letter)
-
-
-LESSON = lesson_file() if lesson_file().exists() else FIXTURE
-
-
-def test_import_command_brings_a_lesson_check_into_the_course(tmp_path: Path, capsys) -> None:
-    code = checks_main(["import", str(LESSON), "--chapter", "99-lesson",
-                        "--checks-dir", str(tmp_path)])
-    assert code == 0, capsys.readouterr().err
-    imported = load_check(tmp_path / "99-lesson.json")
-    original = check_from_lesson(json.loads(LESSON.read_text()), "99-lesson")
-    assert imported == original
-    assert "wrote" in capsys.readouterr().out
-    (tmp_path / "99-lesson.yml").write_text("question: x\n")
-    assert checks_main(["import", str(LESSON), "--chapter", "99-lesson",
-                        "--checks-dir", str(tmp_path)]) == 1
-    assert "already holds" in capsys.readouterr().err

@@ -10,7 +10,7 @@ import matplotlib.pyplot
 import numpy as np
 import pytest
 
-from servelab.bench import metrics, runner
+from servelab.bench import metrics
 from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.prompts import WordPrompts
 from servelab.bench.workloads import (
@@ -282,10 +282,3 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
     assert len(plots.concurrency_curves(steady_sweep).axes[0].lines) == 2
     with pytest.raises(ValueError, match="user_tok_s"):
         plots.concurrency_curves(sweep.drop(columns="user_tok_s"))
-
-
-def test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show(
-        records: list[RequestRecord]) -> None:
-    line = runner.final_line("closed loop", records, 2.0)
-    done = sum(r.ok for r in records)
-    assert line == f"closed loop: {done}/{len(records)} req in 2.0 s ({done / 2:.2f} req/s)"
