@@ -32,8 +32,6 @@ STORY = ("a chapter's story, declared: rendered whole by tests/unit/test_story_s
 
 # Modules with no test file of their own, each with the reason.
 EXEMPT = {
-    "servelab/bench/options.py":
-        "pure declaration: the keyword options of bench.run as one TypedDict",
     "servelab/bench/prompts.py":
         ("needs a server's tokenizer: tested through"
          " tests/engine/servelab/test_bench_engine.py and the chapters' nbval"),
