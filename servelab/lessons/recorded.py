@@ -2,10 +2,11 @@
 whole story can be rendered again from one real run's findings without running anything.
 
 ``to_record`` writes a findings object (frozen dataclasses of spreads, figures, mappings,
-tuples, enums, pandas frames) as plain JSON; ``from_record(cls, data)`` rebuilds it, led by
-``cls``'s type hints. Mappings become lists of [key, value] pairs, so keys may be tuples, as some
-findings' are; a frame keeps its index, columns and values (not its dtypes). Properties are
-not stored: they are computed again, which is what a snapshot of the words is meant to test.
+tuples, enums, pandas frames and series) as plain JSON; ``from_record(cls, data)`` rebuilds it,
+led by ``cls``'s type hints. Mappings become lists of [key, value] pairs, so keys may be
+tuples, as some findings' are; a frame keeps its index, columns and values (not its dtypes), a
+series its name, index and values. Properties are not stored: they are computed again, which
+is what a snapshot of the words is meant to test.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ def to_record(value: Any) -> Any:
         split = value.to_dict(orient="split")
         return {"index": to_record(split["index"]), "index_names": list(value.index.names),
                 "columns": to_record(split["columns"]), "data": to_record(split["data"])}
+    if isinstance(value, pd.Series):
+        return {"name": to_record(value.name), "index": to_record(value.index.tolist()),
+                "values": to_record(value.tolist())}
     if isinstance(value, Mapping):
         return [[to_record(key), to_record(item)] for key, item in value.items()]
     if isinstance(value, tuple | list):
@@ -41,30 +45,27 @@ def to_record(value: Any) -> Any:
     return value
 
 
+def _cell(item: Any) -> Any:
+    """A frame's or series' label or value as it was: NaN again where JSON held "NaN", and a
+    label of several parts (a tuple) a tuple again."""
+    if isinstance(item, list):
+        return tuple(_cell(part) for part in item)
+    return float("nan") if item == "NaN" else item
+
+
 def from_record(kind: Any, data: Any) -> Any:
     """Rebuild a value of type ``kind`` (a class or a type hint) from ``to_record``'s data."""
-    origin, args = get_origin(kind), get_args(kind)
-    if origin in (Union, types.UnionType):
-        if data is None:
-            return None
-        return from_record(next(arg for arg in args if arg is not type(None)), data)
-    if origin is not None and isinstance(origin, type) and issubclass(origin, Mapping):
-        key, item = args
-        return {from_record(key, pair[0]): from_record(item, pair[1]) for pair in data}
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(from_record(args[0], item) for item in data)
-        return tuple(from_record(arg, item) for arg, item in zip(args, data, strict=True))
-    if origin is not None and isinstance(origin, type) and issubclass(origin, Sequence):
-        return [from_record(args[0], item) for item in data]
+    if get_origin(kind) is not None:
+        return _from_generic(kind, data)
     if kind is Any:
         return data
+    if kind is pd.Series:
+        return pd.Series([_cell(item) for item in data["values"]],
+                         index=[_cell(label) for label in data["index"]], name=_cell(data["name"]))
     if kind is pd.DataFrame:
-        def cell(item: Any) -> Any:
-            return float("nan") if item == "NaN" else item
-        frame = pd.DataFrame([[cell(item) for item in row] for row in data["data"]],
-                             columns=[cell(column) for column in data["columns"]],
-                             index=[cell(label) for label in data["index"]])
+        frame = pd.DataFrame([[_cell(item) for item in row] for row in data["data"]],
+                             columns=[_cell(column) for column in data["columns"]],
+                             index=[_cell(label) for label in data["index"]])
         frame.index.names = data["index_names"]
         return frame
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
@@ -75,6 +76,25 @@ def from_record(kind: Any, data: Any) -> Any:
         return kind(data)
     if kind is float:
         return float("nan") if data == "NaN" else float(data)
+    return data
+
+
+def _from_generic(kind: Any, data: Any) -> Any:
+    """``from_record`` for a parametrised hint: an optional value, a mapping, a tuple or a list."""
+    origin, args = get_origin(kind), get_args(kind)
+    if origin in (Union, types.UnionType):
+        if data is None:
+            return None
+        return from_record(next(arg for arg in args if arg is not type(None)), data)
+    if isinstance(origin, type) and issubclass(origin, Mapping):
+        key, item = args
+        return {from_record(key, pair[0]): from_record(item, pair[1]) for pair in data}
+    if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:
+            return tuple(from_record(args[0], item) for item in data)
+        return tuple(from_record(arg, item) for arg, item in zip(args, data, strict=True))
+    if isinstance(origin, type) and issubclass(origin, Sequence):
+        return [from_record(args[0], item) for item in data]
     return data
 
 

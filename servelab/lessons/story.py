@@ -9,10 +9,17 @@ was given (:attr:`Story.found`). A recording saves those findings; the chapter's
 same story rendered from them again (:meth:`Story.render`), read back as the types the words
 functions' hints name (:meth:`Story.kinds`). So the page and its snapshot are one assembly, and
 nothing else lists a chapter's findings.
+
+The result record the grader reads is made from the same story: ``STORY.record(...)`` builds the
+chapter's findings record (declared with the story) from the findings its sections were shown
+with, plus those only the record reads (a frame the page plots but writes no sentence from),
+which the story then keeps too. So the figures the grader reads are the objects the page
+wrote from, and a recording holds the record's findings as well as the page's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -56,14 +63,17 @@ class Section:
 
 
 class Story:
-    """A chapter's sections in page order, and the findings they were shown with."""
+    """A chapter's sections in page order, the findings they were shown with, and the findings
+    record (a frozen dataclass, one field per finding) the chapter's result record is made from."""
 
-    def __init__(self, chapter: str, sections: Sequence[Section]) -> None:
+    def __init__(self, chapter: str, sections: Sequence[Section],
+                 findings_record: type[Any]) -> None:
         names = [section.name for section in sections]
         if len(set(names)) != len(names):
             raise ValueError(f"{chapter}: a section name is used twice in {names}")
         self.chapter = chapter
         self.sections = tuple(sections)
+        self.findings_record = findings_record
         self.found: dict[str, Any] = {}
 
     @property
@@ -88,15 +98,39 @@ class Story:
         """The plot title ``name``, written from ``findings``."""
         return self._write(name, True, findings)
 
+    def _keep(self, findings: Mapping[str, Any]) -> None:
+        for name, value in findings.items():
+            if name in self.found and self.found[name] is not value:
+                raise ValueError(f"{self.chapter}: {name!r} was shown as one value and is now "
+                                 "given as another; a finding has one value a run")
+        self.found.update(findings)
+        SHOWN[self.chapter] = self
+
+    def record(self, **only_recorded: Any) -> Any:
+        """The chapter's findings record, each field the finding of that name the sections
+        were shown with, or one in ``only_recorded`` (those no section writes from, which the
+        story keeps from now on)."""
+        self._keep(only_recorded)
+        fields = [field.name for field in dataclasses.fields(self.findings_record)]
+        lacking = [name for name in fields if name not in self.found]
+        if lacking:
+            raise KeyError(f"{self.chapter}'s record needs {', '.join(lacking)}: no section was "
+                           "shown with them and they were not given")
+        return self.findings_record(**{name: self.found[name] for name in fields})
+
     def kinds(self) -> dict[str, Any]:
-        """Every finding the sections take, with its type; a name two sections type
-        differently is the author's error."""
+        """Every finding the sections and the findings record take, with its type; a name
+        two of them type differently is the author's error."""
         kinds: dict[str, Any] = {}
-        for section in self.sections:
-            for name, kind in section.kinds().items():
+        typed = [(section.name, section.kinds()) for section in self.sections]
+        record_hints = get_type_hints(self.findings_record)
+        typed.append(("the findings record", {field.name: record_hints[field.name] for field
+                                              in dataclasses.fields(self.findings_record)}))
+        for owner, named in typed:
+            for name, kind in named.items():
                 if kinds.setdefault(name, kind) != kind:
                     raise TypeError(f"{self.chapter}: {name!r} is {kinds[name]} in one section "
-                                    f"and {kind} in {section.name!r}")
+                                    f"and {kind} in {owner!r}")
         return kinds
 
     def missing(self, found: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:

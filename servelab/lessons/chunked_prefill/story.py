@@ -12,6 +12,7 @@ from servelab.lessons.chunked_prefill.forecast_words import (
     reading_line,
     spacing_line,
 )
+from servelab.lessons.chunked_prefill.record import ChunkingRecord
 from servelab.lessons.chunking.words import gaps_title, story, trade_title
 from servelab.lessons.story import Section, Story
 
@@ -25,4 +26,4 @@ STORY = Story(CHAPTER.id, (
     Section("trade_title", trade_title, title=True),
     Section("interpretation", story),
     Section("forecast", forecast_text),
-))
+), findings_record=ChunkingRecord)

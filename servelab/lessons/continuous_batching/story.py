@@ -24,6 +24,7 @@ from servelab.lessons.batching.words import (
     waves_title,
 )
 from servelab.lessons.continuous_batching.chapter import CHAPTER
+from servelab.lessons.continuous_batching.record import ContinuousBatchingRecord
 from servelab.lessons.story import Section, Story
 
 STORY = Story(CHAPTER.id, (
@@ -43,4 +44,4 @@ STORY = Story(CHAPTER.id, (
     Section("waves_title", waves_title, title=True),
     Section("flowing_title", flowing_title, title=True),
     Section("waves", waves_text),
-))
+), findings_record=ContinuousBatchingRecord)

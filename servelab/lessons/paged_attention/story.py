@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from servelab.lessons.paged_attention.capacity_words import engine_check_text, plan_text
 from servelab.lessons.paged_attention.chapter import CHAPTER
+from servelab.lessons.paged_attention.record import PagingRecord
 from servelab.lessons.paged_attention.words import (
     admission_text,
     block_table_title,
@@ -28,4 +29,4 @@ STORY = Story(CHAPTER.id, (
     Section("paging", paging_text),
     Section("pace", pace_text),
     Section("admission", admission_text),
-))
+), findings_record=PagingRecord)

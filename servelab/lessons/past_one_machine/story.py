@@ -12,6 +12,7 @@ from servelab.lessons.past_one_machine.copies_words import (
 from servelab.lessons.past_one_machine.failure_words import failure_lines, failure_title
 from servelab.lessons.past_one_machine.interpretation import interpretation_text
 from servelab.lessons.past_one_machine.policy_words import spread_title
+from servelab.lessons.past_one_machine.record import RoutingRecord
 from servelab.lessons.story import Section, Story
 
 STORY = Story(CHAPTER.id, (
@@ -22,4 +23,4 @@ STORY = Story(CHAPTER.id, (
     Section("copies_title", copies_title, title=True),
     Section("copies_pace", copies_pace_text),
     Section("interpretation", interpretation_text),
-))
+), findings_record=RoutingRecord)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from servelab.lessons.prefix_caching.chapter import CHAPTER
+from servelab.lessons.prefix_caching.record import PrefixRecord
 from servelab.lessons.prefix_caching.words import (
     first_token_text,
     peaks_title,
@@ -23,4 +24,4 @@ STORY = Story(CHAPTER.id, (
     Section("prediction", reuse_prediction),
     Section("reuse", reuse_text),
     Section("sharing", sharing_text),
-))
+), findings_record=PrefixRecord)

@@ -11,6 +11,7 @@ from servelab.lessons.batching.words import (
     token_count_text,
 )
 from servelab.lessons.serving_engine.chapter import CHAPTER
+from servelab.lessons.serving_engine.record import ServingEngineRecord
 from servelab.lessons.story import Section, Story
 
 STORY = Story(CHAPTER.id, (
@@ -20,4 +21,4 @@ STORY = Story(CHAPTER.id, (
     Section("crowd", crowd_text),
     Section("prediction", crowd_prediction),
     Section("token_count", token_count_text),
-))
+), findings_record=ServingEngineRecord)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from servelab.lessons.chunking.words import effect_text, sizing_text
 from servelab.lessons.serving_many_users.chapter import CHAPTER
+from servelab.lessons.serving_many_users.record import OverviewRecord
 from servelab.lessons.serving_many_users.words import (
     batching_text,
     batching_title,
@@ -28,4 +29,4 @@ STORY = Story(CHAPTER.id, (
     Section("trade_title", trade_title, title=True),
     Section("effect", effect_text),
     Section("summary", lesson_summary),
-))
+), findings_record=OverviewRecord)

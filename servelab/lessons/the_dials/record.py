@@ -16,10 +16,10 @@ from servelab.lessons.the_dials.findings import ContextFindings
 
 @dataclass(frozen=True)
 class DialsRecord:
-    """The ``max_num_seqs`` sweep (one row per level), the small cache's capacity, the context
-    findings and the short requests' table by load (one row per load)."""
+    """The ``max_num_seqs`` sweep's table (one row per level), the small cache's capacity, the
+    context findings and the short requests' table by load (one row per load)."""
 
-    sweep: pd.DataFrame
+    sweep_table: pd.DataFrame
     small_capacity: Capacity
     context: ContextFindings
     by_load: pd.DataFrame
@@ -28,7 +28,7 @@ class DialsRecord:
 
     def figures(self) -> TheDialsFigures:
         """Chapter 05's figures (one of each sweep column per level)."""
-        sweep, small_capacity, context, by_load = (self.sweep, self.small_capacity,
+        sweep, small_capacity, context, by_load = (self.sweep_table, self.small_capacity,
                                                    self.context, self.by_load)
         return TheDialsFigures(
             output_tok_s_at=per_level(sweep.index, sweep["output_tok_s"]),

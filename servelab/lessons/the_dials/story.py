@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from servelab.lessons.story import Section, Story
 from servelab.lessons.the_dials.chapter import CHAPTER
+from servelab.lessons.the_dials.record import DialsRecord
 from servelab.lessons.the_dials.step_words import line_gain_text, prediction_text, sweep_check_text
 from servelab.lessons.the_dials.tp_words import tensor_parallel_section
 from servelab.lessons.the_dials.words import (
@@ -25,4 +26,4 @@ STORY = Story(CHAPTER.id, (
     Section("prediction", dials_prediction),
     Section("context", context_text),
     Section("tensor_parallel", tensor_parallel_section),
-))
+), findings_record=DialsRecord)

@@ -8,6 +8,7 @@ from servelab.lessons.throughput_vs_latency.chapter import CHAPTER
 from servelab.lessons.throughput_vs_latency.grid_words import grid_text
 from servelab.lessons.throughput_vs_latency.knee_words import knee_forecast_text, knee_text
 from servelab.lessons.throughput_vs_latency.metrics_words import metrics_text, timeline_title
+from servelab.lessons.throughput_vs_latency.record import DeploymentsRecord
 from servelab.lessons.throughput_vs_latency.slot_words import prediction_text, rates_check_text
 from servelab.lessons.throughput_vs_latency.sweep_words import caps_pace_text, rates_title
 from servelab.lessons.throughput_vs_latency.words import story
@@ -23,4 +24,4 @@ STORY = Story(CHAPTER.id, (
     Section("rates_check", rates_check_text),
     Section("pace", caps_pace_text),
     Section("interpretation", story),
-))
+), findings_record=DeploymentsRecord)

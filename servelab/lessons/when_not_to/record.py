@@ -16,12 +16,12 @@ from servelab.lessons.when_not_to.slots import SlotFindings
 
 @dataclass(frozen=True)
 class SingleUserRecord:
-    """The comparison's rows for one user and for many (``one``, ``many``: one row per engine),
-    the slot findings, each engine's start in seconds and the model files (``files``: Q4_1
-    first, F16 second)."""
+    """The comparison's rows for one user and for many (``one_rows``, ``many_rows``: one row per
+    engine), the slot findings, each engine's start in seconds and the model files (``files``:
+    Q4_1 first, F16 second)."""
 
-    one: pd.DataFrame
-    many: pd.DataFrame
+    one_rows: pd.DataFrame
+    many_rows: pd.DataFrame
     slot_found: SlotFindings
     start_s: Mapping[str, float]
     files: pd.DataFrame
@@ -30,7 +30,7 @@ class SingleUserRecord:
 
     def figures(self) -> WhenNotToFigures:
         """Chapter 08's figures."""
-        one, many, slot_found, start_s, files = (self.one, self.many, self.slot_found,
+        one, many, slot_found, start_s, files = (self.one_rows, self.many_rows, self.slot_found,
                                                  self.start_s, self.files)
         return WhenNotToFigures(
             user_tok_s_alone_llama_q4=cast(float, one.loc[LLAMA_Q4, "user_tok_s"]),

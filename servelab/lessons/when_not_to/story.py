@@ -6,6 +6,7 @@ from __future__ import annotations
 from servelab.lessons.story import Section, Story
 from servelab.lessons.when_not_to.chapter import CHAPTER
 from servelab.lessons.when_not_to.forecast_words import forecast_text, opening_text
+from servelab.lessons.when_not_to.record import SingleUserRecord
 from servelab.lessons.when_not_to.slots_words import (
     memory_text,
     queue_text,
@@ -38,4 +39,4 @@ STORY = Story(CHAPTER.id, (
     Section("reuse", reuse_text),
     Section("forecast", forecast_text),
     Section("takeaway", takeaway_text),
-))
+), findings_record=SingleUserRecord)

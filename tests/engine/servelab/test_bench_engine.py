@@ -128,6 +128,24 @@ def test_steady_state_is_inside_the_run_and_leaves_out_the_ramp(closed: bench.Re
     assert summary["steady_output_tok_s"] == pytest.approx(inside / (end - start))
 
 
+def test_chapter_10_tries_its_time_bound_with_every_user_at_once(server: Server) -> None:
+    """The time bound tried past the measured line (chapter 10, issue #64): one request per
+    user, all decoding together, each timed after its first token."""
+    from servelab.lessons.batching.steps import StepFit
+    from servelab.lessons.capacity_plan.pace_try import try_pace_bound
+    from servelab.lessons.capacity_plan.plan import Brief, CapacityPlan
+
+    brief = Brief(rate_req_s=1.0, prompt_tokens=32, answer_tokens=16, tpot_factor=2.0,
+                  ttft_factor=4.0, share=0.9)
+    plan = CapacityPlan(brief, StepFit(50.0, 5.0, 1.0), prompt_ms=0.0, first_token_ms=100.0,
+                        kv_tokens=100 * brief.tokens_per_request, kv_bytes_per_token=2**20,
+                        largest_measured=4)
+    tried = try_pace_bound(server, plan, batch=8)
+    assert (tried.batch, tried.measured, tried.tpot_ms.n) == (8, 4, 8)
+    assert 0 < tried.tpot_ms.low <= tried.tpot_ms.median <= tried.tpot_ms.high
+    assert (tried.line_ms, tried.target_ms) == (plan.step.at(8), plan.tpot_target_ms)
+
+
 def test_parallel_samples_each_get_max_tokens(server: Server) -> None:
     result = bench.parallel_sampling(server, n=3, max_tokens=12, progress=False)
     (request,) = result.requests.itertuples()

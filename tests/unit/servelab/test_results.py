@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import importlib
 import json
 import math
 from collections.abc import Mapping
@@ -23,6 +22,7 @@ from servelab.bench.spread import Spread
 from servelab.chapter import Figures
 from servelab.lessons.device_model.foretold import Checked
 from servelab.lessons.device_model.kept import kept_model
+from servelab.lessons.story import declared
 from servelab.results import (
     FIGURES,
     MAX_PREDICTIONS,
@@ -295,20 +295,25 @@ def test_record_results_takes_the_chapter_and_figures_from_its_findings(displaye
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_chapter_records_its_findings_in_a_cell_of_its_own(chapter: str) -> None:
+    """The record is made from the chapter's story (issue #62): the cell calls ``STORY.record``,
+    never a findings record's constructor, and passes only the findings no section of the page
+    was shown with, so each figure read from a finding the page writes about comes from the
+    very object the page wrote from."""
     [(cell, call)] = record_calls(chapter)
     assert cell.source.startswith("# "), "the record cell opens with a one-line comment"
     body = ast.parse(cell.source).body
-    # Two imports, the chapter's findings record and record_results, then the one call.
-    assert len(body) == 3, "the record cell holds only its imports and its call"
-    [module] = [node.module for node in body if isinstance(node, ast.ImportFrom)
-                and node.module and node.module.endswith(".record")]
-    assert module.startswith("servelab.lessons.")
+    # The import of record_results, then the one call.
+    assert len(body) == 2, "the record cell holds only its import and its call"
     [findings] = call.args[1:]
-    assert isinstance(findings, ast.Call) and isinstance(findings.func, ast.Name)
-    kind = getattr(importlib.import_module(module), findings.func.id)
-    assert kind.chapter == chapter
-    fields = {field.name for field in dataclasses.fields(kind)}
-    assert not findings.args and {k.arg for k in findings.keywords} == fields
+    assert isinstance(findings, ast.Call) and isinstance(findings.func, ast.Attribute)
+    assert ast.unparse(findings.func) == "STORY.record" and not findings.args
+    story = declared()[chapter]
+    assert story.findings_record.chapter == chapter
+    passed = {keyword.arg for keyword in findings.keywords}
+    shown = {name for section in story.sections for name in section.needs}
+    fields = {field.name for field in dataclasses.fields(story.findings_record)}
+    assert passed <= fields - shown, "pass only the findings no section is shown with"
+    assert fields <= passed | shown, "every field comes from the page or from the record cell"
 
 
 def test_a_record_counts_the_gpus_its_servers_computed_on(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,5 +1,6 @@
 """servelab.lessons.story: a chapter's sections shown by name, the findings they were shown with
-kept, and the same story rendered from those findings again."""
+kept, the same story rendered from those findings again, and the chapter's findings record made
+from them."""
 
 from __future__ import annotations
 
@@ -29,10 +30,16 @@ def verdict_text(pace: Pace, prediction: str = "") -> str:
     return f"you said {prediction or 'nothing'} of {pace.ms:.0f} ms"
 
 
+@dataclass(frozen=True)
+class PaceRecord:
+    pace: Pace
+    tokens: int
+
+
 def story() -> Story:
     return Story("99-made-up", (Section("pace", pace_text),
                                 Section("plot", pace_title, title=True),
-                                Section("verdict", verdict_text)))
+                                Section("verdict", verdict_text)), findings_record=PaceRecord)
 
 
 def test_a_shown_section_keeps_its_findings_for_the_snapshot(tmp_path, monkeypatch) -> None:
@@ -47,7 +54,8 @@ def test_a_shown_section_keeps_its_findings_for_the_snapshot(tmp_path, monkeypat
     assert SHOWN["99-made-up"] is made
     path = recorded.save(made.found, tmp_path / "found.json")
     again = recorded.load(path, made.kinds())
-    assert again == made.found and made.kinds() == {"pace": Pace, "prediction": str}
+    assert again == made.found
+    assert made.kinds() == {"pace": Pace, "prediction": str, "tokens": int}
     assert made.render(again).split("\n\n") == [
         "a token takes 42 ms", "*Plot title:* tokens at 42 ms", "you said 40 ms of 42 ms"]
 
@@ -76,7 +84,8 @@ def test_an_unknown_section_a_title_shown_as_prose_or_a_name_used_twice_is_refus
     with pytest.raises(KeyError, match="'missing'"):
         made.show("missing")
     with pytest.raises(ValueError, match="used twice"):
-        Story("99-made-up", (Section("pace", pace_text), Section("pace", pace_title)))
+        Story("99-made-up", (Section("pace", pace_text), Section("pace", pace_title)),
+              findings_record=PaceRecord)
 
 
 def test_two_sections_typing_one_finding_apart_is_the_authors_error() -> None:
@@ -84,7 +93,8 @@ def test_two_sections_typing_one_finding_apart_is_the_authors_error() -> None:
         return f"{pace}"
 
     with pytest.raises(TypeError, match="'pace'"):
-        Story("99-made-up", (Section("pace", pace_text), Section("other", other))).kinds()
+        Story("99-made-up", (Section("pace", pace_text), Section("other", other)),
+              findings_record=PaceRecord).kinds()
 
 
 def test_the_declared_stories_are_each_chapters_own() -> None:
@@ -107,9 +117,33 @@ def test_a_long_passage_is_folded_where_shown_and_rendered_but_a_title_never_is(
     shown: list[str] = []
     monkeypatch.setattr(IPython.display, "display", lambda markdown: shown.append(markdown.data))
     made = Story("99-made-up", (Section("long", long_text),
-                                Section("long_title", long_title, title=True)))
+                                Section("long_title", long_title, title=True)),
+                 findings_record=PaceRecord)
     made.show("long", pace=Pace(40.0))
     (page,) = shown
     assert "<details>" in page and page.startswith("Step 0 took 40 ms")
     assert made.render(made.found).startswith(page)  # the snapshot keeps the page's fold
     assert "<details>" not in made.title("long_title", pace=Pace(40.0))
+
+
+def test_the_record_is_made_from_the_findings_shown_and_those_only_it_reads(monkeypatch) -> None:
+    monkeypatch.setattr(IPython.display, "display", lambda markdown: None)
+    made = story()
+    made.show("pace", pace=Pace(41.6))
+    with pytest.raises(KeyError, match="tokens"):
+        made.record()
+    record = made.record(tokens=128)
+    assert record == PaceRecord(Pace(41.6), 128)
+    assert made.found["tokens"] == 128  # kept: a recording holds the record's findings too
+    assert made.record(tokens=128) == record  # the same value again is no second value
+    with pytest.raises(ValueError, match="pace"):
+        made.record(pace=Pace(50.0))
+
+
+def test_a_record_field_typed_apart_from_a_section_is_the_authors_error() -> None:
+    @dataclass(frozen=True)
+    class Clashing:
+        pace: float
+
+    with pytest.raises(TypeError, match="pace"):
+        Story("99-made-up", (Section("pace", pace_text),), findings_record=Clashing).kinds()

@@ -27,8 +27,8 @@ def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> Non
     by_load = pd.DataFrame({"ttft_ms_p99": [80.0, 900.0]},
                            index=["short requests alone", "beside long ones"])
     context = recorded.load(RUN, STORY.kinds())["context"]
-    record = DialsRecord(sweep=sweep, small_capacity=Capacity(2048, 2048, 1.0), context=context,
-                         by_load=by_load)
+    record = DialsRecord(sweep_table=sweep, small_capacity=Capacity(2048, 2048, 1.0),
+                         context=context, by_load=by_load)
     figures = record.figures().by_name()
     assert record.chapter == "05-the-dials"
     assert set(figures) == expected_names(CHAPTER.id, profile)

@@ -24,7 +24,7 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     files = pd.DataFrame({"file_mb": [90.0, 270.0], "bits_per_weight": [5.0, 16.0]},
                          index=["Q4_1 GGUF (llama.cpp)", "F16 GGUF (llama.cpp)"])
     start_s = {LLAMA_Q4: 0.5, LLAMA_SERVER: 1.5, VLLM: 60.0}
-    record = SingleUserRecord(one=one, many=many, slot_found=found, start_s=start_s,
+    record = SingleUserRecord(one_rows=one, many_rows=many, slot_found=found, start_s=start_s,
                               files=files)
     figures = record.figures().by_name()
     assert record.chapter == "08-when-not-to"
