@@ -64,12 +64,8 @@ EXEMPT = {
         "the command line, run by tests/tooling/autograder/test_shard.py and test_sandbox.py",
     "autograder/course.py":
         "the scratch nbgrader course, built by tests/tooling/autograder/test_grade.py",
-    "autograder/match.py":
-        "tested through the hostile class of tests/tooling/autograder/test_grade.py",
     "autograder/merge.py":
         "tested by merging shards in tests/unit/autograder/test_shard.py and its tooling twin",
-    "autograder/outcome.py":
-        "tested through the grades.csv of tests/tooling/autograder/test_grade.py",
     "autograder/preprocessors.py":
         "nbgrader preprocessors: tested through tests/tooling/autograder/test_grade.py",
     "autograder/repair.py":
