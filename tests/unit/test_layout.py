@@ -27,6 +27,7 @@ CHAPTER = ("a chapter's sizes and cells' glue: its sizes are tested in "
 BARS = ("pure declaration, a topic's bars: tests/unit/servelab/lessons/test_thresholds.py "
         "holds each to one home")
 TOPIC = "a package's docstring: nothing to test"
+REEXPORTS = "a package's docstring and the names it re-exports from modules tested on their own"
 STORY = ("a chapter's story, declared: rendered whole by tests/unit/test_story_snapshots.py, "
          "which also holds the page to its order")
 
@@ -42,15 +43,14 @@ EXEMPT = {
         ("the child-process life cycle, tested through the servers it runs"
          " (tests/engine/servelab/engines/test_router.py, test_vllm_server.py)"),
     "servelab/engines/running.py": "pure declaration: the Protocol a running server satisfies",
-    "servelab/env/__init__.py":
-        "the package's public names, re-exported from its modules, each tested on its own",
     "servelab/env/__main__.py":
         "the command line `python -m servelab.env`, run by tests/tooling/test_setup_commands.py",
     "servelab/hardware.py":
         ("the device and its flags, tested through"
          " tests/unit/servelab/engines/test_vllm_server.py and tests/unit/servelab/test_models.py"),
     "servelab/lessons/serving_many_users/findings.py":
-        ("tested with chapter 00's words in"
+        ("pure declaration: the record of the three effects chapter 00's summary words, kept out"
+         " of its words module by test_lesson_shape.py; built in"
          " tests/unit/servelab/lessons/serving_many_users/test_words.py"),
     "servelab/lessons/prefix_caching/load.py":
         "chapter 04's load against a live server, run by the chapter's nbval",
@@ -123,16 +123,29 @@ def chapter_exemptions() -> dict[str, str]:
     return exempt
 
 
+def _re_export(node: ast.stmt) -> bool:
+    """An import, or the ``__all__`` that lists what a package re-exports."""
+    names = [getattr(target, "id", "") for target in getattr(node, "targets", [])]
+    return isinstance(node, (ast.Import, ast.ImportFrom)) or (
+        isinstance(node, ast.Assign) and names == ["__all__"])
+
+
 def docstrings_alone() -> dict[str, str]:
-    """The modules that hold a docstring and nothing else (a package that only describes itself):
-    nothing in them runs. Read with ``ast``, so a module that gains a line of code needs a test."""
-    exempt = {}
-    for module in _modules():
+    """The modules that hold a docstring and nothing else (a package that only describes itself),
+    or a docstring and the names it re-exports from modules tested on their own: nothing of their
+    own runs (those with a test file anyway are left out). Read with ``ast``, so a module that
+    gains a line of code needs a test."""
+    exempt, tests = {}, _test_files()
+    for module in (module for module in _modules() if not _tested(module, tests)):
         body = ast.parse((REPO / module).read_text(encoding="utf-8")).body
-        only = body[0] if len(body) == 1 and isinstance(body[0], ast.Expr) else None
-        if only is not None and isinstance(only.value, ast.Constant) and isinstance(
-                only.value.value, str):
+        first = body[0] if body and isinstance(body[0], ast.Expr) else None
+        if first is None or not (isinstance(first.value, ast.Constant)
+                                 and isinstance(first.value.value, str)):
+            continue
+        if len(body) == 1:
             exempt[str(module)] = TOPIC
+        elif all(map(_re_export, body[1:])):
+            exempt[str(module)] = REEXPORTS
     return exempt
 
 
@@ -218,6 +231,8 @@ def test_the_check_fails_on_an_untested_module() -> None:
 
 def test_the_rules_find_docstrings_alone_and_each_topics_bars() -> None:
     alone, bars = docstrings_alone(), bar_homes()
-    assert "servelab/lessons/__init__.py" in alone and "servelab/env/__init__.py" not in alone
+    assert alone["servelab/lessons/__init__.py"] == TOPIC
+    assert alone["servelab/env/__init__.py"] == REEXPORTS
+    assert "servelab/bench/__init__.py" not in alone  # it runs code of its own
     assert "servelab/lessons/batching/thresholds.py" in bars
     assert "servelab/lessons/thresholds.py" not in bars  # the shared bars have a test file
