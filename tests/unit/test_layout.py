@@ -80,7 +80,6 @@ EXEMPT = {
          " test_shard.py"),
     "course/checks/model.py":
         "pure declaration: the Check type (its rules: tests/unit/course/test_checks_rules.py)",
-    "course/paths.py": "pure declaration: where the course lives, read by most course tests",
 }
 
 
