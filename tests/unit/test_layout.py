@@ -78,8 +78,6 @@ EXEMPT = {
     "autograder/workers.py":
         ("nbgrader processes: tested through tests/tooling/autograder/test_grade.py and"
          " test_shard.py"),
-    "course/checks/model.py":
-        "pure declaration: the Check type (its rules: tests/unit/course/test_checks_rules.py)",
 }
 
 
