@@ -36,9 +36,6 @@ EXEMPT = {
     "servelab/bench/prompts.py":
         ("needs a server's tokenizer: tested through"
          " tests/engine/servelab/test_bench_engine.py and the chapters' nbval"),
-    "servelab/chapter.py":
-        ("pure declaration: the Chapter type each chapter module fills in (their sizes:"
-         " tests/unit/servelab/test_sizes.py)"),
     "servelab/engines/process.py":
         ("the child-process life cycle, tested through the servers it runs"
          " (tests/engine/servelab/engines/test_router.py, test_vllm_server.py)"),
