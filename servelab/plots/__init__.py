@@ -8,6 +8,7 @@ shows every figure with alt text read off the figure (``servelab.plots.alt``).
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -20,6 +21,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.patches import Patch
+from matplotlib.text import Text
 
 from servelab.bench import metrics
 from servelab.bench.client import INTERFERER, USER
@@ -50,6 +52,7 @@ COLORS = {
 }
 SERIES_COLORS = ["#3070b0", "#f0a030", "#50a050", "#c03030", "#8060b0"]
 LEGEND_FONTSIZE = 8
+SETUP_LABEL_CHARS = 12  # a setup's name wraps past this many characters under its bar
 LEGEND_CHARS_PER_INCH = 14  # how many 8-point characters fit an inch of a legend row, roughly
 
 alt.register()
@@ -58,13 +61,34 @@ alt.register()
 @contextmanager
 def style():
     """The book's matplotlib style, for plots of your own: ``with plots.style(): ...``, and
-    ``plots.legend_below(fig)`` for the key."""
+    ``plots.legend_below(fig)`` for the key. Each figure made inside gets its titles wrapped
+    to its width (``wrap_titles``)."""
+    before = set(plt.get_fignums())
     with plt.rc_context(STYLE):
         yield
         # A notebook's first figure switches on interactive mode inside this context; leaving it
         # would switch it off again and later figures would never be shown.
         interactive = plt.isinteractive()
     plt.interactive(interactive)
+    made = sorted(set(plt.get_fignums()) - before)
+    if made:
+        current = plt.gcf()
+        for number in made:
+            wrap_titles(plt.figure(number))
+        plt.figure(current)
+
+
+def wrap_titles(fig: Figure) -> None:
+    """Break every title of ``fig`` (each axes' and the figure's own) into lines that fit the
+    figure's width when it is drawn: a chapter's title states its finding and often runs longer
+    than one line (issue #65 item 3)."""
+    # matplotlib keeps the left and right titles, and the figure's, in attributes of its own.
+    titles = [getattr(fig, "_suptitle", None)]
+    for ax in fig.axes:
+        titles += [ax.title, getattr(ax, "_left_title", None), getattr(ax, "_right_title", None)]
+    for title in titles:
+        if isinstance(title, Text):
+            title.set_wrap(True)
 
 
 def figure_row(ncols: int = 1, **kwargs: Any) -> tuple[Figure, list[plt.Axes]]:
@@ -416,9 +440,12 @@ def setup_bars(table: pd.DataFrame, title: str | None = None) -> Figure:
     with style():
         fig, (left, right) = figure_row(2, figsize=(8.0, 3.4))
         colors = SERIES_COLORS[: len(table)]
-        left.bar(table["setup"], table["output tok/s"], color=colors)
+        # Each setup's name on short lines, so three fit under a panel half the figure wide.
+        names = ["\n".join(textwrap.wrap(str(setup), SETUP_LABEL_CHARS))
+                 for setup in table["setup"]]
+        left.bar(names, table["output tok/s"], color=colors)
         left.set_ylabel("output (tok/s)")
-        right.bar(table["setup"], table["TPOT p50 (ms)"], color=colors)
+        right.bar(names, table["TPOT p50 (ms)"], color=colors)
         right.set_ylabel("time per output token, median (ms)")
         for ax in (left, right):
             ax.tick_params(axis="x", labelsize=8)
