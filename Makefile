@@ -2,6 +2,8 @@
 # Each runs env/setup.sh first, which installs everything into .venv and skips what is done.
 VENV := .venv
 BIN := $(VENV)/bin
+# Held by whatever runs engines (the book, the tests, the benchmarks): one at a time on the cores.
+ENGINE_LOCK := /tmp/servelab-engine.lock
 
 .PHONY: setup book test unit edition self-study release lint gpu-contract
 
@@ -11,8 +13,9 @@ setup:
 # The main job: the executed book, built offline on the CPU engine, warnings as errors.
 # TQDM_DISABLE: a built page would keep each progress bar frozen as it was first drawn; with bars
 # off, each server start and measurement run prints its final line instead (servelab.progress).
+# It holds the engine lock (ENGINE_LOCK) while it runs, so no other engine shares the cores.
 book: setup
-	TQDM_DISABLE=1 $(BIN)/jupyter-book build --all -W .
+	TQDM_DISABLE=1 flock $(ENGINE_LOCK) $(BIN)/jupyter-book build --all -W .
 
 # Every test and nbval over the instructor sources, at the smoke size, against the real engine.
 test: setup

@@ -121,6 +121,21 @@ class ScratchCourse:
                 shutil.rmtree(old)
         pending = self.root / "pending"
         shutil.rmtree(pending, ignore_errors=True)
+        changed = self._stage_changed(pending)
+        if not changed:
+            return {}
+        self._forget(changed)
+        broken = self._generate_changed(changed)
+        for chapter in changed:
+            if chapter not in broken:
+                copy = self.root / "source" / chapter / f"{chapter}.ipynb"
+                copy.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(pending / chapter / f"{chapter}.ipynb", copy)
+        shutil.rmtree(pending)
+        return broken
+
+    def _stage_changed(self, pending: Path) -> list[str]:
+        """Copy each chapter whose source changed since it was last released into ``pending``."""
         changed = []
         for chapter in self.chapters:
             source = self.course_root / "source" / chapter / f"{chapter}.ipynb"
@@ -132,9 +147,10 @@ class ScratchCourse:
             copy.unlink(missing_ok=True)
             (pending / chapter).mkdir(parents=True)
             shutil.copyfile(source, pending / chapter / f"{chapter}.ipynb")
-        if not changed:
-            return {}
-        self._forget(changed)
+        return changed
+
+    def _generate_changed(self, changed: list[str]) -> dict[str, str]:
+        """Release the staged chapters; the reason for each that nbgrader could not process."""
         broken = {}
         if self._generate("*"):
             # one run covers every changed chapter; only when it failed, find which and why
@@ -142,12 +158,6 @@ class ScratchCourse:
                 if not self._released(chapter):
                     why = self._generate(chapter) or "nbgrader wrote no release"
                     broken[chapter] = f"the chapter's source notebook could not be prepared: {why}"
-        for chapter in changed:
-            if chapter not in broken:
-                copy = self.root / "source" / chapter / f"{chapter}.ipynb"
-                copy.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(pending / chapter / f"{chapter}.ipynb", copy)
-        shutil.rmtree(pending)
         return broken
 
     def _released(self, chapter: str) -> bool:

@@ -81,6 +81,13 @@ def check_shards(shards: list[ShardOutput]) -> None:
     """Refuse shards that are not exactly the N shards of one grading of one input list."""
     if not shards:
         raise MergeError("no shard folders given")
+    _check_one_grading(shards)
+    _check_every_index(shards)
+    _check_rows(shards)
+
+
+def _check_one_grading(shards: list[ShardOutput]) -> None:
+    """Every shard is one of the same N, graded against the same inputs."""
     first = shards[0]
     for shard in shards:
         if shard.count != first.count:
@@ -90,17 +97,26 @@ def check_shards(shards: list[ShardOutput]) -> None:
             raise MergeError(f"{shard.folder} was graded against other inputs than "
                              f"{first.folder} (input fingerprints {shard.inputs[:12]} and "
                              f"{first.inputs[:12]})")
+
+
+def _check_every_index(shards: list[ShardOutput]) -> None:
+    """Each of the N shards is given once."""
     by_index: dict[int, ShardOutput] = {}
     for shard in shards:
         if shard.index in by_index:
             raise MergeError(f"shard {shard.index} is given twice: {by_index[shard.index].folder}"
                              f" and {shard.folder}")
         by_index[shard.index] = shard
-    missing = sorted(set(range(first.count)) - set(by_index))
+    count = shards[0].count
+    missing = sorted(set(range(count)) - set(by_index))
     if missing:
         raise MergeError(f"shard{'s' if len(missing) > 1 else ''} "
-                         f"{', '.join(map(str, missing))} of {first.count} "
+                         f"{', '.join(map(str, missing))} of {count} "
                          f"{'are' if len(missing) > 1 else 'is'} missing")
+
+
+def _check_rows(shards: list[ShardOutput]) -> None:
+    """Each row appears once, in the shard its student belongs to."""
     seen: dict[str, ShardOutput] = {}
     for shard in shards:
         for item in shard.rows:

@@ -35,6 +35,13 @@ def repair(nb: NotebookNode, release: NotebookNode) -> list[str]:
     if _reattach(nb, canonical):
         notes.append("check-cell metadata was missing (re-saved by another editor?) and was "
                      "restored by matching cells")
+    return notes + _check_cell_notes(nb, canonical, copies)
+
+
+def _check_cell_notes(nb: NotebookNode, canonical: dict[str, NotebookNode],
+                      copies: int) -> list[str]:
+    """What happened to the answer and test cells (``copies``: answer cells as submitted)."""
+    notes: list[str] = []
     answers = [c for c in nb.cells if role_of(c) == "answer"]
     tests = [c for c in nb.cells if role_of(c) == "test"]
     if copies > 1:

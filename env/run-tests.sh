@@ -12,6 +12,8 @@ cd "$(dirname "$0")/.."
 
 export SERVELAB_SIZE=${SERVELAB_SIZE:-smoke}
 echo "tests: pytest and nbval at size '$SERVELAB_SIZE' (chapters and engine tests run against vLLM)"
-exec .venv/bin/python -m pytest --timeout=1500 \
+# The engine lock is held for the whole run, so no other engine (a book build, a benchmark)
+# shares the cores with the chapters and engine tests; never run this under flock yourself.
+exec flock /tmp/servelab-engine.lock .venv/bin/python -m pytest --timeout=1500 \
   tests assignments/source --nbval-lax --nbval-current-env \
   --nbval-sanitize-with assignments/nbval-sanitize.cfg --nbval-cell-timeout=900 "$@"

@@ -143,158 +143,197 @@ def _sizes(chapter: str) -> Any:
     return BY_ID[chapter].sizes.at("gpu")
 
 
+def _phases_00(s: Any, kaggle: bool) -> list[Phase]:
+    return [
+        ("sweep", lambda m: s.sweeps * sum(m.closed(n, s.requests_per_user, s.input_tokens,
+                                                    s.answer_tokens, 64) for n in s.levels)),
+        ("prefix probes", lambda m: 2 * s.probe_requests * (m.step_s(1) + m.read_s(
+            s.prefix_tokens + s.question_tokens))),
+        ("prefill fit", lambda m: m.prefill_fit(s.document_tokens)),
+        ("documents, 2 servers", lambda m: 2 * s.runs * m.interferer(
+            s.decode_users, s.user_tokens, s.documents, s.document_tokens))]
+
+
+def _phases_01(s: Any, kaggle: bool) -> list[Phase]:
+    return [("one request", lambda m: m.closed(1, 1, 32, s.answer_tokens, 64)),
+            ("sweep", lambda m: s.sweeps * sum(m.closed(n, s.requests_per_user, 32,
+                                                        s.answer_tokens, 64)
+                                               for n in (1, s.users)))]
+
+
+def _phases_02(s: Any, kaggle: bool) -> list[Phase]:
+    cap = max(s.levels)
+    short, long = sum(s.short_tokens) / 2, sum(s.long_tokens) / 2
+    tokens = s.wave_requests * ((1 - s.long_share) * short + s.long_share * long)
+    waves = s.wave_requests // s.wave_size
+    return [
+        ("device limits", lambda m: DEVICE_LIMITS_S.value[m.end]),
+        ("sweep", lambda m: s.sweeps * sum(m.closed(n, 1, s.input_tokens, s.answer_tokens,
+                                                    cap) for n in s.levels)),
+        ("waves", lambda m: (s.sweeps * waves + 1) * s.long_tokens[1] * m.step_s(
+            s.wave_size)),
+        ("flowing", lambda m: s.sweeps * (tokens / s.wave_size * m.step_s(s.wave_size)
+                                          + long * m.step_s(1)))]
+
+
+def _phases_03(s: Any, kaggle: bool) -> list[Phase]:
+    cap = 2 * s.users
+    return [("step line", lambda m: m.quick_line(cap)),
+            ("roomy", lambda m: s.repeats * m.closed(s.users, 1, s.prompt_tokens,
+                                                     s.answer_tokens, cap)),
+            ("cramped", lambda m: s.repeats * m.closed(s.users, 1, s.prompt_tokens,
+                                                       s.answer_tokens, s.users // 3))]
+
+
+def _phases_04(s: Any, kaggle: bool) -> list[Phase]:
+    cap, prompt = max(2 * s.users, s.samples), s.prefix_tokens + s.question_tokens
+    load = s.users * s.requests_per_user
+    return [
+        ("step line", lambda m: m.quick_line(cap)),
+        ("prefill fit", lambda m: m.prefill_fit(prompt)),
+        ("probes", lambda m: (s.probe_requests + 1) * m.read_s(prompt)),
+        ("loads, cached", lambda m: s.load_runs * (m.read_s(s.prefix_tokens) + m.closed(
+            s.users, s.requests_per_user, s.question_tokens, s.answer_tokens, cap))),
+        ("loads, uncached", lambda m: s.load_runs * (m.read_s(load * prompt) + m.closed(
+            s.users, s.requests_per_user, 0, s.answer_tokens, cap))),
+        ("samples", lambda m: 4 * m.closed(s.samples, 1, s.sample_prompt_tokens,
+                                           s.sample_tokens, cap))]
+
+
+def _phases_05(s: Any, kaggle: bool) -> list[Phase]:
+    short, long = s.short_requests, s.long_requests
+    phases_05: list[Phase] = [
+        ("device limits", lambda m: DEVICE_LIMITS_S.value[m.end]),
+        ("step line", lambda m: m.quick_line(max(s.levels))),
+        ("bursts", lambda m: s.sweeps * sum(m.open(s.burst, 1000.0, s.input_tokens,
+                                                   s.output_tokens, n) for n in s.levels)),
+        ("mixed lengths", lambda m: s.sweeps * (
+            2 * s.mixed_output_tokens * m.step_s(short + long)
+            + m.read_s(short * s.short_input_tokens * 2 + long * s.long_input_tokens)))]
+    if kaggle:
+        phases_05.append(("tensor parallel", lambda m: 2 * s.sweeps * (
+            m.closed(1, 1, 32, s.output_tokens, s.tp_users)
+            + m.closed(s.tp_users, 1, 32, s.output_tokens, s.tp_users))))
+    return phases_05
+
+
+def _phases_06(s: Any, kaggle: bool) -> list[Phase]:
+    return [("prefill fit", lambda m: m.prefill_fit(s.document_tokens)),
+            ("documents, 2 servers", lambda m: 2 * s.runs * m.interferer(
+                s.users, s.user_tokens, s.documents, s.document_tokens))]
+
+
+def _phases_07(s: Any, kaggle: bool) -> list[Phase]:
+    mix = s.mix
+
+    def mixed(m: T4, cap: int) -> float:
+        return max(mix["chat_requests"] / mix["chat_rate"], math.ceil(
+            (mix["chat_requests"] + mix["batch_requests"]) / cap) * mix["batch_max_tokens"]
+            * m.step_s(cap))
+
+    def knee(m: T4, cap: int) -> float:
+        """The model's knee for ``cap`` slots (knee.ModelKnee): cap / W, W = the prompt
+        read, the answer at the cap's step and the slots' prompts read while it streams."""
+        return cap / (m.read_s(s.input_tokens) + s.output_tokens * m.step_s(cap)
+                      + m.read_s(cap * s.input_tokens))
+
+    def sweep_rates(m: T4) -> list[float]:
+        """rate_grid.RateGrid: rate_percents of the small cap's knee, then top_percent of
+        the large cap's (twice the highest placed rate where that is not above it)."""
+        placed = [knee(m, seqs) * p / 100 for p in s.rate_percents]
+        top = knee(m, big) * s.top_percent / 100
+        return [*placed, top if top > placed[-1] else 2 * placed[-1]]
+
+    def rates(m: T4, cap: int) -> float:
+        return s.repeats * sum(m.open(s.requests_per_rate, r, s.input_tokens,
+                                      s.output_tokens, cap) for r in sweep_rates(m))
+    seqs, big = s.interactive_seqs, s.batch_seqs
+    return [
+        ("step line", lambda m: m.quick_line(seqs)),
+        ("slots", lambda m: s.repeats * m.closed(seqs, 1, s.input_tokens, s.output_tokens,
+                                                 seqs)),
+        ("mixed, both caps and the pair", lambda m: s.repeats * (
+            2 * mixed(m, seqs) + mixed(m, big))),
+        ("rate sweeps", lambda m: rates(m, seqs) + rates(m, big))]
+
+
+
+def _phases_08(s: Any, kaggle: bool) -> list[Phase]:
+    one = s.repeats * s.one_user_requests * s.output_tokens  # each engine's one user
+    crowd = s.repeats * s.many * s.output_tokens
+    short = (sum(s.levels) + 2 * s.many) * s.experiment_tokens  # steps, over the cap
+    prompts = (1 + s.prefix_requests) * (s.prefix_words * 4 / 3 + 16)  # reuse on, off
+    builds = [LLAMA_BUILDS_S.value[0] / (2 if kaggle else 1),
+              LLAMA_BUILDS_S.value[1] / (2 if kaggle else 1)]
+    return [
+        ("llama.cpp builds", lambda m: builds[m.end]),
+        ("llama-cpp-python on the CPU", lambda m: (one + crowd) / CPU_TOK_S.value[m.end]
+         + one / CPU_F16_TOK_S.value[m.end]),
+        ("llama-server on the CPU", lambda m: (one + crowd) / CPU_SLOTS_TOK_S.value[m.end]
+         + short / CPU_SHORT_TOK_S.value[m.end] + prompts / CPU_PROMPT_TOK_S.value[m.end]),
+        ("vLLM", lambda m: s.repeats * (m.closed(1, s.one_user_requests, s.prompt_words,
+                                                 s.output_tokens, s.many)
+                                        + m.closed(s.many, 1, s.prompt_words,
+                                                   s.output_tokens, s.many))
+         + sum(m.closed(n, 1, s.prompt_words, s.experiment_tokens, s.many)
+               for n in (*s.levels, 2 * s.many)))]
+
+
+def _phases_09(s: Any, kaggle: bool) -> list[Phase]:
+    tenants = s.tenants * s.requests_per_tenant
+    prompt = s.prefix_tokens + s.question_tokens
+    alone = 2 if kaggle else 1  # one server, and on Kaggle the model over both GPUs
+    def tenants_pass(m: T4, tokens: float) -> float:
+        """One pass of the tenants' traffic, reading ``tokens`` of each prompt."""
+        return max(tenants / s.rate, m.read_s(tenants * tokens / 2)
+                   + tenants * s.answer_tokens * m.step_s(s.users) / s.users)
+    # Each policy's cold pass reads every prompt; the warm pass after it finds them cached
+    # (on a GPU the page does not crowd the replicas' caches) and reads the questions.
+    return [
+        ("policies", lambda m: 2 * s.repeats * (tenants_pass(m, prompt)
+                                                + tenants_pass(m, s.question_tokens))),
+        ("prefill fit", lambda m: m.prefill_fit(prompt)),
+        ("router", lambda m: s.repeats * m.closed(s.users, 1, s.input_tokens,
+                                                  s.output_tokens, s.users)),
+        ("failure", lambda m: s.failure_runs * m.open(
+            s.failure_requests, s.failure_rate, s.input_tokens, s.failure_output_tokens,
+            s.users)),
+        ("alone", lambda m: alone * (m.quick_line(s.users) + s.repeats * m.closed(
+            s.users, 1, s.input_tokens, s.output_tokens, s.users)))]
+
+
+def _phases_10(s: Any, kaggle: bool) -> list[Phase]:
+    def knee(m: T4) -> float:
+        return s.most_seqs / (s.answer_tokens * m.step_s(s.most_seqs))
+    return [
+        ("step line", lambda m: m.quick_line(s.most_seqs)),
+        ("rates", lambda m: s.repeats * sum(
+            m.open(s.requests, b * knee(m), s.prompt_tokens, s.answer_tokens, s.most_seqs)
+            for b in s.brackets))]
+
+
+# Each chapter's count of what it sends, from its gpu sizes ``s`` (``kaggle``: two T4s).
+PHASES: dict[str, Callable[[Any, bool], list[Phase]]] = {
+    "00-serving-many-users": _phases_00,
+    "01-serving-engine": _phases_01,
+    "02-continuous-batching": _phases_02,
+    "03-paged-attention": _phases_03,
+    "04-prefix-caching": _phases_04,
+    "05-the-dials": _phases_05,
+    "06-chunked-prefill": _phases_06,
+    "07-throughput-vs-latency": _phases_07,
+    "08-when-not-to": _phases_08,
+    "09-past-one-machine": _phases_09,
+    "10-capacity-plan": _phases_10,
+}
+
+
 def phases(chapter: str, platform: str) -> list[Phase]:
     """What ``chapter`` sends at its ``gpu`` sizes on ``platform`` (Colab: one T4; Kaggle: two),
     read from its notebook, one named phase at a time."""
-    s, kaggle = _sizes(chapter), platform == "kaggle"
-    if chapter == "00-serving-many-users":
-        return [
-            ("sweep", lambda m: s.sweeps * sum(m.closed(n, s.requests_per_user, s.input_tokens,
-                                                        s.answer_tokens, 64) for n in s.levels)),
-            ("prefix probes", lambda m: 2 * s.probe_requests * (m.step_s(1) + m.read_s(
-                s.prefix_tokens + s.question_tokens))),
-            ("prefill fit", lambda m: m.prefill_fit(s.document_tokens)),
-            ("documents, 2 servers", lambda m: 2 * s.runs * m.interferer(
-                s.decode_users, s.user_tokens, s.documents, s.document_tokens))]
-    if chapter == "01-serving-engine":
-        return [("one request", lambda m: m.closed(1, 1, 32, s.answer_tokens, 64)),
-                ("sweep", lambda m: s.sweeps * sum(m.closed(n, s.requests_per_user, 32,
-                                                            s.answer_tokens, 64)
-                                                   for n in (1, s.users)))]
-    if chapter == "02-continuous-batching":
-        cap = max(s.levels)
-        short, long = sum(s.short_tokens) / 2, sum(s.long_tokens) / 2
-        tokens = s.wave_requests * ((1 - s.long_share) * short + s.long_share * long)
-        waves = s.wave_requests // s.wave_size
-        return [
-            ("device limits", lambda m: DEVICE_LIMITS_S.value[m.end]),
-            ("sweep", lambda m: s.sweeps * sum(m.closed(n, 1, s.input_tokens, s.answer_tokens,
-                                                        cap) for n in s.levels)),
-            ("waves", lambda m: (s.sweeps * waves + 1) * s.long_tokens[1] * m.step_s(
-                s.wave_size)),
-            ("flowing", lambda m: s.sweeps * (tokens / s.wave_size * m.step_s(s.wave_size)
-                                              + long * m.step_s(1)))]
-    if chapter == "03-paged-attention":
-        cap = 2 * s.users
-        return [("step line", lambda m: m.quick_line(cap)),
-                ("roomy", lambda m: s.repeats * m.closed(s.users, 1, s.prompt_tokens,
-                                                         s.answer_tokens, cap)),
-                ("cramped", lambda m: s.repeats * m.closed(s.users, 1, s.prompt_tokens,
-                                                           s.answer_tokens, s.users // 3))]
-    if chapter == "04-prefix-caching":
-        cap, prompt = max(2 * s.users, s.samples), s.prefix_tokens + s.question_tokens
-        load = s.users * s.requests_per_user
-        return [
-            ("step line", lambda m: m.quick_line(cap)),
-            ("prefill fit", lambda m: m.prefill_fit(prompt)),
-            ("probes", lambda m: (s.probe_requests + 1) * m.read_s(prompt)),
-            ("loads, cached", lambda m: s.load_runs * (m.read_s(s.prefix_tokens) + m.closed(
-                s.users, s.requests_per_user, s.question_tokens, s.answer_tokens, cap))),
-            ("loads, uncached", lambda m: s.load_runs * (m.read_s(load * prompt) + m.closed(
-                s.users, s.requests_per_user, 0, s.answer_tokens, cap))),
-            ("samples", lambda m: 4 * m.closed(s.samples, 1, s.sample_prompt_tokens,
-                                               s.sample_tokens, cap))]
-    if chapter == "05-the-dials":
-        short, long = s.short_requests, s.long_requests
-        phases_05: list[Phase] = [
-            ("device limits", lambda m: DEVICE_LIMITS_S.value[m.end]),
-            ("step line", lambda m: m.quick_line(max(s.levels))),
-            ("bursts", lambda m: s.sweeps * sum(m.open(s.burst, 1000.0, s.input_tokens,
-                                                       s.output_tokens, n) for n in s.levels)),
-            ("mixed lengths", lambda m: s.sweeps * (
-                2 * s.mixed_output_tokens * m.step_s(short + long)
-                + m.read_s(short * s.short_input_tokens * 2 + long * s.long_input_tokens)))]
-        if kaggle:
-            phases_05.append(("tensor parallel", lambda m: 2 * s.sweeps * (
-                m.closed(1, 1, 32, s.output_tokens, s.tp_users)
-                + m.closed(s.tp_users, 1, 32, s.output_tokens, s.tp_users))))
-        return phases_05
-    if chapter == "06-chunked-prefill":
-        return [("prefill fit", lambda m: m.prefill_fit(s.document_tokens)),
-                ("documents, 2 servers", lambda m: 2 * s.runs * m.interferer(
-                    s.users, s.user_tokens, s.documents, s.document_tokens))]
-    if chapter == "07-throughput-vs-latency":
-        mix = s.mix
-
-        def mixed(m: T4, cap: int) -> float:
-            return max(mix["chat_requests"] / mix["chat_rate"], math.ceil(
-                (mix["chat_requests"] + mix["batch_requests"]) / cap) * mix["batch_max_tokens"]
-                * m.step_s(cap))
-
-        def knee(m: T4, cap: int) -> float:
-            """The model's knee for ``cap`` slots (knee.ModelKnee): cap / W, W = the prompt
-            read, the answer at the cap's step and the slots' prompts read while it streams."""
-            return cap / (m.read_s(s.input_tokens) + s.output_tokens * m.step_s(cap)
-                          + m.read_s(cap * s.input_tokens))
-
-        def sweep_rates(m: T4) -> list[float]:
-            """rate_grid.RateGrid: rate_percents of the small cap's knee, then top_percent of
-            the large cap's (twice the highest placed rate where that is not above it)."""
-            placed = [knee(m, seqs) * p / 100 for p in s.rate_percents]
-            top = knee(m, big) * s.top_percent / 100
-            return [*placed, top if top > placed[-1] else 2 * placed[-1]]
-
-        def rates(m: T4, cap: int) -> float:
-            return s.repeats * sum(m.open(s.requests_per_rate, r, s.input_tokens,
-                                          s.output_tokens, cap) for r in sweep_rates(m))
-        seqs, big = s.interactive_seqs, s.batch_seqs
-        return [
-            ("step line", lambda m: m.quick_line(seqs)),
-            ("slots", lambda m: s.repeats * m.closed(seqs, 1, s.input_tokens, s.output_tokens,
-                                                     seqs)),
-            ("mixed, both caps and the pair", lambda m: s.repeats * (
-                2 * mixed(m, seqs) + mixed(m, big))),
-            ("rate sweeps", lambda m: rates(m, seqs) + rates(m, big))]
-
-    if chapter == "08-when-not-to":
-        one = s.repeats * s.one_user_requests * s.output_tokens  # each engine's one user
-        crowd = s.repeats * s.many * s.output_tokens
-        short = (sum(s.levels) + 2 * s.many) * s.experiment_tokens  # steps, over the cap
-        prompts = (1 + s.prefix_requests) * (s.prefix_words * 4 / 3 + 16)  # reuse on, off
-        builds = [LLAMA_BUILDS_S.value[0] / (2 if kaggle else 1),
-                  LLAMA_BUILDS_S.value[1] / (2 if kaggle else 1)]
-        return [
-            ("llama.cpp builds", lambda m: builds[m.end]),
-            ("llama-cpp-python on the CPU", lambda m: (one + crowd) / CPU_TOK_S.value[m.end]
-             + one / CPU_F16_TOK_S.value[m.end]),
-            ("llama-server on the CPU", lambda m: (one + crowd) / CPU_SLOTS_TOK_S.value[m.end]
-             + short / CPU_SHORT_TOK_S.value[m.end] + prompts / CPU_PROMPT_TOK_S.value[m.end]),
-            ("vLLM", lambda m: s.repeats * (m.closed(1, s.one_user_requests, s.prompt_words,
-                                                     s.output_tokens, s.many)
-                                            + m.closed(s.many, 1, s.prompt_words,
-                                                       s.output_tokens, s.many))
-             + sum(m.closed(n, 1, s.prompt_words, s.experiment_tokens, s.many)
-                   for n in (*s.levels, 2 * s.many)))]
-    if chapter == "09-past-one-machine":
-        tenants = s.tenants * s.requests_per_tenant
-        prompt = s.prefix_tokens + s.question_tokens
-        alone = 2 if kaggle else 1  # one server, and on Kaggle the model over both GPUs
-        def tenants_pass(m: T4, tokens: float) -> float:
-            """One pass of the tenants' traffic, reading ``tokens`` of each prompt."""
-            return max(tenants / s.rate, m.read_s(tenants * tokens / 2)
-                       + tenants * s.answer_tokens * m.step_s(s.users) / s.users)
-        # Each policy's cold pass reads every prompt; the warm pass after it finds them cached
-        # (on a GPU the page does not crowd the replicas' caches) and reads the questions.
-        return [
-            ("policies", lambda m: 2 * s.repeats * (tenants_pass(m, prompt)
-                                                    + tenants_pass(m, s.question_tokens))),
-            ("prefill fit", lambda m: m.prefill_fit(prompt)),
-            ("router", lambda m: s.repeats * m.closed(s.users, 1, s.input_tokens,
-                                                      s.output_tokens, s.users)),
-            ("failure", lambda m: s.failure_runs * m.open(
-                s.failure_requests, s.failure_rate, s.input_tokens, s.failure_output_tokens,
-                s.users)),
-            ("alone", lambda m: alone * (m.quick_line(s.users) + s.repeats * m.closed(
-                s.users, 1, s.input_tokens, s.output_tokens, s.users)))]
-    if chapter == "10-capacity-plan":
-        def knee(m: T4) -> float:
-            return s.most_seqs / (s.answer_tokens * m.step_s(s.most_seqs))
-        return [
-            ("step line", lambda m: m.quick_line(s.most_seqs)),
-            ("rates", lambda m: s.repeats * sum(
-                m.open(s.requests, b * knee(m), s.prompt_tokens, s.answer_tokens, s.most_seqs)
-                for b in s.brackets))]
-    raise KeyError(f"{chapter}: no count of what it sends")
+    if chapter not in PHASES:
+        raise KeyError(f"{chapter}: no count of what it sends")
+    return PHASES[chapter](_sizes(chapter), platform == "kaggle")
 
 
 def phase_seconds(chapter: str, platform: str) -> list[tuple[str, float, float]]:

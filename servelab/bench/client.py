@@ -126,66 +126,15 @@ async def stream_request(
 
     Errors are kept in ``record.error``; cancellation is recorded and re-raised.
     """
-    planned = record.planned
-    common: _StreamedRequest = {
-        "model": model,
-        "max_tokens": planned.max_tokens,
-        "n": planned.n,
-        "stream": True,
-        "stream_options": {"include_usage": True, "continuous_usage_stats": True},
-        "extra_body": request_body(planned, endpoint),
-    }
-    if planned.temperature is not None:
-        common["temperature"] = planned.temperature
-    if planned.request_id is not None:
-        common["extra_headers"] = {REQUEST_ID_HEADER: planned.request_id}
+    common = _stream_fields(record.planned, model, endpoint)
     record.sent = time.perf_counter() - clock_zero
-    stream: AsyncStream[Completion] | AsyncStream[ChatCompletionChunk]
     try:
-        if endpoint == "completions":
-            stream = await client.completions.create(prompt=planned.prompt, **common)
-        elif endpoint == "chat":
-            if not isinstance(planned.prompt, str):
-                raise ValueError("token ids can be sent to the completions endpoint only")
-            messages: list[ChatCompletionMessageParam] = [
-                {"role": "user", "content": planned.prompt}]
-            stream = await client.chat.completions.create(messages=messages, **common)
-        else:
-            raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
-        closing: list[int] = []  # arrivals that only carried a finish reason, no text
-        counted: dict[int, int] = {}  # each sample's tokens so far, from continuous usage
-        last: dict[int, float] = {}  # each sample's latest arrival
+        stream = await _open_stream(client, record.planned, common, endpoint)
+        arrivals = _Arrivals(record)
         async for chunk in stream:
-            now = time.perf_counter() - clock_zero
-            if chunk.usage is not None and not chunk.choices:  # the final usage chunk
-                record.prompt_tokens = chunk.usage.prompt_tokens
-                record.output_tokens = chunk.usage.completion_tokens
-            for choice in chunk.choices:
-                if isinstance(choice, ChatChoice):
-                    # A chat stream opens with a chunk that only announces the assistant role.
-                    if choice.delta.role and not choice.delta.content:
-                        continue
-                    text = choice.delta.content
-                else:
-                    text = choice.text
-                if chunk.usage is not None:
-                    if choice.index not in counted:
-                        # llama-server puts usage only on its closing chunk: the tokens before
-                        # it came in chunks of their own and are already counted.
-                        counted[choice.index] = record.token_samples.count(choice.index)
-                    so_far = chunk.usage.completion_tokens
-                    new = so_far - counted.get(choice.index, 0)
-                    if new > 0:
-                        _add_arrivals(record, choice.index, new, last.get(choice.index), now)
-                        last[choice.index] = now
-                    counted[choice.index] = so_far
-                    continue
-                if choice.finish_reason and not text:
-                    closing.append(len(record.token_times))
-                record.token_times.append(now)
-                record.token_samples.append(choice.index)
+            arrivals.take(chunk, time.perf_counter() - clock_zero)
         if record.output_tokens is None:
-            _count_tokens_from_stream(record, closing)
+            _count_tokens_from_stream(record, arrivals.closing)
         if not record.token_times:
             record.error = "the stream ended without a single token"
     except asyncio.CancelledError:
@@ -199,6 +148,80 @@ async def stream_request(
             record.first_token = record.token_times[0]
             record.end = record.token_times[-1]
     return record
+
+
+def _stream_fields(planned: PlannedRequest, model: str, endpoint: str) -> _StreamedRequest:
+    """The request's fields besides its prompt or messages."""
+    common: _StreamedRequest = {
+        "model": model,
+        "max_tokens": planned.max_tokens,
+        "n": planned.n,
+        "stream": True,
+        "stream_options": {"include_usage": True, "continuous_usage_stats": True},
+        "extra_body": request_body(planned, endpoint),
+    }
+    if planned.temperature is not None:
+        common["temperature"] = planned.temperature
+    if planned.request_id is not None:
+        common["extra_headers"] = {REQUEST_ID_HEADER: planned.request_id}
+    return common
+
+
+async def _open_stream(
+    client: AsyncOpenAI, planned: PlannedRequest, common: _StreamedRequest, endpoint: str,
+) -> AsyncStream[Completion] | AsyncStream[ChatCompletionChunk]:
+    if endpoint == "completions":
+        return await client.completions.create(prompt=planned.prompt, **common)
+    if endpoint == "chat":
+        if not isinstance(planned.prompt, str):
+            raise ValueError("token ids can be sent to the completions endpoint only")
+        messages: list[ChatCompletionMessageParam] = [
+            {"role": "user", "content": planned.prompt}]
+        return await client.chat.completions.create(messages=messages, **common)
+    raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
+
+
+class _Arrivals:
+    """Writes a stream's chunks into ``record`` as token arrivals, one sample (``n``) apiece."""
+
+    def __init__(self, record: RequestRecord) -> None:
+        self.record = record
+        self.closing: list[int] = []  # arrivals that only carried a finish reason, no text
+        self.counted: dict[int, int] = {}  # each sample's tokens so far, from continuous usage
+        self.last: dict[int, float] = {}  # each sample's latest arrival
+
+    def take(self, chunk: Completion | ChatCompletionChunk, now: float) -> None:
+        record = self.record
+        if chunk.usage is not None and not chunk.choices:  # the final usage chunk
+            record.prompt_tokens = chunk.usage.prompt_tokens
+            record.output_tokens = chunk.usage.completion_tokens
+        for choice in chunk.choices:
+            if isinstance(choice, ChatChoice):
+                # A chat stream opens with a chunk that only announces the assistant role.
+                if choice.delta.role and not choice.delta.content:
+                    continue
+                text = choice.delta.content
+            else:
+                text = choice.text
+            if chunk.usage is not None:
+                self._counted_by_usage(choice.index, chunk.usage.completion_tokens, now)
+                continue
+            if choice.finish_reason and not text:
+                self.closing.append(len(record.token_times))
+            record.token_times.append(now)
+            record.token_samples.append(choice.index)
+
+    def _counted_by_usage(self, sample: int, so_far: int, now: float) -> None:
+        """Continuous usage says ``sample`` has ``so_far`` tokens: add the new ones."""
+        if sample not in self.counted:
+            # llama-server puts usage only on its closing chunk: the tokens before it came in
+            # chunks of their own and are already counted.
+            self.counted[sample] = self.record.token_samples.count(sample)
+        new = so_far - self.counted.get(sample, 0)
+        if new > 0:
+            _add_arrivals(self.record, sample, new, self.last.get(sample), now)
+            self.last[sample] = now
+        self.counted[sample] = so_far
 
 
 def _add_arrivals(record: RequestRecord, sample: int, tokens: int, previous: float | None,

@@ -253,6 +253,26 @@ def final_line(name: str, records: list[RequestRecord], duration_s: float) -> st
     return f"{name}: {done}/{len(records)} req in {duration_s:.1f} s ({rate:.2f} req/s)"
 
 
+def _plan(workload: Workload, target: Target, prompts: PromptSource | None) -> list[PlannedRequest]:
+    """The workload's requests, each with a cache salt of the run's own unless the workload
+    reuses the cache; a server that died while the prompts were made says so."""
+    try:
+        plan = workload.plan(prompts or ServerPrompts(target.url, target.model))
+    except OSError as error:
+        if target.is_running():
+            raise
+        raise ServerDiedError(
+            f"The server stopped while the {workload.name} run was preparing its prompts; "
+            f"nothing was sent.\n{target.describe_death()}",
+            Result(workload=workload, records=[], duration_s=0.0, status="server died"),
+        ) from error
+    if not plan:
+        raise ValueError(f"{workload!r} plans no requests")
+    if not getattr(workload, "reuses_cache", False):
+        plan = isolated(plan, secrets.token_hex(8))
+    return plan
+
+
 def run(
     server: RunningServer,
     workload: Workload,
@@ -275,20 +295,7 @@ def run(
         raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
     slo = check_slo(slo)
     target = Target.of(server)
-    try:
-        plan = workload.plan(prompts or ServerPrompts(target.url, target.model))
-    except OSError as error:
-        if target.is_running():
-            raise
-        raise ServerDiedError(
-            f"The server stopped while the {workload.name} run was preparing its prompts; "
-            f"nothing was sent.\n{target.describe_death()}",
-            Result(workload=workload, records=[], duration_s=0.0, status="server died"),
-        ) from error
-    if not plan:
-        raise ValueError(f"{workload!r} plans no requests")
-    if not getattr(workload, "reuses_cache", False):
-        plan = isolated(plan, secrets.token_hex(8))
+    plan = _plan(workload, target, prompts)
 
     def make() -> _Run:
         return _Run(target, workload, plan, endpoint, time_limit, metrics_interval, progress)

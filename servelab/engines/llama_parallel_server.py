@@ -21,7 +21,7 @@ import shlex
 from pathlib import Path
 
 from servelab.engines.llama_server_build import TARGET, LlamaServerUnavailable, binary_path
-from servelab.engines.process import ServerProcess
+from servelab.engines.process import Launch, ServerProcess
 from servelab.hardware import available_cores
 from servelab.models import OFFLINE_MODEL_NAME, gguf_path
 
@@ -49,16 +49,14 @@ class LlamaCppParallelServer(ServerProcess):
         model_alias: str = OFFLINE_MODEL_NAME,
         binary: str | Path | None = None,
         port: int | None = None,
-        host: str = "127.0.0.1",
-        start_timeout: float = 120.0,
-        log_dir: str | Path | None = None,
+        launch: Launch | None = None,
     ) -> None:
         if parallel < 1:
             raise ValueError(f"parallel must be at least 1 slot, not {parallel}")
         if slot_context < SLOT_CONTEXT_STEP or slot_context % SLOT_CONTEXT_STEP:
             raise ValueError(f"slot_context must be a positive multiple of {SLOT_CONTEXT_STEP}, "
                              f"not {slot_context}: llama.cpp rounds each slot's context up to one")
-        super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir)
+        super().__init__(port=port, launch=launch or Launch(start_timeout=120.0))
         self.model_path = str(model or gguf_path())
         self.model = model_alias
         self.binary = Path(binary or binary_path())

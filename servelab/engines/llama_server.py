@@ -18,7 +18,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from servelab.engines.process import ServerProcess
+from servelab.engines.process import Launch, ServerProcess
 from servelab.hardware import available_cores
 from servelab.models import OFFLINE_MODEL_NAME, gguf_path
 
@@ -40,11 +40,9 @@ class LlamaCppServer(ServerProcess):
         n_threads: int | None = None,
         interrupt_requests: bool = False,
         port: int | None = None,
-        host: str = "127.0.0.1",
-        start_timeout: float = 120.0,
-        log_dir: str | Path | None = None,
+        launch: Launch | None = None,
     ) -> None:
-        super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir)
+        super().__init__(port=port, launch=launch or Launch(start_timeout=120.0))
         self.model_path = str(model or gguf_path())
         self.model = model_alias
         # one thread per core this process may run on: llama.cpp's default uses half of them

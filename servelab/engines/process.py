@@ -22,6 +22,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 from servelab.progress import Waiting
@@ -73,6 +74,16 @@ def _group_alive(pgid: int) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class Launch:
+    """How a server's process runs: the address it listens on, how long its start may take, and
+    the folder of its log."""
+
+    host: str = "127.0.0.1"
+    start_timeout: float = 600.0
+    log_dir: str | Path | None = None
+
+
 class ServerProcess:
     """Base class: subclasses give ``command``; ``engine`` and ``health_path`` name the server."""
 
@@ -83,16 +94,16 @@ class ServerProcess:
         self,
         *,
         port: int | None = None,
-        host: str = "127.0.0.1",
-        start_timeout: float = 600.0,
-        log_dir: str | Path | None = None,
+        launch: Launch | None = None,
         env: dict[str, str] | None = None,
     ) -> None:
-        self.host = host
+        self.launch = launch or Launch()
+        self.host = self.launch.host
         self.requested_port = port
         self.port: int | None = None
-        self.start_timeout = start_timeout
+        self.start_timeout = self.launch.start_timeout
         self.extra_env = dict(env or {})
+        log_dir = self.launch.log_dir
         self.log_dir = Path(log_dir) if log_dir else Path(tempfile.gettempdir()) / "servelab-logs"
         self.log_path: Path | None = None
         self._process: subprocess.Popen[bytes] | None = None

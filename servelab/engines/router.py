@@ -18,11 +18,10 @@ import sys
 import urllib.request
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
-from servelab.engines.process import ServerProcess, ServerStartError, free_port
+from servelab.engines.process import Launch, ServerProcess, ServerStartError, free_port
 from servelab.engines.running import RunningServer
 
 ROUTER_MODULE = "vllm_router.launch_router"
@@ -94,15 +93,13 @@ class Router(ServerProcess):
         health_interval_s: int = HEALTH_INTERVAL_S,
         health_failures: int = HEALTH_FAILURES,
         port: int | None = None,
-        host: str = "127.0.0.1",
         extra_args: Sequence[str] = (),
-        start_timeout: float = 120.0,
-        log_dir: str | Path | None = None,
+        launch: Launch | None = None,
     ) -> None:
         self.replicas = list(replicas)
         if not self.replicas:
             raise ValueError("a router needs at least one replica")
-        super().__init__(port=port, host=host, start_timeout=start_timeout, log_dir=log_dir)
+        super().__init__(port=port, launch=launch or Launch(start_timeout=120.0))
         self.model = self.replicas[0].model
         self.policy = policy
         self.health_interval_s = health_interval_s

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict, Unpack
 
-from servelab.engines.process import ServerProcess, ServerStartError, stop_all
+from servelab.engines.process import Launch, ServerProcess, ServerStartError, stop_all
 from servelab.hardware import Device, default_dtype, detect_device, engine_env
 from servelab.models import choose_model
 from servelab.wall_time import CLOCK, read_start
@@ -69,16 +69,6 @@ class EngineArgs(TypedDict, total=False):
     in_process: bool | None
     dtype: str | None
     seed: int | None
-
-
-@dataclass(frozen=True)
-class Launch:
-    """How a server's process runs: the address it listens on, how long its start may take, and
-    the folder of its log."""
-
-    host: str = "127.0.0.1"
-    start_timeout: float = 600.0
-    log_dir: str | Path | None = None
 
 
 class CapacityNotFound(RuntimeError):
@@ -168,9 +158,7 @@ class Server(ServerProcess):
             folder = Path(model).is_dir() or Path(model).is_absolute()
             self.model_path, self.model = model, Path(model).name if folder else model
             self.offline = Path(model).is_dir()
-        self.launch = launch or Launch()
-        super().__init__(port=port, host=self.launch.host, start_timeout=self.launch.start_timeout,
-                         log_dir=self.launch.log_dir, env=env)
+        super().__init__(port=port, launch=launch or Launch(), env=env)
         self._capacity: Capacity | None = None
         self.notes: list[str] = []
         self.flags = self._flags(engine)

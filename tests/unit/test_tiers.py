@@ -50,13 +50,10 @@ def _uses(node: ast.AST, forbidden: set[str]) -> set[str]:
     return used
 
 
-def unmarked_reaching(source: str) -> dict[str, set[str]]:
-    """Each unit test of a test module's ``source`` that reaches something only an ``engine`` or
-    ``tooling`` test may use, with what it reaches."""
-    tree = ast.parse(source)
+def _bound(tree: ast.Module) -> tuple[dict[str, ast.AST], set[str]]:
+    """The module's own helpers, fixtures, classes and constants, by the name they bind, and the
+    marks its ``pytestmark`` gives every test."""
     module_marks: set[str] = set()
-    forbidden = {name for name, module in _imports(tree).items() if module in FORBIDDEN}
-    # The module's own helpers, fixtures, classes and constants, by the name they bind.
     nodes: dict[str, ast.AST] = {}
     for statement in tree.body:
         if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
@@ -68,7 +65,17 @@ def unmarked_reaching(source: str) -> dict[str, set[str]]:
                     module_marks |= _marks(statement.value)
                 elif isinstance(target, ast.Name):
                     nodes[target.id] = statement
-    forbidden -= set(nodes)  # a name the module binds again is the module's own
+    return nodes, module_marks
+
+
+def unmarked_reaching(source: str) -> dict[str, set[str]]:
+    """Each unit test of a test module's ``source`` that reaches something only an ``engine`` or
+    ``tooling`` test may use, with what it reaches."""
+    tree = ast.parse(source)
+    nodes, module_marks = _bound(tree)
+    # a name the module binds again is the module's own
+    forbidden = {name for name, module in _imports(tree).items()
+                 if module in FORBIDDEN} - set(nodes)
 
     def reached(name: str, seen: set[str]) -> set[str]:
         seen.add(name)

@@ -125,32 +125,62 @@ def editions_of(course: Path, work: Path) -> dict[str, nbformat.NotebookNode]:
     return {ch: nbformat.read(scratch.release(ch), as_version=4) for ch in scratch.chapters}
 
 
-@pytest.fixture(scope="module")
-def world(tmp_path_factory):
-    root = tmp_path_factory.mktemp("grading")
-    course = synthetic.write_course(root / "course", (*CHAPTERS, MUTANT))
-    _mutate_key(course / "source" / MUTANT / f"{MUTANT}.ipynb", "C", "D")
-    editions = editions_of(course, root / "editions")
-    expected: dict[tuple[str, str], tuple[str, str, str]] = {}  # → (score, status, reason)
-    inbox = root / "inbox"
+class _Inbox:
+    """The class's submissions, written into ``folder`` with the row each must grade to."""
 
-    def expect(student, chapter, score, status, reason):
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.expected: dict[tuple[str, str], tuple[str, str, str]] = {}  # → (score, status, reason)
+
+    def expect(self, student, chapter, score, status, reason):
         """Write one row's expectation; writing a row twice would hide the first expectation."""
+        expected = self.expected
         assert (student, chapter) not in expected, f"{(student, chapter)} expected twice"
         expected[(student, chapter)] = (score, status, reason)
 
-    def submit(student, name, nb, score, status, reason, chapter=CH, raw=None):
+    def submit(self, student, name, nb, score, status, reason, chapter=CH, raw=None):
         """`reason` is "" when the row's reason must be empty, else a part it must contain."""
-        path = inbox / name
+        path = self.folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         if raw is not None:
             path.write_bytes(raw)
         else:
             _write(nb, path)
         if student is not None:
-            expect(student, chapter, score, status, reason)
+            self.expect(student, chapter, score, status, reason)
         return path
 
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grading")
+    course = synthetic.write_course(root / "course", (*CHAPTERS, MUTANT))
+    _mutate_key(course / "source" / MUTANT / f"{MUTANT}.ipynb", "C", "D")
+    editions = editions_of(course, root / "editions")
+    box = _Inbox(root / "inbox")
+    _submit_each_chapter(box, editions)
+    mutant_rows = _submit_mutants(box.folder, editions)
+    ed = editions[CH]
+
+    def answered(source):
+        return synthetic.answered(ed, source)
+
+    _submit_malformed(box, answered)
+    _submit_tampered_cells(box, answered)
+    _submit_answer_forms(box, answered)
+    _submit_files(box, answered, course)
+    layout = root / "nbgrader-export"
+    folder = layout / "submitted" / "alice" / CH
+    _write(answered('answer = "C"'), folder / f"{CH}.ipynb")
+    (folder / "timestamp.txt").write_text("2025-01-01 10:00:00\n")
+    box.expect("alice", CH, "1", "ok", "")
+    return {"root": root, "course": course, "inputs": [box.folder, layout],
+            "expected": box.expected, "editions": editions, "mutant_rows": mutant_rows}
+
+
+def _submit_each_chapter(box, editions):
+    """A right, a wrong and a blank answer to every chapter."""
+    submit = box.submit
     for ch in CHAPTERS:
         right = synthetic.correct_letter(ch)
         wrong = "A" if right != "A" else "B"
@@ -161,6 +191,9 @@ def world(tmp_path_factory):
                "0", "ok", synthetic.explanation(ch, wrong), chapter=ch)
         submit("blank", f"blank_102_{ch}.ipynb", ed, "0", "no-answer", "still None", chapter=ch)
 
+
+def _submit_mutants(inbox, editions):
+    """Two answers to the chapter whose key was changed; the rows the real key would give."""
     mutant_rows = {}  # what the real key (C) would give: must NOT match the mutated course
     for student, letter in (("mutantright", "C"), ("mutantwrong", "A")):
         _write(synthetic.answered(editions[MUTANT], f'answer = "{letter}"'),
@@ -169,11 +202,12 @@ def world(tmp_path_factory):
         mutant_rows[(student, MUTANT)] = ("1", "ok", "") if right else \
             ("0", "ok", synthetic.explanation(MUTANT, letter))
 
-    ed = editions[CH]
+    return mutant_rows
 
-    def answered(source):
-        return synthetic.answered(ed, source)
 
+def _submit_malformed(box, answered):
+    """Files that are not notebooks."""
+    submit = box.submit
     good = json.dumps(answered('answer = "C"'))
     submit("corrupt", f"corrupt_1_{CH}.ipynb", None, "0", "malformed", "not valid JSON",
            raw=good[: len(good) // 2].encode())
@@ -183,6 +217,10 @@ def world(tmp_path_factory):
     submit("jsonish", f"jsonish_4_{CH}.ipynb", None, "0", "malformed", "not a Jupyter notebook",
            raw=b'{"hello": "world"}')
 
+
+def _submit_tampered_cells(box, answered):
+    """Notebooks whose check cells were deleted, copied, retyped or edited."""
+    submit = box.submit
     nb = answered('answer = "C"')
     nb.cells.remove(_cell(nb, "answer"))
     submit("noanswercell", f"noanswercell_5_{CH}.ipynb", nb, "0", "no-answer",
@@ -214,6 +252,10 @@ def world(tmp_path_factory):
         nb.cells.remove(_cell(nb, "test"))
         submit(student, f"{student}_10_{CH}.ipynb", nb, score, "ok", "test cell was deleted")
 
+
+def _submit_answer_forms(box, answered):
+    """Answers written in other forms, attacks and leftover lines."""
+    submit = box.submit
     forms = {"lower": ('answer = "c"', "1", "ok", ""),
              "spaces": ('answer = "  C  "', "1", "ok", ""),
              "aorb": ('answer = "A or B"', "0", "bad-answer", "'A or B' is not one of them"),
@@ -247,6 +289,10 @@ def world(tmp_path_factory):
     for student, (source, score, status, reason) in leftovers.items():
         submit(student, f"{student}_27_{CH}.ipynb", answered(source), score, status, reason)
 
+
+def _submit_files(box, answered, course):
+    """Markup, other kernels, renamed and unmatched files, duplicates, zips and links."""
+    submit, expect, inbox = box.submit, box.expect, box.folder
     nb = answered('answer = "C"')  # a right answer with script in the student's own markdown
     nb.cells.insert(0, nbformat.v4.new_markdown_cell(
         f"<script>alert('{SCRIPT}')</script><img src=x onerror=\"alert('{SCRIPT}')\">"))
@@ -294,14 +340,6 @@ def world(tmp_path_factory):
     expect("bomber", CH, "0", "malformed", "over the 33554432 byte limit")
     (inbox / f"linker_26_{CH}.ipynb").symlink_to(course / "source" / CH / f"{CH}.ipynb")
     expect("linker", CH, "0", "skipped", "symbolic link")
-
-    layout = root / "nbgrader-export"
-    folder = layout / "submitted" / "alice" / CH
-    _write(answered('answer = "C"'), folder / f"{CH}.ipynb")
-    (folder / "timestamp.txt").write_text("2025-01-01 10:00:00\n")
-    expect("alice", CH, "1", "ok", "")
-    return {"root": root, "course": course, "inputs": [inbox, layout], "expected": expected,
-            "editions": editions, "mutant_rows": mutant_rows}
 
 
 def _fingerprint(paths: list[Path]) -> dict[str, str]:
