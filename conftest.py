@@ -1,14 +1,20 @@
 """pytest hooks: under nbval, how long each instructor source took, and at what size; nbval's
-cells are engine tests."""
+cells are engine tests; where SERVELAB_EXECUTED_DIR is set, each source as nbval ran it is kept
+there (course.executed), for the site to be built from."""
 
 from __future__ import annotations
 
 import os
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
+from course.executed import Kept
+from servelab import settings
+
 _seconds: dict[str, float] = defaultdict(float)
+_kept = Kept()
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
@@ -32,3 +38,14 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.path.suffix == ".ipynb":
             item.add_marker(pytest.mark.engine)
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    if settings.EXECUTED_DIR.value():
+        _kept.cell_ran(item)
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    folder = settings.EXECUTED_DIR.value()
+    if folder and _kept.notebooks:
+        _kept.write(Path(folder))

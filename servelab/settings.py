@@ -46,9 +46,12 @@ SITE_DIR = Setting("SERVELAB_SITE_DIR", "a built html folder for the browser tes
                    "_build/html (course.edition)")
 BUILD_SITE = Setting("SERVELAB_BUILD_SITE", "1: the browser tests build the book first, once "
                      "(course.edition)")
+EXECUTED_DIR = Setting("SERVELAB_EXECUTED_DIR", "a folder nbval's runs of the instructor sources "
+                       "are kept in, outputs and all, for the site (course.executed)")
 REQUIRE_SITE = Setting("SERVELAB_REQUIRE_SITE", "1: a missing built site, page or browser fails "
                        "the site tests instead of skipping them (env/run-tests.sh sets it)")
 TIMING = Setting("SERVELAB_TIMING", "a file benchmarks/timing.py's kernel appends each server "
                  "start and run to")
 
-SETTINGS = (SIZE, DEVICE, MODEL, CACHE, LESSON_FILE, SITE_DIR, BUILD_SITE, REQUIRE_SITE, TIMING)
+SETTINGS = (SIZE, DEVICE, MODEL, CACHE, LESSON_FILE, SITE_DIR, BUILD_SITE, EXECUTED_DIR,
+            REQUIRE_SITE, TIMING)
