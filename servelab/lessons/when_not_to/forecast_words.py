@@ -13,6 +13,10 @@ from servelab.lessons.when_not_to.thresholds import PROMPT_LENGTH_APART
 
 def opening_text(step: StepLine | None, reading: PromptReading | None, many: int) -> str:
     """What the kept model predicts of vLLM before it runs, or that nothing is kept."""
+    if step is None and reading is None:
+        return ("No step line (chapter 02) or prompt reading (chapter 04) is kept on this "
+                "runtime, so nothing predicts vLLM's steps with the crowd or its reading of a "
+                "fresh prompt.")
     parts = []
     if step is None:
         parts.append("No step line is kept on this device (chapter 02 has not run on this "
@@ -23,7 +27,7 @@ def opening_text(step: StepLine | None, reading: PromptReading | None, many: int
                      f"{step.fit.fixed_ms:,.1f} ms + {step.fit.per_sequence_ms:,.2f} ms per "
                      f"sequence, from {line_source(step.fitted_in)}.")
     if reading is None:
-        parts.append("No prompt reading is kept from chapter 04 either, so nothing predicts "
+        parts.append("No prompt reading is kept from chapter 04, so nothing predicts "
                      "how long vLLM takes to read a fresh prompt alone.")
     else:
         parts.append(f"**A fresh prompt read alone should take {reading.fixed_ms:,.0f} ms, then "
@@ -102,6 +106,6 @@ def forecast_text(forecast: VllmForecast) -> str:
                                forecast.long_off_ms, long)]
     kept = [paragraph for paragraph in paragraphs if paragraph is not None]
     if not kept:
-        return ("No step line or prompt reading was kept on this device, so nothing predicted "
-                "vLLM's side here. Run chapters 02 and 04 on this runtime first.")
+        return ("With nothing kept from chapters 02 and 04 on this runtime, there is no "
+                "prediction of vLLM to check here.")
     return "\n\n".join(kept)

@@ -102,59 +102,63 @@ def queue_text(slot_found: SlotFindings) -> str:
         ["Engine", "Users who waited", "Median first token, with a place (s)",
          "Median first token, waiting (s)"],
         [[name, *_waits(wait)] for name, wait in (("llama-server", server), ("vLLM", vllm))])
-    arrived = (f"{server.users} users came at once, with room for {server.cap} on each engine."
-               f"\n\n{table}\n\n")
-    room = (f"The room is {slot_found.slots} slots on llama-server and max_num_seqs={vllm.cap} "
-            "on vLLM.")
+    room = (f"{server.users} users came at once, with room for {server.cap} on each engine: "
+            f"{slot_found.slots} slots on llama-server and max_num_seqs={vllm.cap} on vLLM.")
     if slot_found.both_queue:
-        return (f"Exactly those beyond the cap waited on both engines. {arrived}Past its cap "
-                "vLLM queues as llama-server does, and its max_num_seqs plays the part of the "
+        return (f"Exactly those beyond the cap waited on both engines.\n\n{table}\n\nPast its "
+                "cap vLLM queues as llama-server does, and its max_num_seqs plays the part of the "
                 "slots.") + fold(f"{room} Each waiting user started as soon as an answer ended "
                                  "and freed a place.", "The room on each engine")
     off = [engine for engine, wait in slot_found.queue.items() if not wait.queued_past_cap]
     return (f"On {' and '.join(off)} the waiters were not exactly the {server.beyond_cap} "
-            f"beyond the cap. {arrived}So this run does not show the two engines queueing "
+            f"beyond the cap.\n\n{table}\n\nSo this run does not show the two engines queueing "
             "alike.") + fold(room, "The room on each engine")
 
 
 def memory_text(slot_found: SlotFindings) -> str:
-    """How each engine holds the KV cache of the sequences it runs."""
-    text = (f"llama-server set its whole context aside when it started: {slot_found.slots} "
+    """Whether memory held any request back, then how each engine holds the KV cache of the
+    sequences it runs; the arithmetic and the pool folded."""
+    lead, backing = memory_verdict_parts(MemoryUse.of(slot_found))
+    slots = (f"Each of llama-server's slots holds its own {slot_found.slot_context:,} tokens: a "
+             "longer request fits in none, even with the others idle.")
+    held = (f"llama-server set its whole context aside when it started: {slot_found.slots} "
             f"slots × {slot_found.slot_context:,} tokens = {slot_found.slot_tokens:,} tokens. "
-            f"That is {slot_found.slots_mib:,.0f} MiB of KV cache in 16-bit values. Each slot's "
-            f"part is its own: a request longer than {slot_found.slot_context:,} tokens fits in "
-            "no slot, even with every other slot idle.")
-    backing = ("llama.cpp can also give its slots one shared buffer, `--kv-unified`. This "
-               "chapter gives each slot its own, the default with the slots named. ")
+            f"That is {slot_found.slots_mib:,.0f} MiB of KV cache in 16-bit values. llama.cpp "
+            "can also give its slots one shared buffer, `--kv-unified`. This chapter gives each "
+            "slot its own, the default with the slots named. ")
     if slot_found.pool is None:
-        backing += ("vLLM's log gave no pool size here, so this run cannot set its memory beside "
-                    "the slots.")
+        held += ("vLLM's log gave no pool size here, so this run cannot set its memory beside "
+                 "the slots.")
     else:
-        backing += (f"vLLM keeps one pool of {slot_found.pool.kv_cache_tokens:,} tokens and "
-                    "hands it out block by block as sequences grow. So one request may take up "
-                    f"to {slot_found.pool.max_model_len:,} tokens, and a short one holds only "
-                    "what it uses (chapter 03).")
-    return (text + fold(backing, "Shared buffers, and vLLM's pool") + "\n\n"
-            + memory_verdict_text(MemoryUse.of(slot_found)))
+        held += (f"vLLM keeps one pool of {slot_found.pool.kv_cache_tokens:,} tokens and "
+                 "hands it out block by block as sequences grow. So one request may take up "
+                 f"to {slot_found.pool.max_model_len:,} tokens, and a short one holds only "
+                 "what it uses (chapter 03).")
+    return f"{lead} {slots}" + fold(f"{backing}\n\n{held}", "The slots and vLLM's pool")
+
+
+def memory_verdict_parts(memory: MemoryUse) -> tuple[str, str]:
+    """Whether memory held any request back in this chapter's runs (a sentence), and what
+    shows it."""
+    if memory.bound is False:
+        text = (f"Of {memory.users} users sent at once, exactly the {memory.cap} beyond the cap "
+                f"waited on both engines. Each of llama-server's {memory.slots} slots of "
+                f"{memory.slot_context:,} tokens took a request at once.")
+        if memory.pool_requests is not None and memory.max_model_len is not None:
+            text += (f" vLLM's pool had room for {int(memory.pool_requests)} requests of its "
+                     f"full {memory.max_model_len:,} tokens, against {memory.cap} running.")
+        return "Memory did not bind here: places decided who ran, not memory.", text
+    if not memory.queued_past_cap:
+        return ("This run cannot say whether memory bound.", "The users who waited were not "
+                "exactly those beyond the cap, so something besides the places held some back.")
+    return ("This run cannot rule out memory on vLLM.", f"Its pool had room for only "
+            f"{memory.pool_requests:.0f} requests of its full {memory.max_model_len:,} tokens, "
+            f"fewer than the cap of {memory.cap}.")
 
 
 def memory_verdict_text(memory: MemoryUse) -> str:
     """Whether memory held any request back in this chapter's runs, and what shows it."""
-    if memory.bound is False:
-        text = (f"Memory did not bind here. Of {memory.users} users sent at once, exactly the "
-                f"{memory.cap} beyond the cap waited on both engines. Places decided who ran, "
-                f"not memory. Each of llama-server's {memory.slots} slots of "
-                f"{memory.slot_context:,} tokens took a request at once.")
-        if memory.pool_requests is None or memory.max_model_len is None:
-            return text
-        return text + (f" vLLM's pool had room for {int(memory.pool_requests)} requests of its "
-                       f"full {memory.max_model_len:,} tokens, against {memory.cap} running.")
-    if not memory.queued_past_cap:
-        return ("This run cannot say whether memory bound. The users who waited were not "
-                "exactly those beyond the cap, so something besides the places held some back.")
-    return (f"This run cannot rule out memory on vLLM. Its pool had room for only "
-            f"{memory.pool_requests:.0f} requests of its full {memory.max_model_len:,} tokens, "
-            f"fewer than the cap of {memory.cap}.")
+    return " ".join(memory_verdict_parts(memory))
 
 
 def _reuse(engine: str, reuse: PromptReuse) -> list[str]:
@@ -178,15 +182,17 @@ def reuse_text(slot_found: SlotFindings, prefix_words: int) -> str:
         ["Engine (its reuse)", "First token, reuse on (ms)", "Reuse off (ms)", "With reuse"],
         [_reuse("llama-server (cache_prompt)", slot_found.reuse[slot_found.server]),
          _reuse("vLLM (prefix caching)", slot_found.reuse[slot_found.vllm])])
-    text = (f"{lead} One user sent requests that all start with the same {prefix_words}-word "
-            f"prompt. The figures count the requests after the first.\n\n{table}")
+    how = (f"One user sent requests that all start with the same {prefix_words}-word prompt. "
+           "The figures count the requests after the first.")
+    text = f"{lead}\n\n{table}"
     if missing:
-        return text
+        return text + fold(how, "How it was measured")
     return text + fold(
-        "Both engines skip a prompt they have computed before. Where they keep it differs: "
-        "llama-server in the slot that computed it (and in a copy in RAM, `--cache-ram`). "
-        "vLLM keeps it in blocks found by their hash, which any request can share in place "
-        "(chapter 04).", "Where each engine keeps the prompt")
+        f"{how} Both engines skip a prompt they have computed before. Where they keep it "
+        "differs: llama-server in the slot that computed it (and in a copy in RAM, "
+        "`--cache-ram`). vLLM keeps it in blocks found by their hash, which any request can "
+        "share in place (chapter 04).", "How it was measured, and where each engine keeps the "
+        "prompt")
 
 
 def times_as_long(against: Against, digits: int, unit: str) -> str:
@@ -290,10 +296,11 @@ def takeaway_text(engines: EngineFindings, slot_found: SlotFindings) -> str:
     }[lead.compared]
     causes = CrowdCauses.of(engines, slot_found)
     memory = ("Memory did not bind in these runs, so handing it out block by block had nothing "
-              "to win here. " if causes.memory.bound is False else
+              "to win here." if causes.memory.bound is False else
               "This run cannot say whether memory bound, so it credits neither engine's way of "
-              "holding the cache. ")
-    return "\n\n".join((text, crowd_step_text(causes), crowd_prompt_text(causes),
-                          crowd_verdict_text(causes),
-                          memory + "Measure on the hardware you will use, counting the set-up "
-                          "as well as the speed."))
+              "holding the cache.")
+    return (f"{text}\n\n{crowd_verdict_text(causes)}"
+            + fold(f"{crowd_step_text(causes)}\n\n{crowd_prompt_text(causes)}\n\n{memory}",
+                   "The step, the prompt reading and memory")
+            + "\n\nMeasure on the hardware you will use, counting the set-up as well as the "
+              "speed.")

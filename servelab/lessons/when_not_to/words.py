@@ -79,20 +79,22 @@ def ceiling_check_text(found: FileCeilings, smaller: str, larger: str) -> str:
              f"{found.share(engine):.0%}"] for engine in found.megabytes]
     table = findings_table(["Engine", "Ceiling (tok/s)", "One user (tok/s)", "Share of ceiling"],
                            rows)
-    text = (f"\n\n{table}\n\nAgainst {larger}, {smaller} streamed "
-            f"{found.speed_ratio(smaller, larger):.1f}× as fast, for "
-            f"{found.size_ratio(smaller, larger):.1f}× fewer bytes a token. ")
+    ratio = (f"Against {larger}, {smaller} streamed {found.speed_ratio(smaller, larger):.1f}× as "
+             f"fast, for {found.size_ratio(smaller, larger):.1f}× fewer bytes a token.")
     if not found.near:
-        return ("**No engine came near its ceiling** with one user." + text + "So reading the "
-                "weights is not what set one user's pace here. Each token's other work (the "
-                "arithmetic, unpacking the blocks, the engine's own steps) took most of its time. "
-                "The smaller file bought less than its size.")
-    if len(found.near) == len(found.megabytes):
-        return ("**Every engine ran near its ceiling** with one user." + text + "One user "
-                "waited mostly on memory, and fewer bytes a token bought speed almost in "
-                "proportion.")
-    return (f"**Only {', '.join(found.near)} ran near its ceiling** with one user." + text
-            + "The others spent most of each token on work other than reading the weights.")
+        lead, closing = "**No engine came near its ceiling**", (
+            "So reading the weights is not what set one user's pace here: the smaller file "
+            "bought less than its size.")
+        ratio += (" Each token's other work (the arithmetic, unpacking the blocks, the engine's "
+                  "own steps) took most of its time.")
+    elif len(found.near) == len(found.megabytes):
+        lead, closing = "**Every engine ran near its ceiling**", (
+            "One user waited mostly on memory, and fewer bytes a token bought speed almost in "
+            "proportion.")
+    else:
+        lead, closing = f"**Only {', '.join(found.near)} ran near its ceiling**", (
+            "The others spent most of each token on work other than reading the weights.")
+    return f"{lead} with one user.\n\n{table}\n\n{closing}" + fold(ratio)
 
 
 def ceiling_prediction(ceilings: FileCeilings) -> str:
@@ -136,14 +138,14 @@ def _where_text(found: EngineFindings) -> str:
     facts = found.facts
     text = (f"llama.cpp ran on {facts.llama_device} in all three of its runs; vLLM ran on "
             f"{facts.vllm_device}. ")
-    drift = fold(drift_text(DriftFindings(found.pace)) + _falling_text(found))
+    drift = drift_text(DriftFindings(found.pace)) + _falling_text(found)
     if facts.vllm_on_gpu:
-        return text + ("So every comparison between the two engines below is also a comparison "
-                       "between a CPU and a GPU; only the llama.cpp runs compare like with "
-                       "like: they separate the file format, and the slots, from the engine."
-                       + drift)
-    return text + ("Same processor, same cores, same model, same requests: the engines and formats "
-                   "differ." + drift)
+        return ("**Where each engine ran.** " + text
+                + "So every comparison between the two engines below is also a comparison "
+                  "between a CPU and a GPU; only the llama.cpp runs compare like with like: "
+                  "they separate the file format, and the slots, from the engine." + fold(drift))
+    return fold(text + "Same processor, same cores, same model, same requests: the engines and "
+                "formats differ.\n\n" + drift, "Where each engine ran")
 
 
 def _falling_text(found: EngineFindings) -> str:
@@ -178,9 +180,9 @@ def _setup_text(found: EngineFindings) -> str:
         text += (f"llama-server, compiled from the same source onto the binding's libraries, "
                  f"took {facts.server_compile_s / 60:.1f} minutes more, once, and answered "
                  f"{facts.start_s[LLAMA_SERVER]:.1f} s after its launch. ")
-    return text + ("vLLM's CPU engine cannot load the 4-bit GGUF file, so it serves a bf16 copy, "
-                   f"computing in {facts.vllm_dtype} (vLLM on a GPU has experimental GGUF "
-                   "loading, not used here).")
+    return fold(text + ("vLLM's CPU engine cannot load the 4-bit GGUF file, so it serves a bf16 "
+                        f"copy, computing in {facts.vllm_dtype} (vLLM on a GPU has experimental "
+                        "GGUF loading, not used here)."), "Set-up and start")
 
 
 def _one_user_table(found: EngineFindings) -> str:
@@ -330,21 +332,19 @@ def _prompt_alone_text(found: EngineFindings) -> str:
 
 
 def story(engines: EngineFindings, prediction: str) -> str:
-    """The page's interpretation, in Markdown, from the engines' findings."""
+    """The page's interpretation, in Markdown: the context folded, then a paragraph a finding."""
+    many = engines.facts.many
     measured = (f"one user saw {engines.one[LLAMA_Q4].median:.0f} tokens/s on llama.cpp (Q4_1) "
-                f"and {engines.one[VLLM].median:.0f} on vLLM. With {engines.facts.many} users vLLM "
-                f"produced {engines.crowd[VLLM].median:.0f} tokens/s in total against "
-                f"{engines.crowd[LLAMA_SERVER].median:.0f} on llama-server and "
-                f"{engines.crowd[LLAMA_Q4].median:.0f} on llama-cpp-python's server.")
+                f"and {engines.one[VLLM].median:.0f} on vLLM; {many} users got "
+                f"{engines.crowd[VLLM].median:.0f} tokens/s in total from vLLM and "
+                f"{engines.crowd[LLAMA_SERVER].median:.0f} from llama-server.")
     aims = [Aim("llama.cpp against vLLM for one user", engines.alone_lead.ratio, Unit.TIMES),
-            Aim(f"vLLM against llama-server for {engines.facts.many} users",
+            Aim(f"vLLM against llama-server for {many} users",
                 engines.crowd_lead.ratio, Unit.TIMES),
             Aim("llama-server's slots against one request at a time",
                 engines.slots_over_binding.ratio, Unit.TIMES)]
-    return page_story(prediction, measured, [
-        ("Where each engine ran", _where_text(engines)),
-        ("Set-up and start", _setup_text(engines)),
-        ("One user", _one_user_text(engines)),
-        (f"{engines.facts.many} users", _many_text(engines)),
-        ("The guidance", _guidance_text(engines)),
-    ], aims)
+    found = {"One user": _one_user_text(engines), f"{many} users": _many_text(engines),
+             "The guidance": _guidance_text(engines)}
+    return "\n\n".join([page_story(prediction, measured, [], aims),
+                        (_where_text(engines) + _setup_text(engines)).removeprefix("\n\n"),
+                        *(f"**{title}.** {text}" for title, text in found.items())])
