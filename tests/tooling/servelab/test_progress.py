@@ -7,7 +7,7 @@ import sys
 import pytest
 
 from servelab import progress
-from servelab.engines.process import ServerProcess
+from servelab.engines.process import Launch, ServerProcess
 
 
 class _Files(ServerProcess):
@@ -22,7 +22,7 @@ class _Files(ServerProcess):
 @pytest.mark.tooling  # starts a child process
 def test_a_server_start_says_when_it_was_ready(monkeypatch, capfd, tmp_path) -> None:
     monkeypatch.setenv(progress.OFF_VAR, "1")
-    with _Files(log_dir=tmp_path):
+    with _Files(launch=Launch(log_dir=tmp_path)):
         pass
     lines = capfd.readouterr().out.splitlines()
     assert len(lines) == 1
