@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from servelab.bench.client import RequestRecord
+from tests.support import record
+
 # pyproject.toml's test tiers: a test marked with neither is a unit test (README "Test tiers").
 TIERS = ("engine", "tooling")
 # Each tier's folder: a test under tests/engine or tests/tooling carries that mark, whether or not
@@ -108,3 +111,16 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     return (yield from _unit_test_watched(item))
+
+
+@pytest.fixture
+def records() -> list[RequestRecord]:
+    """Four made-up requests the bench's metrics, frames and plots tests share (unit and engine
+    tiers): one that waited half a second for three tokens, one with a 20-token prompt and five
+    quick gaps, one that gave a single token, and one with two uneven gaps."""
+    return [
+        record(0, 0.0, [0.1, 0.1, 0.2], ttft=0.5),
+        record(1, 0.2, [0.05] * 5, ttft=0.3, prompt=20),
+        record(2, 0.4, [], ttft=1.0),
+        record(3, 0.5, [0.3, 0.1], ttft=0.2),
+    ]

@@ -148,3 +148,15 @@ def on_t4(payload: dict, gain: float, **changes) -> dict:
                                        "engine_version": "0.11.2", "size_profile": "gpu"}
     edited["figures"]["batching_gain"] = gain
     return edited | changes
+
+
+def evenly_timed(index: int, sent: float, first: float, end: float,
+                 tokens: int = 11) -> RequestRecord:
+    """A finished request of ``tokens`` tokens, sent at ``sent``, its first token at ``first``
+    and the rest evenly spaced to ``end`` (seconds into the run)."""
+    request = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens))
+    request.sent, request.first_token, request.end, request.closed = sent, first, end, end
+    request.token_times = [first + (end - first) * i / (tokens - 1) for i in range(tokens)]
+    request.token_samples = [0] * tokens
+    request.output_tokens = tokens
+    return request

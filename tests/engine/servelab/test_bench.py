@@ -8,19 +8,8 @@ import pytest
 
 from servelab.bench import metrics
 from servelab.bench.client import RequestRecord
-from tests.support import record
 
 matplotlib.use("Agg")
-
-
-@pytest.fixture
-def records() -> list[RequestRecord]:
-    return [
-        record(0, 0.0, [0.1, 0.1, 0.2], ttft=0.5),
-        record(1, 0.2, [0.05] * 5, ttft=0.3, prompt=20),
-        record(2, 0.4, [], ttft=1.0),
-        record(3, 0.5, [0.3, 0.1], ttft=0.2),
-    ]
 
 
 @pytest.mark.engine  # imports vLLM's own benchmark code

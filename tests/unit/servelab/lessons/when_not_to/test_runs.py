@@ -6,24 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from servelab.bench.client import PlannedRequest, RequestRecord
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.lessons.when_not_to import runs
-
-
-def _record(index: int, sent: float, first: float, end: float, tokens: int) -> RequestRecord:
-    record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens))
-    record.sent, record.first_token, record.end, record.closed = sent, first, end, end
-    record.token_times = [first + (end - first) * i / (tokens - 1) for i in range(tokens)]
-    record.token_samples = [0] * tokens
-    record.output_tokens = tokens
-    return record
+from tests.support import evenly_timed
 
 
 def test_comparison_has_one_row_per_engine_and_users():
-    one = Result(workload=None, records=[_record(0, 0.0, 0.1, 1.1, 11)], duration_s=1.1)
-    many = Result(workload=None, records=[_record(i, 0.0, 0.5 * i + 0.1, 0.5 * i + 0.5, 5)
+    one = Result(workload=None, records=[evenly_timed(0, 0.0, 0.1, 1.1, 11)], duration_s=1.1)
+    many = Result(workload=None, records=[evenly_timed(i, 0.0, 0.5 * i + 0.1, 0.5 * i + 0.5, 5)
                                           for i in range(4)], duration_s=2.0)
     table = runs.comparison({("vLLM", 1): [one], ("llama.cpp", 4): [many]})
     assert list(table.index) == [("vLLM", 1), ("llama.cpp", 4)]
@@ -36,7 +27,7 @@ def test_comparison_has_one_row_per_engine_and_users():
 
 def test_comparison_of_repeated_runs_gives_medians_and_ranges():
     def alone(seconds: float) -> Result:  # 11 tokens, the first at 0.1 s
-        return Result(workload=None, records=[_record(0, 0.0, 0.1, 0.1 + seconds, 11)],
+        return Result(workload=None, records=[evenly_timed(0, 0.0, 0.1, 0.1 + seconds, 11)],
                       duration_s=0.1 + seconds)
 
     table = runs.comparison({("vLLM", 1): [alone(1.0), alone(0.5), alone(2.0)]})
@@ -51,7 +42,7 @@ def test_comparison_of_repeated_runs_gives_medians_and_ranges():
 
 def test_comparison_keeps_the_speeds_in_the_order_they_ran():
     def alone(seconds: float) -> Result:  # 11 tokens, the first at 0.1 s
-        return Result(workload=None, records=[_record(0, 0.0, 0.1, 0.1 + seconds, 11)],
+        return Result(workload=None, records=[evenly_timed(0, 0.0, 0.1, 0.1 + seconds, 11)],
                       duration_s=0.1 + seconds)
 
     table = runs.comparison({("vLLM", 1): [alone(1.0), alone(2.0), alone(4.0)]})
