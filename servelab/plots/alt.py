@@ -35,12 +35,12 @@ def _categories(axis: Axis) -> list[str]:
     if isinstance(axis.get_major_formatter(), ScalarFormatter | LogFormatter):
         return []
     labels = _unique(label.get_text() for label in axis.get_ticklabels())
-    if all(_is_number(label) for label in labels):
+    if all(is_number(label) for label in labels):
         return []
     return labels
 
 
-def _is_number(text: str) -> bool:
+def is_number(text: str) -> bool:
     if text.startswith("$"):  # mathtext, as on a log axis: 10^2
         return True
     try:

@@ -35,6 +35,7 @@ from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
 from servelab.lessons.when_not_to.findings import LLAMA_F16, LLAMA_Q4, LLAMA_SERVER, VLLM
 from servelab.plots import comparisons
+from servelab.plots.alt import is_number
 from servelab.plots.block_table import Holder, plot_block_table
 from tests.support import record, repeated
 
@@ -66,16 +67,6 @@ def _tick_labels(axis: Axis) -> list[Text]:
             if low - margin <= loc <= high + margin:
                 labels += [label for label in (tick.label1, tick.label2) if _shown(label)]
     return labels
-
-
-def _is_number(text: str) -> bool:
-    if text.startswith("$"):  # mathtext, as a log axis writes 10^2
-        return True
-    try:
-        float(text.replace("−", "-").replace(",", ""))
-    except ValueError:
-        return False
-    return True
 
 
 def _axes_texts(figure: Figure) -> Iterator[tuple[str, Text]]:
@@ -113,7 +104,7 @@ def _overlapping(named: list[tuple[str, Bbox]]) -> list[tuple[str, str]]:
 
 def _unit_fault(axis: Axis, labels: list[Text]) -> str | None:
     """Rule (c) for one axis: None where it shows no numbers or its label names a unit."""
-    if not labels or not all(_is_number(label.get_text()) for label in labels):
+    if not labels or not all(is_number(label.get_text()) for label in labels):
         return None
     name = axis.label.get_text() if _shown(axis.label) else ""
     if not name:
