@@ -21,12 +21,13 @@ book: setup
 test: setup
 	bash env/run-tests.sh
 
-# For developers: lint (ruff, mypy over the files pyproject.toml names, lint-imports), then the unit tier
-# alone (tests/unit; README "Test tiers"): no engine, no child process, under a minute. Test files
-# still directly in tests/ are unit tests until they move (tests/unit/test_layout.py names them).
-# `make test` still runs every tier.
+# For developers: lint (ruff's check and format, mypy over the files pyproject.toml names,
+# lint-imports), then the unit tier alone (tests/unit; README "Test tiers"): no engine, no child
+# process, under a minute. Test files still directly in tests/ are unit tests until they move
+# (tests/unit/test_layout.py names them). `make test` still runs every tier.
 unit: setup
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest tests/unit -q -p no:cacheprovider
@@ -50,6 +51,7 @@ release: setup
 # import layers ([tool.importlinter]).
 lint:
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports --no-cache
 

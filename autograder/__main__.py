@@ -20,32 +20,68 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m autograder")
     commands = parser.add_subparsers(dest="command", required=True)
     grading = commands.add_parser("grade", help="grade submitted notebooks")
-    grading.add_argument("paths", nargs="+", type=Path, metavar="PATH",
-                         help="folder, .zip or .ipynb of submissions (read only)")
-    grading.add_argument("--out", type=Path, required=True,
-                         help="output folder: grades.csv, feedback/, nbgrader/ (scratch course)")
-    grading.add_argument("--course", type=Path, default=REPO_COURSE,
-                         help="nbgrader course root holding source/<id>/<id>.ipynb "
-                              "(default: the repo's assignments/)")
-    grading.add_argument("--timeout", type=int, default=DEFAULT_TIMEOUT,
-                         help="seconds a check cell may run before it is stopped")
-    grading.add_argument("--jobs", type=int, default=DEFAULT_JOBS,
-                         help="notebooks graded at once, each in its own worker process")
-    grading.add_argument("--shard", metavar="I/N",
-                         help="grade only the students of shard I of N (auto/N: I from "
-                              "SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX), into OUT/shard-I")
-    grading.add_argument("--no-result-cache", action="store_true",
-                         help="run every notebook's checks instead of reusing the outcome of "
-                              "the same chapter and answer")
-    grading.add_argument("--unsafe-no-sandbox", action="store_true",
-                         help="run the check cells without the bubblewrap sandbox, with the "
-                              "grader's own rights (only for trusted notebooks)")
+    grading.add_argument(
+        "paths",
+        nargs="+",
+        type=Path,
+        metavar="PATH",
+        help="folder, .zip or .ipynb of submissions (read only)",
+    )
+    grading.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="output folder: grades.csv, feedback/, nbgrader/ (scratch course)",
+    )
+    grading.add_argument(
+        "--course",
+        type=Path,
+        default=REPO_COURSE,
+        help="nbgrader course root holding source/<id>/<id>.ipynb "
+        "(default: the repo's assignments/)",
+    )
+    grading.add_argument(
+        "--timeout",
+        type=int,
+        default=DEFAULT_TIMEOUT,
+        help="seconds a check cell may run before it is stopped",
+    )
+    grading.add_argument(
+        "--jobs",
+        type=int,
+        default=DEFAULT_JOBS,
+        help="notebooks graded at once, each in its own worker process",
+    )
+    grading.add_argument(
+        "--shard",
+        metavar="I/N",
+        help="grade only the students of shard I of N (auto/N: I from "
+        "SLURM_ARRAY_TASK_ID or JOB_COMPLETION_INDEX), into OUT/shard-I",
+    )
+    grading.add_argument(
+        "--no-result-cache",
+        action="store_true",
+        help="run every notebook's checks instead of reusing the outcome of "
+        "the same chapter and answer",
+    )
+    grading.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="run the check cells without the bubblewrap sandbox, with the "
+        "grader's own rights (only for trusted notebooks)",
+    )
     grading.add_argument("-v", "--verbose", action="store_true", help="show progress")
     merging = commands.add_parser("merge", help="merge the shards of one class")
-    merging.add_argument("shards", nargs="+", type=Path, metavar="SHARD",
-                         help="the OUT/shard-I folders of every shard")
-    merging.add_argument("--out", type=Path, required=True,
-                         help="output folder: grades.csv and feedback/")
+    merging.add_argument(
+        "shards",
+        nargs="+",
+        type=Path,
+        metavar="SHARD",
+        help="the OUT/shard-I folders of every shard",
+    )
+    merging.add_argument(
+        "--out", type=Path, required=True, help="output folder: grades.csv and feedback/"
+    )
     return parser
 
 
@@ -64,8 +100,10 @@ def main(argv: list[str] | None = None) -> int:
         except (MergeError, GradingError) as error:
             print(f"autograder: merge refused: {error}", file=sys.stderr)
             return 2
-        print(f"merged {len(args.shards)} shards, {_summary(rows, args.out / 'grades.csv')}",
-              file=sys.stderr)
+        print(
+            f"merged {len(args.shards)} shards, {_summary(rows, args.out / 'grades.csv')}",
+            file=sys.stderr,
+        )
         return 0
     missing = [str(p) for p in args.paths if not p.exists()]
     if missing:
@@ -77,12 +115,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.verbose:
         logging.basicConfig(level=logging.INFO, format="%(levelname)s %(message)s")
     if args.unsafe_no_sandbox:
-        print("autograder: WARNING: --unsafe-no-sandbox: the check cells run with your rights, "
-              "network and files", file=sys.stderr)
+        print(
+            "autograder: WARNING: --unsafe-no-sandbox: the check cells run with your rights, "
+            "network and files",
+            file=sys.stderr,
+        )
     try:
-        rows = grade(args.paths, args.out, args.course, args.timeout, args.jobs,
-                     sandboxed=not args.unsafe_no_sandbox,
-                     result_cache=not args.no_result_cache, shard=shard)
+        rows = grade(
+            args.paths,
+            args.out,
+            args.course,
+            args.timeout,
+            args.jobs,
+            sandboxed=not args.unsafe_no_sandbox,
+            result_cache=not args.no_result_cache,
+            shard=shard,
+        )
     except (GradingError, SandboxUnavailable) as error:
         print(f"autograder: {error}", file=sys.stderr)
         return 2

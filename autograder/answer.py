@@ -17,8 +17,10 @@ from typing import TypedDict
 
 from course.checks import ACCEPTED_FORM, LETTERS, answer_line
 
-FORM_HINT = (f"the answer cell must hold one line, {ACCEPTED_FORM}, with one of the letters "
-             f"{', '.join(LETTERS)} in quotes")
+FORM_HINT = (
+    f"the answer cell must hold one line, {ACCEPTED_FORM}, with one of the letters "
+    f"{', '.join(LETTERS)} in quotes"
+)
 NEWLINE = re.compile(r"\r\n|\r|\n")
 SHOWN_CHARS = 60  # of each line that was not run, in the note
 
@@ -97,8 +99,15 @@ def _not_run(source: str, tree: ast.Module, kept: ast.stmt) -> _NotRun:
     """The numbers and code of the lines of statements other than `kept` (Answer's fields)."""
     lines = NEWLINE.split(source)  # as Python numbers lines: not str.splitlines's breaks
     own = set(range(kept.lineno, (kept.end_lineno or kept.lineno) + 1))
-    skipped = sorted({n for stmt in tree.body if stmt is not kept
-                      for n in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)} - own)
+    skipped = sorted(
+        {
+            n
+            for stmt in tree.body
+            if stmt is not kept
+            for n in range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
+        }
+        - own
+    )
     code = tuple(_shown(lines[n - 1]) for n in skipped if n <= len(lines) and lines[n - 1].strip())
     return {"not_run": tuple(skipped), "not_run_code": code}
 
@@ -115,10 +124,19 @@ def parse_answer(source: str) -> Answer:
     if not bindings:
         return Answer(None, f"{FORM_HINT}; the cell does not assign `answer`")
     if len(bindings) > 1:
-        return Answer(None, f"{FORM_HINT}; the cell sets `answer` {len(bindings)} times, so "
-                      "which letter is meant is not plain")
-    assign = next((s for s in tree.body if isinstance(s, ast.Assign)
-                   and len(s.targets) == 1 and s.targets[0] is bindings[0]), None)
+        return Answer(
+            None,
+            f"{FORM_HINT}; the cell sets `answer` {len(bindings)} times, so "
+            "which letter is meant is not plain",
+        )
+    assign = next(
+        (
+            s
+            for s in tree.body
+            if isinstance(s, ast.Assign) and len(s.targets) == 1 and s.targets[0] is bindings[0]
+        ),
+        None,
+    )
     if assign is None:
         return Answer(None, f"{FORM_HINT}; `answer` is set in another form")
     not_run = _not_run(source, tree, assign)

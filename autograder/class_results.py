@@ -36,8 +36,20 @@ from servelab.lessons.device_model.foretold import foretold
 from servelab.results import FIGURES, Prediction, Record, RecordError, read_records
 
 RESULTS_CSV = "class-results.csv"
-COLUMNS = ("student", "chapter", "figure", "value", "device_kind", "device_name",
-           "device_count", "engine", "size_profile", "flag", "predicted", "foretold")
+COLUMNS = (
+    "student",
+    "chapter",
+    "figure",
+    "value",
+    "device_kind",
+    "device_name",
+    "device_count",
+    "engine",
+    "size_profile",
+    "flag",
+    "predicted",
+    "foretold",
+)
 PREDICTION = "prediction: "  # opens the figure of a prediction's row
 COUNTED = ("none", "smoke size")  # flags whose figures go into medians and plots
 FORMULA_START = ("=", "+", "-", "@")  # a spreadsheet would run a cell starting so
@@ -79,17 +91,30 @@ def _foretold(prediction: Prediction) -> str:
     return foretold(prediction.predicted, runs).name
 
 
-def _row(student: str, chapter: str, flag: str, figure: str = "", value: str = "",
-         record: Record | None = None, prediction: Prediction | None = None) -> Row:
+def _row(
+    student: str,
+    chapter: str,
+    flag: str,
+    figure: str = "",
+    value: str = "",
+    record: Record | None = None,
+    prediction: Prediction | None = None,
+) -> Row:
     device = record.device if record else None
-    return {"student": student, "chapter": chapter, "figure": figure, "value": value,
-            "device_kind": device.kind if device else "",
-            "device_name": _text(device.name) if device else "",
-            "device_count": str(device.count) if device else "",
-            "engine": _text(record.engine) if record else "",
-            "size_profile": record.size_profile if record else "", "flag": flag,
-            "predicted": number(prediction.predicted) if prediction else "",
-            "foretold": _foretold(prediction) if prediction else ""}
+    return {
+        "student": student,
+        "chapter": chapter,
+        "figure": figure,
+        "value": value,
+        "device_kind": device.kind if device else "",
+        "device_name": _text(device.name) if device else "",
+        "device_count": str(device.count) if device else "",
+        "engine": _text(record.engine) if record else "",
+        "size_profile": record.size_profile if record else "",
+        "flag": flag,
+        "predicted": number(prediction.predicted) if prediction else "",
+        "foretold": _foretold(prediction) if prediction else "",
+    }
 
 
 def _record_rows(student: str, chapter: str, record: Record, earlier: int) -> list[Row]:
@@ -99,17 +124,42 @@ def _record_rows(student: str, chapter: str, record: Record, earlier: int) -> li
     figures: list[tuple[str, float | None]] = [*sorted(record.figures.items())]
     for figure, value in figures or [("", None)]:
         reasons = whole + [why for name, why in found if name == figure and figure]
-        flag = (f"implausible: {'; '.join(reasons)}" if reasons
-                else "smoke size" if record.size_profile == "smoke" else "none")
-        rows.append(_row(student, chapter, flag, figure,
-                         "" if value is None else number(value), record))
-    flag = (f"implausible: {'; '.join(whole)}" if whole
-            else "smoke size" if record.size_profile == "smoke" else "none")
-    rows += [_row(student, chapter, flag, _text(prediction_figure(prediction)),
-                  number(prediction.median), record, prediction)
-             for prediction in record.predictions]
-    return rows + wall_rows(record, whole, lambda flag, figure, value: _row(
-        student, chapter, flag, figure, "" if value is None else number(value), record))
+        flag = (
+            f"implausible: {'; '.join(reasons)}"
+            if reasons
+            else "smoke size"
+            if record.size_profile == "smoke"
+            else "none"
+        )
+        rows.append(
+            _row(student, chapter, flag, figure, "" if value is None else number(value), record)
+        )
+    flag = (
+        f"implausible: {'; '.join(whole)}"
+        if whole
+        else "smoke size"
+        if record.size_profile == "smoke"
+        else "none"
+    )
+    rows += [
+        _row(
+            student,
+            chapter,
+            flag,
+            _text(prediction_figure(prediction)),
+            number(prediction.median),
+            record,
+            prediction,
+        )
+        for prediction in record.predictions
+    ]
+    return rows + wall_rows(
+        record,
+        whole,
+        lambda flag, figure, value: _row(
+            student, chapter, flag, figure, "" if value is None else number(value), record
+        ),
+    )
 
 
 def notebook_rows(student: str, chapter: str, notebook: Mapping[str, Any]) -> list[Row]:
@@ -137,8 +187,9 @@ def ordered(rows: Iterable[Row]) -> list[Row]:
 
 def class_rows(notebooks: Iterable[tuple[str, str, Mapping[str, Any]]]) -> list[Row]:
     """The rows of every (student, chapter, notebook), in their one order."""
-    return ordered(row for student, chapter, nb in notebooks
-                   for row in notebook_rows(student, chapter, nb))
+    return ordered(
+        row for student, chapter, nb in notebooks for row in notebook_rows(student, chapter, nb)
+    )
 
 
 def write_results(path: Path, rows: list[Row]) -> None:

@@ -49,19 +49,24 @@ def db_url(root: Path) -> str:
     return f"sqlite:///{root / 'gradebook.db'}?timeout=60"
 
 
-def config_text(course_root: Path, root: Path, timeout: int, sandboxed: bool,
-                cache_dir: Path | None) -> str:
+def config_text(
+    course_root: Path, root: Path, timeout: int, sandboxed: bool, cache_dir: Path | None
+) -> str:
     """The scratch course's nbgrader_config.py: the course's own config, pointed at `root`;
     `cache_dir` None runs every notebook's checks (--no-result-cache)."""
-    lines = ['"""Written by the autograder: the course\'s config, redirected into this folder."""',
-             "c = get_config()  # noqa: F821"]
+    lines = [
+        '"""Written by the autograder: the course\'s config, redirected into this folder."""',
+        "c = get_config()  # noqa: F821",
+    ]
     if (course_root / CONFIG_NAME).is_file():
         lines.append(f"load_subconfig({str(course_root / CONFIG_NAME)!r})  # noqa: F821")
     lines += [
         f"c.CourseDirectory.root = {str(root)!r}",
         # the course's own config may point these into the repo (release → book/); never there
-        *(f"c.CourseDirectory.{step}_directory = {step!r}"
-          for step in ("source", "release", "submitted", "autograded", "feedback")),
+        *(
+            f"c.CourseDirectory.{step}_directory = {step!r}"
+            for step in ("source", "release", "submitted", "autograded", "feedback")
+        ),
         # workers share the gradebook; a writer waits up to a minute for the other's lock
         f"c.CourseDirectory.db_url = {db_url(root)!r}",
         'c.CourseDirectory.course_id = ""',
@@ -114,8 +119,8 @@ class ScratchCourse:
         """
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / CONFIG_NAME).write_text(
-            config_text(self.course_root, self.root, self.timeout, self.sandboxed,
-                        self.cache_dir))
+            config_text(self.course_root, self.root, self.timeout, self.sandboxed, self.cache_dir)
+        )
         for old in self.root.glob("*-[0-9]*"):
             if old.name.split("-")[0] in ("submitted", "autograded", "feedback"):
                 shutil.rmtree(old)
@@ -140,8 +145,11 @@ class ScratchCourse:
         for chapter in self.chapters:
             source = self.course_root / "source" / chapter / f"{chapter}.ipynb"
             copy = self.root / "source" / chapter / f"{chapter}.ipynb"
-            if copy.is_file() and copy.read_bytes() == source.read_bytes() and \
-                    self.release(chapter).is_file():
+            if (
+                copy.is_file()
+                and copy.read_bytes() == source.read_bytes()
+                and self.release(chapter).is_file()
+            ):
                 continue
             changed.append(chapter)
             copy.unlink(missing_ok=True)
@@ -176,8 +184,13 @@ class ScratchCourse:
                     gb.remove_assignment(assignment.name)
 
     def _generate(self, pattern: str) -> str:
-        done = run_nbgrader("generate_assignment", pattern, "--force",
-                            "--CourseDirectory.source_directory=pending", cwd=self.root)
+        done = run_nbgrader(
+            "generate_assignment",
+            pattern,
+            "--force",
+            "--CourseDirectory.source_directory=pending",
+            cwd=self.root,
+        )
         return "" if done.returncode == 0 else _failure(done.stdout + done.stderr)
 
     def add_students(self, students: set[str]) -> None:
@@ -188,8 +201,10 @@ class ScratchCourse:
     def autograde_batch(self, batch: int) -> str:
         """Autograde every notebook of a batch (check cells only, in the sandbox), then write
         their feedback; '' if nbgrader reported no failure, else its last error."""
-        dirs = [f"--CourseDirectory.{step}_directory={step}-{batch}"
-                for step in ("submitted", "autograded", "feedback")]
+        dirs = [
+            f"--CourseDirectory.{step}_directory={step}-{batch}"
+            for step in ("submitted", "autograded", "feedback")
+        ]
         failures = []
         for step in ("autograde", "generate_feedback"):
             done = run_nbgrader(step, "*", "--force", *dirs, cwd=self.root)

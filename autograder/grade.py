@@ -68,9 +68,14 @@ class Submission:
         reason = "; ".join(r for r in (self.reason, *self.notes) if r)
         if self.status not in ("ok", "no-answer", "bad-answer", "timeout"):
             reason = f"{self.where}: {reason}"
-        return {"student": self.student, "chapter": self.chapter,
-                "score": _number(self.score), "max_score": _number(self.max_score),
-                "status": self.status, "reason": reason}
+        return {
+            "student": self.student,
+            "chapter": self.chapter,
+            "score": _number(self.score),
+            "max_score": _number(self.max_score),
+            "status": self.status,
+            "reason": reason,
+        }
 
 
 def _number(value: float | None) -> str:
@@ -87,13 +92,19 @@ def check_out_folder(out: Path, inputs: list[Path]) -> None:
         raise GradingError(f"{out} is not empty and was not written by the autograder")
 
 
-def read_submissions(paths: list[Path], course: ScratchCourse,
-                     broken: dict[str, str]) -> list[Submission]:
+def read_submissions(
+    paths: list[Path], course: ScratchCourse, broken: dict[str, str]
+) -> list[Submission]:
     """Every input notebook, parsed, matched to a student and chapter, or given a status."""
-    releases = {ch: nbformat.read(course.release(ch), as_version=4)
-                for ch in course.chapters if ch not in broken}
-    questions = {ch: next((c.source for c in cells_with_role(nb, "question")), "")
-                 for ch, nb in releases.items()}
+    releases = {
+        ch: nbformat.read(course.release(ch), as_version=4)
+        for ch in course.chapters
+        if ch not in broken
+    }
+    questions = {
+        ch: next((c.source for c in cells_with_role(nb, "question")), "")
+        for ch, nb in releases.items()
+    }
     submissions = []
     for number, path in enumerate(paths):
         for file in collect(path, course.chapters):
@@ -110,11 +121,15 @@ def read_submissions(paths: list[Path], course: ScratchCourse,
                 continue
             sub.chapter = chapter_of(sub.notebook, file.parts, course.chapters, questions) or ""
             if not sub.chapter:
-                sub.status, sub.reason = "unmatched", "no chapter of this course in its " \
-                    "metadata, check cells or file name"
+                sub.status, sub.reason = (
+                    "unmatched",
+                    "no chapter of this course in its metadata, check cells or file name",
+                )
             elif not sub.student:
-                sub.status, sub.reason = "unmatched", "cannot tell the student from its folder " \
-                    "or file name"
+                sub.status, sub.reason = (
+                    "unmatched",
+                    "cannot tell the student from its folder or file name",
+                )
             elif sub.chapter in broken:
                 sub.status, sub.reason = "error", broken[sub.chapter]
             else:
@@ -135,8 +150,10 @@ def _student(file: InputFile, chapters: list[str]) -> tuple[str, list[str]]:
     name someone else is reported."""
     named = student_of(file.parts, chapters) or ""
     if file.owner and named and named != file.owner:
-        return file.owner, [f"the upload's own paths name the student {named!r}, which is "
-                            f"ignored: graded as {file.owner!r}, whose upload it is"]
+        return file.owner, [
+            f"the upload's own paths name the student {named!r}, which is "
+            f"ignored: graded as {file.owner!r}, whose upload it is"
+        ]
     return file.owner or named, []
 
 
@@ -184,10 +201,16 @@ def mark_output(out: Path) -> None:
     (out / MARKER).write_text("written by python -m autograder\n")
 
 
-def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
-          timeout: int = DEFAULT_TIMEOUT, jobs: int = DEFAULT_JOBS,
-          sandboxed: bool = True, result_cache: bool = True,
-          shard: Shard | None = None) -> list[dict[str, str]]:
+def grade(
+    paths: list[Path],
+    out: Path,
+    course_root: Path = REPO_COURSE,
+    timeout: int = DEFAULT_TIMEOUT,
+    jobs: int = DEFAULT_JOBS,
+    sandboxed: bool = True,
+    result_cache: bool = True,
+    shard: Shard | None = None,
+) -> list[dict[str, str]]:
     """Grade every notebook under `paths` into `out`; returns the rows written to grades.csv.
 
     With `shard`, only the students of that shard are graded, into `out`/shard-<I>, which also
@@ -203,8 +226,9 @@ def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
         sandbox.check_available()
     mark_output(out)
     clear_shard(out)
-    course = ScratchCourse(course_root.resolve(), out / "nbgrader", timeout, sandboxed,
-                           result_cache)
+    course = ScratchCourse(
+        course_root.resolve(), out / "nbgrader", timeout, sandboxed, result_cache
+    )
     if not course.chapters:
         raise GradingError(f"no source/<id>/<id>.ipynb under {course_root}")
     with warnings.catch_warnings():
@@ -218,8 +242,12 @@ def grade(paths: list[Path], out: Path, course_root: Path = REPO_COURSE,
     write_grades(out / "grades.csv", rows)
     _write_results(out, results, shard)
     if shard is not None:
-        write_shard(out, shard, fingerprint, [(s.order, s.ident, row)
-                                              for s, row in zip(ordered, rows, strict=True)])
+        write_shard(
+            out,
+            shard,
+            fingerprint,
+            [(s.order, s.ident, row) for s, row in zip(ordered, rows, strict=True)],
+        )
     return rows
 
 
@@ -227,8 +255,9 @@ def _write_results(out: Path, results: list[Row], shard: Shard | None) -> None:
     """class-results.csv (a shard's: its students' rows), a table in each feedback page (medians
     over the whole class, which every shard reads) and, unsharded, the report; merge draws the
     report of a sharded class. Nothing here touches grades.csv."""
-    write_results(out / RESULTS_CSV,
-                  [row for row in results if shard is None or shard.holds(row["student"])])
+    write_results(
+        out / RESULTS_CSV, [row for row in results if shard is None or shard.holds(row["student"])]
+    )
     add_results(out / "feedback", results)
     if shard is None:
         from autograder.class_report import REPORT_HTML, write_report  # matplotlib: only here
@@ -241,8 +270,13 @@ def inputs_fingerprint(submissions: list[Submission], course: ScratchCourse) -> 
     wrong with it), the course's sources and the settings that change grades."""
     digest = hashlib.sha256()
     for sub in submissions:
-        item = [sub.ident, hashlib.sha256(sub.file.data).hexdigest(), sub.file.mtime,
-                sub.file.problem, sub.file.status]
+        item = [
+            sub.ident,
+            hashlib.sha256(sub.file.data).hexdigest(),
+            sub.file.mtime,
+            sub.file.problem,
+            sub.file.status,
+        ]
         digest.update(json.dumps(item).encode() + b"\n")
     for chapter in course.chapters:
         source = course.course_root / "source" / chapter / f"{chapter}.ipynb"
@@ -251,17 +285,20 @@ def inputs_fingerprint(submissions: list[Submission], course: ScratchCourse) -> 
     return digest.hexdigest()
 
 
-def _grade_all(paths: list[Path], course: ScratchCourse, jobs: int,
-               shard: Shard | None) -> tuple[list[Submission], str, dict[int, str], list[Row]]:
+def _grade_all(
+    paths: list[Path], course: ScratchCourse, jobs: int, shard: Shard | None
+) -> tuple[list[Submission], str, dict[int, str], list[Row]]:
     """Copy gradable submissions (of `shard`'s students) into the scratch course and autograde
     them; (the submissions of this run, the inputs' fingerprint, each batch's failure, the
     whole class's result rows: read from the outputs, never run)."""
     broken = course.prepare()
     submissions = read_submissions(paths, course, broken)
     fingerprint = inputs_fingerprint(submissions, course)
-    results = class_rows((s.student, s.chapter, s.notebook) for s in submissions
-                         if s.notebook is not None and s.student and s.chapter
-                         and s.status != "duplicate")
+    results = class_rows(
+        (s.student, s.chapter, s.notebook)
+        for s in submissions
+        if s.notebook is not None and s.student and s.chapter and s.status != "duplicate"
+    )
     if shard is not None:
         submissions = [s for s in submissions if shard.holds(s.student)]
     graded = [s for s in submissions if not s.status]

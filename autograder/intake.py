@@ -67,8 +67,10 @@ def _entry_problem(info: zipfile.ZipInfo, total: int) -> str:
     if info.file_size > MAX_NOTEBOOK_BYTES:
         return f"expands to {info.file_size} bytes, over the {MAX_NOTEBOOK_BYTES} byte limit"
     if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-        return (f"compressed {info.file_size // max(info.compress_size, 1)} times, over the "
-                f"limit of {MAX_RATIO}: refused as a zip bomb")
+        return (
+            f"compressed {info.file_size // max(info.compress_size, 1)} times, over the "
+            f"limit of {MAX_RATIO}: refused as a zip bomb"
+        )
     if total > MAX_ARCHIVE_BYTES:
         return f"the archive expands to over {MAX_ARCHIVE_BYTES} bytes; the rest is not read"
     return ""
@@ -92,8 +94,9 @@ def _from_zip(archive: Path, label: str, owner: str) -> Iterator[InputFile]:
             if info.is_dir() or not _wanted(parts) or not parts[-1].lower().endswith(".ipynb"):
                 continue
             total += info.file_size
-            found = InputFile(f"{archive}!{info.filename}", parts, b"", mtime, archive=label,
-                              owner=owner)
+            found = InputFile(
+                f"{archive}!{info.filename}", parts, b"", mtime, archive=label, owner=owner
+            )
             found.problem = _entry_problem(info, total)
             if not found.problem:
                 with zf.open(info) as handle:
@@ -104,10 +107,22 @@ def _from_zip(archive: Path, label: str, owner: str) -> Iterator[InputFile]:
 def _zip_entries(archive: Path, label: str, owner: str) -> Iterator[InputFile]:
     try:
         yield from list(_from_zip(archive, label, owner))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError, EOFError,
-            NotImplementedError) as error:
-        yield InputFile(str(archive), (archive.name,), b"", archive.stat().st_mtime,
-                        problem=f"not a readable zip archive ({error})", archive=label)
+    except (
+        zipfile.BadZipFile,
+        zipfile.LargeZipFile,
+        OSError,
+        ValueError,
+        EOFError,
+        NotImplementedError,
+    ) as error:
+        yield InputFile(
+            str(archive),
+            (archive.name,),
+            b"",
+            archive.stat().st_mtime,
+            problem=f"not a readable zip archive ({error})",
+            archive=label,
+        )
 
 
 def _loose(file: Path, parts: tuple[str, ...]) -> InputFile:
@@ -121,8 +136,14 @@ def _loose(file: Path, parts: tuple[str, ...]) -> InputFile:
 
 
 def _symlink(link: Path, parts: tuple[str, ...]) -> InputFile:
-    return InputFile(str(link), parts, b"", 0.0, status="skipped",
-                     problem="a symbolic link; links are never followed")
+    return InputFile(
+        str(link),
+        parts,
+        b"",
+        0.0,
+        status="skipped",
+        problem="a symbolic link; links are never followed",
+    )
 
 
 def collect(path: Path, chapters: list[str]) -> Iterator[InputFile]:

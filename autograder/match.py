@@ -31,8 +31,9 @@ def parse(data: bytes) -> NotebookNode:
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as error:
-        raise Unreadable(f"not valid JSON ({error.msg}, line {error.lineno}): the file is "
-                         "corrupt or truncated") from None
+        raise Unreadable(
+            f"not valid JSON ({error.msg}, line {error.lineno}): the file is corrupt or truncated"
+        ) from None
     if not isinstance(raw, dict) or not isinstance(raw.get("cells", raw.get("worksheets")), list):
         raise Unreadable("valid JSON but not a Jupyter notebook (it has no cells)")
     try:
@@ -57,8 +58,9 @@ def _unique_cell_ids(nb: NotebookNode) -> None:
         seen.add(cell["id"])
 
 
-def chapter_of(nb: NotebookNode, parts: tuple[str, ...], chapters: list[str],
-               questions: dict[str, str]) -> str | None:
+def chapter_of(
+    nb: NotebookNode, parts: tuple[str, ...], chapters: list[str], questions: dict[str, str]
+) -> str | None:
     """The chapter of a notebook, by content first and by name last (see autograder/README.md)."""
     claimed = nb.metadata.get("servelab", {})
     if isinstance(claimed, dict) and claimed.get("chapter") in chapters:

@@ -62,14 +62,25 @@ def read_shard(folder: Path) -> ShardOutput:
     manifest = _read_json(folder / MANIFEST, "the shard did not finish (grade it again)")
     rows = _read_json(folder / ROWS, "the shard's rows are missing (grade it again)")
     try:
-        shard = ShardOutput(folder, int(manifest["shard"]), int(manifest["shards"]),
-                            str(manifest["inputs"]), list(rows))
+        shard = ShardOutput(
+            folder,
+            int(manifest["shard"]),
+            int(manifest["shards"]),
+            str(manifest["inputs"]),
+            list(rows),
+        )
         counts = Counter(item["row"]["status"] for item in shard.rows)
-        intact = (len(shard.rows) == manifest["rows"] and dict(counts) == manifest["counts"]
-                  and all(set(item["row"]) == set(COLUMNS) and isinstance(item["id"], str)
-                          and len(item["order"]) == 3
-                          and all(isinstance(part, str) for part in item["order"])
-                          for item in shard.rows))
+        intact = (
+            len(shard.rows) == manifest["rows"]
+            and dict(counts) == manifest["counts"]
+            and all(
+                set(item["row"]) == set(COLUMNS)
+                and isinstance(item["id"], str)
+                and len(item["order"]) == 3
+                and all(isinstance(part, str) for part in item["order"])
+                for item in shard.rows
+            )
+        )
     except (KeyError, TypeError, ValueError, AttributeError):
         intact = False
     if not intact:
@@ -91,12 +102,16 @@ def _check_one_grading(shards: list[ShardOutput]) -> None:
     first = shards[0]
     for shard in shards:
         if shard.count != first.count:
-            raise MergeError(f"{shard.folder} is shard {shard.index} of {shard.count}, but "
-                             f"{first.folder} is one of {first.count}: graded as another N")
+            raise MergeError(
+                f"{shard.folder} is shard {shard.index} of {shard.count}, but "
+                f"{first.folder} is one of {first.count}: graded as another N"
+            )
         if shard.inputs != first.inputs:
-            raise MergeError(f"{shard.folder} was graded against other inputs than "
-                             f"{first.folder} (input fingerprints {shard.inputs[:12]} and "
-                             f"{first.inputs[:12]})")
+            raise MergeError(
+                f"{shard.folder} was graded against other inputs than "
+                f"{first.folder} (input fingerprints {shard.inputs[:12]} and "
+                f"{first.inputs[:12]})"
+            )
 
 
 def _check_every_index(shards: list[ShardOutput]) -> None:
@@ -104,15 +119,19 @@ def _check_every_index(shards: list[ShardOutput]) -> None:
     by_index: dict[int, ShardOutput] = {}
     for shard in shards:
         if shard.index in by_index:
-            raise MergeError(f"shard {shard.index} is given twice: {by_index[shard.index].folder}"
-                             f" and {shard.folder}")
+            raise MergeError(
+                f"shard {shard.index} is given twice: {by_index[shard.index].folder}"
+                f" and {shard.folder}"
+            )
         by_index[shard.index] = shard
     count = shards[0].count
     missing = sorted(set(range(count)) - set(by_index))
     if missing:
-        raise MergeError(f"shard{'s' if len(missing) > 1 else ''} "
-                         f"{', '.join(map(str, missing))} of {count} "
-                         f"{'are' if len(missing) > 1 else 'is'} missing")
+        raise MergeError(
+            f"shard{'s' if len(missing) > 1 else ''} "
+            f"{', '.join(map(str, missing))} of {count} "
+            f"{'are' if len(missing) > 1 else 'is'} missing"
+        )
 
 
 def _check_rows(shards: list[ShardOutput]) -> None:
@@ -121,12 +140,16 @@ def _check_rows(shards: list[ShardOutput]) -> None:
     for shard in shards:
         for item in shard.rows:
             if item["id"] in seen:
-                raise MergeError(f"the row of {item['id']!r} appears twice: in "
-                                 f"{seen[item['id']].folder} and {shard.folder}")
+                raise MergeError(
+                    f"the row of {item['id']!r} appears twice: in "
+                    f"{seen[item['id']].folder} and {shard.folder}"
+                )
             seen[item["id"]] = shard
             if shard_of(item["row"]["student"], shard.count) != shard.index:
-                raise MergeError(f"{shard.folder} holds a row of student "
-                                 f"{item['row']['student']!r}, who belongs to another shard")
+                raise MergeError(
+                    f"{shard.folder} holds a row of student "
+                    f"{item['row']['student']!r}, who belongs to another shard"
+                )
 
 
 def _feedback_pages(shards: list[ShardOutput]) -> dict[Path, Path]:
@@ -141,8 +164,9 @@ def _feedback_pages(shards: list[ShardOutput]) -> dict[Path, Path]:
                 continue
             inside = page.relative_to(root)
             if inside in pages:
-                raise MergeError(f"the feedback page {inside} appears twice: in "
-                                 f"{pages[inside]} and {page}")
+                raise MergeError(
+                    f"the feedback page {inside} appears twice: in {pages[inside]} and {page}"
+                )
             pages[inside] = page
     return pages
 
@@ -155,11 +179,19 @@ def _class_results(shards: list[ShardOutput]) -> list[Row]:
             part = read_results(shard.folder / RESULTS_CSV)
         except ResultsError as error:
             raise MergeError(str(error)) from None
-        stray = next((row["student"] for row in part
-                      if shard_of(row["student"], shard.count) != shard.index), None)
+        stray = next(
+            (
+                row["student"]
+                for row in part
+                if shard_of(row["student"], shard.count) != shard.index
+            ),
+            None,
+        )
         if stray is not None:
-            raise MergeError(f"{shard.folder / RESULTS_CSV} holds a result of student "
-                             f"{stray!r}, who belongs to another shard")
+            raise MergeError(
+                f"{shard.folder / RESULTS_CSV} holds a result of student "
+                f"{stray!r}, who belongs to another shard"
+            )
         rows += part
     return ordered(rows)
 

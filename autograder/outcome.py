@@ -17,8 +17,9 @@ def _message(cell: NotebookNode) -> str:
     return ""
 
 
-def judge(nb: NotebookNode, answer: Answer | None, score: float, max_score: float,
-          timeout: int) -> tuple[str, str]:
+def judge(
+    nb: NotebookNode, answer: Answer | None, score: float, max_score: float, timeout: int
+) -> tuple[str, str]:
     """(status, reason) of a notebook nbgrader has autograded; `answer` as parsed at intake
     (None: the notebook had no answer cell)."""
     report = nb.metadata.get("autograder", {})
@@ -29,8 +30,11 @@ def judge(nb: NotebookNode, answer: Answer | None, score: float, max_score: floa
         detail = report.get("detail") or status
         return "error", f"the checks did not finish in the sandbox: {detail}"
     if answer is None or (answer.letter is None and not answer.problem):
-        return "no-answer", ("`answer` was never set" if answer is None
-                             else "`answer` is still None: the question was not answered")
+        return "no-answer", (
+            "`answer` was never set"
+            if answer is None
+            else "`answer` is still None: the question was not answered"
+        )
     if answer.problem:
         return "bad-answer", answer.problem
     if score >= max_score:

@@ -57,24 +57,36 @@ def _gain_above_concurrency(record: Record, _chapter: str, _earlier: int) -> lis
     gain, top = record.figures.get("batching_gain"), _top_concurrency(record)
     if gain is None or top is None or gain <= top * GAIN_SLACK:
         return []
-    return [("batching_gain", f"a batching gain of {gain:.3g} above the {top:g} streams it "
-                              "was measured at")]
+    return [
+        (
+            "batching_gain",
+            f"a batching gain of {gain:.3g} above the {top:g} streams it was measured at",
+        )
+    ]
 
 
 def _negative(record: Record, _chapter: str, _earlier: int) -> list[Doubt]:
-    return [(name, f"{name} is negative ({value:.3g}): no time, rate or count is")
-            for name, value in record.figures.items() if value < 0 and name not in SIGNED]
+    return [
+        (name, f"{name} is negative ({value:.3g}): no time, rate or count is")
+        for name, value in record.figures.items()
+        if value < 0 and name not in SIGNED
+    ]
 
 
 def _share_above_one(record: Record, _chapter: str, _earlier: int) -> list[Doubt]:
-    return [(name, f"{name} is a share but {value:.3g}")
-            for name, value in record.figures.items()
-            if value > 1 and _is_share(record.chapter, name)]
+    return [
+        (name, f"{name} is a share but {value:.3g}")
+        for name, value in record.figures.items()
+        if value > 1 and _is_share(record.chapter, name)
+    ]
 
 
 def _too_large(record: Record, _chapter: str, _earlier: int) -> list[Doubt]:
-    return [(name, f"{name} is {value:.3g}, beyond any figure of this course")
-            for name, value in record.figures.items() if abs(value) > LARGEST_FIGURE]
+    return [
+        (name, f"{name} is {value:.3g}, beyond any figure of this course")
+        for name, value in record.figures.items()
+        if abs(value) > LARGEST_FIGURE
+    ]
 
 
 def _faster_than_memory(record: Record, _chapter: str, _earlier: int) -> list[Doubt]:
@@ -89,8 +101,12 @@ def _paged_fits_fewer(record: Record, _chapter: str, _earlier: int) -> list[Doub
     reserved = record.figures.get("requests_fit_reserved")
     if paged is None or reserved is None or paged >= reserved:
         return []
-    return [("requests_fit_paged", "fewer requests fit in paged blocks than reserving the "
-                                   "context limit each")]
+    return [
+        (
+            "requests_fit_paged",
+            "fewer requests fit in paged blocks than reserving the context limit each",
+        )
+    ]
 
 
 def _engine_for_device(record: Record, _chapter: str, _earlier: int) -> list[Doubt]:
@@ -140,5 +156,8 @@ CHECKS: tuple[PlausibilityCheck, ...] = (
 def doubts(record: Record, chapter: str, earlier: int = 0) -> list[Doubt]:
     """Every doubt the checks raise about ``record``, found in ``chapter``'s notebook after
     ``earlier`` valid records, in the table's order; each reason ends with its check's name."""
-    return [(figure, f"{why} ({check.name})") for check in CHECKS
-            for figure, why in check.find(record, chapter, earlier)]
+    return [
+        (figure, f"{why} ({check.name})")
+        for check in CHECKS
+        for figure, why in check.find(record, chapter, earlier)
+    ]

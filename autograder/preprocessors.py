@@ -39,17 +39,20 @@ class SandboxedExecute(NbGraderPreprocessor):
 
     timeout = Integer(20, help="seconds a check cell may run").tag(config=True)
     sandboxed = Bool(True, help="run in bubblewrap (False only with --unsafe-no-sandbox)").tag(
-        config=True)
+        config=True
+    )
     cache_dir = Unicode("", help="folder of the result cache; '' runs every notebook").tag(
-        config=True)
+        config=True
+    )
 
     def preprocess(self, nb: NotebookNode, resources: ResourcesDict):
         run = [c for c in nb.cells if c.cell_type == "code" and role_of(c) in ("answer", "test")]
         for cell in run:
             cell.outputs = []
             cell.execution_count = None
-        sources = [parse_answer(c.source).source if role_of(c) == "answer" else c.source
-                   for c in run]
+        sources = [
+            parse_answer(c.source).source if role_of(c) == "answer" else c.source for c in run
+        ]
         result, cached = self._outcome(sources)
         report = {"status": result.status, "detail": result.detail, "cached": cached}
         for cell, outputs in zip(run, result.outputs, strict=False):
@@ -58,8 +61,11 @@ class SandboxedExecute(NbGraderPreprocessor):
             tests = [c for c in run if role_of(c) == "test"]
             ename = "CellTimeoutError" if result.status == "timeout" else "SandboxError"
             for cell in tests[-1:]:
-                cell.outputs.append(NotebookNode(output_type="error", ename=ename,
-                                                 evalue=result.detail, traceback=[]))
+                cell.outputs.append(
+                    NotebookNode(
+                        output_type="error", ename=ename, evalue=result.detail, traceback=[]
+                    )
+                )
         nb.metadata["autograder"] = report
         return nb, resources
 
@@ -67,8 +73,9 @@ class SandboxedExecute(NbGraderPreprocessor):
         """(result, whether it came from the cache) of running `sources` in a sandbox."""
         limits = sandbox.Limits()
         if not self.cache_dir:
-            return sandbox.execute(sources, self.timeout, sandboxed=self.sandboxed,
-                                   limits=limits), False
+            return sandbox.execute(
+                sources, self.timeout, sandboxed=self.sandboxed, limits=limits
+            ), False
         cache = ResultCache(Path(self.cache_dir))
         key = cache.key(sources, self.timeout, limits, self.sandboxed)
         found = cache.get(key, len(sources))
@@ -84,8 +91,9 @@ def _feedback_output(output: NotebookNode) -> NotebookNode | None:
         return output
     if output.output_type == "error":
         line = f"{output.ename}: {output.evalue}"
-        return NotebookNode(output_type="error", ename=output.ename, evalue=output.evalue,
-                            traceback=[line])
+        return NotebookNode(
+            output_type="error", ename=output.ename, evalue=output.evalue, traceback=[line]
+        )
     return None
 
 

@@ -33,13 +33,16 @@ def repair(nb: NotebookNode, release: NotebookNode) -> list[str]:
             del cell.metadata["nbgrader"]
     _keep_last_of_each_id(nb)
     if _reattach(nb, canonical):
-        notes.append("check-cell metadata was missing (re-saved by another editor?) and was "
-                     "restored by matching cells")
+        notes.append(
+            "check-cell metadata was missing (re-saved by another editor?) and was "
+            "restored by matching cells"
+        )
     return notes + _check_cell_notes(nb, canonical, copies)
 
 
-def _check_cell_notes(nb: NotebookNode, canonical: dict[str, NotebookNode],
-                      copies: int) -> list[str]:
+def _check_cell_notes(
+    nb: NotebookNode, canonical: dict[str, NotebookNode], copies: int
+) -> list[str]:
     """What happened to the answer and test cells (``copies``: answer cells as submitted)."""
     notes: list[str] = []
     answers = [c for c in nb.cells if role_of(c) == "answer"]

@@ -58,8 +58,13 @@ class ResultCache:
     @staticmethod
     def key(sources: list[str], timeout: int, limits: sandbox.Limits, sandboxed: bool) -> str:
         """Everything that decides a sandbox's outcome, hashed."""
-        parts = {"sources": sources, "timeout": timeout, "limits": asdict(limits),
-                 "sandboxed": sandboxed, "runner": runner_version()}
+        parts = {
+            "sources": sources,
+            "timeout": timeout,
+            "limits": asdict(limits),
+            "sandboxed": sandboxed,
+            "runner": runner_version(),
+        }
         return hashlib.sha256(json.dumps(parts, sort_keys=True).encode()).hexdigest()
 
     def _path(self, key: str) -> Path:

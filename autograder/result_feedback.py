@@ -20,8 +20,9 @@ def _cells(values: Iterable[str], tag: str = "td") -> str:
     return "".join(f"<{tag}>{html.escape(value)}</{tag}>" for value in values)
 
 
-def results_table(own: list[Row], class_medians: dict[tuple[str, str, str, str],
-                                                      tuple[float, int]]) -> str:
+def results_table(
+    own: list[Row], class_medians: dict[tuple[str, str, str, str], tuple[float, int]]
+) -> str:
     """The section for one student's rows of one chapter; '' when they hold no record."""
     shown = [row for row in own if row["flag"] != "missing"]
     if not shown:
@@ -30,15 +31,30 @@ def results_table(own: list[Row], class_medians: dict[tuple[str, str, str, str],
     for row in shown:
         key = (row["chapter"], row["figure"], device_class(row), row["size_profile"])
         median, count = class_medians.get(key, (None, 0))
-        lines.append("<tr>" + _cells((row["figure"] or "(no figure)", row["value"],
-                                      "" if median is None else number(median), str(count),
-                                      row["flag"])) + "</tr>")
+        lines.append(
+            "<tr>"
+            + _cells(
+                (
+                    row["figure"] or "(no figure)",
+                    row["value"],
+                    "" if median is None else number(median),
+                    str(count),
+                    row["flag"],
+                )
+            )
+            + "</tr>"
+        )
     measured = next((row for row in shown if row["device_kind"]), None)
-    device = html.escape(f"{device_class(measured)}, sizes {measured['size_profile']}"
-                         if measured else "no valid record")
-    return ("<section class=\"servelab-results\"><h2>Your measurements beside the class</h2>"
-            f"<p>Measured on: {device}. Your record does not change your grade.</p>"
-            f"<table>{''.join(lines)}</table></section>")
+    device = html.escape(
+        f"{device_class(measured)}, sizes {measured['size_profile']}"
+        if measured
+        else "no valid record"
+    )
+    return (
+        '<section class="servelab-results"><h2>Your measurements beside the class</h2>'
+        f"<p>Measured on: {device}. Your record does not change your grade.</p>"
+        f"<table>{''.join(lines)}</table></section>"
+    )
 
 
 def add_results(feedback: Path, rows: list[Row]) -> None:
@@ -54,5 +70,6 @@ def add_results(feedback: Path, rows: list[Row]) -> None:
             continue
         text = page.read_text(encoding="utf-8")
         head, body_end, tail = text.rpartition("</body>")
-        page.write_text(f"{head}{table}{body_end}{tail}" if body_end else text + table,
-                        encoding="utf-8")
+        page.write_text(
+            f"{head}{table}{body_end}{tail}" if body_end else text + table, encoding="utf-8"
+        )

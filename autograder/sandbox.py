@@ -54,9 +54,14 @@ class Limits:
     output_lines: int = 200
 
     def rlimits(self) -> dict[str, int]:
-        return {"RLIMIT_AS": self.memory_bytes, "RLIMIT_NPROC": self.processes,
-                "RLIMIT_CPU": self.cpu_seconds, "RLIMIT_FSIZE": self.file_bytes,
-                "RLIMIT_NOFILE": self.open_files, "RLIMIT_CORE": 0}
+        return {
+            "RLIMIT_AS": self.memory_bytes,
+            "RLIMIT_NPROC": self.processes,
+            "RLIMIT_CPU": self.cpu_seconds,
+            "RLIMIT_FSIZE": self.file_bytes,
+            "RLIMIT_NOFILE": self.open_files,
+            "RLIMIT_CORE": 0,
+        }
 
 
 @dataclass
@@ -74,7 +79,8 @@ def _bwrap() -> str:
         raise SandboxUnavailable(
             "bubblewrap (bwrap) is not installed: run env/setup.sh (it installs Debian's "
             "bubblewrap) or `apt-get install bubblewrap`; or pass --unsafe-no-sandbox to run "
-            "untrusted code with the grader's own rights")
+            "untrusted code with the grader's own rights"
+        )
     return found
 
 
@@ -84,10 +90,23 @@ def _open_path(path: str | Path) -> int:
 
 def _bwrap_argv(fds: dict[str, int], command: list[str]) -> list[str]:
     """bwrap's arguments; `fds` maps a path inside to an O_PATH descriptor of what it shows."""
-    argv = [_bwrap(), "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent",
-            "--new-session", "--cap-drop", "ALL",
-            "--uid", str(SANDBOX_ID), "--gid", str(SANDBOX_ID),
-            "--ro-bind", "/usr", "/usr"]
+    argv = [
+        _bwrap(),
+        "--unshare-all",
+        "--unshare-user",
+        "--disable-userns",
+        "--die-with-parent",
+        "--new-session",
+        "--cap-drop",
+        "ALL",
+        "--uid",
+        str(SANDBOX_ID),
+        "--gid",
+        str(SANDBOX_ID),
+        "--ro-bind",
+        "/usr",
+        "/usr",
+    ]
     for link in ("bin", "lib", "lib64", "sbin"):
         target = os.readlink(f"/{link}") if os.path.islink(f"/{link}") else None
         if target:
@@ -96,11 +115,19 @@ def _bwrap_argv(fds: dict[str, int], command: list[str]) -> list[str]:
     for inside, fd in fds.items():
         flag = "--bind-fd" if inside == INSIDE_WORK else "--ro-bind-fd"
         argv += [flag, str(fd), inside]
-    env = {"HOME": "/tmp/home", "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
-           "IPYTHONDIR": "/tmp/ipython", "JUPYTER_CONFIG_DIR": "/tmp/jupyter-config",
-           "JUPYTER_DATA_DIR": "/tmp/jupyter-data", "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",
-           "JUPYTER_PLATFORM_DIRS": "1", "PYTHONNOUSERSITE": "1", "PYTHONDONTWRITEBYTECODE": "1",
-           "MPLBACKEND": "Agg", "LANG": "C.UTF-8"}
+    env = {
+        "HOME": "/tmp/home",
+        "PATH": f"{Path(sys.executable).parent}:/usr/bin:/bin",
+        "IPYTHONDIR": "/tmp/ipython",
+        "JUPYTER_CONFIG_DIR": "/tmp/jupyter-config",
+        "JUPYTER_DATA_DIR": "/tmp/jupyter-data",
+        "JUPYTER_RUNTIME_DIR": "/tmp/jupyter-runtime",
+        "JUPYTER_PLATFORM_DIRS": "1",
+        "PYTHONNOUSERSITE": "1",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "MPLBACKEND": "Agg",
+        "LANG": "C.UTF-8",
+    }
     argv += ["--clearenv", "--chdir", INSIDE_WORK]
     for name, value in env.items():
         argv += ["--setenv", name, value]
@@ -109,8 +136,12 @@ def _bwrap_argv(fds: dict[str, int], command: list[str]) -> list[str]:
 
 def _mounts(work: Path) -> dict[str, int]:
     """The read-only Python installation and venv, the runner, and the writable work folder."""
-    paths = {sys.base_prefix: sys.base_prefix, sys.prefix: sys.prefix,
-             INSIDE_RUNNER: str(RUNNER), INSIDE_WORK: str(work)}
+    paths = {
+        sys.base_prefix: sys.base_prefix,
+        sys.prefix: sys.prefix,
+        INSIDE_RUNNER: str(RUNNER),
+        INSIDE_WORK: str(work),
+    }
     return {inside: _open_path(outside) for inside, outside in paths.items()}
 
 
@@ -122,8 +153,12 @@ def check_available() -> None:
         try:
             result = subprocess.run(
                 _bwrap_argv(fds, [sys.executable, "-c", "import json, resource"]),
-                capture_output=True, text=True, timeout=60, pass_fds=tuple(fds.values()),
-                check=False)
+                capture_output=True,
+                text=True,
+                timeout=60,
+                pass_fds=tuple(fds.values()),
+                check=False,
+            )
         finally:
             for fd in fds.values():
                 os.close(fd)
@@ -131,11 +166,13 @@ def check_available() -> None:
         raise SandboxUnavailable(
             f"bubblewrap cannot start a sandbox here ({result.stderr.strip()[-300:]}); "
             "it needs unprivileged user namespaces. Fix that, or pass --unsafe-no-sandbox to "
-            "run untrusted code with the grader's own rights")
+            "run untrusted code with the grader's own rights"
+        )
 
 
-def execute(sources: list[str], timeout: int, *, sandboxed: bool = True,
-            limits: Limits = Limits()) -> SandboxRun:
+def execute(
+    sources: list[str], timeout: int, *, sandboxed: bool = True, limits: Limits = Limits()
+) -> SandboxRun:
     """Run `sources` as the code cells of a fresh notebook, each for at most `timeout` seconds.
 
     Without `sandboxed` the same runner starts directly as the grader's user (the rlimits still
@@ -147,19 +184,31 @@ def execute(sources: list[str], timeout: int, *, sandboxed: bool = True,
         work.mkdir()
         inside = INSIDE_WORK if sandboxed else str(work)
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
-        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                     "language": "python"}
+        nb.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
         nbformat.write(nb, work / "notebook.ipynb")
-        settings = {"notebook": f"{inside}/notebook.ipynb", "result": f"{inside}/result.json",
-                    "workdir": inside, "timeout": timeout, "limits": limits.rlimits(),
-                    "max_output_bytes": limits.output_bytes,
-                    "max_output_lines": limits.output_lines}
+        settings = {
+            "notebook": f"{inside}/notebook.ipynb",
+            "result": f"{inside}/result.json",
+            "workdir": inside,
+            "timeout": timeout,
+            "limits": limits.rlimits(),
+            "max_output_bytes": limits.output_bytes,
+            "max_output_lines": limits.output_lines,
+        }
         (work / "settings.json").write_text(json.dumps(settings))
         wall = timeout * len(sources) + STARTUP_SECONDS
         status = _run(work, tmp / "sandbox.log", sandboxed, wall)
         if status:
-            return SandboxRun(status, f"the notebook ran longer than {wall} s and was killed"
-                          if status == "timeout" else _tail(tmp / "sandbox.log"))
+            return SandboxRun(
+                status,
+                f"the notebook ran longer than {wall} s and was killed"
+                if status == "timeout"
+                else _tail(tmp / "sandbox.log"),
+            )
         return _read_result(work / "result.json", len(sources), tmp / "sandbox.log")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -167,16 +216,25 @@ def execute(sources: list[str], timeout: int, *, sandboxed: bool = True,
 
 def _run(work: Path, log: Path, sandboxed: bool, wall: float) -> str:
     """Start the runner (in bwrap unless unsafe), wait, kill what is left; '' or "timeout"."""
-    command = [sys.executable, INSIDE_RUNNER if sandboxed else str(RUNNER),
-               f"{INSIDE_WORK if sandboxed else work}/settings.json"]
+    command = [
+        sys.executable,
+        INSIDE_RUNNER if sandboxed else str(RUNNER),
+        f"{INSIDE_WORK if sandboxed else work}/settings.json",
+    ]
     fds: dict[str, int] = {}
     if sandboxed:
         fds = _mounts(work)
         command = _bwrap_argv(fds, command)
     try:
         with log.open("wb") as out:
-            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=out, stderr=out,
-                                       pass_fds=tuple(fds.values()), start_new_session=True)
+            process = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                pass_fds=tuple(fds.values()),
+                start_new_session=True,
+            )
     finally:
         for fd in fds.values():
             os.close(fd)
@@ -221,8 +279,11 @@ def result_from_data(raw: dict, cells: int) -> SandboxRun:
 
 def result_to_data(result: SandboxRun) -> dict:
     """The runner's JSON shape of `result`; result_from_data reads it back unchanged."""
-    return {"status": result.status, "detail": result.detail,
-            "cells": [[dict(o) for o in outputs] for outputs in result.outputs]}
+    return {
+        "status": result.status,
+        "detail": result.detail,
+        "cells": [[dict(o) for o in outputs] for outputs in result.outputs],
+    }
 
 
 def _output(raw: dict) -> NotebookNode:
@@ -230,6 +291,7 @@ def _output(raw: dict) -> NotebookNode:
         name = "stderr" if raw["name"] == "stderr" else "stdout"
         return nbformat.v4.new_output("stream", name=name, text=str(raw["text"]))
     if raw["output_type"] == "error":
-        return nbformat.v4.new_output("error", ename=str(raw["ename"]),
-                                      evalue=str(raw["evalue"]), traceback=[])
+        return nbformat.v4.new_output(
+            "error", ename=str(raw["ename"]), evalue=str(raw["evalue"]), traceback=[]
+        )
     raise ValueError(f"unexpected output type {raw['output_type']!r}")

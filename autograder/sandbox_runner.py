@@ -34,13 +34,22 @@ def capped_outputs(outputs: list, max_bytes: int, max_lines: int) -> list[dict[s
     for output in outputs:
         kind = output.get("output_type")
         if kind == "stream":
-            kept.append({"output_type": "stream", "name": str(output.get("name")),
-                         "text": cap(str(output.get("text", "")), max_bytes, max_lines)})
+            kept.append(
+                {
+                    "output_type": "stream",
+                    "name": str(output.get("name")),
+                    "text": cap(str(output.get("text", "")), max_bytes, max_lines),
+                }
+            )
         elif kind == "error":
-            kept.append({"output_type": "error",
-                         "ename": cap(str(output.get("ename", "")), 200, 1),
-                         "evalue": cap(str(output.get("evalue", "")), max_bytes, max_lines),
-                         "traceback": []})
+            kept.append(
+                {
+                    "output_type": "error",
+                    "ename": cap(str(output.get("ename", "")), 200, 1),
+                    "evalue": cap(str(output.get("evalue", "")), max_bytes, max_lines),
+                    "traceback": [],
+                }
+            )
     return kept
 
 
@@ -62,11 +71,21 @@ def main(settings_path: str) -> int:
 
     nb = nbformat.read(settings["notebook"], as_version=4)
     client = NotebookClient(
-        nb, timeout=settings["timeout"], kernel_name="python3", allow_errors=True,
-        interrupt_on_timeout=False, shutdown_kernel="immediate", record_timing=False,
-        extra_arguments=["--HistoryManager.hist_file=:memory:", "--IPKernelApp.log_level=ERROR",
-                         "--Session.packer=json", "--Session.unpacker=json"],
-        resources={"metadata": {"path": settings["workdir"]}})
+        nb,
+        timeout=settings["timeout"],
+        kernel_name="python3",
+        allow_errors=True,
+        interrupt_on_timeout=False,
+        shutdown_kernel="immediate",
+        record_timing=False,
+        extra_arguments=[
+            "--HistoryManager.hist_file=:memory:",
+            "--IPKernelApp.log_level=ERROR",
+            "--Session.packer=json",
+            "--Session.unpacker=json",
+        ],
+        resources={"metadata": {"path": settings["workdir"]}},
+    )
     status, detail = "ok", ""
     try:
         client.execute()
@@ -76,9 +95,16 @@ def main(settings_path: str) -> int:
         status, detail = "dead-kernel", str(error)[:300]
     except Exception as error:  # anything else: reported, the parent decides
         status, detail = "error", f"{type(error).__name__}: {str(error)[:300]}"
-    result = {"status": status, "detail": detail, "cells": [
-        capped_outputs(cell.get("outputs", []), settings["max_output_bytes"],
-                       settings["max_output_lines"]) for cell in nb.cells]}
+    result = {
+        "status": status,
+        "detail": detail,
+        "cells": [
+            capped_outputs(
+                cell.get("outputs", []), settings["max_output_bytes"], settings["max_output_lines"]
+            )
+            for cell in nb.cells
+        ],
+    }
     with open(settings["result"], "w") as handle:
         json.dump(result, handle)
     return 0

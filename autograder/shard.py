@@ -59,26 +59,39 @@ def parse_shard(spec: str, environ: Mapping[str, str] = os.environ) -> Shard:
     else:
         found = next((name for name in INDEX_VARIABLES if environ.get(name, "").strip()), None)
         if found is None:
-            raise ShardError(f"--shard auto/{count}: neither {' nor '.join(INDEX_VARIABLES)} "
-                             "is set (run it as a Slurm array task or a Kubernetes indexed Job)")
+            raise ShardError(
+                f"--shard auto/{count}: neither {' nor '.join(INDEX_VARIABLES)} "
+                "is set (run it as a Slurm array task or a Kubernetes indexed Job)"
+            )
         if not environ[found].strip().isdigit():
             raise ShardError(f"--shard auto/{count}: {found}={environ[found]!r} is not a number")
         index = int(environ[found])
     if count < 1 or not 0 <= index < count:
-        raise ShardError(f"--shard {spec!r}: the index must be 0 to N-1 and N at least 1 "
-                         f"(got {index} of {count})")
+        raise ShardError(
+            f"--shard {spec!r}: the index must be 0 to N-1 and N at least 1 "
+            f"(got {index} of {count})"
+        )
     return Shard(index, count)
 
 
-def write_shard(folder: Path, shard: Shard, fingerprint: str,
-                rows: list[tuple[list[str], str, dict[str, str]]]) -> None:
+def write_shard(
+    folder: Path, shard: Shard, fingerprint: str, rows: list[tuple[list[str], str, dict[str, str]]]
+) -> None:
     """The shard's rows (order key, row id, row) and then its manifest, each written whole."""
-    _write_json(folder / ROWS, [{"order": order, "id": ident, "row": row}
-                                for order, ident, row in rows])
+    _write_json(
+        folder / ROWS, [{"order": order, "id": ident, "row": row} for order, ident, row in rows]
+    )
     counts = Counter(row["status"] for _, _, row in rows)
-    _write_json(folder / MANIFEST, {"shard": shard.index, "shards": shard.count,
-                                    "inputs": fingerprint, "rows": len(rows),
-                                    "counts": dict(sorted(counts.items()))})
+    _write_json(
+        folder / MANIFEST,
+        {
+            "shard": shard.index,
+            "shards": shard.count,
+            "inputs": fingerprint,
+            "rows": len(rows),
+            "counts": dict(sorted(counts.items())),
+        },
+    )
 
 
 def clear_shard(folder: Path) -> None:

@@ -34,11 +34,15 @@ def demo_check(chapter: str) -> Check:
     correct = correct_letter(chapter)
     options = tuple(
         Option(letter, f"statement {letter.lower()} about {chapter}")
-        if letter == correct else
-        Option(letter, f"statement {letter.lower()} about {chapter}",
-               tempts=f"Option {letter} of {chapter} is tempting",
-               wrong=f"but wrong because of reason {letter.lower()}7")
-        for letter in LETTERS)
+        if letter == correct
+        else Option(
+            letter,
+            f"statement {letter.lower()} about {chapter}",
+            tempts=f"Option {letter} of {chapter} is tempting",
+            wrong=f"but wrong because of reason {letter.lower()}7",
+        )
+        for letter in LETTERS
+    )
     return Check(chapter, f"Which option is right for {chapter}?", options, correct)
 
 
@@ -56,14 +60,26 @@ def source_notebook(chapter: str) -> NotebookNode:
     )
     locked_setup = new_code_cell(measurement)
     locked_setup.metadata["nbgrader"] = {
-        "grade": False, "grade_id": f"{chapter}-setup", "locked": True, "schema_version": 3,
-        "solution": False, "task": False}
-    cells = [new_markdown_cell(f"# {chapter}\n\nA demo chapter."), locked_setup,
-             new_code_cell(measurement), *check_cells(demo_check(chapter))]
+        "grade": False,
+        "grade_id": f"{chapter}-setup",
+        "locked": True,
+        "schema_version": 3,
+        "solution": False,
+        "task": False,
+    }
+    cells = [
+        new_markdown_cell(f"# {chapter}\n\nA demo chapter."),
+        locked_setup,
+        new_code_cell(measurement),
+        *check_cells(demo_check(chapter)),
+    ]
     nb = new_notebook(cells=cells)
     nb.metadata["servelab"] = {"chapter": chapter}
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                 "language": "python"}
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     return nb
 
 
@@ -94,8 +110,11 @@ def editions(course: Path, work: Path) -> dict[str, NotebookNode]:
     """The student edition nbgrader makes of each chapter of `course` (built under `work`)."""
     scratch = ScratchCourse(course, work)
     scratch.prepare()
-    return {ch: nbformat.read(scratch.release(ch), as_version=4)
-            for ch in scratch.chapters if scratch.release(ch).is_file()}
+    return {
+        ch: nbformat.read(scratch.release(ch), as_version=4)
+        for ch in scratch.chapters
+        if scratch.release(ch).is_file()
+    }
 
 
 def write_class(inbox: Path, books: dict[str, NotebookNode], students: int) -> int:
@@ -133,6 +152,9 @@ def graded_files(out: Path) -> dict[str, bytes]:
     """What a grader reads from an OUT: grades.csv and every feedback page, with their bytes."""
     files = {"grades.csv": (out / "grades.csv").read_bytes()}
     feedback = out / "feedback"
-    files |= {f"feedback/{p.relative_to(feedback)}": p.read_bytes()
-              for p in sorted(feedback.rglob("*")) if p.is_file()}
+    files |= {
+        f"feedback/{p.relative_to(feedback)}": p.read_bytes()
+        for p in sorted(feedback.rglob("*"))
+        if p.is_file()
+    }
     return files

@@ -27,14 +27,25 @@ ESTIMATE_JSON = Path(__file__).with_name("t4-estimate.json")
 LONGEST_S = 86_400.0  # a day: no part of one chapter's run comes near it
 # The parts, in the report's order: (name, unit, what the contract estimates for it).
 PARTS: tuple[tuple[str, str, str], ...] = (
-    ("install", "s", "install"), ("measurement", "s", "measure"),
-    ("server starts", "count", "server_starts"), ("starts", "s", "start"),
-    ("compile", "s", "compile"), ("graph capture", "s", "graphs"),
-    ("engine init", "s", ""))
+    ("install", "s", "install"),
+    ("measurement", "s", "measure"),
+    ("server starts", "count", "server_starts"),
+    ("starts", "s", "start"),
+    ("compile", "s", "compile"),
+    ("graph capture", "s", "graphs"),
+    ("engine init", "s", ""),
+)
 PER_START = frozenset({"starts", "compile", "graph capture", "engine init"})
 NO_SPLIT = "no wall time"
-WALL_HEADER = ("device · sizes", "part", "notebooks", "median measured", "median a start (s)",
-               "contract, Colab T4", "contract, Kaggle 2xT4")
+WALL_HEADER = (
+    "device · sizes",
+    "part",
+    "notebooks",
+    "median measured",
+    "median a start (s)",
+    "contract, Colab T4",
+    "contract, Kaggle 2xT4",
+)
 
 Row = dict[str, str]  # a class-results row (``autograder.class_results``)
 Make = Callable[[str, str, float | None], Row]  # (flag, figure, value) -> the row
@@ -55,12 +66,15 @@ def parts(record: Record) -> dict[str, float | None]:
     if split is None:
         return {}
     starts = split.starts
-    return {"install": split.install_s, "measurement": split.measure_s,
-            "server starts": float(len(starts)),
-            "starts": _total(s.wall_s for s in starts),
-            "compile": _total(s.compile_s for s in starts),
-            "graph capture": _total(s.graphs_s for s in starts),
-            "engine init": _total(s.engine_s for s in starts)}
+    return {
+        "install": split.install_s,
+        "measurement": split.measure_s,
+        "server starts": float(len(starts)),
+        "starts": _total(s.wall_s for s in starts),
+        "compile": _total(s.compile_s for s in starts),
+        "graph capture": _total(s.graphs_s for s in starts),
+        "engine init": _total(s.engine_s for s in starts),
+    }
 
 
 def _doubt(part: str, value: float) -> str | None:
@@ -74,16 +88,20 @@ def _doubt(part: str, value: float) -> str | None:
 def wall_rows(record: Record, whole: list[str], make: Make) -> list[Row]:
     """The split's rows of ``record``; ``whole``: the doubts about the whole record."""
     if record.wall_time is None:
-        return [make(f"{NO_SPLIT}: a schema {record.schema_version} record", f"{WALL}split",
-                     None)]
+        return [make(f"{NO_SPLIT}: a schema {record.schema_version} record", f"{WALL}split", None)]
     rows, found = [], parts(record)
     for part, unit, _ in PARTS:
         value = found.get(part)
         if value is None:
             continue
         reasons = [*whole, *filter(None, [_doubt(part, value)])]
-        flag = (f"implausible: {'; '.join(reasons)}" if reasons
-                else "smoke size" if record.size_profile == "smoke" else "none")
+        flag = (
+            f"implausible: {'; '.join(reasons)}"
+            if reasons
+            else "smoke size"
+            if record.size_profile == "smoke"
+            else "none"
+        )
         rows.append(make(flag, figure_name(part, unit), value))
     return rows
 

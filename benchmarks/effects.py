@@ -39,16 +39,28 @@ CHUNK_TOKENS = 256
 UNCHUNKED_TOKENS = 4096
 MANY_USERS = 32
 ANSWER_TOKENS = 128
-WAVES = bench.StaticBatching(batch_size=16, num_requests=96, input_tokens=16, short_tokens=(2, 8),
-                             long_tokens=(160, 192), long_share=0.125, seed=0)
+WAVES = bench.StaticBatching(
+    batch_size=16,
+    num_requests=96,
+    input_tokens=16,
+    short_tokens=(2, 8),
+    long_tokens=(160, 192),
+    long_share=0.125,
+    seed=0,
+)
 QUIET: RunOptions = {"progress": False}
 EAGER_CHOICES = {"auto": None, "on": True, "off": False}
 
 
 def server(max_num_batched_tokens: int, enforce_eager: bool | None) -> Server:
-    return Server(max_model_len=MAX_MODEL_LEN, max_num_seqs=MANY_USERS,
-                  enable_prefix_caching=True, enable_chunked_prefill=True,
-                  max_num_batched_tokens=max_num_batched_tokens, enforce_eager=enforce_eager)
+    return Server(
+        max_model_len=MAX_MODEL_LEN,
+        max_num_seqs=MANY_USERS,
+        enable_prefix_caching=True,
+        enable_chunked_prefill=True,
+        max_num_batched_tokens=max_num_batched_tokens,
+        enforce_eager=enforce_eager,
+    )
 
 
 def p99_itl_during_prefill(result: bench.Result) -> float:
@@ -59,11 +71,14 @@ def p99_itl_during_prefill(result: bench.Result) -> float:
 
 
 def interference(target: Server, label: str) -> float:
-    result = bench.interferer(target, users=4, user_max_tokens=160,
-                              document_tokens=DOCUMENT_TOKENS, arrival=1.0, **QUIET)
+    result = bench.interferer(
+        target, users=4, user_max_tokens=160, document_tokens=DOCUMENT_TOKENS, arrival=1.0, **QUIET
+    )
     p99 = p99_itl_during_prefill(result)
-    print(f"  {label}: {result}\n    p99 ITL while the document is prefilled: {p99 * 1000:.0f} ms",
-          flush=True)
+    print(
+        f"  {label}: {result}\n    p99 ITL while the document is prefilled: {p99 * 1000:.0f} ms",
+        flush=True,
+    )
     return p99
 
 
@@ -80,31 +95,57 @@ def main() -> None:
         print(f"{chunked.model} on {chunked.device.label}\n{chunked.command_line}", flush=True)
         bench.closed_loop(chunked, users=4, max_tokens=16, seed=99, **QUIET)  # warm-up
 
-        single = bench.closed_loop(chunked, users=1, input_tokens=32, max_tokens=ANSWER_TOKENS,
-                                   **QUIET)
-        many = bench.closed_loop(chunked, users=MANY_USERS, input_tokens=32,
-                                 max_tokens=ANSWER_TOKENS, seed=1, **QUIET)
+        single = bench.closed_loop(
+            chunked, users=1, input_tokens=32, max_tokens=ANSWER_TOKENS, **QUIET
+        )
+        many = bench.closed_loop(
+            chunked, users=MANY_USERS, input_tokens=32, max_tokens=ANSWER_TOKENS, seed=1, **QUIET
+        )
         batching = ratio(many, single, "output_tok_s")
         batching_steady = ratio(many, single, "steady_output_tok_s")
         share = ratio(many, single, "steady_user_tok_s")
-        print(f"batching:\n  {single}\n  {many}\n  steady state: each of {MANY_USERS} users "
-              f"decodes at {share:.0%} of the single stream's speed", flush=True)
+        print(
+            f"batching:\n  {single}\n  {many}\n  steady state: each of {MANY_USERS} users "
+            f"decodes at {share:.0%} of the single stream's speed",
+            flush=True,
+        )
 
         static = bench.run(chunked, WAVES, **QUIET)
         continuous = bench.run(chunked, replace(WAVES, continuous=True), **QUIET)
         static_vs_continuous = ratio(continuous, static, "output_tok_s")
-        print(f"static vs continuous:\n  {static}\n  {continuous}\n  idle slot share: static "
-              f"{static.summary()['idle_slot_share']:.0%}, continuous "
-              f"{continuous.summary()['idle_slot_share']:.0%}", flush=True)
+        print(
+            f"static vs continuous:\n  {static}\n  {continuous}\n  idle slot share: static "
+            f"{static.summary()['idle_slot_share']:.0%}, continuous "
+            f"{continuous.summary()['idle_slot_share']:.0%}",
+            flush=True,
+        )
 
-        cached = bench.shared_prefix(chunked, DOCUMENT_TOKENS, users=1, requests_per_user=3,
-                                     max_tokens=8, reuse_cache=True, seed=3, **QUIET)
-        uncached = bench.shared_prefix(chunked, DOCUMENT_TOKENS, users=1, requests_per_user=3,
-                                       max_tokens=8, reuse_cache=False, seed=4, **QUIET)
+        cached = bench.shared_prefix(
+            chunked,
+            DOCUMENT_TOKENS,
+            users=1,
+            requests_per_user=3,
+            max_tokens=8,
+            reuse_cache=True,
+            seed=3,
+            **QUIET,
+        )
+        uncached = bench.shared_prefix(
+            chunked,
+            DOCUMENT_TOKENS,
+            users=1,
+            requests_per_user=3,
+            max_tokens=8,
+            reuse_cache=False,
+            seed=4,
+            **QUIET,
+        )
         prefix_ttft = ratio(uncached, cached, "ttft_ms_p50")
-        print(f"prefix caching:\n  with: {cached}\n  without: {uncached}\n"
-              f"  prefix-cache hit rate with: {cached.summary()['prefix_cache_hit_rate']:.2f}",
-              flush=True)
+        print(
+            f"prefix caching:\n  with: {cached}\n  without: {uncached}\n"
+            f"  prefix-cache hit rate with: {cached.summary()['prefix_cache_hit_rate']:.2f}",
+            flush=True,
+        )
 
         print("long prefill while users decode:", flush=True)
         chunked_itl = interference(chunked, f"chunked ({CHUNK_TOKENS} tokens per step)")
@@ -114,9 +155,11 @@ def main() -> None:
         unchunked_itl = interference(unchunked, f"unchunked ({UNCHUNKED_TOKENS} per step)")
 
     print(f"(took {time.monotonic() - started:.0f} s)")
-    print(f"effects: batching={batching:.2f} batching_steady={batching_steady:.2f} "
-          f"static_vs_continuous={static_vs_continuous:.2f} prefix_ttft={prefix_ttft:.2f} "
-          f"chunked_p99_itl={unchunked_itl / chunked_itl:.2f}")
+    print(
+        f"effects: batching={batching:.2f} batching_steady={batching_steady:.2f} "
+        f"static_vs_continuous={static_vs_continuous:.2f} prefix_ttft={prefix_ttft:.2f} "
+        f"chunked_p99_itl={unchunked_itl / chunked_itl:.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -54,9 +54,15 @@ VLLM_BENCH = (
 
 
 def run_servelab(server: Server, seed: int) -> dict[str, float]:
-    result = bench.closed_loop(server, users=CONCURRENCY, requests_per_user=PROMPTS // CONCURRENCY,
-                               input_tokens=INPUT_TOKENS, max_tokens=MAX_TOKENS, seed=seed,
-                               progress=False)
+    result = bench.closed_loop(
+        server,
+        users=CONCURRENCY,
+        requests_per_user=PROMPTS // CONCURRENCY,
+        input_tokens=INPUT_TOKENS,
+        max_tokens=MAX_TOKENS,
+        seed=seed,
+        progress=False,
+    )
     print("  servelab:", result, flush=True)
     return result.summary()
 
@@ -64,37 +70,76 @@ def run_servelab(server: Server, seed: int) -> dict[str, float]:
 def run_vllm(server: Server, seed: int, out_dir: Path) -> dict[str, float]:
     name = f"vllm-{seed}.json"
     args = [
-        "--backend", "openai", "--base-url", server.url, "--endpoint", "/v1/completions",
-        "--model", server.model_path, "--served-model-name", server.model,
-        "--tokenizer", server.model_path, "--dataset-name", "random",
-        "--random-input-len", str(INPUT_TOKENS), "--random-output-len", str(MAX_TOKENS),
-        "--num-prompts", str(PROMPTS), "--max-concurrency", str(CONCURRENCY), "--ignore-eos",
-        "--seed", str(seed), "--percentile-metrics", "ttft,tpot,itl,e2el",
-        "--metric-percentiles", "50,90,99", "--disable-tqdm", "--save-result",
-        "--result-dir", str(out_dir), "--result-filename", name,
+        "--backend",
+        "openai",
+        "--base-url",
+        server.url,
+        "--endpoint",
+        "/v1/completions",
+        "--model",
+        server.model_path,
+        "--served-model-name",
+        server.model,
+        "--tokenizer",
+        server.model_path,
+        "--dataset-name",
+        "random",
+        "--random-input-len",
+        str(INPUT_TOKENS),
+        "--random-output-len",
+        str(MAX_TOKENS),
+        "--num-prompts",
+        str(PROMPTS),
+        "--max-concurrency",
+        str(CONCURRENCY),
+        "--ignore-eos",
+        "--seed",
+        str(seed),
+        "--percentile-metrics",
+        "ttft,tpot,itl,e2el",
+        "--metric-percentiles",
+        "50,90,99",
+        "--disable-tqdm",
+        "--save-result",
+        "--result-dir",
+        str(out_dir),
+        "--result-filename",
+        name,
     ]
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "VLLM_NO_USAGE_STATS": "1"}
-    done = subprocess.run([sys.executable, "-c", VLLM_BENCH, *args], env=env,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-c", VLLM_BENCH, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     if done.returncode != 0:
-        raise RuntimeError(f"vllm.benchmarks.serve failed:\n{done.stdout[-3000:]}\n"
-                           f"{done.stderr[-3000:]}")
+        raise RuntimeError(
+            f"vllm.benchmarks.serve failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        )
     raw = json.loads((out_dir / name).read_text())
     row = {ours: float(raw[theirs]) for ours, theirs in COMPARED.items()}
-    print(f"  vllm:     {row['output_tok_s']:.0f} output tok/s · TTFT p50 "
-          f"{row['ttft_ms_p50']:.0f} ms · ITL p50 {row['itl_ms_p50']:.0f} ms, p99 "
-          f"{row['itl_ms_p99']:.0f} ms · completed {raw['completed']}/{PROMPTS}", flush=True)
+    print(
+        f"  vllm:     {row['output_tok_s']:.0f} output tok/s · TTFT p50 "
+        f"{row['ttft_ms_p50']:.0f} ms · ITL p50 {row['itl_ms_p50']:.0f} ms, p99 "
+        f"{row['itl_ms_p99']:.0f} ms · completed {raw['completed']}/{PROMPTS}",
+        flush=True,
+    )
     return row
 
 
 def main() -> None:
     started = time.monotonic()
-    with Server(max_model_len=2048, max_num_seqs=CONCURRENCY) as server, \
-            tempfile.TemporaryDirectory() as tmp:
+    with (
+        Server(max_model_len=2048, max_num_seqs=CONCURRENCY) as server,
+        tempfile.TemporaryDirectory() as tmp,
+    ):
         print(f"{server.model} on {server.device.label}\n{server.command_line}", flush=True)
         # Warm-up, not measured: first requests pay one-time costs in the server.
-        bench.closed_loop(server, users=4, input_tokens=INPUT_TOKENS, max_tokens=16,
-                          seed=99, progress=False)
+        bench.closed_loop(
+            server, users=4, input_tokens=INPUT_TOKENS, max_tokens=16, seed=99, progress=False
+        )
         ours, theirs = [], []
         for round_ in range(ROUNDS):
             print(f"round {round_ + 1}/{ROUNDS}", flush=True)
@@ -109,8 +154,10 @@ def main() -> None:
         means[key] = a / b
         print(f"{key:<16}{a:>12.1f}{b:>12.1f}{a / b:>8.3f}")
     print(f"(took {time.monotonic() - started:.0f} s)")
-    print(f"fidelity: output_tok_s_ratio={means['output_tok_s']:.3f} "
-          f"ttft_p50_ratio={means['ttft_ms_p50']:.3f}")
+    print(
+        f"fidelity: output_tok_s_ratio={means['output_tok_s']:.3f} "
+        f"ttft_p50_ratio={means['ttft_ms_p50']:.3f}"
+    )
 
 
 if __name__ == "__main__":

@@ -36,10 +36,23 @@ from autograder.merge import merge  # noqa: E402
 
 def _shards(inbox: Path, out: Path, course: Path, count: int) -> list[dict[str, str]]:
     """Grade `count` shards at once, each its own process with one worker, then merge."""
-    command = [sys.executable, "-m", "autograder", "grade", str(inbox), "--out", str(out),
-               "--course", str(course), "--jobs", "1"]
-    running = [subprocess.Popen([*command, "--shard", f"{i}/{count}"], cwd=ROOT,
-                                stderr=subprocess.DEVNULL) for i in range(count)]
+    command = [
+        sys.executable,
+        "-m",
+        "autograder",
+        "grade",
+        str(inbox),
+        "--out",
+        str(out),
+        "--course",
+        str(course),
+        "--jobs",
+        "1",
+    ]
+    running = [
+        subprocess.Popen([*command, "--shard", f"{i}/{count}"], cwd=ROOT, stderr=subprocess.DEVNULL)
+        for i in range(count)
+    ]
     if any(process.wait() for process in running):
         raise SystemExit("a shard failed")
     return merge(sorted(out.glob("shard-*")), out / "final")
@@ -59,13 +72,21 @@ def main() -> None:
         if args.demo or not course_chapters(course):
             course = synthetic.write_course(work / "course")
         books = synthetic.editions(course, work / "editions")
-        sizes = {"sample": synthetic.write_class(work / "sample", books, args.sample),
-                 "class": synthetic.write_class(work / "class", books, args.students)}
+        sizes = {
+            "sample": synthetic.write_class(work / "sample", books, args.sample),
+            "class": synthetic.write_class(work / "class", books, args.students),
+        }
         runs = {
-            "sandbox=off cache=off": ("sample", lambda i, o: grade(
-                [i], o, course, jobs=args.jobs, sandboxed=False, result_cache=False)),
-            "sandbox=on cache=off": ("sample", lambda i, o: grade(
-                [i], o, course, jobs=args.jobs, result_cache=False)),
+            "sandbox=off cache=off": (
+                "sample",
+                lambda i, o: grade(
+                    [i], o, course, jobs=args.jobs, sandboxed=False, result_cache=False
+                ),
+            ),
+            "sandbox=on cache=off": (
+                "sample",
+                lambda i, o: grade([i], o, course, jobs=args.jobs, result_cache=False),
+            ),
             "sandbox=on cache=on": ("class", lambda i, o: grade([i], o, course, jobs=args.jobs)),
             "sandbox=on cache=on shards=1": ("class", lambda i, o: _shards(i, o, course, 1)),
             "sandbox=on cache=on shards=2": ("class", lambda i, o: _shards(i, o, course, 2)),
@@ -75,14 +96,18 @@ def main() -> None:
             rows = run(work / inbox, work / f"out-{n}")
             seconds = time.perf_counter() - start
             statuses = Counter(row["status"] for row in rows)
-            print(f"grading: {label} course={course} chapters={len(books)} "
-                  f"notebooks={sizes[inbox]} jobs={args.jobs} seconds={seconds:.1f} "
-                  f"statuses={dict(sorted(statuses.items()))}", flush=True)
+            print(
+                f"grading: {label} course={course} chapters={len(books)} "
+                f"notebooks={sizes[inbox]} jobs={args.jobs} seconds={seconds:.1f} "
+                f"statuses={dict(sorted(statuses.items()))}",
+                flush=True,
+            )
             rates[label] = sizes[inbox] / seconds * 60
     base = rates["sandbox=on cache=off"]
     for label, rate in rates.items():
-        print(f"grading: {label} notebooks_per_minute={rate:.1f} "
-              f"ratio_to_uncached={rate / base:.2f}")
+        print(
+            f"grading: {label} notebooks_per_minute={rate:.1f} ratio_to_uncached={rate / base:.2f}"
+        )
 
 
 if __name__ == "__main__":

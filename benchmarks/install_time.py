@@ -65,8 +65,12 @@ def run_seconds(argv: list[str], extra_env: dict[str, str] | None = None) -> flo
 
 
 def torch_version(python: Path) -> str:
-    return subprocess.run([str(python), "-c", "import torch; print(torch.__version__)"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    return subprocess.run(
+        [str(python), "-c", "import torch; print(torch.__version__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
 
 
 def measure(name: str, uv: str, scratch: Path) -> dict[str, float]:
@@ -82,8 +86,11 @@ def measure(name: str, uv: str, scratch: Path) -> dict[str, float]:
     imports = {**os.environ, **QUIET_IMPORT}
     first = run_seconds([str(python), "-c", API_SERVER], imports)
     second = run_seconds([str(python), "-c", API_SERVER], imports)
-    print(f"{name}: torch {before} -> {after}; install {install:.0f} s, first import "
-          f"{first:.1f} s, second {second:.1f} s", flush=True)
+    print(
+        f"{name}: torch {before} -> {after}; install {install:.0f} s, first import "
+        f"{first:.1f} s, second {second:.1f} s",
+        flush=True,
+    )
     shutil.rmtree(venv)
     shutil.rmtree(cache, ignore_errors=True)
     return {"install": install, "first": first, "second": second}
@@ -91,13 +98,19 @@ def measure(name: str, uv: str, scratch: Path) -> dict[str, float]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--scratch", type=Path, default=None,
-                        help="where each venv and its cache are made, one at a time")
+    parser.add_argument(
+        "--scratch",
+        type=Path,
+        default=None,
+        help="where each venv and its cache are made, one at a time",
+    )
     args = parser.parse_args()
     uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     if not Path(uv).exists():
-        print("colab-install: uv is not installed here (env/requirements-tools.txt pins it)",
-              file=sys.stderr)
+        print(
+            "colab-install: uv is not installed here (env/requirements-tools.txt pins it)",
+            file=sys.stderr,
+        )
         return 1
     results: dict[str, dict[str, float]] = {}
     for name in INSTALLERS:
@@ -105,14 +118,18 @@ def main() -> int:
             results[name] = measure(name, uv, Path(scratch))
     total = {name: r["install"] + r["first"] for name, r in results.items()}
     pip = results["pip"]
-    print(f"colab-install: install uv/pip={results['uv']['install'] / pip['install']:.2f} "
-          f"(uv+compile)/pip={results['uv+compile']['install'] / pip['install']:.2f}; "
-          f"first import uv/pip={results['uv']['first'] / pip['first']:.2f} "
-          f"(uv+compile)/pip={results['uv+compile']['first'] / pip['first']:.2f}")
-    print(f"colab-install: uv/pip={total['uv'] / total['pip']:.2f} "
-          f"(uv+compile)/pip={total['uv+compile'] / total['pip']:.2f} counting install and "
-          f"first import (pip {total['pip']:.0f} s, uv {total['uv']:.0f} s, uv+compile "
-          f"{total['uv+compile']:.0f} s)")
+    print(
+        f"colab-install: install uv/pip={results['uv']['install'] / pip['install']:.2f} "
+        f"(uv+compile)/pip={results['uv+compile']['install'] / pip['install']:.2f}; "
+        f"first import uv/pip={results['uv']['first'] / pip['first']:.2f} "
+        f"(uv+compile)/pip={results['uv+compile']['first'] / pip['first']:.2f}"
+    )
+    print(
+        f"colab-install: uv/pip={total['uv'] / total['pip']:.2f} "
+        f"(uv+compile)/pip={total['uv+compile'] / total['pip']:.2f} counting install and "
+        f"first import (pip {total['pip']:.0f} s, uv {total['uv']:.0f} s, uv+compile "
+        f"{total['uv+compile']:.0f} s)"
+    )
     return 0
 
 

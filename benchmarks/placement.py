@@ -22,8 +22,10 @@ from server_modes import compare
 
 from servelab.hardware import BIND_VARIABLE, available_cores, bind_env
 
-MODES = {"own_placement": {"env": {BIND_VARIABLE: "auto"}},
-         "every_core": {"env": bind_env(available_cores())}}
+MODES = {
+    "own_placement": {"env": {BIND_VARIABLE: "auto"}},
+    "every_core": {"env": bind_env(available_cores())},
+}
 
 
 def main() -> None:

@@ -37,17 +37,28 @@ def measure(options: Mapping[str, Any]) -> dict[str, float]:
         start_s = time.monotonic() - began
         bench.warm_up(server)
         one = bench.closed_loop(server, users=1, max_tokens=ANSWER_TOKENS, **QUIET).summary()
-        many = bench.closed_loop(server, users=USERS, max_tokens=ANSWER_TOKENS, seed=1,
-                                 **QUIET).summary()
+        many = bench.closed_loop(
+            server, users=USERS, max_tokens=ANSWER_TOKENS, seed=1, **QUIET
+        ).summary()
         prefill = bench.prefill_fit(server, long_tokens=PREFILL_TOKENS)
-        stall = bench.interferer(server, users=4, user_max_tokens=96,
-                                 document_tokens=DOCUMENT_TOKENS, arrival=1.0, **QUIET)
+        stall = bench.interferer(
+            server,
+            users=4,
+            user_max_tokens=96,
+            document_tokens=DOCUMENT_TOKENS,
+            arrival=1.0,
+            **QUIET,
+        )
         gaps = stall.itls_during(bench.Role.INTERFERER)
-    return {"start": start_s, "single_tok_s": one["output_tok_s"],
-            "many_tok_s": many["output_tok_s"],
-            "batching_gain": many["output_tok_s"] / one["output_tok_s"],
-            "itl_p50": many["itl_ms_p50"], "prefill_tok_s": prefill.tok_s,
-            "stall_p99": float(np.percentile(gaps, 99)) * 1000 if gaps else float("nan")}
+    return {
+        "start": start_s,
+        "single_tok_s": one["output_tok_s"],
+        "many_tok_s": many["output_tok_s"],
+        "batching_gain": many["output_tok_s"] / one["output_tok_s"],
+        "itl_p50": many["itl_ms_p50"],
+        "prefill_tok_s": prefill.tok_s,
+        "stall_p99": float(np.percentile(gaps, 99)) * 1000 if gaps else float("nan"),
+    }
 
 
 def compare(name: str, modes: Mapping[str, Mapping[str, Any]], rounds: int) -> None:
@@ -59,18 +70,22 @@ def compare(name: str, modes: Mapping[str, Mapping[str, Any]], rounds: int) -> N
     for round_ in range(rounds):
         for mode, options in modes.items():
             runs[mode].append(measure(options))
-            print(f"round {round_ + 1} {mode}: " + ", ".join(
-                f"{k}={v:.2f}" for k, v in runs[mode][-1].items()), flush=True)
+            print(
+                f"round {round_ + 1} {mode}: "
+                + ", ".join(f"{k}={v:.2f}" for k, v in runs[mode][-1].items()),
+                flush=True,
+            )
     ratios, overlap = [], []
     for figure in runs[first][0]:
         values = {mode: [run[figure] for run in runs[mode]] for mode in modes}
         for mode, seen in values.items():
-            print(f"  {figure:<14} {mode:<12} median {np.median(seen):9.2f}  "
-                  f"range {min(seen):.2f}-{max(seen):.2f}")
+            print(
+                f"  {figure:<14} {mode:<12} median {np.median(seen):9.2f}  "
+                f"range {min(seen):.2f}-{max(seen):.2f}"
+            )
         ratio = np.median(values[second]) / np.median(values[first])
         ratios.append(f"{figure}={ratio:.2f}")
-        if (min(values[second]) <= max(values[first])
-                and min(values[first]) <= max(values[second])):
+        if min(values[second]) <= max(values[first]) and min(values[first]) <= max(values[second]):
             overlap.append(figure)
     print(f"(took {time.monotonic() - began:.0f} s, {rounds} rounds)")
     print(f"{name}: {' '.join(ratios)} overlap={','.join(overlap) or 'none'}")

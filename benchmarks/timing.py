@@ -39,7 +39,7 @@ from course.paths import CHAPTERS  # noqa: E402
 
 # Runs first in the kernel: wraps the two entry points and appends (kind, label, seconds) to the
 # file named by SERVELAB_TIMING.
-PROBE = '''
+PROBE = """
 import json as _json, os as _os, time as _time
 import servelab.bench as _bench, servelab.bench.prefill as _prefill
 import servelab.bench.runner as _runner, servelab.engines.process as _process
@@ -58,11 +58,15 @@ _process.ServerProcess.start = _timed("start", _process.ServerProcess.start,
                                       lambda server: type(server).__name__)
 _bench.run = _runner.run = _prefill.run = _timed("run", _runner.run,
                                                  lambda server, workload, *rest: workload.name)
-'''
+"""
 
 
-def run_chapter(chapter: str, size: str, save: Path | None = None, tree: Path = ROOT,
-                ) -> tuple[list[tuple[int, str, float]], list[list]]:
+def run_chapter(
+    chapter: str,
+    size: str,
+    save: Path | None = None,
+    tree: Path = ROOT,
+) -> tuple[list[tuple[int, str, float]], list[list]]:
     """Execute ``chapter``'s student edition from ``tree`` with that tree's servelab (written to
     ``save`` when given, outputs and all); (cell index, first line, seconds) per code cell, and
     the probe's records."""
@@ -71,10 +75,15 @@ def run_chapter(chapter: str, size: str, save: Path | None = None, tree: Path = 
     with tempfile.TemporaryDirectory() as folder:
         records = Path(folder) / "timing.jsonl"
         # PYTHONPATH comes before the venv's editable install of this tree's servelab.
-        os.environ.update(SERVELAB_SIZE=size, SERVELAB_TIMING=str(records), TQDM_DISABLE="1",
-                          PYTHONPATH=str(tree))
-        NotebookClient(notebook, timeout=1200, kernel_name="python3",
-                       resources={"metadata": {"path": str(tree)}}).execute()
+        os.environ.update(
+            SERVELAB_SIZE=size, SERVELAB_TIMING=str(records), TQDM_DISABLE="1", PYTHONPATH=str(tree)
+        )
+        NotebookClient(
+            notebook,
+            timeout=1200,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(tree)}},
+        ).execute()
         probe = [json.loads(line) for line in records.read_text().splitlines()]
     if save is not None:
         nbformat.write(notebook, save)
@@ -100,13 +109,16 @@ def worktree(revision: str) -> Iterator[Path]:
     """This repository at ``revision``, checked out in a temporary worktree."""
     with tempfile.TemporaryDirectory() as folder:
         tree = Path(folder) / "tree"
-        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree),
-                        revision], check=True)
+        subprocess.run(
+            ["git", "-C", str(ROOT), "worktree", "add", "--detach", "-q", str(tree), revision],
+            check=True,
+        )
         try:
             yield tree
         finally:
-            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)],
-                           check=False)
+            subprocess.run(
+                ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False
+            )
 
 
 def timed(chapter: str, size: str, save: Path | None, tree: Path) -> str:
@@ -121,8 +133,10 @@ def timed(chapter: str, size: str, save: Path | None, tree: Path) -> str:
     for kind, label, seconds in probe:
         print(f"  {kind:<5} {seconds:7.1f} s  {label}")
     other = total - sum(starts) - sum(runs)
-    return (f"total={total:.0f} starts={sum(starts):.0f} ({len(starts)}) "
-            f"runs={sum(runs):.0f} ({len(runs)}) other={other:.0f}")
+    return (
+        f"total={total:.0f} starts={sum(starts):.0f} ({len(starts)}) "
+        f"runs={sum(runs):.0f} ({len(runs)}) other={other:.0f}"
+    )
 
 
 def main() -> None:
@@ -130,8 +144,9 @@ def main() -> None:
     parser.add_argument("chapter", choices=CHAPTERS)
     parser.add_argument("--size", default="cpu", choices=("smoke", "cpu", "gpu"))
     parser.add_argument("--save", type=Path, help="write the executed notebook here")
-    parser.add_argument("--against", metavar="REF",
-                        help="first run the chapter as it was at this git revision")
+    parser.add_argument(
+        "--against", metavar="REF", help="first run the chapter as it was at this git revision"
+    )
     args = parser.parse_args()
     before = None
     if args.against:

@@ -226,34 +226,48 @@ def _finish_edition(path: Path, chapter: str) -> None:
             cell.outputs = []
             cell.execution_count = None
             tags = cell.metadata.get("tags", [])
-            site_tags = [SITE_TAGS[tag] for tag in tags
-                         if tag in SITE_TAGS and SITE_TAGS[tag] not in tags]
+            site_tags = [
+                SITE_TAGS[tag] for tag in tags if tag in SITE_TAGS and SITE_TAGS[tag] not in tags
+            ]
             if site_tags:
                 cell.metadata["tags"] = [*tags, *site_tags]
     nbformat.write(notebook, path)
 
 
 def _tag_exists(ref: str, repo_root: Path = REPO_ROOT) -> bool:
-    result = subprocess.run(["git", "rev-parse", "-q", "--verify", f"refs/tags/{ref}"],
-                            cwd=repo_root, capture_output=True, check=False)
+    result = subprocess.run(
+        ["git", "rev-parse", "-q", "--verify", f"refs/tags/{ref}"],
+        cwd=repo_root,
+        capture_output=True,
+        check=False,
+    )
     return result.returncode == 0
 
 
 def _cell_summary(path: Path) -> tuple:
     notebook = nbformat.read(path, as_version=4)
-    cells = tuple((cell.cell_type, cell.source, tuple(cell.metadata.get("tags", [])))
-                  for cell in notebook.cells)
+    cells = tuple(
+        (cell.cell_type, cell.source, tuple(cell.metadata.get("tags", [])))
+        for cell in notebook.cells
+    )
     return notebook.metadata.get("servelab"), cells
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course.edition", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m course.edition",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("chapters", nargs="*", help="chapter ids (default: every source)")
-    parser.add_argument("--check", action="store_true",
-                        help="only report stale editions; exit 1 if any")
-    parser.add_argument("--no-checks", action="store_true",
-                        help="do not rewrite the check cells of the sources first")
+    parser.add_argument(
+        "--check", action="store_true", help="only report stale editions; exit 1 if any"
+    )
+    parser.add_argument(
+        "--no-checks",
+        action="store_true",
+        help="do not rewrite the check cells of the sources first",
+    )
     args = parser.parse_args(argv)
     if args.check:
         stale = stale_chapters()
@@ -268,9 +282,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"wrote {write_toc().relative_to(REPO_ROOT)}")
     ref = repository_setting().install_ref
     if not _tag_exists(ref):
-        print(f"note: the install cells name {ref}, which is not a tag here yet: commit, then "
-              "`make release` (it tags this commit and prints the pushes), or students cannot "
-              "install servelab.")
+        print(
+            f"note: the install cells name {ref}, which is not a tag here yet: commit, then "
+            "`make release` (it tags this commit and prints the pushes), or students cannot "
+            "install servelab."
+        )
     return 0
 
 

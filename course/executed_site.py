@@ -53,8 +53,12 @@ def executed_config(config_text: str) -> dict:
     return config
 
 
-def write_tree(executed_dir: Path, out_dir: Path = OUT_DIR, book_dir: Path = BOOK_DIR,
-               repo_root: Path = REPO_ROOT) -> list[Path]:
+def write_tree(
+    executed_dir: Path,
+    out_dir: Path = OUT_DIR,
+    book_dir: Path = BOOK_DIR,
+    repo_root: Path = REPO_ROOT,
+) -> list[Path]:
     """Write the book into ``out_dir`` with each chapter's outputs from ``executed_dir``; the
     chapters' notebooks written. ``out_dir/book`` is replaced, its ``_build`` left alone."""
     out_dir = Path(out_dir).resolve()
@@ -64,12 +68,14 @@ def write_tree(executed_dir: Path, out_dir: Path = OUT_DIR, book_dir: Path = BOO
         source = student_notebook(chapter, book_dir)
         if not source.exists():
             continue
-        shutil.copytree(source.parent, out_dir / "book" / chapter,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        shutil.copytree(
+            source.parent,
+            out_dir / "book" / chapter,
+            ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+        )
         ran = Path(executed_dir) / source.name
         edition = nbformat.read(source, as_version=4)
-        executed = (nbformat.read(ran, as_version=4) if ran.exists()
-                    else nbformat.v4.new_notebook())
+        executed = nbformat.read(ran, as_version=4) if ran.exists() else nbformat.v4.new_notebook()
         target = student_notebook(chapter, out_dir / "book")
         nbformat.write(with_outputs(edition, executed), target)
         written.append(target)
@@ -78,8 +84,7 @@ def write_tree(executed_dir: Path, out_dir: Path = OUT_DIR, book_dir: Path = BOO
     if (repo_root / "_static").is_dir():
         shutil.copytree(repo_root / "_static", out_dir / "_static")
     config = executed_config((repo_root / "_config.yml").read_text(encoding="utf-8"))
-    (out_dir / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False),
-                                         encoding="utf-8")
+    (out_dir / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     (out_dir / "_toc.yml").write_text(toc_text(out_dir / "book", out_dir), encoding="utf-8")
     return written
 
@@ -87,8 +92,9 @@ def write_tree(executed_dir: Path, out_dir: Path = OUT_DIR, book_dir: Path = BOO
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("executed", type=Path, help="the folder nbval's notebooks were kept in")
-    parser.add_argument("--out", type=Path, default=OUT_DIR,
-                        help="where the book goes (default: %(default)s)")
+    parser.add_argument(
+        "--out", type=Path, default=OUT_DIR, help="where the book goes (default: %(default)s)"
+    )
     args = parser.parse_args(argv)
     write_tree(args.executed, args.out)
     print(build_site(args.out))

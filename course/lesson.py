@@ -52,10 +52,16 @@ class LessonSource:
     @classmethod
     def from_lesson(cls, lesson: Mapping[str, Any]) -> LessonSource:
         """The source of a lesson document in the course's JSON format."""
-        return cls(title=lesson["lesson"]["title"], course=lesson["course"]["title"],
-                   position=int(lesson["lesson"]["position"]), of=int(lesson["lesson"]["of"]),
-                   url=lesson["lesson"]["url"], licence=lesson["licence"]["name"],
-                   licence_url=lesson["licence"]["url"], citation=lesson["cite"])
+        return cls(
+            title=lesson["lesson"]["title"],
+            course=lesson["course"]["title"],
+            position=int(lesson["lesson"]["position"]),
+            of=int(lesson["lesson"]["of"]),
+            url=lesson["lesson"]["url"],
+            licence=lesson["licence"]["name"],
+            licence_url=lesson["licence"]["url"],
+            citation=lesson["cite"],
+        )
 
     @classmethod
     def from_metadata(cls, metadata: Mapping[str, Any]) -> LessonSource:

@@ -25,8 +25,10 @@ from pathlib import Path
 from course.paths import REPO_ROOT
 
 CONFIG_NAME = "nbgrader_config.py"  # a course's nbgrader configuration, in its root folder
-FAST_IMPORTS = ('import sys; sys.modules["rfc3987_syntax"] = None; sys.argv[0] = "nbgrader"; '
-                "from nbgrader.apps.nbgraderapp import main; main()")
+FAST_IMPORTS = (
+    'import sys; sys.modules["rfc3987_syntax"] = None; sys.argv[0] = "nbgrader"; '
+    "from nbgrader.apps.nbgraderapp import main; main()"
+)
 
 
 def run_nbgrader(step: str, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -39,5 +41,11 @@ def run_nbgrader(step: str, *args: str, cwd: Path) -> subprocess.CompletedProces
     # folder and never removes it: one per run. The run's own temporary folder goes with it.
     with tempfile.TemporaryDirectory(prefix="servelab-nbgrader-") as scratch:
         env["TMPDIR"] = scratch
-        return subprocess.run([sys.executable, "-c", FAST_IMPORTS, step, *args], cwd=cwd,
-                              env=env, capture_output=True, text=True, check=False)
+        return subprocess.run(
+            [sys.executable, "-c", FAST_IMPORTS, step, *args],
+            cwd=cwd,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )

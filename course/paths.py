@@ -29,7 +29,8 @@ def find_repo_root(*starts: Path) -> Path:
                 return folder
     raise RepositoryNotFound(
         f"no folder holding {' and '.join(ROOT_MARKERS)} above {', '.join(map(str, starts))}: "
-        "run the course tools from a checkout of the book's repository")
+        "run the course tools from a checkout of the book's repository"
+    )
 
 
 REPO_ROOT = find_repo_root()

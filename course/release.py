@@ -32,8 +32,9 @@ class Refused(Exception):
 
 
 def git(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True,
-                          check=False)
+    return subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, check=False
+    )
 
 
 def git_out(root: Path, *args: str) -> str:
@@ -56,7 +57,8 @@ def check_branch(root: Path, repository: Repository) -> None:
         raise Refused(
             f"HEAD is on {branch or 'no branch'}, but the badges open the notebooks on "
             f"{repository.branch} (_config.yml repository.branch): check out {repository.branch}, "
-            "or change repository.branch, run make edition and commit")
+            "or change repository.branch, run make edition and commit"
+        )
 
 
 def tagged_commit(root: Path, tag: str) -> str | None:
@@ -76,7 +78,8 @@ def tag_is_at_head(root: Path, tag: str, head: str) -> bool:
             f"is not moved. If students should install {tag}'s servelab, it is released: push the "
             "tag if the remote lacks it, then the branch. To release HEAD, set a new "
             "repository.install_ref in _config.yml, run make edition, commit and rerun make "
-            "release")
+            "release"
+        )
     return commit == head
 
 
@@ -108,8 +111,10 @@ def remote_note(root: Path, remote: str, repository: Repository) -> str | None:
     address = git(root, "remote", "get-url", remote).stdout.strip()
     if _comparable(address) == _comparable(repository.url):
         return None
-    return (f"note: {remote} is {address or 'not set'}, but _config.yml's repository.url is "
-            f"{repository.url}: the badges and install cells use the url")
+    return (
+        f"note: {remote} is {address or 'not set'}, but _config.yml's repository.url is "
+        f"{repository.url}: the badges and install cells use the url"
+    )
 
 
 def release(root: Path) -> list[str]:
@@ -124,21 +129,36 @@ def release(root: Path) -> list[str]:
     if already:
         done = f"release: {tag} already tags HEAD ({head[:12]}); nothing to tag"
     else:
-        git_out(root, "tag", "-a", tag, "-m", f"servelab {tag}: the version the install cells "
-                "of this commit's student edition install")
+        git_out(
+            root,
+            "tag",
+            "-a",
+            tag,
+            "-m",
+            f"servelab {tag}: the version the install cells "
+            "of this commit's student edition install",
+        )
         done = f"release: tagged HEAD ({head[:12]}) {tag}"
     remote = push_remote(root, repository.branch)
-    lines = [done, "Push the tag first, then the branch (its push starts the site's build):",
-             f"  git push {remote} {tag}", f"  git push {remote} {repository.branch}"]
+    lines = [
+        done,
+        "Push the tag first, then the branch (its push starts the site's build):",
+        f"  git push {remote} {tag}",
+        f"  git push {remote} {repository.branch}",
+    ]
     note = remote_note(root, remote, repository)
     return [*lines, note] if note else lines
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course.release", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--root", type=Path, default=REPO_ROOT,
-                        help="the repository to release (default: this one)")
+    parser = argparse.ArgumentParser(
+        prog="python -m course.release",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--root", type=Path, default=REPO_ROOT, help="the repository to release (default: this one)"
+    )
     args = parser.parse_args(argv)
     try:
         lines = release(args.root.resolve())

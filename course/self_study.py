@@ -97,7 +97,8 @@ def with_explanation(notebook: NotebookNode, check: Check) -> NotebookNode:
     if len(tests) != 1:
         raise SelfStudyError(
             f"{check.chapter}: expected one check test cell, found {len(tests)}; "
-            "run python -m course.edition")
+            "run python -m course.edition"
+        )
     cells.insert(tests[0] + 1, explanation_cell(check))
     result.cells = cells
     return result
@@ -147,8 +148,11 @@ def write_tree(
     written = []
     for chapter in chapters:
         source = student_notebook(chapter, book_dir)
-        shutil.copytree(source.parent, out_dir / "book" / chapter,
-                        ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+        shutil.copytree(
+            source.parent,
+            out_dir / "book" / chapter,
+            ignore=shutil.ignore_patterns(".ipynb_checkpoints"),
+        )
         check = load_check(find_check_file(chapter, checks_dir), chapter)
         target = student_notebook(chapter, out_dir / "book")
         nbformat.write(with_explanation(nbformat.read(source, as_version=4), check), target)
@@ -158,24 +162,23 @@ def write_tree(
     shutil.rmtree(out_dir / "_static", ignore_errors=True)
     if (repo_root / "_static").is_dir():  # the book's CSS, self-study.css among it
         shutil.copytree(repo_root / "_static", out_dir / "_static")
-    config = self_study_config((repo_root / "_config.yml").read_text(encoding="utf-8"),
-                               execute, repo_root)
-    (out_dir / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False),
-                                         encoding="utf-8")
+    config = self_study_config(
+        (repo_root / "_config.yml").read_text(encoding="utf-8"), execute, repo_root
+    )
+    (out_dir / "_config.yml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     (out_dir / "_toc.yml").write_text(toc_text(out_dir / "book", out_dir), encoding="utf-8")
     return written
 
 
 def build_site(tree: Path = OUT_DIR) -> Path:
     """Build the self-study book in ``tree`` with warnings as errors; returns its html folder."""
-    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", "--all", "-W",
-               str(tree)]
+    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", "--all", "-W", str(tree)]
     env = {**os.environ, "TQDM_DISABLE": "1"}  # as `make book`: no frozen progress bars
-    result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True,
-                            check=False)
+    result = subprocess.run(command, cwd=tree, env=env, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         raise SelfStudyError(
-            f"jupyter-book build failed:\n{result.stdout[-5000:]}{result.stderr[-5000:]}")
+            f"jupyter-book build failed:\n{result.stdout[-5000:]}{result.stderr[-5000:]}"
+        )
     return Path(tree) / "_build" / "html"
 
 
@@ -183,22 +186,36 @@ def _refuse_unsafe(out_dir: Path, book_dir: Path, repo_root: Path) -> None:
     """The copy holds keys: never write it over the repository, its student editions or course."""
     root = repo_root.resolve()
     guarded = [book_dir.resolve(), root / "book", root / COURSE_ROOT.name]
-    if (out_dir == root or (out_dir / "book").resolve() in guarded
-            or any(out_dir.is_relative_to(folder) for folder in guarded)):
+    if (
+        out_dir == root
+        or (out_dir / "book").resolve() in guarded
+        or any(out_dir.is_relative_to(folder) for folder in guarded)
+    ):
         raise SelfStudyError(
             f"refusing to write the self-study copy into {out_dir}: it holds answer keys; "
-            f"use a folder git ignores, such as {OUT_DIR.relative_to(REPO_ROOT)}")
+            f"use a folder git ignores, such as {OUT_DIR.relative_to(REPO_ROOT)}"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course.self_study", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", type=Path, default=OUT_DIR,
-                        help="where the copy goes (default: %(default)s)")
-    parser.add_argument("--no-execute", action="store_true",
-                        help="build the pages without running the chapters (no outputs)")
-    parser.add_argument("--no-build", action="store_true",
-                        help="only write the copy's notebooks, intro, config and toc")
+    parser = argparse.ArgumentParser(
+        prog="python -m course.self_study",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--out", type=Path, default=OUT_DIR, help="where the copy goes (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--no-execute",
+        action="store_true",
+        help="build the pages without running the chapters (no outputs)",
+    )
+    parser.add_argument(
+        "--no-build",
+        action="store_true",
+        help="only write the copy's notebooks, intro, config and toc",
+    )
     args = parser.parse_args(argv)
     try:
         written = write_tree(args.out, execute=not args.no_execute)

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# The test job, at the `smoke` size: lint (ruff, mypy, then lint-imports); nbval over every
-# instructor source, each chapter top to bottom against the real engine with its answer key, each
-# kept as it ran (course.executed); the site built from those runs without running a chapter
-# again (course.executed_site); then every test in `tests` (tests/unit, tests/tooling and
-# tests/engine), the site and leak tests reading that site, where a missing site or page fails
-# (issue #66 item 6). The executed full-size book is the main job (`make book`).
+# The test job, at the `smoke` size: lint (ruff check and format, mypy, then lint-imports);
+# nbval over every instructor source, each chapter top to bottom against the real engine with its
+# answer key, each kept as it ran (course.executed); the site built from those runs without
+# running a chapter again (course.executed_site); then every test in `tests` (tests/unit,
+# tests/tooling and tests/engine), the site and leak tests reading that site, where a missing site
+# or page fails (issue #66 item 6). The executed full-size book is the main job (`make book`).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +14,7 @@ if [ -z "${RUN_TESTS_HOLDS_LOCK:-}" ]; then
   RUN_TESTS_HOLDS_LOCK=1 exec flock /tmp/servelab-engine.lock "$0" "$@"
 fi
 
-.venv/bin/ruff check . || exit 1
+.venv/bin/ruff check . && .venv/bin/ruff format --check . || exit 1
 .venv/bin/mypy || exit 1
 .venv/bin/lint-imports --no-cache || exit 1
 

@@ -90,14 +90,26 @@ class Chapter(Generic[K]):
             if knob is None:
                 declared[field.name] = Figure(description)
                 continue
-            levels = sorted({level for knobs in (self.sizes.smoke, self.sizes.cpu, self.sizes.gpu)
-                             for level in getattr(knobs, knob)})
-            declared.update({f"{field.name}_{level}": Figure(description.format(n=level), knob,
-                                                             level) for level in levels})
+            levels = sorted(
+                {
+                    level
+                    for knobs in (self.sizes.smoke, self.sizes.cpu, self.sizes.gpu)
+                    for level in getattr(knobs, knob)
+                }
+            )
+            declared.update(
+                {
+                    f"{field.name}_{level}": Figure(description.format(n=level), knob, level)
+                    for level in levels
+                }
+            )
         return declared
 
     @property
     def main_figures(self) -> tuple[str, ...]:
         """The two figures of the effect the chapter is about, which the class report plots."""
-        return tuple(field.name for field in dataclasses.fields(self.figures_record)
-                     if field.metadata["main"])
+        return tuple(
+            field.name
+            for field in dataclasses.fields(self.figures_record)
+            if field.metadata["main"]
+        )

@@ -88,9 +88,15 @@ def query_gpus() -> list[tuple[str, tuple[int, int], float]]:
         return []
     try:
         out = subprocess.run(
-            ["nvidia-smi", "--query-gpu=name,compute_cap,memory.total",
-             "--format=csv,noheader,nounits"],
-            capture_output=True, text=True, timeout=20, check=True,
+            [
+                "nvidia-smi",
+                "--query-gpu=name,compute_cap,memory.total",
+                "--format=csv,noheader,nounits",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return []
@@ -110,7 +116,10 @@ def query_reserved_gib() -> list[float]:
     try:
         out = subprocess.run(
             ["nvidia-smi", "--query-gpu=memory.reserved", "--format=csv,noheader,nounits"],
-            capture_output=True, text=True, timeout=20, check=True,
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=True,
         ).stdout
         return [float(line) / 1024 for line in out.split()]
     except (OSError, subprocess.SubprocessError, ValueError):
@@ -138,8 +147,14 @@ def detect_device() -> Device:
         )
         return Device(kind="cpu", name=cpu.name, note=note)
     reserved = query_reserved_gib()
-    return Device(kind="cuda", name=name, count=len(gpus), memory_gib=memory,
-                  compute_capability=cc, reserved_gib=reserved[0] if reserved else 0.0)
+    return Device(
+        kind="cuda",
+        name=name,
+        count=len(gpus),
+        memory_gib=memory,
+        compute_capability=cc,
+        reserved_gib=reserved[0] if reserved else 0.0,
+    )
 
 
 def cpu_flags(cpuinfo: str | None = None) -> set[str]:

@@ -31,8 +31,12 @@ class Waiting:
         from tqdm.auto import tqdm
 
         self.what = what
-        self.bar = tqdm(desc=f"{what} starting", bar_format="{desc} {elapsed}", delay=DELAY_S,
-                        disable=not bars_shown())
+        self.bar = tqdm(
+            desc=f"{what} starting",
+            bar_format="{desc} {elapsed}",
+            delay=DELAY_S,
+            disable=not bars_shown(),
+        )
 
     def tick(self) -> None:
         """Redraw the time so far (tqdm limits how often it actually draws)."""

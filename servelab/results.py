@@ -100,8 +100,15 @@ class Prediction(BaseModel):
     @classmethod
     def of(cls, check: Checked) -> Prediction:
         spread = check.measured
-        return cls(what=check.what, unit=check.unit, predicted=check.predicted,
-                   low=spread.low, median=spread.median, high=spread.high, runs=spread.n)
+        return cls(
+            what=check.what,
+            unit=check.unit,
+            predicted=check.predicted,
+            low=spread.low,
+            median=spread.median,
+            high=spread.high,
+            runs=spread.n,
+        )
 
 
 class StartSplit(BaseModel):
@@ -129,10 +136,17 @@ class WallTime(BaseModel):
 
     @classmethod
     def of(cls, platform: str, clock: Clock) -> WallTime:
-        return cls(platform=platform, install_s=clock.install_s, measure_s=clock.measured_s(),
-                   starts=[StartSplit(wall_s=s.wall_s, engine_s=s.engine_s,
-                                      compile_s=s.compile_s, graphs_s=s.graphs_s)
-                           for s in clock.starts[:MAX_STARTS]])
+        return cls(
+            platform=platform,
+            install_s=clock.install_s,
+            measure_s=clock.measured_s(),
+            starts=[
+                StartSplit(
+                    wall_s=s.wall_s, engine_s=s.engine_s, compile_s=s.compile_s, graphs_s=s.graphs_s
+                )
+                for s in clock.starts[:MAX_STARTS]
+            ],
+        )
 
 
 class Record(BaseModel):
@@ -169,8 +183,9 @@ class Record(BaseModel):
         if self.predictions and self.schema_version < 2:
             raise ValueError("predictions came with schema 2; this record says 1")
         if self.wall_time is not None and self.schema_version < 3:
-            raise ValueError(f"wall_time came with schema 3; this record says "
-                             f"{self.schema_version}")
+            raise ValueError(
+                f"wall_time came with schema 3; this record says {self.schema_version}"
+            )
         return self
 
     def summary(self) -> str:
@@ -181,10 +196,12 @@ class Record(BaseModel):
         missing = f", {len(self.missing)} not measured" if self.missing else ""
         count = len(self.predictions)
         predicted = f", {count} prediction{'s' * (count != 1)} checked" if count else ""
-        return (f"Result recorded: {self.chapter}, {len(self.figures)} figures{missing}"
-                f"{predicted} | "
-                f"{self.device.kind.upper()} {device} | {self.engine} | "
-                f"sizes {self.size_profile} | schema {self.schema_version}")
+        return (
+            f"Result recorded: {self.chapter}, {len(self.figures)} figures{missing}"
+            f"{predicted} | "
+            f"{self.device.kind.upper()} {device} | {self.engine} | "
+            f"sizes {self.size_profile} | schema {self.schema_version}"
+        )
 
 
 @dataclass(frozen=True)
@@ -199,20 +216,27 @@ def expected_names(chapter: str, profile: Profile) -> set[str]:
     """The figures ``chapter`` must pass at ``profile``: every declared one whose level, if it
     has one, that profile measures."""
     sizes = BY_ID[chapter].sizes.at(profile)
-    return {name for name, figure in FIGURES[chapter].items()
-            if figure.level is None or figure.knob is None
-            or figure.level in getattr(sizes, figure.knob)}
+    return {
+        name
+        for name, figure in FIGURES[chapter].items()
+        if figure.level is None
+        or figure.knob is None
+        or figure.level in getattr(sizes, figure.knob)
+    }
 
 
-def _split(chapter: str, profile: Profile, figures: Mapping[str, Any]
-           ) -> tuple[dict[str, float], list[str]]:
+def _split(
+    chapter: str, profile: Profile, figures: Mapping[str, Any]
+) -> tuple[dict[str, float], list[str]]:
     if chapter not in FIGURES:
         raise FigureError(f"no figures are declared for chapter {chapter!r}")
     unknown = sorted(set(figures) - set(FIGURES[chapter]))
     forgotten = sorted(expected_names(chapter, profile) - set(figures))
     if unknown or forgotten:
-        raise FigureError(f"{chapter}: undeclared figures {unknown}, figures not given "
-                          f"{forgotten} (its package's chapter module declares them)")
+        raise FigureError(
+            f"{chapter}: undeclared figures {unknown}, figures not given "
+            f"{forgotten} (its package's chapter module declares them)"
+        )
     measured: dict[str, float] = {}
     for name, value in figures.items():
         if isinstance(value, bool) or not isinstance(value, Real):
@@ -233,8 +257,13 @@ def _version(distribution: str | None) -> str | None:
         return None
 
 
-def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any],
-                checks: Sequence[Checked] = (), clock: Clock | None = None) -> Record:
+def make_record(
+    runtime: Runtime,
+    chapter: str,
+    figures: Mapping[str, Any],
+    checks: Sequence[Checked] = (),
+    clock: Clock | None = None,
+) -> Record:
     """The record of ``figures`` measured on ``runtime`` (a ``servelab.env.Runtime``), of
     the predictions ``checks`` set against them (a check whose runs were not all finite is
     left out) and of where the wall time went (``clock``: this kernel's)."""
@@ -242,26 +271,37 @@ def make_record(runtime: Runtime, chapter: str, figures: Mapping[str, Any],
     device = runtime.device
     distribution = engine_distribution()
     return Record(
-        schema_version=SCHEMA_VERSION, chapter=chapter,
-        servelab_version=_version("servelab") or "unknown", engine=runtime.engine,
-        engine_distribution=distribution, engine_version=_version(distribution),
-        device=DeviceInfo(kind=device.kind, name=device.name,
-                          count=len(GPUS_COMPUTED_ON) or device.count,
-                          memory_gib=float(device.memory_gib)),
-        model=runtime.model, size_profile=runtime.size_profile, figures=measured,
-        missing=missing, predictions=[Prediction.of(check) for check in checks
-                                      if _finite_check(check)],
-        wall_time=WallTime.of(runtime.platform, clock or CLOCK))
+        schema_version=SCHEMA_VERSION,
+        chapter=chapter,
+        servelab_version=_version("servelab") or "unknown",
+        engine=runtime.engine,
+        engine_distribution=distribution,
+        engine_version=_version(distribution),
+        device=DeviceInfo(
+            kind=device.kind,
+            name=device.name,
+            count=len(GPUS_COMPUTED_ON) or device.count,
+            memory_gib=float(device.memory_gib),
+        ),
+        model=runtime.model,
+        size_profile=runtime.size_profile,
+        figures=measured,
+        missing=missing,
+        predictions=[Prediction.of(check) for check in checks if _finite_check(check)],
+        wall_time=WallTime.of(runtime.platform, clock or CLOCK),
+    )
 
 
 def _finite_check(check: Checked) -> bool:
     spread = check.measured
-    return all(math.isfinite(value)
-               for value in (check.predicted, spread.low, spread.median, spread.high))
+    return all(
+        math.isfinite(value) for value in (check.predicted, spread.low, spread.median, spread.high)
+    )
 
 
-def record_results(runtime: Runtime, findings: ChapterFindings,
-                   checks: Sequence[Checked] | None = None) -> Record:
+def record_results(
+    runtime: Runtime, findings: ChapterFindings, checks: Sequence[Checked] | None = None
+) -> Record:
     """Validate the figures of ``findings`` against its chapter's declared names, display the
     record (JSON for the grader, one summary line for the reader) and return it.
 
@@ -275,8 +315,7 @@ def record_results(runtime: Runtime, findings: ChapterFindings,
     record = make_record(runtime, findings.chapter, findings.figures().by_name(), checks or ())
     if checks is not None:
         note_checks(runtime, findings.chapter, checks)
-    display({MIME_TYPE: record.model_dump(mode="json"), "text/plain": record.summary()},
-            raw=True)
+    display({MIME_TYPE: record.model_dump(mode="json"), "text/plain": record.summary()}, raw=True)
     return record
 
 
@@ -325,6 +364,9 @@ def read_records(notebook: Mapping[str, Any]) -> list[Record | RecordError]:
         except (ValueError, TypeError, RecursionError) as error:
             results.append(RecordError(index, str(error) or type(error).__name__))
     if len(found) > MAX_RECORDS:
-        results.append(RecordError(found[MAX_RECORDS][0],
-                                   f"more than {MAX_RECORDS} records; the rest were not read"))
+        results.append(
+            RecordError(
+                found[MAX_RECORDS][0], f"more than {MAX_RECORDS} records; the rest were not read"
+            )
+        )
     return results

@@ -38,11 +38,18 @@ def expect(condition: bool, message: str) -> None:
 
 def check_answer(server: Server) -> str:
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
-    reply = client.chat.completions.create(
-        model=server.model, temperature=0, max_tokens=32,
-        messages=[{"role": "user", "content": "What is the capital of Japan?"}],
-        extra_body={"chat_template_kwargs": {"enable_thinking": False}},
-    ).choices[0].message.content or ""
+    reply = (
+        client.chat.completions.create(
+            model=server.model,
+            temperature=0,
+            max_tokens=32,
+            messages=[{"role": "user", "content": "What is the capital of Japan?"}],
+            extra_body={"chat_template_kwargs": {"enable_thinking": False}},
+        )
+        .choices[0]
+        .message.content
+        or ""
+    )
     client.close()
     expect("Tokyo" in reply, f"greedy answer lacks 'Tokyo': {reply!r}")
     return repr(reply.strip())
@@ -50,31 +57,39 @@ def check_answer(server: Server) -> str:
 
 def check_capacity(server: Server) -> str:
     capacity = server.capacity
-    expect(capacity.kv_cache_tokens >= capacity.max_model_len,
-           f"the cache holds fewer tokens than one request may use: {capacity}")
-    return (f"{capacity.kv_cache_tokens:,} tokens of KV cache, "
-            f"{capacity.max_concurrency:.1f} requests of {capacity.max_model_len:,} tokens")
+    expect(
+        capacity.kv_cache_tokens >= capacity.max_model_len,
+        f"the cache holds fewer tokens than one request may use: {capacity}",
+    )
+    return (
+        f"{capacity.kv_cache_tokens:,} tokens of KV cache, "
+        f"{capacity.max_concurrency:.1f} requests of {capacity.max_model_len:,} tokens"
+    )
 
 
 def check_batching(server: Server) -> str:
     quiet: RunOptions = {"progress": False, "metrics_interval": None}
     one = bench.closed_loop(server, users=1, input_tokens=32, max_tokens=48, **quiet).summary()
-    many = bench.closed_loop(server, users=STREAMS, input_tokens=32, max_tokens=48,
-                             **quiet).summary()
+    many = bench.closed_loop(
+        server, users=STREAMS, input_tokens=32, max_tokens=48, **quiet
+    ).summary()
     for result in (one, many):
         expect(result["failed"] == 0, f"{result['failed']:.0f} requests failed")
     found = BatchFindings.from_sweep(two_level_sweep(one, many, STREAMS))
-    expect(found.shown, f"{STREAMS} streams gave only {found.gain:.1f}x one stream's total "
-                        f"({found.basis})")
-    return (f"1 stream {found.single_total:.0f} tok/s, {STREAMS} streams "
-            f"{found.top_total:.0f} tok/s ({found.gain:.1f}x, {found.basis})")
+    expect(
+        found.shown,
+        f"{STREAMS} streams gave only {found.gain:.1f}x one stream's total ({found.basis})",
+    )
+    return (
+        f"1 stream {found.single_total:.0f} tok/s, {STREAMS} streams "
+        f"{found.top_total:.0f} tok/s ({found.gain:.1f}x, {found.basis})"
+    )
 
 
 def _complete(server: Server, prompt: str) -> int:
     """Send one completion; the number of prompt tokens the server counted."""
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
-    done = client.completions.create(model=server.model, prompt=prompt, max_tokens=2,
-                                     temperature=0)
+    done = client.completions.create(model=server.model, prompt=prompt, max_tokens=2, temperature=0)
     client.close()
     if done.usage is None:
         raise CheckFailed("the server's answer counted no usage (prompt tokens)")
@@ -90,17 +105,24 @@ def check_prefix_cache(server: Server) -> str:
     after = fetch_metrics(server.url)
     first = middle["prefix_cache_hits"] - before["prefix_cache_hits"]
     second = after["prefix_cache_hits"] - middle["prefix_cache_hits"]
-    expect(second > 0, f"the second request with the same opening hit no cached token "
-                       f"(hits: {first:.0f} then {second:.0f})")
+    expect(
+        second > 0,
+        f"the second request with the same opening hit no cached token "
+        f"(hits: {first:.0f} then {second:.0f})",
+    )
     return f"second request reused {second:.0f} cached prompt tokens"
 
 
 def check_chunked_prefill(server: Server) -> str:
     state = chunking_state(server.log_text())
-    expect(state.enabled is True, f"the engine's log does not say chunked prefill is on: "
-                                  f"{state.describe()}")
-    expect(state.budget == STEP_BUDGET,
-           f"the log gives a step budget of {state.budget}, not the {STEP_BUDGET} asked for")
+    expect(
+        state.enabled is True,
+        f"the engine's log does not say chunked prefill is on: {state.describe()}",
+    )
+    expect(
+        state.budget == STEP_BUDGET,
+        f"the log gives a step budget of {state.budget}, not the {STEP_BUDGET} asked for",
+    )
     prompt = " ".join(["word"] * LONG_PROMPT_WORDS)
     tokens = _complete(server, prompt)
     expect(state.splits(tokens), f"a {tokens}-token prompt fits one step of {state.budget}")
@@ -118,8 +140,13 @@ CHECKS: list[tuple[str, Callable[[Server], str]]] = [
 
 def main() -> int:
     passed = failed = 0
-    server = Server(max_model_len=2048, max_num_seqs=STREAMS, enable_prefix_caching=True,
-                    enable_chunked_prefill=True, max_num_batched_tokens=STEP_BUDGET)
+    server = Server(
+        max_model_len=2048,
+        max_num_seqs=STREAMS,
+        enable_prefix_caching=True,
+        enable_chunked_prefill=True,
+        max_num_batched_tokens=STEP_BUDGET,
+    )
     print(f"{server.model} on {server.device.label}\n{server.command_line}", flush=True)
     started = time.monotonic()
     try:

@@ -118,8 +118,9 @@ def readable(frame: pd.DataFrame) -> pd.DataFrame:
     return renamed.rename_axis(index=lambda name: label(name) if isinstance(name, str) else name)
 
 
-def spread_view(table: pd.DataFrame, spreads: Mapping[str, int],
-                medians: Mapping[str, int] | None = None) -> pd.DataFrame:
+def spread_view(
+    table: pd.DataFrame, spreads: Mapping[str, int], medians: Mapping[str, int] | None = None
+) -> pd.DataFrame:
     """What the page prints of a table of spreads: each key of ``spreads`` as its median with
     the range in brackets, each of ``medians`` as a number alone, both written to the digits
     given (``30,000``, not ``30000.0``)."""
@@ -140,6 +141,5 @@ def printed(frame: pd.DataFrame, digits: Mapping[str, int] | None = None) -> pd.
     view = frame.copy()
     for key in frame.select_dtypes("number").columns:
         places = (digits or {}).get(key, 0)
-        view[key] = [MISSING if pd.isna(value) else f"{value:,.{places}f}"
-                     for value in frame[key]]
+        view[key] = [MISSING if pd.isna(value) else f"{value:,.{places}f}" for value in frame[key]]
     return view

@@ -41,9 +41,12 @@ def _logged(pattern: re.Pattern[str], log_text: str) -> float | None:
 
 def read_start(log_text: str, wall_s: float) -> StartTimes:
     """The times a vLLM server's start-up log holds, beside the ``wall_s`` it took."""
-    return StartTimes(wall_s=wall_s, engine_s=_logged(_ENGINE, log_text),
-                      compile_s=_logged(_COMPILE, log_text),
-                      graphs_s=_logged(_GRAPHS, log_text))
+    return StartTimes(
+        wall_s=wall_s,
+        engine_s=_logged(_ENGINE, log_text),
+        compile_s=_logged(_COMPILE, log_text),
+        graphs_s=_logged(_GRAPHS, log_text),
+    )
 
 
 @dataclass

@@ -31,9 +31,12 @@ platform.processor()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addoption("--update-snapshots", action="store_true",
-                     help="rewrite each chapter's story snapshot (tests/snapshots) from its "
-                          "recorded findings, for review")
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        help="rewrite each chapter's story snapshot (tests/snapshots) from its "
+        "recorded findings, for review",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -70,11 +73,15 @@ def _recording_processes() -> Iterator[list[str]]:
         def wrapper(*args: object, **kwargs: object) -> object:
             started.append(command(args))
             return original(*args, **kwargs)
+
         return wrapper
 
-    patches = [(subprocess.Popen, "_execute_child", lambda a: _command(a[1])),
-               (_posixsubprocess, "fork_exec", lambda a: _command(a[0])),
-               (os, "fork", lambda a: "os.fork()"), (os, "system", lambda a: _command(a[0]))]
+    patches = [
+        (subprocess.Popen, "_execute_child", lambda a: _command(a[1])),
+        (_posixsubprocess, "fork_exec", lambda a: _command(a[0])),
+        (os, "fork", lambda a: "os.fork()"),
+        (os, "system", lambda a: _command(a[0])),
+    ]
     originals = [(owner, name, getattr(owner, name)) for owner, name, _ in patches]
     for (owner, name, command), (_, _, original) in zip(patches, originals, strict=True):
         setattr(owner, name, watched(original, command))
@@ -98,8 +105,11 @@ def _unit_test_watched(item: pytest.Item) -> Generator[None, object, object]:
     if started or imported:
         what = [f"started {', '.join(started)}"] if started else []
         what += [f"imported {', '.join(imported)}"] if imported else []
-        pytest.fail(f"a unit test {' and '.join(what)}: mark it tooling or engine "
-                    "(pyproject.toml's markers, README 'Test tiers')", pytrace=False)
+        pytest.fail(
+            f"a unit test {' and '.join(what)}: mark it tooling or engine "
+            "(pyproject.toml's markers, README 'Test tiers')",
+            pytrace=False,
+        )
     return result
 
 

@@ -98,8 +98,12 @@ def explanations(checks_dir: Path = CHECKS_DIR) -> dict[str, list[str]]:
     for chapter in CHAPTERS:
         if (checks_dir / f"{chapter}.yml").exists():
             check = load_check(checks_dir / f"{chapter}.yml")
-            found[chapter] = [_words(text) for option in check.options
-                              for text in (option.tempts, option.wrong) if text]
+            found[chapter] = [
+                _words(text)
+                for option in check.options
+                for text in (option.tempts, option.wrong)
+                if text
+            ]
     return found
 
 
@@ -114,8 +118,11 @@ def explained(root: Path, explained_by: dict[str, list[str]]) -> list[str]:
         if SKIPPED_DIRS & set(path.relative_to(root).parts):
             continue
         raw = path.read_text(encoding="utf-8", errors="replace")
-        hits += [f"{path}: {marker}" for marker in (ANSWERS_CLASS, f'"{SELF_STUDY_TAG}"')
-                 if marker in raw]
+        hits += [
+            f"{path}: {marker}"
+            for marker in (ANSWERS_CLASS, f'"{SELF_STUDY_TAG}"')
+            if marker in raw
+        ]
         words = _words(readable_text(path))
         hits += [f"{path}: explains {text[:40]!r}" for text in every if text in words]
     return hits
@@ -130,6 +137,11 @@ def assert_explains_only_its_own_chapter(
         words = _words(readable_text(page))
         missing = [text[:40] for text in explained_by[chapter] if text not in words]
         assert missing == [], f"{page} lacks its check's explanations: {missing}"
-        foreign = [text[:40] for other, texts in explained_by.items() if other != chapter
-                   for text in texts if text in words]
+        foreign = [
+            text[:40]
+            for other, texts in explained_by.items()
+            if other != chapter
+            for text in texts
+            if text in words
+        ]
         assert foreign == [], f"{page} explains another chapter's check: {foreign}"

@@ -23,10 +23,17 @@ from course.paths import CHECKS_DIR
 
 def lesson_check_data(check: Check) -> dict:
     """A check as a bare lesson-JSON check object, options in their letter order."""
-    return {"question": check.question, "options": [
-        {"text": option.text, "correct": option.letter == check.correct,
-         **({"tempting": option.wrong} if option.wrong else {})}
-        for option in check.options]}
+    return {
+        "question": check.question,
+        "options": [
+            {
+                "text": option.text,
+                "correct": option.letter == check.correct,
+                **({"tempting": option.wrong} if option.wrong else {}),
+            }
+            for option in check.options
+        ],
+    }
 
 
 def import_lesson(lesson: Path, chapter: str, checks_dir: Path = CHECKS_DIR) -> Path:
@@ -49,8 +56,11 @@ def import_lesson(lesson: Path, chapter: str, checks_dir: Path = CHECKS_DIR) -> 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m course.checks", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m course.checks",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     write = commands.add_parser("write", help="write checks into source notebooks")
     write.add_argument("chapters", nargs="*", help="chapter ids (default: all)")
@@ -59,8 +69,12 @@ def main(argv: list[str] | None = None) -> int:
     bring = commands.add_parser("import", help="import the check of a lesson-JSON file")
     bring.add_argument("lesson", type=Path, metavar="LESSON.json")
     bring.add_argument("--chapter", required=True, help="the chapter id the check belongs to")
-    bring.add_argument("--checks-dir", type=Path, default=CHECKS_DIR,
-                       help="where check files live (default: assignments/checks)")
+    bring.add_argument(
+        "--checks-dir",
+        type=Path,
+        default=CHECKS_DIR,
+        help="where check files live (default: assignments/checks)",
+    )
     args = parser.parse_args(argv)
     try:
         if args.command == "write":
@@ -68,8 +82,10 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "import":
             target = import_lesson(args.lesson, args.chapter, args.checks_dir)
             check = load_check(target, args.chapter)
-            print(f"wrote {target} (correct: {check.correct}); "
-                  f"`python -m course.checks write {args.chapter}` puts it in the notebook")
+            print(
+                f"wrote {target} (correct: {check.correct}); "
+                f"`python -m course.checks write {args.chapter}` puts it in the notebook"
+            )
         else:
             check = load_check(args.path)
             print(question_source(check))

@@ -38,25 +38,25 @@ _FORM_RIGHT = "the form is right"  # what the test cell prints after the letter 
 
 # The test cell's first part: stdlib code that checks the answer's form, its letters written out
 # from LETTERS.
-_FORM_CHECK = f'''\
+_FORM_CHECK = f"""\
 # Checks that your answer is one letter. Grading also checks which letter it is.
 _letters = ({_QUOTED_LETTERS})
 _given = globals().get("answer")
 _choice = None
 if _given is None:
-    print("no answer yet: set answer to one of the letters {_spelled(LETTERS, 'or')}, in quotes")
+    print("no answer yet: set answer to one of the letters {_spelled(LETTERS, "or")}, in quotes")
 elif not isinstance(_given, str):
     raise ValueError(
         f"answer must be one letter in quotes, such as 'B'; got {{_given!r}}"
     )
 elif _given.strip().upper() not in _letters:
     raise ValueError(
-        f"answer must be exactly one of the letters {', '.join(LETTERS)}; got {{_given!r}}"
+        f"answer must be exactly one of the letters {", ".join(LETTERS)}; got {{_given!r}}"
     )
 else:
     _choice = _given.strip().upper()
     print(f"answer {{_choice}}: {_FORM_RIGHT}")
-'''
+"""
 
 
 def _pieces(text: str, width: int = 72) -> list[str]:
@@ -80,7 +80,7 @@ def cell_grade_id(cell: NotebookNode) -> str:
 
 
 def role_of(cell: NotebookNode) -> str | None:
-    """"question", "answer" or "test" for a check cell (by its grade_id), else None."""
+    """ "question", "answer" or "test" for a check cell (by its grade_id), else None."""
     match = GRADE_ID.match(cell_grade_id(cell))
     return match["role"] if match else None
 

@@ -80,8 +80,12 @@ def check_from_yaml_data(data: Any, chapter: str) -> Check:
     options = tuple(
         _yaml_option(letter, options_data[letter], letter == correct) for letter in LETTERS
     )
-    return Check(chapter=chapter, question=_text(data["question"], "question"),
-                 options=options, correct=correct)
+    return Check(
+        chapter=chapter,
+        question=_text(data["question"], "question"),
+        options=options,
+        correct=correct,
+    )
 
 
 def check_from_lesson(data: Any, chapter: str) -> Check:
@@ -107,10 +111,19 @@ def check_from_lesson(data: Any, chapter: str) -> Check:
         if not _is_option(option):
             raise CheckError(f"option {index} must be an object with text")
         explanation = _optional_text(option.get("tempting"), f"option {index} tempting")
-        built.append(Option(letter=letter, text=_text(option["text"], f"option {index} text"),
-                            wrong=None if index == right[0] else explanation))
-    return Check(chapter=chapter, question=_text(check_data.get("question"), "question"),
-                 options=tuple(built), correct=LETTERS[order.index(right[0])])
+        built.append(
+            Option(
+                letter=letter,
+                text=_text(option["text"], f"option {index} text"),
+                wrong=None if index == right[0] else explanation,
+            )
+        )
+    return Check(
+        chapter=chapter,
+        question=_text(check_data.get("question"), "question"),
+        options=tuple(built),
+        correct=LETTERS[order.index(right[0])],
+    )
 
 
 def _yaml_option(letter: str, data: Any, is_correct: bool) -> Option:
@@ -128,8 +141,12 @@ def _yaml_option(letter: str, data: Any, is_correct: bool) -> Option:
     for key, meaning in (("tempts", "why it looks right"), ("wrong", "why it is wrong")):
         if not isinstance(data.get(key), str) or not data[key].strip():
             raise CheckError(f"wrong option {letter} needs `{key}`: {meaning}")
-    return Option(letter=letter, text=_text(data["text"], f"option {letter} text"),
-                  tempts=data["tempts"].strip(), wrong=data["wrong"].strip())
+    return Option(
+        letter=letter,
+        text=_text(data["text"], f"option {letter} text"),
+        tempts=data["tempts"].strip(),
+        wrong=data["wrong"].strip(),
+    )
 
 
 def _display_order(order: Any, count: int) -> list[int]:

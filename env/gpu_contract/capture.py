@@ -167,14 +167,19 @@ class CellRun:
         recording at least as many servers as it names, none of them in a loop."""
         if self.error is None:
             return True
-        return (self.error.startswith("ContractRecorded") and not self.looped
-                and len(self.servers) >= self.sites)
+        return (
+            self.error.startswith("ContractRecorded")
+            and not self.looped
+            and len(self.servers) >= self.sites
+        )
 
     @property
     def why(self) -> str:
         if self.looped and self.error and self.error.startswith("ContractRecorded"):
-            return (f"cell {self.index}: its loop stopped at the first server's start "
-                    f"({len(self.servers)} recorded)")
+            return (
+                f"cell {self.index}: its loop stopped at the first server's start "
+                f"({len(self.servers)} recorded)"
+            )
         return f"cell {self.index}: {self.error}"
 
 
@@ -204,7 +209,7 @@ class ChapterRun:
         recorded: dict[str, int] = {}  # a name's last recorded server, as the kernel binds it
         offset = 0
         for cell in self.cells:
-            for index, name in enumerate(cell.names[:len(cell.servers)]):
+            for index, name in enumerate(cell.names[: len(cell.servers)]):
                 if name is not None:
                     recorded[name] = offset + index
             offset += len(cell.servers)
@@ -220,8 +225,9 @@ def _is_server(node: ast.AST) -> bool:
     if not isinstance(node, ast.Call):
         return False
     func = node.func
-    return ((isinstance(func, ast.Name) and func.id == "Server")
-            or (isinstance(func, ast.Attribute) and func.attr == "with_flags"))
+    return (isinstance(func, ast.Name) and func.id == "Server") or (
+        isinstance(func, ast.Attribute) and func.attr == "with_flags"
+    )
 
 
 def _tree(source: str) -> ast.AST:
@@ -238,8 +244,12 @@ def server_sites(source: str) -> int:
 def builds_in_a_loop(source: str) -> bool:
     """Whether a ``Server(...)`` is inside a loop: once its first start stops the cell, the
     loop's later servers are not recorded."""
-    return any(_is_server(inner) for loop in ast.walk(_tree(source))
-               if isinstance(loop, ast.For | ast.While) for inner in ast.walk(loop))
+    return any(
+        _is_server(inner)
+        for loop in ast.walk(_tree(source))
+        if isinstance(loop, ast.For | ast.While)
+        for inner in ast.walk(loop)
+    )
 
 
 def assigned_names(source: str) -> list[str | None]:
@@ -248,16 +258,24 @@ def assigned_names(source: str) -> list[str | None]:
     tree = _tree(source)
     names: dict[int, str] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             value = node.value
-            if (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                    and value.func.attr == "start"):
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr == "start"
+            ):
                 value = value.func.value
             if _is_server(value):
                 names[id(value)] = node.targets[0].id
-    calls = sorted((node for node in ast.walk(tree) if _is_server(node)),
-                   key=lambda node: (node.lineno, node.col_offset))
+    calls = sorted(
+        (node for node in ast.walk(tree) if _is_server(node)),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
     return [names.get(id(call)) for call in calls]
 
 
@@ -269,24 +287,37 @@ def turn_probes(source: str) -> list[str]:
     it bound a name the call uses, the probe prints nothing: that cell's error reports it."""
     probes = []
     for node in ast.walk(_tree(source)):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id == "runs_in_turn" and node.args
-                and isinstance(node.args[0], ast.Dict)):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "runs_in_turn"
+            and node.args
+            and isinstance(node.args[0], ast.Dict)
+        ):
             continue
         words = {word.arg: word.value for word in node.keywords}
         done = words.get("done")
-        done_runs = {ast.unparse(k): len(v.elts) for k, v in zip(done.keys, done.values,
-                                                                  strict=True)
-                     if k is not None and isinstance(v, ast.List | ast.Tuple)} if isinstance(
-            done, ast.Dict) else {}
-        servers = {ast.unparse(v): done_runs.get(ast.unparse(k), 0)
-                   for k, v in zip(node.args[0].keys, node.args[0].values, strict=True)
-                   if k is not None and isinstance(v, ast.Name)}
+        done_runs = (
+            {
+                ast.unparse(k): len(v.elts)
+                for k, v in zip(done.keys, done.values, strict=True)
+                if k is not None and isinstance(v, ast.List | ast.Tuple)
+            }
+            if isinstance(done, ast.Dict)
+            else {}
+        )
+        servers = {
+            ast.unparse(v): done_runs.get(ast.unparse(k), 0)
+            for k, v in zip(node.args[0].keys, node.args[0].values, strict=True)
+            if k is not None and isinstance(v, ast.Name)
+        }
         runs = ast.unparse(words.get("runs", node.args[2] if len(node.args) > 2 else None))
         keep_up = ast.unparse(words["keep_up"]) if "keep_up" in words else "False"
-        probes.append(f"try:\n    print({TURNS_MARKER!r} + _json.dumps({{name: 0 if ({keep_up}) "
-                      f"else max(0, ({runs}) - done) for name, done in {servers!r}.items()}}), "
-                      f"flush=True)\nexcept NameError:\n    pass")
+        probes.append(
+            f"try:\n    print({TURNS_MARKER!r} + _json.dumps({{name: 0 if ({keep_up}) "
+            f"else max(0, ({runs}) - done) for name, done in {servers!r}.items()}}), "
+            f"flush=True)\nexcept NameError:\n    pass"
+        )
     return probes
 
 
@@ -299,28 +330,45 @@ def _error(outputs: list) -> str | None:
 
 def _recorded(outputs: list) -> list[dict]:
     text = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream")
-    return [json.loads(line[len(MARKER):]) for line in text.splitlines()
-            if line.startswith(MARKER)]
+    return [
+        json.loads(line[len(MARKER) :]) for line in text.splitlines() if line.startswith(MARKER)
+    ]
 
 
-def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpus: int,
-                env: dict[str, str]) -> ChapterRun:
+def run_chapter(
+    notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpus: int, env: dict[str, str]
+) -> ChapterRun:
     """Execute ``notebook`` in ``folder`` with ``gpus`` simulated T4s and ``env`` added; what
     each cell that names a ``Server(`` recorded."""
-    patch = nbformat.v4.new_code_cell(_PATCH.format(count=gpus, marker=MARKER,
-                                                     block=T4_BLOCK_TOKENS, step_ms=T4_STEP_MS,
-                                                     per_seq_ms=T4_STEP_PER_SEQUENCE_MS,
-                                                     kv_tokens=T4_KV_TOKENS,
-                                                     **T4_PREFILL))
-    probes = [probe for cell in notebook.cells if cell.cell_type == "code"
-              for probe in turn_probes(cell.source)]
+    patch = nbformat.v4.new_code_cell(
+        _PATCH.format(
+            count=gpus,
+            marker=MARKER,
+            block=T4_BLOCK_TOKENS,
+            step_ms=T4_STEP_MS,
+            per_seq_ms=T4_STEP_PER_SEQUENCE_MS,
+            kv_tokens=T4_KV_TOKENS,
+            **T4_PREFILL,
+        )
+    )
+    probes = [
+        probe
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for probe in turn_probes(cell.source)
+    ]
     notebook.cells.insert(0, patch)
     notebook.cells.append(nbformat.v4.new_code_cell("\n".join(probes)))
     saved = dict(os.environ)
     os.environ.update(env)
     try:
-        NotebookClient(notebook, timeout=CELL_TIMEOUT_S, allow_errors=True, kernel_name="python3",
-                       resources={"metadata": {"path": str(folder)}}).execute()
+        NotebookClient(
+            notebook,
+            timeout=CELL_TIMEOUT_S,
+            allow_errors=True,
+            kernel_name="python3",
+            resources={"metadata": {"path": str(folder)}},
+        ).execute()
     finally:
         os.environ.clear()
         os.environ.update(saved)
@@ -328,10 +376,11 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
         raise RuntimeError(f"the contract's patch cell failed: {_error(notebook.cells[0].outputs)}")
     cells = []
     restarts: dict[str, int] = {}
-    for line in "".join(o.get("text", "") for o in notebook.cells[-1].outputs
-                        if o.get("output_type") == "stream").splitlines():
+    for line in "".join(
+        o.get("text", "") for o in notebook.cells[-1].outputs if o.get("output_type") == "stream"
+    ).splitlines():
         if line.startswith(TURNS_MARKER):
-            for name, count in json.loads(line[len(TURNS_MARKER):]).items():
+            for name, count in json.loads(line[len(TURNS_MARKER) :]).items():
                 restarts[name] = restarts.get(name, 0) + count
     if _error(notebook.cells[-1].outputs):
         raise RuntimeError(f"the runs_in_turn probe failed: {_error(notebook.cells[-1].outputs)}")
@@ -342,7 +391,14 @@ def run_chapter(notebook: nbformat.NotebookNode, chapter: str, folder: Path, gpu
         if isinstance(sites, dict):
             sites = sites[str(gpus)]
         if sites:
-            cells.append(CellRun(index=index, sites=sites, looped=builds_in_a_loop(cell.source),
-                                 servers=_recorded(cell.outputs), error=_error(cell.outputs),
-                                 names=assigned_names(cell.source)))
+            cells.append(
+                CellRun(
+                    index=index,
+                    sites=sites,
+                    looped=builds_in_a_loop(cell.source),
+                    servers=_recorded(cell.outputs),
+                    error=_error(cell.outputs),
+                    names=assigned_names(cell.source),
+                )
+            )
     return ChapterRun(chapter=chapter, gpus=gpus, cells=cells, restarts=restarts)

@@ -51,8 +51,10 @@ from servelab import smoke  # noqa: E402
 
 CONSTRAINTS = ROOT / "servelab" / "constraints-gpu.txt"
 RUNTIMES = {"Colab 1xT4": ("Colab", 1), "Kaggle 2xT4": ("Kaggle", 2)}
-PLATFORM_ENV = {"Colab": {"COLAB_RELEASE_TAG": "gpu-contract"},
-                "Kaggle": {"KAGGLE_KERNEL_RUN_TYPE": "Interactive"}}
+PLATFORM_ENV = {
+    "Colab": {"COLAB_RELEASE_TAG": "gpu-contract"},
+    "Kaggle": {"KAGGLE_KERNEL_RUN_TYPE": "Interactive"},
+}
 SMOKE = "servelab.smoke"
 
 
@@ -65,13 +67,27 @@ def contract_venv() -> Path:
     stamp = venv / ".installed"
     if stamp.is_file():
         return venv
-    print(f"gpu-contract: installing the GPU pins into {venv} (about 4 minutes and 11 GB, once)",
-          flush=True)
+    print(
+        f"gpu-contract: installing the GPU pins into {venv} (about 4 minutes and 11 GB, once)",
+        flush=True,
+    )
     began = time.monotonic()
-    subprocess.run([os.environ.get("PYTHON", "python3.11"), "-m", "venv", "--clear", str(venv)],
-                   check=True)
-    subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q",
-                    "--disable-pip-version-check", "-r", str(CONSTRAINTS)], check=True)
+    subprocess.run(
+        [os.environ.get("PYTHON", "python3.11"), "-m", "venv", "--clear", str(venv)], check=True
+    )
+    subprocess.run(
+        [
+            str(venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            "-r",
+            str(CONSTRAINTS),
+        ],
+        check=True,
+    )
     stamp.write_text(f"installed in {time.monotonic() - began:.0f} s\n")
     print(f"gpu-contract: installed in {time.monotonic() - began:.0f} s", flush=True)
     return venv
@@ -93,8 +109,13 @@ def chapters() -> dict[str, Path | None]:
 def capture_all(hf_home: Path) -> dict[tuple[str, str], ChapterRun]:
     runs = {}
     for runtime, (platform, gpus) in RUNTIMES.items():
-        env = {"SERVELAB_SIZE": "gpu", "HF_HOME": str(hf_home), "HF_HUB_OFFLINE": "1",
-               "TQDM_DISABLE": "1", **PLATFORM_ENV[platform]}
+        env = {
+            "SERVELAB_SIZE": "gpu",
+            "HF_HOME": str(hf_home),
+            "HF_HUB_OFFLINE": "1",
+            "TQDM_DISABLE": "1",
+            **PLATFORM_ENV[platform],
+        }
         for chapter, path in chapters().items():
             notebook = nbformat.read(path, as_version=4) if path else smoke_notebook()
             folder = path.parent if path else ROOT
@@ -103,20 +124,38 @@ def capture_all(hf_home: Path) -> dict[tuple[str, str], ChapterRun]:
     return runs
 
 
-def check_starts(venv: Path, runs: dict[tuple[str, str], ChapterRun],
-                 hf_home: Path) -> dict[str, list[dict]]:
+def check_starts(
+    venv: Path, runs: dict[tuple[str, str], ChapterRun], hf_home: Path
+) -> dict[str, list[dict]]:
     """Each recorded server through vLLM 0.11.2 in the contract environment: results by key."""
-    cases = [{"key": f"{chapter}|{runtime}|{n}", "gpus": RUNTIMES[runtime][1], **server}
-             for (chapter, runtime), run in runs.items() for n, server in enumerate(run.servers)]
+    cases = [
+        {"key": f"{chapter}|{runtime}|{n}", "gpus": RUNTIMES[runtime][1], **server}
+        for (chapter, runtime), run in runs.items()
+        for n, server in enumerate(run.servers)
+    ]
     with tempfile.TemporaryDirectory() as folder:
         given, taken = Path(folder) / "cases.json", Path(folder) / "results.json"
         given.write_text(json.dumps(cases))
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HOME": str(hf_home),
-               "HF_HUB_OFFLINE": "1", "VLLM_CACHE_ROOT": str(venv / "vllm-cache")}
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "HF_HOME": str(hf_home),
+            "HF_HUB_OFFLINE": "1",
+            "VLLM_CACHE_ROOT": str(venv / "vllm-cache"),
+        }
         log = venv / "last-run.log"
         with log.open("w") as out:
-            done = subprocess.run([str(venv / "bin" / "python"), str(HERE / "engine_side.py"),
-                                   str(given), str(taken)], env=env, stdout=out, stderr=out)
+            done = subprocess.run(
+                [
+                    str(venv / "bin" / "python"),
+                    str(HERE / "engine_side.py"),
+                    str(given),
+                    str(taken),
+                ],
+                env=env,
+                stdout=out,
+                stderr=out,
+            )
         if done.returncode != 0:
             raise SystemExit(f"gpu-contract: the engine side failed; its output is in {log}")
         results = json.loads(taken.read_text())
@@ -126,8 +165,9 @@ def check_starts(venv: Path, runs: dict[tuple[str, str], ChapterRun],
     return by_chapter
 
 
-def chapter_line(chapter: str, runs: dict[tuple[str, str], ChapterRun],
-                 results: list[dict]) -> tuple[bool, list[str]]:
+def chapter_line(
+    chapter: str, runs: dict[tuple[str, str], ChapterRun], results: list[dict]
+) -> tuple[bool, list[str]]:
     """PASS/FAIL line for one chapter and the detail lines under it."""
     details, parts = [], []
     for runtime in RUNTIMES:
@@ -135,21 +175,30 @@ def chapter_line(chapter: str, runs: dict[tuple[str, str], ChapterRun],
         parts.append(f"{runtime} {len(run.servers)} server(s) recorded of {run.sites} named")
         details += [f"  {runtime}: not reached, {why}" for why in run.unreached()]
     bad = [result for result in results if not result["ok"]]
-    details += [f"  {r['key'].split('|')[1]} server {r['key'].split('|')[2]}: {r['detail']}"
-                for r in bad]
-    read = [f"{r['key'].split('|')[1]}#{r['key'].split('|')[2]}: {r['detail']}"
-            for r in results if r["ok"]]
+    details += [
+        f"  {r['key'].split('|')[1]} server {r['key'].split('|')[2]}: {r['detail']}" for r in bad
+    ]
+    read = [
+        f"{r['key'].split('|')[1]}#{r['key'].split('|')[2]}: {r['detail']}"
+        for r in results
+        if r["ok"]
+    ]
     passed = not details
     status = "PASS" if passed else "FAIL"
-    return passed, [f"{status} {chapter}: {'; '.join(parts)}", *(f"  {line}" for line in read),
-                    *details]
+    return passed, [
+        f"{status} {chapter}: {'; '.join(parts)}",
+        *(f"  {line}" for line in read),
+        *details,
+    ]
 
 
-def chapter_count(chapter: str, runtime: str, run: ChapterRun,
-                  results: list[dict]) -> ChapterCount:
+def chapter_count(chapter: str, runtime: str, run: ChapterRun, results: list[dict]) -> ChapterCount:
     """The chapter's starts in order (restarts included) with what 0.11.2 said each costs."""
-    costs = {int(r["key"].split("|")[2]): r["cost"] for r in results
-             if r["key"].split("|")[1] == runtime and "cost" in r}
+    costs = {
+        int(r["key"].split("|")[2]): r["cost"]
+        for r in results
+        if r["key"].split("|")[1] == runtime and "cost" in r
+    }
     starts = []
     for index in run.starts():
         if index not in costs:  # a start vLLM did not configure: its chapter already failed
@@ -158,10 +207,22 @@ def chapter_count(chapter: str, runtime: str, run: ChapterRun,
         card = run.servers[index]["env"].get("CUDA_VISIBLE_DEVICES", "0")
         if cost["tp"] > 1:
             card = ",".join(str(n) for n in range(cost["tp"]))
-        starts.append(Start(server=index, compile_key=cost["compile_key"], graphs=cost["graphs"],
-                            share=cost["share"], card=card, refused=cost["refused"]))
-    return ChapterCount(chapter, RUNTIMES[runtime][0], tuple(starts),
-                        partial=bool(run.unreached()) or len(starts) < len(run.starts()))
+        starts.append(
+            Start(
+                server=index,
+                compile_key=cost["compile_key"],
+                graphs=cost["graphs"],
+                share=cost["share"],
+                card=card,
+                refused=cost["refused"],
+            )
+        )
+    return ChapterCount(
+        chapter,
+        RUNTIMES[runtime][0],
+        tuple(starts),
+        partial=bool(run.unreached()) or len(starts) < len(run.starts()),
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -180,33 +241,47 @@ def main(argv: list[str]) -> int:
         passed, failed = passed + ok, failed + (not ok)
     print(f"gpu-contract: {time.monotonic() - began:.0f} s", file=sys.stderr)
     print(f"{passed} passed, {failed} failed")
-    print("\nWhat a student waits for in a fresh runtime (t4_wait): starts, cold compiles "
-          "(distinct 0.11.2 compile-cache keys), CUDA graphs per start, GiB left where servers "
-          "share a T4 (at each start, then after all graphs), the starts' time; then t4-wait: "
-          "install, model download, starts and measurement (t4_count), low-high")
+    print(
+        "\nWhat a student waits for in a fresh runtime (t4_wait): starts, cold compiles "
+        "(distinct 0.11.2 compile-cache keys), CUDA graphs per start, GiB left where servers "
+        "share a T4 (at each start, then after all graphs), the starts' time; then t4-wait: "
+        "install, model download, starts and measurement (t4_count), low-high"
+    )
     counts = []
     for chapter in chapters():
         for runtime in RUNTIMES:
-            count = chapter_count(chapter, runtime, runs[chapter, runtime],
-                                  results.get(chapter, []))
+            count = chapter_count(
+                chapter, runtime, runs[chapter, runtime], results.get(chapter, [])
+            )
             print(count.line())
             if chapter in BY_ID:  # what it sends, counted from its gpu sizes (t4_count)
                 counts.append(count)
                 print(wait_line(chapter, count.runtime.lower(), count.starts_seconds()))
-    print("Constants:", *constants_text(), *(f"  {name} = {s.value[0]:g}-{s.value[1]:g} "
-          f"{s.unit} ({'measured' if s.measured else 'stated'}): {s.source}"
-          for name, s in COUNT_ESTIMATES.items()), sep="\n")
+    print(
+        "Constants:",
+        *constants_text(),
+        *(
+            f"  {name} = {s.value[0]:g}-{s.value[1]:g} "
+            f"{s.unit} ({'measured' if s.measured else 'stated'}): {s.source}"
+            for name, s in COUNT_ESTIMATES.items()
+        ),
+        sep="\n",
+    )
     if "--write-starts" in argv:
         STARTS_JSON.write_text(starts_text(counts), encoding="utf-8")
         print(f"Kept these starts in {STARTS_JSON.relative_to(ROOT)}.")
         return 1 if failed else 0
     changed = differences(counts, read_starts())
     if changed:
-        print(f"FAIL: the starts counted here are not those kept in "
-              f"{STARTS_JSON.relative_to(ROOT)}, which the README's table and "
-              "autograder/t4-estimate.json add:", *changed, "Rerun with --write-starts, then "
-              "t4_estimate.py --write and the README's table (t4_count.readme_table()).",
-              sep="\n  ")
+        print(
+            f"FAIL: the starts counted here are not those kept in "
+            f"{STARTS_JSON.relative_to(ROOT)}, which the README's table and "
+            "autograder/t4-estimate.json add:",
+            *changed,
+            "Rerun with --write-starts, then "
+            "t4_estimate.py --write and the README's table (t4_count.readme_table()).",
+            sep="\n  ",
+        )
     return 1 if failed or changed else 0
 
 

@@ -61,8 +61,10 @@ def metrics_page(started: Start) -> str:
     prefix.requests, prefix.queries, prefix.hits = 1, 300, 256
     iteration = IterationStats()
     iteration.num_prompt_tokens, iteration.num_generation_tokens = 300, 8
-    logger.record(SchedulerStats(num_running_reqs=1, kv_cache_usage=0.01,
-                                 prefix_cache_stats=prefix), iteration)
+    logger.record(
+        SchedulerStats(num_running_reqs=1, kv_cache_usage=0.01, prefix_cache_stats=prefix),
+        iteration,
+    )
     return prometheus_client.generate_latest().decode()
 
 
@@ -77,11 +79,13 @@ def captured_graphs(config: VllmConfig, support: AttentionCGSupport) -> int:
         return 0
     attention_split = compilation.splitting_ops_contain_attention()
     if mode.mixed_mode() == CUDAGraphMode.FULL and support != AttentionCGSupport.ALWAYS:
-        mode = (CUDAGraphMode.FULL_AND_PIECEWISE if attention_split
-                else CUDAGraphMode.FULL_DECODE_ONLY)
+        mode = (
+            CUDAGraphMode.FULL_AND_PIECEWISE if attention_split else CUDAGraphMode.FULL_DECODE_ONLY
+        )
     if mode.decode_mode() == CUDAGraphMode.FULL and support == AttentionCGSupport.NEVER:
         piecewise = compilation.mode == CompilationMode.VLLM_COMPILE and (
-            attention_split or compilation.use_inductor_graph_partition)
+            attention_split or compilation.use_inductor_graph_partition
+        )
         mode = CUDAGraphMode.PIECEWISE if piecewise else CUDAGraphMode.NONE
     sizes = sorted(compilation.cudagraph_capture_sizes or [])
     graphs = len(sizes) if mode.mixed_mode() != CUDAGraphMode.NONE else 0
@@ -98,21 +102,34 @@ def cost(started: Start) -> dict:
     config = started.config
     assert config is not None
     compiles = config.compilation_config.mode == CompilationMode.VLLM_COMPILE
-    key = (hashlib.md5(str(compilation_config_hash_factors(config)).encode()).hexdigest()[:10]
-           if compiles else None)
+    key = (
+        hashlib.md5(str(compilation_config_hash_factors(config)).encode()).hexdigest()[:10]
+        if compiles
+        else None
+    )
     model = config.model_config
-    spec = FullAttentionSpec(block_size=config.cache_config.block_size,
-                             num_kv_heads=model.get_num_kv_heads(config.parallel_config),
-                             head_size=model.get_head_size(), dtype=model.dtype)
-    backend = get_attn_backend(model.get_head_size(), model.dtype,
-                               config.cache_config.cache_dtype, config.cache_config.block_size)
+    spec = FullAttentionSpec(
+        block_size=config.cache_config.block_size,
+        num_kv_heads=model.get_num_kv_heads(config.parallel_config),
+        head_size=model.get_head_size(),
+        dtype=model.dtype,
+    )
+    backend = get_attn_backend(
+        model.get_head_size(),
+        model.dtype,
+        config.cache_config.cache_dtype,
+        config.cache_config.block_size,
+    )
     support = backend.get_builder_cls().get_cudagraph_support(config, spec)
-    return {"compile_key": key, "refused": started.error is not None,
-            "graphs": 0 if started.error else captured_graphs(config, support),
-            "capture_sizes": len(config.compilation_config.cudagraph_capture_sizes or []),
-            "graph_support": support.name,
-            "share": config.cache_config.gpu_memory_utilization,
-            "tp": config.parallel_config.tensor_parallel_size}
+    return {
+        "compile_key": key,
+        "refused": started.error is not None,
+        "graphs": 0 if started.error else captured_graphs(config, support),
+        "capture_sizes": len(config.compilation_config.cudagraph_capture_sizes or []),
+        "graph_support": support.name,
+        "share": config.cache_config.gpu_memory_utilization,
+        "tp": config.parallel_config.tensor_parallel_size,
+    }
 
 
 def _flag(argv: list[str], name: str) -> str | None:
@@ -126,38 +143,57 @@ def check(case: dict) -> tuple[str, dict]:
     started = start(argv[3:])
     if started.error:
         refusal = start_refusal(started.log)
-        expect(refusal is not None and started.config is not None,
-               f"vLLM 0.11.2 refused to start: {started.error[:400]}")
-        return (f"refused as on a GPU, read by start_refusal: {refusal.needed_gib:.2f} GiB "
-                f"needed for {refusal.max_model_len:,} tokens, {refusal.available_gib:.2f} GiB",
-                cost(started))
+        expect(
+            refusal is not None and started.config is not None,
+            f"vLLM 0.11.2 refused to start: {started.error[:400]}",
+        )
+        return (
+            f"refused as on a GPU, read by start_refusal: {refusal.needed_gib:.2f} GiB "
+            f"needed for {refusal.max_model_len:,} tokens, {refusal.available_gib:.2f} GiB",
+            cost(started),
+        )
     config = started.config
     model, scheduler = config.model_config, config.scheduler_config
     expect(model.dtype == torch.float16, f"a T4 computes in float16, vLLM chose {model.dtype}")
-    backend = get_attn_backend(model.get_head_size(), model.dtype,
-                               config.cache_config.cache_dtype, config.cache_config.block_size)
+    backend = get_attn_backend(
+        model.get_head_size(),
+        model.dtype,
+        config.cache_config.cache_dtype,
+        config.cache_config.block_size,
+    )
     capacity = parse_capacity(started.log)
-    expect(capacity.max_model_len == model.max_model_len,
-           f"capacity for {capacity.max_model_len} tokens, vLLM serves {model.max_model_len}")
+    expect(
+        capacity.max_model_len == model.max_model_len,
+        f"capacity for {capacity.max_model_len} tokens, vLLM serves {model.max_model_len}",
+    )
     chunking = chunking_state(started.log)
-    expect(chunking.enabled == scheduler.enable_chunked_prefill,
-           f"chunked prefill read as {chunking.enabled}, vLLM has "
-           f"{scheduler.enable_chunked_prefill}")
-    expect(chunking.budget == scheduler.max_num_batched_tokens,
-           f"step budget read as {chunking.budget}, vLLM runs "
-           f"{scheduler.max_num_batched_tokens}")
+    expect(
+        chunking.enabled == scheduler.enable_chunked_prefill,
+        f"chunked prefill read as {chunking.enabled}, vLLM has {scheduler.enable_chunked_prefill}",
+    )
+    expect(
+        chunking.budget == scheduler.max_num_batched_tokens,
+        f"step budget read as {chunking.budget}, vLLM runs {scheduler.max_num_batched_tokens}",
+    )
     asked = _flag(argv, "--max-num-batched-tokens")
-    expect(asked is None or int(asked) == chunking.budget,
-           f"--max-num-batched-tokens {asked} given, {chunking.budget} read")
+    expect(
+        asked is None or int(asked) == chunking.budget,
+        f"--max-num-batched-tokens {asked} given, {chunking.budget} read",
+    )
     row = parse_metrics(metrics_page(started))
     missing = sorted(k for k, v in row.items() if math.isnan(v) and k not in BY_SOURCE)
     expect(not missing, f"/metrics lacks {missing}")
-    expect(row["block_size"] == config.cache_config.block_size,
-           f"/metrics block size {row['block_size']}, vLLM {config.cache_config.block_size}")
+    expect(
+        row["block_size"] == config.cache_config.block_size,
+        f"/metrics block size {row['block_size']}, vLLM {config.cache_config.block_size}",
+    )
     expect(row["prefix_cache_hits"] == 256, f"prefix-cache hits read as {row['prefix_cache_hits']}")
-    return (f"{backend.get_name()}, budget {chunking.budget:,}, {capacity.kv_cache_tokens:,} KV "
-            f"tokens, {capacity.max_concurrency:.1f}x {capacity.max_model_len:,}, tp "
-            f"{config.parallel_config.tensor_parallel_size}", cost(started))
+    return (
+        f"{backend.get_name()}, budget {chunking.budget:,}, {capacity.kv_cache_tokens:,} KV "
+        f"tokens, {capacity.max_concurrency:.1f}x {capacity.max_model_len:,}, tp "
+        f"{config.parallel_config.tensor_parallel_size}",
+        cost(started),
+    )
 
 
 def run_forked(case: dict) -> dict:

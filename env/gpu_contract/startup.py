@@ -71,13 +71,19 @@ class _Log:
 def api_server(words: list[str]) -> VllmConfig:
     """``python -m vllm.entrypoints.openai.api_server WORDS`` up to the engine's config."""
     cli_env_setup()
-    parser = make_arg_parser(FlexibleArgumentParser(
-        description="vLLM OpenAI-Compatible RESTful API server."))
+    parser = make_arg_parser(
+        FlexibleArgumentParser(description="vLLM OpenAI-Compatible RESTful API server.")
+    )
     args = parser.parse_args(words)
     validate_parsed_serve_args(args)
     decorate_logs(API_SERVER)  # run_server
-    _record("vllm.entrypoints.openai.api_server", "entrypoints/openai/api_server.py", 1977,
-            "vLLM API server version %s", vllm.__version__)  # setup_server
+    _record(
+        "vllm.entrypoints.openai.api_server",
+        "entrypoints/openai/api_server.py",
+        1977,
+        "vLLM API server version %s",
+        vllm.__version__,
+    )  # setup_server
     log_non_default_args(args)
     validate_api_server_args(args)
     engine_args = AsyncEngineArgs.from_cli_args(args)
@@ -88,8 +94,11 @@ def _record(name: str, source: str, line: int, message: str, *args: object) -> N
     """An INFO record that 0.11.2 writes from ``source`` at ``line`` of its package, with its
     own logger, format and arguments (the code around it needs a running server)."""
     logger = logging.getLogger(name)
-    logger.handle(logger.makeRecord(name, logging.INFO, str(Path(vllm.__file__).parent / source),
-                                    line, message, args, None))
+    logger.handle(
+        logger.makeRecord(
+            name, logging.INFO, str(Path(vllm.__file__).parent / source), line, message, args, None
+        )
+    )
 
 
 def kv_budget(config: VllmConfig) -> int:
@@ -103,14 +112,25 @@ def kv_budget(config: VllmConfig) -> int:
 def engine_core(config: VllmConfig) -> None:
     """The engine core's config record and KV-cache sizing for every tensor-parallel worker."""
     decorate_logs(ENGINE_CORE)
-    _record("vllm.v1.engine.core", "v1/engine/core.py", 93,
-            "Initializing a V1 LLM engine (v%s) with config: %s", vllm.__version__, config)
+    _record(
+        "vllm.v1.engine.core",
+        "v1/engine/core.py",
+        93,
+        "Initializing a V1 LLM engine (v%s) with config: %s",
+        vllm.__version__,
+        config,
+    )
     model, tp = config.model_config, config.parallel_config.tensor_parallel_size
-    spec = FullAttentionSpec(block_size=config.cache_config.block_size,
-                             num_kv_heads=model.get_num_kv_heads(config.parallel_config),
-                             head_size=model.get_head_size(), dtype=model.dtype)
-    layers = {f"model.layers.{i}.self_attn.attn": spec
-              for i in range(model.get_num_layers(config.parallel_config))}
+    spec = FullAttentionSpec(
+        block_size=config.cache_config.block_size,
+        num_kv_heads=model.get_num_kv_heads(config.parallel_config),
+        head_size=model.get_head_size(),
+        dtype=model.dtype,
+    )
+    layers = {
+        f"model.layers.{i}.self_attn.attn": spec
+        for i in range(model.get_num_layers(config.parallel_config))
+    }
     try:
         get_kv_cache_configs(config, [layers] * tp, [kv_budget(config)] * tp)
     except Exception:

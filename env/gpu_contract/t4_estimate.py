@@ -36,10 +36,14 @@ def _chapter(chapter: str, platform: str) -> dict[str, list[float]]:
     low, high = measure_seconds(chapter, platform)
     download = 0.0 if chapter in NO_DOWNLOAD else MODEL_DOWNLOAD_S.value
     starts = round(starts_seconds(chapter, platform), 1)
-    return {"install": [INSTALL_S.value] * 2, "download": [download] * 2,
-            "server_starts": [len(kept_count(chapter, platform).starts)] * 2,
-            "starts": [starts] * 2, "measure": [round(low, 1), round(high, 1)],
-            "wait": [round(value, 1) for value in wait_seconds(chapter, platform)]}
+    return {
+        "install": [INSTALL_S.value] * 2,
+        "download": [download] * 2,
+        "server_starts": [len(kept_count(chapter, platform).starts)] * 2,
+        "starts": [starts] * 2,
+        "measure": [round(low, 1), round(high, 1)],
+        "wait": [round(value, 1) for value in wait_seconds(chapter, platform)],
+    }
 
 
 def estimate() -> dict[str, Any]:
@@ -50,13 +54,18 @@ def estimate() -> dict[str, Any]:
         "source": "env/gpu_contract/t4_estimate.py, from t4_count, t4_starts and t4_wait",
         "units": {"server_starts": "starts"},
         "per_start": {
-            "start": {"value": [fixed + COMPILE_WARM_S.value, fixed + COMPILE_COLD_S.value],
-                      "unit": "s a start, graphs aside"},
-            "compile": {"value": [COMPILE_WARM_S.value, COMPILE_COLD_S.value],
-                        "unit": "s a start"},
-            "graphs": {"value": [SECONDS_PER_GRAPH.value] * 2, "unit": "s a graph"}},
-        "chapters": {chapter.id: {platform: _chapter(chapter.id, platform)
-                                  for platform in PLATFORMS} for chapter in CHAPTERS}}
+            "start": {
+                "value": [fixed + COMPILE_WARM_S.value, fixed + COMPILE_COLD_S.value],
+                "unit": "s a start, graphs aside",
+            },
+            "compile": {"value": [COMPILE_WARM_S.value, COMPILE_COLD_S.value], "unit": "s a start"},
+            "graphs": {"value": [SECONDS_PER_GRAPH.value] * 2, "unit": "s a graph"},
+        },
+        "chapters": {
+            chapter.id: {platform: _chapter(chapter.id, platform) for platform in PLATFORMS}
+            for chapter in CHAPTERS
+        },
+    }
 
 
 def text() -> str:

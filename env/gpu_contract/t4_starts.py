@@ -34,9 +34,15 @@ def normalized(count: ChapterCount) -> ChapterCount:
     for start in count.starts:
         if start.compile_key is not None:
             names.setdefault(start.compile_key, f"key{len(names) + 1}")
-    return replace(count, starts=tuple(
-        replace(start, compile_key=None if start.compile_key is None else names[start.compile_key])
-        for start in count.starts))
+    return replace(
+        count,
+        starts=tuple(
+            replace(
+                start, compile_key=None if start.compile_key is None else names[start.compile_key]
+            )
+            for start in count.starts
+        ),
+    )
 
 
 def text(counts: Iterable[ChapterCount]) -> str:
@@ -45,17 +51,25 @@ def text(counts: Iterable[ChapterCount]) -> str:
     kept: dict[str, dict[str, object]] = {}
     for count in map(normalized, counts):
         kept.setdefault(count.chapter, {})[platform_of(count)] = {
-            "partial": count.partial, "starts": [asdict(start) for start in count.starts]}
+            "partial": count.partial,
+            "starts": [asdict(start) for start in count.starts],
+        }
     return json.dumps(kept, indent=1, sort_keys=True) + "\n"
 
 
 def read(path: Path = STARTS_JSON) -> dict[tuple[str, str], ChapterCount]:
     """The kept counts by (chapter, platform)."""
     kept = json.loads(path.read_text(encoding="utf-8"))
-    return {(chapter, platform): ChapterCount(
-                chapter, platform.capitalize(),
-                tuple(Start(**start) for start in found["starts"]), partial=found["partial"])
-            for chapter, platforms in kept.items() for platform, found in platforms.items()}
+    return {
+        (chapter, platform): ChapterCount(
+            chapter,
+            platform.capitalize(),
+            tuple(Start(**start) for start in found["starts"]),
+            partial=found["partial"],
+        )
+        for chapter, platforms in kept.items()
+        for platform, found in platforms.items()
+    }
 
 
 def kept_count(chapter: str, platform: str) -> ChapterCount:
@@ -69,13 +83,16 @@ def starts_seconds(chapter: str, platform: str) -> float:
     return kept_count(chapter, platform).starts_seconds()
 
 
-def differences(fresh: Iterable[ChapterCount],
-                kept: dict[tuple[str, str], ChapterCount]) -> list[str]:
+def differences(
+    fresh: Iterable[ChapterCount], kept: dict[tuple[str, str], ChapterCount]
+) -> list[str]:
     """A line for each chapter and platform whose fresh count is not the kept one."""
-    return [f"{count.chapter} {platform_of(count)}: counted {len(count.starts)} start(s), "
-            f"{count.starts_seconds() / 60:.1f} min; kept {_kept_words(kept, count)}"
-            for count in fresh
-            if kept.get((count.chapter, platform_of(count))) != normalized(count)]
+    return [
+        f"{count.chapter} {platform_of(count)}: counted {len(count.starts)} start(s), "
+        f"{count.starts_seconds() / 60:.1f} min; kept {_kept_words(kept, count)}"
+        for count in fresh
+        if kept.get((count.chapter, platform_of(count))) != normalized(count)
+    ]
 
 
 def _kept_words(kept: dict[tuple[str, str], ChapterCount], count: ChapterCount) -> str:

@@ -34,8 +34,13 @@ GB = 1e9
 CHILD_TIMEOUT_S = 300
 MATMUL_SIZE = 1024
 # vLLM's --dtype names, as torch names them.
-TORCH_DTYPES = {"half": "float16", "float16": "float16", "bfloat16": "bfloat16",
-                "float": "float32", "float32": "float32"}
+TORCH_DTYPES = {
+    "half": "float16",
+    "float16": "float16",
+    "bfloat16": "bfloat16",
+    "float": "float32",
+    "float32": "float32",
+}
 
 
 class ModelServer(Protocol):
@@ -60,8 +65,13 @@ def _check_kind(kind: str) -> None:
         raise ValueError(f"device kind must be 'cpu' or 'cuda', not {kind!r}")
 
 
-def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int = REPEATS,
-                      *, isolated: bool | None = None) -> float:
+def measure_bandwidth(
+    kind: str = "cpu",
+    nbytes: int | None = None,
+    repeats: int = REPEATS,
+    *,
+    isolated: bool | None = None,
+) -> float:
     """Best copy bandwidth in GB/s (bytes read + bytes written, per second) on ``kind``.
 
     ``isolated`` measures in a child process; by default only on a GPU (see the module text).
@@ -73,8 +83,7 @@ def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int
     if isolated is None:
         isolated = kind == "cuda"
     if isolated:
-        return float(_in_child("measure_bandwidth", (kind, nbytes, repeats), kind,
-                               isolated=False))
+        return float(_in_child("measure_bandwidth", (kind, nbytes, repeats), kind, isolated=False))
     if kind == "cuda":
         return _torch_cuda_bandwidth(nbytes, repeats)
     return _numpy_bandwidth(nbytes, repeats)
@@ -83,18 +92,22 @@ def measure_bandwidth(kind: str = "cpu", nbytes: int | None = None, repeats: int
 def _in_child(function: str, args: tuple[object, ...], kind: str, **options: object) -> Any:
     """This module's ``function(*args, **options)`` called in a child process; its value comes
     back as JSON (so typed as whatever the JSON holds)."""
-    code = (f"import json; from {__name__} import {function}; "
-            f"print(json.dumps({function}(*{args!r}, **{options!r})))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=CHILD_TIMEOUT_S)
+    code = (
+        f"import json; from {__name__} import {function}; "
+        f"print(json.dumps({function}(*{args!r}, **{options!r})))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=CHILD_TIMEOUT_S
+    )
     if done.returncode != 0:
         tail = "\n".join(done.stderr.strip().splitlines()[-5:])
         raise RuntimeError(f"the {kind} probe failed (exit {done.returncode}):\n{tail}")
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def matmul_flops(kind: str = "cpu", dtype: str = "float32", size: int = MATMUL_SIZE,
-                 repeats: int = REPEATS) -> float:
+def matmul_flops(
+    kind: str = "cpu", dtype: str = "float32", size: int = MATMUL_SIZE, repeats: int = REPEATS
+) -> float:
     """Best FLOP/s of a square matrix multiply in ``dtype`` (a torch name) with torch on
     ``kind``, in this process."""
     import torch
@@ -129,9 +142,11 @@ class DeviceLimits:
         return self.flops / (self.bandwidth_gb_s * GB)
 
     def __str__(self) -> str:
-        return (f"memory bandwidth {self.bandwidth_gb_s:.1f} GB/s; {self.dtype} matrix multiply "
-                f"{self.flops / 1e9:.0f} GFLOP/s; balance {self.balance:.0f} operations per "
-                "byte")
+        return (
+            f"memory bandwidth {self.bandwidth_gb_s:.1f} GB/s; {self.dtype} matrix multiply "
+            f"{self.flops / 1e9:.0f} GFLOP/s; balance {self.balance:.0f} operations per "
+            "byte"
+        )
 
 
 def compute_dtype(server: ModelServer) -> str:
@@ -163,8 +178,10 @@ def device_limits(server: ModelServer) -> DeviceLimits:
     dtype = compute_dtype(server)
     if kind == "cuda":
         if server.running:
-            raise RuntimeError("measure the device before starting the server: vLLM holds most "
-                               "of the GPU's memory once it runs")
+            raise RuntimeError(
+                "measure the device before starting the server: vLLM holds most "
+                "of the GPU's memory once it runs"
+            )
         bandwidth, flops = _in_child("probe_limits", (kind, dtype), kind)
     else:
         bandwidth, flops = probe_limits(kind, dtype)
@@ -236,9 +253,11 @@ def loaded_tensors(model_path: str | Path) -> list[tuple[list[int], tuple[int, i
         with path.open("rb") as handle:
             length = int.from_bytes(handle.read(8), "little")
             header = json.loads(handle.read(length))
-        tensors += [(entry["shape"], tuple(entry["data_offsets"]))
-                    for name, entry in header.items()
-                    if name != "__metadata__" and not (tied and name == TIED_OUTPUT)]
+        tensors += [
+            (entry["shape"], tuple(entry["data_offsets"]))
+            for name, entry in header.items()
+            if name != "__metadata__" and not (tied and name == TIED_OUTPUT)
+        ]
     return tensors
 
 
@@ -248,8 +267,13 @@ def _safetensors_files(model_path: str | Path) -> list[Path]:
         from huggingface_hub import snapshot_download
 
         try:
-            folder = Path(snapshot_download(str(model_path), local_files_only=True,
-                                            allow_patterns=["*.safetensors", "config.json"]))
+            folder = Path(
+                snapshot_download(
+                    str(model_path),
+                    local_files_only=True,
+                    allow_patterns=["*.safetensors", "config.json"],
+                )
+            )
         except Exception as error:
             raise FileNotFoundError(
                 f"no local weights for {model_path}; pass weights= yourself"
@@ -280,16 +304,24 @@ class Ceiling:
         return self.measured_tok_s / self.ceiling_tok_s
 
     def __str__(self) -> str:
-        text = (f"bandwidth {self.bandwidth_gb_s:.1f} GB/s ÷ weights "
-                f"{self.weight_bytes / 1e6:.0f} MB = ceiling {self.ceiling_tok_s:.0f} tok/s")
+        text = (
+            f"bandwidth {self.bandwidth_gb_s:.1f} GB/s ÷ weights "
+            f"{self.weight_bytes / 1e6:.0f} MB = ceiling {self.ceiling_tok_s:.0f} tok/s"
+        )
         if self.measured_tok_s is not None:
-            text += (f"; measured {self.measured_tok_s:.1f} tok/s = "
-                     f"{self.fraction:.0%} of the ceiling")
+            text += (
+                f"; measured {self.measured_tok_s:.1f} tok/s = {self.fraction:.0%} of the ceiling"
+            )
         return text
 
 
-def ceiling(server: ModelServer, measured_tok_s: float | None = None,
-            *, bandwidth_gb_s: float | None = None, weights: int | None = None) -> Ceiling:
+def ceiling(
+    server: ModelServer,
+    measured_tok_s: float | None = None,
+    *,
+    bandwidth_gb_s: float | None = None,
+    weights: int | None = None,
+) -> Ceiling:
     """The single-stream ceiling of ``server``'s model on its device.
 
     ``measured_tok_s`` is a measured single-stream decode speed, e.g.
@@ -302,6 +334,4 @@ def ceiling(server: ModelServer, measured_tok_s: float | None = None,
     size = weights if weights is not None else weight_bytes(server.model_path, dtype)
     if bandwidth_gb_s is None:
         bandwidth_gb_s = measure_bandwidth(kind)
-    return Ceiling(bandwidth_gb_s=bandwidth_gb_s, weight_bytes=size,
-                   measured_tok_s=measured_tok_s)
-
+    return Ceiling(bandwidth_gb_s=bandwidth_gb_s, weight_bytes=size, measured_tok_s=measured_tok_s)

@@ -56,6 +56,8 @@ class _StreamedRequest(TypedDict, total=False):
     extra_body: Required[dict[str, object]]
     temperature: float
     extra_headers: dict[str, str]
+
+
 @dataclass
 class RequestRecord:
     """What happened to one request. Times are seconds after the run started (NaN: never)."""
@@ -168,15 +170,17 @@ def _stream_fields(planned: PlannedRequest, model: str, endpoint: str) -> _Strea
 
 
 async def _open_stream(
-    client: AsyncOpenAI, planned: PlannedRequest, common: _StreamedRequest, endpoint: str,
+    client: AsyncOpenAI,
+    planned: PlannedRequest,
+    common: _StreamedRequest,
+    endpoint: str,
 ) -> AsyncStream[Completion] | AsyncStream[ChatCompletionChunk]:
     if endpoint == "completions":
         return await client.completions.create(prompt=planned.prompt, **common)
     if endpoint == "chat":
         if not isinstance(planned.prompt, str):
             raise ValueError("token ids can be sent to the completions endpoint only")
-        messages: list[ChatCompletionMessageParam] = [
-            {"role": "user", "content": planned.prompt}]
+        messages: list[ChatCompletionMessageParam] = [{"role": "user", "content": planned.prompt}]
         return await client.chat.completions.create(messages=messages, **common)
     raise ValueError(f"endpoint must be 'completions' or 'chat', not {endpoint!r}")
 
@@ -224,8 +228,9 @@ class _Arrivals:
         self.counted[sample] = so_far
 
 
-def _add_arrivals(record: RequestRecord, sample: int, tokens: int, previous: float | None,
-                  now: float) -> None:
+def _add_arrivals(
+    record: RequestRecord, sample: int, tokens: int, previous: float | None, now: float
+) -> None:
     """``tokens`` tokens of ``sample`` arrived in one chunk at ``now``: spread them evenly from
     the sample's ``previous`` arrival (if any) to ``now``, the last at ``now``."""
     for step in range(1, tokens + 1):

@@ -42,9 +42,26 @@ from servelab.bench.server_metrics import COUNTERS, SERIES
 from servelab.bench.workloads import Role, Workload
 
 REQUEST_COLUMNS = [
-    "request", "user", "role", "n", "max_tokens", "prompt_tokens", "output_tokens",
-    "queued_s", "sent_s", "first_token_s", "end_s", "closed_s", "waiting_s", "ttft_s", "e2e_s",
-    "tpot_s", "decode_s", "itl_count", "ok", "error",
+    "request",
+    "user",
+    "role",
+    "n",
+    "max_tokens",
+    "prompt_tokens",
+    "output_tokens",
+    "queued_s",
+    "sent_s",
+    "first_token_s",
+    "end_s",
+    "closed_s",
+    "waiting_s",
+    "ttft_s",
+    "e2e_s",
+    "tpot_s",
+    "decode_s",
+    "itl_count",
+    "ok",
+    "error",
 ]
 TOKEN_COLUMNS = ["request", "sample", "position", "t_s", "itl_s"]
 SERVER_COLUMNS = ["t_s", "scrape_s", *SERIES]
@@ -77,16 +94,30 @@ class Result:
         for r in self.records:
             p = r.planned
             per_token = metrics.tpot(r)
-            rows.append({
-                "request": p.index, "user": p.user, "role": str(p.role), "n": p.n,
-                "max_tokens": p.max_tokens, "prompt_tokens": r.prompt_tokens,
-                "output_tokens": r.output_tokens, "queued_s": r.queued, "sent_s": r.sent,
-                "first_token_s": r.first_token, "end_s": r.end, "closed_s": r.closed,
-                "waiting_s": r.sent - r.queued, "ttft_s": r.ttft, "e2e_s": r.e2e,
-                "tpot_s": math.nan if per_token is None else per_token,
-                "decode_s": r.end - r.first_token, "itl_count": len(r.itls()), "ok": r.ok,
-                "error": r.error,
-            })
+            rows.append(
+                {
+                    "request": p.index,
+                    "user": p.user,
+                    "role": str(p.role),
+                    "n": p.n,
+                    "max_tokens": p.max_tokens,
+                    "prompt_tokens": r.prompt_tokens,
+                    "output_tokens": r.output_tokens,
+                    "queued_s": r.queued,
+                    "sent_s": r.sent,
+                    "first_token_s": r.first_token,
+                    "end_s": r.end,
+                    "closed_s": r.closed,
+                    "waiting_s": r.sent - r.queued,
+                    "ttft_s": r.ttft,
+                    "e2e_s": r.e2e,
+                    "tpot_s": math.nan if per_token is None else per_token,
+                    "decode_s": r.end - r.first_token,
+                    "itl_count": len(r.itls()),
+                    "ok": r.ok,
+                    "error": r.error,
+                }
+            )
         frame = pd.DataFrame(rows, columns=REQUEST_COLUMNS)
         return frame.sort_values("request", ignore_index=True)
 
@@ -114,8 +145,9 @@ class Result:
 
     def windows(self, role: Role = Role.INTERFERER) -> list[tuple[float, float]]:
         """(sent, first token) of every completed ``role`` request, in the order sent."""
-        return sorted((r.sent, r.first_token) for r in self.records
-                      if r.planned.role == role and r.ok)
+        return sorted(
+            (r.sent, r.first_token) for r in self.records if r.planned.role == role and r.ok
+        )
 
     def itls_during(self, role: Role = Role.INTERFERER) -> list[float]:
         """Users' inter-token gaps that overlap the prefill window of the ``role`` request."""

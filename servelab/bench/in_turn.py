@@ -24,10 +24,14 @@ class Restartable(RunningServer, Protocol):
     def start(self) -> object: ...
 
 
-def runs_in_turn(servers: Mapping[str, Restartable], measure: Callable[[RunningServer], Result],
-                 runs: int, keep_up: bool, done: Mapping[str, Sequence[Result]] | None = None,
-                 warm_up: Callable[[RunningServer], None] | None = None,
-                 ) -> dict[str, list[Result]]:
+def runs_in_turn(
+    servers: Mapping[str, Restartable],
+    measure: Callable[[RunningServer], Result],
+    runs: int,
+    keep_up: bool,
+    done: Mapping[str, Sequence[Result]] | None = None,
+    warm_up: Callable[[RunningServer], None] | None = None,
+) -> dict[str, list[Result]]:
     """Every setting of ``servers`` (a label and its server) measured by ``measure`` until it
     has ``runs`` runs, the settings in turn. ``keep_up``: each server is started (and warmed up
     with ``warm_up``) when its turn comes, if it is not running, and stays up until all are

@@ -52,11 +52,11 @@ PERCENTILES = (50, 90, 99)
 SLO_METRICS = ("ttft", "tpot", "e2e")
 
 # The names of the summary's columns that other modules read, defined once here.
-OUTPUT_TOK_S = "output_tok_s"                # output per second over the whole run
-USER_TOK_S = "user_tok_s"                    # the decode speed a user sees
+OUTPUT_TOK_S = "output_tok_s"  # output per second over the whole run
+USER_TOK_S = "user_tok_s"  # the decode speed a user sees
 STEADY_OUTPUT_TOK_S = "steady_output_tok_s"  # output per second while every user is decoding
-STEADY_USER_TOK_S = "steady_user_tok_s"      # that shared by the users
-TTFT_MS_P50 = "ttft_ms_p50"                  # from describe(..., "ttft")
+STEADY_USER_TOK_S = "steady_user_tok_s"  # that shared by the users
+TTFT_MS_P50 = "ttft_ms_p50"  # from describe(..., "ttft")
 TTFT_MS_P99 = "ttft_ms_p99"
 
 
@@ -125,8 +125,9 @@ def calculate(
         "total_tok_s": (prompt + output) / duration_s,
         # A request whose tokens all came in one chunk (a proxy can buffer a short stream) has
         # no decode a user saw: it adds nothing.
-        USER_TOK_S: (sum(n for n, _ in decodes) / sum(s for _, s in decodes)
-                     if decodes else float("nan")),
+        USER_TOK_S: (
+            sum(n for n, _ in decodes) / sum(s for _, s in decodes) if decodes else float("nan")
+        ),
     }
     row |= describe((r.ttft for r in done), "ttft")
     row |= describe(tpots, "tpot")
@@ -159,8 +160,9 @@ def steady_window(records: list[RequestRecord]) -> tuple[float, float] | None:
 
 def steady(records: list[RequestRecord]) -> dict[str, float]:
     """Output tokens per second inside the steady window (see the module's docstring)."""
-    row = dict.fromkeys(("steady_start_s", "steady_end_s", STEADY_OUTPUT_TOK_S,
-                         STEADY_USER_TOK_S), float("nan"))
+    row = dict.fromkeys(
+        ("steady_start_s", "steady_end_s", STEADY_OUTPUT_TOK_S, STEADY_USER_TOK_S), float("nan")
+    )
     window = steady_window(records)
     if window is None:
         return row
@@ -169,8 +171,14 @@ def steady(records: list[RequestRecord]) -> dict[str, float]:
     tokens = sum(start < t <= end for r in done for t in r.token_times)
     users = len({r.planned.user for r in done})
     rate = tokens / (end - start)
-    row.update({"steady_start_s": start, "steady_end_s": end, STEADY_OUTPUT_TOK_S: rate,
-                STEADY_USER_TOK_S: rate / users})
+    row.update(
+        {
+            "steady_start_s": start,
+            "steady_end_s": end,
+            STEADY_OUTPUT_TOK_S: rate,
+            STEADY_USER_TOK_S: rate / users,
+        }
+    )
     return row
 
 
@@ -227,8 +235,9 @@ def idle_after_last_send(records: list[RequestRecord], slots: int) -> float:
     return (slots * (end - last_send) - tail_busy) / idle if idle > 0 else float("nan")
 
 
-def itls_during(records: list[RequestRecord], start: float, end: float,
-                role: Role = Role.USER) -> list[float]:
+def itls_during(
+    records: list[RequestRecord], start: float, end: float, role: Role = Role.USER
+) -> list[float]:
     """ITLs of ``role`` requests whose gap overlaps the window [start, end] (run seconds):
     what decoding users felt while, e.g., a long prompt was being prefilled."""
     gaps = []

@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from servelab.bench.client import RequestRecord
 from servelab.bench.metrics import meets_slo
 
-MIDDLE_TRIM = 0.1   # the share of a run left out at each end
-MIDDLE_LEAST = 20   # the fewest requests a run needs for a middle
+MIDDLE_TRIM = 0.1  # the share of a run left out at each end
+MIDDLE_LEAST = 20  # the fewest requests a run needs for a middle
 REQUEST_PER_S_MID = "request_per_s_mid"
 SLO_ATTAINMENT_MID = "slo_attainment_mid"
 

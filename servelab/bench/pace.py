@@ -26,8 +26,10 @@ class CpuPace:
     gflops: Spread
 
     def __str__(self) -> str:
-        return (f"copy bandwidth {self.bandwidth_gb_s.with_range(1)} GB/s, float32 matrix "
-                f"multiply {self.gflops.with_range()} GFLOP/s")
+        return (
+            f"copy bandwidth {self.bandwidth_gb_s.with_range(1)} GB/s, float32 matrix "
+            f"multiply {self.gflops.with_range()} GFLOP/s"
+        )
 
 
 def probe_cpu(probes: int = PROBES) -> CpuPace:
@@ -35,5 +37,7 @@ def probe_cpu(probes: int = PROBES) -> CpuPace:
     running: a probe beside an engine measures what the engine leaves over."""
     if probes < 1:
         raise ValueError("probe at least once")
-    return CpuPace(Spread.of(measure_bandwidth("cpu", isolated=False) for _ in range(probes)),
-                   Spread.of(matmul_flops("cpu", "float32") / 1e9 for _ in range(probes)))
+    return CpuPace(
+        Spread.of(measure_bandwidth("cpu", isolated=False) for _ in range(probes)),
+        Spread.of(matmul_flops("cpu", "float32") / 1e9 for _ in range(probes)),
+    )

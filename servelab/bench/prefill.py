@@ -39,43 +39,72 @@ class PrefillFit:
 
     def __str__(self) -> str:
         if not self.separated:
-            return (f"prefill about {self.tok_s:,.0f} prompt tokens/s, fixed cost included: the "
-                    f"{self.long_tokens:,}-token prompts came no later than the "
-                    f"{self.short_tokens:,}-token ones, so this run could not fit the two apart")
+            return (
+                f"prefill about {self.tok_s:,.0f} prompt tokens/s, fixed cost included: the "
+                f"{self.long_tokens:,}-token prompts came no later than the "
+                f"{self.short_tokens:,}-token ones, so this run could not fit the two apart"
+            )
         fitted = f"fitted from {self.short_tokens:,}- and {self.long_tokens:,}-token prompts"
         if self.fixed_ms == 0:
-            return (f"prefill {self.tok_s:,.0f} prompt tokens/s, with no fixed cost per request "
-                    f"measurable beside it ({fitted})")
-        return (f"prefill {self.tok_s:,.0f} prompt tokens/s after a fixed {self.fixed_ms:.0f} ms "
-                f"per request ({fitted})")
+            return (
+                f"prefill {self.tok_s:,.0f} prompt tokens/s, with no fixed cost per request "
+                f"measurable beside it ({fitted})"
+            )
+        return (
+            f"prefill {self.tok_s:,.0f} prompt tokens/s after a fixed {self.fixed_ms:.0f} ms "
+            f"per request ({fitted})"
+        )
 
 
-def fit_prefill(short_tokens: int, short_ttft_s: float, long_tokens: int,
-                long_ttft_s: float) -> PrefillFit:
+def fit_prefill(
+    short_tokens: int, short_ttft_s: float, long_tokens: int, long_ttft_s: float
+) -> PrefillFit:
     """The line through (tokens, time to first token) of a short and a long prompt."""
     if long_ttft_s <= short_ttft_s:
-        return PrefillFit(fixed_ms=0.0, tok_s=long_tokens / long_ttft_s,
-                          short_tokens=short_tokens, long_tokens=long_tokens, separated=False)
+        return PrefillFit(
+            fixed_ms=0.0,
+            tok_s=long_tokens / long_ttft_s,
+            short_tokens=short_tokens,
+            long_tokens=long_tokens,
+            separated=False,
+        )
     tok_s = (long_tokens - short_tokens) / (long_ttft_s - short_ttft_s)
     fixed_ms = 1000.0 * (short_ttft_s - short_tokens / tok_s)
     if fixed_ms < 0:  # within the noise of zero: the long prompt's own rate is the rate
-        return PrefillFit(fixed_ms=0.0, tok_s=long_tokens / long_ttft_s,
-                          short_tokens=short_tokens, long_tokens=long_tokens)
-    return PrefillFit(fixed_ms=fixed_ms, tok_s=tok_s, short_tokens=short_tokens,
-                      long_tokens=long_tokens)
+        return PrefillFit(
+            fixed_ms=0.0,
+            tok_s=long_tokens / long_ttft_s,
+            short_tokens=short_tokens,
+            long_tokens=long_tokens,
+        )
+    return PrefillFit(
+        fixed_ms=fixed_ms, tok_s=tok_s, short_tokens=short_tokens, long_tokens=long_tokens
+    )
 
 
-def prefill_fit(server: RunningServer, long_tokens: int, short_tokens: int | None = None,
-                repeats: int = 3, seed: int = 97) -> PrefillFit:
+def prefill_fit(
+    server: RunningServer,
+    long_tokens: int,
+    short_tokens: int | None = None,
+    repeats: int = 3,
+    seed: int = 97,
+) -> PrefillFit:
     """Fit this server's prefill rate and fixed cost per request from ``repeats`` prompts of
     ``short_tokens`` (an eighth of ``long_tokens`` by default) and of ``long_tokens`` each,
     sent alone after a warm-up; each length's median time to first token is used."""
     short_tokens = max(1, long_tokens // 8) if short_tokens is None else short_tokens
-    result = run(server, PrefillProbe(short_tokens, long_tokens, repeats, seed), progress=False,
-                 metrics_interval=None)
+    result = run(
+        server,
+        PrefillProbe(short_tokens, long_tokens, repeats, seed),
+        progress=False,
+        metrics_interval=None,
+    )
     done = result.requests[result.requests["ok"]]
-    medians = {role: float(np.median(done.loc[done["role"] == role, "ttft_s"]))
-               for role in (Role.SHORT, Role.LONG) if (done["role"] == role).any()}
+    medians = {
+        role: float(np.median(done.loc[done["role"] == role, "ttft_s"]))
+        for role in (Role.SHORT, Role.LONG)
+        if (done["role"] == role).any()
+    }
     if len(medians) < 2:
         raise RuntimeError(f"the prefill probe did not complete a prompt of each length: {result}")
     return fit_prefill(short_tokens, medians[Role.SHORT], long_tokens, medians[Role.LONG])

@@ -57,7 +57,8 @@ class ServerPrompts:
 
     def _post(self, path: str, body: dict[str, object]) -> dict:
         request = urllib.request.Request(
-            self.url + path, data=json.dumps(body).encode(),
+            self.url + path,
+            data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
         )
         with urllib.request.urlopen(request, timeout=self.timeout) as response:

@@ -85,17 +85,29 @@ class Target:
             tail = server.log_tail() if hasattr(server, "log_tail") else ""
             return f"The server's log ends with:\n{tail}" if tail else ""
 
-        return cls(url=server.url, model=server.model,
-                   alive_path=getattr(server, "alive_path", "/health"), is_running=is_running,
-                   describe_death=describe_death, label=repr(server))
+        return cls(
+            url=server.url,
+            model=server.model,
+            alive_path=getattr(server, "alive_path", "/health"),
+            is_running=is_running,
+            describe_death=describe_death,
+            label=repr(server),
+        )
 
 
 class _Run:
     """One run's asyncio side: sends, records, samples /metrics, watches the server."""
 
-    def __init__(self, target: Target, workload: Workload, plan: list[PlannedRequest],
-                 endpoint: str, time_limit: float, metrics_interval: float | None,
-                 progress: bool) -> None:
+    def __init__(
+        self,
+        target: Target,
+        workload: Workload,
+        plan: list[PlannedRequest],
+        endpoint: str,
+        time_limit: float,
+        metrics_interval: float | None,
+        progress: bool,
+    ) -> None:
         self.target = target
         self.workload = workload
         self.plan = plan
@@ -118,8 +130,7 @@ class _Run:
         record = RequestRecord(planned)
         self.records.append(record)
         assert self.client is not None, "send() runs inside main(), which makes the client"
-        await stream_request(self.client, self.target.model, record, self.clock_zero,
-                             self.endpoint)
+        await stream_request(self.client, self.target.model, record, self.clock_zero, self.endpoint)
         if self.bar is not None:
             self.bar.update(1)
         if record.error and record.error.startswith(CONNECTION_ERRORS):
@@ -149,14 +160,22 @@ class _Run:
         """Drive the workload; returns (status, duration)."""
         limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
         # No retries: a retried request would be timed from its first attempt.
-        self.client = AsyncOpenAI(base_url=self.target.base_url, api_key="servelab",
-                                  max_retries=0, timeout=self.time_limit,
-                                  # openai 3 types this as its httpx2 fork's Limits; the
-                                  # client reads either package's Limits by attribute.
-                                  http_client=DefaultAsyncHttpxClient(
-                                      limits=limits))  # type: ignore[arg-type]
-        self.bar = tqdm(total=len(self.plan), desc=self.workload.name, unit="req",
-                        delay=DELAY_S, disable=not self.progress)
+        self.client = AsyncOpenAI(
+            base_url=self.target.base_url,
+            api_key="servelab",
+            max_retries=0,
+            timeout=self.time_limit,
+            # openai 3 types this as its httpx2 fork's Limits; the
+            # client reads either package's Limits by attribute.
+            http_client=DefaultAsyncHttpxClient(limits=limits),  # type: ignore[arg-type]
+        )
+        self.bar = tqdm(
+            total=len(self.plan),
+            desc=self.workload.name,
+            unit="req",
+            delay=DELAY_S,
+            disable=not self.progress,
+        )
         helpers = []
         if self.metrics_interval:
             self.sampler = MetricsSampler(self.target.url, self.clock_zero, self.metrics_interval)
@@ -309,9 +328,14 @@ def run(
     finally:
         gc.unfreeze()
     result = Result(
-        workload=workload, records=state.records, duration_s=duration,
-        server_rows=state.sampler.rows if state.sampler else [], status=status, slo=slo,
-        endpoint=endpoint, server_label=target.label,
+        workload=workload,
+        records=state.records,
+        duration_s=duration,
+        server_rows=state.sampler.rows if state.sampler else [],
+        status=status,
+        slo=slo,
+        endpoint=endpoint,
+        server_label=target.label,
     )
     if progress and not bars_shown(progress) and not all(r.ok for r in state.records):
         # Where bars are off (a built page), a run whose every request finished says nothing:

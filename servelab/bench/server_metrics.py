@@ -37,8 +37,13 @@ BY_SOURCE_METRIC = "vllm:prompt_tokens_by_source_total"
 BY_SOURCE = {"prompt_tokens_computed": "local_compute", "prompt_tokens_cached": "local_cache_hit"}
 CACHE_CONFIG_METRIC = "vllm:cache_config_info"
 COLUMNS = [*SERIES, *BY_SOURCE, "block_size"]
-COUNTERS = ("prefix_cache_queries", "prefix_cache_hits", "preemptions", "prompt_tokens",
-            "generation_tokens")
+COUNTERS = (
+    "prefix_cache_queries",
+    "prefix_cache_hits",
+    "preemptions",
+    "prompt_tokens",
+    "generation_tokens",
+)
 KEEP_LARGEST = {"kv_cache_usage"}
 
 

@@ -39,13 +39,21 @@ class Spread:
         """The spread a table row holds as ``key`` (the median), ``key_low``, ``key_high`` and
         ``key_n``; a row with ``key`` alone is one measurement."""
         median = float(row[key])
-        return cls(median, float(row.get(f"{key}_low", median)),
-                   float(row.get(f"{key}_high", median)), int(row.get(f"{key}_n", 1)))
+        return cls(
+            median,
+            float(row.get(f"{key}_low", median)),
+            float(row.get(f"{key}_high", median)),
+            int(row.get(f"{key}_n", 1)),
+        )
 
     def columns(self, key: str) -> dict[str, float]:
         """The row entries ``in_row`` reads back."""
-        return {key: self.median, f"{key}_low": self.low, f"{key}_high": self.high,
-                f"{key}_n": self.n}
+        return {
+            key: self.median,
+            f"{key}_low": self.low,
+            f"{key}_high": self.high,
+            f"{key}_n": self.n,
+        }
 
     @property
     def ranged(self) -> bool:
@@ -97,8 +105,9 @@ def ratio_bounds(top: Spread, bottom: Spread) -> tuple[float, float] | None:
     return top.low / bottom.high, top.high / bottom.low
 
 
-def spread_table(runs: pd.DataFrame, by: str, spreads: Iterable[str],
-                 medians: Iterable[str] | None = None) -> pd.DataFrame:
+def spread_table(
+    runs: pd.DataFrame, by: str, spreads: Iterable[str], medians: Iterable[str] | None = None
+) -> pd.DataFrame:
     """One row per value of ``by`` in a frame of repeated runs (one row per run): each of
     ``spreads`` as :class:`Spread` columns where it was measured, and the median of each of
     ``medians`` (of every other numeric column when None)."""

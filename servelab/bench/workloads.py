@@ -112,9 +112,14 @@ def isolated(plan: list[PlannedRequest], run_id: str) -> list[PlannedRequest]:
     128 characters.) A request's ``request_id`` gets the same prefix, so that ids stay unique
     across runs on one server.
     """
-    return [replace(planned, cache_salt=f"{run_id}-{planned.cache_salt or 'run'}",
-                    request_id=planned.request_id and f"{run_id}-{planned.request_id}")
-            for planned in plan]
+    return [
+        replace(
+            planned,
+            cache_salt=f"{run_id}-{planned.cache_salt or 'run'}",
+            request_id=planned.request_id and f"{run_id}-{planned.request_id}",
+        )
+        for planned in plan
+    ]
 
 
 async def drive_users(session: Session, plan: list[PlannedRequest]) -> None:
@@ -175,14 +180,20 @@ class SameSizeRequests:
     positive: ClassVar[tuple[str, ...]] = ()
 
     def __post_init__(self) -> None:
-        _positive(**{name: getattr(self, name)
-                     for name in ("input_tokens", "max_tokens", *self.positive)})
+        _positive(
+            **{name: getattr(self, name) for name in ("input_tokens", "max_tokens", *self.positive)}
+        )
 
-    def _request(self, index: int, user: int, prompts: PromptSource,
-                 arrival: float | None = None) -> PlannedRequest:
-        return PlannedRequest(index=index, user=user, max_tokens=self.max_tokens, arrival=arrival,
-                              prompt=prompts.text(self.input_tokens,
-                                                  _prompt_seed(self.seed, index)))
+    def _request(
+        self, index: int, user: int, prompts: PromptSource, arrival: float | None = None
+    ) -> PlannedRequest:
+        return PlannedRequest(
+            index=index,
+            user=user,
+            max_tokens=self.max_tokens,
+            arrival=arrival,
+            prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, index)),
+        )
 
 
 @dataclass(frozen=True)
@@ -199,8 +210,10 @@ class ClosedLoop(SameSizeRequests):
     positive = ("users", "requests_per_user")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        return [self._request(index, index % self.users, prompts)
-                for index in range(self.users * self.requests_per_user)]
+        return [
+            self._request(index, index % self.users, prompts)
+            for index in range(self.users * self.requests_per_user)
+        ]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
@@ -234,8 +247,9 @@ class OpenLoop(SameSizeRequests):
         await drive_arrivals(session, plan, self.max_concurrency)
 
 
-def short_and_long_lengths(count: int, short: tuple[int, int], long: tuple[int, int],
-                           long_share: float, seed: int) -> np.ndarray:
+def short_and_long_lengths(
+    count: int, short: tuple[int, int], long: tuple[int, int], long_share: float, seed: int
+) -> np.ndarray:
     """``count`` output lengths as chat traffic has them: most answers short (uniform within
     ``short``, inclusive), a ``long_share`` of them long (uniform within ``long``).
 
@@ -250,9 +264,12 @@ def short_and_long_lengths(count: int, short: tuple[int, int], long: tuple[int, 
         raise ValueError(f"long_share must be within 0..1, not {long_share}")
     rng = np.random.default_rng(seed)
     is_long = np.zeros(count, dtype=bool)
-    is_long[rng.permutation(count)[:round(long_share * count)]] = True
-    return np.where(is_long, rng.integers(long[0], long[1] + 1, count),
-                    rng.integers(short[0], short[1] + 1, count)).astype(int)
+    is_long[rng.permutation(count)[: round(long_share * count)]] = True
+    return np.where(
+        is_long,
+        rng.integers(long[0], long[1] + 1, count),
+        rng.integers(short[0], short[1] + 1, count),
+    ).astype(int)
 
 
 @dataclass(frozen=True)
@@ -275,21 +292,30 @@ class StaticBatching:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        _positive(batch_size=self.batch_size, num_requests=self.num_requests,
-                  input_tokens=self.input_tokens)
+        _positive(
+            batch_size=self.batch_size,
+            num_requests=self.num_requests,
+            input_tokens=self.input_tokens,
+        )
 
     @property
     def name(self) -> str:
         return "continuous batching" if self.continuous else "static batching"
 
     def output_lengths(self) -> np.ndarray:
-        return short_and_long_lengths(self.num_requests, self.short_tokens, self.long_tokens,
-                                      self.long_share, self.seed)
+        return short_and_long_lengths(
+            self.num_requests, self.short_tokens, self.long_tokens, self.long_share, self.seed
+        )
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         return [
-            PlannedRequest(index=i, user=i % self.batch_size, max_tokens=int(length), arrival=0.0,
-                           prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)))
+            PlannedRequest(
+                index=i,
+                user=i % self.batch_size,
+                max_tokens=int(length),
+                arrival=0.0,
+                prompt=prompts.text(self.input_tokens, _prompt_seed(self.seed, i)),
+            )
             for i, length in enumerate(self.output_lengths())
         ]
 
@@ -319,9 +345,13 @@ class SharedPrefix:
     name: str = "shared prefix"
 
     def __post_init__(self) -> None:
-        _positive(prefix_tokens=self.prefix_tokens, users=self.users,
-                  requests_per_user=self.requests_per_user,
-                  question_tokens=self.question_tokens, max_tokens=self.max_tokens)
+        _positive(
+            prefix_tokens=self.prefix_tokens,
+            users=self.users,
+            requests_per_user=self.requests_per_user,
+            question_tokens=self.question_tokens,
+            max_tokens=self.max_tokens,
+        )
 
     @property
     def reuses_cache(self) -> bool:
@@ -336,8 +366,15 @@ class SharedPrefix:
                 index = len(plan)
                 question = prompts.text(self.question_tokens, _prompt_seed(self.seed, index))
                 salt = None if self.reuse_cache else f"seed{self.seed}-request{index}"
-                plan.append(PlannedRequest(index=index, user=user, prompt=f"{prefix} {question}",
-                                           max_tokens=self.max_tokens, cache_salt=salt))
+                plan.append(
+                    PlannedRequest(
+                        index=index,
+                        user=user,
+                        prompt=f"{prefix} {question}",
+                        max_tokens=self.max_tokens,
+                        cache_salt=salt,
+                    )
+                )
         return plan
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
@@ -362,27 +399,36 @@ class Interferer:
 
     def __post_init__(self) -> None:
         if self.users.requests_per_user != 1:
-            raise ValueError("the interferer's users send one request each, not "
-                             f"{self.users.requests_per_user}")
-        _positive(document_tokens=self.document_tokens,
-                  document_max_tokens=self.document_max_tokens, documents=self.documents)
+            raise ValueError(
+                f"the interferer's users send one request each, not {self.users.requests_per_user}"
+            )
+        _positive(
+            document_tokens=self.document_tokens,
+            document_max_tokens=self.document_max_tokens,
+            documents=self.documents,
+        )
         if self.arrival < 0:
             raise ValueError(f"arrival must be 0 or later, not {self.arrival}")
         if self.documents > 1 and self.spacing <= 0:
-            raise ValueError(f"{self.documents} documents need a spacing above 0 s, not "
-                             f"{self.spacing}")
+            raise ValueError(
+                f"{self.documents} documents need a spacing above 0 s, not {self.spacing}"
+            )
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         plan = [replace(planned, arrival=0.0) for planned in self.users.plan(prompts)]
         count, seed = self.users.users, self.users.seed
         for number in range(self.documents):
             index = count + number
-            plan.append(PlannedRequest(index=index, user=index,
-                                       arrival=self.arrival + number * self.spacing,
-                                       prompt=prompts.text(self.document_tokens,
-                                                           _prompt_seed(seed, index)),
-                                       max_tokens=self.document_max_tokens,
-                                       role=Role.INTERFERER))
+            plan.append(
+                PlannedRequest(
+                    index=index,
+                    user=index,
+                    arrival=self.arrival + number * self.spacing,
+                    prompt=prompts.text(self.document_tokens, _prompt_seed(seed, index)),
+                    max_tokens=self.document_max_tokens,
+                    role=Role.INTERFERER,
+                )
+            )
         return plan
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
@@ -402,8 +448,10 @@ class ParallelSampling(SameSizeRequests):
     positive = ("n", "requests")
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
-        return [replace(self._request(i, 0, prompts), n=self.n, temperature=self.temperature)
-                for i in range(self.requests)]
+        return [
+            replace(self._request(i, 0, prompts), n=self.n, temperature=self.temperature)
+            for i in range(self.requests)
+        ]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
@@ -423,18 +471,27 @@ class PrefillProbe:
     name: str = "prefill probe"
 
     def __post_init__(self) -> None:
-        _positive(short_tokens=self.short_tokens, long_tokens=self.long_tokens,
-                  repeats=self.repeats)
+        _positive(
+            short_tokens=self.short_tokens, long_tokens=self.long_tokens, repeats=self.repeats
+        )
         if self.long_tokens <= self.short_tokens:
-            raise ValueError(f"long_tokens ({self.long_tokens}) must exceed short_tokens "
-                             f"({self.short_tokens})")
+            raise ValueError(
+                f"long_tokens ({self.long_tokens}) must exceed short_tokens ({self.short_tokens})"
+            )
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         kinds = [(Role.WARM_UP, self.short_tokens)]
         kinds += [(Role.SHORT, self.short_tokens), (Role.LONG, self.long_tokens)] * self.repeats
-        return [PlannedRequest(index=index, user=0, role=role, max_tokens=1,
-                               prompt=prompts.text(tokens, _prompt_seed(self.seed, index)))
-                for index, (role, tokens) in enumerate(kinds)]
+        return [
+            PlannedRequest(
+                index=index,
+                user=0,
+                role=role,
+                max_tokens=1,
+                prompt=prompts.text(tokens, _prompt_seed(self.seed, index)),
+            )
+            for index, (role, tokens) in enumerate(kinds)
+        ]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
@@ -458,8 +515,12 @@ class MixedLengths:
     name: str = "mixed lengths"
 
     def __post_init__(self) -> None:
-        _positive(short_requests=self.short_requests, short_input_tokens=self.short_input_tokens,
-                  long_input_tokens=self.long_input_tokens, max_tokens=self.max_tokens)
+        _positive(
+            short_requests=self.short_requests,
+            short_input_tokens=self.short_input_tokens,
+            long_input_tokens=self.long_input_tokens,
+            max_tokens=self.max_tokens,
+        )
         if self.long_requests < 0:
             raise ValueError(f"long_requests must be 0 or more, not {self.long_requests!r}")
 
@@ -467,9 +528,14 @@ class MixedLengths:
         roles = [(Role.LONG, self.long_input_tokens)] * self.long_requests
         roles += [(Role.USER, self.short_input_tokens)] * self.short_requests
         return [
-            PlannedRequest(index=index, user=index, role=role, arrival=0.0,
-                           max_tokens=self.max_tokens,
-                           prompt=prompts.text(tokens, _prompt_seed(self.seed, index)))
+            PlannedRequest(
+                index=index,
+                user=index,
+                role=role,
+                arrival=0.0,
+                max_tokens=self.max_tokens,
+                prompt=prompts.text(tokens, _prompt_seed(self.seed, index)),
+            )
             for index, (role, tokens) in enumerate(roles)
         ]
 
@@ -507,25 +573,40 @@ class MixedTraffic:
     def __post_init__(self) -> None:
         if self.parts not in PARTS:
             raise ValueError(f"parts must be one of {sorted(PARTS)}, not {self.parts!r}")
-        _positive(chat_rate=self.chat_rate, chat_requests=self.chat_requests,
-                  chat_input_tokens=self.chat_input_tokens, chat_max_tokens=self.chat_max_tokens,
-                  batch_requests=self.batch_requests, batch_input_tokens=self.batch_input_tokens,
-                  batch_max_tokens=self.batch_max_tokens)
+        _positive(
+            chat_rate=self.chat_rate,
+            chat_requests=self.chat_requests,
+            chat_input_tokens=self.chat_input_tokens,
+            chat_max_tokens=self.chat_max_tokens,
+            batch_requests=self.batch_requests,
+            batch_input_tokens=self.batch_input_tokens,
+            batch_max_tokens=self.batch_max_tokens,
+        )
 
     @property
     def name(self) -> str:
         return {"both": "chat + batch job", "chat": "chat only", "batch": "batch job only"}[
-            self.parts]
+            self.parts
+        ]
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         # The chat part is an open loop, whose requests carry the default role: the users.
-        chat = OpenLoop(self.chat_rate, self.chat_requests, input_tokens=self.chat_input_tokens,
-                        max_tokens=self.chat_max_tokens, seed=self.seed).plan(prompts)
+        chat = OpenLoop(
+            self.chat_rate,
+            self.chat_requests,
+            input_tokens=self.chat_input_tokens,
+            max_tokens=self.chat_max_tokens,
+            seed=self.seed,
+        ).plan(prompts)
         batch = [
-            PlannedRequest(index=index, user=index, role=Role.BATCH, arrival=0.0,
-                           max_tokens=self.batch_max_tokens,
-                           prompt=prompts.text(self.batch_input_tokens,
-                                               _prompt_seed(self.seed, index)))
+            PlannedRequest(
+                index=index,
+                user=index,
+                role=Role.BATCH,
+                arrival=0.0,
+                max_tokens=self.batch_max_tokens,
+                prompt=prompts.text(self.batch_input_tokens, _prompt_seed(self.seed, index)),
+            )
             for index in range(self.chat_requests, self.chat_requests + self.batch_requests)
         ]
         return [p for p in chat + batch if p.role in PARTS[self.parts]]
@@ -568,38 +649,55 @@ class Tenants:
     name: str = "tenants"
 
     def __post_init__(self) -> None:
-        _positive(tenants=self.tenants, requests_per_tenant=self.requests_per_tenant,
-                  prefix_tokens=self.prefix_tokens, question_tokens=self.question_tokens,
-                  max_tokens=self.max_tokens, rate=self.rate)
+        _positive(
+            tenants=self.tenants,
+            requests_per_tenant=self.requests_per_tenant,
+            prefix_tokens=self.prefix_tokens,
+            question_tokens=self.question_tokens,
+            max_tokens=self.max_tokens,
+            rate=self.rate,
+        )
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         tokenizer = None
         if self.send_token_ids:
             if not isinstance(prompts, TokenizingSource):
-                raise TypeError(f"token ids need a prompt source that tokenizes (ServerPrompts), "
-                                f"not {prompts!r}")
+                raise TypeError(
+                    f"token ids need a prompt source that tokenizes (ServerPrompts), "
+                    f"not {prompts!r}"
+                )
             tokenizer = prompts
-        prefixes = [prompts.text(self.prefix_tokens, _prompt_seed(self.seed, -1 - tenant))
-                    for tenant in range(self.tenants)]
+        prefixes = [
+            prompts.text(self.prefix_tokens, _prompt_seed(self.seed, -1 - tenant))
+            for tenant in range(self.tenants)
+        ]
         order = np.random.default_rng(self.seed).permutation(
-            np.repeat(np.arange(self.tenants), self.requests_per_tenant))
+            np.repeat(np.arange(self.tenants), self.requests_per_tenant)
+        )
         arrivals = poisson_arrivals(self.rate, len(order), self.seed)
         plan = []
         for index, (tenant, arrival) in enumerate(zip(order.tolist(), arrivals, strict=True)):
             question = prompts.text(self.question_tokens, _prompt_seed(self.seed, index))
             prompt = f"{prefixes[tenant]} {question}"
-            plan.append(PlannedRequest(
-                index=index, user=tenant,
-                prompt=prompt if tokenizer is None else tokenizer.tokenize(prompt),
-                max_tokens=self.max_tokens, arrival=float(arrival),
-                request_id=f"tenant{tenant}-request{index}"))
+            plan.append(
+                PlannedRequest(
+                    index=index,
+                    user=tenant,
+                    prompt=prompt if tokenizer is None else tokenizer.tokenize(prompt),
+                    max_tokens=self.max_tokens,
+                    arrival=float(arrival),
+                    request_id=f"tenant{tenant}-request{index}",
+                )
+            )
         if self.salt is None:
             return plan
         # Each plan's ids get a prefix of their own, as ``isolated`` gives a run's: a warm pass's
         # requests share the cold pass's salt, not its ids on the same replicas.
         visit = secrets.token_hex(4)
-        return [replace(planned, cache_salt=self.salt, request_id=f"{visit}-{planned.request_id}")
-                for planned in plan]
+        return [
+            replace(planned, cache_salt=self.salt, request_id=f"{visit}-{planned.request_id}")
+            for planned in plan
+        ]
 
     @property
     def reuses_cache(self) -> bool:

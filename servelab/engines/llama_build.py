@@ -31,8 +31,14 @@ from servelab.models import cache_dir
 VERSION = "0.3.36"
 DISTRIBUTION = "llama-cpp-python"
 # Modules the server needs beyond the core package (its `server` extra).
-SERVER_MODULES = ("uvicorn", "fastapi", "pydantic_settings", "sse_starlette", "starlette_context",
-                  "yaml")
+SERVER_MODULES = (
+    "uvicorn",
+    "fastapi",
+    "pydantic_settings",
+    "sse_starlette",
+    "starlette_context",
+    "yaml",
+)
 # ggml's CMake switch for each instruction set, and the /proc/cpuinfo flags it needs.
 # GGML_AVX512 compiles with -mavx512f -mavx512cd -mavx512vl -mavx512dq -mavx512bw.
 GGML_INSTRUCTION_SETS: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -88,8 +94,13 @@ def instruction_set_args(cpuinfo: str | None = None) -> list[str]:
     """GGML switches for this CPU: no native tuning, each instruction set ON only if listed
     (the binding's wheel and ``llama-server`` are built with the same ones)."""
     flags = cpu_flags(cpuinfo)
-    return ["-DGGML_NATIVE=OFF", *(f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
-                                   for option, needs in GGML_INSTRUCTION_SETS)]
+    return [
+        "-DGGML_NATIVE=OFF",
+        *(
+            f"-D{option}={'ON' if set(needs) <= flags else 'OFF'}"
+            for option, needs in GGML_INSTRUCTION_SETS
+        ),
+    ]
 
 
 def cmake_args(cpuinfo: str | None = None) -> str:
@@ -141,23 +152,43 @@ def build_wheel() -> Path:
     wheel_dir().mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "CMAKE_ARGS": cmake_args()}
     started = time.monotonic()
-    print(f"Building {DISTRIBUTION} {VERSION} from source with CMAKE_ARGS={env['CMAKE_ARGS']!r} "
-          f"(once; {first_build()})...", flush=True)
+    print(
+        f"Building {DISTRIBUTION} {VERSION} from source with CMAKE_ARGS={env['CMAKE_ARGS']!r} "
+        f"(once; {first_build()})...",
+        flush=True,
+    )
     for stale in wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"):
         stale.unlink()
     no_common_path().write_text(NO_COMMON)
     # --no-cache-dir: pip's wheel cache is keyed by the sdist alone, not by CMAKE_ARGS, so it
     # would hand back a wheel built earlier with other flags (in a second, as if compiled).
-    pip("wheel", "--no-deps", "--no-cache-dir", "--no-binary", DISTRIBUTION, "-w",
-        str(wheel_dir()), f"{DISTRIBUTION}=={VERSION}", env=env)
+    pip(
+        "wheel",
+        "--no-deps",
+        "--no-cache-dir",
+        "--no-binary",
+        DISTRIBUTION,
+        "-w",
+        str(wheel_dir()),
+        f"{DISTRIBUTION}=={VERSION}",
+        env=env,
+    )
     wheels = sorted(wheel_dir().glob(f"llama_cpp_python-{VERSION}-*.whl"))
     if not wheels:
         raise LlamaCppUnavailable(f"pip reported success but left no wheel in {wheel_dir()}")
     wheel = wheels[-1]
     seconds = time.monotonic() - started
-    build_record_path().write_text(json.dumps({
-        "seconds": round(seconds, 1), "cmake_args": env["CMAKE_ARGS"], "cpus": os.cpu_count(),
-        "built": datetime.now(UTC).isoformat(timespec="seconds"), "wheel": wheel.name}))
+    build_record_path().write_text(
+        json.dumps(
+            {
+                "seconds": round(seconds, 1),
+                "cmake_args": env["CMAKE_ARGS"],
+                "cpus": os.cpu_count(),
+                "built": datetime.now(UTC).isoformat(timespec="seconds"),
+                "wheel": wheel.name,
+            }
+        )
+    )
     print(f"Built {wheel.name} in {seconds:.0f} s.", flush=True)
     return wheel
 
@@ -165,8 +196,16 @@ def build_wheel() -> Path:
 def install_args() -> list[str]:
     """pip arguments that install the cached wheel with its server's dependencies; beside the
     GPU engine under its pins, so that they move nothing vLLM imports."""
-    return ["install", "-q", *pin_args(installed_kind()), "--only-binary", DISTRIBUTION,
-            "--find-links", str(wheel_dir()), f"{DISTRIBUTION}[server]=={VERSION}"]
+    return [
+        "install",
+        "-q",
+        *pin_args(installed_kind()),
+        "--only-binary",
+        DISTRIBUTION,
+        "--find-links",
+        str(wheel_dir()),
+        f"{DISTRIBUTION}[server]=={VERSION}",
+    ]
 
 
 def ensure_llama_cpp() -> str:
@@ -178,14 +217,16 @@ def ensure_llama_cpp() -> str:
         wheel = cached_wheel() or build_wheel()
         pip(*install_args())
     except PipError as error:
-        raise LlamaCppUnavailable(f"{error}\n{DISTRIBUTION} is compiled from source: it needs a "
-                                  "C++ compiler and cmake.") from None
+        raise LlamaCppUnavailable(
+            f"{error}\n{DISTRIBUTION} is compiled from source: it needs a C++ compiler and cmake."
+        ) from None
     importlib.invalidate_caches()
     version, missing = installed_version(), missing_server_modules()
     if version != VERSION or missing:
         raise LlamaCppUnavailable(
             f"installing {wheel.name} left {DISTRIBUTION} {version or 'missing'} and the server "
-            f"modules {missing or 'all present'}")
+            f"modules {missing or 'all present'}"
+        )
     return version
 
 

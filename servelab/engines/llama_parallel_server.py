@@ -54,8 +54,10 @@ class LlamaCppParallelServer(ServerProcess):
         if parallel < 1:
             raise ValueError(f"parallel must be at least 1 slot, not {parallel}")
         if slot_context < SLOT_CONTEXT_STEP or slot_context % SLOT_CONTEXT_STEP:
-            raise ValueError(f"slot_context must be a positive multiple of {SLOT_CONTEXT_STEP}, "
-                             f"not {slot_context}: llama.cpp rounds each slot's context up to one")
+            raise ValueError(
+                f"slot_context must be a positive multiple of {SLOT_CONTEXT_STEP}, "
+                f"not {slot_context}: llama.cpp rounds each slot's context up to one"
+            )
         super().__init__(port=port, launch=launch or Launch(start_timeout=120.0))
         self.model_path = str(model or gguf_path())
         self.model = model_alias
@@ -73,12 +75,27 @@ class LlamaCppParallelServer(ServerProcess):
 
     @property
     def command(self) -> list[str]:
-        return [str(self.binary), "-m", self.model_path, "--alias", self.model,
-                "--parallel", str(self.parallel), "--cont-batching",
-                "--ctx-size", str(self.ctx_size),
-                "--threads", str(self.threads), "--threads-batch", str(self.threads),
-                *([] if self.cache_prompt else ["--no-cache-prompt"]),
-                "--host", self.host, "--port", str(self.shown_port)]
+        return [
+            str(self.binary),
+            "-m",
+            self.model_path,
+            "--alias",
+            self.model,
+            "--parallel",
+            str(self.parallel),
+            "--cont-batching",
+            "--ctx-size",
+            str(self.ctx_size),
+            "--threads",
+            str(self.threads),
+            "--threads-batch",
+            str(self.threads),
+            *([] if self.cache_prompt else ["--no-cache-prompt"]),
+            "--host",
+            self.host,
+            "--port",
+            str(self.shown_port),
+        ]
 
     @property
     def command_line(self) -> str:
@@ -89,4 +106,5 @@ class LlamaCppParallelServer(ServerProcess):
         if not os.access(self.binary, os.X_OK):
             raise LlamaServerUnavailable(
                 f"no {TARGET} at {self.binary}: build it once with `bash env/build-llama-cpp.sh` "
-                "(or python -m servelab.engines.llama_server_build)")
+                "(or python -m servelab.engines.llama_server_build)"
+            )

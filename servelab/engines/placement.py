@@ -58,8 +58,9 @@ def one_gpu(device: Device, index: int) -> str:
     return f"{whole} ({device.name})"
 
 
-def side_by_side(device: Device, kv_cache_gib: float,
-                 cores: Sequence[int] | None = None) -> tuple[Share, Share] | None:
+def side_by_side(
+    device: Device, kv_cache_gib: float, cores: Sequence[int] | None = None
+) -> tuple[Share, Share] | None:
     """How to run two servers on this device at once, or None when it cannot be split.
 
     On the CPU each server's engine threads are bound to its own half of the cores and each gets
@@ -69,12 +70,15 @@ def side_by_side(device: Device, kv_cache_gib: float,
     """
     if device.kind == "cuda":
         if device.count >= 2:
-            first, second = (Share(env={GPU_VARIABLE: str(index)},
-                                   described=one_gpu(device, index)) for index in (0, 1))
+            first, second = (
+                Share(env={GPU_VARIABLE: str(index)}, described=one_gpu(device, index))
+                for index in (0, 1)
+            )
             return first, second
-        share = Share(server_options={"gpu_memory_utilization": GPU_SHARE},
-                      described=f"{GPU_SHARE:.0%} of the {device.name}'s memory, its compute "
-                                "shared")
+        share = Share(
+            server_options={"gpu_memory_utilization": GPU_SHARE},
+            described=f"{GPU_SHARE:.0%} of the {device.name}'s memory, its compute shared",
+        )
         return share, share
     cores = available_cores() if cores is None else sorted(cores)
     if len(cores) < 2:
@@ -84,10 +88,14 @@ def side_by_side(device: Device, kv_cache_gib: float,
     for part in (cores[:middle], cores[middle:]):
         env = bind_env(part)
         noun = "core" if len(part) == 1 else "cores"
-        halves.append(Share(
-            server_options={"kv_cache_gib": kv_cache_gib / 2}, env=env,
-            described=f"{len(part)} {noun} ({env[BIND_VARIABLE]}) and "
-                      f"{_memory(kv_cache_gib / 2)} of KV cache"))
+        halves.append(
+            Share(
+                server_options={"kv_cache_gib": kv_cache_gib / 2},
+                env=env,
+                described=f"{len(part)} {noun} ({env[BIND_VARIABLE]}) and "
+                f"{_memory(kv_cache_gib / 2)} of KV cache",
+            )
+        )
     return halves[0], halves[1]
 
 
@@ -170,8 +178,9 @@ def running_together(servers: Sequence[Server]) -> Iterator[list[Server]]:
         try:
             servers[index].start()
         except ServerStartError as error:
-            raise ServerStartError(f"server {index} of the {len(servers)} started together did "
-                                   f"not start: {error}") from None
+            raise ServerStartError(
+                f"server {index} of the {len(servers)} started together did not start: {error}"
+            ) from None
 
     try:
         if all(server.device.kind == "cpu" for server in servers):

@@ -158,8 +158,12 @@ class ServerProcess:
         self.log_path = self.log_dir / f"{slug}-{self.port}-{int(time.time())}.log"
         with self.log_path.open("wb") as log:
             self._process = subprocess.Popen(
-                self.command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=self.child_env(), preexec_fn=_die_with_parent,
+                self.command,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.child_env(),
+                preexec_fn=_die_with_parent,
             )
         _running.add(self)
         waiting = Waiting(self.engine)

@@ -55,20 +55,33 @@ class Replicas:
     is nothing to split, and ``ValueError`` says so.
     """
 
-    def __init__(self, device: Device | None = None,
-                 kv_cache_gib: float = DEFAULT_CPU_KV_CACHE_GIB, *,
-                 env: dict[str, str] | None = None, extra_args: Sequence[str] = (),
-                 **server_options: Unpack[ReplicaOptions]) -> None:
+    def __init__(
+        self,
+        device: Device | None = None,
+        kv_cache_gib: float = DEFAULT_CPU_KV_CACHE_GIB,
+        *,
+        env: dict[str, str] | None = None,
+        extra_args: Sequence[str] = (),
+        **server_options: Unpack[ReplicaOptions],
+    ) -> None:
         self.device = device or detect_device()
         shares = side_by_side(self.device, kv_cache_gib)
         if shares is None:
-            raise ValueError(f"{self.device.label} cannot be split between two replicas: it "
-                             "has one core")
+            raise ValueError(
+                f"{self.device.label} cannot be split between two replicas: it has one core"
+            )
         self.shares: tuple[Share, ...] = shares
         extra = [*extra_args, LOG_REQUESTS]
-        self.servers = [Server(device=self.device, env={**(env or {}), **share.env},
-                               extra_args=extra, **server_options, **share.server_options)
-                        for share in shares]
+        self.servers = [
+            Server(
+                device=self.device,
+                env={**(env or {}), **share.env},
+                extra_args=extra,
+                **server_options,
+                **share.server_options,
+            )
+            for share in shares
+        ]
         self._stack: ExitStack | None = None
 
     def start(self) -> Replicas:
@@ -117,9 +130,10 @@ class Replicas:
 
     def describe(self) -> list[str]:
         """One line per replica: where it runs and the command that started it."""
-        return [f"replica {index} on {share.described}:\n  {server.command_line}"
-                for index, (server, share) in enumerate(zip(self.servers, self.shares,
-                                                            strict=True))]
+        return [
+            f"replica {index} on {share.described}:\n  {server.command_line}"
+            for index, (server, share) in enumerate(zip(self.servers, self.shares, strict=True))
+        ]
 
     def __repr__(self) -> str:
         return f"<Replicas {[repr(server) for server in self.servers]}>"

@@ -110,39 +110,68 @@ class Router(ServerProcess):
     def router_args(self) -> list[str]:
         """The router's flags, as command-line words."""
         return [
-            "--worker-urls", *(replica.url for replica in self.replicas),
-            "--policy", self.policy,
-            "--health-check-interval-secs", str(self.health_interval_s),
-            "--health-failure-threshold", str(self.health_failures),
+            "--worker-urls",
+            *(replica.url for replica in self.replicas),
+            "--policy",
+            self.policy,
+            "--health-check-interval-secs",
+            str(self.health_interval_s),
+            "--health-failure-threshold",
+            str(self.health_failures),
             # Replicas are healthy before the router starts: check them at once, not every 30 s.
-            "--worker-startup-check-interval", "1",
-            "--prometheus-host", self.host,
-            "--prometheus-port", str(self.metrics_port or 29000),
+            "--worker-startup-check-interval",
+            "1",
+            "--prometheus-host",
+            self.host,
+            "--prometheus-port",
+            str(self.metrics_port or 29000),
             *self.extra_args,
         ]
 
     @property
     def command(self) -> list[str]:
-        return [sys.executable, "-m", ROUTER_MODULE, "--host", self.host,
-                "--port", str(self.shown_port), *self.router_args()]
+        return [
+            sys.executable,
+            "-m",
+            ROUTER_MODULE,
+            "--host",
+            self.host,
+            "--port",
+            str(self.shown_port),
+            *self.router_args(),
+        ]
 
     @property
     def command_line(self) -> str:
         """The command as a reader would type it: ``vllm-router --worker-urls ... --policy ...``."""
-        return shlex.join(["vllm-router", "--host", self.host, "--port", str(self.shown_port),
-                           *self.router_args()])
+        return shlex.join(
+            [
+                "vllm-router",
+                "--host",
+                self.host,
+                "--port",
+                str(self.shown_port),
+                *self.router_args(),
+            ]
+        )
 
     def before_start(self) -> None:
         if importlib.util.find_spec(ROUTER_PACKAGE) is None:
             raise RouterMissing(
                 "vLLM's router is not installed (no module vllm_router). Install it with "
                 "`python -m servelab.env router`, or `pip install` the pin in "
-                "env/requirements-router.txt, and run this cell again.")
-        down = [f"replica {index} ({replica!r})" for index, replica in enumerate(self.replicas)
-                if not replica.running]
+                "env/requirements-router.txt, and run this cell again."
+            )
+        down = [
+            f"replica {index} ({replica!r})"
+            for index, replica in enumerate(self.replicas)
+            if not replica.running
+        ]
         if down:
-            raise ServerStartError(f"the router needs running replicas; not running: "
-                                   f"{', '.join(down)}. Start them first.")
+            raise ServerStartError(
+                f"the router needs running replicas; not running: "
+                f"{', '.join(down)}. Start them first."
+            )
         self.metrics_port = free_port(None, self.host)
 
     @property

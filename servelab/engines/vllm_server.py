@@ -48,8 +48,16 @@ in_process_by_default: Callable[[str], bool] = _apart
 _KV_TOKENS = re.compile(r"KV cache size: ([\d,]+) tokens")
 _CONCURRENCY = re.compile(r"Maximum concurrency for ([\d,]+) tokens per request: ([\d.]+)x")
 
-__all__ = ["Capacity", "CapacityNotFound", "EngineArgs", "Launch", "Server", "ServerStartError",
-           "parse_capacity", "stop_all"]
+__all__ = [
+    "Capacity",
+    "CapacityNotFound",
+    "EngineArgs",
+    "Launch",
+    "Server",
+    "ServerStartError",
+    "parse_capacity",
+    "stop_all",
+]
 
 
 class EngineArgs(TypedDict, total=False):
@@ -84,9 +92,11 @@ class Capacity:
     max_concurrency: float
 
     def __str__(self) -> str:
-        return (f"KV cache of {self.kv_cache_tokens:,} tokens: room for "
-                f"{self.max_concurrency:.1f} requests of the full {self.max_model_len:,}-token "
-                "context at once (the engine's start-up log)")
+        return (
+            f"KV cache of {self.kv_cache_tokens:,} tokens: room for "
+            f"{self.max_concurrency:.1f} requests of the full {self.max_model_len:,}-token "
+            "context at once (the engine's start-up log)"
+        )
 
 
 def _number(text: str) -> int:
@@ -103,16 +113,23 @@ def parse_capacity(log_text: str) -> Capacity:
     concurrency = _CONCURRENCY.search(log_text)
     if tokens is None or concurrency is None:
         missing = " and ".join(
-            repr(text) for text, match in (("KV cache size: N tokens", tokens),
-                                            ("Maximum concurrency for M tokens", concurrency))
-            if match is None)
+            repr(text)
+            for text, match in (
+                ("KV cache size: N tokens", tokens),
+                ("Maximum concurrency for M tokens", concurrency),
+            )
+            if match is None
+        )
         raise CapacityNotFound(
             f"the vLLM log has no {missing} line; the engine either has not finished starting "
             "or words its capacity in a way servelab does not know (known: vLLM 0.32, 0.11.2)"
         )
     model_len, factor = concurrency.groups()
-    return Capacity(kv_cache_tokens=_number(tokens.group(1)), max_model_len=_number(model_len),
-                    max_concurrency=float(factor))
+    return Capacity(
+        kv_cache_tokens=_number(tokens.group(1)),
+        max_model_len=_number(model_len),
+        max_concurrency=float(factor),
+    )
 
 
 def _flag(name: str) -> str:
@@ -145,10 +162,17 @@ class Server(ServerProcess):
 
     engine = "vLLM"
 
-    def __init__(self, model: str | None = None, *, device: Device | None = None,
-                 port: int | None = None, env: dict[str, str] | None = None,
-                 extra_args: list[str] | tuple[str, ...] = (), launch: Launch | None = None,
-                 **engine: Unpack[EngineArgs]) -> None:
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        device: Device | None = None,
+        port: int | None = None,
+        env: dict[str, str] | None = None,
+        extra_args: list[str] | tuple[str, ...] = (),
+        launch: Launch | None = None,
+        **engine: Unpack[EngineArgs],
+    ) -> None:
         self.device = device or detect_device()
         if model is None:
             choice = choose_model(self.device.kind, self.device.memory_gib)
@@ -164,11 +188,14 @@ class Server(ServerProcess):
         self.flags = self._flags(engine)
         self.extra_args = list(extra_args)
         in_process = engine.get("in_process")
-        self.in_process = (in_process_by_default(self.device.kind) if in_process is None
-                           else in_process)
+        self.in_process = (
+            in_process_by_default(self.device.kind) if in_process is None else in_process
+        )
         if self.in_process:
-            self.notes.append("The engine core runs inside the API server's process "
-                              "(VLLM_ENABLE_V1_MULTIPROCESSING=0) to start sooner.")
+            self.notes.append(
+                "The engine core runs inside the API server's process "
+                "(VLLM_ENABLE_V1_MULTIPROCESSING=0) to start sooner."
+            )
 
     def _flags(self, engine: EngineArgs) -> dict[str, Flag]:
         """The vLLM flags of ``engine`` on this server's device, in the command's order."""
@@ -200,14 +227,25 @@ class Server(ServerProcess):
     def with_flags(self, **changes: Unpack[EngineArgs]) -> Server:
         """A new, stopped server like this one (model, device, environment, extra arguments,
         launch, where its engine core runs and flags) but for the engine arguments ``changes``."""
-        flags = {name: value for name, value in self.flags.items()
-                 if name != "kv_cache_memory_bytes"}
+        flags = {
+            name: value for name, value in self.flags.items() if name != "kv_cache_memory_bytes"
+        }
         memory = self.flags["kv_cache_memory_bytes"]
         gib = memory / GIB if isinstance(memory, int) and memory else None
-        engine: dict[str, Any] = {**flags, "kv_cache_gib": gib, "in_process": self.in_process,
-                                  **changes}
-        twin = Server(self.model_path, device=self.device, env=self.extra_env,
-                      extra_args=self.extra_args, launch=self.launch, **engine)
+        engine: dict[str, Any] = {
+            **flags,
+            "kv_cache_gib": gib,
+            "in_process": self.in_process,
+            **changes,
+        }
+        twin = Server(
+            self.model_path,
+            device=self.device,
+            env=self.extra_env,
+            extra_args=self.extra_args,
+            launch=self.launch,
+            **engine,
+        )
         twin.model, twin.offline = self.model, self.offline  # served under the same name
         return twin
 
@@ -232,11 +270,17 @@ class Server(ServerProcess):
     def command(self) -> list[str]:
         """The exact argv that starts (or started) this server."""
         return [
-            sys.executable, "-m", API_SERVER_MODULE,
-            "--model", self.model_path,
-            "--served-model-name", self.model,
-            "--host", self.host,
-            "--port", str(self.shown_port),
+            sys.executable,
+            "-m",
+            API_SERVER_MODULE,
+            "--model",
+            self.model_path,
+            "--served-model-name",
+            self.model,
+            "--host",
+            self.host,
+            "--port",
+            str(self.shown_port),
             *self.flag_args(),
         ]
 
@@ -251,8 +295,19 @@ class Server(ServerProcess):
         """
         environment = {**engine_env(self.device), **self.extra_env}
         settings = [f"{name}={value}" for name, value in environment.items()]
-        return shlex.join([*settings, "vllm", "serve", self.model, "--host", self.host,
-                           "--port", str(self.shown_port), *self.flag_args()])
+        return shlex.join(
+            [
+                *settings,
+                "vllm",
+                "serve",
+                self.model,
+                "--host",
+                self.host,
+                "--port",
+                str(self.shown_port),
+                *self.flag_args(),
+            ]
+        )
 
     @property
     def runs_on(self) -> str:

@@ -20,11 +20,13 @@ from servelab.hardware import detect_device
 def main(argv: list[str] | None = None) -> int:
     """0 on success; 1, with the reason on stderr, when set-up or pip failed."""
     parser = argparse.ArgumentParser(prog="python -m servelab.env")
-    parser.add_argument("command",
-                        choices=["setup", "describe", "install-torch", "router", "pip"],
-                        help="setup: finish env/setup.sh; install-torch: the CPU engine's torch; "
-                             "router: vLLM's router (chapter 09); "
-                             "pip ARGS: run pip quietly, printing its output only on failure")
+    parser.add_argument(
+        "command",
+        choices=["setup", "describe", "install-torch", "router", "pip"],
+        help="setup: finish env/setup.sh; install-torch: the CPU engine's torch; "
+        "router: vLLM's router (chapter 09); "
+        "pip ARGS: run pip quietly, printing its output only on failure",
+    )
     parser.add_argument("pip_args", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     try:

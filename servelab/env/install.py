@@ -49,14 +49,16 @@ def install_cpu_torch() -> None:
         pip(*torch_install_args())
     except PipError as error:
         if index_reachable():
-            raise SetupError(f"pip could not install {CPU_TORCH} from {TORCH_CPU_INDEX}:\n"
-                             f"{error.output[-1500:]}") from None
+            raise SetupError(
+                f"pip could not install {CPU_TORCH} from {TORCH_CPU_INDEX}:\n{error.output[-1500:]}"
+            ) from None
         raise SetupError(
             f"The CPU engine needs {CPU_TORCH}, which PyPI does not host, and PyTorch's CPU "
             f"package index ({TORCH_CPU_INDEX}) cannot be reached from here; pip found no local "
             "copy either. Connect this machine to the Internet (on Kaggle: switch Internet on in "
             "the notebook's settings), or put the wheel in a folder named by pip's find-links "
-            "setting, and run again.") from None
+            "setting, and run again."
+        ) from None
 
 
 def remove_torch_extras() -> None:
@@ -88,12 +90,15 @@ def ensure_engine(device: Device) -> None:
             f"This runtime has {other} {installed_version(other)} installed, but the "
             f"{device.kind.upper()} path runs {wanted}=={version}. Both install the `vllm` module, "
             f"so servelab does not install one over the other: run `pip uninstall -y {other}`, "
-            "restart the runtime and run this notebook again.")
+            "restart the runtime and run this notebook again."
+        )
     if present is None:
         print(f"Installing the {device.kind.upper()} engine (a few minutes)...", flush=True)
     else:
-        print(f"Replacing {wanted} {present} with the pinned {wanted}=={version} (a few "
-              "minutes)...", flush=True)
+        print(
+            f"Replacing {wanted} {present} with the pinned {wanted}=={version} (a few minutes)...",
+            flush=True,
+        )
     started = time.monotonic()
     installer = "pip"
     if device.kind == "cpu":
@@ -104,15 +109,19 @@ def ensure_engine(device: Device) -> None:
         else:
             installer = install_gpu_engine(engine_install_args(device.kind))
     except PipError as error:
-        raise SetupError(f"pip could not install the {device.kind.upper()} engine; the end of "
-                         f"its output:\n{error.output[-1500:]}") from None
+        raise SetupError(
+            f"pip could not install the {device.kind.upper()} engine; the end of "
+            f"its output:\n{error.output[-1500:]}"
+        ) from None
     took = f"Engine installed by {installer} in {time.monotonic() - started:.0f} s."
     if device.kind == "cpu":
         remove_torch_extras()
         print(took)
     else:
-        print(f"{took} If importing it fails next, restart the runtime and run again: it "
-              "replaced packages the runtime had already loaded.")
+        print(
+            f"{took} If importing it fails next, restart the runtime and run again: it "
+            "replaced packages the runtime had already loaded."
+        )
 
 
 def ensure_router(device: Device) -> None:
@@ -124,8 +133,9 @@ def ensure_router(device: Device) -> None:
     try:
         pip("install", "-q", *pin_args(device.kind), *extra_requirements("router"))
     except PipError as error:
-        raise SetupError(f"pip could not install vLLM's router; the end of its output:\n"
-                         f"{error.output[-1500:]}") from None
+        raise SetupError(
+            f"pip could not install vLLM's router; the end of its output:\n{error.output[-1500:]}"
+        ) from None
     importlib.invalidate_caches()
 
 

@@ -38,8 +38,9 @@ def pip_command(*args: str) -> list[str]:
 
 def readable(output: str) -> str:
     """``output`` without the lines of :data:`PIP_NOISE`."""
-    return "\n".join(line for line in output.splitlines()
-                     if not any(noise in line for noise in PIP_NOISE))
+    return "\n".join(
+        line for line in output.splitlines() if not any(noise in line for noise in PIP_NOISE)
+    )
 
 
 def uv_command(*args: str) -> list[str] | None:

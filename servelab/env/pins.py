@@ -36,8 +36,11 @@ def torch_install_args() -> list[str]:
 def extra_requirements(extra: str) -> list[str]:
     """The pinned requirements of one of servelab's extras (they live in env/)."""
     marker = f'extra == "{extra}"'
-    return [req.split(";")[0].strip() for req in importlib.metadata.requires("servelab") or []
-            if marker in req]
+    return [
+        req.split(";")[0].strip()
+        for req in importlib.metadata.requires("servelab") or []
+        if marker in req
+    ]
 
 
 def engine_requirements(kind: str) -> list[str]:
@@ -49,15 +52,21 @@ def conversion_requirements(kind: str = "cpu") -> list[str]:
     """The ``tools`` extra's pins of what dequantizes the offline model (the engine lacks them);
     beside the GPU engine, one its pins hold is named bare so that they choose its version."""
     held = pinned_names() if kind == "cuda" else set()
-    return [name if name in held else req for req in extra_requirements("tools")
-            if (name := req.split("==")[0].lower()) in CONVERSION_PACKAGES]
+    return [
+        name if name in held else req
+        for req in extra_requirements("tools")
+        if (name := req.split("==")[0].lower()) in CONVERSION_PACKAGES
+    ]
 
 
 def pinned_names() -> set[str]:
     """The distributions :func:`gpu_constraints` pins, lower-case."""
     lines = Path(gpu_constraints()).read_text().splitlines()
-    return {line.split("==")[0].strip().lower() for line in lines if "==" in line
-            and not line.startswith("#")}
+    return {
+        line.split("==")[0].strip().lower()
+        for line in lines
+        if "==" in line and not line.startswith("#")
+    }
 
 
 def engine_pin(kind: str) -> tuple[str, str]:

@@ -27,10 +27,15 @@ class Runtime:
 
     def summary(self) -> str:
         """Platform, device (on the CPU, the cores the engine computes on), engine, model, sizes."""
-        device = (self.device.label if self.device.kind == "cuda"
-                  else f"{self.device.label}, {engine_cores_label()}")
-        return (f"{self.platform} | {device} | {self.engine} | model {self.model} | "
-                f"sizes {self.size_profile}")
+        device = (
+            self.device.label
+            if self.device.kind == "cuda"
+            else f"{self.device.label}, {engine_cores_label()}"
+        )
+        return (
+            f"{self.platform} | {device} | {self.engine} | model {self.model} | "
+            f"sizes {self.size_profile}"
+        )
 
     def sizes(self, chapter: str) -> Knobs:
         """``chapter``'s workload sizes at this run's profile (``servelab.sizes``)."""
@@ -54,18 +59,28 @@ def no_gpu_note(platform: str, device: Device) -> str | None:
     """On Colab or Kaggle without a usable GPU: how to get one (the chapter still runs)."""
     if device.kind != "cpu" or device.note or platform not in ("Colab", "Kaggle"):
         return None
-    how = ("Runtime > Change runtime type > T4 GPU" if platform == "Colab"
-           else "Settings > Accelerator > GPU T4 x2")
-    return (f"No GPU in this runtime: the chapter runs on the CPU engine with a small model, "
-            f"more slowly. For the GPU path choose {how}, then run the notebook again.")
+    how = (
+        "Runtime > Change runtime type > T4 GPU"
+        if platform == "Colab"
+        else "Settings > Accelerator > GPU T4 x2"
+    )
+    return (
+        f"No GPU in this runtime: the chapter runs on the CPU engine with a small model, "
+        f"more slowly. For the GPU path choose {how}, then run the notebook again."
+    )
 
 
 def describe(device: Device | None = None) -> Runtime:
     """The runtime of ``device`` (this machine's, by default), installing nothing."""
     device = device or detect_device()
     model = model_name(device.kind, device.memory_gib)
-    return Runtime(platform=detect_platform(), device=device, engine=engine_label(), model=model,
-                   size_profile=profile_for(device.kind))
+    return Runtime(
+        platform=detect_platform(),
+        device=device,
+        engine=engine_label(),
+        model=model,
+        size_profile=profile_for(device.kind),
+    )
 
 
 def bootstrap(quiet: bool = False, started: float | None = None) -> Runtime:

@@ -78,8 +78,9 @@ def placed(value: float, low: float, high: float) -> Placed:
     return Placed.INSIDE
 
 
-def placed_within(value: float, bounds: tuple[float, float] | None, low: float,
-                  high: float) -> Placed | None:
+def placed_within(
+    value: float, bounds: tuple[float, float] | None, low: float, high: float
+) -> Placed | None:
     """``value`` against the window (``placed``) where the least and the most the runs allow
     (``bounds``; None: one run, nothing to weigh) fall on the same side of it as ``value``;
     else None: the runs cannot place it."""

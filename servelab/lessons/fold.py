@@ -24,22 +24,27 @@ LONG_PARAGRAPH = 90
 LEAD_WORDS = 30
 # A sentence ends at . ! or ? before a space and a letter (the engines' names start small), a
 # digit, a bracket or Markdown, unless the word before it is an abbreviation.
-_SENTENCE_END = re.compile(r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<=[.!?])\s+"
-                           r"(?=[A-Za-z0-9*`(\"])")
+_SENTENCE_END = re.compile(
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<=[.!?])\s+"
+    r"(?=[A-Za-z0-9*`(\"])"
+)
 
 
 def _opening(paragraph: str) -> str:
     """``paragraph`` with its opening sentences in view and the rest folded, where it is long
     and plain prose (not a table, a list or a block already folded)."""
-    if (len(paragraph.split()) <= LONG_PARAGRAPH or paragraph.lstrip().startswith(("|", "-", "<"))
-            or "<details>" in paragraph):
+    if (
+        len(paragraph.split()) <= LONG_PARAGRAPH
+        or paragraph.lstrip().startswith(("|", "-", "<"))
+        or "<details>" in paragraph
+    ):
         return paragraph
     for end in _SENTENCE_END.finditer(paragraph):
-        before = paragraph[:end.start()]
+        before = paragraph[: end.start()]
         quoted = before.count("“") > before.count("”") or before.count('"') % 2
         if len(before.split()) >= LEAD_WORDS and not quoted:
-            rest = paragraph[end.end():]
-            return paragraph[:end.start()] + fold(rest) if rest.strip() else paragraph
+            rest = paragraph[end.end() :]
+            return paragraph[: end.start()] + fold(rest) if rest.strip() else paragraph
     return paragraph
 
 

@@ -42,8 +42,10 @@ _UNITS = [
 ]
 _NUMBER = re.compile(
     r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|\.\d+)\s*("
-    + "|".join(f"(?:{pattern})" for pattern, _, _ in _UNITS) + r")?(?![\w/])",
-    re.IGNORECASE)
+    + "|".join(f"(?:{pattern})" for pattern, _, _ in _UNITS)
+    + r")?(?![\w/])",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)

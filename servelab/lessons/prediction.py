@@ -8,9 +8,15 @@ from collections.abc import Sequence
 
 from servelab.lessons.guess import Aim, Scored, Unit, scored
 
-_FORMATS = {Unit.TIMES: "{:,.1f}×", Unit.PERCENT: "{:.0%}", Unit.MS: "{:,.0f} ms",
-            Unit.TOKENS: "{:,.0f} tokens", Unit.TOK_S: "{:,.0f} tok/s",
-            Unit.REQ_S: "{:,.1f} req/s", Unit.COUNT: "{:,.4g}"}
+_FORMATS = {
+    Unit.TIMES: "{:,.1f}×",
+    Unit.PERCENT: "{:.0%}",
+    Unit.MS: "{:,.0f} ms",
+    Unit.TOKENS: "{:,.0f} tokens",
+    Unit.TOK_S: "{:,.0f} tok/s",
+    Unit.REQ_S: "{:,.1f} req/s",
+    Unit.COUNT: "{:,.4g}",
+}
 
 
 def quantity_text(value: float, unit: Unit) -> str:
@@ -34,12 +40,15 @@ def score_text(prediction: str, aims: Sequence[Aim]) -> str:
     found = scored(prediction, aims)
     if not found:
         units = ", ".join(sorted({aim.unit.strip() or "a count" for aim in aims}))
-        return (f"Your prediction holds no number in a unit this page scores ({units}), so "
-                "nothing was scored.")
+        return (
+            f"Your prediction holds no number in a unit this page scores ({units}), so "
+            "nothing was scored."
+        )
     scores = "; ".join(
         f"{score.aim.what} {quantity_text(score.aim.value, score.aim.unit)} against your "
         f"{quantity_text(score.written, score.aim.unit)} ({_distance_text(score)})"
-        for score in found)
+        for score in found
+    )
     return f"Against your numbers: {scores}."
 
 
@@ -49,16 +58,23 @@ def prediction_text(prediction: str, measured: str, aims: Sequence[Aim] = ()) ->
     measured = measured.rstrip().rstrip(".")
     said = prediction.strip()
     if not said:
-        return (f"You left the prediction empty; this run measured: {measured}. Write one down "
-                "before the next chapter's measurement: a guess you can check teaches more.")
+        return (
+            f"You left the prediction empty; this run measured: {measured}. Write one down "
+            "before the next chapter's measurement: a guess you can check teaches more."
+        )
     text = f"You predicted: *{said}*. This run measured: {measured}."
     score = score_text(prediction, aims)
     return f"{text} {score}" if score else text
 
 
-def page_story(prediction: str, measured: str, sections: Sequence[tuple[str, str]],
-               aims: Sequence[Aim] = ()) -> str:
+def page_story(
+    prediction: str, measured: str, sections: Sequence[tuple[str, str]], aims: Sequence[Aim] = ()
+) -> str:
     """A page's interpretation in Markdown: the prediction sentence, then one paragraph per
     ``(title, text)`` section, its title in bold."""
-    return "\n\n".join([prediction_text(prediction, measured, aims),
-                        *(f"**{title}.** {text}" for title, text in sections)])
+    return "\n\n".join(
+        [
+            prediction_text(prediction, measured, aims),
+            *(f"**{title}.** {text}" for title, text in sections),
+        ]
+    )

@@ -41,8 +41,13 @@ def part_metrics(result: Result, slo: dict[str, float]) -> dict[str, float]:
     job took (its last token, s after the start) in one run; NaN for a part not sent."""
     chat = [r for r in result.records if r.planned.role == CHAT and r.ok]
     batch = [r for r in result.records if r.planned.role == BATCH and r.ok]
-    row = {"chat_ttft_ms_p99": math.nan, "chat_tpot_ms_p50": math.nan,
-           "chat_within_slo": math.nan, "batch_job_s": math.nan, "batch_output_tok_s": math.nan}
+    row = {
+        "chat_ttft_ms_p99": math.nan,
+        "chat_tpot_ms_p50": math.nan,
+        "chat_within_slo": math.nan,
+        "batch_job_s": math.nan,
+        "batch_output_tok_s": math.nan,
+    }
     if chat:
         row["chat_ttft_ms_p99"] = float(np.percentile([r.ttft for r in chat], 99)) * 1000
         tpots = [t for t in map(metrics.tpot, chat) if t is not None]
@@ -67,9 +72,15 @@ class RateRun:
     result: Result
 
 
-def rate_runs(server: RunningServer, rates: Sequence[float], requests: Sequence[int],
-              repeats: int, input_tokens: int, max_tokens: int,
-              **options: Unpack[RunOptions]) -> list[RateRun]:
+def rate_runs(
+    server: RunningServer,
+    rates: Sequence[float],
+    requests: Sequence[int],
+    repeats: int,
+    input_tokens: int,
+    max_tokens: int,
+    **options: Unpack[RunOptions],
+) -> list[RateRun]:
     """``repeats`` passes over ``rates``, ``requests[i]`` Poisson arrivals at ``rates[i]`` req/s.
     Within a pass the rates are taken in turn, so a slow spell of a shared machine falls on
     every rate rather than on one. Pass ``k`` draws its arrivals from seed ``k``: the same for
@@ -77,8 +88,15 @@ def rate_runs(server: RunningServer, rates: Sequence[float], requests: Sequence[
     runs = []
     for repeat in range(repeats):
         for rate, count in zip(rates, requests, strict=True):
-            result = open_loop(server, rate, count, input_tokens=input_tokens,
-                               max_tokens=max_tokens, seed=repeat, **options)
+            result = open_loop(
+                server,
+                rate,
+                count,
+                input_tokens=input_tokens,
+                max_tokens=max_tokens,
+                seed=repeat,
+                **options,
+            )
             runs.append(RateRun(repeat, rate, count, max_tokens, result))
     return runs
 
@@ -93,23 +111,42 @@ def runs_frame(runs: Sequence[RateRun]) -> pd.DataFrame:
     rows = []
     for made in runs:
         row = made.result.row()
-        rows.append({"repeat": made.repeat, "rate": made.rate, "requests": made.requests, **row,
-                     "goodput_req_s": float(row.get("slo_attainment", math.nan)) * made.rate,
-                     "offered_tok_s": made.rate * made.max_tokens})
+        rows.append(
+            {
+                "repeat": made.repeat,
+                "rate": made.rate,
+                "requests": made.requests,
+                **row,
+                "goodput_req_s": float(row.get("slo_attainment", math.nan)) * made.rate,
+                "offered_tok_s": made.rate * made.max_tokens,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def sweep_repeated(server: RunningServer, rates: Sequence[float], requests: Sequence[int],
-                   repeats: int, input_tokens: int, max_tokens: int,
-                   **options: Unpack[RunOptions]) -> pd.DataFrame:
+def sweep_repeated(
+    server: RunningServer,
+    rates: Sequence[float],
+    requests: Sequence[int],
+    repeats: int,
+    input_tokens: int,
+    max_tokens: int,
+    **options: Unpack[RunOptions],
+) -> pd.DataFrame:
     """:func:`rate_runs` as :func:`runs_frame`'s rows."""
-    return runs_frame(rate_runs(server, rates, requests, repeats, input_tokens, max_tokens,
-                                **options))
+    return runs_frame(
+        rate_runs(server, rates, requests, repeats, input_tokens, max_tokens, **options)
+    )
 
 
 # What a rate's row keeps of its runs: a spread (median, lowest, highest, count) or the median.
-SPREAD_KEYS = (metrics.TTFT_MS_P99, "tpot_ms_p50", metrics.OUTPUT_TOK_S, "slo_attainment",
-               "max_in_flight")
+SPREAD_KEYS = (
+    metrics.TTFT_MS_P99,
+    "tpot_ms_p50",
+    metrics.OUTPUT_TOK_S,
+    "slo_attainment",
+    "max_in_flight",
+)
 MEDIAN_KEYS = ("requests", "goodput_req_s", "waiting_max", "offered_tok_s")
 
 
@@ -126,14 +163,21 @@ def rate_table(runs: pd.DataFrame) -> pd.DataFrame:
 def rate_view(table: pd.DataFrame) -> pd.DataFrame:
     """A sweep's rate table as the page prints it, one row per rate, the requests sent at each
     first (a p99 of fewer than ``thresholds.TAIL_REQUESTS`` is about their slowest)."""
-    view = tables.spread_view(table.set_index("rate"),
-                              {metrics.TTFT_MS_P99: 0, "tpot_ms_p50": 0, metrics.OUTPUT_TOK_S: 0,
-                               "slo_attainment": 2, "max_in_flight": 0},
-                              {"requests": 0, "goodput_req_s": 1, "waiting_max": 0,
-                               "offered_tok_s": 0})
+    view = tables.spread_view(
+        table.set_index("rate"),
+        {
+            metrics.TTFT_MS_P99: 0,
+            "tpot_ms_p50": 0,
+            metrics.OUTPUT_TOK_S: 0,
+            "slo_attainment": 2,
+            "max_in_flight": 0,
+        },
+        {"requests": 0, "goodput_req_s": 1, "waiting_max": 0, "offered_tok_s": 0},
+    )
     view["beyond_peak"] = ["yes" if beyond else "no" for beyond in table["beyond_peak"]]
-    return view[["requests", "offered_tok_s", "beyond_peak", *SPREAD_KEYS, "goodput_req_s",
-                 "waiting_max"]]
+    return view[
+        ["requests", "offered_tok_s", "beyond_peak", *SPREAD_KEYS, "goodput_req_s", "waiting_max"]
+    ]
 
 
 SERVED = "served_req_s"  # requests finished a second in a run's middle
@@ -150,11 +194,16 @@ def steady_figures(made: RateRun) -> dict[str, float]:
     served = float(row.get(REQUEST_PER_S_MID, math.nan))
     tokens = float(np.mean([r.output_tokens or 0 for r in middle])) if middle else math.nan
     attained = float(row.get(SLO_ATTAINMENT_MID, math.nan))
-    return {metrics.TTFT_MS_P99: (float(np.percentile([r.ttft for r in middle], 99)) * 1000
-                                  if middle else math.nan),
-            "tpot_ms_p50": float(np.median(tpots)) * 1000 if tpots else math.nan,
-            SERVED: served, metrics.OUTPUT_TOK_S: served * tokens,
-            "slo_attainment": attained, "goodput_req_s": attained * made.rate}
+    return {
+        metrics.TTFT_MS_P99: (
+            float(np.percentile([r.ttft for r in middle], 99)) * 1000 if middle else math.nan
+        ),
+        "tpot_ms_p50": float(np.median(tpots)) * 1000 if tpots else math.nan,
+        SERVED: served,
+        metrics.OUTPUT_TOK_S: served * tokens,
+        "slo_attainment": attained,
+        "goodput_req_s": attained * made.rate,
+    }
 
 
 def steady_frame(runs: Sequence[RateRun]) -> pd.DataFrame:
@@ -193,26 +242,32 @@ def setups_table(rows: dict[str, dict[str, float]]) -> pd.DataFrame:
 
 def setups_view(table: pd.DataFrame) -> pd.DataFrame:
     """The mixed-traffic table as the page prints it."""
-    return tables.spread_view(table, {"chat_ttft_ms_p99": 0, "batch_job_s": 1},
-                              {"chat_tpot_ms_p50": 0, "chat_within_slo": 2,
-                               "batch_output_tok_s": 0})
+    return tables.spread_view(
+        table,
+        {"chat_ttft_ms_p99": 0, "batch_job_s": 1},
+        {"chat_tpot_ms_p50": 0, "chat_within_slo": 2, "batch_output_tok_s": 0},
+    )
 
 
-def run_together(jobs: Mapping[str, tuple[RunningServer, Workload]],
-                 **options: Unpack[RunOptions]) -> dict[str, Result]:
+def run_together(
+    jobs: Mapping[str, tuple[RunningServer, Workload]], **options: Unpack[RunOptions]
+) -> dict[str, Result]:
     """Run each ``label: (server, workload)`` at the same time, one thread each; the results by
     label."""
     with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-        futures = {label: pool.submit(run, server, workload, **options)
-                   for label, (server, workload) in jobs.items()}
+        futures = {
+            label: pool.submit(run, server, workload, **options)
+            for label, (server, workload) in jobs.items()
+        }
         return {label: future.result() for label, future in futures.items()}
 
 
 PAIR = "two deployments, side by side"  # the set-ups' row of the pair
 
 
-def setup_row(chat_runs: Sequence[Result], job_runs: Sequence[Result],
-              slo: dict[str, float]) -> dict[str, float]:
+def setup_row(
+    chat_runs: Sequence[Result], job_runs: Sequence[Result], slo: dict[str, float]
+) -> dict[str, float]:
     """One way of serving the mixed traffic, repeated: the chat users' p99 first token and the
     job's time as the median, lowest, highest and count over the runs
     (:class:`~servelab.bench.spread.Spread`), the rest as medians. The chat part is read from

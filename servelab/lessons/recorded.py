@@ -25,17 +25,25 @@ import pandas as pd
 def to_record(value: Any) -> Any:
     """``value`` as JSON-able data."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.name: to_record(getattr(value, field.name))
-                for field in dataclasses.fields(value)}
+        return {
+            field.name: to_record(getattr(value, field.name)) for field in dataclasses.fields(value)
+        }
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, pd.DataFrame):
         split = value.to_dict(orient="split")
-        return {"index": to_record(split["index"]), "index_names": list(value.index.names),
-                "columns": to_record(split["columns"]), "data": to_record(split["data"])}
+        return {
+            "index": to_record(split["index"]),
+            "index_names": list(value.index.names),
+            "columns": to_record(split["columns"]),
+            "data": to_record(split["data"]),
+        }
     if isinstance(value, pd.Series):
-        return {"name": to_record(value.name), "index": to_record(value.index.tolist()),
-                "values": to_record(value.tolist())}
+        return {
+            "name": to_record(value.name),
+            "index": to_record(value.index.tolist()),
+            "values": to_record(value.tolist()),
+        }
     if isinstance(value, Mapping):
         return [[to_record(key), to_record(item)] for key, item in value.items()]
     if isinstance(value, tuple | list):
@@ -60,18 +68,28 @@ def from_record(kind: Any, data: Any) -> Any:
     if kind is Any:
         return data
     if kind is pd.Series:
-        return pd.Series([_cell(item) for item in data["values"]],
-                         index=[_cell(label) for label in data["index"]], name=_cell(data["name"]))
+        return pd.Series(
+            [_cell(item) for item in data["values"]],
+            index=[_cell(label) for label in data["index"]],
+            name=_cell(data["name"]),
+        )
     if kind is pd.DataFrame:
-        frame = pd.DataFrame([[_cell(item) for item in row] for row in data["data"]],
-                             columns=[_cell(column) for column in data["columns"]],
-                             index=[_cell(label) for label in data["index"]])
+        frame = pd.DataFrame(
+            [[_cell(item) for item in row] for row in data["data"]],
+            columns=[_cell(column) for column in data["columns"]],
+            index=[_cell(label) for label in data["index"]],
+        )
         frame.index.names = data["index_names"]
         return frame
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         hints = get_type_hints(kind)
-        return kind(**{field.name: from_record(hints[field.name], data[field.name])
-                       for field in dataclasses.fields(kind) if field.name in data})
+        return kind(
+            **{
+                field.name: from_record(hints[field.name], data[field.name])
+                for field in dataclasses.fields(kind)
+                if field.name in data
+            }
+        )
     if isinstance(kind, type) and issubclass(kind, Enum):
         return kind(data)
     if kind is float:
@@ -102,8 +120,14 @@ def save(findings: Mapping[str, Any], path: str | Path) -> Path:
     """Write named findings to ``path`` as JSON."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({name: to_record(value) for name, value in findings.items()},
-                               indent=1, ensure_ascii=False) + "\n")
+    path.write_text(
+        json.dumps(
+            {name: to_record(value) for name, value in findings.items()},
+            indent=1,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
     return path
 
 
@@ -112,4 +136,3 @@ def load(path: str | Path, kinds: Mapping[str, type]) -> dict[str, Any]:
     lacks (it was made before a story took that finding) is left out."""
     data = json.loads(Path(path).read_text())
     return {name: from_record(kind, data[name]) for name, kind in kinds.items() if name in data}
-

@@ -53,8 +53,11 @@ class Section:
     @property
     def required(self) -> tuple[str, ...]:
         """The findings the words function cannot write without (those with no default)."""
-        return tuple(name for name, parameter in inspect.signature(self.write).parameters.items()
-                     if parameter.default is inspect.Parameter.empty)
+        return tuple(
+            name
+            for name, parameter in inspect.signature(self.write).parameters.items()
+            if parameter.default is inspect.Parameter.empty
+        )
 
     def kinds(self) -> dict[str, Any]:
         """Each finding's type, from the words function's hints."""
@@ -66,8 +69,9 @@ class Story:
     """A chapter's sections in page order, the findings they were shown with, and the findings
     record (a frozen dataclass, one field per finding) the chapter's result record is made from."""
 
-    def __init__(self, chapter: str, sections: Sequence[Section],
-                 findings_record: type[Any]) -> None:
+    def __init__(
+        self, chapter: str, sections: Sequence[Section], findings_record: type[Any]
+    ) -> None:
         names = [section.name for section in sections]
         if len(set(names)) != len(names):
             raise ValueError(f"{chapter}: a section name is used twice in {names}")
@@ -101,8 +105,10 @@ class Story:
     def _keep(self, findings: Mapping[str, Any]) -> None:
         for name, value in findings.items():
             if name in self.found and self.found[name] is not value:
-                raise ValueError(f"{self.chapter}: {name!r} was shown as one value and is now "
-                                 "given as another; a finding has one value a run")
+                raise ValueError(
+                    f"{self.chapter}: {name!r} was shown as one value and is now "
+                    "given as another; a finding has one value a run"
+                )
         self.found.update(findings)
         SHOWN[self.chapter] = self
 
@@ -114,8 +120,10 @@ class Story:
         fields = [field.name for field in dataclasses.fields(self.findings_record)]
         lacking = [name for name in fields if name not in self.found]
         if lacking:
-            raise KeyError(f"{self.chapter}'s record needs {', '.join(lacking)}: no section was "
-                           "shown with them and they were not given")
+            raise KeyError(
+                f"{self.chapter}'s record needs {', '.join(lacking)}: no section was "
+                "shown with them and they were not given"
+            )
         return self.findings_record(**{name: self.found[name] for name in fields})
 
     def kinds(self) -> dict[str, Any]:
@@ -124,21 +132,32 @@ class Story:
         kinds: dict[str, Any] = {}
         typed = [(section.name, section.kinds()) for section in self.sections]
         record_hints = get_type_hints(self.findings_record)
-        typed.append(("the findings record", {field.name: record_hints[field.name] for field
-                                              in dataclasses.fields(self.findings_record)}))
+        typed.append(
+            (
+                "the findings record",
+                {
+                    field.name: record_hints[field.name]
+                    for field in dataclasses.fields(self.findings_record)
+                },
+            )
+        )
         for owner, named in typed:
             for name, kind in named.items():
                 if kinds.setdefault(name, kind) != kind:
-                    raise TypeError(f"{self.chapter}: {name!r} is {kinds[name]} in one section "
-                                    f"and {kind} in {owner!r}")
+                    raise TypeError(
+                        f"{self.chapter}: {name!r} is {kinds[name]} in one section "
+                        f"and {kind} in {owner!r}"
+                    )
         return kinds
 
     def missing(self, found: Mapping[str, Any]) -> dict[str, tuple[str, ...]]:
         """The sections ``found`` cannot write, each with the findings it lacks (a finding with a
         default in its words function is never lacking): a recording made before the
         section took them."""
-        lacking = {section.name: tuple(name for name in section.required if name not in found)
-                   for section in self.sections}
+        lacking = {
+            section.name: tuple(name for name in section.required if name not in found)
+            for section in self.sections
+        }
         return {name: needs for name, needs in lacking.items() if needs}
 
     def render(self, found: Mapping[str, Any]) -> str:
@@ -149,11 +168,14 @@ class Story:
         passages = []
         for section in self.sections:
             if section.name in missing:
-                text = f"[{section.name}: not in this recording, which lacks " \
-                       f"{', '.join(missing[section.name])}]"
+                text = (
+                    f"[{section.name}: not in this recording, which lacks "
+                    f"{', '.join(missing[section.name])}]"
+                )
             else:
-                text = section.write(**{name: found[name] for name in section.needs
-                                        if name in found})
+                text = section.write(
+                    **{name: found[name] for name in section.needs if name in found}
+                )
                 text = text if section.title else folded_long(text)
             passages.append(f"*Plot title:* {text}" if section.title else text)
         return "\n\n".join(passages)

@@ -71,7 +71,8 @@ def _marks(axes: list[Axes]) -> str:
             kinds.append("bars")
         data_lines = [line for line in ax.lines if line.get_transform() is ax.transData]
         if any(isinstance(c, PathCollection) for c in ax.collections) or any(
-                _is_markers(line) for line in data_lines):
+            _is_markers(line) for line in data_lines
+        ):
             kinds.append("points")
         if any(not _is_markers(line) for line in data_lines):
             kinds.append("lines")
@@ -135,8 +136,11 @@ def _panel_text(axes: list[Axes], count: int, heading: str, shared: set[str]) ->
         x = _axis_text(host.xaxis, host.get_xlabel())
         y = _axis_text(host.yaxis, host.get_ylabel())
         right = [_axis_text(twin.yaxis, twin.get_ylabel()) for twin in axes[1:]]
-        axes_text = [f"x axis {x}" if x else "", f"y axis {y}" if y else "",
-                     *(f"right axis {r}" for r in right if r)]
+        axes_text = [
+            f"x axis {x}" if x else "",
+            f"y axis {y}" if y else "",
+            *(f"right axis {r}" for r in right if r),
+        ]
         parts += [t for t in axes_text if t]
     text = "; ".join(parts) + "."
     series = [label for label in _series(axes) if label not in shared]
@@ -158,10 +162,16 @@ def describe(fig: Figure) -> str:
     texts = [heading.rstrip(".") + "." if heading else ""]
     texts += [_panel_text(axes, len(panels), heading, shared) for axes in panels]
     named = {label for labels in series for label in labels} - shared
-    key = [label for label in _unique([
-        *(label for labels in series for label in labels if label in shared),
-        *(text.get_text() for legend in fig.legends for text in legend.get_texts()),
-    ]) if label not in named]
+    key = [
+        label
+        for label in _unique(
+            [
+                *(label for labels in series for label in labels if label in shared),
+                *(text.get_text() for legend in fig.legends for text in legend.get_texts()),
+            ]
+        )
+        if label not in named
+    ]
     if key:
         texts.append("Key: " + "; ".join(key) + ".")
     return " ".join(t for t in texts if t)
@@ -169,8 +179,11 @@ def describe(fig: Figure) -> str:
 
 def figure_html(fig: Figure, png_base64: str, size: dict | None = None) -> str:
     """The ``<img>`` a notebook shows for ``fig``: the PNG inline, ``describe(fig)`` as alt."""
-    attributes = "".join(f' {name}="{int(value)}"' for name, value in (size or {}).items()
-                         if name in ("width", "height"))
+    attributes = "".join(
+        f' {name}="{int(value)}"'
+        for name, value in (size or {}).items()
+        if name in ("width", "height")
+    )
     alt = html.escape(describe(fig), quote=True)
     return f'<img src="data:image/png;base64,{png_base64}" alt="{alt}"{attributes}/>'
 

@@ -38,9 +38,9 @@ class BlockTable:
 
     block_size: int
     rows: dict[str, list[int]]
-    fill: dict[str, int]          # tokens in each holder's last block
+    fill: dict[str, int]  # tokens in each holder's last block
     shared: frozenset[int]
-    owner: dict[int, str]         # physical block -> holder name, or "shared"
+    owner: dict[int, str]  # physical block -> holder name, or "shared"
 
     @property
     def used(self) -> int:
@@ -65,16 +65,17 @@ def block_table(holders: Sequence[Holder], block_size: int) -> BlockTable:
             start = len(owner)
             shared_ids[holder.shared_tokens] = list(range(start, start + full))
             owner.update(dict.fromkeys(shared_ids[holder.shared_tokens], "shared"))
-    own = {h.name: blocks_for(h.tokens, block_size) - len(shared_ids.get(h.shared_tokens, []))
-           for h in holders}
+    own = {
+        h.name: blocks_for(h.tokens, block_size) - len(shared_ids.get(h.shared_tokens, []))
+        for h in holders
+    }
     rows = {h.name: list(shared_ids.get(h.shared_tokens, [])) for h in holders}
     for round_ in range(max(own.values(), default=0)):
         for holder in holders:
             if round_ < own[holder.name]:
                 rows[holder.name].append(len(owner))
                 owner[len(owner)] = holder.name
-    fill = {h.name: h.tokens - (blocks_for(h.tokens, block_size) - 1) * block_size
-            for h in holders}
+    fill = {h.name: h.tokens - (blocks_for(h.tokens, block_size) - 1) * block_size for h in holders}
     shared = frozenset(b for ids in shared_ids.values() for b in ids)
     return BlockTable(block_size, rows, fill, shared, owner)
 
@@ -90,31 +91,57 @@ def plot_block_table(holders: Sequence[Holder], block_size: int, title: str) -> 
     pool_rows = -(-pool // POOL_COLUMNS)
     with style():
         figure, (left, right) = plt.subplots(
-            1, 2, figsize=(10, 1.6 + 0.55 * max(len(holders), pool_rows)), layout="constrained",
-            gridspec_kw={"width_ratios": [max(width, 4), POOL_COLUMNS * 0.7]})
+            1,
+            2,
+            figsize=(10, 1.6 + 0.55 * max(len(holders), pool_rows)),
+            layout="constrained",
+            gridspec_kw={"width_ratios": [max(width, 4), POOL_COLUMNS * 0.7]},
+        )
         for y, holder in enumerate(reversed(holders)):
             row = table.rows[holder.name]
             for x, physical in enumerate(row):
                 color = colors["shared" if physical in table.shared else holder.name]
                 used = table.fill[holder.name] / block_size if x == len(row) - 1 else 1.0
-                left.add_patch(Rectangle((x, y + 0.1), 0.95, 0.8, facecolor="white",
-                                         edgecolor=color, linewidth=1.2))
-                left.add_patch(Rectangle((x, y + 0.1), 0.95 * used, 0.8, facecolor=color,
-                                         alpha=0.85, linewidth=0))
-                left.text(x + 0.47, y + 0.5, str(physical), ha="center", va="center",
-                          fontsize=7, color="white" if used > 0.5 else "black")
+                left.add_patch(
+                    Rectangle(
+                        (x, y + 0.1), 0.95, 0.8, facecolor="white", edgecolor=color, linewidth=1.2
+                    )
+                )
+                left.add_patch(
+                    Rectangle(
+                        (x, y + 0.1), 0.95 * used, 0.8, facecolor=color, alpha=0.85, linewidth=0
+                    )
+                )
+                left.text(
+                    x + 0.47,
+                    y + 0.5,
+                    str(physical),
+                    ha="center",
+                    va="center",
+                    fontsize=7,
+                    color="white" if used > 0.5 else "black",
+                )
         left.set_xlim(0, max(width, 4))
         left.set_ylim(0, len(holders))
-        left.set_yticks([y + 0.5 for y in range(len(holders))],
-                        [f"{h.name} ({h.tokens} tok)" for h in reversed(holders)])
+        left.set_yticks(
+            [y + 0.5 for y in range(len(holders))],
+            [f"{h.name} ({h.tokens} tok)" for h in reversed(holders)],
+        )
         left.set_xlabel(f"logical block (of {block_size} tokens); the number is the physical block")
         left.grid(False)
         for index in range(pool):
             x, y = index % POOL_COLUMNS, pool_rows - 1 - index // POOL_COLUMNS
             color = colors[table.owner[index]] if index in table.owner else FREE_COLOR
             right.add_patch(Rectangle((x, y), 0.92, 0.92, facecolor=color, edgecolor="white"))
-            right.text(x + 0.46, y + 0.46, str(index), ha="center", va="center", fontsize=6,
-                       color="white" if index in table.owner else COLORS["waiting"])
+            right.text(
+                x + 0.46,
+                y + 0.46,
+                str(index),
+                ha="center",
+                va="center",
+                fontsize=6,
+                color="white" if index in table.owner else COLORS["waiting"],
+            )
         right.set_xlim(0, POOL_COLUMNS)
         right.set_ylim(0, pool_rows)
         right.set_axis_off()

@@ -28,9 +28,13 @@ ENGINE_LABEL_CHARS = 8
 def _medians_and_errors(spreads: Sequence[Spread]) -> tuple[list[float], list[list[float]]]:
     """The medians of ``spreads``, and their distances down to the lowest and up to the highest
     run, as matplotlib's ``xerr``/``yerr`` take them."""
-    return ([spread.median for spread in spreads],
-            [[spread.median - spread.low for spread in spreads],
-             [spread.high - spread.median for spread in spreads]])
+    return (
+        [spread.median for spread in spreads],
+        [
+            [spread.median - spread.low for spread in spreads],
+            [spread.high - spread.median for spread in spreads],
+        ],
+    )
 
 
 def crowd_bars(sweep: pd.DataFrame, title: str) -> Figure:
@@ -39,14 +43,14 @@ def crowd_bars(sweep: pd.DataFrame, title: str) -> Figure:
     x = np.arange(len(sweep))
     with style():
         fig, (ax,) = figure_row(figsize=(7.0, 4.0))
-        for offset, key, label, color in ((-0.2, STEADY_OUTPUT_TOK_S, "all users together",
-                                           SERIES_COLORS[0]),
-                                          (0.2, STEADY_USER_TOK_S, "each user",
-                                           SERIES_COLORS[1])):
+        for offset, key, label, color in (
+            (-0.2, STEADY_OUTPUT_TOK_S, "all users together", SERIES_COLORS[0]),
+            (0.2, STEADY_USER_TOK_S, "each user", SERIES_COLORS[1]),
+        ):
             medians, errors = _medians_and_errors(
-                [Spread.in_row(row, key) for _, row in sweep.iterrows()])
-            ax.bar(x + offset, medians, width=0.4, color=color, label=label, yerr=errors,
-                   capsize=4)
+                [Spread.in_row(row, key) for _, row in sweep.iterrows()]
+            )
+            ax.bar(x + offset, medians, width=0.4, color=color, label=label, yerr=errors, capsize=4)
         ax.set_xticks(x, [str(int(n)) for n in sweep["concurrency"]])
         ax.set_xlabel("concurrent users")
         ax.set_ylabel("output while every user decodes (tok/s)")
@@ -60,11 +64,12 @@ def reuse_bars(reuse: pd.DataFrame, control: pd.DataFrame, title: str) -> Figure
     x = np.arange(len(reuse))
     with style():
         fig, axes = figure_row(2, figsize=(10.0, 3.8))
-        for ax, column, label in ((axes[0], "computed", "prompt tokens computed (tokens)"),
-                                  (axes[1], "ttft_ms", "time to first token (ms)")):
+        for ax, column, label in (
+            (axes[0], "computed", "prompt tokens computed (tokens)"),
+            (axes[1], "ttft_ms", "time to first token (ms)"),
+        ):
             ax.bar(x - 0.2, reuse[column], width=0.4, label="reuse on", color=SERIES_COLORS[0])
-            ax.bar(x + 0.2, control[column], width=0.4, label="reuse off",
-                   color=SERIES_COLORS[1])
+            ax.bar(x + 0.2, control[column], width=0.4, label="reuse off", color=SERIES_COLORS[1])
             ax.set_xticks(x, [str(n) for n in reuse["request"]])
             ax.set_xlabel("request, in the order sent")
             ax.set_ylabel(label)
@@ -95,10 +100,15 @@ def engine_bars(table: pd.DataFrame, many: int, title: str) -> Figure:
         for ax, (users, column, label, unit) in zip(axes, panels, strict=True):
             ran = [engine for engine in engines if (engine, users) in table.index]
             values, errors = _medians_and_errors(
-                [Spread.in_row(table.loc[(engine, users)], column) for engine in ran])
-            bars = ax.bar([_wrapped(engine) for engine in ran], values,
-                          yerr=errors, capsize=4,
-                          color=[SERIES_COLORS[engines.index(engine)] for engine in ran])
+                [Spread.in_row(table.loc[(engine, users)], column) for engine in ran]
+            )
+            bars = ax.bar(
+                [_wrapped(engine) for engine in ran],
+                values,
+                yerr=errors,
+                capsize=4,
+                color=[SERIES_COLORS[engines.index(engine)] for engine in ran],
+            )
             ax.bar_label(bars, fmt="%.3g", fontsize=9)
             ax.tick_params(axis="x", labelsize=8)
             ax.set_title(label, fontsize=10, fontweight="normal")
@@ -115,18 +125,23 @@ def dial_sweep(sweep: pd.DataFrame, title: str) -> Figure:
     the frame holds them."""
     with style():
         fig, axes = figure_row(2, figsize=(10.0, 4.0))
-        panels = ((axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
-                  (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)",
-                   SERIES_COLORS[0]))
+        panels = (
+            (axes[0], "latency_s_p99", "p99 arrival → last token (s)", SERIES_COLORS[1]),
+            (axes[1], "tpot_ms_p99", "p99 time per output token, running (ms)", SERIES_COLORS[0]),
+        )
         for ax, column, label, color in panels:
             rows = [row for _, row in sweep.iterrows()]
             x, xerr = _medians_and_errors([Spread.in_row(row, OUTPUT_TOK_S) for row in rows])
             y, yerr = _medians_and_errors([Spread.in_row(row, column) for row in rows])
             ax.errorbar(x, y, xerr=xerr, yerr=yerr, marker="o", capsize=3, color=color)
             for level, row in sweep.iterrows():
-                ax.annotate(f"{level} seq{'s' if str(level) != '1' else ''}",
-                            (row[OUTPUT_TOK_S], row[column]), textcoords="offset points",
-                            xytext=(4, 6), fontsize=8)
+                ax.annotate(
+                    f"{level} seq{'s' if str(level) != '1' else ''}",
+                    (row[OUTPUT_TOK_S], row[column]),
+                    textcoords="offset points",
+                    xytext=(4, 6),
+                    fontsize=8,
+                )
             ax.set_xlabel("output throughput (tok/s)")
             ax.set_ylabel(label)
             ax.set_ylim(bottom=0)
@@ -134,8 +149,9 @@ def dial_sweep(sweep: pd.DataFrame, title: str) -> Figure:
     return fig
 
 
-def caps_trade(curves: dict[str, pd.DataFrame], slo_ms: tuple[float, float], knee: float,
-               title: str) -> Figure:
+def caps_trade(
+    curves: dict[str, pd.DataFrame], slo_ms: tuple[float, float], knee: float, title: str
+) -> Figure:
     """What each cap buys and what it costs, side by side against the arrival rate: the output
     and the p99 first token (bought), the median time per output token (paid), one line per
     cap through the medians of its steady table, a bar over each rate's lowest to highest run.
@@ -143,25 +159,43 @@ def caps_trade(curves: dict[str, pd.DataFrame], slo_ms: tuple[float, float], kne
     the small cap's slots finish, a dotted line on every panel."""
     with style():
         fig, axes = figure_row(3, figsize=(12.0, 3.8))
-        panels = ((OUTPUT_TOK_S, "buys: output", "output throughput (tok/s)", None),
-                  (TTFT_MS_P99, "buys: first token", "time to first token, p99 (ms)",
-                   ("first-token SLO", slo_ms[0])),
-                  ("tpot_ms_p50", "costs: each token", "time per output token, p50 (ms)",
-                   ("per-token SLO", slo_ms[1])))
+        panels = (
+            (OUTPUT_TOK_S, "buys: output", "output throughput (tok/s)", None),
+            (
+                TTFT_MS_P99,
+                "buys: first token",
+                "time to first token, p99 (ms)",
+                ("first-token SLO", slo_ms[0]),
+            ),
+            (
+                "tpot_ms_p50",
+                "costs: each token",
+                "time per output token, p50 (ms)",
+                ("per-token SLO", slo_ms[1]),
+            ),
+        )
         for color, (label, frame) in zip(SERIES_COLORS, curves.items(), strict=False):
             for ax, (key, _, _, _) in zip(axes, panels, strict=True):
                 median = frame[key]
-                ax.errorbar(frame["rate"], median,
-                            yerr=[median - frame[f"{key}_low"], frame[f"{key}_high"] - median],
-                            marker="o", capsize=4, color=color,
-                            label=label if key == OUTPUT_TOK_S else None)
+                ax.errorbar(
+                    frame["rate"],
+                    median,
+                    yerr=[median - frame[f"{key}_low"], frame[f"{key}_high"] - median],
+                    marker="o",
+                    capsize=4,
+                    color=color,
+                    label=label if key == OUTPUT_TOK_S else None,
+                )
         rates = sorted({rate for frame in curves.values() for rate in frame["rate"]})
         for ax, (_, heading, ylabel, slo) in zip(axes, panels, strict=True):
             if slo is not None:
                 ax.axhline(slo[1], color="grey", linestyle="--", label=f"{slo[0]} {slo[1]:,.0f} ms")
-            ax.axvline(knee, color="grey", linestyle=":",
-                       label=f"predicted knee, small cap ({knee:.2f} req/s)"
-                       if ax is axes[0] else None)
+            ax.axvline(
+                knee,
+                color="grey",
+                linestyle=":",
+                label=f"predicted knee, small cap ({knee:.2f} req/s)" if ax is axes[0] else None,
+            )
             ax.set_title(heading, fontsize=10)
             ax.set_xlabel("arrival rate (requests/s)")
             ax.set_ylabel(ylabel)
@@ -182,8 +216,18 @@ def chunking_trade(table: pd.DataFrame, title: str) -> Figure:
         for color, (label, row) in zip(SERIES_COLORS, table.iterrows(), strict=False):
             wait, xerr = _medians_and_errors([Spread.in_row(row, "document_ttft_s")])
             pause, yerr = _medians_and_errors([Spread.in_row(row, "users_longest_gap_ms")])
-            ax.errorbar(wait, pause, xerr=xerr, yerr=yerr, fmt="o", markersize=8, capsize=4,
-                        color=color, label=label, zorder=3)
+            ax.errorbar(
+                wait,
+                pause,
+                xerr=xerr,
+                yerr=yerr,
+                fmt="o",
+                markersize=8,
+                capsize=4,
+                color=color,
+                label=label,
+                zorder=3,
+            )
         ax.set_xlabel("document's time to first token (s)")
         ax.set_ylabel("users' longest pause (ms)")
         ax.set_xlim(left=0)

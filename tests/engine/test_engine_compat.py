@@ -12,12 +12,18 @@ import pytest
 
 @pytest.mark.engine
 def test_the_smoke_command_passes_on_this_machine():
-    done = subprocess.run([sys.executable, "-m", "servelab.smoke"], capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "servelab.smoke"], capture_output=True, text=True, timeout=600
+    )
     lines = done.stdout.strip().splitlines()
     checks = [line for line in lines if line.startswith(("PASS ", "FAIL "))]
     assert lines[-1] == f"{len(checks)} passed, 0 failed", done.stdout + done.stderr[-2000:]
     assert done.returncode == 0
     assert [line.split(":")[0] for line in checks] == [
-        "PASS start", "PASS answer", "PASS capacity", "PASS batching", "PASS prefix cache",
-        "PASS chunked prefill"]
+        "PASS start",
+        "PASS answer",
+        "PASS capacity",
+        "PASS batching",
+        "PASS prefix cache",
+        "PASS chunked prefill",
+    ]

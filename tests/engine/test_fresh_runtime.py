@@ -36,10 +36,10 @@ KERNEL = "servelab-fresh-runtime"
 
 
 def _run(*command: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
-    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True,
-                            check=False)
-    assert result.returncode == 0, f"{' '.join(command)}:\n{result.stdout[-3000:]}" \
-                                   f"{result.stderr[-3000:]}"
+    result = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    assert result.returncode == 0, (
+        f"{' '.join(command)}:\n{result.stdout[-3000:]}{result.stderr[-3000:]}"
+    )
     return result.stdout
 
 
@@ -75,9 +75,15 @@ def fresh_runtime(root: Path) -> Path:
     _run(str(python), "-m", "pip", "install", "-q", "--upgrade", *RUNTIME_BASE)
     spec = root / "jupyter" / "kernels" / KERNEL
     spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "fresh runtime", "language": "python"}))
+    (spec / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "fresh runtime",
+                "language": "python",
+            }
+        )
+    )
     return python
 
 
@@ -86,7 +92,8 @@ def _text(cell: nbformat.NotebookNode) -> str:
 
 
 def test_a_fresh_runtime_runs_chapter_01_from_its_install_cell(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     started = time.monotonic()
     setting = repository_setting()
@@ -95,8 +102,12 @@ def test_a_fresh_runtime_runs_chapter_01_from_its_install_cell(
     edition_path = student_edition(tmp_path, local)
     python = fresh_runtime(tmp_path / "runtime")
     # Away from the repository, whose servelab folder would be importable from its root.
-    found = _run(str(python), "-c", "import importlib.util as u; "
-                 "print(u.find_spec('servelab'), u.find_spec('vllm'))", cwd=tmp_path)
+    found = _run(
+        str(python),
+        "-c",
+        "import importlib.util as u; print(u.find_spec('servelab'), u.find_spec('vllm'))",
+        cwd=tmp_path,
+    )
     assert found.split() == ["None", "None"]
     prepared = time.monotonic()
 
@@ -106,8 +117,9 @@ def test_a_fresh_runtime_runs_chapter_01_from_its_install_cell(
     monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.delenv("VIRTUAL_ENV", raising=False)
     notebook = nbformat.read(edition_path, as_version=4)
-    NotebookClient(notebook, timeout=900, kernel_name=KERNEL,
-                   resources={"metadata": {"path": str(tmp_path)}}).execute()
+    NotebookClient(
+        notebook, timeout=900, kernel_name=KERNEL, resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
     ran = time.monotonic()
 
     install = next(cell for cell in notebook.cells if INSTALL_TAG in cell.metadata.get("tags", []))
@@ -118,5 +130,7 @@ def test_a_fresh_runtime_runs_chapter_01_from_its_install_cell(
     assert "no answer yet" in _text(notebook.cells[-1])
     where = _run(str(python), "-c", "import servelab; print(servelab.__file__)", cwd=tmp_path)
     assert where.startswith(str(tmp_path / "runtime" / "venv")), where
-    print(f"fresh runtime: prepared in {prepared - started:.0f} s, chapter ran in "
-          f"{ran - prepared:.0f} s (install cell included)")
+    print(
+        f"fresh runtime: prepared in {prepared - started:.0f} s, chapter ran in "
+        f"{ran - prepared:.0f} s (install cell included)"
+    )

@@ -44,8 +44,11 @@ def main() -> None:
     parser.add_argument("chapter", choices=sorted(declared()))
     parser.add_argument("machine", help="the machine class, e.g. avx512-bf16 or avx2-float32")
     parser.add_argument("--size", default="cpu")
-    parser.add_argument("--without-bf16", action="store_true",
-                        help="compute in float32, as on a processor without bf16 instructions")
+    parser.add_argument(
+        "--without-bf16",
+        action="store_true",
+        help="compute in float32, as on a processor without bf16 instructions",
+    )
     args = parser.parse_args()
     source = ROOT / "assignments" / "source" / args.chapter / f"{args.chapter}.ipynb"
     target = Path(__file__).parent / args.chapter / f"{args.machine}.json"
@@ -53,12 +56,18 @@ def main() -> None:
     found = f"story.SHOWN[{args.chapter!r}].found"
     if args.without_bf16:
         notebook.cells.insert(0, nbformat.v4.new_code_cell(WITHOUT_BF16))
-    notebook.cells.append(nbformat.v4.new_code_cell(
-        "from servelab.lessons import recorded, story\n"
-        f"recorded.save({found}, {str(target)!r})"))
+    notebook.cells.append(
+        nbformat.v4.new_code_cell(
+            f"from servelab.lessons import recorded, story\nrecorded.save({found}, {str(target)!r})"
+        )
+    )
     os.environ["SERVELAB_SIZE"] = args.size
-    NotebookClient(notebook, timeout=900, kernel_name="python3",
-                   resources={"metadata": {"path": str(source.parent)}}).execute()
+    NotebookClient(
+        notebook,
+        timeout=900,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(source.parent)}},
+    ).execute()
     print(f"recorded {target}")
 
 

@@ -28,12 +28,24 @@ def installed_packages() -> list[str]:
     distutils for every later test of this process."""
     pyproject = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     find = pyproject["tool"]["setuptools"]["packages"]["find"]
-    code = ("import json, sys, setuptools; print(json.dumps(setuptools.find_packages("
-            "where=sys.argv[1], include=json.loads(sys.argv[2]), "
-            "exclude=json.loads(sys.argv[3]))))")
-    done = subprocess.run([sys.executable, "-c", code, str(REPO_ROOT), json.dumps(find["include"]),
-                           json.dumps(find.get("exclude", []))],
-                          capture_output=True, text=True, check=True)
+    code = (
+        "import json, sys, setuptools; print(json.dumps(setuptools.find_packages("
+        "where=sys.argv[1], include=json.loads(sys.argv[2]), "
+        "exclude=json.loads(sys.argv[3]))))"
+    )
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            code,
+            str(REPO_ROOT),
+            json.dumps(find["include"]),
+            json.dumps(find.get("exclude", [])),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(done.stdout)
 
 

@@ -92,7 +92,8 @@ window.addEventListener("load", () => {  // every image loaded: decode() raced t
 # Sphinx writes when an output gives no alt) or IPython's text for a figure ("<Figure size ...>").
 GENERIC_ALT = re.compile(
     r"(?i)^\s*((image|img|figure|fig|plot|chart|graph|output|png)\s*\d*"
-    r"|[\w./-]+\.(png|jpe?g|gif|svg)|<Figure size .*>)?\s*$")
+    r"|[\w./-]+\.(png|jpe?g|gif|svg)|<Figure size .*>)?\s*$"
+)
 MIN_ALT_WORDS = 6  # a finding, the axes: more than a caption's few words
 
 # The test job (env/run-tests.sh) builds the site first and sets SERVELAB_REQUIRE_SITE=1: there a
@@ -199,7 +200,9 @@ def test_throwaway_chapter_builds_and_renders(tmp_path: Path) -> None:
     shutil.copy2(COURSE_ROOT / CONFIG_NAME, course / CONFIG_NAME)
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python",
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
     }
     notebook.metadata["servelab"] = {"chapter": chapter}
     title = f"# A throw-away chapter\n\n{launch_badges(chapter)}"

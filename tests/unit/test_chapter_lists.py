@@ -28,8 +28,9 @@ def linked_chapters(cells: list[str]) -> list[str]:
 
 def _markdown_cells() -> list[str]:
     notebook = json.loads(OVERVIEW.read_text(encoding="utf-8"))
-    return ["".join(cell["source"]) for cell in notebook["cells"]
-            if cell["cell_type"] == "markdown"]
+    return [
+        "".join(cell["source"]) for cell in notebook["cells"] if cell["cell_type"] == "markdown"
+    ]
 
 
 def test_intro_lists_every_chapter_once_in_order() -> None:
@@ -42,6 +43,9 @@ def test_chapter_00_closes_with_every_later_chapter_in_order() -> None:
 
 def test_the_readers_find_a_missing_chapter() -> None:
     assert numbered_entries("0. **One**: a\n1. **Two**: b\n3. **Four**\n2. plain") == [0, 1, 3]
-    cells = ["[01 · a](../01-a/01-a.ipynb) and [03 · c](../03-c/03-c.ipynb)",
-             "[02 · b](../02-b/02-b.ipynb)", "[x](../01-a/other.ipynb)"]
+    cells = [
+        "[01 · a](../01-a/01-a.ipynb) and [03 · c](../03-c/03-c.ipynb)",
+        "[02 · b](../02-b/02-b.ipynb)",
+        "[x](../01-a/other.ipynb)",
+    ]
     assert linked_chapters(cells) == ["01-a", "03-c"]

@@ -19,8 +19,11 @@ from tests.support import FIXTURES
 VERSIONS = ["vllm-0.32", "vllm-0.11.2"]
 # Each version's start-up logs and the step budget each was started with (tests/fixtures/README.md
 # says how they were made). 0.11.2's parser logs its default budget, 2048, before the real one.
-STARTUPS = [("vllm-0.32", "startup.log", 256), ("vllm-0.11.2", "startup-256.log", 256),
-            ("vllm-0.11.2", "startup-8192.log", 8192)]
+STARTUPS = [
+    ("vllm-0.32", "startup.log", 256),
+    ("vllm-0.11.2", "startup-256.log", 256),
+    ("vllm-0.11.2", "startup-8192.log", 8192),
+]
 T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0, compute_capability=(7, 5))
 A100 = Device(kind="cuda", name="A100", memory_gib=40.0, compute_capability=(8, 0))
 
@@ -39,12 +42,14 @@ def test_capacity_is_read_from_each_versions_log(version, log, budget):
 
 def test_a_log_without_capacity_lines_raises_a_clear_error():
     log = fixture("vllm-0.11.2", "startup-256.log")
-    without_report = "".join(line for line in log.splitlines(keepends=True)
-                             if "kv_cache_utils" not in line)
+    without_report = "".join(
+        line for line in log.splitlines(keepends=True) if "kv_cache_utils" not in line
+    )
     with pytest.raises(CapacityNotFound, match="KV cache size"):
         parse_capacity(without_report)
-    only_size = "".join(line for line in log.splitlines(keepends=True)
-                        if "Maximum concurrency" not in line)
+    only_size = "".join(
+        line for line in log.splitlines(keepends=True) if "Maximum concurrency" not in line
+    )
     with pytest.raises(CapacityNotFound, match="Maximum concurrency"):
         parse_capacity(only_size)
 
@@ -70,28 +75,48 @@ def gpu_servers() -> list[Server]:
     servers = []
     for device in (T4, A100):
         for switch in (True, False):
-            servers.append(Server(
-                "Qwen/Qwen3-0.6B", device=device, max_model_len=4096,
-                gpu_memory_utilization=0.9, kv_cache_gib=None if switch else 4.0,
-                max_num_seqs=64, enable_prefix_caching=switch, enable_chunked_prefill=switch,
-                max_num_batched_tokens=512, tensor_parallel_size=device.count,
-                enforce_eager=switch, dtype=None if switch else "float16", seed=1))
+            servers.append(
+                Server(
+                    "Qwen/Qwen3-0.6B",
+                    device=device,
+                    max_model_len=4096,
+                    gpu_memory_utilization=0.9,
+                    kv_cache_gib=None if switch else 4.0,
+                    max_num_seqs=64,
+                    enable_prefix_caching=switch,
+                    enable_chunked_prefill=switch,
+                    max_num_batched_tokens=512,
+                    tensor_parallel_size=device.count,
+                    enforce_eager=switch,
+                    dtype=None if switch else "float16",
+                    seed=1,
+                )
+            )
         servers.append(Server("Qwen/Qwen3-0.6B", device=device))
     return servers
 
 
 def test_every_gpu_flag_exists_in_vllm_0_11_2():
     known = set(fixture("vllm-0.11.2", "cli-flags.txt").split())
-    emitted = {word for server in gpu_servers() for word in server.command[3:]
-               if word.startswith("--")}
-    assert {"--enforce-eager", "--no-enable-prefix-caching", "--kv-cache-memory-bytes",
-            "--tensor-parallel-size", "--served-model-name"} <= emitted
+    emitted = {
+        word for server in gpu_servers() for word in server.command[3:] if word.startswith("--")
+    }
+    assert {
+        "--enforce-eager",
+        "--no-enable-prefix-caching",
+        "--kv-cache-memory-bytes",
+        "--tensor-parallel-size",
+        "--served-model-name",
+    } <= emitted
     assert emitted - known == set()
 
 
 def test_a_t4_gets_an_attention_backend_0_11_2_accepts_ahead_of_flashinfer():
-    lines = [line for line in fixture("vllm-0.11.2", "attention-backends.txt").splitlines()
-             if not line.startswith("#")]
+    lines = [
+        line
+        for line in fixture("vllm-0.11.2", "attention-backends.txt").splitlines()
+        if not line.startswith("#")
+    ]
     verdicts = {line.split()[0]: line.split(maxsplit=1)[1] for line in lines}
     order = list(verdicts)
     assert verdicts[PRE_AMPERE_ATTENTION_BACKEND] == "valid"

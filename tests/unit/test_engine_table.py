@@ -48,9 +48,16 @@ def test_the_table_has_a_column_per_engine_and_sits_before_the_check() -> None:
 def test_the_vllm_column_names_the_flags_the_book_emits() -> None:
     _, *body = _table_rows()
     named = {flag for row in body for flag in _FLAG.findall(row[1])}
-    gpu = Server("/models/m", device=T4, max_num_seqs=8, max_num_batched_tokens=512,
-                 gpu_memory_utilization=0.5, max_model_len=1024, enable_prefix_caching=False,
-                 tensor_parallel_size=2)
+    gpu = Server(
+        "/models/m",
+        device=T4,
+        max_num_seqs=8,
+        max_num_batched_tokens=512,
+        gpu_memory_utilization=0.5,
+        max_model_len=1024,
+        enable_prefix_caching=False,
+        tensor_parallel_size=2,
+    )
     cpu = Server("/models/m", device=CPU, kv_cache_gib=1.0)
     emitted = {word for word in gpu.flag_args() + cpu.flag_args() if word.startswith("--")}
     dials = emitted - {"--dtype", "--seed", "--enforce-eager"}

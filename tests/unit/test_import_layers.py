@@ -22,9 +22,11 @@ from servelab.book import CHAPTERS
 
 PACKAGE = REPO_ROOT / "servelab"
 CONTRACTS = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
-[LAYERS] = [tuple(frozenset(part.strip() for part in layer.split(":"))
-                  for layer in contract["layers"])
-            for contract in CONTRACTS["contracts"] if contract["type"] == "layers"]
+[LAYERS] = [
+    tuple(frozenset(part.strip() for part in layer.split(":")) for layer in contract["layers"])
+    for contract in CONTRACTS["contracts"]
+    if contract["type"] == "layers"
+]
 TOP = LAYERS[0] | {"servelab"}
 
 
@@ -40,12 +42,15 @@ def imported_modules(source: str) -> list[tuple[int, str]]:
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.module == "servelab" and not node.level:
-            found += [(node.lineno, f"servelab.{alias.name}" if is_part(alias.name) else "servelab")
-                      for alias in node.names]
+            found += [
+                (node.lineno, f"servelab.{alias.name}" if is_part(alias.name) else "servelab")
+                for alias in node.names
+            ]
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
             found.append((node.lineno, node.module))
-    return [(line, name) for line, name in found
-            if name == "servelab" or name.startswith("servelab.")]
+    return [
+        (line, name) for line, name in found if name == "servelab" or name.startswith("servelab.")
+    ]
 
 
 def modules() -> list[Path]:
@@ -66,19 +71,29 @@ def test_every_part_of_servelab_has_a_layer():
 def package_imports(part: str, source: str, where: str) -> list[str]:
     """The imports in ``source`` (of ``part``) of the package's own ``__init__`` (``from servelab
     import Server``), which only the top layer may make."""
-    return [] if part in TOP else [f"{where}:{line} ({part}) imports servelab"
-                                   for line, module in imported_modules(source)
-                                   if module == "servelab"]
+    return (
+        []
+        if part in TOP
+        else [
+            f"{where}:{line} ({part}) imports servelab"
+            for line, module in imported_modules(source)
+            if module == "servelab"
+        ]
+    )
 
 
 def test_only_the_top_layer_imports_the_package_itself():
     wrong = []
     for path in modules():
-        wrong += package_imports(module_part(path), path.read_text(encoding="utf-8"),
-                                 str(path.relative_to(PACKAGE.parent)))
+        wrong += package_imports(
+            module_part(path),
+            path.read_text(encoding="utf-8"),
+            str(path.relative_to(PACKAGE.parent)),
+        )
     assert wrong == []
     assert package_imports("engines", "from servelab import Server\n", "x") == [
-        "x:1 (engines) imports servelab"]
+        "x:1 (engines) imports servelab"
+    ]
     assert package_imports("lessons", "from servelab import bench, tables\n", "x") == []
 
 
@@ -107,16 +122,17 @@ def test_no_chapters_package_imports_another_chapters():
     wrong = []
     for path in sorted(lessons.rglob("*.py")):
         owner = path.relative_to(lessons).parts[0].removesuffix(".py")
-        wrong += cross_chapter_imports(owner, path.read_text(encoding="utf-8"),
-                                       str(path.relative_to(PACKAGE.parent)))
+        wrong += cross_chapter_imports(
+            owner, path.read_text(encoding="utf-8"), str(path.relative_to(PACKAGE.parent))
+        )
     assert wrong == []
 
 
 def test_an_import_of_another_chapters_package_is_caught():
     source = "from servelab.lessons.paged_attention.words import fit_text\n"
     assert cross_chapter_imports("the_dials", source, "x") == [
-        "x:1 (the_dials) imports servelab.lessons.paged_attention.words"]
+        "x:1 (the_dials) imports servelab.lessons.paged_attention.words"
+    ]
     assert cross_chapter_imports("compare", source, "x") != []  # a shared module, too
     assert cross_chapter_imports("paged_attention", source, "x") == []
-    assert cross_chapter_imports("the_dials", "from servelab.lessons.paging import kv\n",
-                                 "x") == []
+    assert cross_chapter_imports("the_dials", "from servelab.lessons.paging import kv\n", "x") == []

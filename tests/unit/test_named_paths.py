@@ -24,10 +24,27 @@ from pathlib import Path
 REPO = Path(__file__).parents[2]
 # Folders that are not the project's sources: environments, caches and built output, wherever
 # they sit, and the graded output .gitignore names.
-SKIP = {".git", ".venv", "_build", "__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache",
-        ".hypothesis", ".cache", ".ipynb_checkpoints", ".jupyter_cache", "node_modules"}
-OUTPUT = {Path("grading-out"), Path("assignments/release"), Path("assignments/submitted"),
-          Path("assignments/autograded"), Path("assignments/feedback")}
+SKIP = {
+    ".git",
+    ".venv",
+    "_build",
+    "__pycache__",
+    ".pytest_cache",
+    ".ruff_cache",
+    ".mypy_cache",
+    ".hypothesis",
+    ".cache",
+    ".ipynb_checkpoints",
+    ".jupyter_cache",
+    "node_modules",
+}
+OUTPUT = {
+    Path("grading-out"),
+    Path("assignments/release"),
+    Path("assignments/submitted"),
+    Path("assignments/autograded"),
+    Path("assignments/feedback"),
+}
 SUFFIXES = {".py", ".md", ".sh", ".sbatch", ".toml", ".cfg", ".yml", ".yaml"}
 NAMES = {"Makefile"}
 NOTEBOOKS = Path("assignments/source")
@@ -37,9 +54,10 @@ GLOB = re.compile(r"[*?]")  # a glob: it must match some path
 
 # Paths named but not in the tree, each with the reason.
 ALLOWED = {
-    "servelab/lessons/paging/new.py":
-        ("tests/unit/test_layout.py's made-up module, which its check must report as untested:"
-         " it exists in no tree"),
+    "servelab/lessons/paging/new.py": (
+        "tests/unit/test_layout.py's made-up module, which its check must report as untested:"
+        " it exists in no tree"
+    ),
 }
 
 
@@ -59,9 +77,12 @@ def sources(root: Path) -> Iterator[Path]:
         dirs[:] = sorted(d for d in dirs if not _skipped(here / d))
         for name in sorted(files):
             path = here / name
-            if (path.suffix in SUFFIXES or name in NAMES
-                    or (path.suffix == ".ipynb" and path.is_relative_to(NOTEBOOKS))
-                    or (not path.suffix and _shebang(root / path))):
+            if (
+                path.suffix in SUFFIXES
+                or name in NAMES
+                or (path.suffix == ".ipynb" and path.is_relative_to(NOTEBOOKS))
+                or (not path.suffix and _shebang(root / path))
+            ):
                 yield path
 
 
@@ -119,12 +140,17 @@ def test_every_path_a_comment_or_document_names_exists() -> None:
     count, absent = missing(REPO, ALLOWED)
     assert count > 400, f"only {count} paths named: is the tree being read?"
     assert absent == [], "point these at where the files live now (git log --follow):\n" + (
-        "\n".join(absent))
+        "\n".join(absent)
+    )
 
 
 def test_every_allowed_path_is_still_named_and_still_absent() -> None:
-    named_anywhere = {path for source in sources(REPO) for _, text in texts(REPO, source)
-                      for path in named(text, top_folders(REPO))}
+    named_anywhere = {
+        path
+        for source in sources(REPO)
+        for _, text in texts(REPO, source)
+        for path in named(text, top_folders(REPO))
+    }
     stale = [path for path in ALLOWED if path not in named_anywhere or (REPO / path).exists()]
     assert stale == [], f"drop these from ALLOWED: {stale}"
 
@@ -139,7 +165,8 @@ def test_the_check_finds_a_path_that_is_not_there(tmp_path: Path) -> None:
         "Not checked: lib/<id>/x.md, lib/$NAME.sh, lib/{a,b}.py, mylib/gone.py, /tmp/lib/gone.py, "
         "lib/gone, https://example.org/lib/gone.py, lib.gone.py\n"
         "Next to this file: lib/inner.py; allowed: lib/made_up.py.\n"
-        "Globs: lib/kept/*.py matches, lib/*/*.md does not.\n")
+        "Globs: lib/kept/*.py matches, lib/*/*.md does not.\n"
+    )
     (tmp_path / "_build").mkdir()
     (tmp_path / "_build" / "page.md").write_text("lib/built.py\n")
     count, absent = missing(tmp_path, {"lib/made_up.py"})

@@ -29,10 +29,14 @@ MOST_EXEMPT = 20  # issue #66 item 4: an exemption list holds at most 20 entries
 MAX_WORDS = 3  # "35 → 90 ms", "2.4× sooner", "**4 times**" pass; "makes no case for chunking" not
 STRIP = "*`“”\"'()[]{},.;:!?"
 
-FORMATTER = ("an exact-output formatter: its whole output is a figure with its unit, or a "
-             "table's headers, so the exact string is what it is for")
-MESSAGE = ("an error or validation message quoted to the person who must act on it, held "
-           "verbatim: not a chapter's story")
+FORMATTER = (
+    "an exact-output formatter: its whole output is a figure with its unit, or a "
+    "table's headers, so the exact string is what it is for"
+)
+MESSAGE = (
+    "an error or validation message quoted to the person who must act on it, held "
+    "verbatim: not a chapter's story"
+)
 INPUT = "the literal is the test's input (a source text, a cell, an import line), not words made"
 LABEL = "a table's, axis's or placement's label, the whole label as a formatter gives it"
 
@@ -45,11 +49,11 @@ EXEMPT = {
     "servelab/lessons/paged_attention/test_capacity_words.py::"
     "test_the_table_has_one_row_a_plan_and_readable_columns": FORMATTER,
     "servelab/plots/test_comparisons.py::test_chunking_trade_puts_one_point_per_run": LABEL,
-    "servelab/test_results.py::test_a_broken_record_reads_back_as_an_error_with_its_reason":
-        MESSAGE,
+    "servelab/test_results.py::"
+    "test_a_broken_record_reads_back_as_an_error_with_its_reason": MESSAGE,
     "servelab/lessons/test_guess.py::test_numbers_are_read_with_the_unit_after_them": INPUT,
-    "servelab/lessons/test_story.py::test_a_shown_section_keeps_its_findings_for_the_snapshot":
-        INPUT,
+    "servelab/lessons/test_story.py::"
+    "test_a_shown_section_keeps_its_findings_for_the_snapshot": INPUT,
     "test_own_words.py::test_a_copied_run_is_found_and_a_paraphrase_is_not": INPUT,
     "test_own_words.py::test_words_ignore_case_punctuation_numbers_and_code": INPUT,
 }
@@ -67,23 +71,31 @@ def _strings(node: ast.AST) -> Iterator[tuple[int, str]]:
         if isinstance(child, ast.Constant) and isinstance(child.value, str):
             yield child.lineno, child.value
         elif isinstance(child, ast.JoinedStr):
-            yield child.lineno, "".join(
-                part.value if isinstance(part, ast.Constant) else " 0 " for part in child.values)
+            yield (
+                child.lineno,
+                "".join(
+                    part.value if isinstance(part, ast.Constant) else " 0 " for part in child.values
+                ),
+            )
 
 
 def _parametrized(test: ast.FunctionDef) -> dict[str, list[ast.AST]]:
     """The values each ``pytest.mark.parametrize`` argument of ``test`` takes, by name."""
     values: dict[str, list[ast.AST]] = {}
     for decorator in test.decorator_list:
-        if not (isinstance(decorator, ast.Call) and len(decorator.args) >= 2
-                and getattr(decorator.func, "attr", "") == "parametrize"):
+        if not (
+            isinstance(decorator, ast.Call)
+            and len(decorator.args) >= 2
+            and getattr(decorator.func, "attr", "") == "parametrize"
+        ):
             continue
         names_node, cases = decorator.args[0], decorator.args[1]
         if isinstance(names_node, ast.Constant) and isinstance(names_node.value, str):
             names = [name.strip() for name in names_node.value.split(",")]
         elif isinstance(names_node, (ast.Tuple, ast.List)):
-            names = [element.value for element in names_node.elts
-                     if isinstance(element, ast.Constant)]
+            names = [
+                element.value for element in names_node.elts if isinstance(element, ast.Constant)
+            ]
         else:
             continue
         if not isinstance(cases, (ast.List, ast.Tuple)):
@@ -104,9 +116,13 @@ def _looped(test: ast.Assert, by_name: dict[str, list[ast.AST]]) -> dict[str, li
     over (a literal list, or a parametrized argument's values)."""
     looped: dict[str, list[ast.AST]] = {}
     for call in ast.walk(test):
-        if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
-                and call.func.id in ("all", "any") and call.args
-                and isinstance(call.args[0], (ast.GeneratorExp, ast.ListComp, ast.SetComp))):
+        if not (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in ("all", "any")
+            and call.args
+            and isinstance(call.args[0], (ast.GeneratorExp, ast.ListComp, ast.SetComp))
+        ):
             continue
         for loop in call.args[0].generators:
             over = [loop.iter]
@@ -127,8 +143,12 @@ def pins(test: ast.FunctionDef) -> Iterator[tuple[int, str]]:
             continue
         by_name = parametrized | _looped(node, parametrized)
         for compare in ast.walk(node.test):
-            if not (isinstance(compare, ast.Compare) and any(
-                    isinstance(op, (ast.In, ast.NotIn, ast.Eq, ast.NotEq)) for op in compare.ops)):
+            if not (
+                isinstance(compare, ast.Compare)
+                and any(
+                    isinstance(op, (ast.In, ast.NotIn, ast.Eq, ast.NotEq)) for op in compare.ops
+                )
+            ):
                 continue
             for side in (compare.left, *compare.comparators):
                 found = list(_strings(side))
@@ -141,10 +161,13 @@ def pins(test: ast.FunctionDef) -> Iterator[tuple[int, str]]:
 
 def reaches_the_story(tree: ast.Module) -> bool:
     """Whether a test module imports ``servelab.lessons``, where the chapters' words are made."""
-    return any(isinstance(node, ast.ImportFrom) and (node.module or "").startswith(STORY)
-               or isinstance(node, ast.Import)
-               and any(alias.name.startswith(STORY) for alias in node.names)
-               for node in ast.walk(tree))
+    return any(
+        isinstance(node, ast.ImportFrom)
+        and (node.module or "").startswith(STORY)
+        or isinstance(node, ast.Import)
+        and any(alias.name.startswith(STORY) for alias in node.names)
+        for node in ast.walk(tree)
+    )
 
 
 def _tests() -> Iterator[tuple[str, ast.FunctionDef]]:
@@ -160,12 +183,17 @@ def _tests() -> Iterator[tuple[str, ast.FunctionDef]]:
 
 
 def test_no_test_pins_a_sentence_fragment() -> None:
-    found = [f"{key} (line {line}): {text!r}" for key, test in _tests() if key not in EXEMPT
-             for line, text in pins(test)]
+    found = [
+        f"{key} (line {line}): {text!r}"
+        for key, test in _tests()
+        if key not in EXEMPT
+        for line, text in pins(test)
+    ]
     assert not found, (
         f"{len(found)} assert(s) pin more than {MAX_WORDS} words of generated text: assert the "
         "findings' verdict and the figures the text states instead (the story snapshot holds "
-        "the words):\n" + "\n".join(found))
+        "the words):\n" + "\n".join(found)
+    )
 
 
 def test_each_exemption_names_a_test_that_still_pins() -> None:
@@ -176,11 +204,15 @@ def test_each_exemption_names_a_test_that_still_pins() -> None:
 
 
 def test_the_rule_reads_the_tests_that_reach_a_lessons_module() -> None:
-    assert [reaches_the_story(ast.parse(source)) for source in (
-        "from servelab.lessons.the_dials.words import dials_text",
-        "import servelab.lessons.compare as compare",
-        "from servelab.bench import Result",
-        "from servelab import lessons_of_another_name")] == [True, True, False, False]
+    assert [
+        reaches_the_story(ast.parse(source))
+        for source in (
+            "from servelab.lessons.the_dials.words import dials_text",
+            "import servelab.lessons.compare as compare",
+            "from servelab.bench import Result",
+            "from servelab import lessons_of_another_name",
+        )
+    ] == [True, True, False, False]
 
 
 def test_the_rule_counts_words_not_figures() -> None:
@@ -190,7 +222,7 @@ def test_the_rule_counts_words_not_figures() -> None:
 
 
 def test_the_rule_catches_a_pinned_phrase_in_each_form_it_takes() -> None:
-    source = '''
+    source = """
 import pytest
 
 def test_plain(text):
@@ -205,9 +237,16 @@ def test_through_a_parameter(verdict, says, text):
 
 def test_figures_pass(text):
     assert "**35 → 90 ms**" in text and "2.4× sooner" in text
-'''
-    tests = {node.name: node for node in ast.walk(ast.parse(source))
-             if isinstance(node, ast.FunctionDef)}
-    assert [len(list(pins(tests[name]))) for name in
-            ("test_plain", "test_inside_all", "test_through_a_parameter", "test_figures_pass")] \
-        == [1, 1, 1, 0]
+"""
+    tests = {
+        node.name: node for node in ast.walk(ast.parse(source)) if isinstance(node, ast.FunctionDef)
+    }
+    assert [
+        len(list(pins(tests[name])))
+        for name in (
+            "test_plain",
+            "test_inside_all",
+            "test_through_a_parameter",
+            "test_figures_pass",
+        )
+    ] == [1, 1, 1, 0]

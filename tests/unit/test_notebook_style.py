@@ -30,8 +30,11 @@ def _hand_written(chapter: str) -> list[nbformat.NotebookNode]:
     """The chapter's code cells but those the edition generates (their ids start with the
     chapter's own)."""
     notebook = nbformat.read(source_notebook(chapter), as_version=4)
-    return [cell for cell in notebook.cells
-            if cell.cell_type == "code" and not cell.get("id", "").startswith(chapter)]
+    return [
+        cell
+        for cell in notebook.cells
+        if cell.cell_type == "code" and not cell.get("id", "").startswith(chapter)
+    ]
 
 
 def printed_text(call: ast.Call) -> str:
@@ -42,8 +45,11 @@ def printed_text(call: ast.Call) -> str:
         if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
             parts.append(argument.value)
         elif isinstance(argument, ast.JoinedStr):
-            parts += [value.value for value in argument.values
-                      if isinstance(value, ast.Constant) and isinstance(value.value, str)]
+            parts += [
+                value.value
+                for value in argument.values
+                if isinstance(value, ast.Constant) and isinstance(value.value, str)
+            ]
     return " ".join(parts)
 
 
@@ -53,27 +59,39 @@ def is_prose(text: str) -> bool:
 
 def _python(source: str) -> str:
     """A cell's source without IPython's magics."""
-    return "\n".join(line for line in source.splitlines()
-                     if not line.lstrip().startswith(("%", "!")))
+    return "\n".join(
+        line for line in source.splitlines() if not line.lstrip().startswith(("%", "!"))
+    )
 
 
 def _prints(source: str) -> list[str]:
-    return [printed_text(node) for node in ast.walk(ast.parse(_python(source)))
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id == "print"]
+    return [
+        printed_text(node)
+        for node in ast.walk(ast.parse(_python(source)))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "print"
+    ]
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_no_hand_written_cell_is_longer_than_a_step(chapter: str) -> None:
-    long = {cell.id: len(cell.source.splitlines()) for cell in _hand_written(chapter)
-            if len(cell.source.splitlines()) > MOST_LINES}
+    long = {
+        cell.id: len(cell.source.splitlines())
+        for cell in _hand_written(chapter)
+        if len(cell.source.splitlines()) > MOST_LINES
+    }
     assert not long, f"cells over {MOST_LINES} lines: {long}"
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_prints_label_values_and_never_write_prose(chapter: str) -> None:
-    prose = [(cell.id, text) for cell in _hand_written(chapter)
-             for text in _prints(cell.source) if is_prose(text)]
+    prose = [
+        (cell.id, text)
+        for cell in _hand_written(chapter)
+        for text in _prints(cell.source)
+        if is_prose(text)
+    ]
     assert not prose, f"prose printed (write it as words, shown as Markdown): {prose}"
 
 
@@ -86,19 +104,28 @@ def test_every_name_a_cell_imports_from_servelab_exists(chapter: str) -> None:
         for node in ast.walk(ast.parse(_python(cell.source))):
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("servelab"):
                 module = importlib.import_module(node.module or "")
-                missing += [f"{cell.id}: {node.module}.{alias.name}" for alias in node.names
-                            if not hasattr(module, alias.name)
-                            and importlib.util.find_spec(f"{node.module}.{alias.name}") is None]
+                missing += [
+                    f"{cell.id}: {node.module}.{alias.name}"
+                    for alias in node.names
+                    if not hasattr(module, alias.name)
+                    and importlib.util.find_spec(f"{node.module}.{alias.name}") is None
+                ]
     assert not missing, f"imports that no longer resolve: {missing}"
 
 
-@pytest.mark.parametrize(("source", "prose"), [
-    ('print(f"engine reported: {n:,} tokens; blocks for sequences: {b}")', False),
-    ('print(f"peak KV usage {u:.0%} with {r:.0f} sequences running")', False),
-    ('print(f"One token of KV cache: {f}. The sweep server\'s {n} tokens are {g} GiB.")', True),
-    ('print("This device cannot be split between two servers; the side-by-side run is '
-     'skipped for now.")', True),
-])
+@pytest.mark.parametrize(
+    ("source", "prose"),
+    [
+        ('print(f"engine reported: {n:,} tokens; blocks for sequences: {b}")', False),
+        ('print(f"peak KV usage {u:.0%} with {r:.0f} sequences running")', False),
+        ('print(f"One token of KV cache: {f}. The sweep server\'s {n} tokens are {g} GiB.")', True),
+        (
+            'print("This device cannot be split between two servers; the side-by-side run is '
+            'skipped for now.")',
+            True,
+        ),
+    ],
+)
 def test_the_rule_tells_a_label_from_prose(source: str, prose: bool) -> None:
     (text,) = _prints(source)
     assert is_prose(text) is prose

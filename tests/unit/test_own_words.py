@@ -39,7 +39,7 @@ def words(text: str) -> list[str]:
 
 def runs(text: str, length: int = RUN) -> set[str]:
     tokens = words(text)
-    return {" ".join(tokens[i:i + length]) for i in range(len(tokens) - length + 1)}
+    return {" ".join(tokens[i : i + length]) for i in range(len(tokens) - length + 1)}
 
 
 def shared_runs(text: str, source_runs: set[str]) -> list[str]:
@@ -80,29 +80,44 @@ def book_texts() -> dict[str, str]:
 @pytest.fixture(scope="module")
 def lesson_runs() -> set[str]:
     path = lesson_file()
-    assert path.exists(), (f"the lesson document is missing: {path}; set "
-                           f"{settings.LESSON_FILE.name} to its path")
+    assert path.exists(), (
+        f"the lesson document is missing: {path}; set {settings.LESSON_FILE.name} to its path"
+    )
     lesson = json.loads(path.read_text(encoding="utf-8"))
     return set().union(*(runs(text) for text in lesson_texts(lesson)))
 
 
 def test_words_ignore_case_punctuation_numbers_and_code() -> None:
     assert words("A 2,000-token *prompt*, `--max-num-seqs 64` and\n```bash\nvllm serve\n```") == [
-        "a", "token", "prompt", "and"]
+        "a",
+        "token",
+        "prompt",
+        "and",
+    ]
     assert words("See [the lesson](https://example.org/a-b-c) now") == [
-        "see", "the", "lesson", "now"]
+        "see",
+        "the",
+        "lesson",
+        "now",
+    ]
 
 
 def test_a_copied_run_is_found_and_a_paraphrase_is_not() -> None:
     source = runs("Requests finish at different times, so the batch waits for its slowest one.")
     copied = "On a server, requests finish at different times, so the batch stalls."
-    assert shared_runs(copied, source) == ["finish at different times so the batch",
-                                           "requests finish at different times so the"]
+    assert shared_runs(copied, source) == [
+        "finish at different times so the batch",
+        "requests finish at different times so the",
+    ]
     assert shared_runs("Answers end at different moments and slots sit empty.", source) == []
 
 
 def test_the_book_shares_no_seven_word_run_with_the_lesson(lesson_runs: set[str]) -> None:
-    copied = {where: found for where, text in book_texts().items()
-              if (found := shared_runs(text, lesson_runs))}
+    copied = {
+        where: found
+        for where, text in book_texts().items()
+        if (found := shared_runs(text, lesson_runs))
+    }
     assert not copied, "prose repeating the lesson word for word:\n" + "\n".join(
-        f"  {where}: {found}" for where, found in copied.items())
+        f"  {where}: {found}" for where, found in copied.items()
+    )

@@ -29,8 +29,12 @@ def test_the_readmes_repository_map_names_every_module() -> None:
     every module and subpackage the folder holds (``__init__`` and ``__main__`` aside)."""
     readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## How the repository reads", 1)[1].split("\n## ", 1)[0]
-    entries = {match[1]: match[2] for match in re.finditer(
-        r"^- `(\w+)/` — (.*?)(?=^- `|\Z)", section, flags=re.MULTILINE | re.DOTALL)}
+    entries = {
+        match[1]: match[2]
+        for match in re.finditer(
+            r"^- `(\w+)/` — (.*?)(?=^- `|\Z)", section, flags=re.MULTILINE | re.DOTALL
+        )
+    }
     missing = []
     for package in ("servelab", "course", "autograder", "benchmarks", "env"):
         folder = REPO_ROOT / package
@@ -38,7 +42,9 @@ def test_the_readmes_repository_map_names_every_module() -> None:
         names |= {path.name for path in folder.iterdir() if (path / "__init__.py").is_file()}
         names |= {path.name for path in folder.glob("*.sh")}
         text = entries.get(package, "")
-        missing += [f"{package}/{name}" for name in sorted(names)
-                    if not re.search(rf"`{re.escape(name)}(?:/|\.py)?`|`{re.escape(name)}`",
-                                     text)]
+        missing += [
+            f"{package}/{name}"
+            for name in sorted(names)
+            if not re.search(rf"`{re.escape(name)}(?:/|\.py)?`|`{re.escape(name)}`", text)
+        ]
     assert missing == [], f"README's repository map does not name: {missing}"

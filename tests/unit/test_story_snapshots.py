@@ -64,8 +64,11 @@ def test_every_chapter_has_a_recording_that_holds_its_whole_story():
     """Older recordings may predate a section (their snapshot says so in its place); the
     newest words of every section are reviewed on at least one full recording."""
     for chapter, story in STORIES.items():
-        gaps = [story.missing(recorded.load(path, story.kinds()))
-                for path in RECORDED if path.parent.name == chapter]
+        gaps = [
+            story.missing(recorded.load(path, story.kinds()))
+            for path in RECORDED
+            if path.parent.name == chapter
+        ]
         assert {} in gaps, f"{chapter}: every recording lacks something: {gaps}"
 
 
@@ -74,8 +77,9 @@ def _calls(chapter: str) -> list[ast.Call]:
     calls: list[ast.Call] = []
     for cell in nbformat.read(source_notebook(chapter), as_version=4).cells:
         if cell.cell_type == "code":
-            python = "\n".join("" if line.startswith("%") else line
-                               for line in cell.source.splitlines())
+            python = "\n".join(
+                "" if line.startswith("%") else line for line in cell.source.splitlines()
+            )
             found = [node for node in ast.walk(ast.parse(python)) if isinstance(node, ast.Call)]
             calls += sorted(found, key=lambda call: (call.lineno, call.col_offset))
     return calls
@@ -84,9 +88,14 @@ def _calls(chapter: str) -> list[ast.Call]:
 def shown_sections(chapter: str) -> list[str]:
     """The story sections the chapter's notebook shows, in page order: every
     ``STORY.show(name, …)`` and ``STORY.title(name, …)``."""
-    return [ast.literal_eval(call.args[0]) for call in _calls(chapter)
-            if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
-            and call.func.value.id == "STORY" and call.func.attr in ("show", "title")]
+    return [
+        ast.literal_eval(call.args[0])
+        for call in _calls(chapter)
+        if isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.value.id == "STORY"
+        and call.func.attr in ("show", "title")
+    ]
 
 
 @pytest.mark.parametrize("chapter", sorted(STORIES))
@@ -104,8 +113,14 @@ def test_the_story_from_recorded_findings_matches_its_snapshot(findings: Path, r
         snapshot.write_text(story)
     assert snapshot.is_file(), f"no snapshot yet: run with --update-snapshots and review {snapshot}"
     expected = snapshot.read_text()
-    diff = "".join(difflib.unified_diff(expected.splitlines(True), story.splitlines(True),
-                                        f"{snapshot.name} (reviewed)", "rendered now"))
+    diff = "".join(
+        difflib.unified_diff(
+            expected.splitlines(True),
+            story.splitlines(True),
+            f"{snapshot.name} (reviewed)",
+            "rendered now",
+        )
+    )
     assert story == expected, f"the story changed; review, then --update-snapshots:\n{diff}"
 
 
@@ -114,8 +129,11 @@ def test_the_story_from_recorded_findings_matches_its_snapshot(findings: Path, r
 EVERY_UNIT = "5x, 50%, 100 tokens, 300 ms, 1,000 tok/s, 2 req/s, about 10"
 
 
-@pytest.mark.parametrize("findings", [path for path in RECORDED if "avx512-bf16" in path.stem],
-                         ids=lambda path: path.parent.name)
+@pytest.mark.parametrize(
+    "findings",
+    [path for path in RECORDED if "avx512-bf16" in path.stem],
+    ids=lambda path: path.parent.name,
+)
 def test_a_prediction_with_numbers_is_scored_on_every_page(findings: Path):
     assert "Against your numbers:" in render(findings, prediction=EVERY_UNIT)
     assert "Against your numbers:" not in render(findings, prediction="much faster")

@@ -12,16 +12,27 @@ from pathlib import Path
 
 TESTS = Path(__file__).parents[1]
 TIERS = {"engine", "tooling"}
-FORBIDDEN = {"subprocess", "multiprocessing", "vllm", "nbgrader", "nbclient", "jupyter_client",
-             "venv"}
+FORBIDDEN = {
+    "subprocess",
+    "multiprocessing",
+    "vllm",
+    "nbgrader",
+    "nbclient",
+    "jupyter_client",
+    "venv",
+}
 BROWSER = "chromium"
 
 
 def _marks(expression: ast.expr) -> set[str]:
     """The X of every ``pytest.mark.X`` in ``expression`` (a decorator or ``pytestmark``)."""
-    return {node.attr for node in ast.walk(expression)
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Attribute)
-            and node.value.attr == "mark"}
+    return {
+        node.attr
+        for node in ast.walk(expression)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "mark"
+    }
 
 
 def _imports(node: ast.AST) -> dict[str, str]:
@@ -44,8 +55,11 @@ def _uses(node: ast.AST, forbidden: set[str]) -> set[str]:
     for found in ast.walk(node):
         if isinstance(found, ast.Name) and found.id in forbidden:
             used.add(found.id)
-        elif isinstance(found, ast.Constant) and isinstance(found.value, str) and (
-                found.value.split(" ")[0].rsplit("/", 1)[-1] == BROWSER):
+        elif (
+            isinstance(found, ast.Constant)
+            and isinstance(found.value, str)
+            and (found.value.split(" ")[0].rsplit("/", 1)[-1] == BROWSER)
+        ):
             used.add(BROWSER)
     return used
 
@@ -74,8 +88,9 @@ def unmarked_reaching(source: str) -> dict[str, set[str]]:
     tree = ast.parse(source)
     nodes, module_marks = _bound(tree)
     # a name the module binds again is the module's own
-    forbidden = {name for name, module in _imports(tree).items()
-                 if module in FORBIDDEN} - set(nodes)
+    forbidden = {name for name, module in _imports(tree).items() if module in FORBIDDEN} - set(
+        nodes
+    )
 
     def reached(name: str, seen: set[str]) -> set[str]:
         seen.add(name)
@@ -90,8 +105,9 @@ def unmarked_reaching(source: str) -> dict[str, set[str]]:
 
     offenders = {}
     for name, node in nodes.items():
-        if not (name.startswith("test_") and isinstance(node, ast.FunctionDef
-                                                        | ast.AsyncFunctionDef)):
+        if not (
+            name.startswith("test_") and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        ):
             continue
         marks = module_marks.union(*(_marks(d) for d in node.decorator_list))
         if not marks & TIERS and (found := reached(name, set())):
@@ -102,15 +118,19 @@ def unmarked_reaching(source: str) -> dict[str, set[str]]:
 def test_every_unit_test_stays_a_unit_test() -> None:
     # Every file of tests/unit, and those still directly in tests/ (the layout test says which).
     unit = [*sorted((TESTS / "unit").rglob("test_*.py")), *sorted(TESTS.glob("test_*.py"))]
-    offenders = [f"{path.relative_to(TESTS)}::{test} reaches {', '.join(sorted(found))}"
-                 for path in unit if path != Path(__file__)
-                 for test, found in unmarked_reaching(path.read_text(encoding="utf-8")).items()]
-    assert offenders == [], ("mark these tests tooling or engine (pyproject.toml's markers): "
-                             f"{offenders}")
+    offenders = [
+        f"{path.relative_to(TESTS)}::{test} reaches {', '.join(sorted(found))}"
+        for path in unit
+        if path != Path(__file__)
+        for test, found in unmarked_reaching(path.read_text(encoding="utf-8")).items()
+    ]
+    assert offenders == [], (
+        f"mark these tests tooling or engine (pyproject.toml's markers): {offenders}"
+    )
 
 
 def test_the_guard_follows_helpers_and_fixtures_and_honours_marks() -> None:
-    source = '''
+    source = """
 import subprocess
 import pytest
 from nbgrader.preprocessors import ClearSolutions
@@ -145,11 +165,14 @@ def test_pure():
 @pytest.mark.tooling
 def test_marked():
     run("x")
-'''
+"""
     assert unmarked_reaching(source) == {
-        "test_direct": {"subprocess"}, "test_through_a_helper": {"subprocess"},
-        "test_through_a_fixture": {"ClearSolutions"}, "test_a_browser": {"chromium"},
-        "test_vllm_inside": {"vllm"}}
+        "test_direct": {"subprocess"},
+        "test_through_a_helper": {"subprocess"},
+        "test_through_a_fixture": {"ClearSolutions"},
+        "test_a_browser": {"chromium"},
+        "test_vllm_inside": {"vllm"},
+    }
     marked = "import pytest\npytestmark = [pytest.mark.engine]\n" + source
     assert unmarked_reaching(marked) == {}
 

@@ -62,8 +62,9 @@ class BatchGain:
 
 
 # The lesson's figures for one GPU; one stream alone is both the total and what its user sees.
-LESSON_GPU = BatchGain(users=32, single_total=100.0, top_total=2000.0, single_each=100.0,
-                       top_each=60.0)
+LESSON_GPU = BatchGain(
+    users=32, single_total=100.0, top_total=2000.0, single_each=100.0, top_each=60.0
+)
 
 
 # -- this run's -------------------------------------------------------------------------------
@@ -72,7 +73,6 @@ def top_users(levels: Iterable[int]) -> int:
     measured them, else its highest level."""
     measured = sorted(int(level) for level in levels)
     return LESSON_GPU.users if LESSON_GPU.users in measured else measured[-1]
-
 
 
 STEADY_BASIS = "while every user was decoding"
@@ -101,18 +101,25 @@ class BatchFindings(BatchGain):
         else against its highest level."""
         levels = sweep.set_index("concurrency").sort_index()
         if 1 not in levels.index or len(levels) < 2:
-            raise ValueError("the batching findings need one stream alone (concurrency 1) and "
-                             f"at least one level above it; the sweep has {list(levels.index)}")
+            raise ValueError(
+                "the batching findings need one stream alone (concurrency 1) and "
+                f"at least one level above it; the sweep has {list(levels.index)}"
+            )
         users = top_users(levels.index)
         ends = levels.loc[[1, users]]
         steady = STEADY_OUTPUT_TOK_S in ends and not ends[STEADY_OUTPUT_TOK_S].isna().any()
         key = STEADY_OUTPUT_TOK_S if steady else OUTPUT_TOK_S
         single_spread, top_spread = (Spread.in_row(row, key) for _, row in ends.iterrows())
-        return cls(users=int(users), single_total=single_spread.median,
-                   top_total=top_spread.median, single_each=single_spread.median,
-                   top_each=top_spread.median / users,
-                   basis=STEADY_BASIS if steady else WHOLE_BASIS,
-                   single_spread=single_spread, top_spread=top_spread)
+        return cls(
+            users=int(users),
+            single_total=single_spread.median,
+            top_total=top_spread.median,
+            single_each=single_spread.median,
+            top_each=top_spread.median / users,
+            basis=STEADY_BASIS if steady else WHOLE_BASIS,
+            single_spread=single_spread,
+            top_spread=top_spread,
+        )
 
     @property
     def ranges(self) -> tuple[Spread, Spread] | None:
@@ -160,8 +167,10 @@ class BatchFindings(BatchGain):
         still cover is untold."""
         if not self.gain >= SHOWN_GAIN:  # a NaN gain shows nothing either
             return Shown.NONE
-        if (self.ranges is not None
-                and compare(self.ranges[1], self.ranges[0]) is not Compared.HIGHER):
+        if (
+            self.ranges is not None
+            and compare(self.ranges[1], self.ranges[0]) is not Compared.HIGHER
+        ):
             return Shown.UNTOLD
         if self.gain_per_stream >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream:
             return Shown.STRONG
@@ -172,8 +181,11 @@ class BatchFindings(BatchGain):
         """Shown in part by the medians, yet the most gain the sweeps' ranges allow
         (``gain_bounds``) reaches the lesson's strength: the run cannot say it fell short."""
         bounds = self.gain_bounds
-        return (self.verdict is Shown.WEAK and bounds is not None
-                and bounds[1] / self.users >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream)
+        return (
+            self.verdict is Shown.WEAK
+            and bounds is not None
+            and bounds[1] / self.users >= LESSON_STRENGTH * LESSON_GPU.gain_per_stream
+        )
 
     @property
     def within_noise(self) -> bool:
@@ -191,8 +203,9 @@ class BatchFindings(BatchGain):
         return self.users / self.gain if self.gain > 0 else math.inf
 
 
-def two_level_sweep(one: Mapping[str, float], many: Mapping[str, float],
-                    users: int) -> pd.DataFrame:
+def two_level_sweep(
+    one: Mapping[str, float], many: Mapping[str, float], users: int
+) -> pd.DataFrame:
     """One user's and ``users`` users' ``summary()`` rows as the sweep ``from_sweep`` reads."""
     return pd.DataFrame([{"concurrency": 1, **one}, {"concurrency": users, **many}])
 
@@ -212,8 +225,13 @@ class CeilingFindings:
     def of(cls, limit: Ceiling) -> CeilingFindings:
         if limit.measured_tok_s is None or limit.fraction is None:
             raise ValueError("the ceiling's findings need the single stream's measured speed")
-        return cls(limit.bandwidth_gb_s, limit.weight_bytes / 1e6, limit.ceiling_tok_s,
-                   limit.measured_tok_s, limit.fraction)
+        return cls(
+            limit.bandwidth_gb_s,
+            limit.weight_bytes / 1e6,
+            limit.ceiling_tok_s,
+            limit.measured_tok_s,
+            limit.fraction,
+        )
 
     @property
     def near(self) -> bool:
@@ -240,14 +258,23 @@ class Intensity:
     fit_splits: bool = True
 
     @classmethod
-    def of(cls, flops_per_s: float, bandwidth_gb_s: float, weight_bytes: float,
-           parameters: float, fit: StepFit) -> Intensity:
-        return cls(flops_per_s=flops_per_s, bandwidth_gb_s=bandwidth_gb_s,
-                   bytes_per_weight=weight_bytes / parameters,
-                   weight_read_ms=1000.0 * weight_bytes / (bandwidth_gb_s * 1e9),
-                   per_sequence_ms=fit.per_sequence_ms,
-                   per_sequence_ms_predicted=1000.0 * 2.0 * parameters / flops_per_s,
-                   fit_splits=fit.splits)
+    def of(
+        cls,
+        flops_per_s: float,
+        bandwidth_gb_s: float,
+        weight_bytes: float,
+        parameters: float,
+        fit: StepFit,
+    ) -> Intensity:
+        return cls(
+            flops_per_s=flops_per_s,
+            bandwidth_gb_s=bandwidth_gb_s,
+            bytes_per_weight=weight_bytes / parameters,
+            weight_read_ms=1000.0 * weight_bytes / (bandwidth_gb_s * 1e9),
+            per_sequence_ms=fit.per_sequence_ms,
+            per_sequence_ms_predicted=1000.0 * 2.0 * parameters / flops_per_s,
+            fit_splits=fit.splits,
+        )
 
     @property
     def gflops_per_s(self) -> float:

@@ -36,15 +36,25 @@ class RequestTiming:
         per_token = tpot(record)
         if not record.ok or per_token is None:
             raise ValueError("the primer needs a finished request of two tokens or more")
-        return cls(ttft_s=record.ttft, e2e_s=record.e2e, gaps_s=tuple(record.itls()),
-                   tpot_s=per_token, tokens=int(record.output_tokens or 0))
+        return cls(
+            ttft_s=record.ttft,
+            e2e_s=record.e2e,
+            gaps_s=tuple(record.itls()),
+            tpot_s=per_token,
+            tokens=int(record.output_tokens or 0),
+        )
 
     def arrivals(self, shown: int) -> pd.DataFrame:
         """The first ``shown`` tokens: when each came (ms after sending) and the gap before it."""
         times = np.cumsum([self.ttft_s, *self.gaps_s])[:shown] * 1000.0
         gaps = [math.nan, *self.gaps_s][:shown]
-        return pd.DataFrame({"token": range(1, len(times) + 1), "arrived after (ms)": times,
-                             "gap before it (ms)": np.asarray(gaps) * 1000.0}).set_index("token")
+        return pd.DataFrame(
+            {
+                "token": range(1, len(times) + 1),
+                "arrived after (ms)": times,
+                "gap before it (ms)": np.asarray(gaps) * 1000.0,
+            }
+        ).set_index("token")
 
     @property
     def tokens_after_first(self) -> int:

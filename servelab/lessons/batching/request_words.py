@@ -21,15 +21,20 @@ def timing_text(timing: RequestTiming) -> str:
         f"{after} tokens after it, ({timing.e2e_ms:,.0f} − {timing.ttft_ms:,.0f}) ms "
         f"÷ {after} = {timing.tpot_ms:,.1f} ms. It averages a long gap away, which the ITL "
         "keeps.\n"
-        f"- **E2E**, end to end: {timing.e2e_ms:,.0f} ms, from sending to the last token.")
+        f"- **E2E**, end to end: {timing.e2e_ms:,.0f} ms, from sending to the last token."
+    )
 
 
 def percentile_text(reach: PercentileReach) -> str:
     """What the p-th percentile of ``reach.n`` requests is made of."""
-    text = (f"A p{reach.percentile:g} over {reach.n} requests is read off their sorted values. "
-            f"Like `vllm bench serve`, numpy puts it {reach.share:.0%} of the way from value "
-            f"{reach.lower} to value {reach.upper} of the {reach.n}")
+    text = (
+        f"A p{reach.percentile:g} over {reach.n} requests is read off their sorted values. "
+        f"Like `vllm bench serve`, numpy puts it {reach.share:.0%} of the way from value "
+        f"{reach.lower} to value {reach.upper} of the {reach.n}"
+    )
     if reach.at_the_top:
-        return text + (", the two largest. Over so few requests it says little more than the "
-                       "slowest one did, and one slow request moves it.")
+        return text + (
+            ", the two largest. Over so few requests it says little more than the "
+            "slowest one did, and one slow request moves it."
+        )
     return text + f", with {reach.above} of them above it."

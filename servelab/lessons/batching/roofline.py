@@ -40,17 +40,30 @@ class PublishedDevice:
     source: str
 
 
-T4 = PublishedDevice("Tesla T4", 320.0, 65e12, "float16",
-                     "NVIDIA T4 datasheet: 320 GB/s GDDR6, 65 TFLOPS FP16 mixed precision "
-                     "(Tensor Cores)")
-A100 = PublishedDevice("A100 80GB SXM", 2039.0, 312e12, "bfloat16",
-                       "NVIDIA A100 datasheet: 2,039 GB/s HBM2e, 312 TFLOPS BF16 Tensor Core "
-                       "(dense)")
+T4 = PublishedDevice(
+    "Tesla T4",
+    320.0,
+    65e12,
+    "float16",
+    "NVIDIA T4 datasheet: 320 GB/s GDDR6, 65 TFLOPS FP16 mixed precision (Tensor Cores)",
+)
+A100 = PublishedDevice(
+    "A100 80GB SXM",
+    2039.0,
+    312e12,
+    "bfloat16",
+    "NVIDIA A100 datasheet: 2,039 GB/s HBM2e, 312 TFLOPS BF16 Tensor Core (dense)",
+)
 # The lesson serves Qwen3-8B and names no GPU; its KV factors and size as the model's files
 # give them.
-QWEN3_8B = PublishedModel("Qwen3-8B", layers=36, kv_heads=8, head_dim=128, parameters=8.2e9,
-                          source="Qwen/Qwen3-8B config.json (head_dim 128); 8.2B parameters on "
-                                 "its model card")
+QWEN3_8B = PublishedModel(
+    "Qwen3-8B",
+    layers=36,
+    kv_heads=8,
+    head_dim=128,
+    parameters=8.2e9,
+    source="Qwen/Qwen3-8B config.json (head_dim 128); 8.2B parameters on its model card",
+)
 
 
 @dataclass(frozen=True)
@@ -65,21 +78,30 @@ class Roofline:
     source: str
 
     @classmethod
-    def of(cls, device: str, model: str, inputs: StepInputs, users: int,
-           source: str) -> Roofline:
-        return cls(device, model, inputs.weight_read_ms,
-                   inputs.arithmetic_ms + inputs.kv_read_ms, users, source)
+    def of(cls, device: str, model: str, inputs: StepInputs, users: int, source: str) -> Roofline:
+        return cls(
+            device,
+            model,
+            inputs.weight_read_ms,
+            inputs.arithmetic_ms + inputs.kv_read_ms,
+            users,
+            source,
+        )
 
     @classmethod
-    def published(cls, device: PublishedDevice, model: PublishedModel, context_tokens: float,
-                  users: int) -> Roofline:
+    def published(
+        cls, device: PublishedDevice, model: PublishedModel, context_tokens: float, users: int
+    ) -> Roofline:
         """From published figures alone: the model's weights and KV cache in the device's
         dtype."""
-        inputs = StepInputs(weight_bytes=model.parameters * DTYPE_BYTES[device.dtype],
-                            parameters=model.parameters, bandwidth_gb_s=device.bandwidth_gb_s,
-                            flops_per_s=device.flops_per_s,
-                            kv_bytes_per_token=model.shape(device.dtype).bytes_per_token,
-                            context_tokens=context_tokens)
+        inputs = StepInputs(
+            weight_bytes=model.parameters * DTYPE_BYTES[device.dtype],
+            parameters=model.parameters,
+            bandwidth_gb_s=device.bandwidth_gb_s,
+            flops_per_s=device.flops_per_s,
+            kv_bytes_per_token=model.shape(device.dtype).bytes_per_token,
+            context_tokens=context_tokens,
+        )
         return cls.of(device.name, model.name, inputs, users, device.source)
 
     @property
@@ -105,8 +127,9 @@ class Roofline:
     def with_engine(self, step_share: float, sequence_share: float) -> StepFit:
         """The step with the engine's work added: ``step_share`` of the weight read to the
         shared part, ``sequence_share`` of each sequence's part to that part."""
-        return StepFit(self.weight_read_ms * (1 + step_share),
-                       self.per_sequence_ms * (1 + sequence_share), 1.0)
+        return StepFit(
+            self.weight_read_ms * (1 + step_share), self.per_sequence_ms * (1 + sequence_share), 1.0
+        )
 
     @property
     def gain(self) -> float:
@@ -182,8 +205,10 @@ class EngineWindow:
 
     def carried_gain(self, row: Roofline) -> float:
         """``row``'s gain at its users if its engine added this device's measured shares."""
-        return gain_at(row.with_engine(self.cost.step_overhead_share,
-                                       self.cost.sequence_overhead_share), row.users)
+        return gain_at(
+            row.with_engine(self.cost.step_overhead_share, self.cost.sequence_overhead_share),
+            row.users,
+        )
 
 
 def decode_context(input_tokens: float, answer_tokens: float) -> float:

@@ -62,9 +62,13 @@ class Regime(StrEnum):
     SEQUENCE_OVERHEAD = "bound by per-sequence overhead"
 
 
-REGIME_OF = {StepPart.WEIGHT_READ: Regime.BANDWIDTH, StepPart.STEP_OVERHEAD: Regime.FIXED_COST,
-             StepPart.ARITHMETIC: Regime.COMPUTE, StepPart.KV_READ: Regime.KV_READS,
-             StepPart.SEQUENCE_OVERHEAD: Regime.SEQUENCE_OVERHEAD}
+REGIME_OF = {
+    StepPart.WEIGHT_READ: Regime.BANDWIDTH,
+    StepPart.STEP_OVERHEAD: Regime.FIXED_COST,
+    StepPart.ARITHMETIC: Regime.COMPUTE,
+    StepPart.KV_READ: Regime.KV_READS,
+    StepPart.SEQUENCE_OVERHEAD: Regime.SEQUENCE_OVERHEAD,
+}
 
 
 @dataclass(frozen=True)
@@ -81,14 +85,18 @@ class StepInputs:
     context_tokens: float
 
     @classmethod
-    def of_server(cls, server: ModelServer, limits: DeviceLimits,
-                  context_tokens: float) -> StepInputs:
+    def of_server(
+        cls, server: ModelServer, limits: DeviceLimits, context_tokens: float
+    ) -> StepInputs:
         """``server``'s model on the device ``limits`` measured (in the dtype it computes in)."""
-        return cls(weight_bytes=ceiling(server, bandwidth_gb_s=limits.bandwidth_gb_s).weight_bytes,
-                   parameters=parameter_count(server.model_path),
-                   bandwidth_gb_s=limits.bandwidth_gb_s, flops_per_s=limits.flops,
-                   kv_bytes_per_token=kv_shape(server.model_path, limits.dtype).bytes_per_token,
-                   context_tokens=context_tokens)
+        return cls(
+            weight_bytes=ceiling(server, bandwidth_gb_s=limits.bandwidth_gb_s).weight_bytes,
+            parameters=parameter_count(server.model_path),
+            bandwidth_gb_s=limits.bandwidth_gb_s,
+            flops_per_s=limits.flops,
+            kv_bytes_per_token=kv_shape(server.model_path, limits.dtype).bytes_per_token,
+            context_tokens=context_tokens,
+        )
 
     @property
     def weight_read_ms(self) -> float:
@@ -153,11 +161,13 @@ class StepCost:
 
     def parts(self, batch: float) -> dict[StepPart, float]:
         """Milliseconds of each part in a step of ``batch`` sequences."""
-        return {StepPart.WEIGHT_READ: self.weight_read_ms,
-                StepPart.STEP_OVERHEAD: self.step_overhead_ms,
-                StepPart.ARITHMETIC: batch * self.arithmetic_ms,
-                StepPart.KV_READ: batch * self.kv_read_ms,
-                StepPart.SEQUENCE_OVERHEAD: batch * self.sequence_overhead_ms}
+        return {
+            StepPart.WEIGHT_READ: self.weight_read_ms,
+            StepPart.STEP_OVERHEAD: self.step_overhead_ms,
+            StepPart.ARITHMETIC: batch * self.arithmetic_ms,
+            StepPart.KV_READ: batch * self.kv_read_ms,
+            StepPart.SEQUENCE_OVERHEAD: batch * self.sequence_overhead_ms,
+        }
 
     @property
     def dominant(self) -> StepPart:
@@ -262,8 +272,10 @@ class LessonStep:
 
 def steady_totals(runs: Mapping[int, Sequence[Result]]) -> dict[int, list[float]]:
     """Each level's steady total (tok/s) in every pass of a sweep (``bench.sweep_runs``)."""
-    return {level: [float(run.summary()[STEADY_OUTPUT_TOK_S]) for run in results]
-            for level, results in runs.items()}
+    return {
+        level: [float(run.summary()[STEADY_OUTPUT_TOK_S]) for run in results]
+        for level, results in runs.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -302,8 +314,7 @@ class GainCheck:
         """The predicted and measured ranges overlap; with one pass, the two are within
         ``GAIN_AGREE_SHARE`` of each other."""
         if min(self.predicted.n, self.measured.n) > 1:
-            return compare(self.predicted, self.measured) not in (Compared.HIGHER,
-                                                                  Compared.LOWER)
+            return compare(self.predicted, self.measured) not in (Compared.HIGHER, Compared.LOWER)
         return abs(self.predicted.median / self.measured.median - 1) <= GAIN_AGREE_SHARE
 
 

@@ -26,16 +26,18 @@ from servelab.lessons.fold import fold
 def roofline_table(rooflines: list[Roofline]) -> pd.DataFrame:
     """One row per device: the step's least parts, *r*, and the gain and share kept, as
     windows."""
-    return pd.DataFrame({
-        "device": [row.device for row in rooflines],
-        "model": [row.model for row in rooflines],
-        "weight read (ms)": [f"{row.weight_read_ms:.2f}" for row in rooflines],
-        "each sequence (ms)": [f"{row.per_sequence_ms:.3f}" for row in rooflines],
-        "r = b ÷ a": [f"{row.ratio:.3f}" for row in rooflines],
-        "gain": [f"{row.gain_low:.1f}–{row.gain_high:.1f}×" for row in rooflines],
-        "each user keeps": [f"{row.kept_low:.0%}–{row.kept_high:.0%}" for row in rooflines],
-        "figures from": [row.source for row in rooflines],
-    })
+    return pd.DataFrame(
+        {
+            "device": [row.device for row in rooflines],
+            "model": [row.model for row in rooflines],
+            "weight read (ms)": [f"{row.weight_read_ms:.2f}" for row in rooflines],
+            "each sequence (ms)": [f"{row.per_sequence_ms:.3f}" for row in rooflines],
+            "r = b ÷ a": [f"{row.ratio:.3f}" for row in rooflines],
+            "gain": [f"{row.gain_low:.1f}–{row.gain_high:.1f}×" for row in rooflines],
+            "each user keeps": [f"{row.kept_low:.0%}–{row.kept_high:.0%}" for row in rooflines],
+            "figures from": [row.source for row in rooflines],
+        }
+    )
 
 
 def _lesson_against(row: Roofline) -> str:
@@ -44,24 +46,28 @@ def _lesson_against(row: Roofline) -> str:
     place = row.placed(gain)
     if place is Placed.INSIDE:
         return f"The lesson's own {gain:.0f}× falls inside that row's window."
-    return (f"The lesson's own {gain:.0f}× falls {place} that row's window: its figures imply "
-            f"more work {'per sequence' if place is Placed.BELOW else 'per step'} than the "
-            "window allows.")
+    return (
+        f"The lesson's own {gain:.0f}× falls {place} that row's window: its figures imply "
+        f"more work {'per sequence' if place is Placed.BELOW else 'per step'} than the "
+        "window allows."
+    )
 
 
 def prediction_window_text(here: Roofline, lesson_row: Roofline) -> str:
     """What the table predicts for this machine, in words, before the sweep measures it, and
     the lesson's measured gain against the row that stands for its GPU."""
-    return (f"On its bandwidth and FLOP/s alone, {here.users} sequences on this machine should "
-            f"give **{here.gain_low:.1f}–{here.gain_high:.1f}×** one stream's total, each user "
-            f"keeping {here.kept_low:.0%}–{here.kept_high:.0%} (with "
-            f"no engine work at all, {here.gain:.1f}×). The window assumes the engine adds at "
-            f"most {OVERHEAD_UP_TO:.0%} again to the shared part or to each sequence's part. "
-            f"The lesson names no GPU: its {LESSON_GPU.single_total:.0f} tok/s for one stream of "
-            f"Qwen3-8B would take {lesson_bandwidth_tb_s():.1f} TB/s if a step were "
-            f"only its weight read, a card of the A100's class, so that row stands for it. "
-            f"{_lesson_against(lesson_row)} Every row is a prediction; the step-time fit after "
-            "the sweep says where this machine fell and why.")
+    return (
+        f"On its bandwidth and FLOP/s alone, {here.users} sequences on this machine should "
+        f"give **{here.gain_low:.1f}–{here.gain_high:.1f}×** one stream's total, each user "
+        f"keeping {here.kept_low:.0%}–{here.kept_high:.0%} (with "
+        f"no engine work at all, {here.gain:.1f}×). The window assumes the engine adds at "
+        f"most {OVERHEAD_UP_TO:.0%} again to the shared part or to each sequence's part. "
+        f"The lesson names no GPU: its {LESSON_GPU.single_total:.0f} tok/s for one stream of "
+        f"Qwen3-8B would take {lesson_bandwidth_tb_s():.1f} TB/s if a step were "
+        f"only its weight read, a card of the A100's class, so that row stands for it. "
+        f"{_lesson_against(lesson_row)} Every row is a prediction; the step-time fit after "
+        "the sweep says where this machine fell and why."
+    )
 
 
 def _engine_share_words(check: EngineWindow) -> str:
@@ -69,22 +75,36 @@ def _engine_share_words(check: EngineWindow) -> str:
     measured it; where the fit could not split a step, that it cannot say."""
     cost, most = check.cost, f"+{OVERHEAD_UP_TO:.0%}"
     if not check.measured:
-        return (" The step-time fit above could not split a step, so this run cannot say how much "
-                "the engine added against the window's assumption.")
-    said = (f" As measured here, the engine's fixed work per step is {cost.step_overhead_ms:.1f} "
-            f"ms, **+{cost.step_overhead_share:.0%}** of the weight read. Its work per sequence "
-            f"is {cost.sequence_overhead_ms:.2f} ms, **+{cost.sequence_overhead_share:.0%}** of "
-            "the arithmetic and KV reads.")
+        return (
+            " The step-time fit above could not split a step, so this run cannot say how much "
+            "the engine added against the window's assumption."
+        )
+    said = (
+        f" As measured here, the engine's fixed work per step is {cost.step_overhead_ms:.1f} "
+        f"ms, **+{cost.step_overhead_share:.0%}** of the weight read. Its work per sequence "
+        f"is {cost.sequence_overhead_ms:.2f} ms, **+{cost.sequence_overhead_share:.0%}** of "
+        "the arithmetic and KV reads."
+    )
     if not check.beyond:
-        return said + (f" Both stay within the window's assumption of at most {most} on either "
-                       "part.")
-    broke = ("to both parts" if check.step_beyond and check.sequence_beyond else
-             "to the shared part" if check.step_beyond else "to each sequence's part")
-    said += (f" The window assumed at most {most} on either part: **the engine added more than "
-             f"that {broke}**.")
+        return said + (
+            f" Both stay within the window's assumption of at most {most} on either part."
+        )
+    broke = (
+        "to both parts"
+        if check.step_beyond and check.sequence_beyond
+        else "to the shared part"
+        if check.step_beyond
+        else "to each sequence's part"
+    )
+    said += (
+        f" The window assumed at most {most} on either part: **the engine added more than "
+        f"that {broke}**."
+    )
     if check.place is Placed.INSIDE:
-        said += (" Work on the shared part raises the gain and work on each sequence lowers it, "
-                 "so the gain fell inside only because both parts grew.")
+        said += (
+            " Work on the shared part raises the gain and work on each sequence lowers it, "
+            "so the gain fell inside only because both parts grew."
+        )
     return said
 
 
@@ -95,21 +115,29 @@ def window_check_text(window: EngineWindow) -> str:
     span = f"{here.gain_low:.1f}–{here.gain_high:.1f}×"
     place = window.place
     if place is None and bounds is not None:
-        where = (f"The sweep measured **{gain:.1f}×** at the medians, {here.placed(gain)} the "
-                 f"window of {span} predicted from the bandwidth and FLOP/s alone. But pairing "
-                 f"the slowest and quickest sweeps allows anything from {bounds[0]:.1f}× to "
-                 f"{bounds[1]:.1f}×, so this run cannot place the gain against the window.")
+        where = (
+            f"The sweep measured **{gain:.1f}×** at the medians, {here.placed(gain)} the "
+            f"window of {span} predicted from the bandwidth and FLOP/s alone. But pairing "
+            f"the slowest and quickest sweeps allows anything from {bounds[0]:.1f}× to "
+            f"{bounds[1]:.1f}×, so this run cannot place the gain against the window."
+        )
     elif place is Placed.INSIDE:
-        where = (f"The sweep measured **{gain:.1f}×**, inside the window of {span} predicted "
-                 "from the bandwidth and FLOP/s alone.")
+        where = (
+            f"The sweep measured **{gain:.1f}×**, inside the window of {span} predicted "
+            "from the bandwidth and FLOP/s alone."
+        )
     elif place is Placed.BELOW:
-        where = (f"The sweep measured **{gain:.1f}×**, below the window's {here.gain_low:.1f}×: "
-                 "each sequence cost this engine more against its arithmetic and KV reads than "
-                 "the window allowed.")
+        where = (
+            f"The sweep measured **{gain:.1f}×**, below the window's {here.gain_low:.1f}×: "
+            "each sequence cost this engine more against its arithmetic and KV reads than "
+            "the window allowed."
+        )
     else:
-        where = (f"The sweep measured **{gain:.1f}×**, above the window's {here.gain_high:.1f}×: "
-                 "the step's shared part held more of the engine's own work than the window "
-                 "allowed, and every sequence shares it.")
+        where = (
+            f"The sweep measured **{gain:.1f}×**, above the window's {here.gain_high:.1f}×: "
+            "the step's shared part held more of the engine's own work than the window "
+            "allowed, and every sequence shares it."
+        )
     return where + _engine_share_words(window)
 
 
@@ -118,19 +146,25 @@ def engine_rows_text(window: EngineWindow) -> str:
     assumption, beside their datasheet windows; where none was measured, that they keep only
     the datasheet's."""
     if not window.measured:
-        return ("This run measured no engine share to carry to the T4 and A100 rows. They keep "
-                "only their datasheet windows, which assume the engine adds at most "
-                f"+{OVERHEAD_UP_TO:.0%}.")
+        return (
+            "This run measured no engine share to carry to the T4 and A100 rows. They keep "
+            "only their datasheet windows, which assume the engine adds at most "
+            f"+{OVERHEAD_UP_TO:.0%}."
+        )
     cost = window.cost
-    rows = " ".join(f"The {row.device} with {row.model} would give "
-                    f"**{window.carried_gain(row):.1f}×** at {row.users} sequences (datasheet "
-                    f"window {row.gain_low:.1f}–{row.gain_high:.1f}×)."
-                    for row in window.published)
-    return ("The T4 and A100 rows rest on the same assumption. This device's measured shares "
-            f"can stand in for it: +{cost.step_overhead_share:.0%} on the shared part, "
-            f"+{cost.sequence_overhead_share:.0%} on each sequence's. {rows} That supposes a "
-            "GPU's engine adds what this one does; CUDA graphs there remove much of the launch "
-            "cost.")
+    rows = " ".join(
+        f"The {row.device} with {row.model} would give "
+        f"**{window.carried_gain(row):.1f}×** at {row.users} sequences (datasheet "
+        f"window {row.gain_low:.1f}–{row.gain_high:.1f}×)."
+        for row in window.published
+    )
+    return (
+        "The T4 and A100 rows rest on the same assumption. This device's measured shares "
+        f"can stand in for it: +{cost.step_overhead_share:.0%} on the shared part, "
+        f"+{cost.sequence_overhead_share:.0%} on each sequence's. {rows} That supposes a "
+        "GPU's engine adds what this one does; CUDA graphs there remove much of the launch "
+        "cost."
+    )
 
 
 # -- the split of a step -----------------------------------------------------------------------
@@ -138,17 +172,23 @@ def step_parts_table(cost: StepCost) -> pd.DataFrame:
     """Each part of a step for one sequence and for the sweep's largest batch, in ms, with
     where its number comes from."""
     top = cost.largest_batch
-    sources = {StepPart.WEIGHT_READ: "weight bytes ÷ measured bandwidth",
-               StepPart.STEP_OVERHEAD: "fit's shared part − weight read",
-               StepPart.ARITHMETIC: "2 × parameters ÷ measured FLOP/s, per sequence",
-               StepPart.KV_READ: f"KV bytes of {cost.inputs.context_tokens:,.0f} tokens ÷ "
-                                 "bandwidth, per sequence",
-               StepPart.SEQUENCE_OVERHEAD: "fit's per-sequence part − arithmetic − KV reads"}
+    sources = {
+        StepPart.WEIGHT_READ: "weight bytes ÷ measured bandwidth",
+        StepPart.STEP_OVERHEAD: "fit's shared part − weight read",
+        StepPart.ARITHMETIC: "2 × parameters ÷ measured FLOP/s, per sequence",
+        StepPart.KV_READ: f"KV bytes of {cost.inputs.context_tokens:,.0f} tokens ÷ "
+        "bandwidth, per sequence",
+        StepPart.SEQUENCE_OVERHEAD: "fit's per-sequence part − arithmetic − KV reads",
+    }
     one, many = cost.parts(1), cost.parts(top)
-    return pd.DataFrame({"part": [str(part) for part in StepPart],
-                         "1 sequence (ms)": [one[part] for part in StepPart],
-                         f"{top:.0f} sequences (ms)": [many[part] for part in StepPart],
-                         "from": [sources[part] for part in StepPart]})
+    return pd.DataFrame(
+        {
+            "part": [str(part) for part in StepPart],
+            "1 sequence (ms)": [one[part] for part in StepPart],
+            f"{top:.0f} sequences (ms)": [many[part] for part in StepPart],
+            "from": [sources[part] for part in StepPart],
+        }
+    )
 
 
 def regime_text(cost: StepCost) -> str:
@@ -156,67 +196,91 @@ def regime_text(cost: StepCost) -> str:
     cannot split a step (``StepFit.splits``)."""
     fit, top = cost.fit, cost.largest_batch
     if not fit.splits:
-        return (f"The step times did not fall on a rising line. The best line through them is "
-                f"{fit.fixed_ms:.1f} ms plus {fit.per_sequence_ms:.2f} ms per sequence, with "
-                f"R² = {fit.r_squared:.2f}. Steps that do not grow with the batch, or scatter "
-                "about it, say the machine was busy with other work while the sweep ran. So "
-                "this run cannot split a step into its parts or name what bounds it. Run the "
-                "sweep again on a quiet machine.")
-    line = (f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
-            f"**{fit.per_sequence_ms:.2f} ms** per sequence (R² = {fit.r_squared:.2f}). Reading "
-            f"every weight once takes **{cost.weight_read_ms:.1f} ms** at the measured "
-            f"bandwidth, so the engine's own fixed work per step is about "
-            f"**{cost.step_overhead_ms:.1f} ms**. Of each sequence's {fit.per_sequence_ms:.2f} ms, "
-            f"its arithmetic needs {cost.arithmetic_ms:.2f} ms and its KV-cache reads "
-            f"{cost.kv_read_ms:.3f} ms. The engine's work per sequence is the other "
-            f"**{cost.sequence_overhead_ms:.2f} ms**.")
+        return (
+            f"The step times did not fall on a rising line. The best line through them is "
+            f"{fit.fixed_ms:.1f} ms plus {fit.per_sequence_ms:.2f} ms per sequence, with "
+            f"R² = {fit.r_squared:.2f}. Steps that do not grow with the batch, or scatter "
+            "about it, say the machine was busy with other work while the sweep ran. So "
+            "this run cannot split a step into its parts or name what bounds it. Run the "
+            "sweep again on a quiet machine."
+        )
+    line = (
+        f"The fit says a step costs **{fit.fixed_ms:.1f} ms** whatever the batch, plus "
+        f"**{fit.per_sequence_ms:.2f} ms** per sequence (R² = {fit.r_squared:.2f}). Reading "
+        f"every weight once takes **{cost.weight_read_ms:.1f} ms** at the measured "
+        f"bandwidth, so the engine's own fixed work per step is about "
+        f"**{cost.step_overhead_ms:.1f} ms**. Of each sequence's {fit.per_sequence_ms:.2f} ms, "
+        f"its arithmetic needs {cost.arithmetic_ms:.2f} ms and its KV-cache reads "
+        f"{cost.kv_read_ms:.3f} ms. The engine's work per sequence is the other "
+        f"**{cost.sequence_overhead_ms:.2f} ms**."
+    )
     if cost.shared_below_read:
-        line += (" The shared part is shorter than one read at the probed bandwidth. So the "
-                 "engine reads its weights faster than the probe copies memory, and the split "
-                 "puts no fixed work beside the read.")
+        line += (
+            " The shared part is shorter than one read at the probed bandwidth. So the "
+            "engine reads its weights faster than the probe copies memory, and the split "
+            "puts no fixed work beside the read."
+        )
     if cost.rough:
-        line += (f" With only {cost.points} batch sizes a line fits any numbers exactly, so "
-                 "read this split as rough; the full-size run fits more.")
-    said = (f" At {top:.0f} sequences the largest part of a step is {cost.dominant} "
-            f"({cost.dominant_share:.0%} of it), so this machine is **{cost.regime}** at the top "
-            "of the sweep")
+        line += (
+            f" With only {cost.points} batch sizes a line fits any numbers exactly, so "
+            "read this split as rough; the full-size run fits more."
+        )
+    said = (
+        f" At {top:.0f} sequences the largest part of a step is {cost.dominant} "
+        f"({cost.dominant_share:.0%} of it), so this machine is **{cost.regime}** at the top "
+        "of the sweep"
+    )
     if cost.shared_dominant:
-        return (f"{line}{said}. The part every sequence shares still outweighs what each one "
-                f"adds ({cost.shared_share_at_top:.0%} of the step), so added users come "
-                "cheaply.")
-    return (f"{line}{said}. What the sequences add between them now outweighs the shared part "
-            f"({cost.shared_share_at_top:.0%} of the step). So each added user lengthens every "
-            "step for all of them.")
+        return (
+            f"{line}{said}. The part every sequence shares still outweighs what each one "
+            f"adds ({cost.shared_share_at_top:.0%} of the step), so added users come "
+            "cheaply."
+        )
+    return (
+        f"{line}{said}. What the sequences add between them now outweighs the shared part "
+        f"({cost.shared_share_at_top:.0%} of the step). So each added user lengthens every "
+        "step for all of them."
+    )
 
 
 def arithmetic_bind_text(cost: StepCost) -> str:
     """How much of the largest batch's step is arithmetic, and at what batch the arithmetic
     would take as long as all the batch shares; without a split, only the read's point."""
     if not cost.fit.splits:
-        return ("Without a split of the step, this run cannot say at what batch the arithmetic "
-                "would outweigh all the batch shares. Against the weight read alone, it would bind "
-                f"at about {cost.arithmetic_meets_read_at:.0f} sequences.")
+        return (
+            "Without a split of the step, this run cannot say at what batch the arithmetic "
+            "would outweigh all the batch shares. Against the weight read alone, it would bind "
+            f"at about {cost.arithmetic_meets_read_at:.0f} sequences."
+        )
     top = cost.largest_batch
-    said = (f"At {top:.0f} sequences the arithmetic is {cost.top_arithmetic_ms:.1f} ms of the "
-            f"step ({cost.top_arithmetic_share:.0%}). It would take as long as all the batch "
-            f"shares, {cost.shared_ms:.1f} ms, at about **{cost.arithmetic_binds_at:.0f} "
-            "sequences**.")
+    said = (
+        f"At {top:.0f} sequences the arithmetic is {cost.top_arithmetic_ms:.1f} ms of the "
+        f"step ({cost.top_arithmetic_share:.0%}). It would take as long as all the batch "
+        f"shares, {cost.shared_ms:.1f} ms, at about **{cost.arithmetic_binds_at:.0f} "
+        "sequences**."
+    )
     if cost.engine_moves_bind:
-        said += (f" Against the weight read alone that would be about "
-                 f"{cost.arithmetic_meets_read_at:.0f}: the engine's fixed work moves the point "
-                 "out.")
+        said += (
+            f" Against the weight read alone that would be about "
+            f"{cost.arithmetic_meets_read_at:.0f}: the engine's fixed work moves the point "
+            "out."
+        )
     if cost.arithmetic_binds_in_sweep:
-        return said + (" The sweep went past it. At its top the batch's arithmetic outweighed "
-                       "all it shares, so added users no longer came cheaply.")
-    return said + (f" The sweep stopped at {top:.0f}, short of it. This machine never reached "
-                   "the regime where the arithmetic binds.")
+        return said + (
+            " The sweep went past it. At its top the batch's arithmetic outweighed "
+            "all it shares, so added users no longer came cheaply."
+        )
+    return said + (
+        f" The sweep stopped at {top:.0f}, short of it. This machine never reached "
+        "the regime where the arithmetic binds."
+    )
 
 
 # -- the gain the split predicts -----------------------------------------------------------------
 def _gain_formula(users: int, ratio: float, gain: float) -> str:
     """The gain formula with *r* to three significant figures, so that the printed numbers give
     the printed gain."""
-    return (f"{users} × (1 + {ratio:.3g}) ÷ (1 + {users} × {ratio:.3g}) = {gain:.1f}×")
+    return f"{users} × (1 + {ratio:.3g}) ÷ (1 + {users} × {ratio:.3g}) = {gain:.1f}×"
 
 
 def _single_step_words(found: GainFindings) -> str:
@@ -224,56 +288,76 @@ def _single_step_words(found: GainFindings) -> str:
     if found.single_above_line is None:
         return ""
     side, measured = ("above", "higher") if found.single_above_line else ("below", "lower")
-    return (f" One stream's step took {found.single_step_ms:.1f} ms, {side} the line's "
-            f"{found.line_single_ms:.1f} ms, and every gain divides by that step, so the "
-            f"measured gain came out {measured} than the line's.")
+    return (
+        f" One stream's step took {found.single_step_ms:.1f} ms, {side} the line's "
+        f"{found.line_single_ms:.1f} ms, and every gain divides by that step, so the "
+        f"measured gain came out {measured} than the line's."
+    )
 
 
 def gain_text(gain: GainFindings) -> str:
     """The gain the split predicts against the gain measured, and the lesson's GPU on the same
     terms; where the two disagree, where one stream's measured step missed the line."""
     lesson, check = gain.lesson, gain.check
-    lesson_words = (f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
-                    f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
-                    f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms. So "
-                    f"*r* = {lesson.ratio:.3g}, and the gain is "
-                    f"{_gain_formula(lesson.users, lesson.ratio, lesson.gain)}.")
+    lesson_words = (
+        f"The lesson's figures (one stream {LESSON_GPU.single_total:.0f} tok/s, "
+        f"{lesson.users} at {LESSON_GPU.top_total:,.0f}) imply *a* = "
+        f"{lesson.fixed_ms:.1f} ms and *b* = {lesson.per_sequence_ms:.2f} ms. So "
+        f"*r* = {lesson.ratio:.3g}, and the gain is "
+        f"{_gain_formula(lesson.users, lesson.ratio, lesson.gain)}."
+    )
     if not gain.fit.splits:
-        return ("The step times did not fall on a rising line here, so this run gives the "
-                f"formula no *r* to work with. {lesson_words}")
-    formula = (f"With *r* = *b* ÷ *a* the gain at *B* sequences is *B*·(1 + *r*) ÷ (1 + *B*·*r*). "
-               f"Here *r* = {gain.ratio:.3g}, so the fit predicts "
-               f"{_gain_formula(gain.users, gain.ratio, gain.predicted)}")
+        return (
+            "The step times did not fall on a rising line here, so this run gives the "
+            f"formula no *r* to work with. {lesson_words}"
+        )
+    formula = (
+        f"With *r* = *b* ÷ *a* the gain at *B* sequences is *B*·(1 + *r*) ÷ (1 + *B*·*r*). "
+        f"Here *r* = {gain.ratio:.3g}, so the fit predicts "
+        f"{_gain_formula(gain.users, gain.ratio, gain.predicted)}"
+    )
     runs = ""
     if check is None:
-        measured = (". This run has no steady window at every level (its answers are too "
-                    "short), so the prediction has no measured gain to meet.")
+        measured = (
+            ". This run has no steady window at every level (its answers are too "
+            "short), so the prediction has no measured gain to meet."
+        )
     else:
-        runs = (f" Each pass's own fit: {check.predicted.range_text('×', 1, 'passes')}. The "
-                "measured gain is the median of the passes' ratios, where the table takes the "
-                "ratio of the medians.")
-        measured = (f". The passes measured **{check.measured.median:.1f}×** "
-                    f"({check.measured.range_text('×', 1, 'passes')}). "
-                    + ("The formula accounts for the measured gain: batching bought what the "
-                       "split of a step allows."
-                       if check.agrees else
-                       "The two do not agree: the step time did not grow in a straight line "
-                       "over the sweep, so two numbers do not sum it up here."
-                       + _single_step_words(gain)))
-    lesson_words = (f"{lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
-                    f"shared step, here {gain.ratio:.1%}. ")
+        runs = (
+            f" Each pass's own fit: {check.predicted.range_text('×', 1, 'passes')}. The "
+            "measured gain is the median of the passes' ratios, where the table takes the "
+            "ratio of the medians."
+        )
+        measured = (
+            f". The passes measured **{check.measured.median:.1f}×** "
+            f"({check.measured.range_text('×', 1, 'passes')}). "
+            + (
+                "The formula accounts for the measured gain: batching bought what the "
+                "split of a step allows."
+                if check.agrees
+                else "The two do not agree: the step time did not grow in a straight line "
+                "over the sweep, so two numbers do not sum it up here." + _single_step_words(gain)
+            )
+        )
+    lesson_words = (
+        f"{lesson_words} Each sequence there adds {lesson.ratio:.1%} of the "
+        f"shared step, here {gain.ratio:.1%}. "
+    )
     if gain.costlier_than_lesson:
-        lesson_words += ("Per sequence this device pays more against its shared step than the "
-                         "lesson's GPU. That is why the formula gives it a smaller gain at the "
-                         "same batch.")
+        lesson_words += (
+            "Per sequence this device pays more against its shared step than the "
+            "lesson's GPU. That is why the formula gives it a smaller gain at the "
+            "same batch."
+        )
     else:
-        lesson_words += ("Per sequence this device pays no more against its shared step than "
-                         "the lesson's GPU. So the formula gives it as large a gain at the same "
-                         "batch, or larger.")
+        lesson_words += (
+            "Per sequence this device pays no more against its shared step than "
+            "the lesson's GPU. So the formula gives it as large a gain at the same "
+            "batch, or larger."
+        )
     return formula + measured + fold(lesson_words + runs)
 
 
 def fit_title(fit: StepFit) -> str:
     """The step-time fit's title: its two parts."""
-    return (f"A step costs {fit.fixed_ms:.0f} ms shared + {fit.per_sequence_ms:.2f} ms per "
-            "sequence")
+    return f"A step costs {fit.fixed_ms:.0f} ms shared + {fit.per_sequence_ms:.2f} ms per sequence"

@@ -43,8 +43,7 @@ class StepFit:
         the line (R² at least ``FIT_R2_SPLITS``). Steps that did not grow with the batch, or
         scattered about it, say the machine was busy with something else, not how a step
         divides."""
-        return (self.fixed_ms > 0 and self.per_sequence_ms > 0
-                and self.r_squared >= FIT_R2_SPLITS)
+        return self.fixed_ms > 0 and self.per_sequence_ms > 0 and self.r_squared >= FIT_R2_SPLITS
 
 
 def step_times_ms(concurrency: Sequence[float], steady_tok_s: Sequence[float]) -> np.ndarray:

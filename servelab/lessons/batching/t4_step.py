@@ -16,13 +16,17 @@ from servelab.lessons.batching.roofline import OVERHEAD_UP_TO
 # slow end. Issue #63 puts a T4 step of this model near 8-12 ms + 0.14-0.30 ms a sequence.
 ENGINE_SHARED = (1.1, 1.6)
 ENGINE_PER_SEQUENCE = (1.0, 1.35)
-SOURCE = ("stated: chapter 02's T4 roofline at its window's slow end times the engine's own work, "
-          f"{ENGINE_SHARED[0]:g}-{ENGINE_SHARED[1]:g}x shared and "
-          f"{ENGINE_PER_SEQUENCE[0]:g}-{ENGINE_PER_SEQUENCE[1]:g}x per sequence (issue #63)")
+SOURCE = (
+    "stated: chapter 02's T4 roofline at its window's slow end times the engine's own work, "
+    f"{ENGINE_SHARED[0]:g}-{ENGINE_SHARED[1]:g}x shared and "
+    f"{ENGINE_PER_SEQUENCE[0]:g}-{ENGINE_PER_SEQUENCE[1]:g}x per sequence (issue #63)"
+)
 
 
 def t4_engine_shares(end: int) -> tuple[float, float]:
     """The engine's shares of the datasheet step at the model's ``end`` (0: low, 1: high), as
     ``Roofline.with_engine`` takes them (1.0 adds as much again)."""
-    return ((1 + OVERHEAD_UP_TO) * ENGINE_SHARED[end] - 1,
-            (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[end] - 1)
+    return (
+        (1 + OVERHEAD_UP_TO) * ENGINE_SHARED[end] - 1,
+        (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[end] - 1,
+    )

@@ -36,8 +36,13 @@ class WavesFindings:
     fit: StepFit | None = None
 
     @classmethod
-    def of(cls, waves: Sequence[Result], flowing: Sequence[Result], wave_size: int,
-           fit: StepFit | None = None) -> WavesFindings:
+    def of(
+        cls,
+        waves: Sequence[Result],
+        flowing: Sequence[Result],
+        wave_size: int,
+        fit: StepFit | None = None,
+    ) -> WavesFindings:
         """From each mode's runs (one each is allowed: it gives no range to compare)."""
         if not waves or not flowing:
             raise ValueError("the waves need at least one run of each mode")
@@ -45,13 +50,16 @@ class WavesFindings:
         continuous = [run.summary() for run in flowing]
         tails = [float(summary["idle_after_last_send"]) for summary in continuous]
         known = [tail for tail in tails if not math.isnan(tail)]
-        return cls(requests=len(waves[0].records), wave_size=wave_size,
-                   static_s=Spread.of(run.duration_s for run in waves),
-                   continuous_s=Spread.of(run.duration_s for run in flowing),
-                   idle_static=float(np.median([run["idle_slot_share"] for run in static])),
-                   idle_continuous=float(np.median([run["idle_slot_share"]
-                                                    for run in continuous])),
-                   tail_share=float(np.median(known)) if known else None, fit=fit)
+        return cls(
+            requests=len(waves[0].records),
+            wave_size=wave_size,
+            static_s=Spread.of(run.duration_s for run in waves),
+            continuous_s=Spread.of(run.duration_s for run in flowing),
+            idle_static=float(np.median([run["idle_slot_share"] for run in static])),
+            idle_continuous=float(np.median([run["idle_slot_share"] for run in continuous])),
+            tail_share=float(np.median(known)) if known else None,
+            fit=fit,
+        )
 
     @property
     def step_one_ms(self) -> float | None:
@@ -132,5 +140,8 @@ class WavesFindings:
         ``ratio_bounds``, where they were repeated), and the fit can say why."""
         bounds = ratio_bounds(self.static_s, self.continuous_s)
         most = self.speedup if bounds is None else bounds[1]
-        return (self.step_one_ms is not None and self.verdict is not Shown.NONE
-                and most < self.if_steps_cost_alike)
+        return (
+            self.step_one_ms is not None
+            and self.verdict is not Shown.NONE
+            and most < self.if_steps_cost_alike
+        )

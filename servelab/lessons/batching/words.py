@@ -33,17 +33,29 @@ from servelab.lessons.untold_words import cannot_tell, overlap
 def beside_lesson(found: BatchFindings, device_label: str) -> pd.DataFrame:
     """The lesson's GPU figures next to this run's, row by row (chapters 00 and 02), each row
     written in its own unit."""
-    def column(run: BatchGain) -> list[str]:
-        return [f"{run.single_total:,.0f}", f"{run.top_total:,.0f}", f"{run.top_each:,.1f}",
-                f"{run.gain:.1f}×", f"{run.kept:.0%}"]
 
-    return pd.DataFrame({
-        "": ["one stream, total (tok/s)", f"{found.users} streams, total (tok/s)",
-             f"{found.users} streams, each user (tok/s)", "total against one stream",
-             "share of one stream's speed each user keeps"],
-        f"lesson (GPU, {LESSON_GPU.users} streams)": column(LESSON_GPU),
-        device_label: column(found),
-    })
+    def column(run: BatchGain) -> list[str]:
+        return [
+            f"{run.single_total:,.0f}",
+            f"{run.top_total:,.0f}",
+            f"{run.top_each:,.1f}",
+            f"{run.gain:.1f}×",
+            f"{run.kept:.0%}",
+        ]
+
+    return pd.DataFrame(
+        {
+            "": [
+                "one stream, total (tok/s)",
+                f"{found.users} streams, total (tok/s)",
+                f"{found.users} streams, each user (tok/s)",
+                "total against one stream",
+                "share of one stream's speed each user keeps",
+            ],
+            f"lesson (GPU, {LESSON_GPU.users} streams)": column(LESSON_GPU),
+            device_label: column(found),
+        }
+    )
 
 
 # -- one stream against a crowd (the ranges are shared with chapters 00 and 02) -----------
@@ -52,9 +64,11 @@ def sweep_ranges(found: BatchFindings) -> str:
     if found.ranges is None:
         return ""
     single, top = found.ranges
-    return (f" (medians of {found.sweeps} sweeps; lowest to highest: one stream "
-            f"{single.low:,.0f}–{single.high:,.0f}, {found.users} streams "
-            f"{top.low:,.0f}–{top.high:,.0f} tok/s)")
+    return (
+        f" (medians of {found.sweeps} sweeps; lowest to highest: one stream "
+        f"{single.low:,.0f}–{single.high:,.0f}, {found.users} streams "
+        f"{top.low:,.0f}–{top.high:,.0f} tok/s)"
+    )
 
 
 def crowd_table(found: BatchFindings, lesson: bool = False) -> str:
@@ -63,22 +77,41 @@ def crowd_table(found: BatchFindings, lesson: bool = False) -> str:
     single, top = found.ranges if found.ranges is not None else (None, None)
 
     def total(value: float, spread: Spread | None) -> str:
-        return f"{value:,.0f}" + ("" if spread is None else
-                                  f" ({spread.low:,.0f}–{spread.high:,.0f})")
+        return f"{value:,.0f}" + (
+            "" if spread is None else f" ({spread.low:,.0f}–{spread.high:,.0f})"
+        )
 
     def rows(run: BatchGain, name: str, spreads: tuple[Spread | None, ...]) -> list[list[str]]:
-        return [[f"{name}one stream", total(run.single_total, spreads[0]),
-                 f"{run.single_total:,.0f}", "–"],
-                [f"{name}{run.users} streams", total(run.top_total, spreads[1]),
-                 f"{run.top_each:,.1f}", f"{run.kept:.0%}"]]
+        return [
+            [
+                f"{name}one stream",
+                total(run.single_total, spreads[0]),
+                f"{run.single_total:,.0f}",
+                "–",
+            ],
+            [
+                f"{name}{run.users} streams",
+                total(run.top_total, spreads[1]),
+                f"{run.top_each:,.1f}",
+                f"{run.kept:.0%}",
+            ],
+        ]
 
-    table = findings_table(["Streams", "Total (tok/s)", "Each user (tok/s)",
-                            "Each user's share of one stream's speed"],
-                           rows(found, "This run, ", (single, top))
-                           + (rows(LESSON_GPU, "The lesson's GPU, ", (None, None)) if lesson
-                              else []))
-    note = ("" if found.ranges is None else f"\n\nMedians of {found.sweeps} sweeps, lowest to "
-            "highest in brackets.")
+    table = findings_table(
+        [
+            "Streams",
+            "Total (tok/s)",
+            "Each user (tok/s)",
+            "Each user's share of one stream's speed",
+        ],
+        rows(found, "This run, ", (single, top))
+        + (rows(LESSON_GPU, "The lesson's GPU, ", (None, None)) if lesson else []),
+    )
+    note = (
+        ""
+        if found.ranges is None
+        else f"\n\nMedians of {found.sweeps} sweeps, lowest to highest in brackets."
+    )
     return f"\n\n{table}{note}"
 
 
@@ -92,75 +125,103 @@ def crowd_text(found: BatchFindings, smoke: bool) -> str:
     grew = f"With **{found.users}** users at once the total grew"
     if found.shown and found.kept_untold and found.kept_bounds is not None:
         low, high = found.kept_bounds
-        verdict = (f"{grew} **{found.gain:.1f}-fold**: every decoding step advanced all "
-                   f"of them at once. Each user kept {found.kept:.0%} of the speed one user had "
-                   f"alone at the medians. But the runs' ranges allow anything from {low:.0%} to "
-                   f"{high:.0%}. So this run cannot say how much speed the crowd cost each "
-                   "user.")
+        verdict = (
+            f"{grew} **{found.gain:.1f}-fold**: every decoding step advanced all "
+            f"of them at once. Each user kept {found.kept:.0%} of the speed one user had "
+            f"alone at the medians. But the runs' ranges allow anything from {low:.0%} to "
+            f"{high:.0%}. So this run cannot say how much speed the crowd cost each "
+            "user."
+        )
     elif found.shown:
-        verdict = (f"{grew} **{found.gain:.1f}-fold** while each user kept "
-                   f"**{found.kept:.0%}** of the speed one user had alone. Every decoding step "
-                   "advanced all of them at once.")
+        verdict = (
+            f"{grew} **{found.gain:.1f}-fold** while each user kept "
+            f"**{found.kept:.0%}** of the speed one user had alone. Every decoding step "
+            "advanced all of them at once."
+        )
     elif found.within_noise:
         verdict = f"{grew} {found.gain:.1f}-fold, but {NOISE_TEXT}."
     elif smoke:
-        verdict = (f"{grew} only {found.gain:.1f}-fold. This is the smoke-size run: its "
-                   "answers are too short for the server's steady state to say much. Run the "
-                   "page at full size to see the effect.")
+        verdict = (
+            f"{grew} only {found.gain:.1f}-fold. This is the smoke-size run: its "
+            "answers are too short for the server's steady state to say much. Run the "
+            "page at full size to see the effect."
+        )
     else:
-        verdict = (f"{grew} only {found.gain:.1f}-fold, so this run did not show the gain "
-                   "batching normally brings. Something else may have been using the processor.")
+        verdict = (
+            f"{grew} only {found.gain:.1f}-fold, so this run did not show the gain "
+            "batching normally brings. Something else may have been using the processor."
+        )
     return f"{verdict}{crowd_table(found)}"
 
 
 def token_count_text(client_tokens: float, server_tokens: float) -> str:
     """Whether the client's token count matches the server's ``/metrics`` counter."""
     if client_tokens == server_tokens:
-        return (f"The server's own `/metrics` counter agrees with the client: "
-                f"**{server_tokens:,.0f}** generated tokens for these runs.")
-    return (f"The server's `/metrics` counted **{server_tokens:,.0f}** generated tokens and the "
-            f"client **{client_tokens:,.0f}**: something else used the server meanwhile.")
+        return (
+            f"The server's own `/metrics` counter agrees with the client: "
+            f"**{server_tokens:,.0f}** generated tokens for these runs."
+        )
+    return (
+        f"The server's `/metrics` counted **{server_tokens:,.0f}** generated tokens and the "
+        f"client **{client_tokens:,.0f}**: something else used the server meanwhile."
+    )
 
 
 def scaling_text(found: BatchFindings, smoke: bool) -> str:
     """One stream against the sweep's top, beside the lesson's GPU."""
-    numbers = (f"Counted {found.basis}, {found.users} streams made **{found.gain:.1f}×** one "
-               f"stream's total; the lesson's GPU makes {LESSON_GPU.gain:.0f}×.")
+    numbers = (
+        f"Counted {found.basis}, {found.users} streams made **{found.gain:.1f}×** one "
+        f"stream's total; the lesson's GPU makes {LESSON_GPU.gain:.0f}×."
+    )
     if found.verdict is Shown.STRONG:
         verdict = "This machine shows the effect at the lesson's strength."
     elif found.short_untold and found.gain_bounds is not None:
-        verdict = ("The total rose clearly. By the medians it rose less than on the lesson's "
-                   "GPU. But pairing the slowest and quickest sweeps allows up to "
-                   f"{found.gain_bounds[1]:.1f}×, so this run cannot say it fell short.")
+        verdict = (
+            "The total rose clearly. By the medians it rose less than on the lesson's "
+            "GPU. But pairing the slowest and quickest sweeps allows up to "
+            f"{found.gain_bounds[1]:.1f}×, so this run cannot say it fell short."
+        )
     elif found.verdict is Shown.WEAK:
-        verdict = ("The total rose clearly, though less than on the lesson's GPU. The step-time "
-                   "fit below shows what held it back.")
+        verdict = (
+            "The total rose clearly, though less than on the lesson's GPU. The step-time "
+            "fit below shows what held it back."
+        )
     elif found.within_noise:
         verdict = f"Yet {NOISE_TEXT}."
     elif smoke:
-        verdict = ("This smoke-size run is too small to show the effect. Run the page at full "
-                   "size to measure it.")
+        verdict = (
+            "This smoke-size run is too small to show the effect. Run the page at full "
+            "size to measure it."
+        )
     else:
-        verdict = ("The total barely rose, so this run did not show the batching gain. The "
-                   "machine may have been busy with other work.")
+        verdict = (
+            "The total barely rose, so this run did not show the batching gain. The "
+            "machine may have been busy with other work."
+        )
     return f"{numbers} {verdict}{crowd_table(found, lesson=True)}"
 
 
 # -- what bounds one stream's step ----------------------------------------------------------
 def ceiling_text(ceiling: CeilingFindings) -> str:
     """The ceiling in words."""
-    numbers = (f"This machine copies memory at **{ceiling.bandwidth_gb_s:.1f} GB/s** and the "
-               f"weights are **{ceiling.weight_mb:.0f} MB**. Reading them once per "
-               f"token allows at most **{ceiling.ceiling_tok_s:.0f} tok/s** for one stream. It "
-               f"decoded at **{ceiling.measured_tok_s:.1f} tok/s**: **{ceiling.fraction:.0%}** of "
-               "that bound.")
+    numbers = (
+        f"This machine copies memory at **{ceiling.bandwidth_gb_s:.1f} GB/s** and the "
+        f"weights are **{ceiling.weight_mb:.0f} MB**. Reading them once per "
+        f"token allows at most **{ceiling.ceiling_tok_s:.0f} tok/s** for one stream. It "
+        f"decoded at **{ceiling.measured_tok_s:.1f} tok/s**: **{ceiling.fraction:.0%}** of "
+        "that bound."
+    )
     if ceiling.near:
-        verdict = ("One stream runs close to the bound. A single stream's step is mostly "
-                   "reading the weights, and a batch shares exactly that read.")
+        verdict = (
+            "One stream runs close to the bound. A single stream's step is mostly "
+            "reading the weights, and a batch shares exactly that read."
+        )
     else:
-        verdict = ("One stream stays far below the bound, so reading the weights is not what "
-                   "takes most of its step here. The fit below splits a step "
-                   "into the part every sequence shares and the part each one adds.")
+        verdict = (
+            "One stream stays far below the bound, so reading the weights is not what "
+            "takes most of its step here. The fit below splits a step "
+            "into the part every sequence shares and the part each one adds."
+        )
     return f"{numbers} {verdict}"
 
 
@@ -174,30 +235,39 @@ def _sequences(count: float) -> str:
 def intensity_text(intensity: Intensity) -> str:
     """The arithmetic-intensity argument with this machine's numbers, and whether the measured
     steps bear it out."""
-    numbers = (f"This machine multiplies matrices at "
-               f"**{intensity.gflops_per_s:.0f} GFLOP/s** "
-               f"and moves **{intensity.bandwidth_gb_s:.1f} GB/s**: it can do "
-               f"**{intensity.balance:.0f}** operations in the time it reads one byte. On paper "
-               f"the arithmetic catches up with the weight reads at about "
-               f"{_sequences(intensity.batch_on_paper)}. A batch of *B* sequences does 2·*B* "
-               f"operations per weight, and a weight is {intensity.bytes_per_weight:.0f} bytes.")
-    measured = (f"Measured, one sequence adds **{intensity.per_sequence_ms:.2f} ms** to a step, "
-                "and "
-                f"the arithmetic alone would need {intensity.per_sequence_ms_predicted:.2f} ms "
-                f"(2 operations per parameter at that rate). The per-sequence part adds up to "
-                f"one read of the weights ({intensity.weight_read_ms:.1f} ms) at about "
-                f"{_sequences(intensity.batch_measured)}.")
+    numbers = (
+        f"This machine multiplies matrices at "
+        f"**{intensity.gflops_per_s:.0f} GFLOP/s** "
+        f"and moves **{intensity.bandwidth_gb_s:.1f} GB/s**: it can do "
+        f"**{intensity.balance:.0f}** operations in the time it reads one byte. On paper "
+        f"the arithmetic catches up with the weight reads at about "
+        f"{_sequences(intensity.batch_on_paper)}. A batch of *B* sequences does 2·*B* "
+        f"operations per weight, and a weight is {intensity.bytes_per_weight:.0f} bytes."
+    )
+    measured = (
+        f"Measured, one sequence adds **{intensity.per_sequence_ms:.2f} ms** to a step, "
+        "and "
+        f"the arithmetic alone would need {intensity.per_sequence_ms_predicted:.2f} ms "
+        f"(2 operations per parameter at that rate). The per-sequence part adds up to "
+        f"one read of the weights ({intensity.weight_read_ms:.1f} ms) at about "
+        f"{_sequences(intensity.batch_measured)}."
+    )
     if not intensity.fit_splits:
-        return (f"{numbers} The step-time fit above could not split a step into its parts, so "
-                "this run has no measured per-sequence cost to set beside the arithmetic.")
+        return (
+            f"{numbers} The step-time fit above could not split a step into its parts, so "
+            "this run has no measured per-sequence cost to set beside the arithmetic."
+        )
     if intensity.agrees:
-        seen = ("The two agree: the cost each sequence adds is its arithmetic, as the argument "
-                "assumes.")
+        seen = (
+            "The two agree: the cost each sequence adds is its arithmetic, as the argument assumes."
+        )
     else:
-        seen = (f"They do not agree: each sequence costs **{intensity.cost_factor:.1f}×** what its "
-                "arithmetic needs. So other work also grows with the batch here (the split "
-                "above counts it: each sequence's KV-cache reads and the engine's work per "
-                "sequence). The paper figure is only a bound.")
+        seen = (
+            f"They do not agree: each sequence costs **{intensity.cost_factor:.1f}×** what its "
+            "arithmetic needs. So other work also grows with the batch here (the split "
+            "above counts it: each sequence's KV-cache reads and the engine's work per "
+            "sequence). The paper figure is only a bound."
+        )
     return f"{numbers} {measured} {seen}"
 
 
@@ -207,12 +277,16 @@ def tail_text(found: WavesFindings) -> str:
     if found.tail_mostly is None:
         return ""
     if found.tail_mostly:
-        return (f" {found.tail_share:.0%} of its idle slot time came after the last request had "
-                f"been sent, when no request was left waiting and the last long answers decoded "
-                f"alone.")
-    return (f" Only {found.tail_share:.0%} of its idle slot time came after the last request "
-            f"had been sent; the rest fell while requests still waited, in the moments between "
-            f"one answer ending and the next request being sent.")
+        return (
+            f" {found.tail_share:.0%} of its idle slot time came after the last request had "
+            f"been sent, when no request was left waiting and the last long answers decoded "
+            f"alone."
+        )
+    return (
+        f" Only {found.tail_share:.0%} of its idle slot time came after the last request "
+        f"had been sent; the rest fell while requests still waited, in the moments between "
+        f"one answer ending and the next request being sent."
+    )
 
 
 def waves_text(waves: WavesFindings, smoke: bool) -> str:
@@ -220,61 +294,84 @@ def waves_text(waves: WavesFindings, smoke: bool) -> str:
     the text also says why the gain falls short of what the idle slots alone suggest: a step
     that carries few sequences costs less than a full one, so an idle slot wastes less than a
     slot's share of a step."""
-    runs = (f"medians of {waves.static_s.n} runs each, range in brackets"
-            if waves.repeated else "one run each")
-    numbers = (f"The same {waves.requests} requests took "
-               f"**{waves.static_s.with_range(1, ' s')}** in waves of {waves.wave_size} and "
-               f"**{waves.continuous_s.with_range(1, ' s')}** continuously. That is "
-               f"**{waves.speedup:.2f}×** the throughput ({runs}). Slots stood idle "
-               f"**{waves.idle_static:.0%}** of the time in waves and "
-               f"**{waves.idle_continuous:.0%}** continuously.")
+    runs = (
+        f"medians of {waves.static_s.n} runs each, range in brackets"
+        if waves.repeated
+        else "one run each"
+    )
+    numbers = (
+        f"The same {waves.requests} requests took "
+        f"**{waves.static_s.with_range(1, ' s')}** in waves of {waves.wave_size} and "
+        f"**{waves.continuous_s.with_range(1, ' s')}** continuously. That is "
+        f"**{waves.speedup:.2f}×** the throughput ({runs}). Slots stood idle "
+        f"**{waves.idle_static:.0%}** of the time in waves and "
+        f"**{waves.idle_continuous:.0%}** continuously."
+    )
     if waves.verdict is Shown.STRONG:
-        verdict = ("In a wave, each short answer's slot stays empty until the wave's longest "
-                   "answer is done — the red gaps in the first timeline. Continuous batching "
-                   "hands a freed slot to the next request at the next step.")
+        verdict = (
+            "In a wave, each short answer's slot stays empty until the wave's longest "
+            "answer is done — the red gaps in the first timeline. Continuous batching "
+            "hands a freed slot to the next request at the next step."
+        )
         verdict += tail_text(waves)
     elif waves.verdict is Shown.WEAK:
-        verdict = ("Continuous batching won, but by less than the idle share of the waves "
-                   "suggests. The machine may have been busy, or these requests' lengths were "
-                   "too even for the waves to waste much.")
+        verdict = (
+            "Continuous batching won, but by less than the idle share of the waves "
+            "suggests. The machine may have been busy, or these requests' lengths were "
+            "too even for the waves to waste much."
+        )
     elif smoke:
-        verdict = ("At the smoke size there are too few waves for the waste to add up. Run the "
-                   "page at full size to see it.")
+        verdict = (
+            "At the smoke size there are too few waves for the waste to add up. Run the "
+            "page at full size to see it."
+        )
     elif waves.one_run_a_mode:
-        verdict = ("One run a mode gives no range to weigh a difference by, so this run cannot "
-                   "tell the two apart.")
+        verdict = (
+            "One run a mode gives no range to weigh a difference by, so this run cannot "
+            "tell the two apart."
+        )
     elif waves.waves_sooner:
-        verdict = ("The waves finished sooner in every run, so this run did not show what "
-                   "continuous batching gains.")
+        verdict = (
+            "The waves finished sooner in every run, so this run did not show what "
+            "continuous batching gains."
+        )
     elif waves.continuous_sooner:
-        verdict = (f"Continuous batching finished sooner in every run, but by no more than "
-                   f"{waves.least_margin:.0%}: this run did not show a difference worth the name.")
+        verdict = (
+            f"Continuous batching finished sooner in every run, but by no more than "
+            f"{waves.least_margin:.0%}: this run did not show a difference worth the name."
+        )
     else:
         verdict = cannot_tell("the two apart.", overlap("runs'", start=True))
     if waves.short_of_slots:
-        verdict += (f" Had every step cost the same however full it was, the busy shares "
-                    f"({waves.busy_static:.0%} against {waves.busy_continuous:.0%}) "
-                    f"would predict {waves.if_steps_cost_alike:.1f}×. But by the fit above a "
-                    f"step with one sequence costs {waves.step_one_ms:,.0f} ms and a full one of "
-                    f"{waves.wave_size} costs {waves.step_full_ms:,.0f} ms, so a wave's nearly "
-                    f"empty steps are cheap, and the waste in time is smaller than the waste in "
-                    f"slots.")
+        verdict += (
+            f" Had every step cost the same however full it was, the busy shares "
+            f"({waves.busy_static:.0%} against {waves.busy_continuous:.0%}) "
+            f"would predict {waves.if_steps_cost_alike:.1f}×. But by the fit above a "
+            f"step with one sequence costs {waves.step_one_ms:,.0f} ms and a full one of "
+            f"{waves.wave_size} costs {waves.step_full_ms:,.0f} ms, so a wave's nearly "
+            f"empty steps are cheap, and the waste in time is smaller than the waste in "
+            f"slots."
+        )
     return f"{numbers} {verdict}"
 
 
 def crowd_prediction(prediction: str, found: BatchFindings) -> str:
     """Chapter 01's prediction beside the total the crowd reached against one user."""
-    return prediction_text(prediction, f"{found.gain:.1f}× the total of one user with "
-                                       f"{found.users} users", [_gain_aim(found)])
+    return prediction_text(
+        prediction,
+        f"{found.gain:.1f}× the total of one user with {found.users} users",
+        [_gain_aim(found)],
+    )
 
 
 def scaling_prediction(prediction: str, found: BatchFindings) -> str:
     """Chapter 02's prediction beside the total at the top of the sweep and the share of one
     stream's speed each user kept."""
-    return prediction_text(prediction, f"{found.gain:.1f}× in total at {found.users} users, "
-                                       f"each user keeping {found.kept:.0%}",
-                           [_gain_aim(found), Aim("each user's share of its speed", found.kept,
-                                                  Unit.PERCENT)])
+    return prediction_text(
+        prediction,
+        f"{found.gain:.1f}× in total at {found.users} users, each user keeping {found.kept:.0%}",
+        [_gain_aim(found), Aim("each user's share of its speed", found.kept, Unit.PERCENT)],
+    )
 
 
 def _gain_aim(found: BatchFindings) -> Aim:
@@ -283,33 +380,43 @@ def _gain_aim(found: BatchFindings) -> Aim:
 
 def curves_title(found: BatchFindings) -> str:
     """The concurrency curves' title: the top level's total and each user's share."""
-    return (f"{found.users} users: {found.gain:.0f}× the single-stream total, "
-            f"each user at {found.kept:.0%}")
+    return (
+        f"{found.users} users: {found.gain:.0f}× the single-stream total, "
+        f"each user at {found.kept:.0%}"
+    )
 
 
 def steady_window_title(found: BatchFindings) -> str:
     """The throughput timeline's title: which part of a run the steady figures count."""
-    return (f"1 user and {found.users}: the steady figures (dashed) count only the time while "
-            "every user decodes")
+    return (
+        f"1 user and {found.users}: the steady figures (dashed) count only the time while "
+        "every user decodes"
+    )
 
 
 def crowd_title(found: BatchFindings) -> str:
     """Chapter 01's crowd bars' title: the crowd's total against one user's, and each user's
     share of its speed."""
     runs = found.top_spread.n if found.top_spread else 1
-    return (f"{found.users} users: {found.gain:.1f}× the total of one user, each at "
-            f"{found.kept:.0%} of its speed (medians of {runs} run{plural_s(runs)})")
+    return (
+        f"{found.users} users: {found.gain:.1f}× the total of one user, each at "
+        f"{found.kept:.0%} of its speed (medians of {runs} run{plural_s(runs)})"
+    )
 
 
 def waves_title(first_pass: WavesFindings) -> str:
     """The waves timeline's title: the first pass, which it draws."""
-    return (f"Waves of {first_pass.wave_size}, first pass: slots idle "
-            f"{first_pass.idle_static:.0%} of the time, done in "
-            f"{first_pass.static_s.median:.0f} s")
+    return (
+        f"Waves of {first_pass.wave_size}, first pass: slots idle "
+        f"{first_pass.idle_static:.0%} of the time, done in "
+        f"{first_pass.static_s.median:.0f} s"
+    )
 
 
 def flowing_title(first_pass: WavesFindings) -> str:
     """The continuous batch's timeline title: the same first pass, without waves."""
-    return (f"Continuous, first pass: slots idle {first_pass.idle_continuous:.0%}, the same "
-            f"requests done in {first_pass.continuous_s.median:.0f} s (in waves: "
-            f"{first_pass.static_s.median:.0f} s)")
+    return (
+        f"Continuous, first pass: slots idle {first_pass.idle_continuous:.0%}, the same "
+        f"requests done in {first_pass.continuous_s.median:.0f} s (in waves: "
+        f"{first_pass.static_s.median:.0f} s)"
+    )

@@ -35,18 +35,50 @@ class CapacitySizes(Knobs):
 
 
 SIZES = Profiles(
-    smoke=CapacitySizes(profile="smoke", rate=8.0, prompt_tokens=32, answer_tokens=8,
-                        tpot_factor=2.0, ttft_factor=4.0, share=0.9, most_seqs=4,
-                        brackets=[0.5, 2.0], requests=24, repeats=2,
-                        max_model_len=512),
-    cpu=CapacitySizes(profile="cpu", rate=40.0, prompt_tokens=32, answer_tokens=16, tpot_factor=2.0,
-                      ttft_factor=4.0, share=0.9, most_seqs=16,
-                      brackets=[0.9, 1.1], requests=200, repeats=2, max_model_len=1024),
-    gpu=CapacitySizes(profile="gpu", rate=400.0, prompt_tokens=256, answer_tokens=128,
-                      tpot_factor=2.0, ttft_factor=4.0, share=0.9,
-                      most_seqs=64, brackets=[0.9, 1.1], requests=400, repeats=2,
-                      max_model_len=1024),
+    smoke=CapacitySizes(
+        profile="smoke",
+        rate=8.0,
+        prompt_tokens=32,
+        answer_tokens=8,
+        tpot_factor=2.0,
+        ttft_factor=4.0,
+        share=0.9,
+        most_seqs=4,
+        brackets=[0.5, 2.0],
+        requests=24,
+        repeats=2,
+        max_model_len=512,
+    ),
+    cpu=CapacitySizes(
+        profile="cpu",
+        rate=40.0,
+        prompt_tokens=32,
+        answer_tokens=16,
+        tpot_factor=2.0,
+        ttft_factor=4.0,
+        share=0.9,
+        most_seqs=16,
+        brackets=[0.9, 1.1],
+        requests=200,
+        repeats=2,
+        max_model_len=1024,
+    ),
+    gpu=CapacitySizes(
+        profile="gpu",
+        rate=400.0,
+        prompt_tokens=256,
+        answer_tokens=128,
+        tpot_factor=2.0,
+        ttft_factor=4.0,
+        share=0.9,
+        most_seqs=64,
+        brackets=[0.9, 1.1],
+        requests=400,
+        repeats=2,
+        max_model_len=1024,
+    ),
 )
+
 
 @dataclass(frozen=True)
 class CapacityPlanFigures(Figures):
@@ -57,15 +89,18 @@ class CapacityPlanFigures(Figures):
     plan_max_num_seqs: float = figure("max_num_seqs the plan chose (sequences)")
     plan_kv_mib: float = figure("KV cache those sequences take, planned (MiB)")
     plan_rate_req_s: float = figure(
-        "the planned knee: requests one server finishes (req/s)", main=True)
+        "the planned knee: requests one server finishes (req/s)", main=True
+    )
     plan_replicas: float = figure("servers the plan says the target rate needs (count)")
     within_below: float = figure(
-        "share of requests within both targets below the knee, the runs' middles (0-1)")
+        "share of requests within both targets below the knee, the runs' middles (0-1)"
+    )
     within_above: float = figure(
-        "share of requests within both targets above the knee, the runs' middles (0-1)")
+        "share of requests within both targets above the knee, the runs' middles (0-1)"
+    )
     served_above_req_s: float = figure(
-        "requests a second the server finished above the knee, the runs' middles "
-        "(req/s)", main=True)
+        "requests a second the server finished above the knee, the runs' middles (req/s)", main=True
+    )
 
 
 CHAPTER = Chapter(

@@ -58,13 +58,14 @@ class TargetShares:
 
     @classmethod
     def at(cls, runs: pd.DataFrame, rate: float) -> TargetShares:
-        return cls(_spread(runs, rate, f"{SLO_ATTAINMENT_MID}_ttft"),
-                   _spread(runs, rate, f"{SLO_ATTAINMENT_MID}_tpot"))
+        return cls(
+            _spread(runs, rate, f"{SLO_ATTAINMENT_MID}_ttft"),
+            _spread(runs, rate, f"{SLO_ATTAINMENT_MID}_tpot"),
+        )
 
     def binding(self, share: float) -> Target | None:
         """The target fewer requests met, where it kept the median run below ``share``."""
-        lower = min((self.first_token.median, Target.FIRST_TOKEN),
-                    (self.pace.median, Target.PACE))
+        lower = min((self.first_token.median, Target.FIRST_TOKEN), (self.pace.median, Target.PACE))
         return lower[1] if lower[0] < share else None
 
 
@@ -127,11 +128,19 @@ class PlanCheck:
         """From ``sweep_repeated``'s rows at two rates, the lower below the knee."""
         below, above = sorted(runs["rate"].unique())[0], sorted(runs["rate"].unique())[-1]
         within = SLO_ATTAINMENT_MID
-        return cls(plan, float(below), float(above),
-                   _spread(runs, below, within), _spread(runs, above, within),
-                   _spread(runs, below, "waiting_max"), _spread(runs, above, "waiting_max"),
-                   _spread(runs, above, REQUEST_PER_S_MID), TargetShares.at(runs, below),
-                   TargetShares.at(runs, above), _spread(runs, above, "tpot_ms_p50"))
+        return cls(
+            plan,
+            float(below),
+            float(above),
+            _spread(runs, below, within),
+            _spread(runs, above, within),
+            _spread(runs, below, "waiting_max"),
+            _spread(runs, above, "waiting_max"),
+            _spread(runs, above, REQUEST_PER_S_MID),
+            TargetShares.at(runs, below),
+            TargetShares.at(runs, above),
+            _spread(runs, above, "tpot_ms_p50"),
+        )
 
     @property
     def verdict(self) -> PlanVerdict:
@@ -186,5 +195,12 @@ class PlanCheck:
         table (none where it kept up)."""
         if not self.saturated:
             return ()
-        return (Checked(CHAPTER.id, "requests a second one server finishes", " req/s",
-                        self.plan.rate_req_s, self.served_above),)
+        return (
+            Checked(
+                CHAPTER.id,
+                "requests a second one server finishes",
+                " req/s",
+                self.plan.rate_req_s,
+                self.served_above,
+            ),
+        )

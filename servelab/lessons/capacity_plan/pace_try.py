@@ -56,9 +56,20 @@ def untried_pace_bound(plan: CapacityPlan) -> int | None:
 def try_pace_bound(server: RunningServer, plan: CapacityPlan, batch: int) -> PaceTry:
     """Run ``batch`` users at once, one request each of the brief's size, on ``server`` (whose
     ``max_num_seqs`` holds them all) and set their times per token against the plan's."""
-    result = bench.closed_loop(server, batch, requests_per_user=1,
-                               input_tokens=plan.brief.prompt_tokens,
-                               max_tokens=plan.brief.answer_tokens, seed=97, progress=False)
+    result = bench.closed_loop(
+        server,
+        batch,
+        requests_per_user=1,
+        input_tokens=plan.brief.prompt_tokens,
+        max_tokens=plan.brief.answer_tokens,
+        seed=97,
+        progress=False,
+    )
     tpot_s = result.requests.loc[result.requests["ok"], "tpot_s"]
-    return PaceTry(batch, plan.max_num_seqs, Spread.of(1000 * tpot_s.astype(float)),
-                   plan.step.at(batch), plan.tpot_target_ms)
+    return PaceTry(
+        batch,
+        plan.max_num_seqs,
+        Spread.of(1000 * tpot_s.astype(float)),
+        plan.step.at(batch),
+        plan.tpot_target_ms,
+    )

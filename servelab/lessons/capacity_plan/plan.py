@@ -72,11 +72,15 @@ class Brief:
 
     def __post_init__(self) -> None:
         if self.tpot_factor < 1 or self.ttft_factor < 1:
-            raise ValueError("a target can only be as fast as the device's own times or slower: "
-                             f"factors {self.tpot_factor} and {self.ttft_factor} are below 1")
+            raise ValueError(
+                "a target can only be as fast as the device's own times or slower: "
+                f"factors {self.tpot_factor} and {self.ttft_factor} are below 1"
+            )
         if not 0 < self.share <= 1 or self.rate_req_s <= 0:
-            raise ValueError(f"the share is in (0, 1] and the rate positive; got {self.share} "
-                             f"and {self.rate_req_s}")
+            raise ValueError(
+                f"the share is in (0, 1] and the rate positive; got {self.share} "
+                f"and {self.rate_req_s}"
+            )
 
     @property
     def tokens_per_request(self) -> int:
@@ -97,8 +101,10 @@ def plan_line(line: StepLine | None) -> StepFit:
     middle of the batches it was timed at (the mean step time), with nothing added per sequence,
     since a line that does not split says nothing about batches it was not timed at."""
     if line is None:
-        raise ValueError("no step line to plan from: the short sweep found no steady window to "
-                         "time a step in (a busy machine?); run the cell again")
+        raise ValueError(
+            "no step line to plan from: the short sweep found no steady window to "
+            "time a step in (a busy machine?); run the cell again"
+        )
     if line.fit.splits:
         return line.fit
     middle = float(np.mean(line.batches))
@@ -165,8 +171,11 @@ class CapacityPlan:
     def bound(self) -> Bound:
         """The bound that set ``max_num_seqs`` (the time per token where several tie)."""
         bounds = self._bounds()
-        return next(bound for bound in (Bound.TIME, Bound.MEMORY, Bound.MEASURED)
-                    if bounds.get(bound) == self.max_num_seqs)
+        return next(
+            bound
+            for bound in (Bound.TIME, Bound.MEMORY, Bound.MEASURED)
+            if bounds.get(bound) == self.max_num_seqs
+        )
 
     @property
     def answer_s(self) -> float:
@@ -214,8 +223,13 @@ class PublishedPlan:
     engine: EngineShares | None = None
 
 
-def published_plan(device: PublishedDevice, model: PublishedModel, card: Card,
-                   brief: Brief, engine: EngineShares | None = None) -> PublishedPlan:
+def published_plan(
+    device: PublishedDevice,
+    model: PublishedModel,
+    card: Card,
+    brief: Brief,
+    engine: EngineShares | None = None,
+) -> PublishedPlan:
     """The plan on ``card`` for ``model`` from published figures: the least a step can cost
     (every weight read once, each sequence's arithmetic and KV reads, chapter 02's roofline),
     with the ``engine``'s shares of each part added where given (none: the datasheet alone), a
@@ -224,13 +238,25 @@ def published_plan(device: PublishedDevice, model: PublishedModel, card: Card,
     plan)."""
     context = decode_context(brief.prompt_tokens, brief.answer_tokens)
     roof = Roofline.published(device, model, context, users=1)
-    step = (roof.step if engine is None
-            else roof.with_engine(engine.step_share, engine.sequence_share))
+    step = (
+        roof.step if engine is None else roof.with_engine(engine.step_share, engine.sequence_share)
+    )
     prompt_ms = 2 * model.parameters * brief.prompt_tokens / device.flops_per_s * 1000
     cache = plan_cache(model, card, dtype=device.dtype)
-    return PublishedPlan(device, model, card, CapacityPlan(
-        brief, step, prompt_ms, step.fixed_ms + prompt_ms, cache.cache_tokens,
-        cache.shape.bytes_per_token), engine)
+    return PublishedPlan(
+        device,
+        model,
+        card,
+        CapacityPlan(
+            brief,
+            step,
+            prompt_ms,
+            step.fixed_ms + prompt_ms,
+            cache.cache_tokens,
+            cache.shape.bytes_per_token,
+        ),
+        engine,
+    )
 
 
 # The engine's shares on a T4 as the book states them (``t4_step``), at the slow end: the step
@@ -244,7 +270,12 @@ def published_plans(brief: Brief, engine: EngineShares | None = None) -> list[Pu
     states for it (:data:`T4_STATED`); then, where ``engine`` is given, with the engine adding
     the shares it added on this device."""
     kept = [engine] if engine is not None else []
-    cards = [(T4, t4_model(), CARDS[0], [None, T4_STATED, *kept]),
-             (A100, QWEN3_8B, CARDS[1], [None, *kept])]
-    return [published_plan(device, model, card, brief, shares)
-            for device, model, card, engines in cards for shares in engines]
+    cards = [
+        (T4, t4_model(), CARDS[0], [None, T4_STATED, *kept]),
+        (A100, QWEN3_8B, CARDS[1], [None, *kept]),
+    ]
+    return [
+        published_plan(device, model, card, brief, shares)
+        for device, model, card, engines in cards
+        for shares in engines
+    ]

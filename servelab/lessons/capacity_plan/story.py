@@ -16,12 +16,16 @@ from servelab.lessons.capacity_plan.words import (
 from servelab.lessons.device_model.words import closing_text
 from servelab.lessons.story import Section, Story
 
-STORY = Story(CHAPTER.id, (
-    Section("plan", plan_text),
-    Section("queue", queue_title, title=True),
-    Section("check", check_text),
-    Section("pace_try", pace_try_text),
-    Section("published", published_text),
-    Section("closing", closing_text),
-    Section("summary", summary_text),
-), findings_record=CapacityRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("plan", plan_text),
+        Section("queue", queue_title, title=True),
+        Section("check", check_text),
+        Section("pace_try", pace_try_text),
+        Section("published", published_text),
+        Section("closing", closing_text),
+        Section("summary", summary_text),
+    ),
+    findings_record=CapacityRecord,
+)

@@ -21,16 +21,25 @@ from servelab.lessons.prediction import prediction_text
 def plan_text(plan: CapacityPlan) -> str:
     """The plan, step by step, in this device's numbers."""
     brief, step, batch = plan.brief, plan.step, plan.max_num_seqs
-    by_time = ("any batch: neither the steps nor the prompts grew with it"
-               if plan.by_time is None else f"{plan.by_time} sequences")
-    bound = {Bound.TIME: "the time per token sets it",
-             Bound.MEMORY: "the KV cache sets it, before the time per token does",
-             Bound.MEASURED: (f"the plan stops at the largest batch the line was measured at, "
-                              f"{plan.largest_measured}, rather than stretch the line past "
-                              "it")}[plan.bound]
-    lead = (f"**The plan.** `max_num_seqs` = **{batch}**: {bound}. One server's knee is then "
-            f"**{plan.rate_req_s:.1f} requests a second**. The target of {brief.rate_req_s:g} "
-            f"requests a second needs **{plan.replicas}** of them.")
+    by_time = (
+        "any batch: neither the steps nor the prompts grew with it"
+        if plan.by_time is None
+        else f"{plan.by_time} sequences"
+    )
+    bound = {
+        Bound.TIME: "the time per token sets it",
+        Bound.MEMORY: "the KV cache sets it, before the time per token does",
+        Bound.MEASURED: (
+            f"the plan stops at the largest batch the line was measured at, "
+            f"{plan.largest_measured}, rather than stretch the line past "
+            "it"
+        ),
+    }[plan.bound]
+    lead = (
+        f"**The plan.** `max_num_seqs` = **{batch}**: {bound}. One server's knee is then "
+        f"**{plan.rate_req_s:.1f} requests a second**. The target of {brief.rate_req_s:g} "
+        f"requests a second needs **{plan.replicas}** of them."
+    )
     return lead + fold(
         f"A step of *B* sequences lasts {step.fixed_ms:.1f} + "
         f"{step.per_sequence_ms:.2f}·*B* ms, and reading one {brief.prompt_tokens}-token prompt "
@@ -50,7 +59,9 @@ def plan_text(plan: CapacityPlan) -> str:
         f"requests a second** for one server, and the target of {brief.rate_req_s:g} requests a "
         f"second needs **{plan.replicas}** of them. The first token's target is "
         f"{brief.ttft_factor:g}× the unloaded one, {plan.ttft_target_ms:,.0f} ms, and "
-        f"{brief.share:.0%} of requests must meet both.", summary="The plan, step by step")
+        f"{brief.share:.0%} of requests must meet both.",
+        summary="The plan, step by step",
+    )
 
 
 VERDICT_WORDS = {
@@ -58,13 +69,16 @@ VERDICT_WORDS = {
     PlanVerdict.CONSERVATIVE: (
         "The plan was cautious: even above its knee every run met the share. So this server "
         "serves more requests within the targets than the plan said, and fewer servers would "
-        "do."),
+        "do."
+    ),
     PlanVerdict.OPTIMISTIC: (
         "The plan promised too much: below its knee no run met the share. So this server "
-        "serves fewer requests within the targets than the plan said."),
+        "serves fewer requests within the targets than the plan said."
+    ),
     PlanVerdict.UNTOLD: (
         "These runs cannot tell: at one of the rates some runs met the share and others did "
-        "not. So the knee lies about there, and more or longer runs would decide."),
+        "not. So the knee lies about there, and more or longer runs would decide."
+    ),
 }
 
 
@@ -76,8 +90,10 @@ def _bracket_text(check: PlanCheck) -> str:
 
 def _binding_text(rate: float, shares: TargetShares, share: float) -> str:
     binding = shares.binding(share)
-    within = (f"{shares.first_token.with_range(2)} met the first token's target and "
-              f"{shares.pace.with_range(2)} the time per token's")
+    within = (
+        f"{shares.first_token.with_range(2)} met the first token's target and "
+        f"{shares.pace.with_range(2)} the time per token's"
+    )
     if binding is None:
         return f"At {rate:.1f} requests a second {within}: neither fell short."
     return f"At {rate:.1f} requests a second {within}: {binding} is the target that bound."
@@ -92,30 +108,37 @@ def _miss_text(miss: KneeMiss) -> str:
         f"slot *W* = {plan.max_num_seqs} ÷ {miss.served:.1f} = {miss.request_s:.2f} s: "
         f"{miss.answer_s:.2f} s of answer at that pace (the plan: {plan.answer_s:.2f} s) and "
         f"{miss.first_s:.2f} s besides (the plan's first token: "
-        f"{plan.first_token_s:.2f} s). The plan missed {miss.missed} most.")
+        f"{plan.first_token_s:.2f} s). The plan missed {miss.missed} most."
+    )
 
 
 def queue_title(check: PlanCheck) -> str:
     """The queue plot's title: the most requests waiting on each side of the knee."""
-    return (f"Most requests waiting: {check.waiting_below.median:.0f} below the planned knee, "
-            f"{check.waiting_above.median:.0f} above it (medians of the runs)")
+    return (
+        f"Most requests waiting: {check.waiting_below.median:.0f} below the planned knee, "
+        f"{check.waiting_above.median:.0f} above it (medians of the runs)"
+    )
 
 
 def check_text(check: PlanCheck) -> str:
     """The engine's verdict, with the spreads it rests on, the target that bound at each rate,
     and, where the server fell behind, how far the plan's knee was and which term it missed."""
     share = f"{check.plan.brief.share:.0%}"
-    lead = (f"{VERDICT_WORDS[check.verdict]} In the middle of the runs at "
-            f"{check.rate_below:.1f} requests a second, below the knee, "
-            f"{check.within_below.with_range(2)} of requests met both targets (the share asked "
-            f"is {share}). At most {check.waiting_below.with_range()} waited in the server. "
-            f"At {check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did, and at "
-            f"most {check.waiting_above.with_range()} waited.")
+    lead = (
+        f"{VERDICT_WORDS[check.verdict]} In the middle of the runs at "
+        f"{check.rate_below:.1f} requests a second, below the knee, "
+        f"{check.within_below.with_range(2)} of requests met both targets (the share asked "
+        f"is {share}). At most {check.waiting_below.with_range()} waited in the server. "
+        f"At {check.rate_above:.1f}, above it, {check.within_above.with_range(2)} did, and at "
+        f"most {check.waiting_above.with_range()} waited."
+    )
     lines: list[str] = []
     if check.verdict is PlanVerdict.HELD:
         lines.append(_bracket_text(check))
-    for rate, shares in ((check.rate_below, check.targets_below),
-                         (check.rate_above, check.targets_above)):
+    for rate, shares in (
+        (check.rate_below, check.targets_below),
+        (check.rate_above, check.targets_above),
+    ):
         if shares is not None:
             lines.append(_binding_text(rate, shares, check.plan.brief.share))
     if check.measured_replicas is not None and check.foretold is not None:
@@ -126,13 +149,15 @@ def check_text(check: PlanCheck) -> str:
             f"{foretold_text(check.foretold, check.served_above)}. Finishing at that rate, "
             "targets aside, "
             f"{check.plan.brief.rate_req_s:g} requests a second need {check.measured_replicas} "
-            f"servers, where the plan said {check.plan.replicas}.")
+            f"servers, where the plan said {check.plan.replicas}."
+        )
         if check.miss is not None:
             lines.append(_miss_text(check.miss))
     else:
         lines.append(
             f"Above the knee the server kept up with the {check.rate_above:.1f} requests a "
-            "second sent in at least one run, so these runs do not say how many it can finish.")
+            "second sent in at least one run, so these runs do not say how many it can finish."
+        )
     return lead + fold(" ".join(lines), summary="Which target bound, and where the plan missed")
 
 
@@ -140,8 +165,10 @@ def _engine_words(row: PublishedPlan) -> str:
     if row.engine is None:
         return "none (datasheet alone)"
     whose = "the book's stated T4 step" if row.engine.fitted_in == STATED else "this device's"
-    return (f"{whose}: +{row.engine.step_share:.0%} shared, "
-            f"+{row.engine.sequence_share:.0%} per sequence")
+    return (
+        f"{whose}: +{row.engine.step_share:.0%} shared, "
+        f"+{row.engine.sequence_share:.0%} per sequence"
+    )
 
 
 def published_text(published: Sequence[PublishedPlan]) -> str:
@@ -149,16 +176,18 @@ def published_text(published: Sequence[PublishedPlan]) -> str:
     the step the GPU contract counts each chapter's wait with."""
     t4 = [row for row in published if row.device.name == T4.name]
     bare = next(row.plan for row in t4 if row.engine is None)
-    stated = next(row.plan for row in t4 if row.engine is not None and
-                  row.engine.fitted_in == STATED)
-    return (f"On a T4 the datasheet alone plans a knee of {bare.rate_req_s:.1f} requests a "
-            f"second and {bare.replicas} server{plural_s(bare.replicas)} for "
-            f"{bare.brief.rate_req_s:g}. With the engine's own work the book states for a T4, "
-            f"the knee is {stated.rate_req_s:.1f}, and {stated.replicas} "
-            f"server{plural_s(stated.replicas)} can carry the target. So the datasheet-only plan "
-            f"promises {bare.rate_req_s / stated.rate_req_s:.1f}× the requests a second."
-            + fold("That stated step is the one the GPU contract counts each chapter's wait "
-                   "with."))
+    stated = next(
+        row.plan for row in t4 if row.engine is not None and row.engine.fitted_in == STATED
+    )
+    return (
+        f"On a T4 the datasheet alone plans a knee of {bare.rate_req_s:.1f} requests a "
+        f"second and {bare.replicas} server{plural_s(bare.replicas)} for "
+        f"{bare.brief.rate_req_s:g}. With the engine's own work the book states for a T4, "
+        f"the knee is {stated.rate_req_s:.1f}, and {stated.replicas} "
+        f"server{plural_s(stated.replicas)} can carry the target. So the datasheet-only plan "
+        f"promises {bare.rate_req_s / stated.rate_req_s:.1f}× the requests a second."
+        + fold("That stated step is the one the GPU contract counts each chapter's wait with.")
+    )
 
 
 def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
@@ -166,17 +195,22 @@ def published_table(plans: list[PublishedPlan]) -> pd.DataFrame:
     rows = []
     for row in plans:
         plan = row.plan
-        rows.append({
-            "card": row.device.name, "model": row.model.name, "engine work": _engine_words(row),
-            "step (ms)": f"{plan.step.fixed_ms:.2f} + {plan.step.per_sequence_ms:.4f}·B",
-            "reading a prompt (ms)": round(plan.prompt_ms, 2),
-            "max_num_seqs": plan.max_num_seqs, "set by": str(plan.bound),
-            "KV cache for them (MiB)": round(plan.kv_mib),
-            "first token (s)": round(plan.first_token_s, 3),
-            "W (s)": round(plan.request_s, 2),
-            "knee (req/s)": round(plan.rate_req_s, 1),
-            f"servers for {plan.brief.rate_req_s:g} req/s": plan.replicas,
-        })
+        rows.append(
+            {
+                "card": row.device.name,
+                "model": row.model.name,
+                "engine work": _engine_words(row),
+                "step (ms)": f"{plan.step.fixed_ms:.2f} + {plan.step.per_sequence_ms:.4f}·B",
+                "reading a prompt (ms)": round(plan.prompt_ms, 2),
+                "max_num_seqs": plan.max_num_seqs,
+                "set by": str(plan.bound),
+                "KV cache for them (MiB)": round(plan.kv_mib),
+                "first token (s)": round(plan.first_token_s, 3),
+                "W (s)": round(plan.request_s, 2),
+                "knee (req/s)": round(plan.rate_req_s, 1),
+                f"servers for {plan.brief.rate_req_s:g} req/s": plan.replicas,
+            }
+        )
     return pd.DataFrame(rows).set_index("card")
 
 
@@ -187,27 +221,49 @@ def _runs_text(verdict: PlanVerdict) -> str:
 
 def summary_text(prediction: str, plan: CapacityPlan, check: PlanCheck) -> str:
     """The reader's prediction beside the plan and the engine's verdict."""
-    return prediction_text(prediction, (
-        f"a plan of `max_num_seqs` {plan.max_num_seqs}, {plan.rate_req_s:.1f} requests a "
-        f"second a server and {plan.replicas} servers. The engine's runs "
-        f"{_runs_text(check.verdict)}"),
-        [Aim("the plan's `max_num_seqs`", plan.max_num_seqs, Unit.COUNT),
-         Aim("the knee of one server", plan.rate_req_s, Unit.REQ_S)])
+    return prediction_text(
+        prediction,
+        (
+            f"a plan of `max_num_seqs` {plan.max_num_seqs}, {plan.rate_req_s:.1f} requests a "
+            f"second a server and {plan.replicas} servers. The engine's runs "
+            f"{_runs_text(check.verdict)}"
+        ),
+        [
+            Aim("the plan's `max_num_seqs`", plan.max_num_seqs, Unit.COUNT),
+            Aim("the knee of one server", plan.rate_req_s, Unit.REQ_S),
+        ],
+    )
 
 
 def plan_against_runs(check: PlanCheck) -> pd.DataFrame:
     """What the plan said beside what the runs measured, one row per figure."""
     plan, share = check.plan, f"{check.plan.brief.share:.0%}"
-    served = (check.served_above.with_range(1) if check.saturated
-              else f"more than {check.rate_above:.1f} (it kept up)")
-    return pd.DataFrame([
-        {"": "requests a second one server finishes", "plan": f"{plan.rate_req_s:.1f}",
-         "runs": served},
-        {"": f"share within both targets at {check.rate_below:.1f} req/s",
-         "plan": f"at least {share}", "runs": check.within_below.with_range(2)},
-        {"": f"share within both targets at {check.rate_above:.1f} req/s",
-         "plan": f"below {share}, falling as the queue grows",
-         "runs": check.within_above.with_range(2)},
-        {"": f"servers for {plan.brief.rate_req_s:g} req/s", "plan": f"{plan.replicas}",
-         "runs": "—" if check.measured_replicas is None else f"{check.measured_replicas}"},
-    ]).set_index("")
+    served = (
+        check.served_above.with_range(1)
+        if check.saturated
+        else f"more than {check.rate_above:.1f} (it kept up)"
+    )
+    return pd.DataFrame(
+        [
+            {
+                "": "requests a second one server finishes",
+                "plan": f"{plan.rate_req_s:.1f}",
+                "runs": served,
+            },
+            {
+                "": f"share within both targets at {check.rate_below:.1f} req/s",
+                "plan": f"at least {share}",
+                "runs": check.within_below.with_range(2),
+            },
+            {
+                "": f"share within both targets at {check.rate_above:.1f} req/s",
+                "plan": f"below {share}, falling as the queue grows",
+                "runs": check.within_above.with_range(2),
+            },
+            {
+                "": f"servers for {plan.brief.rate_req_s:g} req/s",
+                "plan": f"{plan.replicas}",
+                "runs": "—" if check.measured_replicas is None else f"{check.measured_replicas}",
+            },
+        ]
+    ).set_index("")

@@ -31,13 +31,44 @@ class ChunkingSizes(Knobs):
 
 
 SIZES = Profiles(
-    smoke=ChunkingSizes(profile="smoke", users=2, user_tokens=64, document_tokens=160, pause_ms=400,
-                        arrival_s=0.5, documents=2, spacing_s=0.4, max_model_len=1024, runs=2),
-    cpu=ChunkingSizes(profile="cpu", users=4, user_tokens=200, document_tokens=600, pause_ms=400,
-                      arrival_s=1.0, documents=2, spacing_s=3.0, max_model_len=8192, runs=3),
-    gpu=ChunkingSizes(profile="gpu", users=16, user_tokens=512, document_tokens=2000, pause_ms=40,
-                      arrival_s=1.5, documents=3, spacing_s=1.5, max_model_len=4096, runs=3),
+    smoke=ChunkingSizes(
+        profile="smoke",
+        users=2,
+        user_tokens=64,
+        document_tokens=160,
+        pause_ms=400,
+        arrival_s=0.5,
+        documents=2,
+        spacing_s=0.4,
+        max_model_len=1024,
+        runs=2,
+    ),
+    cpu=ChunkingSizes(
+        profile="cpu",
+        users=4,
+        user_tokens=200,
+        document_tokens=600,
+        pause_ms=400,
+        arrival_s=1.0,
+        documents=2,
+        spacing_s=3.0,
+        max_model_len=8192,
+        runs=3,
+    ),
+    gpu=ChunkingSizes(
+        profile="gpu",
+        users=16,
+        user_tokens=512,
+        document_tokens=2000,
+        pause_ms=40,
+        arrival_s=1.5,
+        documents=3,
+        spacing_s=1.5,
+        max_model_len=4096,
+        runs=3,
+    ),
 )
+
 
 @dataclass(frozen=True)
 class ChunkedPrefillFigures(Figures):
@@ -47,9 +78,11 @@ class ChunkedPrefillFigures(Figures):
     step_budget_tokens: float = figure("tokens per step the chunked run allowed (tokens)")
     chunks: float = figure("chunks the document was read in (count)")
     longest_pause_ms_one_step: float = figure(
-        "users' longest gap, document in one step (ms)", main=True)
+        "users' longest gap, document in one step (ms)", main=True
+    )
     longest_pause_ms_chunked: float = figure(
-        "users' longest gap, document in chunks (ms)", main=True)
+        "users' longest gap, document in chunks (ms)", main=True
+    )
     itl_ms_p50_one_step: float = figure("users' median gap between tokens, one step (ms)")
     itl_ms_p99_one_step: float = figure("users' 99th-percentile gap, one step (ms)")
     itl_ms_p99_chunked: float = figure("users' 99th-percentile gap, chunks (ms)")

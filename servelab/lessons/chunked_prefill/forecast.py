@@ -57,12 +57,24 @@ class DocumentForecast:
     chunked: Spread | None = None
 
     @classmethod
-    def of(cls, reading: PromptReading, plan: BudgetPlan, one_step: Spread | None = None,
-           chunked: Spread | None = None) -> DocumentForecast:
+    def of(
+        cls,
+        reading: PromptReading,
+        plan: BudgetPlan,
+        one_step: Spread | None = None,
+        chunked: Spread | None = None,
+    ) -> DocumentForecast:
         """From the reading and the chunked server's budget plan, with the timed reads."""
         from_line = reading.step_ms > 0
-        return cls(reading, plan.document_tokens, plan.chunks,
-                   reading.step_ms if from_line else plan.step_ms, from_line, one_step, chunked)
+        return cls(
+            reading,
+            plan.document_tokens,
+            plan.chunks,
+            reading.step_ms if from_line else plan.step_ms,
+            from_line,
+            one_step,
+            chunked,
+        )
 
     @property
     def kept(self) -> bool:
@@ -96,8 +108,10 @@ class DocumentForecast:
     @property
     def found(self) -> tuple[Foretold | None, Foretold | None]:
         """Each prediction against its reads (None where not timed)."""
-        return (None if self.one_step is None else foretold(self.one_step_ms, self.one_step),
-                None if self.chunked is None else foretold(self.chunked_ms, self.chunked))
+        return (
+            None if self.one_step is None else foretold(self.one_step_ms, self.one_step),
+            None if self.chunked is None else foretold(self.chunked_ms, self.chunked),
+        )
 
     @property
     def measured_extra_ms(self) -> float:
@@ -136,8 +150,16 @@ class DocumentForecast:
     @property
     def checks(self) -> tuple[Checked, ...]:
         """The predictions against the reads, for the book's closing table."""
-        pairs = ((f"document alone, {self.document_tokens:,} tokens in one step",
-                  self.one_step_ms, self.one_step),
-                 (f"document alone, {self.chunks} chunks", self.chunked_ms, self.chunked))
-        return tuple(Checked(CHAPTER.id, what, " ms", predicted, measured)
-                     for what, predicted, measured in pairs if measured is not None)
+        pairs = (
+            (
+                f"document alone, {self.document_tokens:,} tokens in one step",
+                self.one_step_ms,
+                self.one_step,
+            ),
+            (f"document alone, {self.chunks} chunks", self.chunked_ms, self.chunked),
+        )
+        return tuple(
+            Checked(CHAPTER.id, what, " ms", predicted, measured)
+            for what, predicted, measured in pairs
+            if measured is not None
+        )

@@ -16,14 +16,18 @@ from servelab.lessons.chunked_prefill.record import ChunkingRecord
 from servelab.lessons.chunking.words import gaps_title, story, trade_title
 from servelab.lessons.story import Section, Story
 
-STORY = Story(CHAPTER.id, (
-    Section("document", document_line),
-    Section("reading", reading_line),
-    Section("spacing", spacing_line),
-    Section("chunks", chunks_line),
-    Section("alone", alone_line),
-    Section("gaps_title", gaps_title, title=True),
-    Section("trade_title", trade_title, title=True),
-    Section("interpretation", story),
-    Section("forecast", forecast_text),
-), findings_record=ChunkingRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("document", document_line),
+        Section("reading", reading_line),
+        Section("spacing", spacing_line),
+        Section("chunks", chunks_line),
+        Section("alone", alone_line),
+        Section("gaps_title", gaps_title, title=True),
+        Section("trade_title", trade_title, title=True),
+        Section("interpretation", story),
+        Section("forecast", forecast_text),
+    ),
+    findings_record=ChunkingRecord,
+)

@@ -33,8 +33,10 @@ class ChunkingState:
         elif self.budget is None:
             text = "Chunked prefill is ON (the log does not give the step's token budget)."
         else:
-            text = (f"Chunked prefill is ON: at most {self.budget} tokens are scheduled per "
-                    "step, so a longer prompt is prefilled over several steps.")
+            text = (
+                f"Chunked prefill is ON: at most {self.budget} tokens are scheduled per "
+                "step, so a longer prompt is prefilled over several steps."
+            )
         if self.warning:
             text += f"\nThe engine warned: {self.warning.strip()}"
         return text

@@ -82,14 +82,16 @@ class ReadingRuns:
     @classmethod
     def of(cls, row: Mapping[str, float]) -> ReadingRuns:
         """From one row of ``measuring.compare``."""
-        return cls(pause=Spread.in_row(row, "users_longest_gap_ms"),
-                   tail=Spread.in_row(row, "itl_ms_p99_after_arrival"),
-                   wait=Spread.in_row(row, "document_ttft_s"),
-                   done=Spread.in_row(row, "users_done_s"),
-                   pooled=Spread.in_row(row, "users_itl_ms_p99"),
-                   hitch_share=Spread.in_row(row, "hitch_share"),
-                   hitches=Spread.in_row(row, "hitches_per_document"),
-                   queued=int(row["documents_queued"]))
+        return cls(
+            pause=Spread.in_row(row, "users_longest_gap_ms"),
+            tail=Spread.in_row(row, "itl_ms_p99_after_arrival"),
+            wait=Spread.in_row(row, "document_ttft_s"),
+            done=Spread.in_row(row, "users_done_s"),
+            pooled=Spread.in_row(row, "users_itl_ms_p99"),
+            hitch_share=Spread.in_row(row, "hitch_share"),
+            hitches=Spread.in_row(row, "hitches_per_document"),
+            queued=int(row["documents_queued"]),
+        )
 
     @property
     def pause_s(self) -> float:
@@ -114,14 +116,23 @@ class TradeFindings:
     alone: ReadAlone | None = None
 
     @classmethod
-    def from_runs(cls, chunked: Mapping[str, float], whole: Mapping[str, float],
-                  plan: BudgetPlan, alone: ReadAlone | None = None) -> TradeFindings:
+    def from_runs(
+        cls,
+        chunked: Mapping[str, float],
+        whole: Mapping[str, float],
+        plan: BudgetPlan,
+        alone: ReadAlone | None = None,
+    ) -> TradeFindings:
         """From the two rows of ``measuring.compare``."""
-        return cls(plan=plan, whole=ReadingRuns.of(whole), chunked=ReadingRuns.of(chunked),
-                   first_hitch=_spread_or_none(chunked, "first_hitch_ms"),
-                   last_hitch=_spread_or_none(chunked, "last_hitch_ms"),
-                   usual_gap_ms=float(whole["users_itl_ms_p50"]),
-                   alone=alone)
+        return cls(
+            plan=plan,
+            whole=ReadingRuns.of(whole),
+            chunked=ReadingRuns.of(chunked),
+            first_hitch=_spread_or_none(chunked, "first_hitch_ms"),
+            last_hitch=_spread_or_none(chunked, "last_hitch_ms"),
+            usual_gap_ms=float(whole["users_itl_ms_p50"]),
+            alone=alone,
+        )
 
     @property
     def pause_runs(self) -> int:
@@ -138,8 +149,7 @@ class TradeFindings:
             return None
         if not (self.whole.pause.ranged and self.chunked.pause.ranged):
             return Shown.UNTOLD
-        if compare_by(self.chunked.pause, self.whole.pause,
-                      PAUSE_GAIN_SHOWN) is Compared.LOWER:
+        if compare_by(self.chunked.pause, self.whole.pause, PAUSE_GAIN_SHOWN) is Compared.LOWER:
             return Shown.STRONG
         return Shown.NONE
 
@@ -158,15 +168,19 @@ class TradeFindings:
         """Whether, in one step and with chunks, the documents' hitches were more than the
         share of all gaps a pooled p99 lies above (``P99_SHARE``): only then can it land on
         them."""
-        return (self.whole.hitch_share.median > P99_SHARE,
-                self.chunked.hitch_share.median > P99_SHARE)
+        return (
+            self.whole.hitch_share.median > P99_SHARE,
+            self.chunked.hitch_share.median > P99_SHARE,
+        )
 
     @property
     def pooled_to_pause(self) -> tuple[float, float]:
         """Each run's pooled p99 as a share of its longest pause (medians): how much of the worst
         stall a percentile over every gap shows."""
-        return (self.whole.pooled.median / self.whole.pause.median,
-                self.chunked.pooled.median / self.chunked.pause.median)
+        return (
+            self.whole.pooled.median / self.whole.pause.median,
+            self.chunked.pooled.median / self.chunked.pause.median,
+        )
 
     @property
     def hitch_growth(self) -> Shown | None:
@@ -204,8 +218,7 @@ class TradeFindings:
         """The users' longest pause with chunks against the pause the budget was sized for:
         inside unless every run's pause was ``PAUSE_OFF_TARGET``× past it either way."""
         target = self.plan.pause_ms
-        return placed_runs(self.chunked.pause, target / PAUSE_OFF_TARGET,
-                           PAUSE_OFF_TARGET * target)
+        return placed_runs(self.chunked.pause, target / PAUSE_OFF_TARGET, PAUSE_OFF_TARGET * target)
 
     @property
     def pause_over_target(self) -> float:
@@ -269,8 +282,10 @@ class TradeFindings:
         one step and in chunks (medians, s; None where it was not read alone)."""
         if self.alone is None:
             return None
-        return (self.whole.wait.median - self.alone.one_step_s,
-                self.chunked.wait.median - self.alone.chunked_s)
+        return (
+            self.whole.wait.median - self.alone.one_step_s,
+            self.chunked.wait.median - self.alone.chunked_s,
+        )
 
     @property
     def load_chunk_ms(self) -> float | None:
@@ -285,7 +300,8 @@ class TradeFindings:
         ``CHUNK_STEP_NEAR`` of it): the decoding each chunk's step carried accounts for it."""
         extra = self.load_chunk_ms
         return extra is not None and abs(extra - self.plan.step_ms) <= (
-            CHUNK_STEP_NEAR * self.plan.step_ms)
+            CHUNK_STEP_NEAR * self.plan.step_ms
+        )
 
     @property
     def extra_chunk_ms(self) -> float | None:

@@ -31,8 +31,9 @@ def user_gaps(result: Result) -> pd.DataFrame:
     users = set(requests.loc[requests["role"] == Role.USER, "request"])
     tokens = result.tokens
     gaps = tokens[tokens["request"].isin(users) & tokens["itl_s"].notna()]
-    return pd.DataFrame({"request": gaps["request"], "t_s": gaps["t_s"],
-                         "itl_ms": gaps["itl_s"] * 1000.0}).reset_index(drop=True)
+    return pd.DataFrame(
+        {"request": gaps["request"], "t_s": gaps["t_s"], "itl_ms": gaps["itl_s"] * 1000.0}
+    ).reset_index(drop=True)
 
 
 def usual_gap_ms(result: Result) -> float:
@@ -40,36 +41,61 @@ def usual_gap_ms(result: Result) -> float:
     return float(np.percentile(user_gaps(result)["itl_ms"], 50))
 
 
-def alone_fit(server: RunningServer, long_tokens: int, repeats: int = 3,
-              seed: int = 97) -> tuple[PrefillFit, Spread]:
+def alone_fit(
+    server: RunningServer, long_tokens: int, repeats: int = 3, seed: int = 97
+) -> tuple[PrefillFit, Spread]:
     """``bench.prefill_fit`` (prompts of an eighth of ``long_tokens`` and of ``long_tokens``,
     ``repeats`` each, sent alone after a warm-up) and the long prompts' own first tokens (ms),
     which the device model's prediction is checked against."""
     short_tokens = max(1, long_tokens // 8)
-    result = run(server, PrefillProbe(short_tokens, long_tokens, repeats, seed), progress=False,
-                 metrics_interval=None)
+    result = run(
+        server,
+        PrefillProbe(short_tokens, long_tokens, repeats, seed),
+        progress=False,
+        metrics_interval=None,
+    )
     done = result.requests[result.requests["ok"]]
     waits = {role: done.loc[done["role"] == role, "ttft_s"] for role in (Role.SHORT, Role.LONG)}
     if any(wait.empty for wait in waits.values()):
         raise RuntimeError(f"the prefill probe did not complete a prompt of each length: {result}")
-    fit = fit_prefill(short_tokens, float(np.median(waits[Role.SHORT])), long_tokens,
-                      float(np.median(waits[Role.LONG])))
+    fit = fit_prefill(
+        short_tokens,
+        float(np.median(waits[Role.SHORT])),
+        long_tokens,
+        float(np.median(waits[Role.LONG])),
+    )
     return fit, Spread.of(waits[Role.LONG] * 1000.0)
 
 
-def budget_plan(server: RunningServer, whole: Result, fit: PrefillFit, document_tokens: int, *,
-                pause_ms: float, first_budget: int, smallest: int, largest: int) -> BudgetPlan:
+def budget_plan(
+    server: RunningServer,
+    whole: Result,
+    fit: PrefillFit,
+    document_tokens: int,
+    *,
+    pause_ms: float,
+    first_budget: int,
+    smallest: int,
+    largest: int,
+) -> BudgetPlan:
     """The chunked server's budget (:func:`~servelab.lessons.chunking.sizing.budget_for`): a step
     that carries a chunk lasts the users' usual step in ``whole``, the first server's run beside
     the documents, plus the chunk's reading at ``fit``'s rate, about ``pause_ms`` in all; in whole
     KV-cache blocks of ``server``'s engine, between ``smallest`` and ``largest``."""
     block = kv.engine_block_size(server.url)  # by the module, so the GPU contract answers it
     step_ms = usual_gap_ms(whole)
-    budget = budget_for(fit.tok_s, pause_ms, step_ms=step_ms, smallest=smallest, largest=largest,
-                        block=block)
-    return BudgetPlan(first_budget=first_budget, prefill_tok_s=fit.tok_s, pause_ms=pause_ms,
-                      step_ms=step_ms, budget=budget, document_tokens=document_tokens,
-                      block=block)
+    budget = budget_for(
+        fit.tok_s, pause_ms, step_ms=step_ms, smallest=smallest, largest=largest, block=block
+    )
+    return BudgetPlan(
+        first_budget=first_budget,
+        prefill_tok_s=fit.tok_s,
+        pause_ms=pause_ms,
+        step_ms=step_ms,
+        budget=budget,
+        document_tokens=document_tokens,
+        block=block,
+    )
 
 
 def document_rows(result: Result) -> pd.DataFrame:
@@ -107,8 +133,11 @@ def _per_user(hitches: pd.DataFrame) -> dict[str, float]:
     if hitches.empty:
         return {"count": 0.0, "first": math.nan, "last": math.nan}
     by_user = hitches.sort_values("t_s").groupby("request")["itl_ms"]
-    return {"count": float(by_user.size().median()), "first": float(by_user.first().median()),
-            "last": float(by_user.last().median())}
+    return {
+        "count": float(by_user.size().median()),
+        "first": float(by_user.first().median()),
+        "last": float(by_user.last().median()),
+    }
 
 
 def run_figures(result: Result, window_s: float, hitch_ms: float) -> dict[str, float]:
@@ -126,35 +155,53 @@ def run_figures(result: Result, window_s: float, hitch_ms: float) -> dict[str, f
     p50 = usual_gap_ms(result)
     per_document, document_hitches = [], 0
     for number, (arrival, wait) in enumerate(zip(arrivals, rows["ttft_s"], strict=True)):
-        end = min([arrival + window_s, *arrivals[number + 1:number + 2]])
+        end = min([arrival + window_s, *arrivals[number + 1 : number + 2]])
         during = np.asarray(itls_during(result.records, arrival, end, role=Role.USER)) * 1000.0
         if during.size:
             reading = _hitches(gaps, arrival, arrival + float(wait), hitch_ms)
             document_hitches += len(reading)
             hitches = _per_user(reading)
-            per_document.append({"users_longest_gap_ms": float(during.max()),
-                                 "itl_ms_p99_after_arrival": float(np.percentile(during, 99)),
-                                 "document_ttft_s": float(wait),
-                                 "hitches_per_document": hitches["count"],
-                                 "first_hitch_ms": hitches["first"],
-                                 "last_hitch_ms": hitches["last"]})
+            per_document.append(
+                {
+                    "users_longest_gap_ms": float(during.max()),
+                    "itl_ms_p99_after_arrival": float(np.percentile(during, 99)),
+                    "document_ttft_s": float(wait),
+                    "hitches_per_document": hitches["count"],
+                    "first_hitch_ms": hitches["first"],
+                    "last_hitch_ms": hitches["last"],
+                }
+            )
     if not per_document:
-        raise RuntimeError(f"no user was still decoding when a document arrived in {result}: "
-                           "give the users more tokens or send the documents sooner")
+        raise RuntimeError(
+            f"no user was still decoding when a document arrived in {result}: "
+            "give the users more tokens or send the documents sooner"
+        )
     documents = pd.DataFrame(per_document)
-    return {"users_itl_ms_p50": p50,
-            "users_itl_ms_p99": float(np.percentile(gaps["itl_ms"], 99)),
-            "hitch_share": document_hitches / len(gaps),
-            **{key: float(documents[key].median()) for key in documents.columns.astype(str)},
-            "users_output_tok_s": float(result.summary()[OUTPUT_TOK_S]),
-            "users_done_s": float(np.median(user_runs_s(result))),
-            "documents_queued": float(documents_queued(rows))}
+    return {
+        "users_itl_ms_p50": p50,
+        "users_itl_ms_p99": float(np.percentile(gaps["itl_ms"], 99)),
+        "hitch_share": document_hitches / len(gaps),
+        **{key: float(documents[key].median()) for key in documents.columns.astype(str)},
+        "users_output_tok_s": float(result.summary()[OUTPUT_TOK_S]),
+        "users_done_s": float(np.median(user_runs_s(result))),
+        "documents_queued": float(documents_queued(rows)),
+    }
 
 
 # The figures of a run that ``compare`` gives a range over the runs; ``documents_queued`` it adds.
-RUN_SPREADS = ("users_itl_ms_p50", "users_itl_ms_p99", "hitch_share", "users_longest_gap_ms",
-               "itl_ms_p99_after_arrival", "document_ttft_s", "hitches_per_document",
-               "first_hitch_ms", "last_hitch_ms", "users_output_tok_s", "users_done_s")
+RUN_SPREADS = (
+    "users_itl_ms_p50",
+    "users_itl_ms_p99",
+    "hitch_share",
+    "users_longest_gap_ms",
+    "itl_ms_p99_after_arrival",
+    "document_ttft_s",
+    "hitches_per_document",
+    "first_hitch_ms",
+    "last_hitch_ms",
+    "users_output_tok_s",
+    "users_done_s",
+)
 
 
 def compare(runs: Mapping[str, Sequence[Result]], hitch_ms: float) -> pd.DataFrame:
@@ -170,8 +217,11 @@ def compare(runs: Mapping[str, Sequence[Result]], hitch_ms: float) -> pd.DataFra
         figures = pd.DataFrame([run_figures(result, window_s, hitch_ms) for result in results])
         row: dict[str, object] = {"run": label}
         for key in RUN_SPREADS:
-            row |= Spread.of(figures[key]).columns(key) if figures[key].notna().any() else {
-                key: math.nan, f"{key}_low": math.nan, f"{key}_high": math.nan, f"{key}_n": 0}
+            row |= (
+                Spread.of(figures[key]).columns(key)
+                if figures[key].notna().any()
+                else {key: math.nan, f"{key}_low": math.nan, f"{key}_high": math.nan, f"{key}_n": 0}
+            )
         row["documents_queued"] = int(figures["documents_queued"].sum())
         table.append(row)
     return pd.DataFrame(table).set_index("run")
@@ -181,8 +231,17 @@ def compare_view(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`compare`'s table as the page prints it, one row per setting: each figure as its
     median over the runs with the lowest and highest in brackets, the queued documents as a
     count."""
-    return tables.spread_view(table, {"users_longest_gap_ms": 0, "itl_ms_p99_after_arrival": 0,
-                                      "document_ttft_s": 2, "hitches_per_document": 0,
-                                      "users_itl_ms_p50": 0, "users_itl_ms_p99": 0,
-                                      "users_output_tok_s": 0, "users_done_s": 1},
-                              {"documents_queued": 0})
+    return tables.spread_view(
+        table,
+        {
+            "users_longest_gap_ms": 0,
+            "itl_ms_p99_after_arrival": 0,
+            "document_ttft_s": 2,
+            "hitches_per_document": 0,
+            "users_itl_ms_p50": 0,
+            "users_itl_ms_p99": 0,
+            "users_output_tok_s": 0,
+            "users_done_s": 1,
+        },
+        {"documents_queued": 0},
+    )

@@ -72,8 +72,14 @@ def spacing_for(read_s: float, smallest: float) -> float:
     return max(smallest, round(SPACING_MARGIN * read_s, 1))
 
 
-def user_tokens_for(user_tok_s: float, arrival_s: float, documents: int, spacing_s: float,
-                    smallest: int, largest: int) -> int:
+def user_tokens_for(
+    user_tok_s: float,
+    arrival_s: float,
+    documents: int,
+    spacing_s: float,
+    smallest: int,
+    largest: int,
+) -> int:
     """How many tokens each decoding user asks for: enough that, at ``user_tok_s`` (a user's
     speed with no document to read), they are still decoding one spacing after the last of
     ``documents`` arrived, by when it has been read; at least ``smallest`` and at most
@@ -104,33 +110,64 @@ class DocumentLoad:
     seed: int | None = None
 
     @classmethod
-    def spaced(cls, fit: PrefillFit, smallest_spacing_s: float, *, users: int, user_tokens: int,
-               document_tokens: int, arrival_s: float, documents: int,
-               input_tokens: int | None = None, seed: int | None = None) -> DocumentLoad:
+    def spaced(
+        cls,
+        fit: PrefillFit,
+        smallest_spacing_s: float,
+        *,
+        users: int,
+        user_tokens: int,
+        document_tokens: int,
+        arrival_s: float,
+        documents: int,
+        input_tokens: int | None = None,
+        seed: int | None = None,
+    ) -> DocumentLoad:
         """The load with its documents spaced (:func:`spacing_for`, at least
         ``smallest_spacing_s``) from the time one takes alone by ``fit``."""
         read_s = read_alone_s(fit, document_tokens)
-        return cls(users=users, user_tokens=user_tokens, document_tokens=document_tokens,
-                   arrival_s=arrival_s, documents=documents,
-                   spacing_s=spacing_for(read_s, smallest_spacing_s), read_s=read_s,
-                   input_tokens=input_tokens, seed=seed)
+        return cls(
+            users=users,
+            user_tokens=user_tokens,
+            document_tokens=document_tokens,
+            arrival_s=arrival_s,
+            documents=documents,
+            spacing_s=spacing_for(read_s, smallest_spacing_s),
+            read_s=read_s,
+            input_tokens=input_tokens,
+            seed=seed,
+        )
 
     def lasting(self, user_tok_s: float, largest: int) -> DocumentLoad:
         """The same load with the users asking for enough tokens, at ``user_tok_s`` each, to be
         still decoding when the last document has been read (:func:`user_tokens_for`; at least
         ``user_tokens``, at most ``largest``)."""
-        return replace(self, user_tokens=user_tokens_for(
-            user_tok_s, self.arrival_s, self.documents, self.spacing_s,
-            smallest=self.user_tokens, largest=largest))
+        return replace(
+            self,
+            user_tokens=user_tokens_for(
+                user_tok_s,
+                self.arrival_s,
+                self.documents,
+                self.spacing_s,
+                smallest=self.user_tokens,
+                largest=largest,
+            ),
+        )
 
     @property
     def options(self) -> dict[str, Any]:
         """``bench.interferer``'s arguments for this load, without a progress bar."""
         chosen = {"input_tokens": self.input_tokens, "seed": self.seed}
-        return {"users": self.users, "user_max_tokens": self.user_tokens,
-                "document_tokens": self.document_tokens, "arrival": self.arrival_s,
-                "documents": self.documents, "spacing": self.spacing_s, "progress": False,
-                **{key: value for key, value in chosen.items() if value is not None}}
+        return {
+            "users": self.users,
+            "user_max_tokens": self.user_tokens,
+            "document_tokens": self.document_tokens,
+            "arrival": self.arrival_s,
+            "documents": self.documents,
+            "spacing": self.spacing_s,
+            "progress": False,
+            **{key: value for key, value in chosen.items() if value is not None},
+        }
 
 
 def chunk_tokens(prefill_tok_s: float, pause_ms: float, step_ms: float) -> float:
@@ -141,8 +178,9 @@ def chunk_tokens(prefill_tok_s: float, pause_ms: float, step_ms: float) -> float
     return max(0.0, prefill_tok_s * (pause_ms - step_ms) / 1000)
 
 
-def budget_for(prefill_tok_s: float, pause_ms: float, step_ms: float, smallest: int,
-               largest: int, block: int) -> int:
+def budget_for(
+    prefill_tok_s: float, pause_ms: float, step_ms: float, smallest: int, largest: int, block: int
+) -> int:
     """The per-step token budget whose step lasts about ``pause_ms`` (:func:`chunk_tokens`),
     kept between ``smallest`` and ``largest``. Once it is a KV-cache block or more it is rounded
     down to whole blocks of ``block`` tokens (the engine's own block size: 16 on a GPU by

@@ -27,21 +27,49 @@ class BatchingSizes(Knobs):
 
 
 SIZES = Profiles(
-    smoke=BatchingSizes(profile="smoke", levels=[1, 4], input_tokens=32, answer_tokens=16, sweeps=2,
-                        wave_size=4, wave_requests=8, short_tokens=(4, 8), long_tokens=(24, 32),
-                        long_share=0.25),
-    cpu=BatchingSizes(profile="cpu", levels=[1, 4, 8, 16, 32], input_tokens=16, answer_tokens=64,
-                      sweeps=3, wave_size=16, wave_requests=64, short_tokens=(2, 8),
-                      long_tokens=(160, 192), long_share=0.125),
+    smoke=BatchingSizes(
+        profile="smoke",
+        levels=[1, 4],
+        input_tokens=32,
+        answer_tokens=16,
+        sweeps=2,
+        wave_size=4,
+        wave_requests=8,
+        short_tokens=(4, 8),
+        long_tokens=(24, 32),
+        long_share=0.25,
+    ),
+    cpu=BatchingSizes(
+        profile="cpu",
+        levels=[1, 4, 8, 16, 32],
+        input_tokens=16,
+        answer_tokens=64,
+        sweeps=3,
+        wave_size=16,
+        wave_requests=64,
+        short_tokens=(2, 8),
+        long_tokens=(160, 192),
+        long_share=0.125,
+    ),
     # The waves' answers are half the lengths first chosen, (8, 64) and (256, 512): stepped
     # through t4_count's T4 step line, the same requests give continuous batching the same
     # 2.6-3.0x over waves in each pass, and the waves take half the time (issue #63). Six waves
     # a pass, not eight (issue #63 item 2): stepped the same way, each pass's 192 requests
     # (24 long) give 2.8-3.0x, and the chapter's t4-wait falls from 8.6-10.1 to 8.1-9.4 min
-    gpu=BatchingSizes(profile="gpu", levels=[1, 2, 4, 8, 16, 32, 64], input_tokens=128,
-                      answer_tokens=256, sweeps=3, wave_size=32, wave_requests=192,
-                      short_tokens=(4, 32), long_tokens=(128, 256), long_share=0.125),
+    gpu=BatchingSizes(
+        profile="gpu",
+        levels=[1, 2, 4, 8, 16, 32, 64],
+        input_tokens=128,
+        answer_tokens=256,
+        sweeps=3,
+        wave_size=32,
+        wave_requests=192,
+        short_tokens=(4, 32),
+        long_tokens=(128, 256),
+        long_share=0.125,
+    ),
 )
+
 
 @dataclass(frozen=True)
 class ContinuousBatchingFigures(Figures):
@@ -51,7 +79,8 @@ class ContinuousBatchingFigures(Figures):
     top_users: float = figure("streams at the top of the sweep (count)")
     steady_tok_s_at_top: float = figure("total output tokens per second at the top, steady state")
     user_tok_s_at_top: float = figure(
-        "output tokens per second each stream saw at the top, steady state")
+        "output tokens per second each stream saw at the top, steady state"
+    )
     batching_gain: float = figure("steady total at the top over one stream's (×)", main=True)
     share_kept: float = figure("share of the single-stream speed each stream kept at the top (0-1)")
     bandwidth_gb_s: float = figure("memory bandwidth measured before the server started (GB/s)")
@@ -62,7 +91,8 @@ class ContinuousBatchingFigures(Figures):
     step_fit_r_squared: float = figure("R² of the step-time fit (0-1)")
     predicted_gain_low: float = figure(
         "gain at the top predicted before the sweep from bandwidth and FLOP/s, low end of the "
-        "window (×)")
+        "window (×)"
+    )
     predicted_gain_high: float = figure("the same prediction, high end of the window (×)")
     waves_s: float = figure("the same requests in static waves: duration (s)")
     continuous_s: float = figure("the same requests batched continuously: duration (s)")

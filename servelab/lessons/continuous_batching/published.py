@@ -19,5 +19,7 @@ def published_rooflines(users: int) -> list[Roofline]:
     chapter's gpu size decodes with."""
     gpu = CHAPTER.sizes.gpu
     context = decode_context(gpu.input_tokens, gpu.answer_tokens)
-    return [Roofline.published(T4, t4_model(), context, users),
-            Roofline.published(A100, QWEN3_8B, context, users)]
+    return [
+        Roofline.published(T4, t4_model(), context, users),
+        Roofline.published(A100, QWEN3_8B, context, users),
+    ]

@@ -32,8 +32,13 @@ class ContinuousBatchingRecord:
 
     def figures(self) -> ContinuousBatchingFigures:
         """Chapter 02's figures."""
-        found, limit, fit, here, found_waves = (self.found, self.limit, self.fit, self.here,
-                                                self.found_waves)
+        found, limit, fit, here, found_waves = (
+            self.found,
+            self.limit,
+            self.fit,
+            self.here,
+            self.found_waves,
+        )
         return ContinuousBatchingFigures(
             steady_tok_s_at_1=found.single_total,
             top_users=self.top,

@@ -73,8 +73,9 @@ class BookChecks:
     def replacing(self, chapter: str, checks: Sequence[Checked]) -> BookChecks:
         """The table with ``checks`` in place of those ``chapter`` kept before: a chapter that
         shows the table before its own record keeps its checks."""
-        return BookChecks.of([check for check in self.checks if check.chapter != chapter]
-                             + list(checks))
+        return BookChecks.of(
+            [check for check in self.checks if check.chapter != chapter] + list(checks)
+        )
 
     def count(self, found: Foretold) -> int:
         """How many predictions fell ``found``."""

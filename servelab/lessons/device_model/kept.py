@@ -168,12 +168,18 @@ def note_checks(runtime: Runtime, chapter: str, checks: Sequence[Checked]) -> No
     an earlier run of the chapter kept."""
     model = kept_model(runtime)
     others = tuple(check for check in model.checks if check.chapter != chapter)
-    recorded.save({"model": dataclasses.replace(model, checks=others + tuple(checks))},
-                  model_path(runtime))
+    recorded.save(
+        {"model": dataclasses.replace(model, checks=others + tuple(checks))}, model_path(runtime)
+    )
 
 
-def keep_step_line(runtime: Runtime, fit: StepFit, batches: list[int], chapter: str,
-                   shares: tuple[float, float] | None = None) -> StepLine | None:
+def keep_step_line(
+    runtime: Runtime,
+    fit: StepFit,
+    batches: list[int],
+    chapter: str,
+    shares: tuple[float, float] | None = None,
+) -> StepLine | None:
     """Keep a chapter's step line where it splits a step (``StepFit.splits``): a line that
     does not would mislead every later prediction. With it, the engine's ``shares`` of the
     step's two parts (:class:`EngineShares`), where the chapter split them. The line kept, or
@@ -208,20 +214,26 @@ def quick_levels(max_num_seqs: int) -> list[int]:
     return sorted({1, max(1, max_num_seqs // 2), max_num_seqs})
 
 
-def quick_step_line(runtime: Runtime, server: RunningServer,
-                    max_num_seqs: int) -> StepLine | None:
+def quick_step_line(runtime: Runtime, server: RunningServer, max_num_seqs: int) -> StepLine | None:
     """Fit the step line with one short sweep on ``server`` (its cap ``max_num_seqs``), as
     chapter 02 does at full size; the line is only this chapter's, and is not kept. None where
     fewer than two batch sizes had a steady window (every user decoding at once) to time a step
     in."""
     sizes = QUICK_FIT.at(runtime.size_profile)
-    runs = bench.sweep_runs(server, quick_levels(max_num_seqs), requests_per_user=1,
-                            input_tokens=sizes.input_tokens, max_tokens=sizes.answer_tokens,
-                            seed=71)
+    runs = bench.sweep_runs(
+        server,
+        quick_levels(max_num_seqs),
+        requests_per_user=1,
+        input_tokens=sizes.input_tokens,
+        max_tokens=sizes.answer_tokens,
+        seed=71,
+    )
     sweep = bench.sweep_table(runs)
-    steady = {int(level): float(total) for level, total in
-              zip(sweep["concurrency"], sweep[STEADY_OUTPUT_TOK_S], strict=True)
-              if math.isfinite(total) and total > 0}
+    steady = {
+        int(level): float(total)
+        for level, total in zip(sweep["concurrency"], sweep[STEADY_OUTPUT_TOK_S], strict=True)
+        if math.isfinite(total) and total > 0
+    }
     if len(steady) < 2:
         return None
     levels = sorted(steady)
@@ -238,13 +250,13 @@ def step_line(runtime: Runtime, server: RunningServer, max_num_seqs: int) -> Ste
     return quick_step_line(runtime, server, max_num_seqs)
 
 
-def prompt_reading(runtime: Runtime, server: RunningServer, step: StepLine | None,
-                   long_tokens: int) -> PromptReading:
+def prompt_reading(
+    runtime: Runtime, server: RunningServer, step: StepLine | None, long_tokens: int
+) -> PromptReading:
     """The prompt reading an earlier chapter kept for this setup, else one fitted on ``server``
     from prompts of two lengths up to ``long_tokens`` that share nothing, with the step line
     ``step`` (this chapter's only: it is not kept)."""
     kept = kept_model(runtime).reading
     if kept is not None:
         return kept
-    return PromptReading.of(bench.prefill_fit(server, long_tokens=long_tokens), step,
-                            FITTED_HERE)
+    return PromptReading.of(bench.prefill_fit(server, long_tokens=long_tokens), step, FITTED_HERE)

@@ -30,13 +30,19 @@ class RoomyPace:
     answer_tokens: int
 
     @classmethod
-    def of(cls, line: StepLine | None, batch: float, runs: Sequence[Mapping[str, float]],
-           prompt_tokens: int, answer_tokens: int) -> RoomyPace:
+    def of(
+        cls,
+        line: StepLine | None,
+        batch: float,
+        runs: Sequence[Mapping[str, float]],
+        prompt_tokens: int,
+        answer_tokens: int,
+    ) -> RoomyPace:
         """From the runs' ``summary()`` dicts."""
-        times = [run["tpot_ms_p50"] for run in runs
-                 if math.isfinite(run.get("tpot_ms_p50", math.nan))]
-        return cls(line, batch, Spread.of(times) if times else None, prompt_tokens,
-                   answer_tokens)
+        times = [
+            run["tpot_ms_p50"] for run in runs if math.isfinite(run.get("tpot_ms_p50", math.nan))
+        ]
+        return cls(line, batch, Spread.of(times) if times else None, prompt_tokens, answer_tokens)
 
     @property
     def predicted_ms(self) -> float | None:
@@ -57,8 +63,15 @@ class RoomyPace:
         """The prediction against the runs, for the book's closing table."""
         if self.predicted_ms is None or self.measured is None:
             return ()
-        return (Checked("03-paged-attention", f"time per token, {self.batch:,.0f} sequences",
-                        " ms", self.predicted_ms, self.measured),)
+        return (
+            Checked(
+                "03-paged-attention",
+                f"time per token, {self.batch:,.0f} sequences",
+                " ms",
+                self.predicted_ms,
+                self.measured,
+            ),
+        )
 
     @property
     def gap_ms(self) -> float:

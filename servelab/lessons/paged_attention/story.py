@@ -18,15 +18,19 @@ from servelab.lessons.paged_attention.words import (
 )
 from servelab.lessons.story import Section, Story
 
-STORY = Story(CHAPTER.id, (
-    Section("room_title", room_title, title=True),
-    Section("block_table_title", block_table_title, title=True),
-    Section("roomy_title", roomy_title, title=True),
-    Section("cramped_title", cramped_title, title=True),
-    Section("plans", plan_text),
-    Section("engine_check", engine_check_text),
-    Section("prediction", paging_prediction),
-    Section("paging", paging_text),
-    Section("pace", pace_text),
-    Section("admission", admission_text),
-), findings_record=PagingRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("room_title", room_title, title=True),
+        Section("block_table_title", block_table_title, title=True),
+        Section("roomy_title", roomy_title, title=True),
+        Section("cramped_title", cramped_title, title=True),
+        Section("plans", plan_text),
+        Section("engine_check", engine_check_text),
+        Section("prediction", paging_prediction),
+        Section("paging", paging_text),
+        Section("pace", pace_text),
+        Section("admission", admission_text),
+    ),
+    findings_record=PagingRecord,
+)

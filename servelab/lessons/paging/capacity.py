@@ -46,8 +46,9 @@ class PublishedModel:
 
     def shape(self, dtype: str = "bfloat16") -> KVShape:
         """The KV factors of one token in ``dtype``, as ``kv_shape`` would read them."""
-        return KVShape(layers=self.layers, kv_heads=self.kv_heads, head_dim=self.head_dim,
-                       dtype=dtype)
+        return KVShape(
+            layers=self.layers, kv_heads=self.kv_heads, head_dim=self.head_dim, dtype=dtype
+        )
 
     def weight_gib(self, dtype: str = "bfloat16") -> float:
         """GiB of unquantized weights in ``dtype``: one value per parameter."""
@@ -63,25 +64,51 @@ class PublishedModel:
 # ``source``); parameter counts are the model card's where it gives one to two decimals, else
 # counted from the same config's matrix shapes (the tests of this module recount them all).
 PUBLISHED_MODELS: tuple[PublishedModel, ...] = (
-    PublishedModel("Qwen3-0.6B", layers=28, kv_heads=8, head_dim=128, parameters=0.6e9,
-                   source="Qwen/Qwen3-0.6B config.json (head_dim 128); 0.6B parameters on its "
-                          "model card (0.44B without the embedding)"),
-    PublishedModel("Llama-3.2-3B-Instruct", layers=28, kv_heads=8, head_dim=128,
-                   parameters=3.21e9,
-                   source="meta-llama/Llama-3.2-3B-Instruct config.json (head_dim 128); "
-                          "3.21B parameters counted from its shapes (embedding tied)"),
-    PublishedModel("Qwen2.5-7B-Instruct", layers=28, kv_heads=4, head_dim=128,
-                   parameters=7.61e9,
-                   source="Qwen/Qwen2.5-7B-Instruct config.json (hidden_size 3584 ÷ 28 "
-                          "attention heads = 128); 7.61B parameters on its model card"),
-    PublishedModel("Mistral-7B-Instruct-v0.3", layers=32, kv_heads=8, head_dim=128,
-                   parameters=7.25e9,
-                   source="mistralai/Mistral-7B-Instruct-v0.3 config.json (hidden_size 4096 ÷ "
-                          "32 attention heads = 128); 7.25B parameters counted from its shapes"),
-    PublishedModel("Llama-3.1-8B-Instruct", layers=32, kv_heads=8, head_dim=128,
-                   parameters=8.03e9,
-                   source="meta-llama/Llama-3.1-8B-Instruct config.json (head_dim 128); 8.03B "
-                          "parameters counted from its shapes"),
+    PublishedModel(
+        "Qwen3-0.6B",
+        layers=28,
+        kv_heads=8,
+        head_dim=128,
+        parameters=0.6e9,
+        source="Qwen/Qwen3-0.6B config.json (head_dim 128); 0.6B parameters on its "
+        "model card (0.44B without the embedding)",
+    ),
+    PublishedModel(
+        "Llama-3.2-3B-Instruct",
+        layers=28,
+        kv_heads=8,
+        head_dim=128,
+        parameters=3.21e9,
+        source="meta-llama/Llama-3.2-3B-Instruct config.json (head_dim 128); "
+        "3.21B parameters counted from its shapes (embedding tied)",
+    ),
+    PublishedModel(
+        "Qwen2.5-7B-Instruct",
+        layers=28,
+        kv_heads=4,
+        head_dim=128,
+        parameters=7.61e9,
+        source="Qwen/Qwen2.5-7B-Instruct config.json (hidden_size 3584 ÷ 28 "
+        "attention heads = 128); 7.61B parameters on its model card",
+    ),
+    PublishedModel(
+        "Mistral-7B-Instruct-v0.3",
+        layers=32,
+        kv_heads=8,
+        head_dim=128,
+        parameters=7.25e9,
+        source="mistralai/Mistral-7B-Instruct-v0.3 config.json (hidden_size 4096 ÷ "
+        "32 attention heads = 128); 7.25B parameters counted from its shapes",
+    ),
+    PublishedModel(
+        "Llama-3.1-8B-Instruct",
+        layers=32,
+        kv_heads=8,
+        head_dim=128,
+        parameters=8.03e9,
+        source="meta-llama/Llama-3.1-8B-Instruct config.json (head_dim 128); 8.03B "
+        "parameters counted from its shapes",
+    ),
 )
 
 
@@ -97,9 +124,12 @@ class Card:
 
 CARDS: tuple[Card, ...] = (
     Card("16 GB (T4)", 14.74, "CUDA's total on a Tesla T4 (servelab.hardware.Device)"),
-    Card("80 GB (A100, H100)", 79.22,
-         "total_gpu_memory in vLLM's start-up profile on an 80 GB card "
-         "(vllm-project/vllm pull request #10511)"),
+    Card(
+        "80 GB (A100, H100)",
+        79.22,
+        "total_gpu_memory in vLLM's start-up profile on an 80 GB card "
+        "(vllm-project/vllm pull request #10511)",
+    ),
 )
 
 
@@ -108,8 +138,11 @@ def card_of(device: Device) -> Card | None:
     a CPU, where vLLM is given a cache size instead of a share."""
     if device.kind != "cuda":
         return None
-    return Card(f"{device.name} (this runtime)", round(device.cuda_memory_gib, 2),
-                "CUDA's total on this runtime (nvidia-smi's, less what the driver keeps)")
+    return Card(
+        f"{device.name} (this runtime)",
+        round(device.cuda_memory_gib, 2),
+        "CUDA's total on this runtime (nvidia-smi's, less what the driver keeps)",
+    )
 
 
 def planning_cards(device: Device) -> list[Card]:
@@ -175,16 +208,23 @@ class CachePlan:
         return usable_blocks(self.cache_tokens, self.block) // blocks_for(context, self.block)
 
 
-def plan_cache(model: PublishedModel, card: Card, *, share: float = DEFAULT_SHARE,
-               allowance_gib: float = ALLOWANCE_GIB, dtype: str = "bfloat16",
-               block: int = GPU_BLOCK) -> CachePlan:
+def plan_cache(
+    model: PublishedModel,
+    card: Card,
+    *,
+    share: float = DEFAULT_SHARE,
+    allowance_gib: float = ALLOWANCE_GIB,
+    dtype: str = "bfloat16",
+    block: int = GPU_BLOCK,
+) -> CachePlan:
     """The plan for serving ``model`` on ``card`` with vLLM given ``share`` of its memory."""
     if not 0 < share <= 1:
         raise ValueError(f"share is a fraction of the card, in (0, 1]; got {share}")
     if dtype not in DTYPE_BYTES:
         raise ValueError(f"unknown dtype {dtype!r}; known: {sorted(DTYPE_BYTES)}")
-    return CachePlan(model=model, card=card, share=share, allowance_gib=allowance_gib,
-                     dtype=dtype, block=block)
+    return CachePlan(
+        model=model, card=card, share=share, allowance_gib=allowance_gib, dtype=dtype, block=block
+    )
 
 
 @dataclass(frozen=True)
@@ -238,8 +278,9 @@ class PlansCompared:
             return None
         most = max(served, key=lambda plan: plan.users(self.longest))
         fewest = min(served, key=lambda plan: plan.users(self.longest))
-        return Holders(most, fewest) if most.users(self.longest) > fewest.users(self.longest) \
-            else None
+        return (
+            Holders(most, fewest) if most.users(self.longest) > fewest.users(self.longest) else None
+        )
 
     @property
     def smallest_and_cheapest(self) -> tuple[CachePlan, CachePlan] | None:
@@ -248,8 +289,11 @@ class PlansCompared:
         on_largest = [plan for plan in self.plans if plan.card == self.largest]
         smallest = min(on_largest, key=lambda plan: plan.model.parameters, default=None)
         cheapest = min(on_largest, key=lambda plan: plan.shape.bytes_per_token, default=None)
-        if smallest is None or cheapest is None or (
-                cheapest.shape.bytes_per_token >= smallest.shape.bytes_per_token):
+        if (
+            smallest is None
+            or cheapest is None
+            or (cheapest.shape.bytes_per_token >= smallest.shape.bytes_per_token)
+        ):
             return None
         return smallest, cheapest
 
@@ -268,11 +312,17 @@ class EngineCheck:
     reported: int
 
     @classmethod
-    def of(cls, shape: KVShape, *, cache_bytes: int, block: int, reported: int,
-           max_model_len: int) -> EngineCheck:
-        return cls(bytes_per_token=shape.bytes_per_token, cache_bytes=cache_bytes, block=block,
-                   max_model_len=max_model_len,
-                   predicted=whole_block_tokens(shape, cache_bytes, block), reported=reported)
+    def of(
+        cls, shape: KVShape, *, cache_bytes: int, block: int, reported: int, max_model_len: int
+    ) -> EngineCheck:
+        return cls(
+            bytes_per_token=shape.bytes_per_token,
+            cache_bytes=cache_bytes,
+            block=block,
+            max_model_len=max_model_len,
+            predicted=whole_block_tokens(shape, cache_bytes, block),
+            reported=reported,
+        )
 
     @property
     def blocks(self) -> int:

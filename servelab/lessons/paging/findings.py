@@ -36,8 +36,14 @@ class TokenCost:
 
     @classmethod
     def of(cls, shape: KVShape, context_limit: int, request_tokens: int) -> TokenCost:
-        return cls(shape.bytes_per_token, shape.dtype, context_limit, request_tokens,
-                   shape.mib_for(context_limit), shape.mib_for(request_tokens))
+        return cls(
+            shape.bytes_per_token,
+            shape.dtype,
+            context_limit,
+            request_tokens,
+            shape.mib_for(context_limit),
+            shape.mib_for(request_tokens),
+        )
 
 
 def _most_running(load: Mapping[str, float] | pd.DataFrame) -> float:
@@ -62,16 +68,24 @@ class PagingFindings:
     tokens_per_sequence: float
 
     @classmethod
-    def from_run(cls, capacity: Capacity, block: int, request_tokens: int,
-                 load: Mapping[str, float] | pd.DataFrame,
-                 tokens_per_sequence: float = math.nan) -> PagingFindings:
+    def from_run(
+        cls,
+        capacity: Capacity,
+        block: int,
+        request_tokens: int,
+        load: Mapping[str, float] | pd.DataFrame,
+        tokens_per_sequence: float = math.nan,
+    ) -> PagingFindings:
         """From the engine's capacity line, its block size, the requests' length and the load
         (a ``summary()`` dict or a sweep frame with ``running_max``)."""
-        fit = RequestFit.of(capacity.kv_cache_tokens, block, capacity.max_model_len,
-                            request_tokens)
-        return cls(fit=fit, cache_tokens=capacity.kv_cache_tokens,
-                   engine_concurrency=capacity.max_concurrency, ran=_most_running(load),
-                   tokens_per_sequence=tokens_per_sequence)
+        fit = RequestFit.of(capacity.kv_cache_tokens, block, capacity.max_model_len, request_tokens)
+        return cls(
+            fit=fit,
+            cache_tokens=capacity.kv_cache_tokens,
+            engine_concurrency=capacity.max_concurrency,
+            ran=_most_running(load),
+            tokens_per_sequence=tokens_per_sequence,
+        )
 
     @property
     def paging_gain(self) -> bool:
@@ -87,8 +101,7 @@ class PagingFindings:
     def counts_ratio_off(self) -> bool:
         """Dividing the two counts, both rounded down to whole requests, does not give the held
         factor (each to the nearest whole, as the page prints them): the rounding shows."""
-        return (self.fit.reserved > 0
-                and round(self.counts_ratio) != round(self.fit.held_factor))
+        return self.fit.reserved > 0 and round(self.counts_ratio) != round(self.fit.held_factor)
 
     @property
     def ran_verdict(self) -> Placed | None:
@@ -124,19 +137,27 @@ class SqueezeFindings:
     roomy_tpot_ms: Spread | None = None
 
     @classmethod
-    def from_runs(cls, roomy: Sequence[Mapping[str, float]],
-                  cramped: Sequence[Mapping[str, float]], *, sample_s: float) -> SqueezeFindings:
+    def from_runs(
+        cls,
+        roomy: Sequence[Mapping[str, float]],
+        cramped: Sequence[Mapping[str, float]],
+        *,
+        sample_s: float,
+    ) -> SqueezeFindings:
         """From each load's runs, as ``summary()`` dicts, and the small cache's sampling gap."""
         if not roomy or not cramped:
             raise ValueError("the squeeze needs at least one run of each load")
-        return cls(running=max(run["running_max"] for run in cramped),
-                   waiting=max(run["waiting_max"] for run in cramped),
-                   preemptions=max(run["preemptions"] for run in cramped),
-                   failed=sum(run.get("failed", 0.0) for run in cramped),
-                   cramped_s=Spread.of(run["duration_s"] for run in cramped),
-                   roomy_s=Spread.of(run["duration_s"] for run in roomy), sample_s=sample_s,
-                   cramped_tpot_ms=_measured(cramped, "tpot_ms_p50"),
-                   roomy_tpot_ms=_measured(roomy, "tpot_ms_p50"))
+        return cls(
+            running=max(run["running_max"] for run in cramped),
+            waiting=max(run["waiting_max"] for run in cramped),
+            preemptions=max(run["preemptions"] for run in cramped),
+            failed=sum(run.get("failed", 0.0) for run in cramped),
+            cramped_s=Spread.of(run["duration_s"] for run in cramped),
+            roomy_s=Spread.of(run["duration_s"] for run in roomy),
+            sample_s=sample_s,
+            cramped_tpot_ms=_measured(cramped, "tpot_ms_p50"),
+            roomy_tpot_ms=_measured(roomy, "tpot_ms_p50"),
+        )
 
     @property
     def waited(self) -> bool:
@@ -248,16 +269,28 @@ class AdmissionFindings:
     sample_s: float
 
     @classmethod
-    def from_runs(cls, roomy: Mapping[str, float], roomy_fit: RequestFit,
-                  squeeze: SqueezeFindings, cramped_room: RequestFit, *,
-                  step: StepBudget) -> AdmissionFindings:
+    def from_runs(
+        cls,
+        roomy: Mapping[str, float],
+        roomy_fit: RequestFit,
+        squeeze: SqueezeFindings,
+        cramped_room: RequestFit,
+        *,
+        step: StepBudget,
+    ) -> AdmissionFindings:
         """From the roomy load's ``summary()`` dict, the small cache's runs as the squeeze holds
         them (the most any run showed, so both paragraphs give one count), what each cache
         holds and the roomy server's step budget."""
-        return cls(roomy_waiting=roomy["waiting_max"], roomy_running=roomy["running_max"],
-                   roomy_fit=roomy_fit.paged, step=step,
-                   cramped_running=squeeze.running, cramped_room=cramped_room,
-                   cramped_preemptions=squeeze.preemptions, sample_s=squeeze.sample_s)
+        return cls(
+            roomy_waiting=roomy["waiting_max"],
+            roomy_running=roomy["running_max"],
+            roomy_fit=roomy_fit.paged,
+            step=step,
+            cramped_running=squeeze.running,
+            cramped_room=cramped_room,
+            cramped_preemptions=squeeze.preemptions,
+            sample_s=squeeze.sample_s,
+        )
 
     @property
     def budget_held(self) -> bool:

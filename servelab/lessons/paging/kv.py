@@ -37,9 +37,11 @@ class KVShape:
         return self.layers * self.kv_heads * self.head_dim * 2 * self.bytes_per_value
 
     def formula(self) -> str:
-        return (f"{self.layers} layers × {self.kv_heads} KV heads × {self.head_dim} head dim × "
-                f"2 (K and V) × {self.bytes_per_value} bytes ({self.dtype}) = "
-                f"{self.bytes_per_token:,} bytes")
+        return (
+            f"{self.layers} layers × {self.kv_heads} KV heads × {self.head_dim} head dim × "
+            f"2 (K and V) × {self.bytes_per_value} bytes ({self.dtype}) = "
+            f"{self.bytes_per_token:,} bytes"
+        )
 
     def tokens_in(self, cache_bytes: float) -> int:
         """How many tokens of KV fit in ``cache_bytes``."""
@@ -119,8 +121,9 @@ class RequestFit:
     request_tokens: int
 
     @classmethod
-    def of(cls, kv_cache_tokens: int, block: int, context_limit: int,
-           request_tokens: int) -> RequestFit:
+    def of(
+        cls, kv_cache_tokens: int, block: int, context_limit: int, request_tokens: int
+    ) -> RequestFit:
         """From the cache the engine reports (the block it keeps back left out)."""
         return cls(usable_blocks(kv_cache_tokens, block), block, context_limit, request_tokens)
 
@@ -172,5 +175,9 @@ class BlockTable:
     @classmethod
     def of(cls, tokens: Sequence[int], block: int, context_limit: int) -> BlockTable:
         """From each request's tokens so far, the engine's block and the context limit."""
-        return cls(len(tokens), block, sum(blocks_for(count, block) for count in tokens),
-                   len(tokens) * blocks_for(context_limit, block))
+        return cls(
+            len(tokens),
+            block,
+            sum(blocks_for(count, block) for count in tokens),
+            len(tokens) * blocks_for(context_limit, block),
+        )

@@ -23,16 +23,16 @@ class Failure:
     killed_s: float
     noticed_s: float
     failed_before: int  # sent before the kill and failed (in flight on the dead replica)
-    failed_after: int   # sent after the kill and failed
+    failed_after: int  # sent after the kill and failed
     failed_unnoticed: int  # of those, sent before the router counted the replica down
     sent_before: int
     sent_after: int
     latency_before: Spread | None  # sent to last token (s) of those that succeeded
     latency_after: Spread | None
     errors_after: tuple[str, ...]  # what the requests that failed after the kill reported
-    retries: float      # requests the router sent again, to another replica
+    retries: float  # requests the router sent again, to another replica
     health_interval_s: int  # how often the router checked each replica's /health
-    health_failures: int    # failed checks in a row before it counted a replica down
+    health_failures: int  # failed checks in a row before it counted a replica down
 
     @property
     def failed(self) -> int:
@@ -184,8 +184,9 @@ class Failures:
     def survived(self) -> Survived:
         """The runs' ``survivors`` verdicts, counted."""
         told = [verdict for verdict in self.survivors if verdict is not None]
-        return Survived(told.count(Compared.LOWER), told.count(Compared.HIGHER), len(told),
-                        len(self.runs))
+        return Survived(
+            told.count(Compared.LOWER), told.count(Compared.HIGHER), len(told), len(self.runs)
+        )
 
     @property
     def health(self) -> tuple[int, int]:

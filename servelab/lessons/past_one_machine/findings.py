@@ -59,8 +59,9 @@ class PolicyRun:
         """How many times the replicas computed a tenant's prompt, by their own counters
         (:func:`prompts_computed`, rounded)."""
         requests = int(self.spread.to_numpy().sum())
-        return round(prompts_computed(self.computed_tokens, requests, prefix_tokens,
-                                      question_tokens))
+        return round(
+            prompts_computed(self.computed_tokens, requests, prefix_tokens, question_tokens)
+        )
 
     def expected_computed(self, prefix_tokens: int, question_tokens: int) -> int:
         """Prompt tokens the replicas should compute if each tenant's prompt is computed once per
@@ -76,8 +77,9 @@ class PolicyRun:
         return float((self.spread.max(axis=1) / totals).mean())
 
 
-def prompts_computed(computed_tokens: float, requests: int, prefix_tokens: int,
-                     question_tokens: int) -> float:
+def prompts_computed(
+    computed_tokens: float, requests: int, prefix_tokens: int, question_tokens: int
+) -> float:
     """How many tenant prompts the replicas computed, from the prompt tokens they counted as
     computed: those tokens less every request's question, in prompts (none below zero)."""
     return max(0.0, (computed_tokens - requests * question_tokens) / prefix_tokens)
@@ -95,8 +97,9 @@ def _cache(spreading: Spread, following: Spread) -> Compared:
     return compare_points(following, spreading, HIT_RATE_SHOWN)
 
 
-def _by_policy(both: tuple[Sequence[PolicyRun], Sequence[PolicyRun]],
-               figure: Callable[[PolicyRun], float]) -> tuple[Spread, Spread]:
+def _by_policy(
+    both: tuple[Sequence[PolicyRun], Sequence[PolicyRun]], figure: Callable[[PolicyRun], float]
+) -> tuple[Spread, Spread]:
     """``figure``'s spread over each policy's runs."""
     return (Spread.of(figure(r) for r in both[0]), Spread.of(figure(r) for r in both[1]))
 
@@ -132,10 +135,15 @@ class RoutingFindings:
     warm_computations: tuple[Spread, Spread] | None = None  # prompts computed in a warm pass
 
     @classmethod
-    def of(cls, spreading: Sequence[PolicyRun], following: Sequence[PolicyRun],
-           workload: Tenants, prompt_alone_s: float = math.nan, cache_tokens: int = 0,
-           warm: tuple[Sequence[PolicyRun], Sequence[PolicyRun]] | None = None,
-           ) -> RoutingFindings:
+    def of(
+        cls,
+        spreading: Sequence[PolicyRun],
+        following: Sequence[PolicyRun],
+        workload: Tenants,
+        prompt_alone_s: float = math.nan,
+        cache_tokens: int = 0,
+        warm: tuple[Sequence[PolicyRun], Sequence[PolicyRun]] | None = None,
+    ) -> RoutingFindings:
         """``spreading`` and ``following``: each policy's cold passes; ``warm``: the warm pass
         after each; ``prompt_alone_s``: the first token of one tenant's prompt sent alone to a
         replica, to set beside the prompt computations a policy added; ``cache_tokens``: the
@@ -143,27 +151,46 @@ class RoutingFindings:
         both = (spreading, following)
 
         def computed(run: PolicyRun) -> float:
-            return prompts_computed(run.computed_tokens, int(run.spread.to_numpy().sum()),
-                                    workload.prefix_tokens, workload.question_tokens)
+            return prompts_computed(
+                run.computed_tokens,
+                int(run.spread.to_numpy().sum()),
+                workload.prefix_tokens,
+                workload.question_tokens,
+            )
+
         hits = _by_policy(both, lambda r: r.hit_rate)
         ttft = _by_policy(both, lambda r: r.summary[TTFT_MS_P50])
         return cls(
-            policies=(spreading[0].policy, following[0].policy), workload=workload,
-            replicas=spreading[0].spread.shape[1], runs=min(len(spreading), len(following)),
+            policies=(spreading[0].policy, following[0].policy),
+            workload=workload,
+            replicas=spreading[0].spread.shape[1],
+            runs=min(len(spreading), len(following)),
             prefills=_by_policy(both, lambda r: r.prefills),
             kept_together=_by_policy(both, lambda r: r.kept_together),
-            expected_tokens=_by_policy(both, lambda r: r.expected_computed(
-                workload.prefix_tokens, workload.question_tokens)),
+            expected_tokens=_by_policy(
+                both,
+                lambda r: r.expected_computed(workload.prefix_tokens, workload.question_tokens),
+            ),
             computed_tokens=_by_policy(both, lambda r: r.computed_tokens),
-            hit_rate=hits, ttft_ms_p50=ttft,
+            hit_rate=hits,
+            ttft_ms_p50=ttft,
             ttft_ms_p99=_by_policy(both, lambda r: r.summary[TTFT_MS_P99]),
-            recomputed=_by_policy(both, lambda r: max(0, r.prompt_computations(
-                workload.prefix_tokens, workload.question_tokens) - r.prefills)),
-            cache=_cache(*hits), first_token=_first_token(*ttft), prompt_alone_s=prompt_alone_s,
+            recomputed=_by_policy(
+                both,
+                lambda r: max(
+                    0,
+                    r.prompt_computations(workload.prefix_tokens, workload.question_tokens)
+                    - r.prefills,
+                ),
+            ),
+            cache=_cache(*hits),
+            first_token=_first_token(*ttft),
+            prompt_alone_s=prompt_alone_s,
             cache_tokens=cache_tokens,
             run_spreads={runs[0].policy: tuple(r.spread for r in runs) for runs in both},
-            warm_ttft_ms_p50=None if warm is None else _by_policy(
-                warm, lambda r: r.summary[TTFT_MS_P50]),
+            warm_ttft_ms_p50=None
+            if warm is None
+            else _by_policy(warm, lambda r: r.summary[TTFT_MS_P50]),
             warm_computations=None if warm is None else _by_policy(warm, computed),
         )
 
@@ -194,12 +221,16 @@ class RoutingFindings:
         """How many times the replicas computed a tenant's prompt in a run, by their own
         counters (``PolicyRun.prompt_computations`` unrounded, from each policy's computed
         tokens): the first visits and any computing again after a prompt was pushed out."""
-        def prompts(tokens: float) -> float:
-            return prompts_computed(tokens, self.requests, self.workload.prefix_tokens,
-                                    self.workload.question_tokens)
 
-        spreading, following = (Spread(prompts(s.median), prompts(s.low), prompts(s.high), s.n)
-                                for s in self.computed_tokens)
+        def prompts(tokens: float) -> float:
+            return prompts_computed(
+                tokens, self.requests, self.workload.prefix_tokens, self.workload.question_tokens
+            )
+
+        spreading, following = (
+            Spread(prompts(s.median), prompts(s.low), prompts(s.high), s.n)
+            for s in self.computed_tokens
+        )
         return spreading, following
 
     @property
@@ -254,8 +285,10 @@ class RoutingFindings:
         sooner warm), apart only where the runs' ranges are; None: no warm passes."""
         if self.warm_ttft_ms_p50 is None:
             return None
-        spreading, following = (compare(warm, cold) for warm, cold in
-                                zip(self.warm_ttft_ms_p50, self.ttft_ms_p50, strict=True))
+        spreading, following = (
+            compare(warm, cold)
+            for warm, cold in zip(self.warm_ttft_ms_p50, self.ttft_ms_p50, strict=True)
+        )
         return spreading, following
 
     @property
@@ -299,8 +332,11 @@ class SetupRuns:
     @classmethod
     def of(cls, label: str, results: Sequence[Result]) -> SetupRuns:
         summaries = [result.summary() for result in results]
-        return cls(label, Spread.of(float(s[OUTPUT_TOK_S]) for s in summaries),
-                   Spread.of(float(s["tpot_ms_p50"]) for s in summaries))
+        return cls(
+            label,
+            Spread.of(float(s[OUTPUT_TOK_S]) for s in summaries),
+            Spread.of(float(s["tpot_ms_p50"]) for s in summaries),
+        )
 
 
 @dataclass(frozen=True)
@@ -318,15 +354,21 @@ class CopiesFindings:
     split_verdict: Compared | None
 
     @classmethod
-    def of(cls, runs: Mapping[str, Sequence[Result]], device_kind: str,
-           gpus: int) -> CopiesFindings:
+    def of(
+        cls, runs: Mapping[str, Sequence[Result]], device_kind: str, gpus: int
+    ) -> CopiesFindings:
         """``runs``: the replicas' runs first, then the one server's, then the split model's."""
         setups = [SetupRuns.of(label, results) for label, results in runs.items()]
         copies, one, split = setups[0], setups[1], (setups[2] if len(setups) > 2 else None)
-        return cls(copies, one, split, device_kind, gpus,
-                   copies_verdict(copies.output_tok_s, one.output_tok_s),
-                   None if split is None else copies_verdict(copies.output_tok_s,
-                                                             split.output_tok_s))
+        return cls(
+            copies,
+            one,
+            split,
+            device_kind,
+            gpus,
+            copies_verdict(copies.output_tok_s, one.output_tok_s),
+            None if split is None else copies_verdict(copies.output_tok_s, split.output_tok_s),
+        )
 
     @property
     def setups(self) -> list[SetupRuns]:

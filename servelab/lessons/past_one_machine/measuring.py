@@ -39,8 +39,9 @@ def crowded_cache_tokens(tenants: int, prefix_tokens: int, max_model_len: int) -
     return max(max_model_len, (tenants - 1) * prefix_tokens) + CROWDED_SPARE_TOKENS
 
 
-def _counted(replicas: Replicas, router: Router, policy: str, workload: Tenants,
-             prompts: PromptSource) -> PolicyRun:
+def _counted(
+    replicas: Replicas, router: Router, policy: str, workload: Tenants, prompts: PromptSource
+) -> PolicyRun:
     """Send ``workload`` through ``router`` and return what happened, the replicas' prefix-cache
     counters read before and after."""
     before = [fetch_metrics(replica.url) for replica in replicas]
@@ -50,20 +51,30 @@ def _counted(replicas: Replicas, router: Router, policy: str, workload: Tenants,
     counts = np.zeros((workload.tenants, len(replicas)), dtype=int)
     for request_id, index in replicas.served_by(tenant_of).items():
         counts[tenant_of[request_id], index] += 1
-    spread = pd.DataFrame(counts, index=pd.Index(range(workload.tenants), name="tenant"),
-                          columns=[f"replica {index}" for index in range(len(replicas))])
+    spread = pd.DataFrame(
+        counts,
+        index=pd.Index(range(workload.tenants), name="tenant"),
+        columns=[f"replica {index}" for index in range(len(replicas))],
+    )
     return PolicyRun(
-        policy=policy, summary=result.summary(), spread=spread,
-        queries=tuple(a["prefix_cache_queries"] - b["prefix_cache_queries"]
-                      for a, b in zip(after, before, strict=True)),
-        hits=tuple(a["prefix_cache_hits"] - b["prefix_cache_hits"]
-                   for a, b in zip(after, before, strict=True)),
+        policy=policy,
+        summary=result.summary(),
+        spread=spread,
+        queries=tuple(
+            a["prefix_cache_queries"] - b["prefix_cache_queries"]
+            for a, b in zip(after, before, strict=True)
+        ),
+        hits=tuple(
+            a["prefix_cache_hits"] - b["prefix_cache_hits"]
+            for a, b in zip(after, before, strict=True)
+        ),
         command_line=router.command_line,
     )
 
 
-def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
-                   prompts: PromptSource) -> tuple[PolicyRun, PolicyRun]:
+def measure_policy(
+    replicas: Replicas, policy: str, workload: Tenants, prompts: PromptSource
+) -> tuple[PolicyRun, PolicyRun]:
     """Start a router with ``policy`` in front of the running ``replicas`` and send ``workload``
     through it twice under one cache salt of its own: a cold pass, where every tenant's prompt
     is new to the replicas, then a warm pass of the same requests, which computes a prompt only
@@ -75,9 +86,13 @@ def measure_policy(replicas: Replicas, policy: str, workload: Tenants,
         return cold, _counted(replicas, router, policy, salted, prompts)
 
 
-def measure_policies(replicas: Replicas, policies: Sequence[str], workload: Tenants,
-                     prompts: PromptSource,
-                     repeats: int) -> tuple[dict[str, list[PolicyRun]], dict[str, list[PolicyRun]]]:
+def measure_policies(
+    replicas: Replicas,
+    policies: Sequence[str],
+    workload: Tenants,
+    prompts: PromptSource,
+    repeats: int,
+) -> tuple[dict[str, list[PolicyRun]], dict[str, list[PolicyRun]]]:
     """``repeats`` cold and warm passes of ``workload`` under each policy
     (``measure_policy``), interleaved (A, B, A, B, ...) so that a drift in the machine's speed
     falls on both alike: the cold passes by policy, then the warm."""
@@ -101,12 +116,14 @@ def measure_setup(target: Router | Server, users: ClosedLoop, repeats: int) -> l
 
 def failure_rows(result: Result) -> pd.DataFrame:
     """One row per request: when it was sent (s), whether it succeeded, its latency (s)."""
-    return pd.DataFrame({
-        "sent_s": [r.sent for r in result.records],
-        "ok": [r.ok for r in result.records],
-        "latency_s": [r.e2e if r.ok else math.nan for r in result.records],
-        "error": [r.error or "" for r in result.records],
-    })
+    return pd.DataFrame(
+        {
+            "sent_s": [r.sent for r in result.records],
+            "ok": [r.ok for r in result.records],
+            "latency_s": [r.e2e if r.ok else math.nan for r in result.records],
+            "error": [r.error or "" for r in result.records],
+        }
+    )
 
 
 def _latencies(rows: pd.DataFrame) -> Spread | None:
@@ -125,12 +142,18 @@ def failure_of(result: Result, workload: FailureDuring, router: Router, retries:
     lost = after[~after["ok"]]
     unnoticed = lost if math.isnan(noticed) else lost[lost["sent_s"] < noticed]
     return Failure(
-        killed_s=killed, noticed_s=noticed,
-        failed_before=int((~before["ok"]).sum()), failed_after=len(lost),
-        failed_unnoticed=len(unnoticed), sent_before=len(before), sent_after=len(after),
-        latency_before=_latencies(before), latency_after=_latencies(after),
+        killed_s=killed,
+        noticed_s=noticed,
+        failed_before=int((~before["ok"]).sum()),
+        failed_after=len(lost),
+        failed_unnoticed=len(unnoticed),
+        sent_before=len(before),
+        sent_after=len(after),
+        latency_before=_latencies(before),
+        latency_after=_latencies(after),
         errors_after=tuple(lost["error"]),
-        retries=retries, health_interval_s=router.health_interval_s,
+        retries=retries,
+        health_interval_s=router.health_interval_s,
         health_failures=router.health_failures,
     )
 
@@ -138,8 +161,16 @@ def failure_of(result: Result, workload: FailureDuring, router: Router, retries:
 def setup_table(found: CopiesFindings) -> pd.DataFrame:
     """One row per setup, medians over its runs with the output rate's range (the setups
     figure's data)."""
-    return pd.DataFrame([{
-        "setup": setup.label, "runs": setup.output_tok_s.n,
-        "output tok/s": setup.output_tok_s.median, "output tok/s low": setup.output_tok_s.low,
-        "output tok/s high": setup.output_tok_s.high, "TPOT p50 (ms)": setup.tpot_ms_p50.median,
-    } for setup in found.setups])
+    return pd.DataFrame(
+        [
+            {
+                "setup": setup.label,
+                "runs": setup.output_tok_s.n,
+                "output tok/s": setup.output_tok_s.median,
+                "output tok/s low": setup.output_tok_s.low,
+                "output tok/s high": setup.output_tok_s.high,
+                "TPOT p50 (ms)": setup.tpot_ms_p50.median,
+            }
+            for setup in found.setups
+        ]
+    )

@@ -32,8 +32,14 @@ class CopiesPace:
 
     @classmethod
     def of(cls, line: StepLine | None, users: int, copied: CopiesFindings) -> CopiesPace:
-        return cls(line, users, copied.device_kind, copied.gpus, copied.copies.tpot_ms_p50,
-                   copied.one.tpot_ms_p50)
+        return cls(
+            line,
+            users,
+            copied.device_kind,
+            copied.gpus,
+            copied.copies.tpot_ms_p50,
+            copied.one.tpot_ms_p50,
+        )
 
     @property
     def one_ms(self) -> float | None:
@@ -68,7 +74,15 @@ class CopiesPace:
         """The two predictions against their runs, for the book's closing table."""
         if self.copies_ms is None or self.one_ms is None:
             return ()
-        return (Checked("09-past-one-machine", "time per token, two copies", " ms",
-                        self.copies_ms, self.copies),
-                Checked("09-past-one-machine", "time per token, one server", " ms",
-                        self.one_ms, self.one))
+        return (
+            Checked(
+                "09-past-one-machine",
+                "time per token, two copies",
+                " ms",
+                self.copies_ms,
+                self.copies,
+            ),
+            Checked(
+                "09-past-one-machine", "time per token, one server", " ms", self.one_ms, self.one
+            ),
+        )

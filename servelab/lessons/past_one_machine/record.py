@@ -46,10 +46,12 @@ class RoutingRecord:
             retries=failures.retries.median,
             output_tok_s_replicas=copied.copies.output_tok_s.median,
             output_tok_s_one_server=copied.one.output_tok_s.median,
-            output_tok_s_tensor_parallel=(copied.split.output_tok_s.median if copied.split
-                                          else math.nan),
+            output_tok_s_tensor_parallel=(
+                copied.split.output_tok_s.median if copied.split else math.nan
+            ),
             tpot_ms_p50_replicas=copied.copies.tpot_ms_p50.median,
             tpot_ms_p50_one_server=copied.one.tpot_ms_p50.median,
-            tpot_ms_p50_tensor_parallel=(copied.split.tpot_ms_p50.median if copied.split
-                                         else math.nan),
+            tpot_ms_p50_tensor_parallel=(
+                copied.split.tpot_ms_p50.median if copied.split else math.nan
+            ),
         )

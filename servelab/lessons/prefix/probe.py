@@ -34,13 +34,18 @@ def prompt_split(row: dict[str, float]) -> dict[str, float]:
     the by-source counters where the server has them (0.32), else prompt tokens minus cache
     hits (0.11.2)."""
     computed, cached = row.get("prompt_tokens_computed"), row.get("prompt_tokens_cached")
-    if computed is not None and cached is not None and not (
-            math.isnan(computed) or math.isnan(cached)):
+    if (
+        computed is not None
+        and cached is not None
+        and not (math.isnan(computed) or math.isnan(cached))
+    ):
         return {"computed": computed, "from cache": cached}
     prompt, hits = row.get("prompt_tokens", math.nan), row.get("prefix_cache_hits", math.nan)
     if math.isnan(prompt) or math.isnan(hits):
-        raise RuntimeError("the server's /metrics has neither vllm:prompt_tokens_by_source_total "
-                           "nor both vllm:prompt_tokens_total and vllm:prefix_cache_hits_total")
+        raise RuntimeError(
+            "the server's /metrics has neither vllm:prompt_tokens_by_source_total "
+            "nor both vllm:prompt_tokens_total and vllm:prefix_cache_hits_total"
+        )
     return {"computed": prompt - hits, "from cache": hits}
 
 
@@ -56,8 +61,9 @@ def prefill_probe(server: RunningServer, plan: list[PlannedRequest]) -> pd.DataF
     return prefill_probes(server, {"plan": plan})["plan"]
 
 
-def prefill_probes(server: RunningServer,
-                   plans: Mapping[str, list[PlannedRequest]]) -> dict[str, pd.DataFrame]:
+def prefill_probes(
+    server: RunningServer, plans: Mapping[str, list[PlannedRequest]]
+) -> dict[str, pd.DataFrame]:
     """``prefill_probe`` for several plans at once, their requests taken in turn (the first of
     each plan, then the second of each, ...), so that a slow spell of the machine falls on
     every plan alike rather than on one of them."""
@@ -67,26 +73,34 @@ def prefill_probes(server: RunningServer,
     for index in range(longest):
         for name, plan in plans.items():
             if index < len(plan):
-                rows[name].append({"request": index + 1,
-                                   **_probe_request(client, server, plan[index], index + 1)})
+                rows[name].append(
+                    {"request": index + 1, **_probe_request(client, server, plan[index], index + 1)}
+                )
     client.close()
     return {name: pd.DataFrame(found) for name, found in rows.items()}
 
 
-def _probe_request(client: OpenAI, server: RunningServer, planned: PlannedRequest,
-                   number: int) -> dict[str, float]:
+def _probe_request(
+    client: OpenAI, server: RunningServer, planned: PlannedRequest, number: int
+) -> dict[str, float]:
     """One streamed request: its ``ttft_ms`` and the prompt tokens it computed and reused."""
     before = prompt_tokens_by_source(server.url)
     sent = time.perf_counter()
     first = None
-    stream = client.completions.create(model=server.model, prompt=planned.prompt,
-                                       max_tokens=planned.max_tokens, stream=True,
-                                       extra_body=request_body(planned))
+    stream = client.completions.create(
+        model=server.model,
+        prompt=planned.prompt,
+        max_tokens=planned.max_tokens,
+        stream=True,
+        extra_body=request_body(planned),
+    )
     for chunk in stream:
         if first is None and chunk.choices:
             first = time.perf_counter()
     after = prompt_tokens_by_source(server.url)
     if first is None:
         raise RuntimeError(f"request {number} streamed no token")
-    return {"ttft_ms": (first - sent) * 1000.0,
-            **{name: after[name] - before[name] for name in SPLIT}}
+    return {
+        "ttft_ms": (first - sent) * 1000.0,
+        **{name: after[name] - before[name] for name in SPLIT},
+    }

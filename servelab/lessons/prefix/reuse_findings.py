@@ -57,11 +57,16 @@ class ReuseFindings:
         """From two probe frames, one row per request with ``computed`` and ``from cache``
         (and ``ttft_ms`` where timed): ``on`` with reuse, ``off`` the control."""
         prompt = float(on[["computed", "from cache"]].sum(axis=1).iloc[0])
-        return cls(prompt_tokens=prompt, first_computed=float(on["computed"].iloc[0]),
-                   second_computed=float(on["computed"].iloc[1]),
-                   later_on=_later(on, "computed"), later_off=_later(off, "computed"),
-                   ttft_on=_later_spread(on, "ttft_ms"), ttft_off=_later_spread(off, "ttft_ms"),
-                   later=len(on) - 1)
+        return cls(
+            prompt_tokens=prompt,
+            first_computed=float(on["computed"].iloc[0]),
+            second_computed=float(on["computed"].iloc[1]),
+            later_on=_later(on, "computed"),
+            later_off=_later(off, "computed"),
+            ttft_on=_later_spread(on, "ttft_ms"),
+            ttft_off=_later_spread(off, "ttft_ms"),
+            later=len(on) - 1,
+        )
 
     @property
     def reused(self) -> bool:
@@ -123,14 +128,20 @@ class LoadReuseFindings:
     hit_rate: float
 
     @classmethod
-    def from_runs(cls, on: Sequence[Mapping[str, float]],
-                  off: Sequence[Mapping[str, float]]) -> LoadReuseFindings:
+    def from_runs(
+        cls, on: Sequence[Mapping[str, float]], off: Sequence[Mapping[str, float]]
+    ) -> LoadReuseFindings:
         """From each load's runs, as ``summary()`` dicts."""
-        rates = [run["prefix_cache_hit_rate"] for run in on
-                 if not math.isnan(run["prefix_cache_hit_rate"])]
-        return cls(on=Spread.of(run[TTFT_MS_P50] for run in on),
-                   off=Spread.of(run[TTFT_MS_P50] for run in off),
-                   hit_rate=float(np.median(rates)) if rates else math.nan)
+        rates = [
+            run["prefix_cache_hit_rate"]
+            for run in on
+            if not math.isnan(run["prefix_cache_hit_rate"])
+        ]
+        return cls(
+            on=Spread.of(run[TTFT_MS_P50] for run in on),
+            off=Spread.of(run[TTFT_MS_P50] for run in off),
+            hit_rate=float(np.median(rates)) if rates else math.nan,
+        )
 
     @property
     def gain(self) -> float:

@@ -70,10 +70,12 @@ class FirstTokenModel:
         on, off = self.reuse.ttft_on, self.reuse.ttft_off
         if on is None or off is None:
             return ()
-        return (Checked("04-prefix-caching", "first token alone, prefix cached", " ms",
-                        self.on_ms, on),
-                Checked("04-prefix-caching", "first token alone, nothing cached", " ms",
-                        self.off_ms, off))
+        return (
+            Checked("04-prefix-caching", "first token alone, prefix cached", " ms", self.on_ms, on),
+            Checked(
+                "04-prefix-caching", "first token alone, nothing cached", " ms", self.off_ms, off
+            ),
+        )
 
     @property
     def unexplained_ms(self) -> float:

@@ -35,8 +35,16 @@ class IdenticalPrompts:
 
     def plan(self, prompts: PromptSource) -> list[PlannedRequest]:
         prompt = prompts.text(self.input_tokens, self.seed * SEED_STRIDE)
-        return [PlannedRequest(index=i, user=i, prompt=prompt, max_tokens=self.max_tokens,
-                               temperature=self.temperature) for i in range(self.copies)]
+        return [
+            PlannedRequest(
+                index=i,
+                user=i,
+                prompt=prompt,
+                max_tokens=self.max_tokens,
+                temperature=self.temperature,
+            )
+            for i in range(self.copies)
+        ]
 
     async def drive(self, session: Session, plan: list[PlannedRequest]) -> None:
         await drive_users(session, plan)
@@ -73,8 +81,7 @@ class SharingExpectation:
 
     @property
     def unshared(self) -> int:
-        return self.copies * blocks_for(self.prompt_tokens + self.output_tokens,
-                                        self.block_size)
+        return self.copies * blocks_for(self.prompt_tokens + self.output_tokens, self.block_size)
 
 
 def peak_blocks(result: Result, total_blocks: int) -> float:

@@ -27,11 +27,18 @@ class SharingFindings:
     hits_off: float
 
     @classmethod
-    def from_peaks(cls, peaks: Mapping[str, float], hits: Mapping[str, float],
-                   expect: SharingExpectation) -> SharingFindings:
-        return cls(expect=expect, n4_on=peaks["n4_on"], n4_off=peaks["n4_off"],
-                   same_on=peaks["same_on"], different_on=peaks["different_on"],
-                   hits_on=hits["n4_on"], hits_off=hits["n4_off"])
+    def from_peaks(
+        cls, peaks: Mapping[str, float], hits: Mapping[str, float], expect: SharingExpectation
+    ) -> SharingFindings:
+        return cls(
+            expect=expect,
+            n4_on=peaks["n4_on"],
+            n4_off=peaks["n4_off"],
+            same_on=peaks["same_on"],
+            different_on=peaks["different_on"],
+            hits_on=hits["n4_on"],
+            hits_off=hits["n4_off"],
+        )
 
     @property
     def shared(self) -> bool:

@@ -16,12 +16,16 @@ from servelab.lessons.prefix_caching.words import (
 )
 from servelab.lessons.story import Section, Story
 
-STORY = Story(CHAPTER.id, (
-    Section("probe_title", probe_title, title=True),
-    Section("first_token", first_token_text),
-    Section("peaks_title", peaks_title, title=True),
-    Section("shared_blocks_title", shared_blocks_title, title=True),
-    Section("prediction", reuse_prediction),
-    Section("reuse", reuse_text),
-    Section("sharing", sharing_text),
-), findings_record=PrefixRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("probe_title", probe_title, title=True),
+        Section("first_token", first_token_text),
+        Section("peaks_title", peaks_title, title=True),
+        Section("shared_blocks_title", shared_blocks_title, title=True),
+        Section("prediction", reuse_prediction),
+        Section("reuse", reuse_text),
+        Section("sharing", sharing_text),
+    ),
+    findings_record=PrefixRecord,
+)

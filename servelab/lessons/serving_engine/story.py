@@ -14,11 +14,15 @@ from servelab.lessons.serving_engine.chapter import CHAPTER
 from servelab.lessons.serving_engine.record import ServingEngineRecord
 from servelab.lessons.story import Section, Story
 
-STORY = Story(CHAPTER.id, (
-    Section("timing", timing_text),
-    Section("percentile", percentile_text),
-    Section("crowd_title", crowd_title, title=True),
-    Section("crowd", crowd_text),
-    Section("prediction", crowd_prediction),
-    Section("token_count", token_count_text),
-), findings_record=ServingEngineRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("timing", timing_text),
+        Section("percentile", percentile_text),
+        Section("crowd_title", crowd_title, title=True),
+        Section("crowd", crowd_text),
+        Section("prediction", crowd_prediction),
+        Section("token_count", token_count_text),
+    ),
+    findings_record=ServingEngineRecord,
+)

@@ -18,15 +18,19 @@ from servelab.lessons.serving_many_users.words import (
 )
 from servelab.lessons.story import Section, Story
 
-STORY = Story(CHAPTER.id, (
-    Section("batching_title", batching_title, title=True),
-    Section("batching", batching_text),
-    Section("paging", paging_text),
-    Section("reuse_title", reuse_title, title=True),
-    Section("prefix", prefix_text),
-    Section("load", load_line),
-    Section("sizing", sizing_text),
-    Section("trade_title", trade_title, title=True),
-    Section("effect", effect_text),
-    Section("summary", lesson_summary),
-), findings_record=OverviewRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("batching_title", batching_title, title=True),
+        Section("batching", batching_text),
+        Section("paging", paging_text),
+        Section("reuse_title", reuse_title, title=True),
+        Section("prefix", prefix_text),
+        Section("load", load_line),
+        Section("sizing", sizing_text),
+        Section("trade_title", trade_title, title=True),
+        Section("effect", effect_text),
+        Section("summary", lesson_summary),
+    ),
+    findings_record=OverviewRecord,
+)

@@ -80,17 +80,33 @@ class SweepFindings:
             return Spread.in_row(rows[0], key), Spread.in_row(rows[-1], key)
 
         best = int(np.argmin(sweep["latency_s_p99"].to_numpy(dtype=float)))
-        medians = (tuple(Spread.in_row(row, "latency_s_p50") for row in rows)
-                   if "latency_s_p50" in sweep else ())
-        (output_low, output_high), (tpot_low, tpot_high), (arrival_low, arrival_high), (
-            queued_low, queued_high) = (
-            ends(key) for key in (OUTPUT_TOK_S, "tpot_ms_p99", "latency_s_p99", "queued"))
-        return cls(low=levels[0], high=levels[-1], output_low=output_low,
-                   output_high=output_high, tpot_low_ms=tpot_low, tpot_high_ms=tpot_high,
-                   arrival_low_s=arrival_low, arrival_high_s=arrival_high,
-                   queued_low=queued_low, queued_high=queued_high, best_level=levels[best],
-                   best_arrival_s=Spread.in_row(rows[best], "latency_s_p99"), levels=levels,
-                   median_spreads=medians)
+        medians = (
+            tuple(Spread.in_row(row, "latency_s_p50") for row in rows)
+            if "latency_s_p50" in sweep
+            else ()
+        )
+        (
+            (output_low, output_high),
+            (tpot_low, tpot_high),
+            (arrival_low, arrival_high),
+            (queued_low, queued_high),
+        ) = (ends(key) for key in (OUTPUT_TOK_S, "tpot_ms_p99", "latency_s_p99", "queued"))
+        return cls(
+            low=levels[0],
+            high=levels[-1],
+            output_low=output_low,
+            output_high=output_high,
+            tpot_low_ms=tpot_low,
+            tpot_high_ms=tpot_high,
+            arrival_low_s=arrival_low,
+            arrival_high_s=arrival_high,
+            queued_low=queued_low,
+            queued_high=queued_high,
+            best_level=levels[best],
+            best_arrival_s=Spread.in_row(rows[best], "latency_s_p99"),
+            levels=levels,
+            median_spreads=medians,
+        )
 
     @property
     def passes(self) -> int:
@@ -114,8 +130,7 @@ class SweepFindings:
     @property
     def shows_gain(self) -> bool:
         """The top level's output beat the fewest's by ``THROUGHPUT_SHOWN``, ranges apart."""
-        return compare_by(self.output_high, self.output_low,
-                          THROUGHPUT_SHOWN) is Compared.HIGHER
+        return compare_by(self.output_high, self.output_low, THROUGHPUT_SHOWN) is Compared.HIGHER
 
     @property
     def tpot_ratio(self) -> float:
@@ -155,8 +170,10 @@ class SweepFindings:
     def best_in_between(self) -> bool:
         """The p99 from arrival was shortest at a level between the fewest and the most, and
         shorter there than at the most beyond the runs' spread."""
-        return (self.best_level not in (self.low, self.high)
-                and compare(self.best_arrival_s, self.arrival_high_s) is Compared.LOWER)
+        return (
+            self.best_level not in (self.low, self.high)
+            and compare(self.best_arrival_s, self.arrival_high_s) is Compared.LOWER
+        )
 
     @property
     def median_top(self) -> Spread:
@@ -182,12 +199,12 @@ class SweepFindings:
             return MedianVerdict.NOT_MEASURED
         top, rival = self.median_top, self.median_rival
         if top.median <= rival.median:
-            apart = all(compare(top, other) is Compared.LOWER
-                        for other in self.median_spreads[:-1])
+            apart = all(compare(top, other) is Compared.LOWER for other in self.median_spreads[:-1])
             return MedianVerdict.SHORTEST_AT_TOP if apart else MedianVerdict.UNTOLD
-        return {Compared.HIGHER: MedianVerdict.LONGER_AGAIN,
-                Compared.ALIKE: MedianVerdict.NEAR_SHORTEST}.get(compare(top, rival, CHANGED),
-                                                                MedianVerdict.UNTOLD)
+        return {
+            Compared.HIGHER: MedianVerdict.LONGER_AGAIN,
+            Compared.ALIKE: MedianVerdict.NEAR_SHORTEST,
+        }.get(compare(top, rival, CHANGED), MedianVerdict.UNTOLD)
 
 
 class LimitVerdict(StrEnum):
@@ -205,8 +222,12 @@ def limit_verdict(probe: OverLong) -> LimitVerdict:
     if probe.message is not None:
         return LimitVerdict.REFUSED
     answer = probe.answer_tokens
-    if (probe.finish_reason == "length" and answer is not None
-            and answer < probe.max_tokens and answer <= probe.room):
+    if (
+        probe.finish_reason == "length"
+        and answer is not None
+        and answer < probe.max_tokens
+        and answer <= probe.room
+    ):
         return LimitVerdict.SHORTENED
     return LimitVerdict.SERVED
 
@@ -239,27 +260,41 @@ class ContextFindings:
     first_p99_mixed_ms: Spread | None = None  # in the runs' summaries)
 
     @classmethod
-    def from_runs(cls, *, refusal: StartRefusal | None, refused_context: int,
-                  long_prompt: OverLong, long_answer: OverLong, capacity: Capacity,
-                  short_only: Sequence[Mapping[str, float]],
-                  mixed: Sequence[Mapping[str, float]], short_requests: int,
-                  long_requests: int) -> ContextFindings:
+    def from_runs(
+        cls,
+        *,
+        refusal: StartRefusal | None,
+        refused_context: int,
+        long_prompt: OverLong,
+        long_answer: OverLong,
+        capacity: Capacity,
+        short_only: Sequence[Mapping[str, float]],
+        mixed: Sequence[Mapping[str, float]],
+        short_requests: int,
+        long_requests: int,
+    ) -> ContextFindings:
         """``short_only`` and ``mixed`` are the two loads' runs as ``summary()`` dicts, whose
         latencies are the short requests' own."""
         if not short_only or not mixed:
             raise ValueError("the mixed-length load needs at least one run of each kind")
-        return cls(refusal=refusal, refused_context=refused_context, long_prompt=long_prompt,
-                   long_answer=long_answer,
-                   cache_tokens=capacity.kv_cache_tokens, long_context=capacity.max_model_len,
-                   engine_concurrency=capacity.max_concurrency, short_requests=short_requests,
-                   long_requests=long_requests,
-                   short_running=max(run["running_max"] for run in short_only),
-                   preemptions_alone=Spread.of(run["preemptions"] for run in short_only),
-                   preemptions_mixed=Spread.of(run["preemptions"] for run in mixed),
-                   short_p99_alone_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in short_only),
-                   short_p99_mixed_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in mixed),
-                   first_p99_alone_ms=_first_tokens(short_only),
-                   first_p99_mixed_ms=_first_tokens(mixed))
+        return cls(
+            refusal=refusal,
+            refused_context=refused_context,
+            long_prompt=long_prompt,
+            long_answer=long_answer,
+            cache_tokens=capacity.kv_cache_tokens,
+            long_context=capacity.max_model_len,
+            engine_concurrency=capacity.max_concurrency,
+            short_requests=short_requests,
+            long_requests=long_requests,
+            short_running=max(run["running_max"] for run in short_only),
+            preemptions_alone=Spread.of(run["preemptions"] for run in short_only),
+            preemptions_mixed=Spread.of(run["preemptions"] for run in mixed),
+            short_p99_alone_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in short_only),
+            short_p99_mixed_s=Spread.of(run["e2e_ms_p99"] / 1000 for run in mixed),
+            first_p99_alone_ms=_first_tokens(short_only),
+            first_p99_mixed_ms=_first_tokens(mixed),
+        )
 
     @property
     def refused(self) -> bool:

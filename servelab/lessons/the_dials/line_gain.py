@@ -36,8 +36,16 @@ class LineGain:
 
     @classmethod
     def of(cls, line: StepLine | None, swept: SweepFindings, prompt_tokens: int) -> LineGain:
-        return cls(line, swept.low, swept.high, swept.output_low, swept.output_high,
-                   swept.tpot_low_ms, swept.tpot_high_ms, prompt_tokens)
+        return cls(
+            line,
+            swept.low,
+            swept.high,
+            swept.output_low,
+            swept.output_high,
+            swept.tpot_low_ms,
+            swept.tpot_high_ms,
+            prompt_tokens,
+        )
 
     @property
     def predicted(self) -> float | None:
@@ -75,9 +83,16 @@ class LineGain:
         if self.predicted is None or self.predicted_pace is None:
             return ()
         levels = f"{self.high} against {self.low} sequences"
-        return (Checked("05-the-dials", f"output, {levels}", "×", self.predicted, self.measured),
-                Checked("05-the-dials", f"p99 time per token, {levels}", "×",
-                        self.predicted_pace, self.measured_pace))
+        return (
+            Checked("05-the-dials", f"output, {levels}", "×", self.predicted, self.measured),
+            Checked(
+                "05-the-dials",
+                f"p99 time per token, {levels}",
+                "×",
+                self.predicted_pace,
+                self.measured_pace,
+            ),
+        )
 
 
 def _ratio(high: Spread, low: Spread) -> Spread:

@@ -28,8 +28,12 @@ class DialsRecord:
 
     def figures(self) -> TheDialsFigures:
         """Chapter 05's figures (one of each sweep column per level)."""
-        sweep, small_capacity, context, by_load = (self.sweep_table, self.small_capacity,
-                                                   self.context, self.by_load)
+        sweep, small_capacity, context, by_load = (
+            self.sweep_table,
+            self.small_capacity,
+            self.context,
+            self.by_load,
+        )
         return TheDialsFigures(
             output_tok_s_at=per_level(sweep.index, sweep["output_tok_s"]),
             tpot_ms_p99_at=per_level(sweep.index, sweep["tpot_ms_p99"]),
@@ -37,7 +41,6 @@ class DialsRecord:
             small_cache_tokens=small_capacity.kv_cache_tokens,
             preemptions_short_alone=context.preemptions_alone.median,
             preemptions_beside_long=context.preemptions_mixed.median,
-            ttft_ms_p99_short_alone=cast(float, by_load.loc["short requests alone",
-                                                             "ttft_ms_p99"]),
+            ttft_ms_p99_short_alone=cast(float, by_load.loc["short requests alone", "ttft_ms_p99"]),
             ttft_ms_p99_beside_long=cast(float, by_load.loc["beside long ones", "ttft_ms_p99"]),
         )

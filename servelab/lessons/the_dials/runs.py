@@ -51,8 +51,7 @@ class MemoryDial:
     @classmethod
     def for_device(cls, device: Device) -> MemoryDial:
         if device.kind == "cuda":
-            return cls("gpu_memory_utilization", DEFAULT_SHARE, GPU_SHARES,
-                       device.cuda_memory_gib)
+            return cls("gpu_memory_utilization", DEFAULT_SHARE, GPU_SHARES, device.cuda_memory_gib)
         return cls("kv_cache_gib", DEFAULT_CPU_KV_CACHE_GIB, CPU_CACHE_GIBS, None)
 
     @property
@@ -73,6 +72,7 @@ def tensor_parallel_sizes(device: Device) -> tuple[int, ...]:
     """The tensor-parallel sizes the chapter compares on ``device``: one GPU against two where
     it has two, none elsewhere."""
     return (1, 2) if device.kind == "cuda" and device.count >= 2 else ()
+
 
 _REFUSAL = re.compile(
     r"max seq len \((?P<max_model_len>\d+)\), \((?P<needed>[\d.]+) GiB KV cache is needed, "
@@ -100,8 +100,12 @@ def start_refusal(error_text: str) -> StartRefusal | None:
     if match is None:
         return None
     estimate = match.group("estimate")
-    return StartRefusal(int(match.group("max_model_len")), float(match.group("needed")),
-                        float(match.group("available")), int(estimate) if estimate else None)
+    return StartRefusal(
+        int(match.group("max_model_len")),
+        float(match.group("needed")),
+        float(match.group("available")),
+        int(estimate) if estimate else None,
+    )
 
 
 REFUSAL_CHARS = 400
@@ -141,8 +145,9 @@ def _refusal_message(error: Exception) -> str:
     return message if len(message) <= REFUSAL_CHARS else message[:REFUSAL_CHARS] + "…"
 
 
-def limit_probe(server: RunningServer, prompt: str, prompt_tokens: int, max_tokens: int,
-                limit: int) -> OverLong:
+def limit_probe(
+    server: RunningServer, prompt: str, prompt_tokens: int, max_tokens: int, limit: int
+) -> OverLong:
     """Send ``prompt`` (``prompt_tokens`` long) once, asking for ``max_tokens`` with
     ``ignore_eos`` so that only a limit can stop the answer early, and record what the server
     whose limit is ``limit`` did with it."""
@@ -150,20 +155,23 @@ def limit_probe(server: RunningServer, prompt: str, prompt_tokens: int, max_toke
 
     client = OpenAI(base_url=server.base_url, api_key="servelab", max_retries=0)
     try:
-        reply = client.completions.create(model=server.model, prompt=prompt,
-                                          max_tokens=max_tokens,
-                                          extra_body={"ignore_eos": True})
+        reply = client.completions.create(
+            model=server.model,
+            prompt=prompt,
+            max_tokens=max_tokens,
+            extra_body={"ignore_eos": True},
+        )
     except BadRequestError as error:
         return OverLong(prompt_tokens, max_tokens, limit, _refusal_message(error))
     finally:
         client.close()
     answer = reply.usage.completion_tokens if reply.usage else None
-    return OverLong(prompt_tokens, max_tokens, limit, None, answer,
-                    reply.choices[0].finish_reason)
+    return OverLong(prompt_tokens, max_tokens, limit, None, answer, reply.choices[0].finish_reason)
 
 
-def alone_and_beside(server: RunningServer, workload: MixedLengths, passes: int,
-                     metrics_interval: float) -> tuple[list[Result], list[Result]]:
+def alone_and_beside(
+    server: RunningServer, workload: MixedLengths, passes: int, metrics_interval: float
+) -> tuple[list[Result], list[Result]]:
     """``workload``'s short requests alone (no long ones) and then beside its long ones,
     ``passes`` times in turn so that a shared machine's drift falls on both loads: the two
     loads' runs, in pass order. Every run has prompts of its own seed, so none finds another's
@@ -172,15 +180,28 @@ def alone_and_beside(server: RunningServer, workload: MixedLengths, passes: int,
     beside: list[Result] = []
     for number in range(passes):
         seed = workload.seed + 2 * number
-        alone.append(run(server, replace(workload, long_requests=0, seed=seed),
-                         metrics_interval=metrics_interval))
-        beside.append(run(server, replace(workload, seed=seed + 1),
-                          metrics_interval=metrics_interval))
+        alone.append(
+            run(
+                server,
+                replace(workload, long_requests=0, seed=seed),
+                metrics_interval=metrics_interval,
+            )
+        )
+        beside.append(
+            run(server, replace(workload, seed=seed + 1), metrics_interval=metrics_interval)
+        )
     return alone, beside
 
 
-def burst_sweep(server: RunningServer, levels: Sequence[int], passes: int, rate: float,
-                burst: int, input_tokens: int, output_tokens: int) -> pd.DataFrame:
+def burst_sweep(
+    server: RunningServer,
+    levels: Sequence[int],
+    passes: int,
+    rate: float,
+    burst: int,
+    input_tokens: int,
+    output_tokens: int,
+) -> pd.DataFrame:
     """A burst of ``burst`` requests at ``rate`` per second, at most each of ``levels`` running
     at once, every level in turn and the whole sweep ``passes`` times: one row per run, its
     level (``max_num_seqs``), output rate, p99 time per output token and served time, and its
@@ -188,31 +209,50 @@ def burst_sweep(server: RunningServer, levels: Sequence[int], passes: int, rate:
     rows = []
     for number in range(passes):
         for level in levels:
-            result = bench.open_loop(server, rate, num_requests=burst, input_tokens=input_tokens,
-                                     max_tokens=output_tokens, max_concurrency=level,
-                                     seed=100 * number + level, metrics_interval=0.25,
-                                     progress=False)
+            result = bench.open_loop(
+                server,
+                rate,
+                num_requests=burst,
+                input_tokens=input_tokens,
+                max_tokens=output_tokens,
+                max_concurrency=level,
+                seed=100 * number + level,
+                metrics_interval=0.25,
+                progress=False,
+            )
             summary = result.summary()
-            rows.append({"max_num_seqs": level, "output_tok_s": summary["output_tok_s"],
-                         "tpot_ms_p99": summary["tpot_ms_p99"],
-                         "served_s_p99": summary["e2e_ms_p99"] / 1000,
-                         **latency_from_arrival(result)})
+            rows.append(
+                {
+                    "max_num_seqs": level,
+                    "output_tok_s": summary["output_tok_s"],
+                    "tpot_ms_p99": summary["tpot_ms_p99"],
+                    "served_s_p99": summary["e2e_ms_p99"] / 1000,
+                    **latency_from_arrival(result),
+                }
+            )
     return pd.DataFrame(rows)
 
 
-def one_and_many(server: Server, users: int, max_tokens: int,
-                 passes: int) -> list[dict[str, float]]:
+def one_and_many(
+    server: Server, users: int, max_tokens: int, passes: int
+) -> list[dict[str, float]]:
     """One user alone, then ``users`` at once, in turn ``passes`` times: per pass the one
     user's speed, the crowd's output rate and the server's KV cache (tokens)."""
     runs = []
     for number in range(passes):
-        one = bench.closed_loop(server, users=1, max_tokens=max_tokens, seed=2 * number,
-                                progress=False)
-        many = bench.closed_loop(server, users=users, max_tokens=max_tokens,
-                                 seed=2 * number + 1, progress=False)
-        runs.append({"one_user_tok_s": one.summary()["user_tok_s"],
-                     "many_users_output_tok_s": many.summary()["output_tok_s"],
-                     "kv_cache_tokens": server.capacity.kv_cache_tokens})
+        one = bench.closed_loop(
+            server, users=1, max_tokens=max_tokens, seed=2 * number, progress=False
+        )
+        many = bench.closed_loop(
+            server, users=users, max_tokens=max_tokens, seed=2 * number + 1, progress=False
+        )
+        runs.append(
+            {
+                "one_user_tok_s": one.summary()["user_tok_s"],
+                "many_users_output_tok_s": many.summary()["output_tok_s"],
+                "kv_cache_tokens": server.capacity.kv_cache_tokens,
+            }
+        )
     return runs
 
 
@@ -227,6 +267,9 @@ def latency_from_arrival(result: Result) -> dict[str, float]:
     server = result.server
     running = float(server["running"].max()) if not server.empty else np.nan
     waited = int((done["sent_s"] >= done["end_s"].min()).sum()) if not done.empty else 0
-    return {"latency_s_p50": float(np.percentile(total, 50)),
-            "latency_s_p99": float(np.percentile(total, 99)),
-            "queued": float(waited), "server_running_max": running}
+    return {
+        "latency_s_p50": float(np.percentile(total, 50)),
+        "latency_s_p99": float(np.percentile(total, 99)),
+        "queued": float(waited),
+        "server_running_max": running,
+    }

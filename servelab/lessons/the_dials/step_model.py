@@ -34,8 +34,9 @@ class DialPrediction:
     @property
     def output_window(self) -> tuple[float, float]:
         """Output at ``high`` sequences against at ``low``."""
-        ratios = [(self.high / fit.at(self.high)) / (self.low / fit.at(self.low))
-                  for fit in self._ends()]
+        ratios = [
+            (self.high / fit.at(self.high)) / (self.low / fit.at(self.low)) for fit in self._ends()
+        ]
         return min(ratios), max(ratios)
 
     @property
@@ -48,8 +49,9 @@ class DialPrediction:
         """The sweep's output ratio (``SweepFindings.speedup``) against its predicted window."""
         return placed(speedup, *self.output_window)
 
-    def output_placed_within(self, speedup: float,
-                             bounds: tuple[float, float] | None) -> Placed | None:
+    def output_placed_within(
+        self, speedup: float, bounds: tuple[float, float] | None
+    ) -> Placed | None:
         """``output_placed``, if the passes' ``bounds`` agree (``compare.placed_within``)."""
         return placed_within(speedup, bounds, *self.output_window)
 

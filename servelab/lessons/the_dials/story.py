@@ -16,14 +16,18 @@ from servelab.lessons.the_dials.words import (
     sweep_title,
 )
 
-STORY = Story(CHAPTER.id, (
-    Section("forecast", prediction_text),
-    Section("sweep_title", sweep_title, title=True),
-    Section("sweep", sweep_text),
-    Section("sweep_check", sweep_check_text),
-    Section("line_gain", line_gain_text),
-    Section("crowded_title", crowded_title, title=True),
-    Section("prediction", dials_prediction),
-    Section("context", context_text),
-    Section("tensor_parallel", tensor_parallel_section),
-), findings_record=DialsRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("forecast", prediction_text),
+        Section("sweep_title", sweep_title, title=True),
+        Section("sweep", sweep_text),
+        Section("sweep_check", sweep_check_text),
+        Section("line_gain", line_gain_text),
+        Section("crowded_title", crowded_title, title=True),
+        Section("prediction", dials_prediction),
+        Section("context", context_text),
+        Section("tensor_parallel", tensor_parallel_section),
+    ),
+    findings_record=DialsRecord,
+)

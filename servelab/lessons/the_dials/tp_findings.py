@@ -35,17 +35,23 @@ class TensorParallelFindings:
         rows = dict(table.iterrows())
         one, split = rows[1], rows[2]
         alone, crowd = TP_SPREADS
-        return cls(users=users, alone_one=Spread.in_row(one, alone),
-                   alone_split=Spread.in_row(split, alone), crowd_one=Spread.in_row(one, crowd),
-                   crowd_split=Spread.in_row(split, crowd),
-                   cache_one=int(one["kv_cache_tokens"]),
-                   cache_split=int(split["kv_cache_tokens"]))
+        return cls(
+            users=users,
+            alone_one=Spread.in_row(one, alone),
+            alone_split=Spread.in_row(split, alone),
+            crowd_one=Spread.in_row(one, crowd),
+            crowd_split=Spread.in_row(split, crowd),
+            cache_one=int(one["kv_cache_tokens"]),
+            cache_split=int(split["kv_cache_tokens"]),
+        )
 
     @property
     def runs(self) -> int:
         """How many times each load ran on each server (the fewest, where they differ)."""
-        return min(spread.n for spread in (self.alone_one, self.alone_split, self.crowd_one,
-                                           self.crowd_split))
+        return min(
+            spread.n
+            for spread in (self.alone_one, self.alone_split, self.crowd_one, self.crowd_split)
+        )
 
     @property
     def repeated(self) -> bool:

@@ -41,8 +41,9 @@ class ModelKnee:
     @property
     def prompts_ms(self) -> float | None:
         """*B* × *p*: the slots' prompts read while one answer streams."""
-        return None if self.reading is None else self.slots * self.reading.read_ms(
-            self.input_tokens)
+        return (
+            None if self.reading is None else self.slots * self.reading.read_ms(self.input_tokens)
+        )
 
     @property
     def request_s(self) -> float | None:
@@ -62,5 +63,8 @@ class ModelKnee:
         if self.rate is None:
             return ()
         runs = Spread(measured.rate, measured.rate_low, measured.rate_high, measured.request_s.n)
-        return (Checked(CHAPTER, f"requests a second {self.slots} slots finish", " req/s",
-                        self.rate, runs),)
+        return (
+            Checked(
+                CHAPTER, f"requests a second {self.slots} slots finish", " req/s", self.rate, runs
+            ),
+        )

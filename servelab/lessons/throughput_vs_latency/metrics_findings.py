@@ -72,12 +72,17 @@ class MetricsFindings:
             window_s=float(done["end_s"].max() - sent[0]),
             mean_latency_s=float(done["e2e_s"].mean()),
             engine_in_flight=float(counts.mean()) if len(counts) else math.nan,
-            engine_samples=len(counts), engine_error=_count_error(counts.to_numpy(dtype=float)),
+            engine_samples=len(counts),
+            engine_error=_count_error(counts.to_numpy(dtype=float)),
             latency_error_s=float(latencies.std(ddof=1) / math.sqrt(len(latencies))),
-            ttft_p50_ms=float(summary[TTFT_MS_P50]), ttft_p99_ms=float(summary[TTFT_MS_P99]),
+            ttft_p50_ms=float(summary[TTFT_MS_P50]),
+            ttft_p99_ms=float(summary[TTFT_MS_P99]),
             ttft_worst_ms=float(done["ttft_s"].max()) * 1000.0,
             met=sum(meets_slo(record, slo) for record in result.records if record.ok),
-            missed_ttft=int(late_ttft.sum()), missed_tpot=int(late_tpot.sum()), slo=dict(slo))
+            missed_ttft=int(late_ttft.sum()),
+            missed_tpot=int(late_tpot.sum()),
+            slo=dict(slo),
+        )
 
     @property
     def passing_rate(self) -> float:

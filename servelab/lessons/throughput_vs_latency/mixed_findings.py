@@ -34,19 +34,24 @@ class MixedFindings:
     gpus: int = 0
 
     @classmethod
-    def of(cls, table: pd.DataFrame, split: tuple[str, str] | None,
-           single: str, gpus: int = 0) -> MixedFindings:
+    def of(
+        cls, table: pd.DataFrame, split: tuple[str, str] | None, single: str, gpus: int = 0
+    ) -> MixedFindings:
         """From ``setup_row``'s rows by setup: ``PAIR`` (when the device was split) and one row
         per single server."""
         singles = table.drop(index=PAIR, errors="ignore")
         best_chat = singles.sort_values("chat_ttft_ms_p99", kind="stable").iloc[0]
         best_job = singles.sort_values("batch_job_s", kind="stable").iloc[0]
         pair = table.loc[[PAIR]].iloc[0] if split is not None else None
-        return cls(split=split, single=single, gpus=gpus,
-                   pair_chat=None if pair is None else Spread.in_row(pair, "chat_ttft_ms_p99"),
-                   pair_job=None if pair is None else Spread.in_row(pair, "batch_job_s"),
-                   best_chat=Spread.in_row(best_chat, "chat_ttft_ms_p99"),
-                   best_job=Spread.in_row(best_job, "batch_job_s"))
+        return cls(
+            split=split,
+            single=single,
+            gpus=gpus,
+            pair_chat=None if pair is None else Spread.in_row(pair, "chat_ttft_ms_p99"),
+            pair_job=None if pair is None else Spread.in_row(pair, "batch_job_s"),
+            best_chat=Spread.in_row(best_chat, "chat_ttft_ms_p99"),
+            best_job=Spread.in_row(best_job, "batch_job_s"),
+        )
 
     @property
     def more_hardware(self) -> bool:

@@ -26,29 +26,41 @@ def _part_words(outcome: Compared | None, runs: int, what: str) -> str:
 def mixed_text(found: MixedFindings) -> str:
     """The pair against one server for everything, or why there is no pair."""
     if found.split is None or found.pair_chat is None or found.pair_job is None:
-        return ("This device could not be split between two servers (it has one core), so the "
-                "page makes no claim about two deployments; the one-deployment rows are above.")
-    rows = [[name, f"{chat.with_range()}, {chat.n} run{plural_s(chat.n)}",
-             f"{job.with_range(1)}, {job.n} run{plural_s(job.n)}"]
-            for name, chat, job in (
-                ("Two servers, side by side", found.pair_chat, found.pair_job),
-                ("One server for everything, its best", found.best_chat, found.best_job))]
-    table = findings_table(["Set-up", "Chat users' p99 first token (ms)", "The job took (s)"],
-                           rows)
-    setup = (f"The chat server ran on {found.split[0]}, the job's on {found.split[1]}. The one "
-             f"server for everything ran on {found.single}.")
-    return (_verdict(found) + _hardware(found) + f"\n\n{table}"
-            + fold(setup, "What each set-up ran on"))
+        return (
+            "This device could not be split between two servers (it has one core), so the "
+            "page makes no claim about two deployments; the one-deployment rows are above."
+        )
+    rows = [
+        [
+            name,
+            f"{chat.with_range()}, {chat.n} run{plural_s(chat.n)}",
+            f"{job.with_range(1)}, {job.n} run{plural_s(job.n)}",
+        ]
+        for name, chat, job in (
+            ("Two servers, side by side", found.pair_chat, found.pair_job),
+            ("One server for everything, its best", found.best_chat, found.best_job),
+        )
+    ]
+    table = findings_table(["Set-up", "Chat users' p99 first token (ms)", "The job took (s)"], rows)
+    setup = (
+        f"The chat server ran on {found.split[0]}, the job's on {found.split[1]}. The one "
+        f"server for everything ran on {found.single}."
+    )
+    return (
+        _verdict(found) + _hardware(found) + f"\n\n{table}" + fold(setup, "What each set-up ran on")
+    )
 
 
 def _hardware(found: MixedFindings) -> str:
     """On two GPUs or more, what each side had: the pair twice the one server's hardware."""
     if not found.more_hardware:
         return ""
-    return (" Mind the hardware, though: the pair had two GPUs, a card each, against the one "
-            "server's one card. With twice the hardware, a lead of the pair's is the second "
-            "card's as much as the split's. This run cannot say what splitting one card would "
-            "buy.")
+    return (
+        " Mind the hardware, though: the pair had two GPUs, a card each, against the one "
+        "server's one card. With twice the hardware, a lead of the pair's is the second "
+        "card's as much as the split's. This run cannot say what splitting one card would "
+        "buy."
+    )
 
 
 def _verdict(found: MixedFindings) -> str:
@@ -56,29 +68,43 @@ def _verdict(found: MixedFindings) -> str:
     outcomes = (found.chat, found.job)
     if outcomes == (Compared.LOWER, Compared.LOWER):
         if found.more_hardware:
-            return ("With a card each, the pair gave the chat users quicker first tokens and "
-                    "finished the job sooner.")
-        return ("With those shares, the split gave the chat users quicker first "
-                "tokens and finished the job sooner. Keeping the job's long requests out "
-                "of the chat server's steps paid for itself here.")
+            return (
+                "With a card each, the pair gave the chat users quicker first tokens and "
+                "finished the job sooner."
+            )
+        return (
+            "With those shares, the split gave the chat users quicker first "
+            "tokens and finished the job sooner. Keeping the job's long requests out "
+            "of the chat server's steps paid for itself here."
+        )
     if outcomes == (Compared.LOWER, Compared.HIGHER):
-        return ("The split protected the chat users, and the job paid for it. On its "
-                "share it took longer than on the one server. That is the "
-                "trade to decide on — a chat that stays quick, or a job that ends sooner.")
+        return (
+            "The split protected the chat users, and the job paid for it. On its "
+            "share it took longer than on the one server. That is the "
+            "trade to decide on — a chat that stays quick, or a job that ends sooner."
+        )
     if outcomes == (Compared.HIGHER, Compared.LOWER):
-        return ("The job did better on its share, but the chat users waited longer than "
-                "on a shared server. On its share, the chat server's own steps were "
-                "slower.")
+        return (
+            "The job did better on its share, but the chat users waited longer than "
+            "on a shared server. On its share, the chat server's own steps were "
+            "slower."
+        )
     if outcomes == (Compared.HIGHER, Compared.HIGHER):
-        return ("The pair lost on both counts here. Each share was too small for its "
-                "traffic, and one server did better. Two "
-                "deployments pay off when each has enough hardware of its own.")
+        return (
+            "The pair lost on both counts here. Each share was too small for its "
+            "traffic, and one server did better. Two "
+            "deployments pay off when each has enough hardware of its own."
+        )
     if set(outcomes) <= {Compared.ALIKE, Compared.UNTOLD}:
         told = _part_words(Compared.UNTOLD, found.chat_runs, "the chat users and the job")
     else:
-        told = ". ".join(f"{part[0].upper()}{part[1:]}" for part in (
-            _part_words(found.chat, found.chat_runs, "the chat users"),
-            _part_words(found.job, found.job_runs, "the job")))
+        told = ". ".join(
+            f"{part[0].upper()}{part[1:]}"
+            for part in (
+                _part_words(found.chat, found.chat_runs, "the chat users"),
+                _part_words(found.job, found.job_runs, "the job"),
+            )
+        )
     return f"{told[0].upper()}{told[1:]}. " + _balance(found)
 
 
@@ -88,9 +114,10 @@ def _balance(found: MixedFindings) -> str:
     worse = [side for side, outcome in sides.items() if outcome is Compared.HIGHER]
     better = [side for side, outcome in sides.items() if outcome is Compared.LOWER]
     if worse and not better:
-        return (f"So in this run the split bought nothing one server did not give, and cost "
-                f"{worse[0]} time.")
+        return (
+            f"So in this run the split bought nothing one server did not give, and cost "
+            f"{worse[0]} time."
+        )
     if better and not worse:
-        return (f"So in this run the split served {better[0]} better, at no cost the runs can "
-                "tell.")
+        return f"So in this run the split served {better[0]} better, at no cost the runs can tell."
     return "So this run does not say whether two deployments beat one here."

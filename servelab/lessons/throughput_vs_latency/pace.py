@@ -30,8 +30,13 @@ class CapsPace:
 
     @classmethod
     def of(cls, line: StepLine | None, sweeps: RateSweepFindings) -> CapsPace:
-        return cls(line, float(sweeps.setting.interactive_seqs), sweeps.large_seqs,
-                   sweeps.small.tpot_high, sweeps.large.tpot_high)
+        return cls(
+            line,
+            float(sweeps.setting.interactive_seqs),
+            sweeps.large_seqs,
+            sweeps.small.tpot_high,
+            sweeps.large.tpot_high,
+        )
 
     @property
     def small_ms(self) -> float | None:
@@ -62,7 +67,19 @@ class CapsPace:
         """Both caps' predictions against their runs, for the book's closing table."""
         if self.small_ms is None or self.large_ms is None:
             return ()
-        return (Checked(CHAPTER, f"time per token, {self.small_seqs:,.0f} sequences", " ms",
-                        self.small_ms, self.small_tpot),
-                Checked(CHAPTER, f"time per token, {self.large_seqs:,.0f} sequences", " ms",
-                        self.large_ms, self.large_tpot))
+        return (
+            Checked(
+                CHAPTER,
+                f"time per token, {self.small_seqs:,.0f} sequences",
+                " ms",
+                self.small_ms,
+                self.small_tpot,
+            ),
+            Checked(
+                CHAPTER,
+                f"time per token, {self.large_seqs:,.0f} sequences",
+                " ms",
+                self.large_ms,
+                self.large_tpot,
+            ),
+        )

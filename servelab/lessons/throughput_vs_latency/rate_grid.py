@@ -38,10 +38,24 @@ class RateGrid:
     repeats: int
 
     @classmethod
-    def of(cls, slot_rate: SlotRate, large: ModelKnee, percents: list[int], top_percent: int,
-           requests: int, repeats: int) -> RateGrid:
-        return cls(slot_rate.rate, large.rate, large.slots, tuple(sorted(percents)), top_percent,
-                   requests, repeats)
+    def of(
+        cls,
+        slot_rate: SlotRate,
+        large: ModelKnee,
+        percents: list[int],
+        top_percent: int,
+        requests: int,
+        repeats: int,
+    ) -> RateGrid:
+        return cls(
+            slot_rate.rate,
+            large.rate,
+            large.slots,
+            tuple(sorted(percents)),
+            top_percent,
+            requests,
+            repeats,
+        )
 
     @property
     def placed(self) -> tuple[float, ...]:
@@ -52,8 +66,10 @@ class RateGrid:
     def top_from_model(self) -> bool:
         """The top rate is the large knee's ``top_percent``: the model gave a knee, and that
         rate lies above the small cap's rates."""
-        return (self.large_knee is not None
-                and self.large_knee * self.top_percent / 100 > self.placed[-1])
+        return (
+            self.large_knee is not None
+            and self.large_knee * self.top_percent / 100 > self.placed[-1]
+        )
 
     @property
     def top(self) -> float:

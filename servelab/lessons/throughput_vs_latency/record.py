@@ -41,11 +41,9 @@ class DeploymentsRecord:
         return ThroughputVsLatencyFigures(
             peak_tok_s_interactive=sweeps.small.peak,
             peak_tok_s_batch=sweeps.large.peak,
-            ttft_ms_p99_interactive_at=per_level(percents,
-                                                 interactive["ttft_ms_p99"][:placed]),
+            ttft_ms_p99_interactive_at=per_level(percents, interactive["ttft_ms_p99"][:placed]),
             ttft_ms_p99_batch_at=per_level(percents, batch["ttft_ms_p99"][:placed]),
-            goodput_req_s_interactive_at=per_level(percents,
-                                                   interactive["goodput_req_s"][:placed]),
+            goodput_req_s_interactive_at=per_level(percents, interactive["goodput_req_s"][:placed]),
             goodput_req_s_batch_at=per_level(percents, batch["goodput_req_s"][:placed]),
             served_req_s_interactive_top=_top(sweeps.small.served),
             served_req_s_batch_top=_top(sweeps.large.served),

@@ -17,8 +17,12 @@ import pandas as pd
 from servelab.bench.frames import Result
 from servelab.bench.metrics import PERCENTILES
 
-METRIC_NAMES = {"ttft": "time to first token", "tpot": "time per output token",
-                "itl": "gap between tokens", "e2e": "whole request"}
+METRIC_NAMES = {
+    "ttft": "time to first token",
+    "tpot": "time per output token",
+    "itl": "gap between tokens",
+    "e2e": "whole request",
+}
 
 
 def percentile_table(result: Result, slo: Mapping[str, float]) -> pd.DataFrame:
@@ -27,8 +31,12 @@ def percentile_table(result: Result, slo: Mapping[str, float]) -> pd.DataFrame:
     summary, requests = result.summary(), result.requests
     done = requests[requests["ok"].astype(bool)]
     gaps = result.tokens.loc[result.tokens["request"].isin(done["request"]), "itl_s"]
-    worst = {"ttft": done["ttft_s"].max(), "tpot": done["tpot_s"].max(),
-             "e2e": done["e2e_s"].max(), "itl": gaps.max()}
+    worst = {
+        "ttft": done["ttft_s"].max(),
+        "tpot": done["tpot_s"].max(),
+        "e2e": done["e2e_s"].max(),
+        "itl": gaps.max(),
+    }
     rows = []
     for metric, label in METRIC_NAMES.items():
         row = {"metric": label, "mean (ms)": summary[f"{metric}_ms_mean"]}

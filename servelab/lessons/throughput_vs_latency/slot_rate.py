@@ -85,5 +85,12 @@ class SlotRate:
         where the sweep had no middle to read)."""
         if served is None:
             return ()
-        return (Checked(CHAPTER.id, f"requests a second {self.slots} slots finished, steady middle",
-                        " req/s", self.rate, served),)
+        return (
+            Checked(
+                CHAPTER.id,
+                f"requests a second {self.slots} slots finished, steady middle",
+                " req/s",
+                self.rate,
+                served,
+            ),
+        )

@@ -13,15 +13,19 @@ from servelab.lessons.throughput_vs_latency.slot_words import prediction_text, r
 from servelab.lessons.throughput_vs_latency.sweep_words import caps_pace_text, rates_title
 from servelab.lessons.throughput_vs_latency.words import story
 
-STORY = Story(CHAPTER.id, (
-    Section("knee_forecast", knee_forecast_text),
-    Section("forecast", prediction_text),
-    Section("knee", knee_text),
-    Section("grid", grid_text),
-    Section("timeline_title", timeline_title, title=True),
-    Section("metrics", metrics_text),
-    Section("rates_title", rates_title, title=True),
-    Section("rates_check", rates_check_text),
-    Section("pace", caps_pace_text),
-    Section("interpretation", story),
-), findings_record=DeploymentsRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("knee_forecast", knee_forecast_text),
+        Section("forecast", prediction_text),
+        Section("knee", knee_text),
+        Section("grid", grid_text),
+        Section("timeline_title", timeline_title, title=True),
+        Section("metrics", metrics_text),
+        Section("rates_title", rates_title, title=True),
+        Section("rates_check", rates_check_text),
+        Section("pace", caps_pace_text),
+        Section("interpretation", story),
+    ),
+    findings_record=DeploymentsRecord,
+)

@@ -92,14 +92,17 @@ class CapSweep:
     def of(cls, table: pd.DataFrame) -> CapSweep:
         low, high = table.iloc[0], table.iloc[-1]
         rows = [row for _, row in table.iterrows()]
-        served = (tuple(Spread.in_row(row, SERVED) for row in rows) if SERVED in table else ())
-        return cls(served=served, tpot_low=Spread.in_row(low, "tpot_ms_p50"),
-                   tpot_high=Spread.in_row(high, "tpot_ms_p50"),
-                   ttft=tuple(Spread.in_row(row, metrics.TTFT_MS_P99) for row in rows),
-                   attainment=tuple(Spread.in_row(row, "slo_attainment") for row in rows),
-                   output=Spread.in_row(high, metrics.OUTPUT_TOK_S),
-                   in_flight=Spread.in_row(high, "max_in_flight"),
-                   peak=float(table[metrics.OUTPUT_TOK_S].max()))
+        served = tuple(Spread.in_row(row, SERVED) for row in rows) if SERVED in table else ()
+        return cls(
+            served=served,
+            tpot_low=Spread.in_row(low, "tpot_ms_p50"),
+            tpot_high=Spread.in_row(high, "tpot_ms_p50"),
+            ttft=tuple(Spread.in_row(row, metrics.TTFT_MS_P99) for row in rows),
+            attainment=tuple(Spread.in_row(row, "slo_attainment") for row in rows),
+            output=Spread.in_row(high, metrics.OUTPUT_TOK_S),
+            in_flight=Spread.in_row(high, "max_in_flight"),
+            peak=float(table[metrics.OUTPUT_TOK_S].max()),
+        )
 
 
 @dataclass(frozen=True)
@@ -116,16 +119,24 @@ class RateSweepFindings:
     large: CapSweep
 
     @classmethod
-    def of(cls, interactive: pd.DataFrame, batch: pd.DataFrame,
-           setting: CapsSetting) -> RateSweepFindings:
+    def of(
+        cls, interactive: pd.DataFrame, batch: pd.DataFrame, setting: CapsSetting
+    ) -> RateSweepFindings:
         if list(interactive["rate"]) != list(batch["rate"]):
-            raise ValueError("the two sweeps must cover the same rates: "
-                             f"{list(interactive['rate'])} and {list(batch['rate'])}")
+            raise ValueError(
+                "the two sweeps must cover the same rates: "
+                f"{list(interactive['rate'])} and {list(batch['rate'])}"
+            )
         rates = tuple(float(rate) for rate in interactive["rate"])
-        return cls(setting=setting, rates=rates,
-                   requests=tuple(int(count) for count in interactive["requests"]),
-                   low_rate=rates[0], high_rate=rates[-1],
-                   small=CapSweep.of(interactive), large=CapSweep.of(batch))
+        return cls(
+            setting=setting,
+            rates=rates,
+            requests=tuple(int(count) for count in interactive["requests"]),
+            low_rate=rates[0],
+            high_rate=rates[-1],
+            small=CapSweep.of(interactive),
+            large=CapSweep.of(batch),
+        )
 
     def _met(self, spread: Spread) -> bool:
         """Every run's p99 first token within the SLO."""
@@ -138,8 +149,12 @@ class RateSweepFindings:
     def _held(self, spreads: tuple[Spread, ...], met: Callable[[Spread], bool]) -> float | None:
         """The highest rate up to which each rate's spread over the runs was ``met``; None: not
         even at the lowest rate."""
-        held = [rate for rate, _ in takewhile(lambda pair: met(pair[1]),
-                                              zip(self.rates, spreads, strict=True))]
+        held = [
+            rate
+            for rate, _ in takewhile(
+                lambda pair: met(pair[1]), zip(self.rates, spreads, strict=True)
+            )
+        ]
         return held[-1] if held else None
 
     @staticmethod
@@ -180,8 +195,9 @@ class RateSweepFindings:
     @property
     def goodput_as_slo(self) -> bool:
         """Whether each cap's goodput rate is the rate up to which its first tokens held."""
-        return all(self.sustained(cap) == self.goodput_rate(cap)
-                   for cap in (self.small, self.large))
+        return all(
+            self.sustained(cap) == self.goodput_rate(cap) for cap in (self.small, self.large)
+        )
 
     def _first_split(self) -> tuple[float, FirstTokens] | None:
         """The lowest rate where one cap missed in every run and the other met, and which."""
@@ -323,5 +339,3 @@ class RateSweepFindings:
         if self.gain >= MOST_OF_EXTRA * min(self.seq_ratio, LESSON_GPU.gain):
             return MoreSeqs.MOST_OF_EXTRA
         return MoreSeqs.SOME_GAIN
-
-

@@ -28,8 +28,11 @@ class FileCeilings:
 
     def with_measured(self, measured: Mapping[str, float]) -> FileCeilings:
         """The same ceilings with one user's measured speed on each engine."""
-        return FileCeilings(self.megabytes, self.bandwidth_gb_s,
-                            {engine: float(measured[engine]) for engine in self.megabytes})
+        return FileCeilings(
+            self.megabytes,
+            self.bandwidth_gb_s,
+            {engine: float(measured[engine]) for engine in self.megabytes},
+        )
 
     def ceiling(self, engine: str) -> float:
         """The most tokens a second one stream reading ``engine``'s weights could make."""
@@ -53,15 +56,21 @@ class FileCeilings:
     @property
     def near(self) -> list[str]:
         """The engines that ran at ``CEILING_NEAR`` of their ceiling or above."""
-        return [engine for engine in self.megabytes
-                if (share := self.share(engine)) is not None and share >= CEILING_NEAR]
+        return [
+            engine
+            for engine in self.megabytes
+            if (share := self.share(engine)) is not None and share >= CEILING_NEAR
+        ]
 
 
 def ceilings_table(found: FileCeilings) -> pd.DataFrame:
     """One row per engine: weights, ceiling, and (after the runs) the speed and its share."""
-    frame = pd.DataFrame({
-        "weights (MB)": dict(found.megabytes),
-        "ceiling (tok/s)": {engine: found.ceiling(engine) for engine in found.megabytes}})
+    frame = pd.DataFrame(
+        {
+            "weights (MB)": dict(found.megabytes),
+            "ceiling (tok/s)": {engine: found.ceiling(engine) for engine in found.megabytes},
+        }
+    )
     if found.measured is not None:
         frame["one user (tok/s)"] = pd.Series(dict(found.measured))
         frame["share of ceiling"] = [f"{found.share(engine):.0%}" for engine in frame.index]

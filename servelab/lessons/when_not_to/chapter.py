@@ -32,12 +32,32 @@ class SingleUserSizes(Knobs):
 
 
 SIZES = Profiles(
-    smoke=SingleUserSizes(profile="smoke", many=4, one_user_requests=1, prompt_words=16,
-                          output_tokens=12, repeats=2, slot_context=512, levels=[1, 2, 4],
-                          experiment_tokens=12, prefix_words=128, prefix_requests=3),
-    cpu=SingleUserSizes(profile="cpu", many=16, one_user_requests=2, prompt_words=32,
-                        output_tokens=32, repeats=3, slot_context=1024, levels=[1, 2, 4, 8, 16],
-                        experiment_tokens=32, prefix_words=384, prefix_requests=5),
+    smoke=SingleUserSizes(
+        profile="smoke",
+        many=4,
+        one_user_requests=1,
+        prompt_words=16,
+        output_tokens=12,
+        repeats=2,
+        slot_context=512,
+        levels=[1, 2, 4],
+        experiment_tokens=12,
+        prefix_words=128,
+        prefix_requests=3,
+    ),
+    cpu=SingleUserSizes(
+        profile="cpu",
+        many=16,
+        one_user_requests=2,
+        prompt_words=32,
+        output_tokens=32,
+        repeats=3,
+        slot_context=1024,
+        levels=[1, 2, 4, 8, 16],
+        experiment_tokens=32,
+        prefix_words=384,
+        prefix_requests=5,
+    ),
     # On a GPU runtime llama.cpp still serves every load on the runtime's two CPU cores, so the
     # crowd is the cpu size's 16 (15 queue behind one answer on the binding, every slot of
     # llama-server busy) and answers are the cpu size's 32 tokens: 32 users of 128 took 12
@@ -46,34 +66,53 @@ SIZES = Profiles(
     # (issue #63 item 2: t4-wait Colab 15.3-22.7 -> 14.1-20.3 min, Kaggle 12.0-17.7 ->
     # 10.8-15.3, still over ten: 6.5-10 of it the two llama.cpp builds); the T4 batches 16
     # in one step too
-    gpu=SingleUserSizes(profile="gpu", many=16, one_user_requests=2, prompt_words=64,
-                        output_tokens=32, repeats=2, slot_context=1024, levels=[1, 4, 8, 16],
-                        experiment_tokens=32, prefix_words=512, prefix_requests=5),
+    gpu=SingleUserSizes(
+        profile="gpu",
+        many=16,
+        one_user_requests=2,
+        prompt_words=64,
+        output_tokens=32,
+        repeats=2,
+        slot_context=1024,
+        levels=[1, 4, 8, 16],
+        experiment_tokens=32,
+        prefix_words=512,
+        prefix_requests=5,
+    ),
 )
+
 
 @dataclass(frozen=True)
 class WhenNotToFigures(Figures):
     """Chapter 08's figures (``servelab.chapter.figure``)."""
 
     user_tok_s_alone_llama_q4: float = figure(
-        "tokens per second one user saw, llama-cpp-python Q4_1", main=True)
+        "tokens per second one user saw, llama-cpp-python Q4_1", main=True
+    )
     user_tok_s_alone_llama_f16: float = figure(
-        "tokens per second one user saw, llama-cpp-python F16")
+        "tokens per second one user saw, llama-cpp-python F16"
+    )
     user_tok_s_alone_llama_server: float = figure(
-        "tokens per second one user saw, llama-server Q4_1")
+        "tokens per second one user saw, llama-server Q4_1"
+    )
     user_tok_s_alone_vllm: float = figure("tokens per second one user saw, vLLM", main=True)
     output_tok_s_many_llama_q4: float = figure(
-        "total output tokens per second, many users, llama-cpp-python Q4_1")
+        "total output tokens per second, many users, llama-cpp-python Q4_1"
+    )
     output_tok_s_many_llama_server: float = figure(
-        "total output tokens per second, many users, llama-server Q4_1")
+        "total output tokens per second, many users, llama-server Q4_1"
+    )
     output_tok_s_many_vllm: float = figure("total output tokens per second, many users, vLLM")
     ttft_s_p99_many_llama_q4: float = figure(
-        "slowest-percentile first token, many users, llama-cpp-python Q4_1 (s)")
+        "slowest-percentile first token, many users, llama-cpp-python Q4_1 (s)"
+    )
     ttft_s_p99_many_llama_server: float = figure(
-        "slowest-percentile first token, many users, llama-server Q4_1 (s)")
+        "slowest-percentile first token, many users, llama-server Q4_1 (s)"
+    )
     ttft_s_p99_many_vllm: float = figure("slowest-percentile first token, many users, vLLM (s)")
     step_gain_llama_server: float = figure(
-        "output of the largest batch against one sequence's, llama-server (×)")
+        "output of the largest batch against one sequence's, llama-server (×)"
+    )
     step_gain_vllm: float = figure("output of the largest batch against one sequence's, vLLM (×)")
     start_s_llama_q4: float = figure("launch to answering, llama-cpp-python Q4_1 (s)")
     start_s_llama_server: float = figure("launch to answering, llama-server Q4_1 (s)")

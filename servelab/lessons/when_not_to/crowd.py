@@ -40,11 +40,15 @@ class MemoryUse:
     @classmethod
     def of(cls, found: SlotFindings) -> MemoryUse:
         pool = found.pool
-        return cls(cap=found.slots, users=found.queue[found.server].users,
-                   queued_past_cap=found.both_queue, slots=found.slots,
-                   slot_context=found.slot_context,
-                   pool_requests=pool.max_concurrency if pool else None,
-                   max_model_len=pool.max_model_len if pool else None)
+        return cls(
+            cap=found.slots,
+            users=found.queue[found.server].users,
+            queued_past_cap=found.both_queue,
+            slots=found.slots,
+            slot_context=found.slot_context,
+            pool_requests=pool.max_concurrency if pool else None,
+            max_model_len=pool.max_model_len if pool else None,
+        )
 
     @property
     def pool_roomy(self) -> bool | None:
@@ -87,16 +91,21 @@ class CrowdCauses:
         many = engines.facts.many
         lines = {engine: found.steps[engine] for engine in (LLAMA_SERVER, VLLM)}
         measured = all(many in line.batches for line in lines.values())
-        steps = {engine: (line.step_ms[line.batches.index(many)] if measured
-                          else line.fit.at(many)) for engine, line in lines.items()}
-        return cls(many=many, lead=engines.crowd_lead,
-                   fixed_ms={engine: line.fit.fixed_ms for engine, line in lines.items()},
-                   per_sequence_ms={engine: line.fit.per_sequence_ms
-                                    for engine, line in lines.items()},
-                   step_ms=steps, step_measured=measured, prompt=engines.prompt_alone,
-                   long_prompt=Against(found.reuse[LLAMA_SERVER].off_ms,
-                                       found.reuse[VLLM].off_ms),
-                   memory=MemoryUse.of(found))
+        steps = {
+            engine: (line.step_ms[line.batches.index(many)] if measured else line.fit.at(many))
+            for engine, line in lines.items()
+        }
+        return cls(
+            many=many,
+            lead=engines.crowd_lead,
+            fixed_ms={engine: line.fit.fixed_ms for engine, line in lines.items()},
+            per_sequence_ms={engine: line.fit.per_sequence_ms for engine, line in lines.items()},
+            step_ms=steps,
+            step_measured=measured,
+            prompt=engines.prompt_alone,
+            long_prompt=Against(found.reuse[LLAMA_SERVER].off_ms, found.reuse[VLLM].off_ms),
+            memory=MemoryUse.of(found),
+        )
 
     @property
     def step_ratio(self) -> float:

@@ -16,8 +16,10 @@ from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared
 from servelab.lessons.when_not_to.against import Against
 
-FIGURES = {"bandwidth_gb_s": ("copy bandwidth", "GB/s", 1),  # name, unit, digits
-           "gflops": ("float32 matrix-multiply rate", "GFLOP/s", 0)}
+FIGURES = {
+    "bandwidth_gb_s": ("copy bandwidth", "GB/s", 1),  # name, unit, digits
+    "gflops": ("float32 matrix-multiply rate", "GFLOP/s", 0),
+}
 
 
 @dataclass(frozen=True)
@@ -55,8 +57,11 @@ class DriftFindings:
         if len(moments) < 2:
             return []
         first = self.pace[moments[0]]
-        return [Move(moment, figure, getattr(first, figure), getattr(self.pace[moment], figure))
-                for moment in moments[1:] for figure in FIGURES]
+        return [
+            Move(moment, figure, getattr(first, figure), getattr(self.pace[moment], figure))
+            for moment in moments[1:]
+            for figure in FIGURES
+        ]
 
     @property
     def drift(self) -> Compared | None:

@@ -61,8 +61,11 @@ def fell_run_after_run(runs: Sequence[float]) -> bool:
     """Each of three or more runs slower than the one before, the last below the first by more
     than ``ALIKE``: an order a range cannot show. (Three runs fall in order by chance one time
     in six, so the page says what it suggests, not that the machine slowed.)"""
-    return (len(runs) >= 3 and all(later < earlier for earlier, later in pairwise(runs))
-            and runs[-1] < (1 - ALIKE) * runs[0])
+    return (
+        len(runs) >= 3
+        and all(later < earlier for earlier, later in pairwise(runs))
+        and runs[-1] < (1 - ALIKE) * runs[0]
+    )
 
 
 def _falling_loads(table: pd.DataFrame) -> dict[tuple[str, int], tuple[float, ...]]:
@@ -101,21 +104,30 @@ class EngineFindings:
     pace: Mapping[str, CpuPace] = field(default_factory=dict)  # CPU probes between engines
 
     @classmethod
-    def of(cls, table: pd.DataFrame, setup: pd.DataFrame, facts: Facts,
-           pace: Mapping[str, CpuPace] | None = None) -> EngineFindings:
+    def of(
+        cls,
+        table: pd.DataFrame,
+        setup: pd.DataFrame,
+        facts: Facts,
+        pace: Mapping[str, CpuPace] | None = None,
+    ) -> EngineFindings:
         """From ``comparison``'s table (engines ``LLAMA_Q4``, ``LLAMA_F16``, ``LLAMA_SERVER``,
         ``VLLM``, each with users 1 and, all but ``LLAMA_F16``, ``facts.many``), the disk table
         (one row per engine, megabytes) and the CPU probes taken with no server running, by
         moment in the order they ran."""
         one = table.xs(1, level="users")
         many = table.xs(facts.many, level="users")
-        return cls(facts=facts, one=_spreads_by_engine(one, USER_TOK_S),
-                   crowd=_spreads_by_engine(many, OUTPUT_TOK_S),
-                   first_alone=_spreads_by_engine(one, "ttft_s_p50"),
-                   wait_p50_s=_by_engine(many["ttft_s_p50"]),
-                   wait_p99_s=_by_engine(many["ttft_s_p99"]),
-                   disk_mb=_by_engine(setup.sum(axis=1)), falling=_falling_loads(table),
-                   pace=dict(pace or {}))
+        return cls(
+            facts=facts,
+            one=_spreads_by_engine(one, USER_TOK_S),
+            crowd=_spreads_by_engine(many, OUTPUT_TOK_S),
+            first_alone=_spreads_by_engine(one, "ttft_s_p50"),
+            wait_p50_s=_by_engine(many["ttft_s_p50"]),
+            wait_p99_s=_by_engine(many["ttft_s_p99"]),
+            disk_mb=_by_engine(setup.sum(axis=1)),
+            falling=_falling_loads(table),
+            pace=dict(pace or {}),
+        )
 
     @property
     def q4_vs_f16(self) -> Against:
@@ -144,8 +156,10 @@ class EngineFindings:
         """llama.cpp's packed file served one user at least about as quickly as vLLM: its
         median within ``ALONE_KEEPS`` of vLLM's, and not slower beyond the runs' spread."""
         against = Against(self.one[LLAMA_Q4], self.one[VLLM])
-        return (self.one[LLAMA_Q4].median >= ALONE_KEEPS * self.one[VLLM].median
-                and against.compared is not Compared.LOWER)
+        return (
+            self.one[LLAMA_Q4].median >= ALONE_KEEPS * self.one[VLLM].median
+            and against.compared is not Compared.LOWER
+        )
 
     @property
     def server_alone(self) -> Against:

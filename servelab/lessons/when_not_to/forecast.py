@@ -31,7 +31,7 @@ def _prompt_tokens(results: Sequence[Result], skip_first: bool = False) -> float
     counts: list[float] = []
     for result in results:
         done = result.requests[result.requests["ok"]].sort_values("sent_s")
-        counts += [float(count) for count in done["prompt_tokens"].iloc[int(skip_first):]]
+        counts += [float(count) for count in done["prompt_tokens"].iloc[int(skip_first) :]]
     counted = [count for count in counts if math.isfinite(count) and count > 0]
     return Spread.of(counted).median if counted else None
 
@@ -61,15 +61,29 @@ class VllmForecast:
     long_off_ms: Spread
 
     @classmethod
-    def of(cls, model: DeviceModel, engines: EngineFindings, found: SlotFindings,
-           crowd: Sequence[Result], alone: Sequence[Result], reuse_off: Result) -> VllmForecast:
+    def of(
+        cls,
+        model: DeviceModel,
+        engines: EngineFindings,
+        found: SlotFindings,
+        crowd: Sequence[Result],
+        alone: Sequence[Result],
+        reuse_off: Result,
+    ) -> VllmForecast:
         """From the kept model and vLLM's runs: the crowd's, one user's and the shared prompt's
         with reuse off."""
         first = engines.first_alone[VLLM]
-        return cls(model.step, model.reading, engines.facts.many, found.steps[VLLM],
-                   _tpot_ms(crowd), _prompt_tokens(alone),
-                   Spread(first.median * 1000, first.low * 1000, first.high * 1000, first.n),
-                   _prompt_tokens([reuse_off], skip_first=True), found.reuse[VLLM].off_ms)
+        return cls(
+            model.step,
+            model.reading,
+            engines.facts.many,
+            found.steps[VLLM],
+            _tpot_ms(crowd),
+            _prompt_tokens(alone),
+            Spread(first.median * 1000, first.low * 1000, first.high * 1000, first.n),
+            _prompt_tokens([reuse_off], skip_first=True),
+            found.reuse[VLLM].off_ms,
+        )
 
     @property
     def step_ms(self) -> float | None:
@@ -101,23 +115,33 @@ class VllmForecast:
     @property
     def pairs(self) -> tuple[tuple[str, float | None, Spread | None], ...]:
         """Each figure: what it is, predicted and measured."""
-        return ((f"vLLM time per token, {self.many} users at once", self.step_ms,
-                 self.crowd_tpot_ms),
-                (f"vLLM first token alone, {self.prompt_tokens or 0:,.0f}-token prompt",
-                 self.first_alone_pred_ms, self.first_alone_ms),
-                (f"vLLM first token alone, {self.long_tokens or 0:,.0f}-token prompt uncached",
-                 self.long_pred_ms, self.long_off_ms))
+        return (
+            (f"vLLM time per token, {self.many} users at once", self.step_ms, self.crowd_tpot_ms),
+            (
+                f"vLLM first token alone, {self.prompt_tokens or 0:,.0f}-token prompt",
+                self.first_alone_pred_ms,
+                self.first_alone_ms,
+            ),
+            (
+                f"vLLM first token alone, {self.long_tokens or 0:,.0f}-token prompt uncached",
+                self.long_pred_ms,
+                self.long_off_ms,
+            ),
+        )
 
     @property
     def found(self) -> tuple[Foretold | None, ...]:
         """Each prediction against its runs, in ``pairs``' order (None: nothing to compare)."""
-        return tuple(None if predicted is None or measured is None
-                     else foretold(predicted, measured)
-                     for _, predicted, measured in self.pairs)
+        return tuple(
+            None if predicted is None or measured is None else foretold(predicted, measured)
+            for _, predicted, measured in self.pairs
+        )
 
     @property
     def checks(self) -> tuple[Checked, ...]:
         """The predictions against the runs, for the book's closing table."""
-        return tuple(Checked(CHAPTER.id, what, " ms", predicted, measured)
-                     for what, predicted, measured in self.pairs
-                     if predicted is not None and measured is not None)
+        return tuple(
+            Checked(CHAPTER.id, what, " ms", predicted, measured)
+            for what, predicted, measured in self.pairs
+            if predicted is not None and measured is not None
+        )

@@ -30,16 +30,20 @@ class SingleUserRecord:
 
     def figures(self) -> WhenNotToFigures:
         """Chapter 08's figures."""
-        one, many, slot_found, start_s, files = (self.one_rows, self.many_rows, self.slot_found,
-                                                 self.start_s, self.files)
+        one, many, slot_found, start_s, files = (
+            self.one_rows,
+            self.many_rows,
+            self.slot_found,
+            self.start_s,
+            self.files,
+        )
         return WhenNotToFigures(
             user_tok_s_alone_llama_q4=cast(float, one.loc[LLAMA_Q4, "user_tok_s"]),
             user_tok_s_alone_llama_f16=cast(float, one.loc[LLAMA_F16, "user_tok_s"]),
             user_tok_s_alone_llama_server=cast(float, one.loc[LLAMA_SERVER, "user_tok_s"]),
             user_tok_s_alone_vllm=cast(float, one.loc[VLLM, "user_tok_s"]),
             output_tok_s_many_llama_q4=cast(float, many.loc[LLAMA_Q4, "output_tok_s"]),
-            output_tok_s_many_llama_server=cast(float, many.loc[LLAMA_SERVER,
-                                                                "output_tok_s"]),
+            output_tok_s_many_llama_server=cast(float, many.loc[LLAMA_SERVER, "output_tok_s"]),
             output_tok_s_many_vllm=cast(float, many.loc[VLLM, "output_tok_s"]),
             ttft_s_p99_many_llama_q4=cast(float, many.loc[LLAMA_Q4, "ttft_s_p99"]),
             ttft_s_p99_many_llama_server=cast(float, many.loc[LLAMA_SERVER, "ttft_s_p99"]),

@@ -17,8 +17,17 @@ from servelab.bench.spread import spread_table
 from servelab.tables import spread_view
 
 MB = 1e6
-COLUMNS = [OUTPUT_TOK_S, USER_TOK_S, "tokens_per_request", "ttft_s_p50", "ttft_s_p99",
-           "e2e_s_p50", "max_in_flight", "completed", "failed"]
+COLUMNS = [
+    OUTPUT_TOK_S,
+    USER_TOK_S,
+    "tokens_per_request",
+    "ttft_s_p50",
+    "ttft_s_p99",
+    "e2e_s_p50",
+    "max_in_flight",
+    "completed",
+    "failed",
+]
 
 
 def footprint_mb(*distributions: str) -> float:
@@ -56,11 +65,17 @@ IN_ORDER = (USER_TOK_S, OUTPUT_TOK_S)  # also kept run by run, as ``*_runs``, in
 def _run_row(result: Result) -> dict[str, float]:
     s = result.summary()
     done = result.requests[result.requests["ok"]]
-    return {OUTPUT_TOK_S: s[OUTPUT_TOK_S], USER_TOK_S: s[USER_TOK_S],
-            "tokens_per_request": float(done["output_tokens"].mean()) if len(done) else 0.0,
-            "ttft_s_p50": s[TTFT_MS_P50] / 1000, "ttft_s_p99": s[TTFT_MS_P99] / 1000,
-            "e2e_s_p50": s["e2e_ms_p50"] / 1000, "max_in_flight": s["max_in_flight"],
-            "completed": s["completed"], "failed": s["failed"]}
+    return {
+        OUTPUT_TOK_S: s[OUTPUT_TOK_S],
+        USER_TOK_S: s[USER_TOK_S],
+        "tokens_per_request": float(done["output_tokens"].mean()) if len(done) else 0.0,
+        "ttft_s_p50": s[TTFT_MS_P50] / 1000,
+        "ttft_s_p99": s[TTFT_MS_P99] / 1000,
+        "e2e_s_p50": s["e2e_ms_p50"] / 1000,
+        "max_in_flight": s["max_in_flight"],
+        "completed": s["completed"],
+        "failed": s["failed"],
+    }
 
 
 def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFrame:
@@ -77,7 +92,9 @@ def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFr
     for key in IN_ORDER:
         table[f"{key}_runs"] = pd.Series(
             [tuple(row[key] for row in rows if row["load"] == load) for load in table["load"]],
-            index=table.index, dtype=object)
+            index=table.index,
+            dtype=object,
+        )
     order = list(dict.fromkeys(row["load"] for row in rows))
     table.index = pd.MultiIndex.from_tuples(table.pop("load"), names=["engine", "users"])
     return table.loc[order]
@@ -86,6 +103,8 @@ def comparison(results: Mapping[tuple[str, int], Sequence[Result]]) -> pd.DataFr
 def comparison_view(table: pd.DataFrame) -> pd.DataFrame:
     """What the page prints of ``comparison``: the compared figures as median (lowest–highest),
     the rest as numbers."""
-    return spread_view(table, {USER_TOK_S: 1, OUTPUT_TOK_S: 1, "ttft_s_p50": 2},
-                       {key: COLUMN_DIGITS.get(key, 2) for key in COLUMNS
-                        if key not in SPREAD_COLUMNS})
+    return spread_view(
+        table,
+        {USER_TOK_S: 1, OUTPUT_TOK_S: 1, "ttft_s_p50": 2},
+        {key: COLUMN_DIGITS.get(key, 2) for key in COLUMNS if key not in SPREAD_COLUMNS},
+    )

@@ -23,30 +23,61 @@ from servelab.engines.vllm_server import Capacity, CapacityNotFound, Server
 UNSAMPLED: RunOptions = {"prompts": WordPrompts(), "metrics_interval": None, "progress": False}
 
 
-def step_sweep(server: RunningServer, levels: Sequence[int], prompt_words: int,
-               output_tokens: int, seed: int = 200) -> dict[int, list[Result]]:
+def step_sweep(
+    server: RunningServer,
+    levels: Sequence[int],
+    prompt_words: int,
+    output_tokens: int,
+    seed: int = 200,
+) -> dict[int, list[Result]]:
     """One closed loop of ``level`` users, one request each, at every level."""
-    return {level: [bench.closed_loop(server, users=level, input_tokens=prompt_words,
-                                      max_tokens=output_tokens, seed=seed + level, **UNSAMPLED)]
-            for level in levels}
+    return {
+        level: [
+            bench.closed_loop(
+                server,
+                users=level,
+                input_tokens=prompt_words,
+                max_tokens=output_tokens,
+                seed=seed + level,
+                **UNSAMPLED,
+            )
+        ]
+        for level in levels
+    }
 
 
-def over_the_cap(server: RunningServer, users: int, prompt_words: int, output_tokens: int,
-                 seed: int = 300) -> Result:
+def over_the_cap(
+    server: RunningServer, users: int, prompt_words: int, output_tokens: int, seed: int = 300
+) -> Result:
     """``users`` users, one request each, all at the same moment."""
-    return bench.closed_loop(server, users=users, input_tokens=prompt_words,
-                             max_tokens=output_tokens, seed=seed, **UNSAMPLED)
+    return bench.closed_loop(
+        server,
+        users=users,
+        input_tokens=prompt_words,
+        max_tokens=output_tokens,
+        seed=seed,
+        **UNSAMPLED,
+    )
 
 
-def shared_prompt(server: RunningServer, prefix_words: int, requests: int, reuse: bool,
-                  seed: int = 400) -> Result:
+def shared_prompt(
+    server: RunningServer, prefix_words: int, requests: int, reuse: bool, seed: int = 400
+) -> Result:
     """One user sending ``requests`` requests one after another, each the same prompt of
     ``prefix_words`` words and then a question of its own. ``reuse=False`` gives every request a
     cache salt of its own, so that vLLM cannot reuse the prompt; llama-server ignores the salt,
     and is started with ``cache_prompt=False`` instead."""
-    return bench.shared_prefix(server, prefix_words, users=1, requests_per_user=requests,
-                               question_tokens=16, max_tokens=4, reuse_cache=reuse, seed=seed,
-                               **UNSAMPLED)
+    return bench.shared_prefix(
+        server,
+        prefix_words,
+        users=1,
+        requests_per_user=requests,
+        question_tokens=16,
+        max_tokens=4,
+        reuse_cache=reuse,
+        seed=seed,
+        **UNSAMPLED,
+    )
 
 
 def pool_of(server: Server) -> Capacity | None:

@@ -44,8 +44,9 @@ class StepLine:
     @classmethod
     def of(cls, sweep: Mapping[int, Sequence[Result]]) -> StepLine:
         """From ``step_sweep``: each level's steady output (the median over its runs)."""
-        totals = {level: float(pd.Series(runs).median())
-                  for level, runs in steady_totals(sweep).items()}
+        totals = {
+            level: float(pd.Series(runs).median()) for level, runs in steady_totals(sweep).items()
+        }
         batches = tuple(sorted(totals))
         step_ms = [float(ms) for ms in step_times_ms(batches, [totals[level] for level in batches])]
         return cls(batches, tuple(step_ms), fit_step_time(batches, step_ms))
@@ -82,9 +83,13 @@ class QueueWait:
             raise ValueError("no request of the run finished")
         waited = done["first_token_s"] > done["end_s"].min()
         queued = done.loc[waited, "ttft_s"]
-        return cls(cap=cap, users=len(result.requests), waited=int(waited.sum()),
-                   first_wave_s=float(done.loc[~waited, "ttft_s"].median()),
-                   queued_s=float(queued.median()) if len(queued) else None)
+        return cls(
+            cap=cap,
+            users=len(result.requests),
+            waited=int(waited.sum()),
+            first_wave_s=float(done.loc[~waited, "ttft_s"].median()),
+            queued_s=float(queued.median()) if len(queued) else None,
+        )
 
     @property
     def beyond_cap(self) -> int:
@@ -143,19 +148,36 @@ class SlotFindings:
     pool: Capacity | None  # None: vLLM's log gave no pool size
 
     @classmethod
-    def of(cls, mechanism: Mapping[str, Mapping[str, Any]], server: str, vllm: str, cap: int,
-           slot_context: int, slots_mib: float, pool: Capacity | None) -> SlotFindings:
+    def of(
+        cls,
+        mechanism: Mapping[str, Mapping[str, Any]],
+        server: str,
+        vllm: str,
+        cap: int,
+        slot_context: int,
+        slots_mib: float,
+        pool: Capacity | None,
+    ) -> SlotFindings:
         """From each engine's experiments: ``"steps"`` (``step_sweep``), ``"over the cap"``
         (``over_the_cap`` with twice ``cap`` users) and ``"reuse on"`` and ``"reuse off"``
         (``shared_prompt``)."""
         runs = {engine: mechanism[engine] for engine in (server, vllm)}
-        return cls(server=server, vllm=vllm,
-                   steps={engine: StepLine.of(done["steps"]) for engine, done in runs.items()},
-                   queue={engine: QueueWait.of(done["over the cap"], cap)
-                          for engine, done in runs.items()},
-                   reuse={engine: PromptReuse.of(done["reuse on"], done["reuse off"])
-                          for engine, done in runs.items()},
-                   slots=cap, slot_context=slot_context, slots_mib=slots_mib, pool=pool)
+        return cls(
+            server=server,
+            vllm=vllm,
+            steps={engine: StepLine.of(done["steps"]) for engine, done in runs.items()},
+            queue={
+                engine: QueueWait.of(done["over the cap"], cap) for engine, done in runs.items()
+            },
+            reuse={
+                engine: PromptReuse.of(done["reuse on"], done["reuse off"])
+                for engine, done in runs.items()
+            },
+            slots=cap,
+            slot_context=slot_context,
+            slots_mib=slots_mib,
+            pool=pool,
+        )
 
     @property
     def gains_alike(self) -> bool:
@@ -181,8 +203,9 @@ class SlotFindings:
 
     @property
     def smaller_per_sequence(self) -> str:
-        return min((self.server, self.vllm),
-                   key=lambda engine: self.steps[engine].fit.per_sequence_ms)
+        return min(
+            (self.server, self.vllm), key=lambda engine: self.steps[engine].fit.per_sequence_ms
+        )
 
     @property
     def lines_cross_at(self) -> float | None:
@@ -193,8 +216,7 @@ class SlotFindings:
         if not self.lines_split or self.smaller_shared == self.smaller_per_sequence:
             return None
         server, vllm = self.steps[self.server].fit, self.steps[self.vllm].fit
-        batch = ((vllm.fixed_ms - server.fixed_ms)
-                 / (server.per_sequence_ms - vllm.per_sequence_ms))
+        batch = (vllm.fixed_ms - server.fixed_ms) / (server.per_sequence_ms - vllm.per_sequence_ms)
         top = self.steps[self.server].top
         return batch if 1 < batch < top else None
 

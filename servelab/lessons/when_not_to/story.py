@@ -24,19 +24,23 @@ from servelab.lessons.when_not_to.words import (
     story,
 )
 
-STORY = Story(CHAPTER.id, (
-    Section("ceiling_prediction", ceiling_prediction),
-    Section("opening", opening_text),
-    Section("engines_title", engines_title, title=True),
-    Section("ceiling_check", ceiling_check),
-    Section("timeline_title", timeline_title, title=True),
-    Section("interpretation", story),
-    Section("steps_title", steps_title, title=True),
-    Section("steps", step_text),
-    Section("queue_title", queue_title, title=True),
-    Section("queue", queue_text),
-    Section("memory", memory_text),
-    Section("reuse", reuse_text),
-    Section("forecast", forecast_text),
-    Section("takeaway", takeaway_text),
-), findings_record=SingleUserRecord)
+STORY = Story(
+    CHAPTER.id,
+    (
+        Section("ceiling_prediction", ceiling_prediction),
+        Section("opening", opening_text),
+        Section("engines_title", engines_title, title=True),
+        Section("ceiling_check", ceiling_check),
+        Section("timeline_title", timeline_title, title=True),
+        Section("interpretation", story),
+        Section("steps_title", steps_title, title=True),
+        Section("steps", step_text),
+        Section("queue_title", queue_title, title=True),
+        Section("queue", queue_text),
+        Section("memory", memory_text),
+        Section("reuse", reuse_text),
+        Section("forecast", forecast_text),
+        Section("takeaway", takeaway_text),
+    ),
+    findings_record=SingleUserRecord,
+)

@@ -20,13 +20,20 @@ def test_metrics_match_vllms_own_calculation(records: list[RequestRecord]) -> No
     from vllm.benchmarks.lib.endpoint_request_func import RequestFuncOutput
 
     outputs = [
-        RequestFuncOutput(success=True, latency=r.e2e, ttft=r.ttft, itl=r.itls(),
-                          output_tokens=r.output_tokens, prompt_len=r.prompt_tokens,
-                          start_time=r.sent)
+        RequestFuncOutput(
+            success=True,
+            latency=r.e2e,
+            ttft=r.ttft,
+            itl=r.itls(),
+            output_tokens=r.output_tokens,
+            prompt_len=r.prompt_tokens,
+            start_time=r.sent,
+        )
         for r in records
     ]
-    theirs, _ = serve.calculate_metrics([], outputs, 3.0, None, [50.0, 90.0, 99.0],
-                                        {"ttft": 600.0, "tpot": 150.0})
+    theirs, _ = serve.calculate_metrics(
+        [], outputs, 3.0, None, [50.0, 90.0, 99.0], {"ttft": 600.0, "tpot": 150.0}
+    )
     ours = metrics.calculate(records, 3.0, slo={"ttft": 600, "tpot": 150})
     assert ours["output_tok_s"] == pytest.approx(theirs.output_throughput)
     assert ours["request_per_s"] == pytest.approx(theirs.request_throughput)

@@ -49,8 +49,9 @@ def generated_tokens(server: Server) -> float:
     return fetch_metrics(server.url)["generation_tokens"]
 
 
-def after_tokens(server: Server, tokens: int, action: Callable[[], object],
-                 done: threading.Event) -> threading.Thread:
+def after_tokens(
+    server: Server, tokens: int, action: Callable[[], object], done: threading.Event
+) -> threading.Thread:
     """Call ``action`` once the server has generated ``tokens`` more tokens than now: an event
     inside the run, not a timer, so a fast or a slow machine interrupts it at the same point.
     Polls /metrics twice a second (each scrape costs the server time) and gives up once
@@ -87,8 +88,9 @@ def server(servers: OneServer) -> Server:
 
 @pytest.fixture
 def closed(server: Server) -> bench.Result:
-    return bench.closed_loop(server, users=4, requests_per_user=2, input_tokens=32,
-                             max_tokens=24, progress=False)
+    return bench.closed_loop(
+        server, users=4, requests_per_user=2, input_tokens=32, max_tokens=24, progress=False
+    )
 
 
 def test_ignore_eos_gives_exactly_max_tokens(closed: bench.Result) -> None:
@@ -135,11 +137,23 @@ def test_chapter_10_tries_its_time_bound_with_every_user_at_once(server: Server)
     from servelab.lessons.capacity_plan.pace_try import try_pace_bound
     from servelab.lessons.capacity_plan.plan import Brief, CapacityPlan
 
-    brief = Brief(rate_req_s=1.0, prompt_tokens=32, answer_tokens=16, tpot_factor=2.0,
-                  ttft_factor=4.0, share=0.9)
-    plan = CapacityPlan(brief, StepFit(50.0, 5.0, 1.0), prompt_ms=0.0, first_token_ms=100.0,
-                        kv_tokens=100 * brief.tokens_per_request, kv_bytes_per_token=2**20,
-                        largest_measured=4)
+    brief = Brief(
+        rate_req_s=1.0,
+        prompt_tokens=32,
+        answer_tokens=16,
+        tpot_factor=2.0,
+        ttft_factor=4.0,
+        share=0.9,
+    )
+    plan = CapacityPlan(
+        brief,
+        StepFit(50.0, 5.0, 1.0),
+        prompt_ms=0.0,
+        first_token_ms=100.0,
+        kv_tokens=100 * brief.tokens_per_request,
+        kv_bytes_per_token=2**20,
+        largest_measured=4,
+    )
     tried = try_pace_bound(server, plan, batch=8)
     assert (tried.batch, tried.measured, tried.tpot_ms.n) == (8, 4, 8)
     assert 0 < tried.tpot_ms.low <= tried.tpot_ms.median <= tried.tpot_ms.high
@@ -155,23 +169,26 @@ def test_parallel_samples_each_get_max_tokens(server: Server) -> None:
 
 
 def test_a_sweep_prints_one_line_a_pass_where_bars_are_off(
-        server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    server: Server, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A built page once showed fifteen 'closed loop: ...' lines for one sweep."""
     monkeypatch.setenv("TQDM_DISABLE", "1")
-    runs = bench.sweep_runs(server, [1, 2], requests_per_user=1, input_tokens=8, max_tokens=4,
-                            repeats=2)
+    runs = bench.sweep_runs(
+        server, [1, 2], requests_per_user=1, input_tokens=8, max_tokens=4, repeats=2
+    )
     assert [len(runs[users]) for users in (1, 2)] == [2, 2]
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == 2 and lines[1].startswith("sweep pass 2 of 2, users × output tok/s: 1 × ")
-    bench.sweep_runs(server, [1, 2], requests_per_user=1, input_tokens=8, max_tokens=4,
-                     progress=False)
+    bench.sweep_runs(
+        server, [1, 2], requests_per_user=1, input_tokens=8, max_tokens=4, progress=False
+    )
     assert capsys.readouterr().out == ""
 
 
 def test_open_loop_sends_at_the_planned_arrivals(server: Server) -> None:
-    result = bench.open_loop(server, rate=8.0, num_requests=12, input_tokens=16, max_tokens=8,
-                             progress=False)
+    result = bench.open_loop(
+        server, rate=8.0, num_requests=12, input_tokens=16, max_tokens=8, progress=False
+    )
     requests = result.requests
     assert requests["ok"].all()
     lateness = requests["sent_s"] - requests["queued_s"]
@@ -198,8 +215,14 @@ def test_runs_inside_a_running_event_loop_as_in_jupyter(server: Server) -> None:
 
 
 def test_sampler_sees_prefix_cache_hits(server: Server) -> None:
-    result = bench.shared_prefix(server, prefix_tokens=256, users=1, requests_per_user=3,
-                                 metrics_interval=0.2, progress=False)
+    result = bench.shared_prefix(
+        server,
+        prefix_tokens=256,
+        users=1,
+        requests_per_user=3,
+        metrics_interval=0.2,
+        progress=False,
+    )
     assert (result.requests["prompt_tokens"] == 256 + 16).all()
     summary = result.summary()
     assert summary["prefix_cache_hits"] >= 2 * 256 - 16
@@ -213,15 +236,22 @@ def test_a_run_never_hits_blocks_an_earlier_run_cached(server: Server) -> None:
     def hits() -> float:
         return fetch_metrics(server.url)["prefix_cache_hits"]
 
-    options = dict(users=1, input_tokens=300, max_tokens=4, seed=7, metrics_interval=None,
-                   progress=False)
+    options = dict(
+        users=1, input_tokens=300, max_tokens=4, seed=7, metrics_interval=None, progress=False
+    )
     bench.closed_loop(server, **options)
     before = hits()
     again = bench.closed_loop(server, **options)
     assert again.summary()["completed"] == 1
     assert hits() == before
-    reused = bench.shared_prefix(server, prefix_tokens=300, users=1, requests_per_user=2,
-                                 metrics_interval=None, progress=False)
+    reused = bench.shared_prefix(
+        server,
+        prefix_tokens=300,
+        users=1,
+        requests_per_user=2,
+        metrics_interval=None,
+        progress=False,
+    )
     assert reused.summary()["completed"] == 2 and hits() > before
 
 
@@ -236,8 +266,15 @@ def test_a_time_limit_keeps_the_partial_result(server: Server) -> None:
     one = bench.closed_loop(server, users=1, max_tokens=8, metrics_interval=None, progress=False)
     limit = max(15.0, 10 * one.summary()["duration_s"])
     with pytest.warns(UserWarning, match="time limit"):
-        result = bench.closed_loop(server, users=2, requests_per_user=500, max_tokens=8,
-                                   time_limit=limit, metrics_interval=None, progress=False)
+        result = bench.closed_loop(
+            server,
+            users=2,
+            requests_per_user=500,
+            max_tokens=8,
+            time_limit=limit,
+            metrics_interval=None,
+            progress=False,
+        )
     assert result.status == "time limit"
     assert 0 < result.summary()["completed"] < 1000
     assert "time limit" in str(result)
@@ -250,8 +287,9 @@ def test_ctrl_c_keeps_the_partial_result(server: Server) -> None:
     done = threading.Event()
     watcher = after_tokens(server, 40, _thread.interrupt_main, done)
     with warnings.catch_warnings(record=True):
-        result = bench.closed_loop(server, users=2, requests_per_user=200, max_tokens=16,
-                                   progress=False)
+        result = bench.closed_loop(
+            server, users=2, requests_per_user=200, max_tokens=16, progress=False
+        )
     done.set()
     watcher.join()
     assert result.status == "interrupted"
@@ -261,8 +299,14 @@ def test_ctrl_c_keeps_the_partial_result(server: Server) -> None:
 
 def test_no_prefix_cache_hits_with_caching_off(servers: OneServer) -> None:
     server = servers.get(caching=False)
-    result = bench.shared_prefix(server, prefix_tokens=256, users=1, requests_per_user=3,
-                                 metrics_interval=0.2, progress=False)
+    result = bench.shared_prefix(
+        server,
+        prefix_tokens=256,
+        users=1,
+        requests_per_user=3,
+        metrics_interval=0.2,
+        progress=False,
+    )
     assert result.summary()["completed"] == 3
     hits = result.server["prefix_cache_hits"]
     assert np.nan_to_num(hits).max() == 0

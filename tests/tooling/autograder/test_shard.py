@@ -37,8 +37,17 @@ def klass(tmp_path_factory):
 
 
 def _grade(klass, *args: str) -> int:
-    return autograder_main(["grade", str(klass["inbox"]), "--course", str(klass["course"]),
-                            "--timeout", str(TIMEOUT), *args])
+    return autograder_main(
+        [
+            "grade",
+            str(klass["inbox"]),
+            "--course",
+            str(klass["course"]),
+            "--timeout",
+            str(TIMEOUT),
+            *args,
+        ]
+    )
 
 
 @pytest.fixture(scope="module")
@@ -64,8 +73,10 @@ def test_without_the_cache_every_byte_is_the_same(klass):
     assert _grade(klass, "--out", str(out), "--no-result-cache") == 0
     assert synthetic.graded_files(out) == synthetic.graded_files(klass["whole"])
     assert not (out / "nbgrader" / "result-cache").exists()
-    cached = [nbformat.read(p, as_version=4).metadata["autograder"]["cached"]
-              for p in (klass["whole"] / "nbgrader").glob("autograded-*/*/*/*.ipynb")]
+    cached = [
+        nbformat.read(p, as_version=4).metadata["autograder"]["cached"]
+        for p in (klass["whole"] / "nbgrader").glob("autograded-*/*/*/*.ipynb")
+    ]
     entries = list((klass["whole"] / "nbgrader" / "result-cache").glob("*.json"))
     assert len(entries) <= len(CHAPTERS) * 5 < len(cached)  # one run per chapter and answer
     assert len(cached) - sum(cached) >= len(entries) and sum(cached) > 0
@@ -77,8 +88,12 @@ def test_each_student_is_graded_in_exactly_one_shard(klass, shards):
     assert all(rows.values()), "both shards must hold students, or the test proves nothing"
     for i, items in rows.items():
         assert {shard_of(item["row"]["student"], 2) for item in items} == {i}
-    twice = [item["row"]["status"] for items in rows.values() for item in items
-             if item["row"]["student"] == "twice"]
+    twice = [
+        item["row"]["status"]
+        for items in rows.values()
+        for item in items
+        if item["row"]["student"] == "twice"
+    ]
     assert sorted(twice) == ["duplicate", "ok"]
     manifest = json.loads((shards / "shard-0" / MANIFEST).read_text())
     assert (manifest["shard"], manifest["shards"], manifest["rows"]) == (0, 2, len(rows[0]))
@@ -87,8 +102,10 @@ def test_each_student_is_graded_in_exactly_one_shard(klass, shards):
 @pytest.mark.tooling  # grades a class with nbgrader and bubblewrap
 def test_merged_shards_equal_the_unsharded_run_byte_for_byte(klass, shards, capsys):
     final = klass["root"] / "final"
-    assert autograder_main(["merge", *map(str, sorted(shards.glob("shard-*"))),
-                            "--out", str(final)]) == 0
+    assert (
+        autograder_main(["merge", *map(str, sorted(shards.glob("shard-*"))), "--out", str(final)])
+        == 0
+    )
     assert synthetic.graded_files(final) == synthetic.graded_files(klass["whole"])
     assert "merged 2 shards" in capsys.readouterr().err
 
@@ -139,8 +156,21 @@ def test_merge_refuses_a_row_that_appears_twice(klass, shards, tmp_path, capsys)
 def test_merge_refuses_a_shard_graded_against_other_inputs(klass, shards, tmp_path, capsys):
     inbox = shutil.copytree(klass["inbox"], tmp_path / "inbox", copy_function=shutil.copy2)
     (inbox / f"late_9_{CHAPTERS[0]}.ipynb").write_text("{}")
-    assert autograder_main(["grade", str(inbox), "--course", str(klass["course"]),
-                            "--out", str(tmp_path / "other"), "--shard", "1/2"]) == 0
+    assert (
+        autograder_main(
+            [
+                "grade",
+                str(inbox),
+                "--course",
+                str(klass["course"]),
+                "--out",
+                str(tmp_path / "other"),
+                "--shard",
+                "1/2",
+            ]
+        )
+        == 0
+    )
     err = _refused([shards / "shard-0", tmp_path / "other" / "shard-1"], tmp_path / "a", capsys)
     assert "against other inputs" in err
 
@@ -148,9 +178,18 @@ def test_merge_refuses_a_shard_graded_against_other_inputs(klass, shards, tmp_pa
 @pytest.mark.tooling  # child processes
 def test_the_shard_hash_is_stable_across_processes():
     """Python's own hash() of a str changes with every process (PYTHONHASHSEED); ours may not."""
-    code = ("from autograder.shard import shard_of; "
-            "print([shard_of(f'student{n:03d}', 7) for n in range(50)])")
-    seen = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                           check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
-            for seed in ("1", "2", "random")}
+    code = (
+        "from autograder.shard import shard_of; "
+        "print([shard_of(f'student{n:03d}', 7) for n in range(50)])"
+    )
+    seen = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("1", "2", "random")
+    }
     assert len(seen) == 1 and len(set(json.loads(seen.pop()))) == 7

@@ -31,8 +31,10 @@ from autograder.shard import MANIFEST
 from course.paths import REPO_ROOT
 
 # Tooling: a Slurm cluster (munged, slurmctld, slurmd) grading with nbgrader and bubblewrap.
-pytestmark = [pytest.mark.tooling,
-              pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning")]
+pytestmark = [
+    pytest.mark.tooling,
+    pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFieldWarning"),
+]
 
 SCRIPT = REPO_ROOT / "autograder" / "cluster" / "grade-array.sbatch"
 CTLD_PORT, SLURMD_PORT = 46817, 46818
@@ -45,32 +47,48 @@ JOB_SECONDS = 600
 
 def _conf(root: Path, node: str) -> str:
     lines = {
-        "ClusterName": "autogradertest", "SlurmctldHost": f"{node}(127.0.0.1)",
-        "SlurmctldPort": CTLD_PORT, "SlurmdPort": SLURMD_PORT,
-        "SlurmUser": "root", "SlurmdUser": "root",
-        "AuthType": "auth/munge", "CredType": "cred/munge",
+        "ClusterName": "autogradertest",
+        "SlurmctldHost": f"{node}(127.0.0.1)",
+        "SlurmctldPort": CTLD_PORT,
+        "SlurmdPort": SLURMD_PORT,
+        "SlurmUser": "root",
+        "SlurmdUser": "root",
+        "AuthType": "auth/munge",
+        "CredType": "cred/munge",
         "AuthInfo": f"socket={root / 'munge.socket'}",
-        "StateSaveLocation": root / "state", "SlurmdSpoolDir": root / "spool",
-        "SlurmctldPidFile": root / "slurmctld.pid", "SlurmdPidFile": root / "slurmd.pid",
-        "SlurmctldLogFile": root / "slurmctld.log", "SlurmdLogFile": root / "slurmd.log",
-        "ProctrackType": "proctrack/linuxproc", "TaskPlugin": "task/none",
+        "StateSaveLocation": root / "state",
+        "SlurmdSpoolDir": root / "spool",
+        "SlurmctldPidFile": root / "slurmctld.pid",
+        "SlurmdPidFile": root / "slurmd.pid",
+        "SlurmctldLogFile": root / "slurmctld.log",
+        "SlurmdLogFile": root / "slurmd.log",
+        "ProctrackType": "proctrack/linuxproc",
+        "TaskPlugin": "task/none",
         "JobAcctGatherType": "jobacct_gather/none",
-        "AccountingStorageType": "accounting_storage/none", "JobCompType": "jobcomp/none",
-        "MpiDefault": "none", "SelectType": "select/cons_tres", "SelectTypeParameters": "CR_CPU",
-        "SchedulerType": "sched/builtin", "ReturnToService": 2,
+        "AccountingStorageType": "accounting_storage/none",
+        "JobCompType": "jobcomp/none",
+        "MpiDefault": "none",
+        "SelectType": "select/cons_tres",
+        "SelectTypeParameters": "CR_CPU",
+        "SchedulerType": "sched/builtin",
+        "ReturnToService": 2,
         "SlurmdParameters": "config_overrides",
         # slurmd and slurmctld bind to their 127.0.0.1 addresses, not to every address
         "CommunicationParameters": "NoInAddrAny,NoCtldInAddrAny",
     }
     text = "".join(f"{key}={value}\n" for key, value in lines.items())
-    return text + (f"NodeName={node} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} "
-                   "State=UNKNOWN\nPartitionName=grading Nodes=ALL Default=YES "
-                   "MaxTime=INFINITE State=UP\n")
+    return text + (
+        f"NodeName={node} NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} "
+        "State=UNKNOWN\nPartitionName=grading Nodes=ALL Default=YES "
+        "MaxTime=INFINITE State=UP\n"
+    )
 
 
 def _logs(root: Path) -> str:
-    return "\n".join(f"--- {p.name}:\n{p.read_text(errors='replace')[-1500:]}"
-                     for p in sorted(root.glob("*.log")))
+    return "\n".join(
+        f"--- {p.name}:\n{p.read_text(errors='replace')[-1500:]}"
+        for p in sorted(root.glob("*.log"))
+    )
 
 
 def _started(processes: list[subprocess.Popen], root: Path, env: dict) -> str:
@@ -80,8 +98,9 @@ def _started(processes: list[subprocess.Popen], root: Path, env: dict) -> str:
         dead = [p.args[0] for p in processes if p.poll() is not None]
         if dead:
             return f"{', '.join(dead)} exited at start"
-        state = subprocess.run(["sinfo", "-h", "-o", "%T"], capture_output=True, text=True,
-                               env=env, check=False)
+        state = subprocess.run(
+            ["sinfo", "-h", "-o", "%T"], capture_output=True, text=True, env=env, check=False
+        )
         if state.stdout.strip() == "idle":
             return ""
         time.sleep(0.5)
@@ -93,8 +112,10 @@ def cluster(tmp_path_factory) -> Iterator[dict[str, str]]:
     """A one-node Slurm cluster; the environment its commands need. Stopped however it ends."""
     missing = [name for name in DAEMONS if not shutil.which(name)]
     if missing:
-        pytest.fail(f"{', '.join(missing)} not installed: env/setup-system.sh installs Debian's "
-                    "slurm-wlm and munge (as root)")
+        pytest.fail(
+            f"{', '.join(missing)} not installed: env/setup-system.sh installs Debian's "
+            "slurm-wlm and munge (as root)"
+        )
     if os.geteuid() != 0:
         pytest.fail("the one-node Slurm cluster runs as root (as CI runs the tests)")
     root = tmp_path_factory.mktemp("slurm")
@@ -107,9 +128,16 @@ def cluster(tmp_path_factory) -> Iterator[dict[str, str]]:
     (root / "slurm.conf").write_text(_conf(root, node))
     env = {**os.environ, "SLURM_CONF": str(root / "slurm.conf")}
     commands = [
-        ["munged", "--foreground", "--force", f"--socket={root / 'munge.socket'}",
-         f"--key-file={key}", f"--pid-file={root / 'munged.pid'}",
-         f"--log-file={root / 'munged.log'}", f"--seed-file={root / 'munge.seed'}"],
+        [
+            "munged",
+            "--foreground",
+            "--force",
+            f"--socket={root / 'munge.socket'}",
+            f"--key-file={key}",
+            f"--pid-file={root / 'munged.pid'}",
+            f"--log-file={root / 'munged.log'}",
+            f"--seed-file={root / 'munge.seed'}",
+        ],
         ["slurmctld", "-D", "-i"],
         ["slurmd", "-D"],
     ]
@@ -122,17 +150,25 @@ def cluster(tmp_path_factory) -> Iterator[dict[str, str]]:
                 time.sleep(0.5)
         why = _started(processes, root, env)
         if why:
-            pytest.fail(f"the one-node Slurm cluster did not start: {why}\n{_logs(root)}"
-                        + "".join(f"\n--- {p.name}:\n{p.read_text(errors='replace')[-800:]}"
-                                  for p in sorted(root.glob("*.out"))))
-        listening = {(c.laddr.ip, c.laddr.port) for p in processes
-                     for c in psutil.Process(p.pid).net_connections("inet")
-                     if c.status == psutil.CONN_LISTEN}
+            pytest.fail(
+                f"the one-node Slurm cluster did not start: {why}\n{_logs(root)}"
+                + "".join(
+                    f"\n--- {p.name}:\n{p.read_text(errors='replace')[-800:]}"
+                    for p in sorted(root.glob("*.out"))
+                )
+            )
+        listening = {
+            (c.laddr.ip, c.laddr.port)
+            for p in processes
+            for c in psutil.Process(p.pid).net_connections("inet")
+            if c.status == psutil.CONN_LISTEN
+        }
         assert listening == {("127.0.0.1", CTLD_PORT), ("127.0.0.1", SLURMD_PORT)}, listening
         yield env
     finally:
-        subprocess.run(["scancel", "--full", "--user=root"], env=env, capture_output=True,
-                       check=False)
+        subprocess.run(
+            ["scancel", "--full", "--user=root"], env=env, capture_output=True, check=False
+        )
         for process in reversed(processes):
             process.terminate()
             try:
@@ -154,28 +190,45 @@ def klass(tmp_path_factory):
 
 def _submit(cluster, klass, out: Path, tasks: str, *, wait: bool) -> str:
     """Submit the shipped array script for `tasks` of 2 shards; the job id."""
-    command = ["sbatch", "--parsable", f"--array={tasks}", "--cpus-per-task=1",
-               f"--chdir={REPO_ROOT}", f"--output={klass['root']}/slurm-%A_%a.out",
-               *(["--wait"] if wait else []), str(SCRIPT), "2", str(out), str(klass["inbox"]),
-               "--course", str(klass["course"]), "--timeout", str(TIMEOUT)]
+    command = [
+        "sbatch",
+        "--parsable",
+        f"--array={tasks}",
+        "--cpus-per-task=1",
+        f"--chdir={REPO_ROOT}",
+        f"--output={klass['root']}/slurm-%A_%a.out",
+        *(["--wait"] if wait else []),
+        str(SCRIPT),
+        "2",
+        str(out),
+        str(klass["inbox"]),
+        "--course",
+        str(klass["course"]),
+        "--timeout",
+        str(TIMEOUT),
+    ]
     env = {**cluster, "AUTOGRADER_PYTHON": sys.executable}
-    done = subprocess.run(command, env=env, capture_output=True, text=True,
-                          timeout=JOB_SECONDS, check=False)
-    logs = "".join(p.read_text(errors="replace")[-1500:]
-                   for p in sorted(klass["root"].glob("slurm-*.out")))
+    done = subprocess.run(
+        command, env=env, capture_output=True, text=True, timeout=JOB_SECONDS, check=False
+    )
+    logs = "".join(
+        p.read_text(errors="replace")[-1500:] for p in sorted(klass["root"].glob("slurm-*.out"))
+    )
     assert done.returncode == 0, f"sbatch: {done.stdout}{done.stderr}\n{logs}"
     return done.stdout.strip().split(";")[0]
 
 
 def _queue_empty(cluster, job: str) -> bool:
-    queue = subprocess.run(["squeue", "-h", "-j", job], env=cluster, capture_output=True,
-                           text=True, check=False)
+    queue = subprocess.run(
+        ["squeue", "-h", "-j", job], env=cluster, capture_output=True, text=True, check=False
+    )
     return not queue.stdout.strip()
 
 
 def _merge(shards: Path, final: Path) -> int:
-    return autograder_main(["merge", *map(str, sorted(shards.glob("shard-*"))),
-                            "--out", str(final)])
+    return autograder_main(
+        ["merge", *map(str, sorted(shards.glob("shard-*"))), "--out", str(final)]
+    )
 
 
 def test_a_job_array_grades_the_class_as_one_run_would(cluster, klass):
@@ -187,8 +240,7 @@ def test_a_job_array_grades_the_class_as_one_run_would(cluster, klass):
     klass["array"] = out
 
 
-def test_a_shard_killed_with_sigkill_and_run_again_gives_the_same_result(cluster, klass,
-                                                                          capsys):
+def test_a_shard_killed_with_sigkill_and_run_again_gives_the_same_result(cluster, klass, capsys):
     out = klass.get("array")
     assert out is not None, "needs the array of the test before"
     job = _submit(cluster, klass, out, "1", wait=False)
@@ -196,8 +248,9 @@ def test_a_shard_killed_with_sigkill_and_run_again_gives_the_same_result(cluster
     deadline = time.monotonic() + JOB_SECONDS
     while manifest.exists() and time.monotonic() < deadline:  # the re-run clears it first
         time.sleep(0.05)
-    kill = subprocess.run(["scancel", "--signal=KILL", job], env=cluster, capture_output=True,
-                          text=True, check=False)
+    kill = subprocess.run(
+        ["scancel", "--signal=KILL", job], env=cluster, capture_output=True, text=True, check=False
+    )
     assert kill.returncode == 0, kill.stderr
     while not _queue_empty(cluster, job) and time.monotonic() < deadline:
         time.sleep(0.2)

@@ -27,6 +27,7 @@ from tests.support import FIXTURES, VALID_YAML, write_yaml
 
 FIXTURE = FIXTURES / "lesson-check.json"
 
+
 @pytest.fixture
 def check(tmp_path: Path) -> Check:
     return load_check(write_yaml(tmp_path, VALID_YAML))
@@ -186,14 +187,22 @@ def test_the_student_test_cell_leaks_nothing_of_the_key(check: Check, tmp_path: 
     source = course / "source" / "99-test"
     source.mkdir(parents=True)
     notebook = nbformat.v4.new_notebook(cells=check_cells(check))
-    notebook.metadata["kernelspec"] = {"name": "python3", "language": "python",
-                                       "display_name": "Python 3"}
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "language": "python",
+        "display_name": "Python 3",
+    }
     nbformat.write(notebook, source / "99-test.ipynb")
     (course / CONFIG_NAME).write_text((COURSE_ROOT / CONFIG_NAME).read_text())
     done = run_nbgrader(
-        "generate_assignment", "99-test", "--force", f"--CourseDirectory.root={course}",
+        "generate_assignment",
+        "99-test",
+        "--force",
+        f"--CourseDirectory.root={course}",
         f"--CourseDirectory.release_directory={course}/rel",
-        f"--CourseDirectory.db_url=sqlite:///{course}/gb.db", cwd=course)
+        f"--CourseDirectory.db_url=sqlite:///{course}/gb.db",
+        cwd=course,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     edition = nbformat.read(course / "rel" / "99-test" / "99-test.ipynb", as_version=4)
     test = edition.cells[2]
@@ -205,9 +214,22 @@ def test_the_student_test_cell_leaks_nothing_of_the_key(check: Check, tmp_path: 
 
 @pytest.mark.tooling  # a child process
 def test_import_command_runs_as_a_module(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "course.checks", "import", str(FIXTURE),
-                           "--chapter", "99-lesson", "--checks-dir", str(tmp_path)],
-                          capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "course.checks",
+            "import",
+            str(FIXTURE),
+            "--chapter",
+            "99-lesson",
+            "--checks-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     expected = check_from_lesson(json.loads(FIXTURE.read_text()), "99-lesson")
     assert load_check(tmp_path / "99-lesson.json") == expected

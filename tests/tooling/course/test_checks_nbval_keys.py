@@ -23,16 +23,33 @@ CHAPTER = "02-continuous-batching"
 
 def _nbval(notebook: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-lax",
-         "--nbval-current-env", "--nbval-sanitize-with", str(SANITIZER), str(notebook)],
-        capture_output=True, text=True, cwd=notebook.parent, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--nbval-lax",
+            "--nbval-current-env",
+            "--nbval-sanitize-with",
+            str(SANITIZER),
+            str(notebook),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=notebook.parent,
+        timeout=300,
     )
 
 
 def _write(cells: list, path: Path) -> Path:
     notebook = nbformat.v4.new_notebook(cells=cells)
-    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3",
-                                       "language": "python"}
+    notebook.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
     nbformat.write(notebook, path)
     return path
 

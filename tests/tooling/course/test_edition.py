@@ -42,8 +42,9 @@ from course.paths import (
 
 CHAPTER = "01-serving-engine"
 STUB = "answer = None  # replace None with the letter you choose, in quotes"
-FORK = Repository(url="https://example.org/someone/their-fork", branch="term-2",
-                  install_ref="v9.8.7")
+FORK = Repository(
+    url="https://example.org/someone/their-fork", branch="term-2", install_ref="v9.8.7"
+)
 HAND_WRITTEN_INSTALL = """\
 import importlib.util
 if importlib.util.find_spec("servelab") is None:
@@ -63,8 +64,13 @@ def test_book_is_up_to_date_with_the_source() -> None:
 def test_only_the_config_names_the_repository() -> None:
     """Every other mention is generated from _config.yml (launch and install cells)."""
     url = repository_setting().url
-    files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO_ROOT,
-                           capture_output=True, text=True, check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "-co", "--exclude-standard"],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
     naming = []
     for name in files:
         path = REPO_ROOT / name
@@ -74,8 +80,9 @@ def test_only_the_config_names_the_repository() -> None:
         if name.endswith(".ipynb"):
             cells = nbformat.reads(text, as_version=4).cells
             generated = {INSTALL_TAG, LAUNCH_TAG}
-            text = "\n".join(cell.source for cell in cells
-                             if not generated & set(cell.metadata.get("tags", [])))
+            text = "\n".join(
+                cell.source for cell in cells if not generated & set(cell.metadata.get("tags", []))
+            )
         if url in text:
             naming.append(name)
     assert naming == [], f"name the repository only in _config.yml: {naming}"
@@ -101,7 +108,9 @@ def course(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copy2(CHECKS_DIR / f"{CHAPTER}.yml", root / "checks")
     notebook = nbformat.v4.new_notebook()
     notebook.metadata["kernelspec"] = {
-        "name": "python3", "display_name": "Python 3", "language": "python",
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
     }
     notebook.metadata["servelab"] = {"chapter": CHAPTER}
     cell = nbformat.v4.new_code_cell("print('hello')")
@@ -170,10 +179,14 @@ def test_generated_launch_and_install_cells_replace_the_hand_written_ones(course
     source.cells[0].source = (
         "# A throw-away chapter\n\nIntro.\n\n[Open in Colab](https://colab.research.google.com/"
         "github/old/place/blob/main/x.ipynb) · [Open in Kaggle](https://kaggle.com/kernels/"
-        "welcome?src=https://github.com/old/place/blob/main/x.ipynb)")
+        "welcome?src=https://github.com/old/place/blob/main/x.ipynb)"
+    )
     prose = nbformat.v4.new_code_cell("display(Markdown(text))", metadata={"tags": [PROSE_TAG]})
-    source.cells[1:1] = [nbformat.v4.new_markdown_cell("Why."),
-                         nbformat.v4.new_code_cell(HAND_WRITTEN_INSTALL), prose]
+    source.cells[1:1] = [
+        nbformat.v4.new_markdown_cell("Why."),
+        nbformat.v4.new_code_cell(HAND_WRITTEN_INSTALL),
+        prose,
+    ]
     nbformat.write(source, path)
 
     [edition_path] = generate_editions(course, course.parent / "book", repository=FORK)
@@ -188,8 +201,7 @@ def test_generated_launch_and_install_cells_replace_the_hand_written_ones(course
     assert write_launch(path, FORK, CHAPTER) is False  # regenerating changes nothing
 
     edition = nbformat.read(edition_path, as_version=4)
-    assert [cell.source for cell in edition.cells[:4]] == [
-        cell.source for cell in source.cells[:4]]
+    assert [cell.source for cell in edition.cells[:4]] == [cell.source for cell in source.cells[:4]]
     assert f"git+{FORK.url}@{FORK.install_ref}" in edition.cells[3].source
     assert _tags(edition.cells[4]) == [PROSE_TAG, HIDE_CODE_TAG]
     assert _tags(edition.cells[3]) == [INSTALL_TAG, FOLD_CODE_TAG]  # folded on the site only
@@ -215,16 +227,23 @@ def bare_python(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[st
 def _run_install_cell(bare: tuple[Path, dict[str, str]], repository: Repository) -> str:
     python, environ = bare
     # Run away from the repository, whose servelab folder would otherwise be importable.
-    result = subprocess.run([str(python), "-c", install_cell_source(repository)], env=environ,
-                            cwd=python.parent, capture_output=True, text=True, timeout=300,
-                            check=False)
+    result = subprocess.run(
+        [str(python), "-c", install_cell_source(repository)],
+        env=environ,
+        cwd=python.parent,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
     assert result.returncode != 0
     return result.stdout + result.stderr
 
 
 @pytest.mark.tooling  # a new venv, git and pip in a child
 def test_install_cell_says_plainly_that_the_repository_is_missing(
-    bare_python: tuple[Path, dict[str, str]], tmp_path: Path,
+    bare_python: tuple[Path, dict[str, str]],
+    tmp_path: Path,
 ) -> None:
     missing = Repository(url=f"file://{tmp_path}/nowhere", branch="main", install_ref="v1")
     output = _run_install_cell(bare_python, missing)
@@ -235,7 +254,8 @@ def test_install_cell_says_plainly_that_the_repository_is_missing(
 
 @pytest.mark.tooling  # a new venv, git and pip in a child
 def test_install_cell_says_plainly_that_the_version_is_not_published(
-    bare_python: tuple[Path, dict[str, str]], tmp_path: Path,
+    bare_python: tuple[Path, dict[str, str]],
+    tmp_path: Path,
 ) -> None:
     repo = tmp_path / "repo"
     subprocess.run(["git", "init", "-q", str(repo)], check=True)

@@ -16,14 +16,21 @@ from course.paths import REPO_ROOT
 pytestmark = pytest.mark.tooling  # git clones and `python -m course.release` in a child
 
 # Git without the machine's or the user's configuration (signing, hooks), and with an identity.
-GIT_ENV = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull,
-           "GIT_AUTHOR_NAME": "Instructor", "GIT_AUTHOR_EMAIL": "instructor@example.org",
-           "GIT_COMMITTER_NAME": "Instructor", "GIT_COMMITTER_EMAIL": "instructor@example.org"}
+GIT_ENV = {
+    **os.environ,
+    "GIT_CONFIG_NOSYSTEM": "1",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_AUTHOR_NAME": "Instructor",
+    "GIT_AUTHOR_EMAIL": "instructor@example.org",
+    "GIT_COMMITTER_NAME": "Instructor",
+    "GIT_COMMITTER_EMAIL": "instructor@example.org",
+}
 
 
 def git(root: Path, *args: str) -> str:
-    return subprocess.run(["git", "-C", str(root), *args], env=GIT_ENV, capture_output=True,
-                          text=True, check=True).stdout.strip()
+    return subprocess.run(
+        ["git", "-C", str(root), *args], env=GIT_ENV, capture_output=True, text=True, check=True
+    ).stdout.strip()
 
 
 def commit_all(root: Path, message: str) -> None:
@@ -32,16 +39,25 @@ def commit_all(root: Path, message: str) -> None:
 
 
 def release(root: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "course.release", "--root", str(root)],
-                          cwd=REPO_ROOT, env=GIT_ENV, capture_output=True, text=True,
-                          check=False, timeout=600)
+    return subprocess.run(
+        [sys.executable, "-m", "course.release", "--root", str(root)],
+        cwd=REPO_ROOT,
+        env=GIT_ENV,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600,
+    )
 
 
 def tag_target(root: Path, tag: str) -> str | None:
     """The commit ``tag`` names in ``root``, or None."""
-    found = subprocess.run(["git", "-C", str(root), "rev-parse", "-q", "--verify",
-                            f"refs/tags/{tag}^{{commit}}"], capture_output=True, text=True,
-                           check=False)
+    found = subprocess.run(
+        ["git", "-C", str(root), "rev-parse", "-q", "--verify", f"refs/tags/{tag}^{{commit}}"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     return found.stdout.strip() if found.returncode == 0 else None
 
 
@@ -50,10 +66,12 @@ def ready(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A clone of this repository's HEAD without its tags, its editions regenerated and
     committed, so that it is ready to release whatever state HEAD's editions are in."""
     root = tmp_path_factory.mktemp("release") / "ready"
-    subprocess.run(["git", "clone", "-q", "--no-tags", str(REPO_ROOT), str(root)], env=GIT_ENV,
-                   check=True)
-    generate_editions(root / "assignments", root / "book",
-                      repository=read_repository(root / "_config.yml"))
+    subprocess.run(
+        ["git", "clone", "-q", "--no-tags", str(REPO_ROOT), str(root)], env=GIT_ENV, check=True
+    )
+    generate_editions(
+        root / "assignments", root / "book", repository=read_repository(root / "_config.yml")
+    )
     write_toc(root / "book", root)
     if git(root, "status", "--porcelain"):
         commit_all(root, "Editions regenerated")
@@ -64,8 +82,9 @@ def ready(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def clone(ready: Path, tmp_path: Path) -> Path:
     """An instructor's clone of ``ready``: its remote ``origin``, on the book's branch."""
     root = tmp_path / "clone"
-    subprocess.run(["git", "clone", "-q", "--no-tags", str(ready), str(root)], env=GIT_ENV,
-                   check=True)
+    subprocess.run(
+        ["git", "clone", "-q", "--no-tags", str(ready), str(root)], env=GIT_ENV, check=True
+    )
     return root
 
 
@@ -126,8 +145,12 @@ def test_stale_editions_are_refused(clone: Path) -> None:
     """A new install_ref committed without make edition: every install cell names the old tag."""
     config = clone / "_config.yml"
     old = setting(clone).install_ref
-    config.write_text(config.read_text(encoding="utf-8").replace(
-        f"install_ref: {old}", "install_ref: v0.0.1-next"), encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8").replace(
+            f"install_ref: {old}", "install_ref: v0.0.1-next"
+        ),
+        encoding="utf-8",
+    )
     commit_all(clone, "Bump install_ref only")
     done = release(clone)
     assert done.returncode == 1
@@ -141,4 +164,5 @@ def test_another_branch_than_the_books_is_refused(clone: Path) -> None:
     done = release(clone)
     assert done.returncode == 1
     assert f"HEAD is on drafts, but the badges open the notebooks on {setting(clone).branch}" in (
-        done.stderr)
+        done.stderr
+    )

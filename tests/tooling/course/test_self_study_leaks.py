@@ -60,6 +60,7 @@ def test_built_site_explains_no_check(explained_by: dict[str, list[str]]) -> Non
 
 # --- the self-study output: explanations in prose, in every chapter, and nowhere else ----------
 
+
 @pytest.mark.tooling  # jupyter-book, with execution off: no chapter runs
 def test_self_study_site_explains_every_check_and_the_graded_site_none(
     tmp_path: Path, letters: dict[str, str], explained_by: dict[str, list[str]]

@@ -18,8 +18,9 @@ import pytest
 from course.paths import REPO_ROOT
 from servelab import env
 
-_spec = importlib.util.spec_from_file_location("gpu_constraints",
-                                               REPO_ROOT / "env" / "gpu_constraints.py")
+_spec = importlib.util.spec_from_file_location(
+    "gpu_constraints", REPO_ROOT / "env" / "gpu_constraints.py"
+)
 gpu_constraints = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gpu_constraints)
 
@@ -30,12 +31,19 @@ def test_the_gpu_constraints_resolve_to_themselves(python, tmp_path):
     report = tmp_path / "report.json"
     command = gpu_constraints.resolve_command(python, report, gpu_constraints.requirements())
     cutoff = command.index("--uploaded-prior-to")
-    del command[cutoff:cutoff + 2]  # the pins alone must decide
+    del command[cutoff : cutoff + 2]  # the pins alone must decide
     command += ["-c", env.gpu_constraints()]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PIP_CONFIG_FILE": os.devnull})
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PIP_CONFIG_FILE": os.devnull},
+    )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    resolved = {gpu_constraints.canonical(item["metadata"]["name"]): item["metadata"]["version"]
-                for item in json.loads(report.read_text())["install"]}
+    resolved = {
+        gpu_constraints.canonical(item["metadata"]["name"]): item["metadata"]["version"]
+        for item in json.loads(report.read_text())["install"]
+    }
     assert resolved == gpu_constraints.pinned(python)
     assert resolved["vllm"] == "0.11.2" and sys.version_info >= (3, 11)

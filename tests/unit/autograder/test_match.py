@@ -16,11 +16,16 @@ from tests.support import VALID_YAML, write_yaml
 CHAPTERS = ["00-serving-many-users", "01-serving-engine"]
 
 
-@pytest.mark.parametrize(("data", "reason"), [
-    (b"  ", "empty"), (b"\xff\xfe\x00", "binary"), (b'{"cells": [', "not valid JSON"),
-    (b'{"metadata": {}}', "no cells"),
-    (b'{"cells": [{"cell_type": "nonsense"}]}', "not a valid notebook"),
-])
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        (b"  ", "empty"),
+        (b"\xff\xfe\x00", "binary"),
+        (b'{"cells": [', "not valid JSON"),
+        (b'{"metadata": {}}', "no cells"),
+        (b'{"cells": [{"cell_type": "nonsense"}]}', "not a valid notebook"),
+    ],
+)
 def test_a_file_that_is_not_a_notebook_is_refused_with_the_reason(data, reason) -> None:
     with pytest.raises(Unreadable, match=reason):
         parse(data)
@@ -45,10 +50,12 @@ def test_the_chapter_is_read_from_the_content_before_the_name(tmp_path) -> None:
     assert chapter_of(notebook, ("x.ipynb",), CHAPTERS, {}) == "01-serving-engine"  # its claim
     asked = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("Which is it?")])
     assert chapter_of(asked, ("x.ipynb",), CHAPTERS, {"00-serving-many-users": "Which is it?"}) == (
-        "00-serving-many-users")  # the question's text
+        "00-serving-many-users"
+    )  # the question's text
 
 
 def test_a_name_names_one_chapter_or_none() -> None:
     assert chapter_from_name(("00-serving-many-users", "mine.ipynb"), CHAPTERS) == (
-        "00-serving-many-users")
+        "00-serving-many-users"
+    )
     assert chapter_from_name(("mine.ipynb",), CHAPTERS) is None

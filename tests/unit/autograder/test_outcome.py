@@ -18,16 +18,20 @@ def _graded(tmp_path, status: str = "ok", error: str | None = None, detail: str 
     notebook.cells = check_cells(load_check(write_yaml(tmp_path, VALID_YAML)))
     notebook.metadata["autograder"] = {"status": status, "detail": detail}
     if error is not None:
-        notebook.cells[2].outputs = [nbformat.v4.new_output(
-            "error", ename="AssertionError", evalue=error, traceback=[])]
+        notebook.cells[2].outputs = [
+            nbformat.v4.new_output("error", ename="AssertionError", evalue=error, traceback=[])
+        ]
     return notebook
 
 
-@pytest.mark.parametrize(("status", "detail", "expected", "named"), [
-    ("timeout", "", "timeout", "30 s"),
-    ("crashed", "bwrap failed", "error", "bwrap failed"),
-    ("crashed", "", "error", "crashed"),
-])
+@pytest.mark.parametrize(
+    ("status", "detail", "expected", "named"),
+    [
+        ("timeout", "", "timeout", "30 s"),
+        ("crashed", "bwrap failed", "error", "bwrap failed"),
+        ("crashed", "", "error", "crashed"),
+    ],
+)
 def test_a_run_that_did_not_finish_says_why(tmp_path, status, detail, expected, named) -> None:
     found, reason = judge(_graded(tmp_path, status, detail=detail), Answer("B"), 0, 1, 30)
     assert found == expected and named in reason

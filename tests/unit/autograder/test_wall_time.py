@@ -41,8 +41,9 @@ def test_an_honest_split_is_rows_that_add_up() -> None:
     assert {row["flag"] for row in found.values()} == {"none"}
 
 
-@pytest.mark.parametrize(("part", "value", "why"), [
-    ("install_s", -5.0, "negative"), ("measure_s", 1e300, "day")])
+@pytest.mark.parametrize(
+    ("part", "value", "why"), [("install_s", -5.0, "negative"), ("measure_s", 1e300, "day")]
+)
 def test_a_hostile_part_is_flagged_in_its_own_row(part: str, value: float, why: str) -> None:
     payload = on_t4(honest_payload(), 18.0)
     payload["wall_time"][part] = value
@@ -56,18 +57,30 @@ def test_a_hostile_part_is_flagged_in_its_own_row(part: str, value: float, why: 
 
 def test_huge_starts_sum_to_a_flag_and_not_a_crash() -> None:
     payload = on_t4(honest_payload(), 18.0)
-    payload["wall_time"]["starts"] = [{"wall_s": 1.7e308, "engine_s": None, "compile_s": None,
-                                       "graphs_s": None}] * 2
+    payload["wall_time"]["starts"] = [
+        {"wall_s": 1.7e308, "engine_s": None, "compile_s": None, "graphs_s": None}
+    ] * 2
     found = _split_rows(payload)
     assert found[figure_name("starts", "s")]["flag"].startswith("implausible")
-    assert "<h3>Where" in render_report(class_rows(
-        [("s", CHAPTER, _notebook(payload)), ("t", CHAPTER, _notebook(on_t4(honest_payload(),
-                                                                             18.0)))]))
+    assert "<h3>Where" in render_report(
+        class_rows(
+            [
+                ("s", CHAPTER, _notebook(payload)),
+                ("t", CHAPTER, _notebook(on_t4(honest_payload(), 18.0))),
+            ]
+        )
+    )
 
 
-@pytest.mark.parametrize("broken", [
-    {"install_s": "30"}, {"install_s": float("nan")}, {"platform": 7},
-    {"starts": [{"wall_s": True, "engine_s": None, "compile_s": None, "graphs_s": None}]}])
+@pytest.mark.parametrize(
+    "broken",
+    [
+        {"install_s": "30"},
+        {"install_s": float("nan")},
+        {"platform": 7},
+        {"starts": [{"wall_s": True, "engine_s": None, "compile_s": None, "graphs_s": None}]},
+    ],
+)
 def test_a_split_of_the_wrong_type_makes_the_record_malformed(broken: dict) -> None:
     payload = honest_payload()
     payload["wall_time"] |= broken
@@ -87,8 +100,9 @@ def test_the_report_sets_the_split_beside_the_estimate_and_escapes_it() -> None:
     payload["wall_time"]["platform"] = MARKUP
     hostile = copy.deepcopy(payload)
     hostile["device"]["name"] = MARKUP
-    page = render_report(class_rows([("a", CHAPTER, _notebook(payload)),
-                                     ("b", CHAPTER, _notebook(hostile))]))
+    page = render_report(
+        class_rows([("a", CHAPTER, _notebook(payload)), ("b", CHAPTER, _notebook(hostile))])
+    )
     table = page.split("<h3>Where", 1)[1]
     estimate = read_estimate()
     install = span(estimate, CHAPTER, "colab", "install")

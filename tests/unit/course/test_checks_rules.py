@@ -55,8 +55,11 @@ def longest_shared_run(text: str, page: str) -> int:
 def page_prose(chapter: str) -> str:
     """The chapter's markdown cells, its check's own cells aside."""
     notebook = json.loads((SOURCE_DIR / chapter / f"{chapter}.ipynb").read_text(encoding="utf-8"))
-    return "\n".join("".join(cell["source"]) for cell in notebook["cells"]
-                     if cell["cell_type"] == "markdown" and not role_of(cell))
+    return "\n".join(
+        "".join(cell["source"])
+        for cell in notebook["cells"]
+        if cell["cell_type"] == "markdown" and not role_of(cell)
+    )
 
 
 def test_there_is_a_check_for_every_file() -> None:
@@ -67,7 +70,8 @@ def test_there_is_a_check_for_every_file() -> None:
 def test_the_key_is_not_much_longer_than_the_other_options(path: Path) -> None:
     check = load_check(path)
     assert key_ratio(check) <= KEY_LENGTH_RATIO, (
-        f"{path.name}: the key {check.correct} is {key_ratio(check):.2f}× the others' mean length")
+        f"{path.name}: the key {check.correct} is {key_ratio(check):.2f}× the others' mean length"
+    )
 
 
 @pytest.mark.parametrize("path", CHECK_FILES, ids=lambda path: path.stem)
@@ -75,7 +79,8 @@ def test_the_key_does_not_repeat_its_pages_wording(path: Path) -> None:
     check = load_check(path)
     shared = longest_shared_run(check.option(check.correct).text, page_prose(path.stem))
     assert shared <= KEY_ECHO_WORDS, (
-        f"{path.name}: the key shares {shared} words in a row with its page; word it afresh")
+        f"{path.name}: the key shares {shared} words in a row with its page; word it afresh"
+    )
 
 
 def test_the_key_is_rarely_the_longest_option() -> None:
@@ -91,10 +96,17 @@ def test_every_letter_is_a_key_somewhere_and_none_dominates() -> None:
 
 
 def test_the_rules_catch_a_check_whose_key_stands_out() -> None:
-    telltale = Check(chapter="99-x", question="Which?", correct="C", options=(
-        Option("A", "Short.", "t", "w"), Option("B", "Also short.", "t", "w"),
-        Option("C", "A long, careful answer that explains itself at length."),
-        Option("D", "Brief.", "t", "w")))
+    telltale = Check(
+        chapter="99-x",
+        question="Which?",
+        correct="C",
+        options=(
+            Option("A", "Short.", "t", "w"),
+            Option("B", "Also short.", "t", "w"),
+            Option("C", "A long, careful answer that explains itself at length."),
+            Option("D", "Brief.", "t", "w"),
+        ),
+    )
     assert key_is_longest(telltale)
     assert key_ratio(telltale) > KEY_LENGTH_RATIO
 

@@ -7,8 +7,9 @@ from course.launch import Repository
 from course.paths import BOOK_DIR, REPO_ROOT
 
 CHAPTER = "01-serving-engine"
-FORK = Repository(url="https://example.org/someone/their-fork", branch="term-2",
-                  install_ref="v9.8.7")
+FORK = Repository(
+    url="https://example.org/someone/their-fork", branch="term-2", install_ref="v9.8.7"
+)
 
 
 def test_toc_lists_exactly_the_student_editions() -> None:
@@ -26,4 +27,6 @@ def test_launch_links_open_the_student_edition_named_in_the_config() -> None:
     assert colab_url(CHAPTER) == f"https://colab.research.google.com/github/{repo}/{path}"
     assert kaggle_url(CHAPTER) == f"https://kaggle.com/kernels/welcome?src={setting.url}/{path}"
     assert kaggle_url(CHAPTER) in launch_badges(CHAPTER)
-    assert kaggle_url(CHAPTER, FORK).startswith(f"https://kaggle.com/kernels/welcome?src={FORK.url}")
+    assert kaggle_url(CHAPTER, FORK).startswith(
+        f"https://kaggle.com/kernels/welcome?src={FORK.url}"
+    )

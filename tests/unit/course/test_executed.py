@@ -12,29 +12,54 @@ from course.executed import Kept
 
 
 def _notebook() -> NotebookNode:
-    return nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("# A chapter"),
-        nbformat.v4.new_code_cell("print('Measured on: a CPU')"),
-        nbformat.v4.new_code_cell("1 + 1"),
-    ])
+    return nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_markdown_cell("# A chapter"),
+            nbformat.v4.new_code_cell("print('Measured on: a CPU')"),
+            nbformat.v4.new_code_cell("1 + 1"),
+        ]
+    )
 
 
 def _cell_item(notebook: NotebookNode, number: int, outputs: list[dict], path: Path):
     """What course.executed reads of an nbval cell item: its outputs, cell, number and file."""
     code = [cell for cell in notebook.cells if cell.cell_type == "code"]
     parent = SimpleNamespace(nb=notebook)
-    return SimpleNamespace(test_outputs=[NotebookNode(o) for o in outputs], cell=code[number],
-                           cell_num=number, parent=parent, path=path)
+    return SimpleNamespace(
+        test_outputs=[NotebookNode(o) for o in outputs],
+        cell=code[number],
+        cell_num=number,
+        parent=parent,
+        path=path,
+    )
 
 
 def test_each_cell_keeps_what_it_printed_and_the_notebook_is_written(tmp_path: Path) -> None:
     notebook, source = _notebook(), tmp_path / "source" / "01-x.ipynb"
     kept = Kept()
-    kept.cell_ran(_cell_item(notebook, 0, [
-        {"output_type": "stream", "name": "stdout", "text": "Measured on: a CPU\n"}], source))
-    kept.cell_ran(_cell_item(notebook, 1, [
-        {"output_type": "execute_result", "data": {"text/plain": "2"}, "metadata": {},
-         "execution_count": 7}], source))
+    kept.cell_ran(
+        _cell_item(
+            notebook,
+            0,
+            [{"output_type": "stream", "name": "stdout", "text": "Measured on: a CPU\n"}],
+            source,
+        )
+    )
+    kept.cell_ran(
+        _cell_item(
+            notebook,
+            1,
+            [
+                {
+                    "output_type": "execute_result",
+                    "data": {"text/plain": "2"},
+                    "metadata": {},
+                    "execution_count": 7,
+                }
+            ],
+            source,
+        )
+    )
     written = kept.write(tmp_path / "executed")
     assert written == [tmp_path / "executed" / "01-x.ipynb"]
     again = nbformat.read(written[0], as_version=4)

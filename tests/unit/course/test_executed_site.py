@@ -18,16 +18,24 @@ CHECK_TEST = {"tags": ["check"], "nbgrader": {"grade_id": "01-serving-engine-che
 
 def _pair() -> tuple[NotebookNode, NotebookNode]:
     """A student edition and its source as run: same cell ids, the answer differs."""
-    edition = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("plot()", id="plot"),
-        nbformat.v4.new_code_cell("answer = None", id="answer"),
-        nbformat.v4.new_code_cell("print('new')", id="only-here"),
-    ])
-    executed = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell("plot()", id="plot", execution_count=1, outputs=[
-            nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})]),
-        nbformat.v4.new_code_cell('answer = "C"', id="answer", execution_count=2),
-    ])
+    edition = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell("plot()", id="plot"),
+            nbformat.v4.new_code_cell("answer = None", id="answer"),
+            nbformat.v4.new_code_cell("print('new')", id="only-here"),
+        ]
+    )
+    executed = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "plot()",
+                id="plot",
+                execution_count=1,
+                outputs=[nbformat.v4.new_output("display_data", data={"image/png": "iVBOR"})],
+            ),
+            nbformat.v4.new_code_cell('answer = "C"', id="answer", execution_count=2),
+        ]
+    )
     return edition, executed
 
 
@@ -41,11 +49,23 @@ def test_outputs_cross_over_by_cell_id_and_sources_stay_the_editions() -> None:
 
 
 def test_a_check_cell_shows_nothing_of_the_key() -> None:
-    edition = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "print(_choice)", id="c-test", metadata=CHECK_TEST)])
-    executed = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "print(_choice)", id="c-test", metadata=CHECK_TEST, outputs=[
-            nbformat.v4.new_output("stream", name="stdout", text="answer C: the form is right")])])
+    edition = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell("print(_choice)", id="c-test", metadata=CHECK_TEST)]
+    )
+    executed = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "print(_choice)",
+                id="c-test",
+                metadata=CHECK_TEST,
+                outputs=[
+                    nbformat.v4.new_output(
+                        "stream", name="stdout", text="answer C: the form is right"
+                    )
+                ],
+            )
+        ]
+    )
     assert with_outputs(edition, executed).cells[0].outputs == []
 
 
@@ -54,8 +74,7 @@ def test_the_copy_runs_nothing() -> None:
     assert config["execute"]["execute_notebooks"] == "off" and config["title"] == "servelab"
 
 
-def test_the_tree_holds_every_edition_and_a_chapter_not_run_has_no_outputs(
-        tmp_path: Path) -> None:
+def test_the_tree_holds_every_edition_and_a_chapter_not_run_has_no_outputs(tmp_path: Path) -> None:
     chapter = CHAPTERS[1]
     source = student_notebook(chapter, BOOK_DIR)
     executed = tmp_path / "executed"
@@ -68,10 +87,17 @@ def test_the_tree_holds_every_edition_and_a_chapter_not_run_has_no_outputs(
     out = tmp_path / "site"
     written = write_tree(executed, out)
     assert [path.parent.name for path in written] == [
-        name for name in CHAPTERS if student_notebook(name, BOOK_DIR).exists()]
+        name for name in CHAPTERS if student_notebook(name, BOOK_DIR).exists()
+    ]
     by_chapter = {path.parent.name: nbformat.read(path, as_version=4) for path in written}
-    outputs = {name: [(bool(role_of(cell)), cell.outputs) for cell in notebook.cells
-                      if cell.cell_type == "code"] for name, notebook in by_chapter.items()}
+    outputs = {
+        name: [
+            (bool(role_of(cell)), cell.outputs)
+            for cell in notebook.cells
+            if cell.cell_type == "code"
+        ]
+        for name, notebook in by_chapter.items()
+    }
     ran_line = [{"output_type": "stream", "name": "stdout", "text": "ran\n"}]
     assert all(shown == ([] if check else ran_line) for check, shown in outputs[chapter])
     assert any(check for check, _ in outputs[chapter])

@@ -62,7 +62,10 @@ def test_the_metadata_names_the_lesson(notebook, lesson: dict) -> None:
     recorded = LessonSource.from_metadata(notebook.metadata["servelab"]["lesson"])
     assert recorded == LessonSource.from_lesson(lesson)
     assert (recorded.title, recorded.position, recorded.of) == (
-        lesson["lesson"]["title"], lesson["lesson"]["position"], lesson["lesson"]["of"])
+        lesson["lesson"]["title"],
+        lesson["lesson"]["position"],
+        lesson["lesson"]["of"],
+    )
     assert recorded.licence == lesson["licence"]["name"]
 
 
@@ -70,8 +73,13 @@ def test_the_page_shows_the_attribution_the_licence_asks_for(notebook) -> None:
     recorded = LessonSource.from_metadata(notebook.metadata["servelab"]["lesson"])
     shown = [cell.source for cell in notebook.cells if cell.cell_type == "markdown"]
     assert recorded.attribution() in shown
-    for part in (recorded.title, recorded.course, recorded.url, recorded.licence,
-                 recorded.licence_url):
+    for part in (
+        recorded.title,
+        recorded.course,
+        recorded.url,
+        recorded.licence,
+        recorded.licence_url,
+    ):
         assert part in recorded.attribution()
 
 
@@ -85,8 +93,7 @@ def test_prediction_then_measurement_then_computed_prose_then_check(notebook) ->
     sources = [cell.source for cell in notebook.cells]
     prediction = next(i for i, s in enumerate(sources) if s.startswith('my_prediction = ""'))
     server = next(i for i, s in enumerate(sources) if "print(server.command_line)" in s)
-    prose = [i for i, cell in enumerate(notebook.cells)
-             if "prose" in cell.metadata.get("tags", [])]
+    prose = [i for i, cell in enumerate(notebook.cells) if "prose" in cell.metadata.get("tags", [])]
     check = next(i for i, cell in enumerate(notebook.cells) if is_check_cell(cell))
     assert prediction < server < prose[0] and prose[-1] < check
     assert len(prose) == 6  # the batching, prefix, load, sizing, chunking and summary passages

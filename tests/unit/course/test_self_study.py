@@ -67,8 +67,10 @@ def test_every_option_is_explained_inside_one_collapsed_block(chapter: str) -> N
     assert source.endswith("</details>") and source.count("<details") == 1
     assert not re.search(r"<details[^>]*\bopen\b", source), "collapsed until the reader opens it"
     verdicts = re.findall(r"\*\*([A-D]) is (.+?)\.\*\*", source)
-    assert verdicts == [(option.letter, RIGHT if option.letter == check.correct else NOT_RIGHT)
-                        for option in check.options]
+    assert verdicts == [
+        (option.letter, RIGHT if option.letter == check.correct else NOT_RIGHT)
+        for option in check.options
+    ]
     for option in check.options:
         assert option.text in source
         for reason in (option.tempts, option.wrong):
@@ -117,9 +119,10 @@ def test_the_default_output_is_git_ignored() -> None:
 def test_the_copy_is_a_book_of_its_own(tree: Path) -> None:
     config = yaml.safe_load((tree / "_config.yml").read_text(encoding="utf-8"))
     assert config["title"].endswith("(self-study)")
-    assert config["repository"] == yaml.safe_load(
-        (REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"], (
-        "launch badges and buttons still open the graded student edition")
+    assert (
+        config["repository"]
+        == yaml.safe_load((REPO_ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]
+    ), "launch badges and buttons still open the graded student edition"
     toc = (tree / "_toc.yml").read_text(encoding="utf-8")
     assert [f"book/{c}/{c}" for c in PUBLISHED] == re.findall(r"file: (\S+)", toc)
     intro = (tree / "intro.md").read_text(encoding="utf-8")
@@ -138,4 +141,5 @@ def test_the_copy_shares_the_graded_builds_execution_cache_or_runs_nothing() -> 
 
 def test_the_intro_note_goes_under_the_title() -> None:
     assert with_intro_note("# Title\n\nFirst paragraph.\n") == (
-        f"# Title\n\n{INTRO_NOTE}\n\nFirst paragraph.\n")
+        f"# Title\n\n{INTRO_NOTE}\n\nFirst paragraph.\n"
+    )

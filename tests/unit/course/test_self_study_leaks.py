@@ -43,6 +43,7 @@ def test_book_explains_no_check(explained_by: dict[str, list[str]]) -> None:
 
 # --- the self-study output: explanations in prose, in every chapter, and nowhere else ----------
 
+
 def test_self_study_copy_explains_every_check_with_no_key_in_code(
     tmp_path: Path, letters: dict[str, str], explained_by: dict[str, list[str]]
 ) -> None:
@@ -52,8 +53,9 @@ def test_self_study_copy_explains_every_check_with_no_key_in_code(
     assert_explains_only_its_own_chapter(notebooks, explained_by)
     assert scan(tmp_path, letters) == []  # the key is in prose only: no solution, no hidden test
     hits = explained(tmp_path, explained_by)  # what the default-mode tests look for
-    assert {chapter for chapter in explained_by if any(f"/{chapter}/" in hit for hit in hits)} \
-        == set(explained_by)
+    assert {
+        chapter for chapter in explained_by if any(f"/{chapter}/" in hit for hit in hits)
+    } == set(explained_by)
     after = {path: path.read_bytes() for path in BOOK_DIR.rglob("*") if path.is_file()}
     assert after == before, "writing the self-study copy changed book/"
     assert explained(BOOK_DIR, explained_by) == []
@@ -67,8 +69,11 @@ CHAPTER = "01-serving-engine"
 @pytest.mark.parametrize(
     ("name", "content"),
     [
-        ("page.html", '<span class="n">answer</span> <span class="o">=</span> '
-                      '<span class="s2">&quot;{letter}&quot;</span>'),
+        (
+            "page.html",
+            '<span class="n">answer</span> <span class="o">=</span> '
+            '<span class="s2">&quot;{letter}&quot;</span>',
+        ),
         ("page.html", "<pre>### BEGIN HIDDEN TESTS</pre>"),
         ("notes.md", "answer = ' {lower} '"),
         ("searchindex.js", 'Search.setIndex({{"x": "answer=\\"{letter}\\""}})'),

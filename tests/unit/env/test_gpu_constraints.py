@@ -12,8 +12,9 @@ import importlib.util
 from course.paths import REPO_ROOT
 from servelab import env
 
-_spec = importlib.util.spec_from_file_location("gpu_constraints",
-                                               REPO_ROOT / "env" / "gpu_constraints.py")
+_spec = importlib.util.spec_from_file_location(
+    "gpu_constraints", REPO_ROOT / "env" / "gpu_constraints.py"
+)
 gpu_constraints = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gpu_constraints)
 

@@ -31,7 +31,8 @@ matplotlib.use("Agg")
 
 
 def test_a_stream_that_came_in_one_chunk_has_no_decode_speed_and_breaks_nothing(
-        records: list[RequestRecord]) -> None:
+    records: list[RequestRecord],
+) -> None:
     """A proxy can hand over a short answer's tokens at once: TPOT 0, left out of user_tok_s."""
     buffered = record(7, 0.0, [0.0, 0.0], ttft=0.4)
     row = metrics.calculate([*records, buffered], duration_s=2.0)
@@ -91,15 +92,15 @@ def test_poisson_mean_interarrival_is_one_over_rate() -> None:
 
 
 def test_output_lengths_are_mostly_short_with_a_few_long() -> None:
-    lengths = short_and_long_lengths(5000, short=(4, 32), long=(128, 192), long_share=0.125,
-                                     seed=1)
+    lengths = short_and_long_lengths(5000, short=(4, 32), long=(128, 192), long_share=0.125, seed=1)
     long = lengths >= 128
     assert long.sum() == 625  # exactly the share, not about it
     assert (short_and_long_lengths(96, (2, 8), (160, 192), 0.125, seed=7) >= 160).sum() == 12
     assert lengths[long].min() >= 128 and lengths[long].max() == 192
     assert lengths[~long].min() == 4 and lengths[~long].max() == 32
-    assert not np.array_equal(lengths, short_and_long_lengths(5000, (4, 32), (128, 192),
-                                                              0.125, seed=2))
+    assert not np.array_equal(
+        lengths, short_and_long_lengths(5000, (4, 32), (128, 192), 0.125, seed=2)
+    )
     with pytest.raises(ValueError, match="long_share"):
         short_and_long_lengths(4, (4, 32), (128, 192), long_share=1.5, seed=0)
     with pytest.raises(ValueError, match="short"):
@@ -157,8 +158,11 @@ def test_a_failed_request_does_not_count_as_a_user() -> None:
 def test_slots_are_reused_and_idle_time_is_counted() -> None:
     # Two slots over 0..3 s: request 0 holds a slot 0..3 s, request 1 0..1 s; request 2 comes
     # 1 s later than the slot it takes was freed (a wave boundary) and runs 2..3 s.
-    records = [user_record(0, 0, [0.1, 3.0]), user_record(1, 1, [0.1, 0.99]),
-               user_record(2, 0, [2.1, 3.0])]
+    records = [
+        user_record(0, 0, [0.1, 3.0]),
+        user_record(1, 1, [0.1, 0.99]),
+        user_record(2, 0, [2.1, 3.0]),
+    ]
     assert metrics.assign_slots(records, slots=2) == [0, 1, 1]
     # Busy: 3.0 + 0.99 + 1.0 slot-seconds of 2 × 3.0.
     assert metrics.idle_slot_share(records, slots=2) == pytest.approx(1 - 4.99 / 6.0)
@@ -169,8 +173,11 @@ def test_slots_are_reused_and_idle_time_is_counted() -> None:
 def test_idle_time_after_the_last_send_is_the_tail() -> None:
     # Two slots: requests 0 and 1 run 0..1 s, request 2 runs 1..4 s alone. Idle: 3 of the
     # 2 × 4 slot-seconds, all after the last send at 1 s.
-    records = [user_record(0, 0, [0.1, 1.0]), user_record(1, 1, [0.1, 1.0]),
-               user_record(2, 0, [1.1, 4.0])]
+    records = [
+        user_record(0, 0, [0.1, 1.0]),
+        user_record(1, 1, [0.1, 1.0]),
+        user_record(2, 0, [1.1, 4.0]),
+    ]
     assert metrics.idle_slot_share(records, slots=2) == pytest.approx(3 / 8)
     assert metrics.idle_after_last_send(records, slots=2) == pytest.approx(1.0)
 
@@ -201,8 +208,9 @@ def test_seeds_change_prompts_and_lengths() -> None:
 
 
 def test_shared_prefix_shares_exactly_the_prefix() -> None:
-    plan = SharedPrefix(prefix_tokens=40, users=2, requests_per_user=2,
-                        question_tokens=5).plan(WordPrompts())
+    plan = SharedPrefix(prefix_tokens=40, users=2, requests_per_user=2, question_tokens=5).plan(
+        WordPrompts()
+    )
     words = [p.prompt.split() for p in plan]
     assert all(len(w) == 45 and w[:40] == words[0][:40] for w in words)
     assert len({tuple(w[40:]) for w in words}) == 4
@@ -230,8 +238,9 @@ def test_interferer_arrives_late_with_a_long_prompt() -> None:
 
 
 def test_several_documents_arrive_spaced_apart_each_a_different_text() -> None:
-    plan = Interferer(ClosedLoop(users=2), document_tokens=50, arrival=1.0, documents=3,
-                      spacing=2.5).plan(WordPrompts())
+    plan = Interferer(
+        ClosedLoop(users=2), document_tokens=50, arrival=1.0, documents=3, spacing=2.5
+    ).plan(WordPrompts())
     documents = [p for p in plan if p.role == "interferer"]
     assert [p.arrival for p in documents] == [1.0, 3.5, 6.0]
     assert len({p.prompt for p in documents}) == 3 and len({p.index for p in plan}) == 5
@@ -257,8 +266,9 @@ def test_plots_draw_from_a_result(records: list[RequestRecord]) -> None:
 
     result = _result([*records, record(4, 0.6, [0.1], ttft=0.2, role="interferer")])
     overlapping = _result([user_record(0, 0, [1.0, 2.0, 3.0]), user_record(1, 1, [1.5, 2.5])])
-    sweep = pd.DataFrame({"concurrency": [1, 2, 4], "output_tok_s": [30, 55, 90],
-                          "user_tok_s": [30, 27, 22]})
+    sweep = pd.DataFrame(
+        {"concurrency": [1, 2, 4], "output_tok_s": [30, 55, 90], "user_tok_s": [30, 27, 22]}
+    )
     over_time = plots.throughput_over_time({"one": result, "two": overlapping})
     figures = [
         plots.request_timeline(result),

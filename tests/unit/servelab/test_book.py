@@ -11,8 +11,9 @@ from servelab.sizes import PROFILES
 
 
 def test_the_book_lists_every_notebook_in_reading_order() -> None:
-    notebooks = sorted(path.parent.name for path in SOURCE_DIR.glob("*/*.ipynb")
-                       if path.stem == path.parent.name)
+    notebooks = sorted(
+        path.parent.name for path in SOURCE_DIR.glob("*/*.ipynb") if path.stem == path.parent.name
+    )
     assert list(CHAPTERS) == notebooks
     assert all(source_notebook(chapter).exists() for chapter in CHAPTERS)
     assert list(BY_ID) == [chapter.id for chapter in BOOK]

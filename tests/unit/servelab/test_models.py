@@ -14,9 +14,14 @@ SMALL_GPU = Device(kind="cuda", name="a small card", memory_gib=8.0, compute_cap
 CPU = Device(kind="cpu", name="test cpu")
 
 
-@pytest.mark.parametrize(("device", "name"), [
-    (T4, "Qwen/Qwen3-0.6B"), (SMALL_GPU, GPU_MODELS[-1][1]), (CPU, OFFLINE_MODEL_NAME),
-])
+@pytest.mark.parametrize(
+    ("device", "name"),
+    [
+        (T4, "Qwen/Qwen3-0.6B"),
+        (SMALL_GPU, GPU_MODELS[-1][1]),
+        (CPU, OFFLINE_MODEL_NAME),
+    ],
+)
 def test_each_device_serves_the_model_its_memory_allows(monkeypatch, device, name):
     monkeypatch.delenv("SERVELAB_MODEL", raising=False)
     assert model_name(device.kind, device.memory_gib) == name

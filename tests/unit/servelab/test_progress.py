@@ -7,11 +7,18 @@ import pytest
 from servelab import progress
 
 
-@pytest.mark.parametrize(("asked", "setting", "shown"), [
-    (True, None, True), (True, "0", True), (True, "1", False), (False, None, False),
-])
-def test_tqdm_disable_turns_the_bars_off(monkeypatch, asked: bool, setting: str | None,
-                                         shown: bool) -> None:
+@pytest.mark.parametrize(
+    ("asked", "setting", "shown"),
+    [
+        (True, None, True),
+        (True, "0", True),
+        (True, "1", False),
+        (False, None, False),
+    ],
+)
+def test_tqdm_disable_turns_the_bars_off(
+    monkeypatch, asked: bool, setting: str | None, shown: bool
+) -> None:
     if setting is None:
         monkeypatch.delenv(progress.OFF_VAR, raising=False)
     else:

@@ -73,8 +73,9 @@ def valid_payload() -> dict[str, Any]:
 def displayed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[dict, dict]]:
     """What record_results hands to IPython's display, in place of a kernel."""
     calls: list[tuple[dict, dict]] = []
-    monkeypatch.setattr(IPython.display, "display",
-                        lambda bundle, **options: calls.append((bundle, options)))
+    monkeypatch.setattr(
+        IPython.display, "display", lambda bundle, **options: calls.append((bundle, options))
+    )
     return calls
 
 
@@ -96,11 +97,14 @@ def test_a_displayed_record_round_trips_through_a_notebook(displayed: list) -> N
 
 
 def test_a_chapters_predictions_ride_in_its_record_and_are_kept_for_the_closing_table(
-        displayed: list, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    displayed: list, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
     runtime = kaggle_runtime()
-    checks = (Checked(CHAPTER, "time per token, 8 sequences", " ms", 41.0, Spread(44, 38, 52, 3)),
-              Checked(CHAPTER, "first token alone", " ms", 12.0, Spread(9, math.nan, 14, 3)))
+    checks = (
+        Checked(CHAPTER, "time per token, 8 sequences", " ms", 41.0, Spread(44, 38, 52, 3)),
+        Checked(CHAPTER, "first token alone", " ms", 12.0, Spread(9, math.nan, 14, 3)),
+    )
     record = record_results(runtime, Findings(CHAPTER, declared_figures()), checks=checks)
     assert [p.model_dump() for p in record.predictions] == [PREDICTION]  # NaN runs left out
     assert "1 prediction checked" in record.summary()
@@ -130,8 +134,11 @@ def test_a_version_2_record_reads_without_a_split_and_refuses_one() -> None:
 
 
 def test_the_record_carries_the_clocks_split() -> None:
-    clock = Clock(install_s=42.0, installed_at=0.0,
-                  starts=[StartTimes(wall_s=80.0, engine_s=63.5, compile_s=41.1, graphs_s=19.0)])
+    clock = Clock(
+        install_s=42.0,
+        installed_at=0.0,
+        starts=[StartTimes(wall_s=80.0, engine_s=63.5, compile_s=41.1, graphs_s=19.0)],
+    )
     split = make_record(kaggle_runtime(), CHAPTER, declared_figures(), clock=clock).wall_time
     assert split is not None and split.install_s == 42.0 and split.measure_s is not None
     assert [start.compile_s for start in split.starts] == [41.1]
@@ -146,17 +153,23 @@ def test_a_nan_or_infinite_figure_is_recorded_as_missing() -> None:
 
 
 def test_numpy_numbers_are_figures() -> None:
-    record = make_record(kaggle_runtime(), CHAPTER, declared_figures() | {"top_users": np.int64(32),
-                                                         "waves_s": np.float64(2.5)})
+    record = make_record(
+        kaggle_runtime(),
+        CHAPTER,
+        declared_figures() | {"top_users": np.int64(32), "waves_s": np.float64(2.5)},
+    )
     assert record.figures["top_users"] == 32.0 and record.figures["waves_s"] == 2.5
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    ({"steady_tok_s_at_one": 1.0}, "undeclared figures \\['steady_tok_s_at_one'\\]"),
-    ({"waves_s": "12 s"}, "'waves_s' is '12 s', not a number"),
-    ({"waves_s": None}, "not a number"),
-    ({"waves_s": True}, "not a number"),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"steady_tok_s_at_one": 1.0}, "undeclared figures \\['steady_tok_s_at_one'\\]"),
+        ({"waves_s": "12 s"}, "'waves_s' is '12 s', not a number"),
+        ({"waves_s": None}, "not a number"),
+        ({"waves_s": True}, "not a number"),
+    ],
+)
 def test_the_author_is_told_of_a_wrong_figure(change: dict, message: str) -> None:
     with pytest.raises(FigureError, match=message):
         make_record(kaggle_runtime(), CHAPTER, declared_figures() | change)
@@ -176,53 +189,67 @@ def test_per_level_figures_follow_the_profile() -> None:
     smoke = expected_names(chapter, "smoke")
     assert {"total_tok_s_at_1", "total_tok_s_at_4"} <= smoke
     assert "total_tok_s_at_32" not in smoke and "total_tok_s_at_32" in FIGURES[chapter]
-    record = make_record(kaggle_runtime(profile="smoke"), chapter,
-                         declared_figures(chapter, "smoke"))
+    record = make_record(
+        kaggle_runtime(profile="smoke"), chapter, declared_figures(chapter, "smoke")
+    )
     assert "total_tok_s_at_32" not in record.missing  # another profile's level, not a gap
     unmeasured = declared_figures(chapter, "smoke") | {"total_tok_s_at_4": float("nan")}
     assert make_record(kaggle_runtime(profile="smoke"), chapter, unmeasured).missing == [
-        "total_tok_s_at_4"]
+        "total_tok_s_at_4"
+    ]
     with pytest.raises(FigureError, match="figures not given"):
         make_record(kaggle_runtime(profile="gpu"), chapter, declared_figures(chapter, "smoke"))
 
 
-PREDICTION = {"what": "time per token, 8 sequences", "unit": " ms", "predicted": 41.0,
-              "low": 38.0, "median": 44.0, "high": 52.0, "runs": 3}
+PREDICTION = {
+    "what": "time per token, 8 sequences",
+    "unit": " ms",
+    "predicted": 41.0,
+    "low": 38.0,
+    "median": 44.0,
+    "high": 52.0,
+    "runs": 3,
+}
 
 
 def forged(**changes: Any) -> dict[str, Any]:
     return valid_payload() | changes
 
 
-@pytest.mark.parametrize(("payload", "reason"), [
-    (forged(schema_version=4), "schema_version"),
-    (forged(schema_version=1, predictions=[PREDICTION]), "came with schema 2"),
-    (forged(predictions=[PREDICTION | {"low": 80.0}]), "low <= median <= high"),
-    (forged(predictions=[PREDICTION | {"predicted": float("nan")}]), "finite"),
-    (forged(predictions=[PREDICTION | {"unit": " furlongs"}]), "predictions.0.unit"),
-    (forged(predictions=[PREDICTION | {"runs": 0}]), "predictions.0.runs"),
-    (forged(predictions=[PREDICTION] * (MAX_PREDICTIONS + 1)), "predictions: List should"),
-    (forged(chapter="99-made-up"), "unknown chapter"),
-    (forged(figures={"made_up_tok_s": 1.0}), "not declared for 02-continuous-batching"),
-    (forged(figures={"waves_s": "12.0"}), "figures.waves_s"),
-    (forged(figures={"waves_s": True}), "figures.waves_s"),
-    (forged(figures={"waves_s": float("nan")}), "finite"),
-    (forged(figures={"waves_s": float("inf")}), "finite"),
-    (forged(missing=["waves_s", "waves_s"]), "both as measured and as missing"),
-    (forged(size_profile="huge"), "size_profile"),
-    (forged(device={"kind": "tpu", "name": "x", "count": 1, "memory_gib": 0.0}), "device.kind"),
-    (forged(device={"kind": "cpu", "name": "x", "count": 0, "memory_gib": 0.0}), "device.count"),
-    (forged(grade=1.0), "grade: Extra inputs are not permitted"),
-    ({k: v for k, v in valid_payload().items() if k != "engine"}, "engine: Field required"),
-    (forged(model="m" * 1000), "model: String should have at most"),
-    (forged(notes="x" * MAX_RECORD_BYTES), f"larger than {MAX_RECORD_BYTES} bytes"),
-    ("x" * (MAX_RECORD_BYTES + 1), f"larger than {MAX_RECORD_BYTES} bytes"),
-    ('{"schema_version": 1, "figures": {"waves_s": NaN}', "Expecting"),
-    ([valid_payload()], "a record is a JSON object, not list"),
-    (12, "a record is a JSON object, not int"),
-])
-def test_a_broken_record_reads_back_as_an_error_with_its_reason(payload: Any,
-                                                                reason: str) -> None:
+@pytest.mark.parametrize(
+    ("payload", "reason"),
+    [
+        (forged(schema_version=4), "schema_version"),
+        (forged(schema_version=1, predictions=[PREDICTION]), "came with schema 2"),
+        (forged(predictions=[PREDICTION | {"low": 80.0}]), "low <= median <= high"),
+        (forged(predictions=[PREDICTION | {"predicted": float("nan")}]), "finite"),
+        (forged(predictions=[PREDICTION | {"unit": " furlongs"}]), "predictions.0.unit"),
+        (forged(predictions=[PREDICTION | {"runs": 0}]), "predictions.0.runs"),
+        (forged(predictions=[PREDICTION] * (MAX_PREDICTIONS + 1)), "predictions: List should"),
+        (forged(chapter="99-made-up"), "unknown chapter"),
+        (forged(figures={"made_up_tok_s": 1.0}), "not declared for 02-continuous-batching"),
+        (forged(figures={"waves_s": "12.0"}), "figures.waves_s"),
+        (forged(figures={"waves_s": True}), "figures.waves_s"),
+        (forged(figures={"waves_s": float("nan")}), "finite"),
+        (forged(figures={"waves_s": float("inf")}), "finite"),
+        (forged(missing=["waves_s", "waves_s"]), "both as measured and as missing"),
+        (forged(size_profile="huge"), "size_profile"),
+        (forged(device={"kind": "tpu", "name": "x", "count": 1, "memory_gib": 0.0}), "device.kind"),
+        (
+            forged(device={"kind": "cpu", "name": "x", "count": 0, "memory_gib": 0.0}),
+            "device.count",
+        ),
+        (forged(grade=1.0), "grade: Extra inputs are not permitted"),
+        ({k: v for k, v in valid_payload().items() if k != "engine"}, "engine: Field required"),
+        (forged(model="m" * 1000), "model: String should have at most"),
+        (forged(notes="x" * MAX_RECORD_BYTES), f"larger than {MAX_RECORD_BYTES} bytes"),
+        ("x" * (MAX_RECORD_BYTES + 1), f"larger than {MAX_RECORD_BYTES} bytes"),
+        ('{"schema_version": 1, "figures": {"waves_s": NaN}', "Expecting"),
+        ([valid_payload()], "a record is a JSON object, not list"),
+        (12, "a record is a JSON object, not int"),
+    ],
+)
+def test_a_broken_record_reads_back_as_an_error_with_its_reason(payload: Any, reason: str) -> None:
     [result] = read_records(notebook_with(payload))
     assert isinstance(result, RecordError), result
     assert result.cell == 1
@@ -248,16 +275,22 @@ def test_records_past_the_cap_are_one_error() -> None:
     assert isinstance(results[-1], RecordError) and "more than" in results[-1].reason
 
 
-@pytest.mark.parametrize("notebook", [{}, {"cells": None}, {"cells": [None, {"outputs": 3}]},
-                                      {"cells": [{"outputs": [None, {"data": []}]}]}])
+@pytest.mark.parametrize(
+    "notebook",
+    [
+        {},
+        {"cells": None},
+        {"cells": [None, {"outputs": 3}]},
+        {"cells": [{"outputs": [None, {"data": []}]}]},
+    ],
+)
 def test_a_misshapen_notebook_has_no_records(notebook: dict) -> None:
     assert read_records(notebook) == []
 
 
 def test_markup_in_a_device_name_is_kept_as_plain_data(tmp_path: Path) -> None:
     sentinel = tmp_path / "ran"
-    name = (f"<script>alert(1)</script>{{__import__('pathlib').Path({str(sentinel)!r})"
-            f".touch()}}")
+    name = f"<script>alert(1)</script>{{__import__('pathlib').Path({str(sentinel)!r}).touch()}}"
     record = make_record(kaggle_runtime(device_name=name), CHAPTER, declared_figures())
     [read] = read_records(notebook_with(record.model_dump(mode="json")))
     assert isinstance(read, Record)
@@ -289,8 +322,9 @@ def test_record_results_takes_the_chapter_and_figures_from_its_findings(displaye
     assert record == make_record(kaggle_runtime(profile="smoke"), CHAPTER, given)
     assert record.chapter == CHAPTER and record.missing == ["waves_s"]
     with pytest.raises(FigureError, match="undeclared figures \\['steady_tok_s_at_one'\\]"):
-        record_results(kaggle_runtime(profile="smoke"), Findings(CHAPTER, given | {
-            "steady_tok_s_at_one": 1.0}))
+        record_results(
+            kaggle_runtime(profile="smoke"), Findings(CHAPTER, given | {"steady_tok_s_at_one": 1.0})
+        )
 
 
 @pytest.mark.parametrize("chapter", CHAPTERS)
@@ -324,8 +358,9 @@ def test_a_record_counts_the_gpus_its_servers_computed_on(monkeypatch: pytest.Mo
     kaggle = kaggle_runtime()
     # no server started: the runtime's count
     assert make_record(kaggle, CHAPTER, declared_figures()).device.count == 2
-    vllm_server.Server(device=kaggle.device, model="m",
-                       env={"CUDA_VISIBLE_DEVICES": "1"}).after_start()
+    vllm_server.Server(
+        device=kaggle.device, model="m", env={"CUDA_VISIBLE_DEVICES": "1"}
+    ).after_start()
     record = make_record(kaggle, CHAPTER, declared_figures())
     assert record.device.count == 1 and "| CUDA Tesla T4 |" in record.summary()
     vllm_server.Server(device=kaggle.device, model="m", tensor_parallel_size=2).after_start()

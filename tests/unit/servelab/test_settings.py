@@ -21,9 +21,14 @@ SOURCE_SUFFIXES = {".py", ".sh", ".md", ".yml", ".cfg", ".toml"}
 
 def sources(*folders: str) -> list[Path]:
     """The repository's own text files under ``folders`` (no virtual environment, no build)."""
-    return [path for folder in folders for path in sorted((REPO_ROOT / folder).rglob("*"))
-            if path.is_file() and path.suffix in SOURCE_SUFFIXES
-            and not {".venv", "__pycache__", "_build"} & set(path.parts)]
+    return [
+        path
+        for folder in folders
+        for path in sorted((REPO_ROOT / folder).rglob("*"))
+        if path.is_file()
+        and path.suffix in SOURCE_SUFFIXES
+        and not {".venv", "__pycache__", "_build"} & set(path.parts)
+    ]
 
 
 def test_every_variable_the_repository_names_is_declared_with_help() -> None:
@@ -36,15 +41,25 @@ def test_every_variable_the_repository_names_is_declared_with_help() -> None:
 
 
 def test_only_settings_reads_them_in_the_package_and_the_course_tooling() -> None:
-    readers = [path for path in sources("servelab", "course")
-               if path.suffix == ".py" and path.name != "settings.py"
-               and DIRECT_READ.search(path.read_text(encoding="utf-8"))]
+    readers = [
+        path
+        for path in sources("servelab", "course")
+        if path.suffix == ".py"
+        and path.name != "settings.py"
+        and DIRECT_READ.search(path.read_text(encoding="utf-8"))
+    ]
     assert readers == []
 
 
-@pytest.mark.parametrize(("raw", "value", "on"), [
-    (None, None, False), ("  ", None, False), (" smoke ", "smoke", False), ("1", "1", True),
-])
+@pytest.mark.parametrize(
+    ("raw", "value", "on"),
+    [
+        (None, None, False),
+        ("  ", None, False),
+        (" smoke ", "smoke", False),
+        ("1", "1", True),
+    ],
+)
 def test_a_setting_is_read_stripped_and_empty_is_unset(monkeypatch, raw, value, on) -> None:
     if raw is None:
         monkeypatch.delenv(settings.SIZE.name, raising=False)

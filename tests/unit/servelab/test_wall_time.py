@@ -12,14 +12,16 @@ FIXTURES = REPO_ROOT / "tests" / "fixtures"
 
 def test_a_gpu_start_has_its_compile_graphs_and_engine_init() -> None:
     log = (FIXTURES / "vllm-0.11.2" / "startup-times.log").read_text()
-    assert read_start(log, 80.0) == StartTimes(wall_s=80.0, engine_s=63.52, compile_s=41.07,
-                                               graphs_s=19.0)
+    assert read_start(log, 80.0) == StartTimes(
+        wall_s=80.0, engine_s=63.52, compile_s=41.07, graphs_s=19.0
+    )
 
 
 def test_an_eager_cpu_start_logs_only_its_engine_init() -> None:
     log = (FIXTURES / "vllm-0.32" / "startup-times.log").read_text()
-    assert read_start(log, 9.5) == StartTimes(wall_s=9.5, engine_s=1.04, compile_s=None,
-                                              graphs_s=None)
+    assert read_start(log, 9.5) == StartTimes(
+        wall_s=9.5, engine_s=1.04, compile_s=None, graphs_s=None
+    )
 
 
 def test_two_workers_count_the_slower_and_no_log_gives_nothing() -> None:
@@ -30,7 +32,8 @@ def test_two_workers_count_the_slower_and_no_log_gives_nothing() -> None:
 
 
 def test_the_clock_splits_the_install_from_the_starts_and_the_rest(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     now = iter([100.0, 400.0])
     monkeypatch.setattr("servelab.wall_time.time.monotonic", lambda: next(now))
     clock = Clock(starts=[StartTimes(1.0, None, None, None)])

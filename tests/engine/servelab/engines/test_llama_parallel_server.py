@@ -47,8 +47,15 @@ LlamaServer = LlamaCppParallelServer | LlamaCppServer
 def closed_loop(server: LlamaServer, users: int, max_tokens: int, seed: int) -> bench.Result:
     """Driven as chapter 08 drives the binding: word prompts (neither llama.cpp server has
     vLLM's /tokenize), no /metrics sampling."""
-    return bench.closed_loop(server, users=users, max_tokens=max_tokens, seed=seed,
-                             prompts=WordPrompts(), metrics_interval=None, progress=False)
+    return bench.closed_loop(
+        server,
+        users=users,
+        max_tokens=max_tokens,
+        seed=seed,
+        prompts=WordPrompts(),
+        metrics_interval=None,
+        progress=False,
+    )
 
 
 def crowd_windows(server: LlamaServer) -> pd.DataFrame:

@@ -39,8 +39,9 @@ def replicas() -> Iterator[Replicas]:
 
 def _complete(url: str, model: str, prompt: str, timeout: float = 30.0) -> int:
     body = json.dumps({"model": model, "prompt": prompt, "max_tokens": 2}).encode()
-    request = urllib.request.Request(url + "/v1/completions", data=body,
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url + "/v1/completions", data=body, headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=timeout) as response:
         return response.status
 
@@ -50,8 +51,7 @@ def test_round_robin_uses_both_and_cache_aware_keeps_each_tenant_on_one(replicas
     # over two replicas cannot keep any tenant on one of them.
     tenants = Tenants(3, 4, prefix_tokens=256, max_tokens=2, rate=4.0, seed=3)
     prompts = ServerPrompts(replicas[0].url, replicas.model)
-    runs, warm = measure_policies(replicas, (ROUND_ROBIN, CACHE_AWARE), tenants, prompts,
-                                  repeats=1)
+    runs, warm = measure_policies(replicas, (ROUND_ROBIN, CACHE_AWARE), tenants, prompts, repeats=1)
     spreading, following = runs[ROUND_ROBIN][0], runs[CACHE_AWARE][0]
     assert "--policy round_robin" in spreading.command_line
     assert spreading.summary["completed"] == 12
@@ -116,7 +116,8 @@ def test_a_router_dies_with_the_kernel_that_started_it(tmp_path):
     itself (``PR_SET_PDEATHSIG``). Its worker here is a stand-in that answers /health; the
     router is the real binary."""
     script = tmp_path / "kernel.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import http.server, sys, threading
         from servelab.engines.router import Router
 
@@ -135,9 +136,14 @@ def test_a_router_dies_with_the_kernel_that_started_it(tmp_path):
         router = Router([Worker()]).start()
         print(router.pid, flush=True)
         threading.Event().wait()
-    """))
-    kernel = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    """)
+    )
+    kernel = subprocess.Popen(
+        [sys.executable, str(script)],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
     try:
         router_pid = int(kernel.stdout.readline())
         assert _group_alive(router_pid)

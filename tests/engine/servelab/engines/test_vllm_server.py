@@ -55,7 +55,9 @@ def server():
 def test_greedy_chat_names_the_capital(server, country):
     client = openai.OpenAI(base_url=server.base_url, api_key="unused")
     reply = client.chat.completions.create(
-        model=server.model, temperature=0, max_tokens=24,
+        model=server.model,
+        temperature=0,
+        max_tokens=24,
         messages=[{"role": "user", "content": f"What is the capital of {country}?"}],
         extra_body={"chat_template_kwargs": {"enable_thinking": False}},
     )
@@ -64,8 +66,9 @@ def test_greedy_chat_names_the_capital(server, country):
 
 def test_streaming_yields_tokens(server):
     client = openai.OpenAI(base_url=server.base_url, api_key="unused")
-    stream = client.completions.create(model=server.model, prompt="One, two, three,",
-                                       max_tokens=8, stream=True, temperature=0)
+    stream = client.completions.create(
+        model=server.model, prompt="One, two, three,", max_tokens=8, stream=True, temperature=0
+    )
     pieces = [chunk.choices[0].text for chunk in stream if chunk.choices]
     assert len([p for p in pieces if p]) >= 2
 
@@ -77,8 +80,13 @@ def test_command_holds_the_given_flags(server):
     assert command.startswith(f"{server.model} ")
     if server.device.kind == "cpu":
         assert settings == f"VLLM_CPU_OMP_THREADS_BIND={','.join(map(str, available_cores()))} "
-    for word in ("--max-model-len 1024", "--max-num-seqs 8", "--enable-prefix-caching",
-                 "--enforce-eager", f"--port {server.port}"):
+    for word in (
+        "--max-model-len 1024",
+        "--max-num-seqs 8",
+        "--enable-prefix-caching",
+        "--enforce-eager",
+        f"--port {server.port}",
+    ):
         assert word in line
     assert psutil.Process(server.pid).cmdline()[1:] == server.command[1:]
 
@@ -88,7 +96,8 @@ def test_capacity_is_read_from_the_engine(server):
     assert server.capacity.max_model_len == 1024
     assert server.capacity.kv_cache_tokens > 1024
     assert server.capacity.max_concurrency == pytest.approx(
-        server.capacity.kv_cache_tokens / 1024, rel=0.05)
+        server.capacity.kv_cache_tokens / 1024, rel=0.05
+    )
 
 
 def test_a_bad_flag_fails_fast_quoting_the_log():
@@ -138,8 +147,12 @@ def test_a_busy_port_is_replaced_and_a_killed_kernel_takes_its_server_down():
         held.bind(("127.0.0.1", 0))
         held.listen()
         busy = held.getsockname()[1]
-        kernel = subprocess.Popen([sys.executable, "-c", KERNEL, str(busy)],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        kernel = subprocess.Popen(
+            [sys.executable, "-c", KERNEL, str(busy)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
         try:
             server_pid, port = map(int, kernel.stdout.readline().split())
             assert port != busy

@@ -26,8 +26,9 @@ file(WRITE ${CMAKE_BINARY_DIR}/common.txt "${LLAMA_BUILD_COMMON}")
 
 @pytest.mark.tooling  # runs cmake
 @pytest.mark.skipif(shutil.which("cmake") is None, reason="needs cmake")
-def test_cmake_reads_the_common_library_as_off_though_the_binding_forces_it_on(tmp_path,
-                                                                               monkeypatch):
+def test_cmake_reads_the_common_library_as_off_though_the_binding_forces_it_on(
+    tmp_path, monkeypatch
+):
     monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path / "cache"))
     source = tmp_path / "src"
     (source / "vendor" / "llama.cpp").mkdir(parents=True)
@@ -38,8 +39,9 @@ def test_cmake_reads_the_common_library_as_off_though_the_binding_forces_it_on(t
 
     def common(*args: str) -> str:
         build = tmp_path / f"build{len(list(tmp_path.glob('build*')))}"
-        subprocess.run(["cmake", "-S", str(source), "-B", str(build), *args], check=True,
-                       capture_output=True)
+        subprocess.run(
+            ["cmake", "-S", str(source), "-B", str(build), *args], check=True, capture_output=True
+        )
         return (build / "common.txt").read_text()
 
     assert common("-DLLAMA_BUILD_COMMON=OFF") == "ON"  # why a -D is not enough

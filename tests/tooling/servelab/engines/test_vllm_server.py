@@ -1,6 +1,5 @@
 """Server pieces that need no engine: flags, capacity parsing, ports, device choice."""
 
-
 import pytest
 
 from servelab import hardware
@@ -16,7 +15,7 @@ def _fake_nvidia_smi(folder, script: str) -> str:
 
 @pytest.mark.tooling  # runs a fake nvidia-smi
 def test_the_memory_cuda_reports_leaves_the_drivers_reserve_out(monkeypatch, tmp_path):
-    monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path, 'echo 264; echo 264'))
+    monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path, "echo 264; echo 264"))
     assert hardware.query_reserved_gib() == [264 / 1024] * 2
     monkeypatch.delenv("SERVELAB_DEVICE", raising=False)
     monkeypatch.setattr(hardware, "query_gpus", lambda: [("Tesla T4", (7, 5), 15.0)])

@@ -20,8 +20,12 @@ def test_cells_follow_the_contract(check: Check) -> None:
     assert [o["text"] for o in test.outputs] == ["answer B: the form is right\n"]
     assert answer.outputs == []
     assert question.metadata["nbgrader"] == {
-        "grade_id": "99-test-check-question", "schema_version": 3, "task": False,
-        "locked": True, "solution": False, "grade": False,
+        "grade_id": "99-test-check-question",
+        "schema_version": 3,
+        "task": False,
+        "locked": True,
+        "solution": False,
+        "grade": False,
     }
     assert answer.metadata["nbgrader"]["solution"] and not answer.metadata["nbgrader"]["locked"]
     assert test.metadata["nbgrader"]["grade"] and test.metadata["nbgrader"]["points"] == 1

@@ -57,8 +57,12 @@ def test_write_check_refuses_a_notebook_of_another_chapter(tmp_path: Path, check
 
 def test_old_notebooks_are_upgraded_to_carry_cell_ids(tmp_path: Path, check: Check) -> None:
     path = tmp_path / "old.ipynb"
-    old = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# t"]}],
-           "metadata": {}, "nbformat": 4, "nbformat_minor": 4}
+    old = {
+        "cells": [{"cell_type": "markdown", "metadata": {}, "source": ["# t"]}],
+        "metadata": {},
+        "nbformat": 4,
+        "nbformat_minor": 4,
+    }
     path.write_text(json.dumps(old), encoding="utf-8")
     write_check(path, check)
     nbformat.validate(nbformat.read(path, as_version=4))

@@ -43,19 +43,28 @@ def test_every_chapter_on_both_platforms_gets_a_line_low_below_high() -> None:
 
 def test_chapter_08_counts_its_builds_and_no_model_download() -> None:
     names = [name for name, _, _ in t4_count.phase_seconds("08-when-not-to", "colab")]
-    assert names[:3] == ["llama.cpp builds", "llama-cpp-python on the CPU",
-                         "llama-server on the CPU"]
+    assert names[:3] == [
+        "llama.cpp builds",
+        "llama-cpp-python on the CPU",
+        "llama-server on the CPU",
+    ]
     low08 = t4_count.wait_seconds("08-when-not-to", "colab")[0]
-    assert low08 == pytest.approx(t4_count.INSTALL_S.value
-                                  + t4_count.starts_seconds("08-when-not-to", "colab")
-                                  + t4_count.measure_seconds("08-when-not-to", "colab")[0])
+    assert low08 == pytest.approx(
+        t4_count.INSTALL_S.value
+        + t4_count.starts_seconds("08-when-not-to", "colab")
+        + t4_count.measure_seconds("08-when-not-to", "colab")[0]
+    )
     assert t4_count.wait_seconds("08-when-not-to", "colab", starts_s=0.0)[0] == pytest.approx(
-        low08 - t4_count.starts_seconds("08-when-not-to", "colab"))
+        low08 - t4_count.starts_seconds("08-when-not-to", "colab")
+    )
 
 
 def test_kaggle_adds_the_split_models_runs_and_every_constant_has_a_source() -> None:
     for chapter in ("05-the-dials", "09-past-one-machine"):
-        assert t4_count.measure_seconds(chapter, "kaggle")[1] > t4_count.measure_seconds(
-            chapter, "colab")[1]
-    assert all(s.source and s.unit and s.value[0] != s.value[1]
-               for s in t4_count.COUNT_ESTIMATES.values())
+        assert (
+            t4_count.measure_seconds(chapter, "kaggle")[1]
+            > t4_count.measure_seconds(chapter, "colab")[1]
+        )
+    assert all(
+        s.source and s.unit and s.value[0] != s.value[1] for s in t4_count.COUNT_ESTIMATES.values()
+    )

@@ -14,5 +14,5 @@ import t4_count  # noqa: E402
 def test_the_readme_table_is_the_counts_own() -> None:
     text = (REPO_ROOT / "README.md").read_text()
     start = text.index("<!-- t4-wait table")
-    table = text[text.index("\n", start) + 1:text.index("<!-- end t4-wait table -->")]
+    table = text[text.index("\n", start) + 1 : text.index("<!-- end t4-wait table -->")]
     assert table.strip() == t4_count.readme_table()

@@ -21,7 +21,8 @@ from autograder.wall_time import read_estimate, span  # noqa: E402
 
 def test_the_autograders_copy_is_the_contracts() -> None:
     assert t4_estimate.ESTIMATE_JSON.read_text() == t4_estimate.text(), (
-        "run: cd env/gpu_contract && ../../.venv/bin/python t4_estimate.py --write")
+        "run: cd env/gpu_contract && ../../.venv/bin/python t4_estimate.py --write"
+    )
 
 
 def test_the_estimate_holds_each_chapters_measurement_and_install() -> None:
@@ -41,8 +42,7 @@ def test_each_chapters_parts_add_up_to_its_t4_wait_line_starts_included() -> Non
             assert parts["server_starts"] == [len(starts.starts)] * 2
             assert parts["starts"] == [round(starts.starts_seconds(), 1)] * 2 and starts.starts
             for end in (0, 1):
-                total = sum(parts[key][end] for key in ("install", "download", "starts",
-                                                        "measure"))
+                total = sum(parts[key][end] for key in ("install", "download", "starts", "measure"))
                 assert parts["wait"][end] == pytest.approx(total, abs=0.15)
             low, high = (f"{value / 60:.1f}" for value in parts["wait"])
             assert t4_count.wait_line(chapter, platform).endswith(f" {low}-{high} min")

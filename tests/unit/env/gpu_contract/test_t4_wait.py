@@ -29,8 +29,9 @@ POOL = t4_wait.GRAPH_POOL_GIB.value
 def test_each_start_on_a_shared_card_needs_its_share_free_after_the_servers_before_it() -> None:
     margins = SharedCard(shares=(0.45, 0.45), graphs=(9, 9)).margins_gib()
     assert margins[0] == pytest.approx(TOTAL - CONTEXT - 0.45 * TOTAL)
-    assert margins[1] == pytest.approx(TOTAL - (CONTEXT + 0.45 * TOTAL + POOL) - CONTEXT
-                                       - 0.45 * TOTAL)
+    assert margins[1] == pytest.approx(
+        TOTAL - (CONTEXT + 0.45 * TOTAL + POOL) - CONTEXT - 0.45 * TOTAL
+    )
     # After both captured their graphs: two contexts, two shares and two pools are held.
     assert margins[2] == pytest.approx(TOTAL * (1 - 0.9) - 2 * CONTEXT - 2 * POOL)
     assert len(margins) == 3
@@ -44,17 +45,30 @@ def test_an_eager_server_holds_no_graph_pool_and_a_card_that_overflows_does_not_
 
 
 def test_only_servers_given_half_a_card_or_less_on_the_same_card_share_it() -> None:
-    starts = [Start(0, "a", 51, 0.9), Start(1, "b", 9, 0.45), Start(2, "b", 9, 0.45),
-              Start(1, "b", 9, 0.45),  # a restart of server 1: not a third server
-              Start(3, "c", 0, 0.45, refused=True), Start(4, "b", 9, 0.45, card="1")]
+    starts = [
+        Start(0, "a", 51, 0.9),
+        Start(1, "b", 9, 0.45),
+        Start(2, "b", 9, 0.45),
+        Start(1, "b", 9, 0.45),  # a restart of server 1: not a third server
+        Start(3, "c", 0, 0.45, refused=True),
+        Start(4, "b", 9, 0.45, card="1"),
+    ]
     cards = shared_cards(starts)
     assert [card.shares for card in cards] == [(0.45, 0.45)]
     assert shared_cards([Start(0, "b", 9, 0.45, card="0"), Start(1, "b", 9, 0.45, card="1")]) == []
 
 
 def test_a_key_compiles_cold_once_then_warm_and_an_eager_start_compiles_nothing() -> None:
-    count = ChapterCount("c", "Colab", (Start(0, "k", 9, 0.9), Start(0, "k", 9, 0.9),
-                                         Start(1, None, 0, 0.9), Start(2, "j", 0, 0.9)))
+    count = ChapterCount(
+        "c",
+        "Colab",
+        (
+            Start(0, "k", 9, 0.9),
+            Start(0, "k", 9, 0.9),
+            Start(1, None, 0, 0.9),
+            Start(2, "j", 0, 0.9),
+        ),
+    )
     assert count.cold_compiles == 2
     assert count.graphs == [9, 9, 0, 0]
     fixed, graph = t4_wait.START_FIXED_S.value, t4_wait.SECONDS_PER_GRAPH.value
@@ -63,8 +77,9 @@ def test_a_key_compiles_cold_once_then_warm_and_an_eager_start_compiles_nothing(
 
 
 def test_the_line_says_the_counts_and_each_constant_says_its_source() -> None:
-    count = ChapterCount("07-x", "Colab", (Start(0, "k", 9, 0.45), Start(1, "k", 9, 0.45)),
-                         partial=True)
+    count = ChapterCount(
+        "07-x", "Colab", (Start(0, "k", 9, 0.45), Start(1, "k", 9, 0.45)), partial=True
+    )
     line = count.line()
     assert "starts  2" in line and "cold compiles 1" in line and "graphs 9+9 = 18" in line
     assert "2 x 0.45 on one T4" in line and line.endswith("PARTIAL: not every server was reached")
@@ -76,22 +91,27 @@ def test_the_line_says_the_counts_and_each_constant_says_its_source() -> None:
     assert all("(measured)" in line or "(stated)" in line for line in text)
 
 
-CHAPTER = '''
+CHAPTER = """
 server = Server(max_model_len=8192)
 chunked_server = Server(max_model_len=8192, max_num_batched_tokens=budget).start()
 runs = runs_in_turn({ONE: server, TWO: chunked_server}, measure=f, runs=sizes.runs,
                     keep_up=fit_together([server, chunked_server]),
                     done={ONE: [whole], TWO: [chunked]})
-'''
+"""
 
 
 def test_turn_probes_count_each_servers_fresh_starts_when_servers_take_turns() -> None:
     assert assigned_names(CHAPTER) == ["server", "chunked_server"]
     [probe] = turn_probes(CHAPTER)
     printed: list[str] = []
-    namespace = {"sizes": type("S", (), {"runs": 3}), "print": lambda *a, **k: printed.append(a[0]),
-                 "fit_together": lambda servers: False, "server": 1, "chunked_server": 2,
-                 "_json": __import__("json")}
+    namespace = {
+        "sizes": type("S", (), {"runs": 3}),
+        "print": lambda *a, **k: printed.append(a[0]),
+        "fit_together": lambda servers: False,
+        "server": 1,
+        "chunked_server": 2,
+        "_json": __import__("json"),
+    }
     exec(probe, namespace)
     assert printed == ['GPU-CONTRACT-TURNS {"server": 2, "chunked_server": 2}']
     namespace["fit_together"] = lambda servers: True
@@ -109,10 +129,12 @@ def test_a_server_built_from_another_counts_as_a_server_site() -> None:
 
 
 def test_a_chapters_starts_are_each_server_then_its_restarts() -> None:
-    cells = [CellRun(index=0, sites=1, looped=False, servers=[{"argv": ["a"]}],
-                     names=["server"]),
-             CellRun(index=1, sites=1, looped=False, servers=[{"argv": ["b"]}],
-                     names=["chunked_server"])]
+    cells = [
+        CellRun(index=0, sites=1, looped=False, servers=[{"argv": ["a"]}], names=["server"]),
+        CellRun(
+            index=1, sites=1, looped=False, servers=[{"argv": ["b"]}], names=["chunked_server"]
+        ),
+    ]
     run = ChapterRun("c", 1, cells, restarts={"server": 2, "chunked_server": 1})
     assert run.starts() == [0, 1, 0, 0, 1]
     stopped = ChapterRun("c", 1, cells[:1], restarts={"server": 2, "chunked_server": 2})

@@ -21,8 +21,9 @@ def test_matmul_flops_is_a_positive_rate() -> None:
 class _Unstarted:
     """What ``device_limits`` reads of a server: its device, flags, model and state."""
 
-    def __init__(self, kind: str, dtype: str | None, model_path: str = "",
-                 running: bool = False) -> None:
+    def __init__(
+        self, kind: str, dtype: str | None, model_path: str = "", running: bool = False
+    ) -> None:
         self.device = Device(kind=kind, name="test")
         self.flags = {"dtype": dtype}
         self.model_path, self.running = model_path, running
@@ -46,8 +47,10 @@ def test_a_gpu_is_probed_before_its_server_starts() -> None:
 
 @pytest.fixture()
 def model(tmp_path: Path) -> Path:
-    save_file({"a": np.zeros((3, 4), np.float16), "b": np.zeros(5, np.float16)},
-              str(tmp_path / "model-1.safetensors"))
+    save_file(
+        {"a": np.zeros((3, 4), np.float16), "b": np.zeros(5, np.float16)},
+        str(tmp_path / "model-1.safetensors"),
+    )
     save_file({"c": np.zeros((2, 2, 2), np.float16)}, str(tmp_path / "model-2.safetensors"))
     return tmp_path
 
@@ -63,9 +66,13 @@ def test_the_stored_size_is_used_when_the_dtype_is_the_models_own(model: Path) -
 
 
 def test_a_tied_output_projection_is_read_once(model: Path) -> None:
-    save_file({"model.embed_tokens.weight": np.zeros((10, 4), np.float16),
-               "lm_head.weight": np.zeros((10, 4), np.float16)},
-              str(model / "model-3.safetensors"))
+    save_file(
+        {
+            "model.embed_tokens.weight": np.zeros((10, 4), np.float16),
+            "lm_head.weight": np.zeros((10, 4), np.float16),
+        },
+        str(model / "model-3.safetensors"),
+    )
     assert parameter_count(model) == 25 + 80
     (model / "config.json").write_text('{"tie_word_embeddings": true}')
     assert parameter_count(model) == 25 + 40

@@ -35,12 +35,15 @@ class _ReplayedCompletions:
     async def create(self, **request: object):
         self.asked = request
         # As the client builds each server-sent event: constructed, not validated.
-        chunks = [construct_type(type_=Completion, value=json.loads(line))
-                  for line in STREAM.read_text().splitlines()]
+        chunks = [
+            construct_type(type_=Completion, value=json.loads(line))
+            for line in STREAM.read_text().splitlines()
+        ]
 
         async def replay():
             for chunk in chunks:
                 yield chunk
+
         return replay()
 
 
@@ -57,7 +60,9 @@ def test_a_merged_chunk_counts_as_all_its_tokens(monkeypatch: pytest.MonkeyPatch
     asyncio.run(stream_request(replayed, "m", record, clock_zero=0.0))
 
     assert replayed.completions.asked["stream_options"] == {
-        "include_usage": True, "continuous_usage_stats": True}
+        "include_usage": True,
+        "continuous_usage_stats": True,
+    }
     assert record.output_tokens == 10 and record.prompt_tokens == 7
     assert len(record.token_times) == record.output_tokens
     first = [t for s, t in zip(record.token_samples, record.token_times, strict=True) if s == 0]
@@ -68,16 +73,29 @@ def test_a_merged_chunk_counts_as_all_its_tokens(monkeypatch: pytest.MonkeyPatch
     assert record.end == 7.0  # the last token, not the usage chunk at 8 s
 
 
-
 def _chunk(text: str, finish: str | None = None) -> dict:
-    return {"id": "c", "object": "text_completion", "created": 0, "model": "m",
-            "choices": [{"text": text, "index": 0, "logprobs": None, "finish_reason": finish}]}
+    return {
+        "id": "c",
+        "object": "text_completion",
+        "created": 0,
+        "model": "m",
+        "choices": [{"text": text, "index": 0, "logprobs": None, "finish_reason": finish}],
+    }
 
 
 def _usage_chunk(prompt: int, completion: int) -> dict:
-    return {"id": "c", "object": "text_completion", "created": 0, "model": "m", "choices": [],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion}}
+    return {
+        "id": "c",
+        "object": "text_completion",
+        "created": 0,
+        "model": "m",
+        "choices": [],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
 
 
 def _stream(chunks: list[dict]) -> RequestRecord:
@@ -88,8 +106,12 @@ def _stream(chunks: list[dict]) -> RequestRecord:
         return httpx.Response(200, text=body, headers={"content-type": "text/event-stream"})
 
     async def go() -> RequestRecord:
-        client = AsyncOpenAI(base_url="http://fake/v1", api_key="x", max_retries=0,
-                             http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)))
+        client = AsyncOpenAI(
+            base_url="http://fake/v1",
+            api_key="x",
+            max_retries=0,
+            http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler)),
+        )
         record = RequestRecord(PlannedRequest(index=0, user=0, prompt="p", max_tokens=3))
         await stream_request(client, "m", record, clock_zero=0.0)
         await client.close()
@@ -117,8 +139,10 @@ def test_stream_with_usage_keeps_the_servers_counts():
 def test_usage_only_on_the_closing_chunk_adds_no_tokens():
     # llama-server: one chunk per token without usage, then an empty closing chunk that carries
     # the finish reason and the whole request's usage (as its 0.3.36 build streams it).
-    closing = {**_chunk("", "length"), "usage": {"prompt_tokens": 4, "completion_tokens": 3,
-                                                  "total_tokens": 7}}
+    closing = {
+        **_chunk("", "length"),
+        "usage": {"prompt_tokens": 4, "completion_tokens": 3, "total_tokens": 7},
+    }
     record = _stream([_chunk(" a"), _chunk(" b"), _chunk(" c"), closing])
     assert record.output_tokens == 3
     assert len(record.token_times) == 3

@@ -38,26 +38,39 @@ def _measure(log: list[str]):
     def measure(server: Lifecycle) -> Result:
         log.append(f"run {server.name}")
         return Result(workload=None, records=[], duration_s=1.0)
+
     return measure
 
 
 def test_kept_up_each_server_starts_once_and_they_take_turns(capsys):
     log: list[str] = []
     a, b = Lifecycle("a", log), Lifecycle("b", log, running=True)  # b left up by the page
-    made = runs_in_turn({"A": a, "B": b}, _measure(log), runs=3, keep_up=True,
-                        done={"A": [Result(None, [], 1.0)], "B": [Result(None, [], 1.0)]},
-                        warm_up=lambda server: log.append(f"warm {server.name}"))
+    made = runs_in_turn(
+        {"A": a, "B": b},
+        _measure(log),
+        runs=3,
+        keep_up=True,
+        done={"A": [Result(None, [], 1.0)], "B": [Result(None, [], 1.0)]},
+        warm_up=lambda server: log.append(f"warm {server.name}"),
+    )
     assert [len(made["A"]), len(made["B"])] == [3, 3]
     assert log == ["start a", "warm a", "run a", "run b", "run a", "run b", "stop a", "stop b"]
     assert capsys.readouterr().out.splitlines() == [  # one line a round, not one a run
-        "runs in turn so far: A 2, B 2 of 3", "runs in turn so far: A 3, B 3 of 3"]
+        "runs in turn so far: A 2, B 2 of 3",
+        "runs in turn so far: A 3, B 3 of 3",
+    ]
 
 
 def test_one_at_a_time_every_run_gets_a_fresh_start_and_the_others_stop_first():
     log: list[str] = []
     a, b = Lifecycle("a", log), Lifecycle("b", log, running=True)
-    runs_in_turn({"A": a, "B": b}, _measure(log), runs=2, keep_up=False,
-                 done={"A": [Result(None, [], 1.0)], "B": [Result(None, [], 1.0)]})
+    runs_in_turn(
+        {"A": a, "B": b},
+        _measure(log),
+        runs=2,
+        keep_up=False,
+        done={"A": [Result(None, [], 1.0)], "B": [Result(None, [], 1.0)]},
+    )
     assert log == ["stop b", "start a", "run a", "stop a", "start b", "run b", "stop b"]
 
 

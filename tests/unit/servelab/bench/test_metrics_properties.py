@@ -24,8 +24,9 @@ def runs(draw: st.DrawFn) -> list[RequestRecord]:
     """Requests sent over a run, some of one token, some failed."""
     records = []
     for index in range(draw(st.integers(0, 8))):
-        r = record(index, draw(st.floats(0.0, 10.0)), draw(st.lists(seconds, max_size=4)),
-                   draw(seconds))
+        r = record(
+            index, draw(st.floats(0.0, 10.0)), draw(st.lists(seconds, max_size=4)), draw(seconds)
+        )
         if draw(st.booleans()) and draw(st.booleans()):
             r.error = "connection reset"
         records.append(r)
@@ -70,13 +71,15 @@ def test_failed_requests_count_in_neither_goodput_nor_attainment(records, run_s,
     row, only_done = calculate(records, run_s, slo), calculate(done, run_s, slo)
     assert row["goodput_req_s"] == only_done["goodput_req_s"]
     assert row["slo_attainment"] == only_done["slo_attainment"] or (
-        math.isnan(row["slo_attainment"]) and math.isnan(only_done["slo_attainment"]))
+        math.isnan(row["slo_attainment"]) and math.isnan(only_done["slo_attainment"])
+    )
 
 
 @PROPERTY
 @given(runs(), duration)
 def test_an_slo_at_the_slowest_request_is_met_by_all_and_one_below_the_fastest_by_none(
-        records, run_s):
+    records, run_s
+):
     done = [r for r in records if r.ok]
     if not done:
         return
@@ -106,8 +109,10 @@ def chunked_runs(draw: st.DrawFn) -> list[RequestRecord]:
     """Requests whose tokens may arrive several to a chunk (a gap of 0): a first chunk that
     carries many tokens, a client that read a burst late."""
     gaps = st.lists(st.one_of(st.just(0.0), seconds), max_size=6)
-    return [record(index, draw(st.floats(0.0, 10.0)), draw(gaps), draw(seconds))
-            for index in range(draw(st.integers(0, 6)))]
+    return [
+        record(index, draw(st.floats(0.0, 10.0)), draw(gaps), draw(seconds))
+        for index in range(draw(st.integers(0, 6)))
+    ]
 
 
 @PROPERTY

@@ -10,10 +10,14 @@ from servelab.bench.options import RunOptions
 
 
 def test_the_options_are_runs_keywords_with_its_types() -> None:
-    keywords = {name: parameter.annotation
-                for name, parameter in inspect.signature(run).parameters.items()
-                if parameter.kind is inspect.Parameter.KEYWORD_ONLY}
-    options = {name: getattr(hint, "__forward_arg__", hint)  # a TypedDict keeps its strings
-               for name, hint in RunOptions.__annotations__.items()}
+    keywords = {
+        name: parameter.annotation
+        for name, parameter in inspect.signature(run).parameters.items()
+        if parameter.kind is inspect.Parameter.KEYWORD_ONLY
+    }
+    options = {
+        name: getattr(hint, "__forward_arg__", hint)  # a TypedDict keeps its strings
+        for name, hint in RunOptions.__annotations__.items()
+    }
     assert options == keywords
     assert not RunOptions.__required_keys__  # every one has run's default

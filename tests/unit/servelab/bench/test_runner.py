@@ -8,7 +8,8 @@ from servelab.bench.client import RequestRecord
 
 
 def test_a_run_without_a_bar_ends_on_the_line_a_bar_would_show(
-        records: list[RequestRecord]) -> None:
+    records: list[RequestRecord],
+) -> None:
     line = runner.final_line("closed loop", records, 2.0)
     done = sum(r.ok for r in records)
     assert line == f"closed loop: {done}/{len(records)} req in 2.0 s ({done / 2:.2f} req/s)"

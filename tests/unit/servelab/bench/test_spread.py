@@ -39,13 +39,15 @@ def test_a_range_is_written_one_way_everywhere():
     assert Spread(5.0, 4.9, 5.1, 3).with_range(unit=" ms") == "5 ms (all 3 alike)"
 
 
-@pytest.mark.parametrize(("a", "b", "below"), [
-    ([1, 2, 3], [4, 5, 6], True),     # apart
-    ([1, 2, 4], [4, 5, 6], False),    # touching: the worst of one equals the best of the other
-    ([1, 5, 3], [4, 5, 6], False),    # overlapping
-    ([1], [4, 5, 6], False),          # one value has no range to weigh
-])
+@pytest.mark.parametrize(
+    ("a", "b", "below"),
+    [
+        ([1, 2, 3], [4, 5, 6], True),  # apart
+        ([1, 2, 4], [4, 5, 6], False),  # touching: the worst of one equals the best of the other
+        ([1, 5, 3], [4, 5, 6], False),  # overlapping
+        ([1], [4, 5, 6], False),  # one value has no range to weigh
+    ],
+)
 def test_lower_only_when_the_ranges_are_apart(a, b, below):
     assert Spread.of(a).below(Spread.of(b)) is below
     assert Spread.of(b).above(Spread.of(a)) is below
-

@@ -96,7 +96,8 @@ def test_span_is_one_number_exactly_when_both_ends_round_to_it(spread, digits):
 @PROPERTY
 @given(spreads(), st.integers(0, 3), st.sampled_from(["", " ms", " tok/s"]))
 def test_with_range_starts_with_the_median_and_gives_a_range_only_for_several_runs(
-        spread, digits, unit):
+    spread, digits, unit
+):
     median = f"{spread.median:,.{digits}f}{unit}"
     text = spread.with_range(digits, unit)
     if spread.n < 2:

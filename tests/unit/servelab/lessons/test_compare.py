@@ -17,15 +17,17 @@ OVERLAPPING = Spread(160.0, 105.0, 170.0, 3)
 ONE_RUN = Spread(100.0, 100.0, 100.0, 1)
 
 
-@pytest.mark.parametrize(("a", "b", "verdict"), [
-    (FAST, SLOW, Compared.LOWER),
-    (SLOW, FAST, Compared.HIGHER),
-    (FAST, OVERLAPPING, Compared.UNTOLD),   # medians apart, ranges touching
-    (ONE_RUN, SLOW, Compared.UNTOLD),       # one value has no range to weigh
-    (FAST, FAST, Compared.ALIKE),
-])
-def test_past_the_band_only_with_the_ranges_apart(a: Spread, b: Spread,
-                                                  verdict: Compared) -> None:
+@pytest.mark.parametrize(
+    ("a", "b", "verdict"),
+    [
+        (FAST, SLOW, Compared.LOWER),
+        (SLOW, FAST, Compared.HIGHER),
+        (FAST, OVERLAPPING, Compared.UNTOLD),  # medians apart, ranges touching
+        (ONE_RUN, SLOW, Compared.UNTOLD),  # one value has no range to weigh
+        (FAST, FAST, Compared.ALIKE),
+    ],
+)
+def test_past_the_band_only_with_the_ranges_apart(a: Spread, b: Spread, verdict: Compared) -> None:
     assert compare(a, b) is verdict
 
 
@@ -58,8 +60,9 @@ def positive_spreads(draw: st.DrawFn) -> Spread:
 
 @settings(max_examples=60, deadline=None, database=None)
 @given(positive_spreads(), positive_spreads(), st.floats(1.0, 10.0), st.floats(1.0, 10.0))
-def test_a_factor_asks_more_than_the_ranges_and_weakens_as_it_falls(a: Spread, b: Spread,
-                                                                     f: float, g: float) -> None:
+def test_a_factor_asks_more_than_the_ranges_and_weakens_as_it_falls(
+    a: Spread, b: Spread, f: float, g: float
+) -> None:
     low, high = sorted((f, g))
     if compare_by(a, b, high) is Compared.LOWER:
         assert a.below(b) and b.median >= high * a.median

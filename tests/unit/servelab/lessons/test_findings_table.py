@@ -23,7 +23,8 @@ def test_a_row_short_of_a_cell_is_refused() -> None:
 
 
 def test_the_page_never_folds_a_table_however_long() -> None:
-    table = findings_table(["Item", "Figure (ms)"],
-                           [[f"item {n}", f"{n}.0 ms (1–2)"] for n in range(60)])
+    table = findings_table(
+        ["Item", "Figure (ms)"], [[f"item {n}", f"{n}.0 ms (1–2)"] for n in range(60)]
+    )
     page = f"The finding.\n\n{table}\n\nWhat follows."
     assert folded_long(page) == page

@@ -18,8 +18,11 @@ def test_prediction_is_echoed_or_its_absence_noted() -> None:
 
 def test_a_page_story_opens_with_the_prediction_then_titled_paragraphs() -> None:
     text = page_story("5x", "20×", [("One user", "Quick."), ("Many users", "Slower.")])
-    assert text.split("\n\n") == [prediction_text("5x", "20×"), "**One user.** Quick.",
-                                   "**Many users.** Slower."]
+    assert text.split("\n\n") == [
+        prediction_text("5x", "20×"),
+        "**One user.** Quick.",
+        "**Many users.** Slower.",
+    ]
 
 
 def test_a_measured_phrase_ending_in_a_full_stop_gets_one() -> None:
@@ -41,7 +44,15 @@ def test_written_numbers_are_scored_against_the_measured_figures() -> None:
 
 
 def test_each_unit_is_written_as_the_pages_write_it() -> None:
-    assert [quantity_text(value, unit) for value, unit in [
-        (10.44, Unit.TIMES), (0.95, Unit.PERCENT), (1234.5, Unit.MS), (96, Unit.TOKENS),
-        (2023.4, Unit.TOK_S), (15.8, Unit.REQ_S), (16, Unit.COUNT)]] == [
-        "10.4×", "95%", "1,234 ms", "96 tokens", "2,023 tok/s", "15.8 req/s", "16"]
+    assert [
+        quantity_text(value, unit)
+        for value, unit in [
+            (10.44, Unit.TIMES),
+            (0.95, Unit.PERCENT),
+            (1234.5, Unit.MS),
+            (96, Unit.TOKENS),
+            (2023.4, Unit.TOK_S),
+            (15.8, Unit.REQ_S),
+            (16, Unit.COUNT),
+        ]
+    ] == ["10.4×", "95%", "1,234 ms", "96 tokens", "2,023 tok/s", "15.8 req/s", "16"]

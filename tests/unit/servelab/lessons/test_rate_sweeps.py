@@ -22,25 +22,41 @@ from servelab.lessons.throughput_vs_latency.mixed_findings import MixedFindings
 from servelab.lessons.throughput_vs_latency.sweep_findings import CapsSetting
 from servelab.tables import LABELS, readable
 
-SETTING = CapsSetting(interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000,
-                  device_label="CPU X (2 cores)")
+SETTING = CapsSetting(
+    interactive_seqs=4, batch_seqs=64, ttft_slo_ms=1000, device_label="CPU X (2 cores)"
+)
 SPLIT = ("1 core (0) and 1 GiB of KV cache", "1 core (1) and 1 GiB of KV cache")
 RATES = (2.0, 8.0, 16.0)
 REQUESTS = (4, 12, 12)
 
 
-def _rates(ttft, tpot=((40, 41, 42),) * 3, out=((20, 21, 22), (60, 62, 64), (80, 82, 84)),
-           in_flight=((2, 3, 4), (6, 7, 8), (9, 10, 12)), requests=REQUESTS,
-           attainment=(1.0, 1.0, 1.0)):
+def _rates(
+    ttft,
+    tpot=((40, 41, 42),) * 3,
+    out=((20, 21, 22), (60, 62, 64), (80, 82, 84)),
+    in_flight=((2, 3, 4), (6, 7, 8), (9, 10, 12)),
+    requests=REQUESTS,
+    attainment=(1.0, 1.0, 1.0),
+):
     """A sweep's rate table from made-up runs: each argument one tuple of run values a rate
     (``requests``: one value a rate; ``attainment``: one value, or a tuple of run values)."""
-    rows = [{"repeat": repeat, "rate": rate, "requests": requests[i],
-             "ttft_ms_p99": ttft[i][repeat],
-             "tpot_ms_p50": tpot[i][repeat], "output_tok_s": out[i][repeat],
-             "slo_attainment": np.broadcast_to(attainment[i], 3)[repeat],
-             "max_in_flight": in_flight[i][repeat],
-             "goodput_req_s": rate, "waiting_max": 0.0, "offered_tok_s": rate * 5}
-            for i, rate in enumerate(RATES) for repeat in range(3)]
+    rows = [
+        {
+            "repeat": repeat,
+            "rate": rate,
+            "requests": requests[i],
+            "ttft_ms_p99": ttft[i][repeat],
+            "tpot_ms_p50": tpot[i][repeat],
+            "output_tok_s": out[i][repeat],
+            "slo_attainment": np.broadcast_to(attainment[i], 3)[repeat],
+            "max_in_flight": in_flight[i][repeat],
+            "goodput_req_s": rate,
+            "waiting_max": 0.0,
+            "offered_tok_s": rate * 5,
+        }
+        for i, rate in enumerate(RATES)
+        for repeat in range(3)
+    ]
     return tl.rate_table(pd.DataFrame(rows))
 
 
@@ -87,11 +103,16 @@ def _mixed_table(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
     """The pair (when ``split``) and two single servers: the small cap's chat p99 900 ms
     (850-950) and job 12 s (11.5-12.5), the large cap's 1,500 ms and 8 s (7.5-8.5); the pair's
     ranges are ``spread`` either side of its medians."""
+
     def row(chat, job, width_chat, width_job):
-        return {**Spread(chat, chat - width_chat, chat + width_chat, n).columns(
-            "chat_ttft_ms_p99"), **Spread(job, job - width_job, job + width_job, n).columns(
-            "batch_job_s"), "chat_tpot_ms_p50": 60.0, "chat_within_slo": 1.0,
-            "batch_output_tok_s": 50.0}
+        return {
+            **Spread(chat, chat - width_chat, chat + width_chat, n).columns("chat_ttft_ms_p99"),
+            **Spread(job, job - width_job, job + width_job, n).columns("batch_job_s"),
+            "chat_tpot_ms_p50": 60.0,
+            "chat_within_slo": 1.0,
+            "batch_output_tok_s": 50.0,
+        }
+
     rows = {PAIR: row(pair_chat, pair_job, spread * pair_chat, spread * pair_job)} if split else {}
     rows["one small"] = row(900.0, 12.0, 50.0, 0.5)
     rows["one large"] = row(1500.0, 8.0, 50.0, 0.5)
@@ -99,13 +120,15 @@ def _mixed_table(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
 
 
 def _mixed(pair_chat, pair_job, spread=0.0, n=3, split=SPLIT):
-    return MixedFindings.of(_mixed_table(pair_chat, pair_job, spread, n, split), split,
-                            "all 4 cores")
+    return MixedFindings.of(
+        _mixed_table(pair_chat, pair_job, spread, n, split), split, "all 4 cores"
+    )
 
 
 def _request(index: int, role: str, sent: float, ttft: float, tokens: int = 4) -> RequestRecord:
-    record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens,
-                                          role=role))
+    record = RequestRecord(
+        PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens, role=role)
+    )
     times = list(sent + ttft + 0.05 * np.arange(tokens))
     record.sent, record.token_times, record.token_samples = sent, times, [0] * tokens
     record.first_token, record.end, record.closed = times[0], times[-1], times[-1] + 0.001
@@ -150,13 +173,15 @@ def test_a_rate_whose_offered_tokens_exceed_the_peak_is_marked() -> None:
 
 # The sweep read in each run's steady middle (steady_figures, steady_table), the limits both caps
 # reached, and the served-rate check of Little's law.
-STEADY_SETTING = CapsSetting(interactive_seqs=4, batch_seqs=16, ttft_slo_ms=1000,
-                      device_label="CPU X (2 cores)")
+STEADY_SETTING = CapsSetting(
+    interactive_seqs=4, batch_seqs=16, ttft_slo_ms=1000, device_label="CPU X (2 cores)"
+)
 
 
 def _steady_record(index: int, sent: float, ttft: float, tokens: int = 4) -> RequestRecord:
-    record = RequestRecord(PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens,
-                                          role=Role.USER))
+    record = RequestRecord(
+        PlannedRequest(index=index, user=index, prompt="p", max_tokens=tokens, role=Role.USER)
+    )
     times = list(sent + ttft + 0.1 * np.arange(tokens))
     record.sent, record.token_times, record.token_samples = sent, times, [0] * tokens
     record.first_token, record.end, record.closed = times[0], times[-1], times[-1] + 0.001
@@ -167,10 +192,17 @@ def _steady_record(index: int, sent: float, ttft: float, tokens: int = 4) -> Req
 def _steady_run(rate: float, slow_ends: bool) -> tl.RateRun:
     """50 requests a second apart; with ``slow_ends`` the first and last five wait 5 s for
     their first token (a warm-up and a drain), the rest 0.2 s."""
-    records = [_steady_record(i, float(i), 5.0 if slow_ends and (i < 5 or i >= 45) else 0.2)
-               for i in range(50)]
-    return tl.RateRun(0, rate, 50, 4, Result(workload=None, records=records, duration_s=56.0,
-                                             slo={"ttft": 1000.0}))
+    records = [
+        _steady_record(i, float(i), 5.0 if slow_ends and (i < 5 or i >= 45) else 0.2)
+        for i in range(50)
+    ]
+    return tl.RateRun(
+        0,
+        rate,
+        50,
+        4,
+        Result(workload=None, records=records, duration_s=56.0, slo={"ttft": 1000.0}),
+    )
 
 
 def test_a_runs_figures_leave_out_its_warm_up_and_drain() -> None:
@@ -196,10 +228,22 @@ def test_the_steady_table_spreads_the_finished_rate_and_prints_it() -> None:
 
 def _steady(served: tuple[float, float], in_flight: tuple[int, int]) -> pd.DataFrame:
     """A steady table of two rates, 2 and 8 req/s, three runs each."""
-    rows = [{"repeat": repeat, "rate": rate, "requests": 50, "ttft_ms_p99": 300.0,
-             "tpot_ms_p50": 40.0 + 10 * i, "output_tok_s": 4 * served[i] + repeat,
-             "slo_attainment": 1.0, "max_in_flight": in_flight[i] + repeat,
-             tl.SERVED: served[i] + 0.1 * repeat, "goodput_req_s": rate, "waiting_max": 0.0,
-             "offered_tok_s": rate * 4}
-            for i, rate in enumerate((2.0, 8.0)) for repeat in range(3)]
+    rows = [
+        {
+            "repeat": repeat,
+            "rate": rate,
+            "requests": 50,
+            "ttft_ms_p99": 300.0,
+            "tpot_ms_p50": 40.0 + 10 * i,
+            "output_tok_s": 4 * served[i] + repeat,
+            "slo_attainment": 1.0,
+            "max_in_flight": in_flight[i] + repeat,
+            tl.SERVED: served[i] + 0.1 * repeat,
+            "goodput_req_s": rate,
+            "waiting_max": 0.0,
+            "offered_tok_s": rate * 4,
+        }
+        for i, rate in enumerate((2.0, 8.0))
+        for repeat in range(3)
+    ]
     return tl.steady_table(pd.DataFrame(rows))

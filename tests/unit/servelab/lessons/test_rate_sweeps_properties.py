@@ -27,8 +27,14 @@ class _Run:
     attainment: float
 
     def row(self) -> dict[str, float]:
-        return {"ttft_ms_p99": 500.0, "tpot_ms_p50": 40.0, "output_tok_s": 50.0,
-                "slo_attainment": self.attainment, "max_in_flight": 4.0, "waiting_max": 0.0}
+        return {
+            "ttft_ms_p99": 500.0,
+            "tpot_ms_p50": 40.0,
+            "output_tok_s": 50.0,
+            "slo_attainment": self.attainment,
+            "max_in_flight": 4.0,
+            "waiting_max": 0.0,
+        }
 
 
 @st.composite
@@ -36,8 +42,9 @@ def sweeps(draw: st.DrawFn) -> tuple[tuple[float, ...], list[list[float]]]:
     """Rising rates and, per repeat, each rate's attainment."""
     rates = tuple(sorted(draw(st.sets(st.floats(0.1, 100.0), min_size=1, max_size=4))))
     repeats = draw(st.integers(1, 3))
-    return rates, [draw(st.lists(share, min_size=len(rates), max_size=len(rates)))
-                   for _ in range(repeats)]
+    return rates, [
+        draw(st.lists(share, min_size=len(rates), max_size=len(rates))) for _ in range(repeats)
+    ]
 
 
 def _sweep(rates: tuple[float, ...], shares: list[list[float]]):
@@ -45,8 +52,9 @@ def _sweep(rates: tuple[float, ...], shares: list[list[float]]):
         return _Run(shares[seed][rates.index(rate)])
 
     with mock.patch.object(tl, "open_loop", open_loop):
-        return tl.sweep_repeated(None, rates, [8] * len(rates), len(shares), input_tokens=16,
-                                 max_tokens=5)
+        return tl.sweep_repeated(
+            None, rates, [8] * len(rates), len(shares), input_tokens=16, max_tokens=5
+        )
 
 
 @PROPERTY

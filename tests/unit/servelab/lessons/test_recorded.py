@@ -19,8 +19,10 @@ class WithFrames:
 
 
 def test_a_frame_in_a_findings_object_reads_back_with_its_index_and_values():
-    frame = pd.DataFrame({"requests": [3, 5], "share": [0.25, math.nan]},
-                         index=pd.Index(["tenant 0", "tenant 1"], name="tenant"))
+    frame = pd.DataFrame(
+        {"requests": [3, 5], "share": [0.25, math.nan]},
+        index=pd.Index(["tenant 0", "tenant 1"], name="tenant"),
+    )
     kept = json.loads(json.dumps(to_record(WithFrames("round robin", {"spread": frame}))))
     back = from_record(WithFrames, kept)
     assert back.label == "round robin"
@@ -28,8 +30,11 @@ def test_a_frame_in_a_findings_object_reads_back_with_its_index_and_values():
 
 
 def test_a_series_reads_back_with_its_name_labels_and_values():
-    row = pd.Series([12.5, math.nan, 3.0], name=("vLLM", 16),
-                    index=["output_tok_s", "ttft_s_p99", ("start", "s")])
+    row = pd.Series(
+        [12.5, math.nan, 3.0],
+        name=("vLLM", 16),
+        index=["output_tok_s", "ttft_s_p99", ("start", "s")],
+    )
     back = from_record(pd.Series, json.loads(json.dumps(to_record(row))))
     pd.testing.assert_series_equal(back, row)
 

@@ -37,9 +37,15 @@ class PaceRecord:
 
 
 def story() -> Story:
-    return Story("99-made-up", (Section("pace", pace_text),
-                                Section("plot", pace_title, title=True),
-                                Section("verdict", verdict_text)), findings_record=PaceRecord)
+    return Story(
+        "99-made-up",
+        (
+            Section("pace", pace_text),
+            Section("plot", pace_title, title=True),
+            Section("verdict", verdict_text),
+        ),
+        findings_record=PaceRecord,
+    )
 
 
 def test_a_shown_section_keeps_its_findings_for_the_snapshot(tmp_path, monkeypatch) -> None:
@@ -57,7 +63,10 @@ def test_a_shown_section_keeps_its_findings_for_the_snapshot(tmp_path, monkeypat
     assert again == made.found
     assert made.kinds() == {"pace": Pace, "prediction": str, "tokens": int}
     assert made.render(again).split("\n\n") == [
-        "a token takes 42 ms", "*Plot title:* tokens at 42 ms", "you said 40 ms of 42 ms"]
+        "a token takes 42 ms",
+        "*Plot title:* tokens at 42 ms",
+        "you said 40 ms of 42 ms",
+    ]
 
 
 def test_a_finding_never_shown_takes_its_default_in_the_render() -> None:
@@ -67,8 +76,11 @@ def test_a_finding_never_shown_takes_its_default_in_the_render() -> None:
 
 def test_a_section_the_recording_predates_says_so_in_its_place() -> None:
     made = story()
-    assert made.missing({"prediction": "40 ms"}) == {"pace": ("pace",), "plot": ("pace",),
-                                                     "verdict": ("pace",)}
+    assert made.missing({"prediction": "40 ms"}) == {
+        "pace": ("pace",),
+        "plot": ("pace",),
+        "verdict": ("pace",),
+    }
     assert made.missing({"pace": Pace(1.0)}) == {}
     pace, plot, verdict = made.render({}).split("\n\n")
     assert all("pace" in text and "ms" not in text for text in (pace, plot, verdict))
@@ -84,8 +96,11 @@ def test_an_unknown_section_a_title_shown_as_prose_or_a_name_used_twice_is_refus
     with pytest.raises(KeyError, match="'missing'"):
         made.show("missing")
     with pytest.raises(ValueError, match="used twice"):
-        Story("99-made-up", (Section("pace", pace_text), Section("pace", pace_title)),
-              findings_record=PaceRecord)
+        Story(
+            "99-made-up",
+            (Section("pace", pace_text), Section("pace", pace_title)),
+            findings_record=PaceRecord,
+        )
 
 
 def test_two_sections_typing_one_finding_apart_is_the_authors_error() -> None:
@@ -93,8 +108,11 @@ def test_two_sections_typing_one_finding_apart_is_the_authors_error() -> None:
         return f"{pace}"
 
     with pytest.raises(TypeError, match="'pace'"):
-        Story("99-made-up", (Section("pace", pace_text), Section("other", other)),
-              findings_record=PaceRecord).kinds()
+        Story(
+            "99-made-up",
+            (Section("pace", pace_text), Section("other", other)),
+            findings_record=PaceRecord,
+        ).kinds()
 
 
 def test_the_declared_stories_are_each_chapters_own() -> None:
@@ -104,8 +122,9 @@ def test_the_declared_stories_are_each_chapters_own() -> None:
 
 
 def long_text(pace: Pace) -> str:
-    return " ".join(f"Step {n} took {pace.ms:.0f} ms, as the runs before it did."
-                    for n in range(12))
+    return " ".join(
+        f"Step {n} took {pace.ms:.0f} ms, as the runs before it did." for n in range(12)
+    )
 
 
 def long_title(pace: Pace) -> str:
@@ -113,12 +132,15 @@ def long_title(pace: Pace) -> str:
 
 
 def test_a_long_passage_is_folded_where_shown_and_rendered_but_a_title_never_is(
-        monkeypatch) -> None:
+    monkeypatch,
+) -> None:
     shown: list[str] = []
     monkeypatch.setattr(IPython.display, "display", lambda markdown: shown.append(markdown.data))
-    made = Story("99-made-up", (Section("long", long_text),
-                                Section("long_title", long_title, title=True)),
-                 findings_record=PaceRecord)
+    made = Story(
+        "99-made-up",
+        (Section("long", long_text), Section("long_title", long_title, title=True)),
+        findings_record=PaceRecord,
+    )
     made.show("long", pace=Pace(40.0))
     (page,) = shown
     assert "<details>" in page and page.startswith("Step 0 took 40 ms")

@@ -20,14 +20,22 @@ def _module(path: Path) -> str:
 
 
 def _bars(path: Path) -> set[str]:
-    return {name for name in vars(importlib.import_module(_module(path)))
-            if name.isupper() and name in _assigned_and_read(path)[0]}
+    return {
+        name
+        for name in vars(importlib.import_module(_module(path)))
+        if name.isupper() and name in _assigned_and_read(path)[0]
+    }
 
 
 def _assigned_and_read(path: Path) -> tuple[set[str], set[str]]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    assigned = {target.id for node in tree.body if isinstance(node, ast.Assign)
-                for target in node.targets if isinstance(target, ast.Name)}
+    assigned = {
+        target.id
+        for node in tree.body
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     read = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
     return assigned, read
 

@@ -42,8 +42,10 @@ def test_alt_text_names_the_finding_each_panel_its_axes_and_series() -> None:
     assert "x axis concurrent users on a log scale; y axis aggregate output (tokens/s)." in text
     assert "Series: steady state; whole run." in text
     # A bar chart names its bars; a line across the axes is a reference, not a data series.
-    assert ("Right panel, per token: bars; x axis one server, two copies; "
-            "y axis time per output token (ms). Series: budget (50 ms).") in text
+    assert (
+        "Right panel, per token: bars; x axis one server, two copies; "
+        "y axis time per output token (ms). Series: budget (50 ms)."
+    ) in text
 
 
 def test_a_lone_panel_takes_its_title_as_the_heading_and_a_twin_axis_joins_it() -> None:
@@ -55,7 +57,8 @@ def test_a_lone_panel_takes_its_title_as_the_heading_and_a_twin_axis_joins_it() 
     twin.set_ylabel("requests")
     assert alt.describe(fig) == (
         "Usage climbs to 40%. Lines; x axis time (s); y axis KV cache used (%); right axis "
-        "requests. Series: KV cache used; running.")
+        "requests. Series: KV cache used; running."
+    )
 
 
 def test_series_every_panel_draws_are_named_once_in_the_key() -> None:
@@ -76,9 +79,11 @@ def test_html_carries_the_alt_escaped_and_one_copy_of_the_image() -> None:
     ax.plot([0, 1, 2], [1, 2, 3])
     ax.set(xlabel="x (s)", ylabel="y (ms)", title='The "fast" path is <2x slower')
     page = alt.figure_html(fig, "QUJD", {"width": 440.0, "height": 220})
-    assert page == ('<img src="data:image/png;base64,QUJD" alt="The &quot;fast&quot; path is '
-                    '&lt;2x slower. Lines; x axis x (s); y axis y (ms)." width="440" '
-                    'height="220"/>')
+    assert page == (
+        '<img src="data:image/png;base64,QUJD" alt="The &quot;fast&quot; path is '
+        '&lt;2x slower. Lines; x axis x (s); y axis y (ms)." width="440" '
+        'height="220"/>'
+    )
 
 
 def test_a_notebook_shows_a_figure_as_one_html_output_with_its_alt(monkeypatch) -> None:
@@ -95,8 +100,7 @@ def test_a_notebook_shows_a_figure_as_one_html_output_with_its_alt(monkeypatch) 
 
     shown = []
     monkeypatch.setattr(IPython, "get_ipython", lambda: Shell)
-    monkeypatch.setattr(IPython.display, "display",
-                        lambda bundle, raw: shown.append((bundle, raw)))
+    monkeypatch.setattr(IPython.display, "display", lambda bundle, raw: shown.append((bundle, raw)))
     fig = two_panels()
     alt.show(fig)
     ((bundle, raw),) = shown
@@ -119,10 +123,17 @@ def below_every_axes(fig: plt.Figure) -> bool:
 
 
 def test_keys_sit_below_the_data() -> None:
-    sweep = pd.DataFrame({"concurrency": [1, 2, 4], "output_tok_s": [30, 55, 90],
-                          "steady_output_tok_s": [31, 60, 100], "user_tok_s": [30, 27, 22]})
-    rows = pd.DataFrame({"sent_s": [0.0, 1.0, 2.0], "ok": [True, False, True],
-                         "latency_s": [1.0, 0.0, 1.2]})
+    sweep = pd.DataFrame(
+        {
+            "concurrency": [1, 2, 4],
+            "output_tok_s": [30, 55, 90],
+            "steady_output_tok_s": [31, 60, 100],
+            "user_tok_s": [30, 27, 22],
+        }
+    )
+    rows = pd.DataFrame(
+        {"sent_s": [0.0, 1.0, 2.0], "ok": [True, False, True], "latency_s": [1.0, 0.0, 1.2]}
+    )
     spread = pd.DataFrame({"replica 0": [3, 1], "replica 1": [1, 3]}, index=[0, 1])
     figures = [
         plots.concurrency_curves(sweep),

@@ -22,8 +22,8 @@ def test_block_table_without_sharing_interleaves_growth():
 def test_block_table_shares_only_full_prompt_blocks():
     holders = [Holder(f"s{i}", 1000 + 64, shared_tokens=1000) for i in range(4)]
     table = block_table(holders, 128)
-    assert len(table.shared) == 7                     # 1000 // 128 full blocks
-    assert table.used == 7 + 4 * 2                    # each keeps 2 of its own
+    assert len(table.shared) == 7  # 1000 // 128 full blocks
+    assert table.used == 7 + 4 * 2  # each keeps 2 of its own
     assert table.unshared == 4 * 9
     assert all(row[:7] == list(range(7)) for row in table.rows.values())
     expect = SharingExpectation(4, 1000, 64, 128)

@@ -27,8 +27,9 @@ from servelab.lessons.serving_many_users.words import batching_text
 
 def sweep(totals: dict[int, float], steady: bool = True) -> pd.DataFrame:
     """One row per concurrency; the whole-run total is a tenth below the steady one."""
-    frame = pd.DataFrame({"concurrency": list(totals),
-                          "output_tok_s": [0.9 * total for total in totals.values()]})
+    frame = pd.DataFrame(
+        {"concurrency": list(totals), "output_tok_s": [0.9 * total for total in totals.values()]}
+    )
     if steady:
         frame["steady_output_tok_s"] = list(totals.values())
     return frame
@@ -63,11 +64,14 @@ def test_a_sweep_below_32_compares_its_highest_level() -> None:
     assert found.users == 4 and found.gain == pytest.approx(3.2)
 
 
-@pytest.mark.parametrize("frame", [
-    sweep({1: 25.0, 32: 400.0}, steady=False),
-    sweep({1: 25.0, 32: 400.0}).assign(steady_output_tok_s=[np.nan, 400.0]),
-    sweep({1: 25.0, 32: 400.0}).assign(steady_output_tok_s=[25.0, np.nan]),
-])
+@pytest.mark.parametrize(
+    "frame",
+    [
+        sweep({1: 25.0, 32: 400.0}, steady=False),
+        sweep({1: 25.0, 32: 400.0}).assign(steady_output_tok_s=[np.nan, 400.0]),
+        sweep({1: 25.0, 32: 400.0}).assign(steady_output_tok_s=[25.0, np.nan]),
+    ],
+)
 def test_without_a_steady_state_at_both_ends_both_totals_are_whole_run(frame) -> None:
     found = BatchFindings.from_sweep(frame)
     assert found.basis == WHOLE_BASIS
@@ -75,8 +79,7 @@ def test_without_a_steady_state_at_both_ends_both_totals_are_whole_run(frame) ->
 
 
 def test_a_steady_state_missing_only_between_the_ends_does_not_matter() -> None:
-    frame = sweep({1: 25.0, 8: 100.0, 32: 400.0}).assign(
-        steady_output_tok_s=[25.0, np.nan, 400.0])
+    frame = sweep({1: 25.0, 8: 100.0, 32: 400.0}).assign(steady_output_tok_s=[25.0, np.nan, 400.0])
     assert BatchFindings.from_sweep(frame).basis == STEADY_BASIS
 
 
@@ -94,20 +97,22 @@ def at(gain: float, users: int = 32) -> BatchFindings:
 AS_STRONG = LESSON_STRENGTH * LESSON_GPU.gain
 
 
-@pytest.mark.parametrize(("gain", "users", "verdict"), [
-    (SHOWN_GAIN - 0.01, 32, Shown.NONE),
-    (SHOWN_GAIN, 32, Shown.WEAK),
-    (AS_STRONG - 0.1, 32, Shown.WEAK),
-    (AS_STRONG, 32, Shown.STRONG),
-    (28.0, 32, Shown.STRONG),
-    # The lesson's bar scales with the streams measured: at 4, a gain of 1.875.
-    (1.8, 4, Shown.WEAK),
-    (1.9, 4, Shown.STRONG),
-    # Per stream as strong as the lesson, yet too small a gain to tell from noise.
-    (1.4, 2, Shown.NONE),
-])
-def test_each_verdict_on_either_side_of_its_bar(gain: float, users: int,
-                                                verdict: Shown) -> None:
+@pytest.mark.parametrize(
+    ("gain", "users", "verdict"),
+    [
+        (SHOWN_GAIN - 0.01, 32, Shown.NONE),
+        (SHOWN_GAIN, 32, Shown.WEAK),
+        (AS_STRONG - 0.1, 32, Shown.WEAK),
+        (AS_STRONG, 32, Shown.STRONG),
+        (28.0, 32, Shown.STRONG),
+        # The lesson's bar scales with the streams measured: at 4, a gain of 1.875.
+        (1.8, 4, Shown.WEAK),
+        (1.9, 4, Shown.STRONG),
+        # Per stream as strong as the lesson, yet too small a gain to tell from noise.
+        (1.4, 2, Shown.NONE),
+    ],
+)
+def test_each_verdict_on_either_side_of_its_bar(gain: float, users: int, verdict: Shown) -> None:
     found = at(gain, users)
     assert found.verdict is verdict
     assert found.shown is (verdict is not Shown.NONE)
@@ -136,13 +141,18 @@ class _Run:
         self.steady = steady
 
     def row(self) -> dict[str, float | str]:
-        return {"workload": "closed loop", "status": "4/4 ok", "output_tok_s": 0.9 * self.steady,
-                "steady_output_tok_s": self.steady}
+        return {
+            "workload": "closed loop",
+            "status": "4/4 ok",
+            "output_tok_s": 0.9 * self.steady,
+            "steady_output_tok_s": self.steady,
+        }
 
 
 def repeated(single: list[float], crowd: list[float]) -> BatchFindings:
-    table = sweep_table({1: [_Run(value) for value in single],
-                         32: [_Run(value) for value in crowd]})
+    table = sweep_table(
+        {1: [_Run(value) for value in single], 32: [_Run(value) for value in crowd]}
+    )
     return BatchFindings.from_sweep(table)
 
 
@@ -175,4 +185,5 @@ def test_a_shortfall_the_ranges_still_cover_is_not_called_short() -> None:
     assert "55.8×" in scaling_text(wide, smoke=False)
     assert "55.8×" not in scaling_text(tight, smoke=False)
     assert scaling_text(wide, smoke=False) != scaling_text(tight, smoke=False).replace(
-        "24–27", "5–22")
+        "24–27", "5–22"
+    )

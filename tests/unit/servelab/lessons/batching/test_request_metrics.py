@@ -17,7 +17,8 @@ def test_one_requests_times_are_its_first_token_gaps_and_their_spread():
     assert timing.tpot_s == pytest.approx(0.4 / 3)  # 400 ms over the 3 tokens after the first
     assert (timing.ttft_ms, timing.e2e_ms, timing.tpot_ms) == pytest.approx((200, 600, 400 / 3))
     assert (timing.median_gap_ms, timing.longest_gap_ms) == pytest.approx(
-        (1000 * timing.median_gap_s, 1000 * timing.longest_gap_s))
+        (1000 * timing.median_gap_s, 1000 * timing.longest_gap_s)
+    )
     assert (timing.tokens_after_first, timing.gap_count) == (3, 3)
     assert (timing.median_gap_s, timing.longest_gap_s) == pytest.approx((0.05, 0.3))
     table = timing.arrivals(shown=3)
@@ -29,15 +30,22 @@ def test_one_requests_times_are_its_first_token_gaps_and_their_spread():
         RequestTiming.of(record(0, 0.0, [], ttft=0.1))
 
 
-@pytest.mark.parametrize(("n", "lower", "share", "top"), [
-    (24, 23, 0.77, True),    # 0.99 x 23 = 22.77: between the two largest
-    (300, 297, 0.01, False),  # 0.99 x 299 = 296.01: two values above
-    (2, 1, 0.99, True),
-])
+@pytest.mark.parametrize(
+    ("n", "lower", "share", "top"),
+    [
+        (24, 23, 0.77, True),  # 0.99 x 23 = 22.77: between the two largest
+        (300, 297, 0.01, False),  # 0.99 x 299 = 296.01: two values above
+        (2, 1, 0.99, True),
+    ],
+)
 def test_a_p99_of_few_requests_sits_between_the_largest_values(n, lower, share, top):
     reach = PercentileReach(99, n)
-    assert (reach.lower, reach.upper, reach.above, reach.at_the_top) == (lower, lower + 1,
-                                                                         n - lower, top)
+    assert (reach.lower, reach.upper, reach.above, reach.at_the_top) == (
+        lower,
+        lower + 1,
+        n - lower,
+        top,
+    )
     assert reach.share == pytest.approx(share)
     with pytest.raises(ValueError):
         PercentileReach(99, 1)

@@ -24,8 +24,14 @@ def test_a_published_device_gives_the_read_the_arithmetic_and_the_kv_reads() -> 
     kv_per_token = 2 * 36 * 8 * 128 * 2
     expected = 1000 * 2 * 8.2e9 / 65e12 + kv_per_token * 256 / 320e9 * 1000
     assert t4.per_sequence_ms == pytest.approx(expected)
-    inputs = StepInputs(weight_bytes=2e8, parameters=1e8, bandwidth_gb_s=10.0,
-                        flops_per_s=2e11, kv_bytes_per_token=1e4, context_tokens=500)
+    inputs = StepInputs(
+        weight_bytes=2e8,
+        parameters=1e8,
+        bandwidth_gb_s=10.0,
+        flops_per_s=2e11,
+        kv_bytes_per_token=1e4,
+        context_tokens=500,
+    )
     here = Roofline.of("cpu", "m", inputs, 16, "measured")
     assert (here.weight_read_ms, here.per_sequence_ms) == pytest.approx((20.0, 1.5))
 
@@ -47,8 +53,7 @@ LESSON_ROWS = [(0.2, Placed.INSIDE), (2.0, Placed.ABOVE), (0.01, Placed.BELOW)]
 
 
 @pytest.mark.parametrize(("per_sequence_ms", "where"), LESSON_ROWS)
-def test_the_lessons_gain_is_placed_against_its_row(per_sequence_ms: float,
-                                                    where: Placed) -> None:
+def test_the_lessons_gain_is_placed_against_its_row(per_sequence_ms: float, where: Placed) -> None:
     row = _row(per_sequence_ms=per_sequence_ms)
     assert row.placed(LESSON_GPU.gain) is where
     text = prediction_window_text(_row(), row)
@@ -61,19 +66,34 @@ def test_the_lessons_gain_is_placed_against_its_row(per_sequence_ms: float,
 
 # At 10 GB/s: 100 MB of weights read in 10 ms; 100 M parameters at 2 TFLOP/s cost 0.1 ms of
 # arithmetic per sequence; 1 KB a token over 1,000 tokens read in 0.1 ms: the row of ``_row()``.
-INPUTS = StepInputs(weight_bytes=1e8, parameters=1e8, bandwidth_gb_s=10.0, flops_per_s=2e12,
-                    kv_bytes_per_token=1e3, context_tokens=1000)
+INPUTS = StepInputs(
+    weight_bytes=1e8,
+    parameters=1e8,
+    bandwidth_gb_s=10.0,
+    flops_per_s=2e12,
+    kv_bytes_per_token=1e3,
+    context_tokens=1000,
+)
 
 
-def _window(measured: float, fixed_ms: float = 15.0, per_sequence_ms: float = 0.3,
-            r_squared: float = 0.99,
-            bounds: tuple[float, float] | None = None) -> EngineWindow:
+def _window(
+    measured: float,
+    fixed_ms: float = 15.0,
+    per_sequence_ms: float = 0.3,
+    r_squared: float = 0.99,
+    bounds: tuple[float, float] | None = None,
+) -> EngineWindow:
     """The window of ``_row()`` and a step split as ``fixed_ms`` + ``per_sequence_ms`` × B: by
     default the engine adds 5 ms (+50%) to the shared part and 0.1 ms (+50%) to each
     sequence's."""
     cost = StepCost.of(StepFit(fixed_ms, per_sequence_ms, r_squared), [1, 4, 16, 32], INPUTS)
-    return EngineWindow(Roofline.of("device", "model", INPUTS, 32, "stated"), cost, measured,
-                        bounds, tuple(published_rooflines(32)))
+    return EngineWindow(
+        Roofline.of("device", "model", INPUTS, 32, "stated"),
+        cost,
+        measured,
+        bounds,
+        tuple(published_rooflines(32)),
+    )
 
 
 def test_the_window_check_reads_the_split_of_this_device() -> None:
@@ -85,14 +105,18 @@ def test_the_window_check_reads_the_split_of_this_device() -> None:
     assert window.place is Placed.INSIDE
 
 
-@pytest.mark.parametrize(("fixed_ms", "per_sequence_ms", "step", "sequence"), [
-    (15.0, 0.3, False, False),   # +50% and +50%
-    (35.0, 0.3, True, False),    # +250% on the shared part
-    (15.0, 0.7, False, True),    # +250% on each sequence's
-    (35.0, 0.7, True, True),     # both
-])
+@pytest.mark.parametrize(
+    ("fixed_ms", "per_sequence_ms", "step", "sequence"),
+    [
+        (15.0, 0.3, False, False),  # +50% and +50%
+        (35.0, 0.3, True, False),  # +250% on the shared part
+        (15.0, 0.7, False, True),  # +250% on each sequence's
+        (35.0, 0.7, True, True),  # both
+    ],
+)
 def test_the_engine_is_beyond_the_assumption_where_either_share_passes_it(
-        fixed_ms: float, per_sequence_ms: float, step: bool, sequence: bool) -> None:
+    fixed_ms: float, per_sequence_ms: float, step: bool, sequence: bool
+) -> None:
     window = _window(17.0, fixed_ms, per_sequence_ms)
     assert (window.step_beyond, window.sequence_beyond) == (step, sequence)
     assert window.beyond is (step or sequence)
@@ -100,8 +124,10 @@ def test_the_engine_is_beyond_the_assumption_where_either_share_passes_it(
     assert f"**+{window.cost.step_overhead_share:.0%}**" in text
     assert f"**+{window.cost.sequence_overhead_share:.0%}**" in text
     assert f"+{OVERHEAD_UP_TO:.0%}" in text
-    said = {window_check_text(_window(17.0, *parts)) for parts in
-            [(15.0, 0.3), (35.0, 0.3), (15.0, 0.7), (35.0, 0.7)]}
+    said = {
+        window_check_text(_window(17.0, *parts))
+        for parts in [(15.0, 0.3), (35.0, 0.3), (15.0, 0.7), (35.0, 0.7)]
+    }
     assert len(said) == 4  # each verdict says something of its own
 
 
@@ -124,10 +150,12 @@ def test_a_fit_that_cannot_split_measures_no_engine_share() -> None:
     assert "**17.0×**" in text
 
 
-@pytest.mark.parametrize(("measured", "where"), [
-    (17.0, Placed.INSIDE), (5.0, Placed.BELOW), (30.0, Placed.ABOVE)])
-def test_the_measured_gain_is_placed_against_this_machines_window(measured: float,
-                                                                 where: Placed) -> None:
+@pytest.mark.parametrize(
+    ("measured", "where"), [(17.0, Placed.INSIDE), (5.0, Placed.BELOW), (30.0, Placed.ABOVE)]
+)
+def test_the_measured_gain_is_placed_against_this_machines_window(
+    measured: float, where: Placed
+) -> None:
     window = _window(measured)
     assert window.place is where
     text = window_check_text(window)
@@ -136,13 +164,17 @@ def test_the_measured_gain_is_placed_against_this_machines_window(measured: floa
     assert len(said) == 3
 
 
-@pytest.mark.parametrize(("bounds", "placed"), [
-    (None, True),            # one sweep: the median alone places it
-    ((25.0, 40.0), True),    # every pairing of the sweeps above the window too
-    ((12.0, 40.0), False),   # the ranges reach into the window
-])
+@pytest.mark.parametrize(
+    ("bounds", "placed"),
+    [
+        (None, True),  # one sweep: the median alone places it
+        ((25.0, 40.0), True),  # every pairing of the sweeps above the window too
+        ((12.0, 40.0), False),  # the ranges reach into the window
+    ],
+)
 def test_the_gain_is_placed_only_where_the_sweeps_ranges_agree(
-        bounds: tuple[float, float] | None, placed: bool) -> None:
+    bounds: tuple[float, float] | None, placed: bool
+) -> None:
     here = _row()
     assert here.placed(30.0) is Placed.ABOVE
     assert (here.placed_within(30.0, bounds) is Placed.ABOVE) is placed

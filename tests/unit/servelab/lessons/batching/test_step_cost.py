@@ -28,13 +28,25 @@ from servelab.lessons.batching.steps import StepFit, gain_at, ratio_gain
 BATCHES = [1, 2, 4, 8, 16, 32, 32]
 
 
-def _cost(fixed: float, per_sequence: float, *, weight_mb: float = 200.0,
-          gflops: float = 200.0, kv_kb: float = 10.0, batches=BATCHES) -> StepCost:
+def _cost(
+    fixed: float,
+    per_sequence: float,
+    *,
+    weight_mb: float = 200.0,
+    gflops: float = 200.0,
+    kv_kb: float = 10.0,
+    batches=BATCHES,
+) -> StepCost:
     """At 10 GB/s: 200 MB of weights read in 20 ms; 100 M parameters at 200 GFLOP/s cost 1 ms
     of arithmetic per sequence; 10 KB a token over 500 tokens of context read in 0.5 ms."""
-    inputs = StepInputs(weight_bytes=weight_mb * 1e6, parameters=100e6, bandwidth_gb_s=10.0,
-                        flops_per_s=gflops * 1e9, kv_bytes_per_token=kv_kb * 1e3,
-                        context_tokens=500)
+    inputs = StepInputs(
+        weight_bytes=weight_mb * 1e6,
+        parameters=100e6,
+        bandwidth_gb_s=10.0,
+        flops_per_s=gflops * 1e9,
+        kv_bytes_per_token=kv_kb * 1e3,
+        context_tokens=500,
+    )
     return StepCost.of(StepFit(fixed, per_sequence, 0.99), batches, inputs)
 
 
@@ -54,16 +66,19 @@ def test_the_parts_come_from_the_device_the_model_and_the_fit() -> None:
     assert table["32 sequences (ms)"].sum() == pytest.approx(cost.fit.at(32))
 
 
-@pytest.mark.parametrize(("fixed", "per_sequence", "kv_kb", "gflops", "regime"), [
-    (25.0, 0.12, 1.0, 2000.0, Regime.BANDWIDTH),        # the read (20 ms) outweighs the rest
-    (80.0, 0.12, 1.0, 2000.0, Regime.FIXED_COST),       # 60 ms of fixed work beside the read
-    (20.0, 1.1, 1.0, 200.0, Regime.COMPUTE),            # 32 ms of arithmetic at 32
-    (20.0, 3.0, 60.0, 200.0, Regime.KV_READS),          # 3 ms of KV reads a sequence
-    (20.0, 4.0, 1.0, 200.0, Regime.SEQUENCE_OVERHEAD),  # 2.95 ms a sequence beyond the rest
-])
-def test_the_regime_is_the_largest_part_at_the_top_batch(fixed: float, per_sequence: float,
-                                                         kv_kb: float, gflops: float,
-                                                         regime: Regime) -> None:
+@pytest.mark.parametrize(
+    ("fixed", "per_sequence", "kv_kb", "gflops", "regime"),
+    [
+        (25.0, 0.12, 1.0, 2000.0, Regime.BANDWIDTH),  # the read (20 ms) outweighs the rest
+        (80.0, 0.12, 1.0, 2000.0, Regime.FIXED_COST),  # 60 ms of fixed work beside the read
+        (20.0, 1.1, 1.0, 200.0, Regime.COMPUTE),  # 32 ms of arithmetic at 32
+        (20.0, 3.0, 60.0, 200.0, Regime.KV_READS),  # 3 ms of KV reads a sequence
+        (20.0, 4.0, 1.0, 200.0, Regime.SEQUENCE_OVERHEAD),  # 2.95 ms a sequence beyond the rest
+    ],
+)
+def test_the_regime_is_the_largest_part_at_the_top_batch(
+    fixed: float, per_sequence: float, kv_kb: float, gflops: float, regime: Regime
+) -> None:
     cost = _cost(fixed, per_sequence, kv_kb=kv_kb, gflops=gflops)
     assert cost.regime is regime
     text = regime_text(cost)
@@ -93,7 +108,8 @@ def test_the_gain_formula_matches_the_fit() -> None:
     assert gain_at(fit, 1) == pytest.approx(1.0)
     assert gain_at(fit, 32) == pytest.approx(12.92, abs=0.01)
     assert fit.ratio == pytest.approx(0.05) and ratio_gain(32, fit.ratio) == pytest.approx(
-        gain_at(fit, 32))
+        gain_at(fit, 32)
+    )
 
 
 def test_the_lessons_figures_imply_a_step_fit() -> None:
@@ -103,8 +119,9 @@ def test_the_lessons_figures_imply_a_step_fit() -> None:
     assert lesson.ratio == pytest.approx(0.0197, abs=1e-4)
     assert gain_at(StepFit(lesson.fixed_ms, lesson.per_sequence_ms, 1.0), 32) == pytest.approx(20)
     assert lesson.gain == pytest.approx(20)
-    other = LessonStep.of(BatchGain(users=8, single_total=50.0, top_total=200.0,
-                                    single_each=50.0, top_each=25.0))
+    other = LessonStep.of(
+        BatchGain(users=8, single_total=50.0, top_total=200.0, single_each=50.0, top_each=25.0)
+    )
     assert other.users == 8 and other.fixed_ms + 8 * other.per_sequence_ms == pytest.approx(40)
 
 
@@ -112,8 +129,13 @@ def _totals(fixed: float, per_sequence: float, wobble: float = 0.0) -> dict[int,
     """Steady totals of three passes whose step times lie on a line, the middle pass's
     per-sequence part raised by ``wobble``."""
     levels = [1, 4, 16, 32]
-    return {level: [1000.0 * level / (fixed + (per_sequence + extra) * level)
-                     for extra in (0.0, wobble, 0.0)] for level in levels}
+    return {
+        level: [
+            1000.0 * level / (fixed + (per_sequence + extra) * level)
+            for extra in (0.0, wobble, 0.0)
+        ]
+        for level in levels
+    }
 
 
 def test_the_gain_check_fits_each_pass_and_compares_ranges() -> None:
@@ -131,11 +153,14 @@ def test_the_gain_check_fits_each_pass_and_compares_ranges() -> None:
 def test_the_gain_check_disagrees_when_the_ranges_are_apart() -> None:
     check = GainCheck.of(_totals(38.3, 1.915, wobble=0.01), 32)
     assert check is not None
-    bent = GainCheck(32, predicted=check.predicted, measured=type(check.measured)(
-        20.0, 19.0, 21.0, 3), ratio=check.ratio)
+    bent = GainCheck(
+        32,
+        predicted=check.predicted,
+        measured=type(check.measured)(20.0, 19.0, 21.0, 3),
+        ratio=check.ratio,
+    )
     assert not bent.agrees
-    assert "**20.0×**" in gain_text(GainFindings(bent, StepFit(38.3, 1.915, 1.0),
-                                                 LessonStep.of()))
+    assert "**20.0×**" in gain_text(GainFindings(bent, StepFit(38.3, 1.915, 1.0), LessonStep.of()))
     found = GainFindings(bent, StepFit(30.6, 1.62, 0.98), LessonStep.of(), single_step_ms=36.1)
     assert found.single_above_line and found.line_single_ms == pytest.approx(32.22)
     words = gain_text(found)
@@ -174,8 +199,9 @@ def test_this_device_is_set_beside_the_lessons_ratio(per_sequence: float) -> Non
     assert text.rsplit("Per sequence", 1)[1] != gain_text(other).rsplit("Per sequence", 1)[1]
 
 
-@pytest.mark.parametrize("fit", [StepFit(92.9, -0.46, 0.08), StepFit(40.0, 0.5, 0.3),
-                                 StepFit(-2.0, 3.0, 0.99)])
+@pytest.mark.parametrize(
+    "fit", [StepFit(92.9, -0.46, 0.08), StepFit(40.0, 0.5, 0.3), StepFit(-2.0, 3.0, 0.99)]
+)
 def test_a_fit_that_cannot_split_a_step_names_no_regime_and_no_ratio(fit: StepFit) -> None:
     """A disturbed sweep once gave -0.46 ms per sequence at R² 0.08, and the page then said
     'r = -0.005', 'fixed-cost-bound' and 'the formula accounts for the measured gain'."""

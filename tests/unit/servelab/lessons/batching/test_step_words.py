@@ -36,10 +36,12 @@ def test_each_part_is_a_share_of_all_the_parts() -> None:
     assert len(shares) == 2 and all(0 < share <= 100 for share in shares)
 
 
-@pytest.mark.parametrize(("fixed", "binds", "in_sweep"), [
-    (30.0, 30, True), (80.0, 80, False), (15.0, 20, True)])
+@pytest.mark.parametrize(
+    ("fixed", "binds", "in_sweep"), [(30.0, 30, True), (80.0, 80, False), (15.0, 20, True)]
+)
 def test_the_bind_text_says_where_the_arithmetic_binds_and_if_the_sweep_got_there(
-        fixed: float, binds: int, in_sweep: bool) -> None:
+    fixed: float, binds: int, in_sweep: bool
+) -> None:
     cost = _cost(fixed, 2.0)
     assert cost.arithmetic_binds_in_sweep is in_sweep
     text = arithmetic_bind_text(cost)
@@ -56,8 +58,7 @@ def test_the_published_rows_carry_the_measured_engine_shares() -> None:
     window = _window(17.0, 35.0, 0.7)  # +250% on each part
     t4, a100 = window.published
     for row in (t4, a100):
-        expected = gain_at(StepFit(row.weight_read_ms * 3.5, row.per_sequence_ms * 3.5, 1.0),
-                           32)
+        expected = gain_at(StepFit(row.weight_read_ms * 3.5, row.per_sequence_ms * 3.5, 1.0), 32)
         assert window.carried_gain(row) == pytest.approx(expected)
     text = engine_rows_text(window)
     for row in (t4, a100):

@@ -27,11 +27,14 @@ def many(total: float, users: int) -> dict[str, float]:
     return {"steady_output_tok_s": total, "steady_user_tok_s": total / users}
 
 
-@pytest.mark.parametrize(("total", "smoke", "shown", "gain"), [
-    (400.0, False, True, "**16.0-fold**"),
-    (30.0, True, False, "1.2-fold"),
-    (30.0, False, False, "1.2-fold"),
-])
+@pytest.mark.parametrize(
+    ("total", "smoke", "shown", "gain"),
+    [
+        (400.0, False, True, "**16.0-fold**"),
+        (30.0, True, False, "1.2-fold"),
+        (30.0, False, False, "1.2-fold"),
+    ],
+)
 def test_crowd_text_branches(total: float, smoke: bool, shown: bool, gain: str) -> None:
     found = BatchFindings.from_sweep(two_level_sweep(ONE, many(total, 16), 16))
     assert found.shown is shown and not found.within_noise
@@ -63,8 +66,9 @@ def test_step_times_and_fit_recover_a_line() -> None:
 
 
 @pytest.mark.parametrize(("per_seq", "agrees"), [(1.5, True), (5.0, False)])
-def test_intensity_compares_the_fitted_cost_with_the_arithmetic(per_seq: float,
-                                                                agrees: bool) -> None:
+def test_intensity_compares_the_fitted_cost_with_the_arithmetic(
+    per_seq: float, agrees: bool
+) -> None:
     # 200 GFLOP/s, 10 GB/s, 200 MB of weights in 100 M parameters of 2 bytes: the arithmetic of
     # one sequence takes 1 ms, one read of the weights 20 ms; balance 20, 20 sequences on paper.
     found = Intensity.of(200e9, 10.0, 200e6, 100e6, StepFit(40.0, per_seq, 1))
@@ -84,14 +88,24 @@ def test_crowd_text_words_the_record_it_is_given() -> None:
     assert "| 25 |" in text and "| 400 |" in text and "| 25.0 |" in text
     assert "kept **100%**" in text and "**16.0-fold**" in text
     # A record whose numbers differ from the rows it came from is worded as it stands.
-    other = BatchFindings(users=8, single_total=10.0, top_total=60.0, single_each=10.0,
-                          top_each=7.5, basis="over the whole run")
+    other = BatchFindings(
+        users=8,
+        single_total=10.0,
+        top_total=60.0,
+        single_each=10.0,
+        top_each=7.5,
+        basis="over the whole run",
+    )
     text = words.crowd_text(other, smoke=False)
     assert "**8** users" in text and "**6.0-fold**" in text and "kept **75%**" in text
 
 
-SCALING = [(500.0, False, Shown.STRONG), (200.0, False, Shown.WEAK), (30.0, True, Shown.NONE),
-           (30.0, False, Shown.NONE)]
+SCALING = [
+    (500.0, False, Shown.STRONG),
+    (200.0, False, Shown.WEAK),
+    (30.0, True, Shown.NONE),
+    (30.0, False, Shown.NONE),
+]
 
 
 def _scaling(total: float, smoke: bool) -> str:
@@ -118,10 +132,14 @@ def test_the_lessons_figures_stand_beside_this_run() -> None:
     assert table[""].iloc[1] == "32 streams, total (tok/s)"
 
 
-WAVES = [(40.0, False, Shown.STRONG), (20.0, False, Shown.WEAK), (16.0, True, Shown.NONE),
-         (16.0, False, Shown.NONE),
-         (16.7, False, Shown.NONE),    # 1.04x, the ranges just apart
-         (15.0, False, Shown.NONE)]
+WAVES = [
+    (40.0, False, Shown.STRONG),
+    (20.0, False, Shown.WEAK),
+    (16.0, True, Shown.NONE),
+    (16.0, False, Shown.NONE),
+    (16.7, False, Shown.NONE),  # 1.04x, the ranges just apart
+    (15.0, False, Shown.NONE),
+]
 
 
 @pytest.mark.parametrize(("static_s", "smoke", "verdict"), WAVES)
@@ -171,8 +189,9 @@ def test_waves_text_weighs_idle_slots_by_what_a_step_costs() -> None:
 
 
 @pytest.mark.parametrize(("tail_share", "mostly"), [(0.9, True), (0.4, False), (None, None)])
-def test_waves_text_says_where_the_continuous_idle_time_was(tail_share: float | None,
-                                                            mostly: bool | None) -> None:
+def test_waves_text_says_where_the_continuous_idle_time_was(
+    tail_share: float | None, mostly: bool | None
+) -> None:
     found = _waves(40.0, idle_continuous=0.3, tail_share=tail_share)
     assert found.tail_mostly is mostly
     text = words.waves_text(found, smoke=False)
@@ -180,13 +199,17 @@ def test_waves_text_says_where_the_continuous_idle_time_was(tail_share: float | 
     assert text.endswith(tail) and (tail == "") is (tail_share is None)
     assert tail_share is None or f" {tail_share:.0%} of" in tail
     assert words.tail_text(_waves(40.0, idle_continuous=0.3, tail_share=0.9)) != (
-        words.tail_text(_waves(40.0, idle_continuous=0.3, tail_share=0.4)).replace("40%", "90%"))
+        words.tail_text(_waves(40.0, idle_continuous=0.3, tail_share=0.4)).replace("40%", "90%")
+    )
 
 
-@pytest.mark.parametrize(("single", "near"), [
-    (18.6, True),    # 50% of the 37 tok/s ceiling: CEILING_NEAR
-    (18.4, False),
-])
+@pytest.mark.parametrize(
+    ("single", "near"),
+    [
+        (18.6, True),  # 50% of the 37 tok/s ceiling: CEILING_NEAR
+        (18.4, False),
+    ],
+)
 def test_ceiling_text_branches(single: float, near: bool) -> None:
     found = CeilingFindings.of(bandwidth.Ceiling(10.0, 270_000_000, single))
     assert found.near is near
@@ -207,19 +230,25 @@ def test_intensity_has_nothing_to_compare_where_the_fit_cannot_split() -> None:
 
 
 def _spread_row(total: float, low: float, high: float, users: int) -> dict[str, float]:
-    return {"steady_output_tok_s": total, "steady_output_tok_s_low": low,
-            "steady_output_tok_s_high": high, "steady_output_tok_s_n": 3,
-            "steady_user_tok_s": total / users}
+    return {
+        "steady_output_tok_s": total,
+        "steady_output_tok_s_low": low,
+        "steady_output_tok_s_high": high,
+        "steady_output_tok_s_n": 3,
+        "steady_user_tok_s": total / users,
+    }
 
 
 def test_crowd_text_cannot_tell_what_each_user_kept_where_the_ranges_allow_no_loss() -> None:
     """A review read 'each user kept 78%' where the runs allowed 48-107%."""
-    found = BatchFindings.from_sweep(two_level_sweep(_spread_row(25.0, 20.0, 30.0, 1),
-                                                     _spread_row(310.0, 240.0, 400.0, 16), 16))
+    found = BatchFindings.from_sweep(
+        two_level_sweep(_spread_row(25.0, 20.0, 30.0, 1), _spread_row(310.0, 240.0, 400.0, 16), 16)
+    )
     assert found.kept_bounds == pytest.approx((240 / 16 / 30, 400 / 16 / 20))
     assert found.shown and found.kept_untold
     text = words.crowd_text(found, smoke=False)
     assert "50% to 125%" in text and "kept **" not in text
-    tight = BatchFindings.from_sweep(two_level_sweep(_spread_row(25.0, 24.0, 26.0, 1),
-                                                     _spread_row(310.0, 300.0, 320.0, 16), 16))
+    tight = BatchFindings.from_sweep(
+        two_level_sweep(_spread_row(25.0, 24.0, 26.0, 1), _spread_row(310.0, 300.0, 320.0, 16), 16)
+    )
     assert not tight.kept_untold and "kept **78%**" in words.crowd_text(tight, smoke=False)

@@ -14,9 +14,11 @@ def test_the_shares_raise_the_datasheet_step_to_the_stated_one(end: int) -> None
     t4 = published_rooflines(users=1)[0]
     step = t4.with_engine(*t4_engine_shares(end))
     assert step.fixed_ms == pytest.approx(
-        t4.weight_read_ms * (1 + OVERHEAD_UP_TO) * ENGINE_SHARED[end])
+        t4.weight_read_ms * (1 + OVERHEAD_UP_TO) * ENGINE_SHARED[end]
+    )
     assert step.per_sequence_ms == pytest.approx(
-        t4.per_sequence_ms * (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[end])
+        t4.per_sequence_ms * (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[end]
+    )
 
 
 def test_the_high_end_is_the_slower_step() -> None:

@@ -14,29 +14,46 @@ from servelab.lessons.capacity_plan.words import VERDICT_WORDS, check_text
 from tests.unit.servelab.lessons.capacity_plan.test_plan import plan
 
 
-def _runs(below: list[float], above: list[float], served: list[float],
-          first_token: float = 1.0, pace_ms: float = 40.0) -> pd.DataFrame:
+def _runs(
+    below: list[float],
+    above: list[float],
+    served: list[float],
+    first_token: float = 1.0,
+    pace_ms: float = 40.0,
+) -> pd.DataFrame:
     """Runs' middles at 1 and 3 req/s: ``below`` and ``above`` within both targets, every run
     within the first token's target at ``first_token`` and within the pace's as it met both."""
+
     def row(rate: float, share: float, waiting: float, finished: float) -> dict[str, float]:
-        return {"rate": rate, "slo_attainment_mid": share, "waiting_max": waiting,
-                "request_per_s_mid": finished, "slo_attainment_mid_ttft": first_token,
-                "slo_attainment_mid_tpot": share, "tpot_ms_p50": pace_ms}
+        return {
+            "rate": rate,
+            "slo_attainment_mid": share,
+            "waiting_max": waiting,
+            "request_per_s_mid": finished,
+            "slo_attainment_mid_ttft": first_token,
+            "slo_attainment_mid_tpot": share,
+            "tpot_ms_p50": pace_ms,
+        }
 
-    return pd.DataFrame([row(1.0, share, 0.0, 1.0) for share in below]
-                        + [row(3.0, share, 40.0, rate)
-                           for share, rate in zip(above, served, strict=True)])
+    return pd.DataFrame(
+        [row(1.0, share, 0.0, 1.0) for share in below]
+        + [row(3.0, share, 40.0, rate) for share, rate in zip(above, served, strict=True)]
+    )
 
 
-@pytest.mark.parametrize(("below", "above", "verdict"), [
-    ([0.95, 1.0], [0.2, 0.4], PlanVerdict.HELD),
-    ([0.95, 1.0], [0.92, 0.97], PlanVerdict.CONSERVATIVE),
-    ([0.5, 0.8], [0.1, 0.2], PlanVerdict.OPTIMISTIC),
-    ([0.85, 0.95], [0.1, 0.2], PlanVerdict.UNTOLD),
-    ([0.95, 1.0], [0.5, 0.95], PlanVerdict.UNTOLD),
-])
-def test_the_verdict_follows_every_runs_share(below: list[float], above: list[float],
-                                              verdict: PlanVerdict) -> None:
+@pytest.mark.parametrize(
+    ("below", "above", "verdict"),
+    [
+        ([0.95, 1.0], [0.2, 0.4], PlanVerdict.HELD),
+        ([0.95, 1.0], [0.92, 0.97], PlanVerdict.CONSERVATIVE),
+        ([0.5, 0.8], [0.1, 0.2], PlanVerdict.OPTIMISTIC),
+        ([0.85, 0.95], [0.1, 0.2], PlanVerdict.UNTOLD),
+        ([0.95, 1.0], [0.5, 0.95], PlanVerdict.UNTOLD),
+    ],
+)
+def test_the_verdict_follows_every_runs_share(
+    below: list[float], above: list[float], verdict: PlanVerdict
+) -> None:
     check = PlanCheck.of(plan(), _runs(below, above, [2.0, 2.2]))
     assert check.verdict is verdict
     assert VERDICT_WORDS[verdict] in check_text(check)
@@ -90,7 +107,8 @@ def test_the_planned_knee_is_checked_only_against_a_server_that_fell_behind() ->
     assert knee.foretold is saturated.foretold is Foretold.CLOSE  # 2.38 against 2.0-2.2
     kept_up = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2], [2.0, 3.0]))
     assert kept_up.checks == () and kept_up.foretold is None
-    near = PlanCheck.of(plan(), _runs([1.0, 1.0], [0.1, 0.2],
-                                      [0.98 * plan().rate_req_s, 1.01 * plan().rate_req_s]))
+    near = PlanCheck.of(
+        plan(), _runs([1.0, 1.0], [0.1, 0.2], [0.98 * plan().rate_req_s, 1.01 * plan().rate_req_s])
+    )
     assert near.saturated and near.foretold is Foretold.INSIDE
     assert check_text(saturated) != check_text(kept_up)

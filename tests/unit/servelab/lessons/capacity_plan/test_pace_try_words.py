@@ -13,8 +13,10 @@ from servelab.lessons.compare import Placed
 from tests.unit.servelab.lessons.capacity_plan.test_pace_try import plan
 
 
-@pytest.mark.parametrize("tpot", [Spread(30.0, 28.0, 39.0, 10), Spread(45.0, 41.0, 50.0, 10),
-                                  Spread(38.0, 30.0, 44.0, 10)])
+@pytest.mark.parametrize(
+    "tpot",
+    [Spread(30.0, 28.0, 39.0, 10), Spread(45.0, 41.0, 50.0, 10), Spread(38.0, 30.0, 44.0, 10)],
+)
 def test_a_try_states_its_numbers_and_the_verdict_they_give(tpot: Spread) -> None:
     tried = PaceTry(batch=10, measured=4, tpot_ms=tpot, line_ms=40.0, target_ms=40.0)
     text = pace_try_text(plan(largest_measured=4), tried)

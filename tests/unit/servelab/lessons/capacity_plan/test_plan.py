@@ -21,16 +21,32 @@ from servelab.lessons.device_model.kept import EngineShares
 # The check's own numbers: a step of 20 ms + 2 ms a sequence, prompts (and so the first token)
 # too quick to count, a 100-token answer, every token within 40 ms (the check states it outright:
 # 40 ÷ 22 of a lone sequence's step), a cache of 100 requests, 30 requests a second.
-CHECK_BRIEF = Brief(rate_req_s=30, prompt_tokens=0, answer_tokens=100, tpot_factor=40 / 22,
-                    ttft_factor=1.0, share=0.9)
+CHECK_BRIEF = Brief(
+    rate_req_s=30,
+    prompt_tokens=0,
+    answer_tokens=100,
+    tpot_factor=40 / 22,
+    ttft_factor=1.0,
+    share=0.9,
+)
 
 
-def plan(brief: Brief = CHECK_BRIEF, fixed: float = 20.0, per_sequence: float = 2.0,
-         kv_tokens: int = 100 * 100, prompt_ms: float = 0.0,
-         first_token_ms: float = 200.0) -> CapacityPlan:
-    return CapacityPlan(brief, StepFit(fixed, per_sequence, 1.0), prompt_ms=prompt_ms,
-                        first_token_ms=first_token_ms, kv_tokens=kv_tokens,
-                        kv_bytes_per_token=2**20)
+def plan(
+    brief: Brief = CHECK_BRIEF,
+    fixed: float = 20.0,
+    per_sequence: float = 2.0,
+    kv_tokens: int = 100 * 100,
+    prompt_ms: float = 0.0,
+    first_token_ms: float = 200.0,
+) -> CapacityPlan:
+    return CapacityPlan(
+        brief,
+        StepFit(fixed, per_sequence, 1.0),
+        prompt_ms=prompt_ms,
+        first_token_ms=first_token_ms,
+        kv_tokens=kv_tokens,
+        kv_bytes_per_token=2**20,
+    )
 
 
 def test_the_checks_key_follows_from_the_plans_arithmetic() -> None:
@@ -79,11 +95,18 @@ def test_steps_that_did_not_grow_leave_the_cache_to_set_the_batch() -> None:
 
 def test_a_brief_asks_no_more_than_the_device_can_do() -> None:
     with pytest.raises(ValueError, match="below 1"):
-        Brief(rate_req_s=1, prompt_tokens=1, answer_tokens=1, tpot_factor=0.5, ttft_factor=2,
-              share=0.9)
+        Brief(
+            rate_req_s=1,
+            prompt_tokens=1,
+            answer_tokens=1,
+            tpot_factor=0.5,
+            ttft_factor=2,
+            share=0.9,
+        )
     with pytest.raises(ValueError, match="share"):
-        Brief(rate_req_s=1, prompt_tokens=1, answer_tokens=1, tpot_factor=2, ttft_factor=2,
-              share=1.5)
+        Brief(
+            rate_req_s=1, prompt_tokens=1, answer_tokens=1, tpot_factor=2, ttft_factor=2, share=1.5
+        )
     # At any factor of 1 or more one sequence fits within its own target.
     assert plan(Brief(1, 8, 8, 1.0, 1.0, 0.9), fixed=50.0, per_sequence=9.0).max_num_seqs == 1
 
@@ -96,8 +119,9 @@ def test_published_plans_are_a_t4_twice_and_one_80_gb_card() -> None:
         assert row.plan.max_num_seqs >= 1 and row.plan.rate_req_s > 0
         # A card's first token (one read of the weights, the prompt's arithmetic) is in its W.
         assert row.plan.first_token_ms > row.plan.prompt_ms > 0
-        assert row.plan.request_s == pytest.approx(row.plan.first_token_ms / 1000
-                                                   + row.plan.answer_s)
+        assert row.plan.request_s == pytest.approx(
+            row.plan.first_token_ms / 1000 + row.plan.answer_s
+        )
     table = published_table(rows)
     assert (table["W (s)"] >= table["first token (s)"]).all()
     assert list(table.index) == ["Tesla T4", "Tesla T4", "A100 80GB SXM"]  # one card a row
@@ -112,7 +136,8 @@ def test_this_devices_engine_shares_add_a_slower_row_per_card() -> None:
     for bare, carried in ((rows[0], rows[2]), (rows[3], rows[4])):
         assert carried.plan.step.fixed_ms == pytest.approx(6 * bare.plan.step.fixed_ms)
         assert carried.plan.step.per_sequence_ms == pytest.approx(
-            1.4 * bare.plan.step.per_sequence_ms)
+            1.4 * bare.plan.step.per_sequence_ms
+        )
         assert carried.plan.rate_req_s < bare.plan.rate_req_s
     engines = list(published_table(rows)["engine work"])
     assert engines[0] == engines[3] != engines[2] and "+500%" in engines[2]
@@ -135,13 +160,25 @@ def test_a_line_that_does_not_split_plans_every_step_at_the_mean() -> None:
 
 
 def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:
-    found = CapacityPlan(CHECK_BRIEF, StepFit(20.0, 0.01, 1.0), prompt_ms=0.0,
-                         first_token_ms=200.0, kv_tokens=10**7, kv_bytes_per_token=1,
-                         largest_measured=16)
+    found = CapacityPlan(
+        CHECK_BRIEF,
+        StepFit(20.0, 0.01, 1.0),
+        prompt_ms=0.0,
+        first_token_ms=200.0,
+        kv_tokens=10**7,
+        kv_bytes_per_token=1,
+        largest_measured=16,
+    )
     assert found.by_time is not None and found.by_time > 16
     assert found.max_num_seqs == 16 and found.bound is Bound.MEASURED
     assert "16" in plan_text(found)
-    stretched = CapacityPlan(CHECK_BRIEF, StepFit(20.0, 0.01, 1.0), prompt_ms=0.0,
-                             first_token_ms=200.0, kv_tokens=10**7, kv_bytes_per_token=1,
-                             largest_measured=4096)
+    stretched = CapacityPlan(
+        CHECK_BRIEF,
+        StepFit(20.0, 0.01, 1.0),
+        prompt_ms=0.0,
+        first_token_ms=200.0,
+        kv_tokens=10**7,
+        kv_bytes_per_token=1,
+        largest_measured=4096,
+    )
     assert stretched.bound is not Bound.MEASURED and plan_text(stretched) != plan_text(found)

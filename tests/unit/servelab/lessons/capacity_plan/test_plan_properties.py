@@ -16,15 +16,30 @@ from servelab.lessons.capacity_plan.plan import Bound, Brief, CapacityPlan
 
 PROPERTY = settings(max_examples=120, deadline=None, database=None)
 
-briefs = st.builds(Brief, rate_req_s=st.floats(0.01, 1e5), prompt_tokens=st.integers(0, 8192),
-                   answer_tokens=st.integers(1, 8192), tpot_factor=st.floats(1.0, 20.0),
-                   ttft_factor=st.floats(1.0, 20.0), share=st.floats(0.01, 1.0))
-plans = st.builds(CapacityPlan, brief=briefs,
-                  step=st.builds(StepFit, fixed_ms=st.floats(0.01, 1e4),
-                                 per_sequence_ms=st.floats(0.0, 1e3), r_squared=st.just(1.0)),
-                  prompt_ms=st.floats(0.0, 1e4), first_token_ms=st.floats(0.01, 1e5),
-                  kv_tokens=st.integers(1, 10**8), kv_bytes_per_token=st.integers(1, 10**6),
-                  largest_measured=st.none() | st.integers(1, 1024))
+briefs = st.builds(
+    Brief,
+    rate_req_s=st.floats(0.01, 1e5),
+    prompt_tokens=st.integers(0, 8192),
+    answer_tokens=st.integers(1, 8192),
+    tpot_factor=st.floats(1.0, 20.0),
+    ttft_factor=st.floats(1.0, 20.0),
+    share=st.floats(0.01, 1.0),
+)
+plans = st.builds(
+    CapacityPlan,
+    brief=briefs,
+    step=st.builds(
+        StepFit,
+        fixed_ms=st.floats(0.01, 1e4),
+        per_sequence_ms=st.floats(0.0, 1e3),
+        r_squared=st.just(1.0),
+    ),
+    prompt_ms=st.floats(0.0, 1e4),
+    first_token_ms=st.floats(0.01, 1e5),
+    kv_tokens=st.integers(1, 10**8),
+    kv_bytes_per_token=st.integers(1, 10**6),
+    largest_measured=st.none() | st.integers(1, 1024),
+)
 
 
 @PROPERTY
@@ -58,7 +73,8 @@ def test_a_slower_prompt_never_raises_the_knee(plan, slower):
     worse = replace(plan, prompt_ms=plan.prompt_ms * slower + 1.0)
     assert worse.max_num_seqs <= plan.max_num_seqs
     assert worse.rate_req_s <= plan.rate_req_s * (1 + 1e-9) or math.isclose(
-        worse.rate_req_s, plan.rate_req_s)
+        worse.rate_req_s, plan.rate_req_s
+    )
 
 
 @PROPERTY

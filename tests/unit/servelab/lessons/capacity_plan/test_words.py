@@ -18,9 +18,11 @@ def test_the_t4s_stated_step_is_the_one_the_gpu_contract_counts() -> None:
 
     bare, stated, _ = published_plans(Brief(40, 64, 16, 2.0, 4.0, 0.9))
     assert stated.plan.step.fixed_ms == pytest.approx(
-        bare.plan.step.fixed_ms * (1 + OVERHEAD_UP_TO) * ENGINE_SHARED[1])
+        bare.plan.step.fixed_ms * (1 + OVERHEAD_UP_TO) * ENGINE_SHARED[1]
+    )
     assert stated.plan.step.per_sequence_ms == pytest.approx(
-        bare.plan.step.per_sequence_ms * (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[1])
+        bare.plan.step.per_sequence_ms * (1 + OVERHEAD_UP_TO) * ENGINE_PER_SEQUENCE[1]
+    )
     assert stated.plan.rate_req_s < bare.plan.rate_req_s
     text = published_text([bare, stated])
     assert f"{bare.plan.rate_req_s / stated.plan.rate_req_s:.1f}×" in text

@@ -23,8 +23,15 @@ FIT = PrefillFit(fixed_ms=100.0, tok_s=500.0, short_tokens=50, long_tokens=400)
 LINE = StepLine(StepFit(40.0, 1.0, 0.99), "02-continuous-batching", (1, 4))
 KEPT = PromptReading.of(FIT, LINE, "04-prefix-caching")  # 100 ms a request, 500 tokens/s
 # 800 tokens in 200-token chunks: 4 steps; the users' usual step in run 1 was 50 ms
-PLAN = BudgetPlan(first_budget=1024, prefill_tok_s=500.0, pause_ms=400, step_ms=50.0,
-                  budget=200, document_tokens=800, block=16)
+PLAN = BudgetPlan(
+    first_budget=1024,
+    prefill_tok_s=500.0,
+    pause_ms=400,
+    step_ms=50.0,
+    budget=200,
+    document_tokens=800,
+    block=16,
+)
 
 
 def test_the_kept_reading_is_used_else_the_pages_first_prompts_and_the_kept_line() -> None:
@@ -50,6 +57,7 @@ def test_the_documents_length_explains_a_miss_only_in_its_own_direction() -> Non
     def why(median: float, tokens: int) -> LengthWhy:
         plan = dataclasses.replace(PLAN, document_tokens=tokens)
         return DocumentForecast.of(KEPT, plan, Spread(median, median, median, 3)).one_step_why
+
     # 800 tokens is 2x the reading's 400; 100 tokens a quarter of them
     assert why(5000.0, 800) is LengthWhy.LONGER and why(100.0, 800) is LengthWhy.UNEXPLAINED
     assert why(100.0, 100) is LengthWhy.SHORTER and why(5000.0, 100) is LengthWhy.UNEXPLAINED
@@ -64,14 +72,18 @@ def test_without_a_line_the_users_usual_step_stands_in() -> None:
 
 
 def test_the_predictions_are_checked_against_the_reads_alone() -> None:
-    forecast = DocumentForecast.of(KEPT, PLAN, Spread(1750.0, 1690.0, 1800.0, 3),
-                                   Spread(2500.0, 2450.0, 2550.0, 2))
+    forecast = DocumentForecast.of(
+        KEPT, PLAN, Spread(1750.0, 1690.0, 1800.0, 3), Spread(2500.0, 2450.0, 2550.0, 2)
+    )
     assert forecast.found == (Foretold.INSIDE, Foretold.OFF)
     assert forecast.measured_extra_ms == pytest.approx(750.0)
     assert forecast.measured_chunk_ms == pytest.approx(250.0) and forecast.chunks_cost_more
     one, chunked = forecast.checks
-    assert (one.chapter, one.predicted, one.measured) == ("06-chunked-prefill", 1700.0,
-                                                         forecast.one_step)
+    assert (one.chapter, one.predicted, one.measured) == (
+        "06-chunked-prefill",
+        1700.0,
+        forecast.one_step,
+    )
     assert chunked.predicted == pytest.approx(1820.0) and chunked.measured == forecast.chunked
     untimed = dataclasses.replace(forecast, chunked=None)
     assert [check.what for check in untimed.checks] == [one.what]
@@ -80,8 +92,11 @@ def test_the_predictions_are_checked_against_the_reads_alone() -> None:
 def test_alone_fit_fits_the_rate_and_keeps_the_long_prompts_own_waits(monkeypatch) -> None:
     waits = {"short": [0.12, 0.10, 0.11], "long": [0.50, 0.46, 0.60]}
     records = [record(0, 0.0, [], ttft=0.2, role="warm-up")]
-    records += [record(len(records) + i, float(i), [], ttft=wait, role=role)
-                for role, times in waits.items() for i, wait in enumerate(times)]
+    records += [
+        record(len(records) + i, float(i), [], ttft=wait, role=role)
+        for role, times in waits.items()
+        for i, wait in enumerate(times)
+    ]
     probes = []
 
     def fake_run(server, workload, **options):

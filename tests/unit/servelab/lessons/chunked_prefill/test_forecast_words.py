@@ -33,15 +33,22 @@ def test_untimed_reads_leave_the_prediction_unchecked() -> None:
 
 
 def test_a_read_inside_its_range_needs_no_reason() -> None:
-    text = forecast_text(dataclasses.replace(
-        FORECAST, one_step=Spread(1750.0, 1690.0, 1800.0, 3),
-        chunked=Spread(1850.0, 1800.0, 1900.0, 2)))
+    text = forecast_text(
+        dataclasses.replace(
+            FORECAST,
+            one_step=Spread(1750.0, 1690.0, 1800.0, 3),
+            chunked=Spread(1850.0, 1800.0, 1900.0, 2),
+        )
+    )
     assert "(1,690–1,800)" in text and "1,820 ms" in text and "2.0×" not in text
 
 
 def test_a_miss_names_the_documents_length_or_the_chunks_attention() -> None:
-    slower = dataclasses.replace(FORECAST, one_step=Spread(2600.0, 2500.0, 2700.0, 3),
-                                 chunked=Spread(3500.0, 3400.0, 3600.0, 2))
+    slower = dataclasses.replace(
+        FORECAST,
+        one_step=Spread(2600.0, 2500.0, 2700.0, 3),
+        chunked=Spread(3500.0, 3400.0, 3600.0, 2),
+    )
     text = forecast_text(slower)
     assert "2.0×" in text  # the document against the prompts the rate was read from
     assert "900 ms" in text and "300 ms" in text  # added by the chunks, each chunk after the first
@@ -50,10 +57,12 @@ def test_a_miss_names_the_documents_length_or_the_chunks_attention() -> None:
 
 
 def test_the_pages_own_reading_says_so() -> None:
-    own = dataclasses.replace(DocumentForecast.of(OWN, PLAN),
-                              one_step=Spread(1750.0, 1690.0, 1800.0, 3))
+    own = dataclasses.replace(
+        DocumentForecast.of(OWN, PLAN), one_step=Spread(1750.0, 1690.0, 1800.0, 3)
+    )
     assert "chapter 04" in forecast_text(own) and "chapter 04 " not in forecast_text(
-        dataclasses.replace(own, reading=KEPT))
+        dataclasses.replace(own, reading=KEPT)
+    )
 
 
 def test_a_step_chapter_04_swept_for_itself_is_named_for_chapter_04() -> None:

@@ -42,27 +42,57 @@ def test_budget_is_the_pause_at_the_measured_rate_in_whole_blocks():
         budget_for(0.0, 150, step_ms=0.0, smallest=8, largest=2000, block=16)
 
 
-def _row(longest, p99, after, p50, ttft, n=3, done=30.0, users=4, queued=0, share=0.005,
-         hitches=1.0, first=float("nan"), last=float("nan")):
+def _row(
+    longest,
+    p99,
+    after,
+    p50,
+    ttft,
+    n=3,
+    done=30.0,
+    users=4,
+    queued=0,
+    share=0.005,
+    hitches=1.0,
+    first=float("nan"),
+    last=float("nan"),
+):
     """A setting's row of ``compare`` over ``n`` runs: each figure 10 % either side of its
     median, the users' own runs 5 % either side of ``done`` (over ``users`` runs)."""
-    row = {"users_itl_ms_p50": p50, "documents_queued": queued,
-           **Spread(done, 0.95 * done, 1.05 * done, users).columns("users_done_s")}
-    for key, median in (("users_longest_gap_ms", longest), ("itl_ms_p99_after_arrival", after),
-                        ("document_ttft_s", ttft), ("users_itl_ms_p99", p99),
-                        ("hitch_share", share), ("hitches_per_document", hitches),
-                        ("first_hitch_ms", first), ("last_hitch_ms", last)):
+    row = {
+        "users_itl_ms_p50": p50,
+        "documents_queued": queued,
+        **Spread(done, 0.95 * done, 1.05 * done, users).columns("users_done_s"),
+    }
+    for key, median in (
+        ("users_longest_gap_ms", longest),
+        ("itl_ms_p99_after_arrival", after),
+        ("document_ttft_s", ttft),
+        ("users_itl_ms_p99", p99),
+        ("hitch_share", share),
+        ("hitches_per_document", hitches),
+        ("first_hitch_ms", first),
+        ("last_hitch_ms", last),
+    ):
         row |= Spread(median, 0.9 * median, 1.1 * median, n).columns(key)
     return row
 
 
-PLAN = BudgetPlan(first_budget=4096, prefill_tok_s=2500, pause_ms=150, step_ms=0.0,
-                  budget=368, document_tokens=2000, block=16)
+PLAN = BudgetPlan(
+    first_budget=4096,
+    prefill_tok_s=2500,
+    pause_ms=150,
+    step_ms=0.0,
+    budget=368,
+    document_tokens=2000,
+    block=16,
+)
 WHOLE = _row(800, 150, 700, 31, 5.0)
 
 
-def findings(chunked: dict[str, float], whole: dict[str, float] = WHOLE,
-             plan: BudgetPlan = PLAN) -> TradeFindings:
+def findings(
+    chunked: dict[str, float], whole: dict[str, float] = WHOLE, plan: BudgetPlan = PLAN
+) -> TradeFindings:
     return TradeFindings.from_runs(chunked=chunked, whole=whole, plan=plan)
 
 
@@ -73,29 +103,39 @@ def test_the_findings_read_the_two_rows_and_their_ratios():
     assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((800, 720, 880, 3))
     assert found.whole.pause_s == pytest.approx(0.8) and found.pause_runs == 3
     assert (found.usual_gap_ms, found.whole.pooled.median, found.chunked.pooled.median) == (
-        31, 150, 200)
+        31,
+        150,
+        200,
+    )
     assert (found.whole.wait.median, found.chunked.wait.median) == pytest.approx((5.0, 6.0))
     assert found.pause_over_usual == pytest.approx(300 / 31)
     assert found.wait_ratio == pytest.approx(1.2)
     assert (PLAN.chunks, PLAN.first_chunks, PLAN.wanted_tokens) == (6, 1, 375)
 
 
-@pytest.mark.parametrize(("chunked", "plan", "verdict"), [
-    (_row(300, 200, 1000, 31, 6.0), PLAN, Shown.STRONG),
-    (_row(700, 200, 1000, 31, 6.0), PLAN, Shown.NONE),  # ranges overlap
-    (_row(540, 200, 1000, 31, 6.0), PLAN, Shown.NONE),  # apart, not by the bar
-    (_row(300, 200, 1000, 31, 6.0, n=1), PLAN, Shown.UNTOLD),
-    (_row(300, 200, 1000, 31, 6.0), dataclasses.replace(PLAN, budget=2000),
-     None),
-])
+@pytest.mark.parametrize(
+    ("chunked", "plan", "verdict"),
+    [
+        (_row(300, 200, 1000, 31, 6.0), PLAN, Shown.STRONG),
+        (_row(700, 200, 1000, 31, 6.0), PLAN, Shown.NONE),  # ranges overlap
+        (_row(540, 200, 1000, 31, 6.0), PLAN, Shown.NONE),  # apart, not by the bar
+        (_row(300, 200, 1000, 31, 6.0, n=1), PLAN, Shown.UNTOLD),
+        (_row(300, 200, 1000, 31, 6.0), dataclasses.replace(PLAN, budget=2000), None),
+    ],
+)
 def test_pause_verdicts(chunked, plan, verdict):
     assert findings(chunked, plan=plan).pause_verdict is verdict
 
 
-@pytest.mark.parametrize(("after", "verdict"), [
-    (1000, Shown.REVERSED), (250, Shown.STRONG), (500, Shown.WEAK),
-    (650, Shown.UNTOLD),
-])
+@pytest.mark.parametrize(
+    ("after", "verdict"),
+    [
+        (1000, Shown.REVERSED),
+        (250, Shown.STRONG),
+        (500, Shown.WEAK),
+        (650, Shown.UNTOLD),
+    ],
+)
 def test_tail_verdicts_while_a_document_is_read(after, verdict):
     assert findings(_row(300, 100, after, 31, 6.0)).tail_verdict is verdict
 
@@ -120,8 +160,9 @@ def test_users_ask_for_enough_tokens_to_outlast_the_last_document():
 
 def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
     alone = ReadAlone(one_step_s=3.6, chunked_s=6.0)
-    found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
-                                    plan=PLAN, alone=alone)
+    found = TradeFindings.from_runs(
+        chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE, plan=PLAN, alone=alone
+    )
     text = effect_text(found)
     assert found.alone_cost is Shown.STRONG
     assert "3.60 s" in text and "6.00 s in 6 chunks" in text
@@ -134,25 +175,33 @@ def test_the_chunked_cost_is_the_arithmetic_of_the_reads_alone():
     missing = effect_text(alone_missing)
     assert "+400 ms" not in missing and "2.50 s." not in missing
     assert not any(char.isdigit() for char in _cost_text(alone_missing))
-    assert ReadAlone.of(PrefillFit(0.0, 1000.0, 500, 4000), PrefillFit(50.0, 800.0, 500, 4000),
-                        4000) == ReadAlone(4.0, pytest.approx(5.05))
+    assert ReadAlone.of(
+        PrefillFit(0.0, 1000.0, 500, 4000), PrefillFit(50.0, 800.0, 500, 4000), 4000
+    ) == ReadAlone(4.0, pytest.approx(5.05))
 
 
-@pytest.mark.parametrize(("ttft", "plan", "verdict"), [
-    (6.5, PLAN, Compared.HIGHER), (4.0, PLAN, Compared.LOWER),
-    (5.1, PLAN, Compared.UNTOLD),
-    (6.5, dataclasses.replace(PLAN, budget=2000), None),
-])
+@pytest.mark.parametrize(
+    ("ttft", "plan", "verdict"),
+    [
+        (6.5, PLAN, Compared.HIGHER),
+        (4.0, PLAN, Compared.LOWER),
+        (5.1, PLAN, Compared.UNTOLD),
+        (6.5, dataclasses.replace(PLAN, budget=2000), None),
+    ],
+)
 def test_wait_verdicts(ttft, plan, verdict):
     assert findings(_row(300, 100, 250, 31, ttft), plan=plan).wait_verdict is verdict
 
 
-@pytest.mark.parametrize(("plan", "first", "sizing"), [
-    (PLAN, Reading.ONE_STEP, Sizing.TARGET),
-    (BudgetPlan(512, 2500, 150, 0.0, 368, 2000, 16), Reading.CHUNKS, Sizing.TARGET),
-    (BudgetPlan(4096, 20, 150, 0.0, 8, 2000, 16), Reading.ONE_STEP, Sizing.FLOOR),
-    (BudgetPlan(4096, 50_000, 150, 0.0, 2000, 2000, 16), Reading.ONE_STEP, Sizing.WHOLE),
-])
+@pytest.mark.parametrize(
+    ("plan", "first", "sizing"),
+    [
+        (PLAN, Reading.ONE_STEP, Sizing.TARGET),
+        (BudgetPlan(512, 2500, 150, 0.0, 368, 2000, 16), Reading.CHUNKS, Sizing.TARGET),
+        (BudgetPlan(4096, 20, 150, 0.0, 8, 2000, 16), Reading.ONE_STEP, Sizing.FLOOR),
+        (BudgetPlan(4096, 50_000, 150, 0.0, 2000, 2000, 16), Reading.ONE_STEP, Sizing.WHOLE),
+    ],
+)
 def test_plan_verdicts(plan, first, sizing):
     assert (plan.first_read, plan.sizing) == (first, sizing)
 
@@ -169,16 +218,30 @@ def test_the_document_is_sized_to_a_few_pauses_at_the_measured_rate():
 
 def _load(**chosen: int) -> DocumentLoad:
     """Documents of 4,000 tokens read alone in 4.1 s (0.1 s fixed, 1,000 tok/s)."""
-    return DocumentLoad.spaced(PrefillFit(100.0, 1000.0, 500, 4000), 3.0, users=4,
-                               user_tokens=64, document_tokens=4000, arrival_s=2.0,
-                               documents=3, **chosen)
+    return DocumentLoad.spaced(
+        PrefillFit(100.0, 1000.0, 500, 4000),
+        3.0,
+        users=4,
+        user_tokens=64,
+        document_tokens=4000,
+        arrival_s=2.0,
+        documents=3,
+        **chosen,
+    )
 
 
 def test_a_load_is_spaced_from_the_document_alone_and_sends_only_what_it_chose():
     load = _load()
     assert (load.read_s, load.spacing_s) == (pytest.approx(4.1), 8.2)
-    assert load.options == {"users": 4, "user_max_tokens": 64, "document_tokens": 4000,
-                            "arrival": 2.0, "documents": 3, "spacing": 8.2, "progress": False}
+    assert load.options == {
+        "users": 4,
+        "user_max_tokens": 64,
+        "document_tokens": 4000,
+        "arrival": 2.0,
+        "documents": 3,
+        "spacing": 8.2,
+        "progress": False,
+    }
     assert _load(input_tokens=32, seed=2).options["seed"] == 2
 
 
@@ -200,10 +263,18 @@ def test_the_sizing_lines_name_the_figures_they_follow_from():
     spacing = spacing_line(load, fit, 3.0)
     assert all(figure in spacing for figure in ("4.10 s", "8.2 s", "2 x", "3.0 s"))
     line = load_line(load, 12.34)
-    assert all(figure in line for figure in ("4.10 s", "8.2 s", "12.3 tok/s", "4 users",
-                                             "64 tokens"))
-    plan = BudgetPlan(first_budget=8192, prefill_tok_s=1000.0, pause_ms=150.0, step_ms=50.0,
-                      budget=1000, document_tokens=4000, block=16)
+    assert all(
+        figure in line for figure in ("4.10 s", "8.2 s", "12.3 tok/s", "4 users", "64 tokens")
+    )
+    plan = BudgetPlan(
+        first_budget=8192,
+        prefill_tok_s=1000.0,
+        pause_ms=150.0,
+        step_ms=50.0,
+        budget=1000,
+        document_tokens=4000,
+        block=16,
+    )
     line = alone_line(ReadAlone(4.1, 4.5), plan)
     assert all(figure in line for figure in ("4000 tokens", "4 chunks", "4.50 s", "4.10 s"))
     assert line.index("4.50 s") < line.index("4.10 s")

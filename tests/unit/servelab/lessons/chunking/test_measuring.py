@@ -28,8 +28,10 @@ def _interferer_result(stall: float) -> Result:
 
 
 def test_compare_gives_each_setting_the_range_over_its_runs_and_the_plot_draws_them():
-    runs = {"whole": [_interferer_result(0.8), _interferer_result(0.6)],
-            "chunked": [_interferer_result(0.2), _interferer_result(0.3), _interferer_result(0.25)]}
+    runs = {
+        "whole": [_interferer_result(0.8), _interferer_result(0.6)],
+        "chunked": [_interferer_result(0.2), _interferer_result(0.3), _interferer_result(0.25)],
+    }
     table = compare(runs, hitch_ms=60.0)
     pause = Spread.in_row(table.loc["whole"], "users_longest_gap_ms")
     assert (pause.median, pause.low, pause.high, pause.n) == pytest.approx((700, 600, 800, 2))
@@ -40,18 +42,21 @@ def test_compare_gives_each_setting_the_range_over_its_runs_and_the_plot_draws_t
     assert table.loc["whole", "hitches_per_document"] == 1
     assert table.loc["whole", "hitch_share"] == pytest.approx(0.25)
     assert table.loc["chunked", "first_hitch_ms"] == pytest.approx(250)
-    figure = plots.itl_over_time({label: results[0] for label, results in runs.items()},
-                                 title="t")
+    figure = plots.itl_over_time({label: results[0] for label, results in runs.items()}, title="t")
     assert len(figure.axes) == 2 and all(ax.get_ylabel() for ax in figure.axes)
     matplotlib.pyplot.close("all")
 
 
 def test_compare_gives_each_documents_pause_its_own_window_and_the_spread():
-    users = [_record(i, 0.0, [0.03] * 3 + [0.5] + [0.03] * 20 + [0.7] + [0.03] * 20, ttft=0.1)
-             for i in range(2)]
-    documents = [_record(2, 0.15, [0.03], ttft=0.5, role="interferer"),
-                 _record(3, 0.8, [0.03], ttft=0.7, role="interferer"),
-                 _record(4, 9.0, [0.03], ttft=0.2, role="interferer")]  # the users are done
+    users = [
+        _record(i, 0.0, [0.03] * 3 + [0.5] + [0.03] * 20 + [0.7] + [0.03] * 20, ttft=0.1)
+        for i in range(2)
+    ]
+    documents = [
+        _record(2, 0.15, [0.03], ttft=0.5, role="interferer"),
+        _record(3, 0.8, [0.03], ttft=0.7, role="interferer"),
+        _record(4, 9.0, [0.03], ttft=0.2, role="interferer"),
+    ]  # the users are done
     run = Result(None, [*users, *documents], 10.0)
     figures = run_figures(run, window_s=0.7, hitch_ms=100.0)
     assert figures["users_longest_gap_ms"] == pytest.approx(600)  # 500 and 700: the median
@@ -85,9 +90,17 @@ def test_the_budget_plan_reads_the_step_of_the_first_run_and_the_engine_block(mo
     monkeypatch.setattr(measuring.kv, "engine_block_size", lambda url: 16)
     monkeypatch.setattr(measuring, "usual_gap_ms", lambda result: 50.0)
     server = type("Running", (), {"url": "http://x"})()
-    plan = measuring.budget_plan(server, _interferer_result(0.5),
-                                 PrefillFit(0.0, 1000.0, 500, 4000), 4000, pause_ms=150.0,
-                                 first_budget=8192, smallest=8, largest=2000)
+    plan = measuring.budget_plan(
+        server,
+        _interferer_result(0.5),
+        PrefillFit(0.0, 1000.0, 500, 4000),
+        4000,
+        pause_ms=150.0,
+        first_budget=8192,
+        smallest=8,
+        largest=2000,
+    )
     assert (plan.step_ms, plan.block, plan.budget) == (50.0, 16, 96)
-    assert plan.budget == budget_for(1000.0, 150.0, step_ms=50.0, smallest=8, largest=2000,
-                                     block=16)
+    assert plan.budget == budget_for(
+        1000.0, 150.0, step_ms=50.0, smallest=8, largest=2000, block=16
+    )

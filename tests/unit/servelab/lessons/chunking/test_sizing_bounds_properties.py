@@ -52,8 +52,9 @@ def test_chunk_tokens_fill_the_pause_beyond_the_usual_step(tok_s, pause_ms, step
 
 @PROPERTY
 @given(rate, rate, pause, pause, step, step)
-def test_chunk_tokens_grow_with_the_rate_and_the_pause_and_shrink_with_the_step(r1, r2, p1, p2,
-                                                                               s1, s2):
+def test_chunk_tokens_grow_with_the_rate_and_the_pause_and_shrink_with_the_step(
+    r1, r2, p1, p2, s1, s2
+):
     (r1, r2), (p1, p2), (s1, s2) = sorted((r1, r2)), sorted((p1, p2)), sorted((s1, s2))
     assert chunk_tokens(r1, p1, s2) <= chunk_tokens(r2, p2, s1)
 
@@ -61,7 +62,8 @@ def test_chunk_tokens_grow_with_the_rate_and_the_pause_and_shrink_with_the_step(
 @PROPERTY
 @given(rate, pause, step, bounds(), block)
 def test_the_budget_is_within_bounds_on_a_block_and_not_over_the_pause_unless_floored(
-        tok_s, pause_ms, step_ms, limits, size):
+    tok_s, pause_ms, step_ms, limits, size
+):
     smallest, largest = limits
     budget = budget_for(tok_s, pause_ms, step_ms, smallest, largest, size)
     wanted = chunk_tokens(tok_s, pause_ms, step_ms)
@@ -77,7 +79,8 @@ def test_the_budget_is_within_bounds_on_a_block_and_not_over_the_pause_unless_fl
 @PROPERTY
 @given(rate, rate, pause, pause, step, step, bounds(), block)
 def test_the_budget_grows_with_the_pause_and_the_rate_and_shrinks_with_the_step(
-        r1, r2, p1, p2, s1, s2, limits, size):
+    r1, r2, p1, p2, s1, s2, limits, size
+):
     (r1, r2), (p1, p2), (s1, s2) = sorted((r1, r2)), sorted((p1, p2)), sorted((s1, s2))
     assert budget_for(r1, p1, s2, *limits, size) <= budget_for(r2, p2, s1, *limits, size)
 
@@ -95,10 +98,18 @@ def test_the_budget_refuses_a_rate_pause_block_or_step_out_of_range(tok_s, pause
 @PROPERTY
 @given(rate, pause, step, bounds(), block, st.integers(1, 10**6), st.integers(1, 10**6))
 def test_a_plan_reads_its_document_in_the_fewest_chunks_and_names_what_set_its_budget(
-        tok_s, pause_ms, step_ms, limits, size, document, first):
+    tok_s, pause_ms, step_ms, limits, size, document, first
+):
     budget = budget_for(tok_s, pause_ms, step_ms, *limits, size)
-    plan = BudgetPlan(first_budget=first, prefill_tok_s=tok_s, pause_ms=pause_ms,
-                      step_ms=step_ms, budget=budget, document_tokens=document, block=size)
+    plan = BudgetPlan(
+        first_budget=first,
+        prefill_tok_s=tok_s,
+        pause_ms=pause_ms,
+        step_ms=step_ms,
+        budget=budget,
+        document_tokens=document,
+        block=size,
+    )
     assert plan.chunks * budget >= document > (plan.chunks - 1) * budget
     assert (plan.second_read is Reading.ONE_STEP) == (budget >= document) == (plan.chunks == 1)
     assert (plan.first_read is Reading.ONE_STEP) == (first >= document)
@@ -116,8 +127,7 @@ def test_a_plan_reads_its_document_in_the_fewest_chunks_and_names_what_set_its_b
 
 @PROPERTY
 @given(rate, pause, bounds())
-def test_the_document_takes_its_pauses_to_read_in_one_step_within_bounds(tok_s, pause_ms,
-                                                                         limits):
+def test_the_document_takes_its_pauses_to_read_in_one_step_within_bounds(tok_s, pause_ms, limits):
     smallest, largest = limits
     tokens = document_for(tok_s, pause_ms, smallest, largest)
     assert smallest <= tokens <= largest
@@ -130,8 +140,9 @@ def test_the_document_takes_its_pauses_to_read_in_one_step_within_bounds(tok_s, 
 
 @PROPERTY
 @given(st.floats(1e-6, 1e4), st.floats(1e-6, 1e4), st.integers(0, 6000).map(lambda k: k / 10))
-def test_the_spacing_is_the_margin_over_a_read_at_least_the_floor_to_a_tenth(read_s, later_s,
-                                                                            smallest):
+def test_the_spacing_is_the_margin_over_a_read_at_least_the_floor_to_a_tenth(
+    read_s, later_s, smallest
+):
     spacing = spacing_for(read_s, smallest)
     assert spacing >= smallest  # a floor in tenths, as the pages give it
     assert abs(spacing - max(smallest, SPACING_MARGIN * read_s)) <= 0.05 + 1e-9
@@ -142,10 +153,12 @@ def test_the_spacing_is_the_margin_over_a_read_at_least_the_floor_to_a_tenth(rea
 
 
 @PROPERTY
-@given(st.floats(1e-3, 1e4), st.floats(0.0, 600.0), st.integers(1, 20), st.floats(0.0, 600.0),
-       bounds())
-def test_users_last_past_the_last_document_within_bounds(tok_s, arrival_s, documents,
-                                                         spacing_s, limits):
+@given(
+    st.floats(1e-3, 1e4), st.floats(0.0, 600.0), st.integers(1, 20), st.floats(0.0, 600.0), bounds()
+)
+def test_users_last_past_the_last_document_within_bounds(
+    tok_s, arrival_s, documents, spacing_s, limits
+):
     smallest, largest = limits
     tokens = user_tokens_for(tok_s, arrival_s, documents, spacing_s, smallest, largest)
     assert smallest <= tokens <= largest

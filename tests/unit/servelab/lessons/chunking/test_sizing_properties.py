@@ -43,10 +43,12 @@ def test_the_floor_and_the_ceiling_only_clamp(tok_s, pause_ms, step_ms, s1, s2, 
 
 
 @PROPERTY
-@given(st.floats(10.0, 1e5), st.floats(1.0, 2000.0), st.floats(0.0, 1000.0),
-       st.integers(0, 64), block)
+@given(
+    st.floats(10.0, 1e5), st.floats(1.0, 2000.0), st.floats(0.0, 1000.0), st.integers(0, 64), block
+)
 def test_rounding_to_blocks_only_ever_lowers_the_budget_by_less_than_a_block(
-        tok_s, pause_ms, step_ms, smallest, size):
+    tok_s, pause_ms, step_ms, smallest, size
+):
     """Budgets of up to about 200,000 tokens, far below the ceiling, so that the rounding shows."""
     largest = 10**9
     tokens = int(chunk_tokens(tok_s, pause_ms, step_ms))
@@ -62,8 +64,9 @@ def test_rounding_to_blocks_only_ever_lowers_the_budget_by_less_than_a_block(
 
 @PROPERTY
 @given(rate, pause, step, floor, room, block)
-def test_the_budget_is_never_negative_and_zero_only_on_a_zero_floor(tok_s, pause_ms, step_ms,
-                                                                  smallest, extra, size):
+def test_the_budget_is_never_negative_and_zero_only_on_a_zero_floor(
+    tok_s, pause_ms, step_ms, smallest, extra, size
+):
     budget = budget_for(tok_s, pause_ms, step_ms, smallest, smallest + extra, size)
     assert budget >= 0
     if budget == 0:
@@ -73,8 +76,9 @@ def test_the_budget_is_never_negative_and_zero_only_on_a_zero_floor(tok_s, pause
 
 @PROPERTY
 @given(rate, pause, st.floats(0.0, 10.0), floor, room, block)
-def test_once_the_usual_step_fills_the_pause_the_budget_is_the_floor(tok_s, pause_ms, over,
-                                                                    smallest, extra, size):
+def test_once_the_usual_step_fills_the_pause_the_budget_is_the_floor(
+    tok_s, pause_ms, over, smallest, extra, size
+):
     step_ms = pause_ms * (1 + over)  # the usual step alone as long as the pause or longer
     assert chunk_tokens(tok_s, pause_ms, step_ms) == 0
     assert budget_for(tok_s, pause_ms, step_ms, smallest, smallest + extra, size) == smallest
@@ -94,7 +98,7 @@ def test_a_zero_floor_gives_a_zero_budget_where_the_step_fills_the_pause():
 def test_chunk_tokens_scale_with_the_rate_and_the_clock(tok_s, pause_ms, step_ms, power):
     """A rate twice as high buys twice the tokens; pause and step in another unit of time, the
     rate in the matching one, buy the same. Powers of two: exact in floating point."""
-    scale = 2.0 ** power
+    scale = 2.0**power
     tokens = chunk_tokens(tok_s, pause_ms, step_ms)
     assert chunk_tokens(tok_s * scale, pause_ms, step_ms) == tokens * scale
     assert chunk_tokens(tok_s / scale, pause_ms * scale, step_ms * scale) == tokens
@@ -129,10 +133,19 @@ def test_a_higher_spacing_floor_never_brings_documents_closer(read_s, f1, f2):
 
 
 @PROPERTY
-@given(st.floats(1e-3, 1e4), st.floats(1e-3, 1e4), st.floats(0.0, 600.0), st.integers(1, 20),
-       st.floats(0.0, 600.0), st.floats(0.0, 600.0), floor, room)
-def test_faster_users_or_wider_spacing_never_ask_for_fewer_tokens(u1, u2, arrival_s, documents,
-                                                                 g1, g2, smallest, extra):
+@given(
+    st.floats(1e-3, 1e4),
+    st.floats(1e-3, 1e4),
+    st.floats(0.0, 600.0),
+    st.integers(1, 20),
+    st.floats(0.0, 600.0),
+    st.floats(0.0, 600.0),
+    floor,
+    room,
+)
+def test_faster_users_or_wider_spacing_never_ask_for_fewer_tokens(
+    u1, u2, arrival_s, documents, g1, g2, smallest, extra
+):
     (u1, u2), (g1, g2) = sorted((u1, u2)), sorted((g1, g2))
     limits = (smallest, smallest + extra)
     tokens = user_tokens_for(u1, arrival_s, documents, g1, *limits)

@@ -25,13 +25,19 @@ from servelab.lessons.chunking.words import (
 from servelab.lessons.compare import Compared, Placed, Shown
 from tests.unit.servelab.lessons.chunking.test_findings import PLAN, WHOLE, _row, findings
 
-TARGETS = [(_row(200, 100, 250, 31, 6.0), Placed.INSIDE),
-           (_row(300, 100, 250, 31, 6.0), Placed.ABOVE),  # 270 > 225
-           (_row(80, 100, 250, 31, 6.0), Placed.BELOW)]  # 88
+TARGETS = [
+    (_row(200, 100, 250, 31, 6.0), Placed.INSIDE),
+    (_row(300, 100, 250, 31, 6.0), Placed.ABOVE),  # 270 > 225
+    (_row(80, 100, 250, 31, 6.0), Placed.BELOW),
+]  # 88
 
 
-SHARES = [((0.005, 0.03), (False, True)), ((0.005, 0.008), (False, False)),
-          ((0.02, 0.03), (True, True)), ((0.02, 0.008), (True, False))]
+SHARES = [
+    ((0.005, 0.03), (False, True)),
+    ((0.005, 0.008), (False, False)),
+    ((0.02, 0.03), (True, True)),
+    ((0.02, 0.008), (True, False)),
+]
 
 
 def _pooled(shares: tuple[float, float]) -> TradeFindings:
@@ -39,23 +45,28 @@ def _pooled(shares: tuple[float, float]) -> TradeFindings:
     return findings(_row(300, 400, 250, 31, 6.0, share=shares[1]), whole=whole)
 
 
-DEALS = [(_row(700, 200, 250, 31, 6.0), Shown.NONE, (False, False)),
-         (_row(300, 200, 250, 31, 6.0, users=1), Shown.UNTOLD, (False, False)),
-         (_row(300, 200, 250, 31, 6.0, done=36.0), Shown.WEAK, (True, False)),
-         (_row(300, 200, 1000, 31, 6.0), Shown.WEAK, (False, True)),
-         (_row(300, 200, 250, 31, 6.0, done=31.0), Shown.STRONG, (False, False))]
+DEALS = [
+    (_row(700, 200, 250, 31, 6.0), Shown.NONE, (False, False)),
+    (_row(300, 200, 250, 31, 6.0, users=1), Shown.UNTOLD, (False, False)),
+    (_row(300, 200, 250, 31, 6.0, done=36.0), Shown.WEAK, (True, False)),
+    (_row(300, 200, 1000, 31, 6.0), Shown.WEAK, (False, True)),
+    (_row(300, 200, 250, 31, 6.0, done=31.0), Shown.STRONG, (False, False)),
+]
 
 
-ALONE = [(ReadAlone(3.6, 6.0), Shown.STRONG, ("+2.40 s", "+400 ms")),
-         (ReadAlone(3.6, 3.0), Shown.NONE, ("3.60 s", "3.00 s", "2.50 s")),
-         # one step alone past every one-step read beside the users (4.5-5.5 s): disturbed
-         (ReadAlone(5.8, 4.0), Shown.UNTOLD, ("5.80 s", "4.50–5.50 s")),
-         (None, None, ())]
+ALONE = [
+    (ReadAlone(3.6, 6.0), Shown.STRONG, ("+2.40 s", "+400 ms")),
+    (ReadAlone(3.6, 3.0), Shown.NONE, ("3.60 s", "3.00 s", "2.50 s")),
+    # one step alone past every one-step read beside the users (4.5-5.5 s): disturbed
+    (ReadAlone(5.8, 4.0), Shown.UNTOLD, ("5.80 s", "4.50–5.50 s")),
+    (None, None, ()),
+]
 
 
 def _alone(alone: ReadAlone | None) -> TradeFindings:
-    return TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
-                                   plan=PLAN, alone=alone)
+    return TradeFindings.from_runs(
+        chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE, plan=PLAN, alone=alone
+    )
 
 
 @pytest.mark.parametrize(("chunked", "verdict"), TARGETS)
@@ -83,18 +94,23 @@ def test_the_pooled_p99_sees_the_hitches_only_past_one_gap_in_a_hundred(shares, 
     assert len({_pooled_text(_pooled(other)) for other, _ in SHARES}) == len(SHARES)
 
 
-@pytest.mark.parametrize(("last", "growth", "figures"), [
-    (400.0, Shown.STRONG, ("250 ms", "400 ms")),
-    (260.0, Shown.NONE, ("250 ms", "260 ms")),
-    (float("nan"), None, ()),
-])
+@pytest.mark.parametrize(
+    ("last", "growth", "figures"),
+    [
+        (400.0, Shown.STRONG, ("250 ms", "400 ms")),
+        (260.0, Shown.NONE, ("250 ms", "260 ms")),
+        (float("nan"), None, ()),
+    ],
+)
 def test_the_chunk_hitches_are_counted_and_their_growth_judged(last, growth, figures):
     found = findings(_row(300, 200, 250, 31, 6.0, hitches=6, first=250.0, last=last))
     text = effect_text(found)
     assert found.hitch_growth is growth and "1 hitch" in text and "6 hitches" in text
     assert all(figure in text for figure in figures)
-    grew, flat = (effect_text(findings(_row(300, 200, 250, 31, 6.0, hitches=6, first=250.0,
-                                            last=ms))) for ms in (400.0, 260.0))
+    grew, flat = (
+        effect_text(findings(_row(300, 200, 250, 31, 6.0, hitches=6, first=250.0, last=ms)))
+        for ms in (400.0, 260.0)
+    )
     assert grew.replace("400 ms", "260 ms").replace("360–440", "234–286") != flat
 
 
@@ -132,8 +148,15 @@ def test_the_sizing_says_whether_the_budget_was_rounded_to_blocks():
     assert not slow_step.leaves_read_time and "375 tokens" not in sizing_text(slow_step)
     assert sizing_text(slow_step) != rounded
     # the CPU engine's 128-token block is more than the 116 tokens the target buys
-    small = BudgetPlan(first_budget=8192, prefill_tok_s=291, pause_ms=400, step_ms=0.0,
-                       budget=116, document_tokens=600, block=128)
+    small = BudgetPlan(
+        first_budget=8192,
+        prefill_tok_s=291,
+        pause_ms=400,
+        step_ms=0.0,
+        budget=116,
+        document_tokens=600,
+        block=128,
+    )
     text = sizing_text(small)
     assert small.under_a_block and "128-token" in text
     assert "116 tokens" in text and "Rounded" not in text
@@ -209,8 +232,9 @@ def test_queued_documents_are_counted_with_their_noun():
 def test_the_reads_beside_the_users_are_set_against_the_reads_alone():
     # chunked 7.5 s beside the users against 6.0 s alone, over 6 chunks: +250 ms a chunk
     stepped = dataclasses.replace(PLAN, step_ms=250.0)
-    found = TradeFindings.from_runs(chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE,
-                                    plan=stepped, alone=ReadAlone(3.6, 6.0))
+    found = TradeFindings.from_runs(
+        chunked=_row(300, 200, 1000, 31, 7.5), whole=WHOLE, plan=stepped, alone=ReadAlone(3.6, 6.0)
+    )
     assert found.load_extra_s == (pytest.approx(1.4), pytest.approx(1.5))
     assert found.load_chunk_ms == pytest.approx(250.0) and found.load_chunk_is_a_step
     assert "+250 ms a chunk" in effect_text(found)
@@ -221,8 +245,9 @@ def test_the_reads_beside_the_users_are_set_against_the_reads_alone():
 
 def test_the_pooled_p99_is_set_against_the_longest_pause():
     # both runs' hitches over 1 in 100 gaps: the p99 (150, 200 ms) against the pauses (800, 400)
-    found = findings(_row(400, 200, 1000, 31, 6.0, share=0.05), whole=_row(800, 150, 700, 31,
-                                                                              5.0, share=0.05))
+    found = findings(
+        _row(400, 200, 1000, 31, 6.0, share=0.05), whole=_row(800, 150, 700, 31, 5.0, share=0.05)
+    )
     assert found.p99_counts_hitches == (True, True)
     assert found.pooled_to_pause == (pytest.approx(150 / 800), pytest.approx(0.5))
     assert all(share in effect_text(found) for share in ("19%", "50%"))

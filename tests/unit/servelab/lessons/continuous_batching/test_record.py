@@ -17,8 +17,15 @@ def test_chapter_02s_record_gives_every_declared_figure() -> None:
     run = recorded.load(RUN, STORY.kinds())
     found, fit = run["found"], run["gain"].fit
     record = ContinuousBatchingRecord(
-        found=found, top=found.users, limit=Ceiling(bandwidth_gb_s=20.0, weight_bytes=270_000_000),
-        weight_read_ms=13.5, flops=2.5e11, fit=fit, here=run["here"], found_waves=run["waves"])
+        found=found,
+        top=found.users,
+        limit=Ceiling(bandwidth_gb_s=20.0, weight_bytes=270_000_000),
+        weight_read_ms=13.5,
+        flops=2.5e11,
+        fit=fit,
+        here=run["here"],
+        found_waves=run["waves"],
+    )
     figures = record.figures().by_name()
     assert record.chapter == "02-continuous-batching"
     assert set(figures) == set(CHAPTER.figures)

@@ -54,8 +54,9 @@ def test_a_fixed_part_below_the_step_is_floored_there_through_the_long_prompt() 
 
 
 def test_an_unseparated_fit_takes_the_step_as_its_fixed_part() -> None:
-    blurred = PrefillFit(fixed_ms=0.0, tok_s=800.0, short_tokens=250, long_tokens=2000,
-                         separated=False)
+    blurred = PrefillFit(
+        fixed_ms=0.0, tok_s=800.0, short_tokens=250, long_tokens=2000, separated=False
+    )
     reading = PromptReading.of(blurred, LINE, "04")
     assert reading.from_step and reading.first_token_ms(2000) == pytest.approx(2500.0)
     alone = PromptReading.of(blurred, None, "04")
@@ -101,8 +102,9 @@ def test_only_a_line_that_splits_a_step_is_kept() -> None:
     assert kept_model(runtime).engine == EngineShares(1.7, 2.1, "02-continuous-batching")
 
 
-@pytest.mark.parametrize(("cap", "levels"), [(1, [1]), (2, [1, 2]), (4, [1, 2, 4]),
-                                             (32, [1, 16, 32])])
+@pytest.mark.parametrize(
+    ("cap", "levels"), [(1, [1]), (2, [1, 2]), (4, [1, 2, 4]), (32, [1, 16, 32])]
+)
 def test_the_quick_sweep_goes_up_to_the_servers_cap(cap: int, levels: list[int]) -> None:
     assert quick_levels(cap) == levels
     assert QUICK_FIT.at("smoke").answer_tokens > 0

@@ -37,9 +37,13 @@ def test_a_line_that_does_not_split_is_said_not_kept() -> None:
 
 def test_the_closing_table_has_a_row_a_prediction_and_says_how_many_held() -> None:
     measured = Spread(160.0, 140.0, 170.0, 3)
-    book = BookChecks.of([Checked("03-paged-attention", "pace", " ms", 150.0, measured),
-                          Checked("04-prefix-caching", "gain", "×", 2.04, Spread.of([2.0])),
-                          Checked("10-capacity-plan", "knee", " req/s", 1.84, Spread.of([1.7]))])
+    book = BookChecks.of(
+        [
+            Checked("03-paged-attention", "pace", " ms", 150.0, measured),
+            Checked("04-prefix-caching", "gain", "×", 2.04, Spread.of([2.0])),
+            Checked("10-capacity-plan", "knee", " req/s", 1.84, Spread.of([1.7])),
+        ]
+    )
     table = closing_table(book)
     assert list(table["chapter"]) == ["03", "04", "10"]
     assert list(table["predicted"]) == ["150 ms", "2.0×", "1.8 req/s"]
@@ -50,8 +54,9 @@ def test_the_closing_table_has_a_row_a_prediction_and_says_how_many_held() -> No
 
 
 def test_a_prediction_met_by_scattered_runs_is_counted_apart() -> None:
-    book = BookChecks.of([Checked("09-past-one-machine", "one", " ms", 77.0,
-                                  Spread(143.0, 84.0, 172.0, 3))])
+    book = BookChecks.of(
+        [Checked("09-past-one-machine", "one", " ms", 77.0, Spread(143.0, 84.0, 172.0, 3))]
+    )
     assert "50%" in closing_table(book)["the prediction"][0]
     assert "1 met runs" in closing_text(book)
 

@@ -17,14 +17,23 @@ from tests.unit.servelab.lessons.paging.test_capacity import SMOL, TEN, TOY
 def test_the_table_has_one_row_a_plan_and_readable_columns() -> None:
     plans = [plan_cache(model, card) for card in CARDS for model in PUBLISHED_MODELS]
     table = plan_table(plans, [4096, 32768])
-    assert list(table.columns) == ["card", "model", "KV per token (KiB)", "weights (GiB)",
-                                   "room for KV (GiB)", "KV tokens", "users at 4,096 tokens",
-                                   "users at 32,768 tokens"]
+    assert list(table.columns) == [
+        "card",
+        "model",
+        "KV per token (KiB)",
+        "weights (GiB)",
+        "room for KV (GiB)",
+        "KV tokens",
+        "users at 4,096 tokens",
+        "users at 32,768 tokens",
+    ]
     assert len(table) == len(CARDS) * len(PUBLISHED_MODELS)
     big = table[table["card"] == CARDS[1].name].set_index("model")
     # half the KV heads and fewer layers: more than twice the users of an 8B Llama
-    assert big.loc["Qwen2.5-7B-Instruct", "users at 32,768 tokens"] > 2 * big.loc[
-        "Llama-3.1-8B-Instruct", "users at 32,768 tokens"]
+    assert (
+        big.loc["Qwen2.5-7B-Instruct", "users at 32,768 tokens"]
+        > 2 * big.loc["Llama-3.1-8B-Instruct", "users at 32,768 tokens"]
+    )
     small = table[table["card"] == CARDS[0].name].set_index("model")
     assert (small.loc[["Qwen2.5-7B-Instruct", "Llama-3.1-8B-Instruct"], "KV tokens"] == 0).all()
     assert small.loc["Qwen3-0.6B", "users at 4,096 tokens"] > 0
@@ -35,8 +44,7 @@ def test_the_text_names_what_does_not_fit_and_who_holds_most() -> None:
     plans = [plan_cache(model, card) for card in CARDS for model in PUBLISHED_MODELS]
     text = plan_text(plans, [4096, 32768])
     left_out = [plan.model.name for plan in plans if not plan.fits]
-    assert left_out == ["Qwen2.5-7B-Instruct", "Mistral-7B-Instruct-v0.3",
-                        "Llama-3.1-8B-Instruct"]
+    assert left_out == ["Qwen2.5-7B-Instruct", "Mistral-7B-Instruct-v0.3", "Llama-3.1-8B-Instruct"]
     assert {plan.card for plan in plans if not plan.fits} == {CARDS[0]}
     named, why = text.split("\n\n")[0].split(". ")[:2]  # what does not fit, and why
     assert CARDS[0].name in named and all(name in named for name in left_out)
@@ -73,8 +81,7 @@ def test_nothing_to_compare_leaves_only_the_caveat() -> None:
 
 
 def test_any_other_difference_says_what_to_compare() -> None:
-    check = EngineCheck.of(SMOL, cache_bytes=2**31, block=16, reported=90_000,
-                           max_model_len=2048)
+    check = EngineCheck.of(SMOL, cache_bytes=2**31, block=16, reported=90_000, max_model_len=2048)
     assert check.reported != check.counted_in_requests and check.difference == -3_200
     text = engine_check_text(check)
     assert "3,200 tokens" in text and "(200.0 blocks;" in text and "fewer)" in text

@@ -17,8 +17,9 @@ RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     run = recorded.load(RUN, STORY.kinds())
     busiest = pd.Series({"kv_cache_usage": 0.42, "num_requests_running": 32.0})
-    record = PagingRecord(cost=run["cost"], paging=run["paging"], busiest=busiest,
-                          squeeze=run["squeeze"])
+    record = PagingRecord(
+        cost=run["cost"], paging=run["paging"], busiest=busiest, squeeze=run["squeeze"]
+    )
     figures = record.figures().by_name()
     assert record.chapter == "03-paged-attention"
     assert set(figures) == set(CHAPTER.figures)

@@ -18,11 +18,22 @@ from servelab.lessons.paging.kv import RequestFit
 # 14,336 tokens are 111 usable blocks of 128: one 8,192-token context (64 blocks) or 37
 # 300-token requests (3 blocks each).
 CAPACITY = Capacity(kv_cache_tokens=14_336, max_model_len=8192, max_concurrency=1.75)
-COST = TokenCost(bytes_per_token=23_040, dtype="bfloat16", context_limit=8192,
-                 request_tokens=300, context_mib=180.0, request_mib=6.6)
+COST = TokenCost(
+    bytes_per_token=23_040,
+    dtype="bfloat16",
+    context_limit=8192,
+    request_tokens=300,
+    context_mib=180.0,
+    request_mib=6.6,
+)
 ROOMY = {"running_max": 32.0, "waiting_max": 0.0, "duration_s": 20.0}
-CRAMPED = {"running_max": 8.0, "waiting_max": 24.0, "preemptions": 5.0, "duration_s": 61.0,
-           "failed": 0.0}
+CRAMPED = {
+    "running_max": 8.0,
+    "waiting_max": 24.0,
+    "preemptions": 5.0,
+    "duration_s": 61.0,
+    "failed": 0.0,
+}
 
 
 def _runs(summary, scales=(0.97, 1.0, 1.03)):
@@ -30,12 +41,17 @@ def _runs(summary, scales=(0.97, 1.0, 1.03)):
     return [dict(summary, duration_s=summary["duration_s"] * scale) for scale in scales]
 
 
-def _findings(capacity=CAPACITY, roomy=ROOMY, cramped=CRAMPED, request_tokens=300,
-              cramped_scales=(0.97, 1.0, 1.03)) -> tuple[PagingFindings, SqueezeFindings]:
-    paging = PagingFindings.from_run(capacity, 128, request_tokens, roomy,
-                                     tokens_per_sequence=290.0)
-    squeeze = SqueezeFindings.from_runs(_runs(roomy), _runs(cramped, cramped_scales),
-                                        sample_s=0.26)
+def _findings(
+    capacity=CAPACITY,
+    roomy=ROOMY,
+    cramped=CRAMPED,
+    request_tokens=300,
+    cramped_scales=(0.97, 1.0, 1.03),
+) -> tuple[PagingFindings, SqueezeFindings]:
+    paging = PagingFindings.from_run(
+        capacity, 128, request_tokens, roomy, tokens_per_sequence=290.0
+    )
+    squeeze = SqueezeFindings.from_runs(_runs(roomy), _runs(cramped, cramped_scales), sample_s=0.26)
     return paging, squeeze
 
 
@@ -78,9 +94,12 @@ def test_paging_text_reports_failures():
 def test_paging_text_without_gain_load_or_squeeze():
     # A 2,048-token context in 512 tokens' cache: one fits reserved, and one paged.
     tight = Capacity(kv_cache_tokens=2048 + 128, max_model_len=2048, max_concurrency=1.06)
-    setting = dict(capacity=tight, roomy={"running_max": 1.0, "duration_s": 5.0},
-                   cramped={"running_max": 4.0, "waiting_max": 0.0, "preemptions": 0.0,
-                            "duration_s": 5.0}, request_tokens=2000)
+    setting = dict(
+        capacity=tight,
+        roomy={"running_max": 1.0, "duration_s": 5.0},
+        cramped={"running_max": 4.0, "waiting_max": 0.0, "preemptions": 0.0, "duration_s": 5.0},
+        request_tokens=2000,
+    )
     paging, squeeze = _findings(**setting)
     assert not paging.paging_gain and paging.ran_verdict is not Placed.ABOVE
     assert not squeeze.waited
@@ -137,7 +156,7 @@ def test_prediction_echo_with_and_without_a_guess():
 
 
 ROOMY_FIT = RequestFit(blocks=123, block=128, context_limit=8192, request_tokens=300)  # 41
-SMALL_FIT = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)   # 9
+SMALL_FIT = RequestFit(blocks=27, block=128, context_limit=2048, request_tokens=300)  # 9
 STEP = StepBudget(budget=2048, prompt_tokens=120, prompts=32)
 WAITED = {"waiting_max": 13, "running_max": 20}
 
@@ -145,9 +164,12 @@ WAITED = {"waiting_max": 13, "running_max": 20}
 def _admission(roomy=WAITED, cramped=None, step=STEP) -> str:
     squeeze = SqueezeFindings.from_runs(
         [{"duration_s": 10.0}],
-        [{"waiting_max": 0, "duration_s": 10.0}
-         | (cramped or {"running_max": 8, "preemptions": 0})],
-        sample_s=0.26)
+        [
+            {"waiting_max": 0, "duration_s": 10.0}
+            | (cramped or {"running_max": 8, "preemptions": 0})
+        ],
+        sample_s=0.26,
+    )
     admission = AdmissionFindings.from_runs(roomy, ROOMY_FIT, squeeze, SMALL_FIT, step=step)
     return paging_words.admission_text(admission)
 
@@ -168,7 +190,6 @@ def test_admission_text_when_one_step_holds_every_prompt():
     assert "** steps" not in text and "of them wait" not in text
 
 
-
 def test_admission_text_explains_running_past_the_fit():
     text = _admission(cramped={"running_max": 14, "preemptions": 3})
     assert "**27** blocks" in text and "**3** at" in text and "**9** fit" in text
@@ -178,11 +199,14 @@ def test_admission_text_explains_running_past_the_fit():
 
 
 def test_admission_counts_the_most_any_small_cache_run_showed_as_the_squeeze_does():
-    runs = [{"running_max": 14, "waiting_max": 5, "preemptions": 16, "duration_s": 50.0},
-            {"running_max": 12, "waiting_max": 6, "preemptions": 17, "duration_s": 52.0}]
+    runs = [
+        {"running_max": 14, "waiting_max": 5, "preemptions": 16, "duration_s": 50.0},
+        {"running_max": 12, "waiting_max": 6, "preemptions": 17, "duration_s": 52.0},
+    ]
     squeeze = SqueezeFindings.from_runs([{"duration_s": 30.0}], runs, sample_s=0.26)
-    text = paging_words.admission_text(AdmissionFindings.from_runs(WAITED, ROOMY_FIT, squeeze,
-                                                                    SMALL_FIT, step=STEP))
+    text = paging_words.admission_text(
+        AdmissionFindings.from_runs(WAITED, ROOMY_FIT, squeeze, SMALL_FIT, step=STEP)
+    )
     assert "**14** running" in text and "17 preemptions" in text
 
 
@@ -193,11 +217,13 @@ def test_admission_text_running_past_the_fit_without_preemption():
 
 
 def test_admission_text_explains_preemptions_the_samples_missed():
-    text = _admission(roomy={"waiting_max": 0, "running_max": 20},
-                      cramped={"running_max": 9, "preemptions": 16})
+    text = _admission(
+        roomy={"waiting_max": 0, "running_max": 20}, cramped={"running_max": 9, "preemptions": 16}
+    )
     assert "**9** running" in text and "**16** preemptions" in text
-    seen_past = _admission(roomy={"waiting_max": 0, "running_max": 20},
-                           cramped={"running_max": 14, "preemptions": 16})
+    seen_past = _admission(
+        roomy={"waiting_max": 0, "running_max": 20}, cramped={"running_max": 14, "preemptions": 16}
+    )
     assert "**16** preemptions" not in seen_past and "16 preemptions" in seen_past
     assert "roomy cache" not in text
 

@@ -48,33 +48,70 @@ SMOL = KVShape(layers=30, kv_heads=3, head_dim=64, dtype="bfloat16")  # the offl
 # The config.json fields of each published model that fix its KV cost and its parameter count
 # (copied from the hub; Qwen2.5-7B's and Mistral's have no head_dim: hidden_size ÷ heads).
 CONFIGS = {
-    "Qwen3-0.6B": dict(num_hidden_layers=28, num_attention_heads=16, num_key_value_heads=8,
-                       head_dim=128, hidden_size=1024, intermediate_size=3072,
-                       vocab_size=151936, tie_word_embeddings=True, qkv_bias=False),
-    "Llama-3.2-3B-Instruct": dict(num_hidden_layers=28, num_attention_heads=24,
-                                  num_key_value_heads=8, head_dim=128, hidden_size=3072,
-                                  intermediate_size=8192, vocab_size=128256,
-                                  tie_word_embeddings=True, qkv_bias=False),
-    "Qwen2.5-7B-Instruct": dict(num_hidden_layers=28, num_attention_heads=28,
-                                num_key_value_heads=4, hidden_size=3584,
-                                intermediate_size=18944, vocab_size=152064,
-                                tie_word_embeddings=False, qkv_bias=True),
-    "Mistral-7B-Instruct-v0.3": dict(num_hidden_layers=32, num_attention_heads=32,
-                                     num_key_value_heads=8, hidden_size=4096,
-                                     intermediate_size=14336, vocab_size=32768,
-                                     tie_word_embeddings=False, qkv_bias=False),
-    "Llama-3.1-8B-Instruct": dict(num_hidden_layers=32, num_attention_heads=32,
-                                  num_key_value_heads=8, head_dim=128, hidden_size=4096,
-                                  intermediate_size=14336, vocab_size=128256,
-                                  tie_word_embeddings=False, qkv_bias=False),
+    "Qwen3-0.6B": dict(
+        num_hidden_layers=28,
+        num_attention_heads=16,
+        num_key_value_heads=8,
+        head_dim=128,
+        hidden_size=1024,
+        intermediate_size=3072,
+        vocab_size=151936,
+        tie_word_embeddings=True,
+        qkv_bias=False,
+    ),
+    "Llama-3.2-3B-Instruct": dict(
+        num_hidden_layers=28,
+        num_attention_heads=24,
+        num_key_value_heads=8,
+        head_dim=128,
+        hidden_size=3072,
+        intermediate_size=8192,
+        vocab_size=128256,
+        tie_word_embeddings=True,
+        qkv_bias=False,
+    ),
+    "Qwen2.5-7B-Instruct": dict(
+        num_hidden_layers=28,
+        num_attention_heads=28,
+        num_key_value_heads=4,
+        hidden_size=3584,
+        intermediate_size=18944,
+        vocab_size=152064,
+        tie_word_embeddings=False,
+        qkv_bias=True,
+    ),
+    "Mistral-7B-Instruct-v0.3": dict(
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        hidden_size=4096,
+        intermediate_size=14336,
+        vocab_size=32768,
+        tie_word_embeddings=False,
+        qkv_bias=False,
+    ),
+    "Llama-3.1-8B-Instruct": dict(
+        num_hidden_layers=32,
+        num_attention_heads=32,
+        num_key_value_heads=8,
+        head_dim=128,
+        hidden_size=4096,
+        intermediate_size=14336,
+        vocab_size=128256,
+        tie_word_embeddings=False,
+        qkv_bias=False,
+    ),
 }
 
 
 def counted_parameters(config: dict) -> int:
     """A dense decoder's parameters from its shapes: embedding (and an untied output matrix),
     the q, k, v and o projections, a gated MLP's three matrices, and the norms."""
-    hidden, heads, kv_heads = (config["hidden_size"], config["num_attention_heads"],
-                               config["num_key_value_heads"])
+    hidden, heads, kv_heads = (
+        config["hidden_size"],
+        config["num_attention_heads"],
+        config["num_key_value_heads"],
+    )
     head_dim = config.get("head_dim") or hidden // heads
     q, kv = heads * head_dim, kv_heads * head_dim
     attention = hidden * q + 2 * hidden * kv + q * hidden
@@ -91,8 +128,9 @@ TEN = Card("ten", 10.0, "made up")
 
 # -- the published figures --------------------------------------------------------------------
 @pytest.mark.parametrize("model", PUBLISHED_MODELS, ids=lambda model: model.name)
-def test_each_published_shape_is_what_its_config_json_gives(model: PublishedModel,
-                                                            tmp_path: Path) -> None:
+def test_each_published_shape_is_what_its_config_json_gives(
+    model: PublishedModel, tmp_path: Path
+) -> None:
     (tmp_path / "config.json").write_text(json.dumps(CONFIGS[model.name]))
     assert model.shape() == kv_shape(str(tmp_path), "bfloat16")
     assert model.name.split("-")[0] in model.source and "config.json" in model.source
@@ -105,16 +143,22 @@ def test_each_parameter_count_matches_a_count_from_the_shapes(model: PublishedMo
 
 def test_the_bytes_per_token_of_the_published_models() -> None:
     cost = {model.name: model.shape().bytes_per_token for model in PUBLISHED_MODELS}
-    assert cost == {"Qwen3-0.6B": 114_688, "Llama-3.2-3B-Instruct": 114_688,
-                    "Qwen2.5-7B-Instruct": 57_344, "Mistral-7B-Instruct-v0.3": 131_072,
-                    "Llama-3.1-8B-Instruct": 131_072}
+    assert cost == {
+        "Qwen3-0.6B": 114_688,
+        "Llama-3.2-3B-Instruct": 114_688,
+        "Qwen2.5-7B-Instruct": 57_344,
+        "Mistral-7B-Instruct-v0.3": 131_072,
+        "Llama-3.1-8B-Instruct": 131_072,
+    }
     # An 8B Llama's weights in 16 bits: vLLM logs 14.96 GiB for them (vllm-project/vllm#10511).
     assert PUBLISHED_MODELS[-1].weight_gib() == pytest.approx(14.96, abs=0.01)
 
 
 def test_the_cards_and_the_allowance_are_the_documented_figures() -> None:
     assert [(card.name, card.memory_gib) for card in CARDS] == [
-        ("16 GB (T4)", 14.74), ("80 GB (A100, H100)", 79.22)]
+        ("16 GB (T4)", 14.74),
+        ("80 GB (A100, H100)", 79.22),
+    ]
     assert ALLOWANCE_GIB == 3.0
 
 
@@ -143,9 +187,14 @@ def test_float32_doubles_both_the_weights_and_the_token() -> None:
     assert plan.weights_gib == 2.0 and plan.shape.bytes_per_token == 1024
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (dict(share=0.0), "share is a fraction"), (dict(share=1.5), "share is a fraction"),
-    (dict(dtype="int3"), "unknown dtype 'int3'")])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (dict(share=0.0), "share is a fraction"),
+        (dict(share=1.5), "share is a fraction"),
+        (dict(dtype="int3"), "unknown dtype 'int3'"),
+    ],
+)
 def test_a_bad_share_or_dtype_says_so(change: dict, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         plan_cache(TOY, TEN, **change)
@@ -176,8 +225,13 @@ def test_the_arithmetic_predicts_both_engines_counts_to_the_token(version: str) 
     given = int(re.search(r"'kv_cache_memory_bytes': (\d+)", log).group(1))
     capacity = parse_capacity(log)
     block = int(parse_metrics((folder / "metrics.prom").read_text())["block_size"])
-    check = EngineCheck.of(SMOL, cache_bytes=given, block=block,
-                           reported=capacity.kv_cache_tokens, max_model_len=capacity.max_model_len)
+    check = EngineCheck.of(
+        SMOL,
+        cache_bytes=given,
+        block=block,
+        reported=capacity.kv_cache_tokens,
+        max_model_len=capacity.max_model_len,
+    )
     assert check.difference == 0 and check.predicted == 93_184
     assert check.counted_in_requests == check.reported
     text = engine_check_text(check)
@@ -186,33 +240,42 @@ def test_the_arithmetic_predicts_both_engines_counts_to_the_token(version: str) 
 
 
 def test_a_limit_that_is_not_whole_blocks_explains_the_shortfall() -> None:
-    check = EngineCheck.of(SMOL, cache_bytes=2**31, block=128, reported=91_000,
-                           max_model_len=2000)  # 728 blocks ÷ 16 per request × 2,000
+    check = EngineCheck.of(
+        SMOL, cache_bytes=2**31, block=128, reported=91_000, max_model_len=2000
+    )  # 728 blocks ÷ 16 per request × 2,000
     assert check.counted_in_requests == 91_000 and check.difference == -2_184
     assert check.ragged and check.engine_has_fewer  # the shortfall's cause
     assert check.apart == 2_184 and check.apart_blocks == pytest.approx(2_184 / 128)
     text = engine_check_text(check)
     assert "2,184 tokens fewer" in text and "2,000 is" in text and "128-token blocks" in text
     assert "727 blocks" in text
-    rounded = EngineCheck.of(SMOL, cache_bytes=2**31, block=128, reported=91_000,
-                             max_model_len=2048)
+    rounded = EngineCheck.of(
+        SMOL, cache_bytes=2**31, block=128, reported=91_000, max_model_len=2048
+    )
     assert not rounded.ragged
     assert engine_check_text(rounded).split(": ")[-1] != text.split(": ")[-1]
 
 
 def test_this_runtimes_card_is_what_cuda_reports_and_a_cpu_has_none() -> None:
-    t4 = Device(kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5),
-                reserved_gib=0.26)
+    t4 = Device(
+        kind="cuda", name="Tesla T4", memory_gib=15.0, compute_capability=(7, 5), reserved_gib=0.26
+    )
     assert card_of(t4) == Card("Tesla T4 (this runtime)", 14.74, card_of(t4).source)
     assert card_of(Device(kind="cpu", name="x")) is None
 
 
 # -- the page's cells, on stand-ins --------------------------------------------------------------
 def _section(notebook: nbformat.NotebookNode) -> list[nbformat.NotebookNode]:
-    start = next(i for i, cell in enumerate(notebook.cells)
-                 if cell.source.startswith("## Planning capacity before you deploy"))
-    end = next(i for i, cell in enumerate(notebook.cells)
-               if cell.source.startswith("## What this run showed"))
+    start = next(
+        i
+        for i, cell in enumerate(notebook.cells)
+        if cell.source.startswith("## Planning capacity before you deploy")
+    )
+    end = next(
+        i
+        for i, cell in enumerate(notebook.cells)
+        if cell.source.startswith("## What this run showed")
+    )
     return [cell for cell in notebook.cells[start:end] if cell.cell_type == "code"]
 
 
@@ -226,8 +289,11 @@ def test_the_chapters_planning_cells_run_on_the_names_earlier_cells_bind(kind: s
     notebook = nbformat.read(source_notebook("03-paged-attention"), as_version=4)
     cells = _section(notebook)
     assert [cell.metadata.get("tags") for cell in cells] == [None, ["prose"], None, ["prose"]]
-    device = (Device(kind="cuda", name="NVIDIA H200", memory_gib=140.0, compute_capability=(9, 0))
-              if kind == "cuda" else Device(kind="cpu", name="x"))
+    device = (
+        Device(kind="cuda", name="NVIDIA H200", memory_gib=140.0, compute_capability=(9, 0))
+        if kind == "cuda"
+        else Device(kind="cpu", name="x")
+    )
     block = 16 if kind == "cuda" else 128
     cache_bytes = int(0.125 * GIB)
     shape = KVShape(layers=28, kv_heads=8, head_dim=128, dtype="bfloat16")
@@ -235,10 +301,14 @@ def test_the_chapters_planning_cells_run_on_the_names_earlier_cells_bind(kind: s
     # What the earlier cells bind and these cells read: the runtime, the KV shape, the block the
     # engine reported, the first server (its flags) and its reported KV tokens, the context limit.
     namespace = {
-        "runtime": SimpleNamespace(device=device), "shape": shape, "block": block,
+        "runtime": SimpleNamespace(device=device),
+        "shape": shape,
+        "block": block,
         "server": SimpleNamespace(flags={"kv_cache_memory_bytes": cache_bytes}),
-        "cache_tokens": whole_block_tokens(shape, cache_bytes, block), "context_limit": 8192,
-        "Markdown": _Markdown, "display": lambda thing: shown.append(thing.data),
+        "cache_tokens": whole_block_tokens(shape, cache_bytes, block),
+        "context_limit": 8192,
+        "Markdown": _Markdown,
+        "display": lambda thing: shown.append(thing.data),
     }
     with pytest.MonkeyPatch.context() as patch:  # where the story shows its sections
         patch.setattr(IPython.display, "display", lambda markdown: shown.append(markdown.data))

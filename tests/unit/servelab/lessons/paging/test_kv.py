@@ -8,8 +8,13 @@ import pytest
 
 from servelab.lessons.paging.kv import RequestFit, blocks_for, kv_shape, usable_blocks
 
-SMOL = {"num_hidden_layers": 30, "num_attention_heads": 9, "num_key_value_heads": 3,
-        "hidden_size": 576, "dtype": "bfloat16"}
+SMOL = {
+    "num_hidden_layers": 30,
+    "num_attention_heads": 9,
+    "num_key_value_heads": 3,
+    "hidden_size": 576,
+    "dtype": "bfloat16",
+}
 
 
 @pytest.fixture

@@ -16,8 +16,13 @@ PROPERTY = settings(max_examples=80, deadline=None, database=None)
 # Token counts far past any context: blocks_for divides in whole numbers.
 tokens = st.integers(0, 2**64)
 block = st.integers(1, 4096)
-shapes = st.builds(KVShape, layers=st.integers(1, 128), kv_heads=st.integers(1, 128),
-                   head_dim=st.integers(1, 512), dtype=st.sampled_from(sorted(DTYPE_BYTES)))
+shapes = st.builds(
+    KVShape,
+    layers=st.integers(1, 128),
+    kv_heads=st.integers(1, 128),
+    head_dim=st.integers(1, 512),
+    dtype=st.sampled_from(sorted(DTYPE_BYTES)),
+)
 
 
 @PROPERTY
@@ -31,12 +36,15 @@ def test_blocks_for_is_the_fewest_blocks_that_hold_the_tokens(count, size):
 @PROPERTY
 @given(st.integers(0, 10**9), st.integers(0, 10**9), block)
 def test_two_sequences_never_take_fewer_blocks_than_both_together(a, b, size):
-    assert blocks_for(a + b, size) <= blocks_for(a, size) + blocks_for(b, size) <= (
-        blocks_for(a + b, size) + 1)
+    assert (
+        blocks_for(a + b, size)
+        <= blocks_for(a, size) + blocks_for(b, size)
+        <= (blocks_for(a + b, size) + 1)
+    )
 
 
 @PROPERTY
-@given(st.integers(-10**6, 10**6), st.integers(-4096, 4096))
+@given(st.integers(-(10**6), 10**6), st.integers(-4096, 4096))
 def test_blocks_for_refuses_negative_tokens_and_empty_blocks(count, size):
     assume(count < 0 or size <= 0)
     with pytest.raises(ValueError):
@@ -91,8 +99,9 @@ def test_request_fit_of_counts_the_cache_without_the_null_block(cache, size, lim
 @PROPERTY
 @given(shapes, st.integers(0, 10**7))
 def test_bytes_per_token_and_the_gib_and_token_conversions_agree(shape, count):
-    assert shape.bytes_per_token == (shape.layers * shape.kv_heads * shape.head_dim * 2
-                                     * DTYPE_BYTES[shape.dtype])
+    assert shape.bytes_per_token == (
+        shape.layers * shape.kv_heads * shape.head_dim * 2 * DTYPE_BYTES[shape.dtype]
+    )
     assert shape.tokens_in(shape.gib_for(count) * 2**30) == count
     assert shape.tokens_in(shape.mib_for(count) * 2**20) == count
     assert shape.mib_for(count) == shape.gib_for(count) * 1024

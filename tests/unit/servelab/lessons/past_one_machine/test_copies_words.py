@@ -25,9 +25,8 @@ def test_the_copies_words_state_each_setups_range_and_tell_two_gpus_from_two_cor
     assert words.split("ms. ")[1] != text.split("ms. ")[1]  # one GPU's words, not both cores'
     view = setup_view(found)
     assert list(view.index) == ["2 replicas", "1 server"] and list(view["runs"]) == ["2", "2"]
-    assert view.loc["2 replicas", "output (tok/s)"] == (
-        found.copies.output_tok_s.with_range())
+    assert view.loc["2 replicas", "output (tok/s)"] == (found.copies.output_tok_s.with_range())
     assert "`--tensor-parallel-size 2`" in two_gpus_note(1) and two_gpus_note(1) != two_gpus_note(2)
     assert "cannot tell" in copies_title(
-        CopiesFindings.of({"a": _results(90, 120), "b": _results(100, 110)}, "cpu", 0),
-        "this CPU")
+        CopiesFindings.of({"a": _results(90, 120), "b": _results(100, 110)}, "cpu", 0), "this CPU"
+    )

@@ -49,8 +49,10 @@ def test_the_routers_metrics_page_says_who_is_healthy_and_who_served_what():
     assert sorted(page.processed.values()) == [6.0, 12.0]
     assert set(page.healthy) == set(page.processed) and all(page.healthy.values())
     assert page.retries == 0.0
-    down = parse_router_metrics('vllm_router_worker_health{worker="http://a:1"} 0\n'
-                                'vllm_router_retries_total{route="/v1/completions"} 3\n')
+    down = parse_router_metrics(
+        'vllm_router_worker_health{worker="http://a:1"} 0\n'
+        'vllm_router_retries_total{route="/v1/completions"} 3\n'
+    )
     assert down.healthy == {"http://a:1": False} and down.retries == 3.0
 
 
@@ -91,8 +93,9 @@ class _TokenPrompts(WordPrompts):
 
 
 def test_tenants_send_their_own_prompt_in_a_shuffled_order_with_ids_naming_them():
-    workload = Tenants(3, 4, prefix_tokens=20, question_tokens=5, rate=2.0, seed=1,
-                       send_token_ids=False)
+    workload = Tenants(
+        3, 4, prefix_tokens=20, question_tokens=5, rate=2.0, seed=1, send_token_ids=False
+    )
     plan = workload.plan(WordPrompts())
     assert sorted(p.user for p in plan) == [0] * 4 + [1] * 4 + [2] * 4
     order = [p.user for p in plan]
@@ -141,8 +144,10 @@ class _Steady:
     name, reuses_cache = "steady", False
 
     def plan(self, prompts: object) -> list[PlannedRequest]:
-        return [PlannedRequest(index=i, user=i, prompt="x", max_tokens=1, arrival=0.1 * i)
-                for i in range(6)]
+        return [
+            PlannedRequest(index=i, user=i, prompt="x", max_tokens=1, arrival=0.1 * i)
+            for i in range(6)
+        ]
 
     async def drive(self, session: _Clock, plan: list[PlannedRequest]) -> None:
         for planned in plan:
@@ -154,8 +159,13 @@ def test_a_failure_comes_on_time_and_the_notice_is_timed_on_the_runs_clock():
     failed_at: list[float] = []
     asks = iter([False, False, True])
     clock = _Clock()
-    workload = FailureDuring(_Steady(), at_s=0.2, fail=lambda: failed_at.append(clock.now()),
-                             noticed=lambda: next(asks), watch_interval_s=0.05)
+    workload = FailureDuring(
+        _Steady(),
+        at_s=0.2,
+        fail=lambda: failed_at.append(clock.now()),
+        noticed=lambda: next(asks),
+        watch_interval_s=0.05,
+    )
     asyncio.run(workload.drive(clock, workload.plan(None)))
     # On time as the run's own clock goes: not before at_s, and before the request planned
     # 0.2 s later is sent (a stalled event loop delays both alike; CI saw a 0.19 s stall).
@@ -172,12 +182,17 @@ def test_a_failure_comes_on_time_and_the_notice_is_timed_on_the_runs_clock():
         asyncio.run(doomed.drive(_Clock(), doomed.plan(None)))
 
 
-def _run(policy: str, spread: list[list[int]], hits: tuple[float, ...],
-         ttft_ms: float) -> PolicyRun:
+def _run(
+    policy: str, spread: list[list[int]], hits: tuple[float, ...], ttft_ms: float
+) -> PolicyRun:
     frame = pd.DataFrame(spread, columns=["replica 0", "replica 1"])
-    return PolicyRun(policy=policy, summary={"ttft_ms_p50": ttft_ms, "ttft_ms_p99": 2 * ttft_ms,
-                                             "output_tok_s": 10.0},
-                     spread=frame, queries=(1000.0, 1000.0), hits=hits)
+    return PolicyRun(
+        policy=policy,
+        summary={"ttft_ms_p50": ttft_ms, "ttft_ms_p99": 2 * ttft_ms, "output_tok_s": 10.0},
+        spread=frame,
+        queries=(1000.0, 1000.0),
+        hits=hits,
+    )
 
 
 def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
@@ -191,7 +206,8 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     found = RoutingFindings.of([spreading] * 2, [following] * 2, workload)
     assert found.expected_tokens[0].median == 528  # 4 x 100 + 8 x 16
     assert [spread.to_numpy().tolist() for spread in found.run_spreads[ROUND_ROBIN]] == [
-        [[2, 2], [3, 1]]] * 2  # each run's own, not their sum
+        [[2, 2], [3, 1]]
+    ] * 2  # each run's own, not their sum
     table = policy_table(found)
     assert list(table.index) == [ROUND_ROBIN, CACHE_AWARE]
     assert list(table.iloc[:, 2]) == ["4 (both alike)", "2 (both alike)"]  # computed
@@ -202,19 +218,30 @@ def test_policy_findings_count_prefills_and_how_far_tenants_stayed_together():
     assert "made 4 computations" in text and "528 and 328" in text
 
 
-def _routing(hits: tuple[list[float], list[float]],
-             ttft_ms: tuple[list[float], list[float]]) -> RoutingFindings:
+def _routing(
+    hits: tuple[list[float], list[float]], ttft_ms: tuple[list[float], list[float]]
+) -> RoutingFindings:
     """Findings from runs with these hit rates (out of 1,000 tokens per replica) and medians."""
+
     def runs(policy: str, rates: list[float], ttfts: list[float]) -> list[PolicyRun]:
-        return [_run(policy, [[4, 0], [0, 4]], (1000 * rate, 1000 * rate), ttft)
-                for rate, ttft in zip(rates, ttfts, strict=True)]
-    return RoutingFindings.of(runs(ROUND_ROBIN, hits[0], ttft_ms[0]),
-                              runs(CACHE_AWARE, hits[1], ttft_ms[1]),
-                              Tenants(2, 4, prefix_tokens=100))
+        return [
+            _run(policy, [[4, 0], [0, 4]], (1000 * rate, 1000 * rate), ttft)
+            for rate, ttft in zip(rates, ttfts, strict=True)
+        ]
+
+    return RoutingFindings.of(
+        runs(ROUND_ROBIN, hits[0], ttft_ms[0]),
+        runs(CACHE_AWARE, hits[1], ttft_ms[1]),
+        Tenants(2, 4, prefix_tokens=100),
+    )
 
 
-def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: int,
-            alone_s: float = math.nan) -> RoutingFindings:
+def _sooner(
+    spreading: list[list[int]],
+    following: list[list[int]],
+    per_tenant: int,
+    alone_s: float = math.nan,
+) -> RoutingFindings:
     """Findings where cache_aware's first tokens came sooner, with these requests per tenant
     (row) and replica (column) in each run."""
     workload = Tenants(2, per_tenant, prefix_tokens=100)
@@ -223,12 +250,24 @@ def _sooner(spreading: list[list[int]], following: list[list[int]], per_tenant: 
     def runs(policy: str, spread: list[list[int]], ttfts: list[float]) -> list[PolicyRun]:
         # The replicas' counters as a cache that computes each prompt once per first visit.
         looked_up = requests * (workload.prefix_tokens + workload.question_tokens)
-        computed = (int((np.array(spread) > 0).sum()) * workload.prefix_tokens
-                    + requests * workload.question_tokens)
-        return [dataclasses.replace(_run(policy, spread, ((looked_up - computed) / 2,) * 2, ttft),
-                                    queries=(looked_up / 2,) * 2) for ttft in ttfts]
-    return RoutingFindings.of(runs(ROUND_ROBIN, spreading, [600.0, 640.0]),
-                              runs(CACHE_AWARE, following, [200.0, 260.0]), workload, alone_s)
+        computed = (
+            int((np.array(spread) > 0).sum()) * workload.prefix_tokens
+            + requests * workload.question_tokens
+        )
+        return [
+            dataclasses.replace(
+                _run(policy, spread, ((looked_up - computed) / 2,) * 2, ttft),
+                queries=(looked_up / 2,) * 2,
+            )
+            for ttft in ttfts
+        ]
+
+    return RoutingFindings.of(
+        runs(ROUND_ROBIN, spreading, [600.0, 640.0]),
+        runs(CACHE_AWARE, following, [200.0, 260.0]),
+        workload,
+        alone_s,
+    )
 
 
 def _record(sent: float, ok: bool, took: float = 0.5) -> RequestRecord:
@@ -245,13 +284,16 @@ class _Router:
     health_interval_s, health_failures = 1, 2
 
 
-def _failure(before: list[float], after: list[float], noticed: float | None = 2.5,
-             retries: float = 3.0) -> Failure:
+def _failure(
+    before: list[float], after: list[float], noticed: float | None = 2.5, retries: float = 3.0
+) -> Failure:
     """A kill at 1.0 s: one request sent before it fails, one sent after it (at 1.5 s) fails,
     and the others succeed, taking ``before`` and ``after`` seconds."""
-    records = ([_record(0.1 * i, True, took) for i, took in enumerate(before)]
-               + [_record(0.5, False), _record(1.5, False)]
-               + [_record(1.2 + 0.5 * i, True, took) for i, took in enumerate(after)])
+    records = (
+        [_record(0.1 * i, True, took) for i, took in enumerate(before)]
+        + [_record(0.5, False), _record(1.5, False)]
+        + [_record(1.2 + 0.5 * i, True, took) for i, took in enumerate(after)]
+    )
     workload = FailureDuring(_Steady(), at_s=1.0, fail=lambda: None)
     workload.events.update(failed=1.0)
     if noticed is not None:
@@ -299,13 +341,21 @@ def _results(*rates: float) -> list[Result]:
 def copies_runs() -> tuple[CopiesFindings, CopiesFindings, CopiesFindings]:
     """Two copies against one server on the CPU, told apart and not, and on two GPUs with the
     model split over both as well."""
-    found = CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
-                               _results(160, 162)}, "cpu", 0)
-    untold = CopiesFindings.of({"2 replicas": _results(90, 120), "1 server":
-                                _results(100, 110)}, "cpu", 0)
-    on_gpus = CopiesFindings.of({"2 replicas": _results(93, 95), "1 server":
-                                 _results(160, 162), "1 model over 2 GPUs":
-                                 _results(60, 62)}, "cuda", 2)
+    found = CopiesFindings.of(
+        {"2 replicas": _results(93, 95), "1 server": _results(160, 162)}, "cpu", 0
+    )
+    untold = CopiesFindings.of(
+        {"2 replicas": _results(90, 120), "1 server": _results(100, 110)}, "cpu", 0
+    )
+    on_gpus = CopiesFindings.of(
+        {
+            "2 replicas": _results(93, 95),
+            "1 server": _results(160, 162),
+            "1 model over 2 GPUs": _results(60, 62),
+        },
+        "cuda",
+        2,
+    )
     return found, untold, on_gpus
 
 
@@ -326,21 +376,32 @@ def test_two_copies_and_one_server_are_called_apart_only_beyond_the_noise():
     assert list(setup_table(on_gpus)["runs"]) == [2, 2, 2]
 
 
-def _crowded(spreading_again: list[int], following_again: list[int],
-             cache_tokens: int) -> RoutingFindings:
+def _crowded(
+    spreading_again: list[int], following_again: list[int], cache_tokens: int
+) -> RoutingFindings:
     """Two tenants of 100-token prompts on two replicas, four requests each a run: round robin
     visits both replicas with each tenant (4 first visits), cache_aware keeps them apart (2);
     each run's counters add ``*_again`` computations of a prompt beyond those."""
+
     def runs(policy: str, spread: list[list[int]], again: list[int]) -> list[PolicyRun]:
         visits = sum(1 for row in spread for count in row if count)
-        return [PolicyRun(policy=policy, summary={"ttft_ms_p50": 300.0, "ttft_ms_p99": 600.0},
-                          spread=pd.DataFrame(spread, columns=["replica 0", "replica 1"]),
-                          queries=(5000.0, 5000.0),
-                          hits=(5000.0, 5000.0 - (100 * (visits + extra) + 8 * 16)))
-                for extra in again]
-    return RoutingFindings.of(runs(ROUND_ROBIN, [[2, 2], [2, 2]], spreading_again),
-                              runs(CACHE_AWARE, [[4, 0], [0, 4]], following_again),
-                              Tenants(2, 4, prefix_tokens=100), cache_tokens=cache_tokens)
+        return [
+            PolicyRun(
+                policy=policy,
+                summary={"ttft_ms_p50": 300.0, "ttft_ms_p99": 600.0},
+                spread=pd.DataFrame(spread, columns=["replica 0", "replica 1"]),
+                queries=(5000.0, 5000.0),
+                hits=(5000.0, 5000.0 - (100 * (visits + extra) + 8 * 16)),
+            )
+            for extra in again
+        ]
+
+    return RoutingFindings.of(
+        runs(ROUND_ROBIN, [[2, 2], [2, 2]], spreading_again),
+        runs(CACHE_AWARE, [[4, 0], [0, 4]], following_again),
+        Tenants(2, 4, prefix_tokens=100),
+        cache_tokens=cache_tokens,
+    )
 
 
 def _warm(spreading_ms: list[float], following_ms: list[float]) -> RoutingFindings:
@@ -351,6 +412,10 @@ def _warm(spreading_ms: list[float], following_ms: list[float]) -> RoutingFindin
     again = [_run(ROUND_ROBIN, [[4, 4], [4, 4]], (822.0, 822.0), ms) for ms in spreading_ms]
     cached = [_run(CACHE_AWARE, [[8, 0], [0, 8]], (872.0, 872.0), ms) for ms in following_ms]
     workload = Tenants(2, 8, prefix_tokens=100)
-    return dataclasses.replace(cold, **{name: getattr(RoutingFindings.of(
-        again, cached, workload, warm=(again, cached)), name)
-        for name in ("warm_ttft_ms_p50", "warm_computations")})
+    return dataclasses.replace(
+        cold,
+        **{
+            name: getattr(RoutingFindings.of(again, cached, workload, warm=(again, cached)), name)
+            for name in ("warm_ttft_ms_p50", "warm_computations")
+        },
+    )

@@ -15,8 +15,9 @@ from servelab.lessons.past_one_machine.copies_words import copies_pace_text
 from servelab.lessons.past_one_machine.pace import CopiesPace
 
 LINE = StepLine(StepFit(30.0, 1.0, 0.99), "02-continuous-batching", (1, 4, 8))
-CPU = CopiesPace(LINE, 8, "cpu", 1, copies=Spread(69.0, 66.0, 72.0, 3),
-                 one=Spread(40.0, 38.0, 41.0, 3))
+CPU = CopiesPace(
+    LINE, 8, "cpu", 1, copies=Spread(69.0, 66.0, 72.0, 3), one=Spread(40.0, 38.0, 41.0, 3)
+)
 
 
 def test_on_a_cpu_each_copy_doubles_both_parts_of_its_step() -> None:

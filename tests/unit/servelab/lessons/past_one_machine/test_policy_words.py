@@ -37,10 +37,12 @@ SOONER = [
 ]
 
 
-LEADS = [(([1, 2, 3], [1, 2, 2]), 150, None, True),
-         (([0, 0, 1], [2, 3, 3]), 150, Compared.HIGHER, True),
-         (([3, 4, 5], [0, 0, 1]), 150, Compared.LOWER, True),
-         (([0, 0, 0], [0, 0, 0]), 4096, None, False)]
+LEADS = [
+    (([1, 2, 3], [1, 2, 2]), 150, None, True),
+    (([0, 0, 1], [2, 3, 3]), 150, Compared.HIGHER, True),
+    (([3, 4, 5], [0, 0, 1]), 150, Compared.LOWER, True),
+    (([0, 0, 0], [0, 0, 0]), 4096, None, False),
+]
 
 
 def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_medians():
@@ -58,6 +60,7 @@ def test_the_cache_verdict_needs_the_ranges_apart_and_a_few_points_between_the_m
 
     def verdict(text: str) -> str:  # the sentence after the hit rates: the cache's verdict
         return text.split(f"cached with {ROUND_ROBIN} and ")[1].split(". ")[1]
+
     assert len({verdict(higher), verdict(untold), verdict(lower)}) == 3
 
 
@@ -75,7 +78,8 @@ def test_the_first_token_verdict_needs_the_ranges_apart_and_the_gain():
 
 @pytest.mark.parametrize(("spreading", "following", "per_tenant", "hits", "extra"), SOONER)
 def test_why_the_first_tokens_came_sooner_follows_which_median_request_hit(
-        spreading, following, per_tenant, hits, extra):
+    spreading, following, per_tenant, hits, extra
+):
     found = _sooner(spreading, following, per_tenant, alone_s=0.3)
     assert found.first_token is Compared.LOWER and found.median_hits == hits
     assert found.extra_computations == pytest.approx(extra)
@@ -124,17 +128,21 @@ def test_prompt_computations_are_the_counted_tokens_less_the_questions_in_prompt
 
 
 @pytest.mark.parametrize(("again", "cache_tokens", "verdict", "crowded"), LEADS)
-def test_the_steady_state_lead_needs_a_crowded_cache_and_the_ranges_apart(again, cache_tokens,
-                                                                          verdict, crowded):
+def test_the_steady_state_lead_needs_a_crowded_cache_and_the_ranges_apart(
+    again, cache_tokens, verdict, crowded
+):
     found = _crowded(*again, cache_tokens=cache_tokens)
     assert found.crowded is crowded
-    assert (found.recompute in NEITHER if verdict is None
-            else found.recompute is verdict)
+    assert found.recompute in NEITHER if verdict is None else found.recompute is verdict
     said = _crowding_text(found)
     assert said in routing_text(found) and f"{cache_tokens:,} tokens" in said
     assert "(200 tokens)" in said if not crowded else "(200)" in said
-    assert len({_crowding_text(_crowded(*a, cache_tokens=c)).split("times a run. ")[-1]
-                for a, c, _, _ in LEADS}) == len(LEADS)
+    assert len(
+        {
+            _crowding_text(_crowded(*a, cache_tokens=c)).split("times a run. ")[-1]
+            for a, c, _, _ in LEADS
+        }
+    ) == len(LEADS)
 
 
 def test_the_extra_computations_are_the_replicas_counted_ones_not_the_first_visits():
@@ -143,8 +151,9 @@ def test_the_extra_computations_are_the_replicas_counted_ones_not_the_first_visi
     found = _sooner([[4, 4], [4, 4]], [[8, 0], [0, 8]], 8, alone_s=0.3)
     spreading = found.computed_tokens[0]
     assert found.computations[0].median == pytest.approx(4)
-    evicted = dataclasses.replace(spreading, median=spreading.median + 200,
-                                  low=spreading.low + 200, high=spreading.high + 200)
+    evicted = dataclasses.replace(
+        spreading, median=spreading.median + 200, low=spreading.low + 200, high=spreading.high + 200
+    )
     counted = dataclasses.replace(found, computed_tokens=(evicted, found.computed_tokens[1]))
     assert counted.computations[0].median == pytest.approx(6) and counted.prefills[0].median == 4
     assert counted.extra_computations == pytest.approx(4) and counted.extra_first_visits == 2

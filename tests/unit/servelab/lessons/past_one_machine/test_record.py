@@ -25,8 +25,10 @@ def test_the_record_gives_every_declared_figure_from_its_findings() -> None:
     assert figures["hit_rate_round_robin"] == routed.hit_rate[0].median
     assert figures["hit_rate_cache_aware"] == routed.hit_rate[1].median
     assert figures["ttft_ms_p50_warm_cache_aware"] == routed.warm_ttft_ms_p50[1].median
-    assert (figures["failed_requests"], figures["retries"]) == (failures.failed.median,
-                                                                failures.retries.median)
+    assert (figures["failed_requests"], figures["retries"]) == (
+        failures.failed.median,
+        failures.retries.median,
+    )
     assert len(failures.runs) >= 2  # the failure run repeated
     assert figures["output_tok_s_one_server"] == copied.one.output_tok_s.median
     assert copied.split is None and math.isnan(figures["output_tok_s_tensor_parallel"])

@@ -14,8 +14,9 @@ def test_a_prompt_that_fills_its_last_block_shares_one_block_less():
     expect = SharingExpectation(4, 256, 16, 128)
     assert (expect.reusable_tokens, expect.shared_blocks) == (255, 1)
     assert expect.shared == 1 + 4 * 2 and expect.unshared == 4 * 3
-    table = block_table([Holder(f"s{i}", 272, shared_tokens=expect.reusable_tokens)
-                         for i in range(4)], 128)
+    table = block_table(
+        [Holder(f"s{i}", 272, shared_tokens=expect.reusable_tokens) for i in range(4)], 128
+    )
     assert table.used == expect.shared
 
 

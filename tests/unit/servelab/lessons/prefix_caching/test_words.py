@@ -13,13 +13,15 @@ from servelab.lessons.prefix_caching.sharing_findings import SharingFindings
 
 
 def _cost(computed, cached):
-    return pd.DataFrame({"request": range(1, len(computed) + 1), "computed": computed,
-                         "from cache": cached})
+    return pd.DataFrame(
+        {"request": range(1, len(computed) + 1), "computed": computed, "from cache": cached}
+    )
 
 
 FAST, SLOW = Spread.of([80.0, 100.0, 130.0, 90.0]), Spread.of([700.0, 900.0, 1100.0, 800.0])
-REUSED = ReuseFindings.from_probe(_cost([2016, 96, 96], [0, 1920, 1920]),
-                                  _cost([2016] * 3, [0] * 3))
+REUSED = ReuseFindings.from_probe(
+    _cost([2016, 96, 96], [0, 1920, 1920]), _cost([2016] * 3, [0] * 3)
+)
 
 
 def test_reuse_text_when_reuse_and_speed_show():
@@ -38,10 +40,13 @@ def test_reuse_text_names_a_single_later_request_as_the_second():
     assert text != prefix_words.reuse_text(REUSED, LoadReuseFindings(FAST, SLOW, 0.7))
 
 
-@pytest.mark.parametrize("on", [
-    Spread.of([700.0, 800.0, 850.0, 900.0]),   # about the same
-    Spread.of([100.0, 150.0, 200.0, 750.0]),   # far apart at the median, one slow request
-])
+@pytest.mark.parametrize(
+    "on",
+    [
+        Spread.of([700.0, 800.0, 850.0, 900.0]),  # about the same
+        Spread.of([100.0, 150.0, 200.0, 750.0]),  # far apart at the median, one slow request
+    ],
+)
 def test_reuse_text_when_the_load_cannot_tell(on):
     same = ReuseFindings.from_probe(_cost([2016] * 3, [0] * 3), _cost([2016] * 3, [0] * 3))
     load = LoadReuseFindings(on, SLOW, float("nan"))
@@ -61,12 +66,18 @@ EXPECT = SharingExpectation(4, 1000, 64, 128)  # shared 15 blocks, unshared 36
 
 
 def test_sharing_text_when_all_controls_separate():
-    text = prefix_words.sharing_text(SharingFindings.from_peaks(
-        {"n4_on": 15.2, "n4_off": 35.8, "same_on": 15.0, "different_on": 36.1},
-        {"n4_on": 2688, "n4_off": float("nan")}, EXPECT))
+    text = prefix_words.sharing_text(
+        SharingFindings.from_peaks(
+            {"n4_on": 15.2, "n4_off": 35.8, "same_on": 15.0, "different_on": 36.1},
+            {"n4_on": 2688, "n4_off": float("nan")},
+            EXPECT,
+        )
+    )
     found = SharingFindings.from_peaks(
         {"n4_on": 15.2, "n4_off": 35.8, "same_on": 15.0, "different_on": 36.1},
-        {"n4_on": 2688, "n4_off": float("nan")}, EXPECT)
+        {"n4_on": 2688, "n4_off": float("nan")},
+        EXPECT,
+    )
     assert found.shared and found.twins_match and found.different_held_more
     assert "**15** blocks" in text and "**36** if not" in text
     assert "2,688 prompt tokens" in text and prefix_words.counted(float("nan")) == "none"
@@ -77,7 +88,9 @@ def test_sharing_text_when_all_controls_separate():
 def test_sharing_text_when_controls_do_not_separate():
     found = SharingFindings.from_peaks(
         {"n4_on": 30.0, "n4_off": 33.0, "same_on": 15.0, "different_on": 31.0},
-        {"n4_on": 0, "n4_off": 0}, EXPECT)
+        {"n4_on": 0, "n4_off": 0},
+        EXPECT,
+    )
     assert not found.shared and not found.twins_match and not found.different_held_more
     text = prefix_words.sharing_text(found)
     observed = text.split("\n\n")[-1]

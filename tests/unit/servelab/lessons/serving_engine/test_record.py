@@ -17,10 +17,14 @@ RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 def test_chapter_01s_record_gives_every_declared_figure() -> None:
     run = recorded.load(RUN, STORY.kinds())
     one = pd.Series({"steady_output_tok_s": 7.0, "steady_user_tok_s": 7.0, "ttft_ms_p50": 90.0})
-    many = pd.Series({"steady_output_tok_s": 77.0, "steady_user_tok_s": 4.8,
-                      "ttft_ms_p50": 400.0})
-    record = ServingEngineRecord(one=one, many=many, found=run["found"],
-                                 client_tokens=run["client_tokens"], server_tokens=4890.0)
+    many = pd.Series({"steady_output_tok_s": 77.0, "steady_user_tok_s": 4.8, "ttft_ms_p50": 400.0})
+    record = ServingEngineRecord(
+        one=one,
+        many=many,
+        found=run["found"],
+        client_tokens=run["client_tokens"],
+        server_tokens=4890.0,
+    )
     figures = record.figures().by_name()
     assert record.chapter == "01-serving-engine"
     assert set(figures) == set(CHAPTER.figures)
@@ -28,4 +32,6 @@ def test_chapter_01s_record_gives_every_declared_figure() -> None:
     assert (figures["user_tok_s_all_users"], figures["ttft_ms_p50_all_users"]) == (4.8, 400.0)
     assert figures["batching_gain"] == run["found"].gain
     assert (figures["generated_tokens_client"], figures["generated_tokens_server"]) == (
-        4896.0, 4890.0)
+        4896.0,
+        4890.0,
+    )

@@ -28,19 +28,28 @@ from servelab.lessons.serving_many_users.words import (
 
 def found(single: float, top: float) -> BatchFindings:
     """One stream's steady total against 32 streams' (whole-run totals a little lower)."""
-    return BatchFindings.from_sweep(pd.DataFrame({
-        "concurrency": [1, 32], "output_tok_s": [single * 0.8, top * 0.7],
-        "steady_output_tok_s": [single, top]}))
+    return BatchFindings.from_sweep(
+        pd.DataFrame(
+            {
+                "concurrency": [1, 32],
+                "output_tok_s": [single * 0.8, top * 0.7],
+                "steady_output_tok_s": [single, top],
+            }
+        )
+    )
 
 
-BATCHING = [(100, 2000, Shown.STRONG, ["**20.0×**", "| 62% |", "| 62.5 |", "38%"]),
-            (40, 300, Shown.WEAK, ["**7.5×**", "| 23% |", "4.3×"]),
-            (40, 50, Shown.NONE, ["**1.2×**", "50 against 40 tok/s"])]
+BATCHING = [
+    (100, 2000, Shown.STRONG, ["**20.0×**", "| 62% |", "| 62.5 |", "38%"]),
+    (40, 300, Shown.WEAK, ["**7.5×**", "| 23% |", "4.3×"]),
+    (40, 50, Shown.NONE, ["**1.2×**", "50 against 40 tok/s"]),
+]
 
 
 @pytest.mark.parametrize(("single", "top", "verdict", "figures"), BATCHING)
-def test_batching_text_words_each_verdict(single: float, top: float, verdict: Shown,
-                                          figures: list[str]) -> None:
+def test_batching_text_words_each_verdict(
+    single: float, top: float, verdict: Shown, figures: list[str]
+) -> None:
     batch = found(single, top)
     assert batch.verdict is verdict and not batch.within_noise
     text = batching_text(batch)
@@ -53,13 +62,18 @@ def test_batching_text_words_each_verdict(single: float, top: float, verdict: Sh
 def test_a_loss_the_sweeps_ranges_still_cover_is_not_called_a_loss() -> None:
     """Chapter 00's float32 recording: 42% kept at the medians, sweeps from 6 to 16 tok/s alone
     and 120 to 254 together, said to lose more than the lesson's users."""
+
     def swept(single: list[float], top: list[float]) -> BatchFindings:
         runs = {"concurrency": [1, 32]}
         for key in ("output_tok_s", "steady_output_tok_s"):
-            runs |= {key: [sorted(single)[1], sorted(top)[1]],
-                     f"{key}_low": [min(single), min(top)], f"{key}_high": [max(single), max(top)],
-                     f"{key}_n": [3, 3]}
+            runs |= {
+                key: [sorted(single)[1], sorted(top)[1]],
+                f"{key}_low": [min(single), min(top)],
+                f"{key}_high": [max(single), max(top)],
+                f"{key}_n": [3, 3],
+            }
         return BatchFindings.from_sweep(pd.DataFrame(runs))
+
     wide, tight = swept([6, 16, 16], [120, 215, 254]), swept([15, 16, 17], [195, 205, 215])
     assert wide.verdict is tight.verdict is Shown.WEAK
     assert wide.short_untold and not tight.short_untold
@@ -68,15 +82,25 @@ def test_a_loss_the_sweeps_ranges_still_cover_is_not_called_a_loss() -> None:
 
 
 def probe(computed: list[float], cached: list[float], ttft_ms: list[float]) -> pd.DataFrame:
-    return pd.DataFrame({"request": range(1, len(computed) + 1), "ttft_ms": ttft_ms,
-                         "computed": computed, "from cache": cached})
+    return pd.DataFrame(
+        {
+            "request": range(1, len(computed) + 1),
+            "ttft_ms": ttft_ms,
+            "computed": computed,
+            "from cache": cached,
+        }
+    )
 
 
 CONTROL = probe([2016, 2016, 2016], [0, 0, 0], [4000, 4100, 3900])
 
 
-def reuse(computed: list[float], cached: list[float], ttft_ms: list[float],
-          control: pd.DataFrame = CONTROL) -> ReuseFindings:
+def reuse(
+    computed: list[float],
+    cached: list[float],
+    ttft_ms: list[float],
+    control: pd.DataFrame = CONTROL,
+) -> ReuseFindings:
     return ReuseFindings.from_probe(probe(computed, cached, ttft_ms), control)
 
 
@@ -118,18 +142,35 @@ def test_prefix_reuse_not_shown() -> None:
 
 def gaps(longest_ms: float, ttft_s: float) -> dict[str, float]:
     """A row of ``chunking.measuring.compare`` over three runs, 10 % either side."""
-    row = {"users_itl_ms_p50": 30.0, "documents_queued": 0, "first_hitch_ms": float("nan"),
-           "last_hitch_ms": float("nan"), **Spread(20.0, 19.0, 21.0, 3).columns("users_done_s")}
-    for key, median in (("users_longest_gap_ms", longest_ms), ("document_ttft_s", ttft_s),
-                        ("itl_ms_p99_after_arrival", 100.0), ("users_itl_ms_p99", 70.0),
-                        ("hitch_share", 0.005), ("hitches_per_document", 1.0)):
+    row = {
+        "users_itl_ms_p50": 30.0,
+        "documents_queued": 0,
+        "first_hitch_ms": float("nan"),
+        "last_hitch_ms": float("nan"),
+        **Spread(20.0, 19.0, 21.0, 3).columns("users_done_s"),
+    }
+    for key, median in (
+        ("users_longest_gap_ms", longest_ms),
+        ("document_ttft_s", ttft_s),
+        ("itl_ms_p99_after_arrival", 100.0),
+        ("users_itl_ms_p99", 70.0),
+        ("hitch_share", 0.005),
+        ("hitches_per_document", 1.0),
+    ):
         row |= Spread(median, 0.9 * median, 1.1 * median, 3).columns(key)
     return row
 
 
 # 96-token slices of a 2,000-token document, sized for 100 ms pauses.
-PLAN = BudgetPlan(first_budget=8192, prefill_tok_s=960, pause_ms=100, step_ms=0.0, budget=96,
-                  document_tokens=2000, block=16)
+PLAN = BudgetPlan(
+    first_budget=8192,
+    prefill_tok_s=960,
+    pause_ms=100,
+    step_ms=0.0,
+    budget=96,
+    document_tokens=2000,
+    block=16,
+)
 
 
 def chunks(chunked: dict[str, float], whole: dict[str, float]) -> TradeFindings:
@@ -142,9 +183,11 @@ def test_the_prediction_is_quoted_or_asked_for() -> None:
 
 
 def test_summary_when_every_effect_showed() -> None:
-    lesson = LessonFindings(found(100, 2000),
-                            reuse([2016, 16, 16], [0, 2000, 2000], [4000, 190, 200]),
-                            chunks(gaps(300, 7.0), gaps(4500, 5.0)))
+    lesson = LessonFindings(
+        found(100, 2000),
+        reuse([2016, 16, 16], [0, 2000, 2000], [4000, 190, 200]),
+        chunks(gaps(300, 7.0), gaps(4500, 5.0)),
+    )
     text = summary_text(lesson, prediction="a guess")
     lines = text.splitlines()
     assert lesson.batching.shown and "32 users" in lines[0] and "20.0×" in lines[0]
@@ -168,8 +211,11 @@ def test_summary_when_every_effect_showed() -> None:
 
 
 def test_summary_when_no_effect_showed() -> None:
-    lesson = LessonFindings(found(40, 50), ReuseFindings.from_probe(CONTROL, CONTROL),
-                            chunks(gaps(4000, 5.0), gaps(4500, 5.0)))
+    lesson = LessonFindings(
+        found(40, 50),
+        ReuseFindings.from_probe(CONTROL, CONTROL),
+        chunks(gaps(4000, 5.0), gaps(4500, 5.0)),
+    )
     assert not lesson.batching.shown and not lesson.reuse.reused
     assert lesson.chunking.pause_verdict is not Shown.STRONG
     lines = summary_text(lesson, prediction="").splitlines()
@@ -185,8 +231,11 @@ def test_paging_evidence_sets_what_ran_beside_what_the_log_said_fits() -> None:
     def text(load: object) -> str:
         return paging_text(PagingFindings.from_run(capacity, 128, 80, load))
 
-    loads = [pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}),
-             pd.DataFrame({"running_max": [1.0, 4.0]}), pd.DataFrame({"x": [1]})]
+    loads = [
+        pd.DataFrame({"running_max": [1.0, 16.0, 32.0]}),
+        pd.DataFrame({"running_max": [1.0, 4.0]}),
+        pd.DataFrame({"x": [1]}),
+    ]
     verdicts = [PagingFindings.from_run(capacity, 128, 80, load).ran_verdict for load in loads]
     assert verdicts[0] is Placed.ABOVE and verdicts[1] is not Placed.ABOVE
     assert verdicts[2] is None

@@ -15,9 +15,16 @@ from servelab.lessons.the_dials.line_gain import LineGain
 from servelab.lessons.the_dials.step_words import line_gain_text
 
 LINE = StepLine(StepFit(30.0, 1.0, 0.99), "02-continuous-batching", (1, 8, 32))
-GAIN = LineGain(LINE, 1, 24, output_low=Spread(30.0, 29.0, 31.0, 3),
-                output_high=Spread(400.0, 380.0, 420.0, 3), tpot_low=Spread(31.0, 30.0, 32.0, 3),
-                tpot_high=Spread(54.0, 52.0, 56.0, 3), prompt_tokens=64)
+GAIN = LineGain(
+    LINE,
+    1,
+    24,
+    output_low=Spread(30.0, 29.0, 31.0, 3),
+    output_high=Spread(400.0, 380.0, 420.0, 3),
+    tpot_low=Spread(31.0, 30.0, 32.0, 3),
+    tpot_high=Spread(54.0, 52.0, 56.0, 3),
+    prompt_tokens=64,
+)
 
 
 def test_the_line_gives_the_gain_from_the_fewest_to_the_most_sequences() -> None:
@@ -51,7 +58,12 @@ def test_without_a_line_or_with_one_pass() -> None:
     none = dataclasses.replace(GAIN, line=None)
     assert none.predicted is None and none.checks == ()
     assert "×" not in line_gain_text(none)
-    once = dataclasses.replace(GAIN, output_low=Spread.of([30.0]), output_high=Spread.of([400.0]),
-                               tpot_low=Spread.of([31.0]), tpot_high=Spread.of([54.0]))
+    once = dataclasses.replace(
+        GAIN,
+        output_low=Spread.of([30.0]),
+        output_high=Spread.of([400.0]),
+        tpot_low=Spread.of([31.0]),
+        tpot_high=Spread.of([54.0]),
+    )
     assert once.measured.n == 1 and once.measured.low == once.measured.high
     assert once.measured_pace.n == 1

@@ -20,15 +20,24 @@ RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
 def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> None:
     levels = CHAPTER.sizes.at(profile).levels
-    sweep = pd.DataFrame({"max_num_seqs": levels,
-                          "output_tok_s": [10.0 * n for n in levels],
-                          "tpot_ms_p99": [100.0 + n for n in levels],
-                          "latency_s_p99": [2.0 * n for n in levels]}).set_index("max_num_seqs")
-    by_load = pd.DataFrame({"ttft_ms_p99": [80.0, 900.0]},
-                           index=["short requests alone", "beside long ones"])
+    sweep = pd.DataFrame(
+        {
+            "max_num_seqs": levels,
+            "output_tok_s": [10.0 * n for n in levels],
+            "tpot_ms_p99": [100.0 + n for n in levels],
+            "latency_s_p99": [2.0 * n for n in levels],
+        }
+    ).set_index("max_num_seqs")
+    by_load = pd.DataFrame(
+        {"ttft_ms_p99": [80.0, 900.0]}, index=["short requests alone", "beside long ones"]
+    )
     context = recorded.load(RUN, STORY.kinds())["context"]
-    record = DialsRecord(sweep_table=sweep, small_capacity=Capacity(2048, 2048, 1.0),
-                         context=context, by_load=by_load)
+    record = DialsRecord(
+        sweep_table=sweep,
+        small_capacity=Capacity(2048, 2048, 1.0),
+        context=context,
+        by_load=by_load,
+    )
     figures = record.figures().by_name()
     assert record.chapter == "05-the-dials"
     assert set(figures) == expected_names(CHAPTER.id, profile)

@@ -40,8 +40,12 @@ def test_mixed_lengths_sends_long_first_and_marks_them():
 
 def test_start_refusal_is_parsed_from_a_wrapped_log():
     refusal = start_refusal(REFUSAL_LOG)
-    assert (refusal.max_model_len, refusal.needed_gib, refusal.available_gib,
-            refusal.estimate) == (4096, 0.09, 0.05, 2560)
+    assert (refusal.max_model_len, refusal.needed_gib, refusal.available_gib, refusal.estimate) == (
+        4096,
+        0.09,
+        0.05,
+        2560,
+    )
     assert start_refusal("CUDA out of memory") is None
 
 
@@ -106,18 +110,26 @@ SERVER = SimpleNamespace(base_url="http://127.0.0.1:1/v1", model="m")
 
 
 def test_a_refusal_is_kept_whole_and_a_served_answer_counted(monkeypatch) -> None:
-    message = ("This model's maximum context length is 2048 tokens. However, your prompt\n"
-               "contains at least 2049 input tokens, which exceeds this limit even without any "
-               "output tokens. (parameter=input_tokens, value=2049)")
+    message = (
+        "This model's maximum context length is 2048 tokens. However, your prompt\n"
+        "contains at least 2049 input tokens, which exceeds this limit even without any "
+        "output tokens. (parameter=input_tokens, value=2049)"
+    )
     response = httpx.Response(400, request=httpx.Request("POST", SERVER.base_url))
     refused = openai.BadRequestError(message, response=response, body={"message": message})
     monkeypatch.setattr(openai, "OpenAI", lambda **_: _Client(refused))
     probe = limit_probe(SERVER, "p", 2112, 16, 2048)
     assert probe.message == " ".join(message.split()) and probe.answer_tokens is None
     assert probe.room == 0 and probe.counted_to == 2049  # as the refusal says
-    served = SimpleNamespace(usage=SimpleNamespace(completion_tokens=8),
-                             choices=[SimpleNamespace(finish_reason="length")])
+    served = SimpleNamespace(
+        usage=SimpleNamespace(completion_tokens=8),
+        choices=[SimpleNamespace(finish_reason="length")],
+    )
     monkeypatch.setattr(openai, "OpenAI", lambda **_: _Client(served))
     probe = limit_probe(SERVER, "p", 2040, 16, 2048)
     assert (probe.message, probe.answer_tokens, probe.finish_reason, probe.room) == (
-        None, 8, "length", 8)
+        None,
+        8,
+        "length",
+        8,
+    )

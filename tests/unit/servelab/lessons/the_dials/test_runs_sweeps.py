@@ -22,8 +22,9 @@ def test_the_burst_sweep_runs_every_level_in_turn_each_pass(monkeypatch):
 
     monkeypatch.setattr(runs.bench, "open_loop", open_loop)
     monkeypatch.setattr(runs, "latency_from_arrival", lambda result: {"queued": 0.0})
-    rows = runs.burst_sweep(None, [1, 4], passes=2, rate=100.0, burst=8, input_tokens=16,
-                            output_tokens=8)
+    rows = runs.burst_sweep(
+        None, [1, 4], passes=2, rate=100.0, burst=8, input_tokens=16, output_tokens=8
+    )
     assert sent == [(1, 1), (4, 4), (1, 101), (4, 104)]
     assert list(rows["max_num_seqs"]) == [1, 4, 1, 4]
     assert rows.loc[0, "served_s_p99"] == pytest.approx(2.0)
@@ -40,5 +41,8 @@ def test_one_and_many_alternates_one_user_and_the_crowd(monkeypatch):
     server = SimpleNamespace(capacity=SimpleNamespace(kv_cache_tokens=4096))
     found = runs.one_and_many(server, 3, max_tokens=8, passes=2)
     assert seeds == [(1, 0), (3, 1), (1, 2), (3, 3)]
-    assert found[0] == {"one_user_tok_s": 20.0, "many_users_output_tok_s": 60.0,
-                        "kv_cache_tokens": 4096}
+    assert found[0] == {
+        "one_user_tok_s": 20.0,
+        "many_users_output_tok_s": 60.0,
+        "kv_cache_tokens": 4096,
+    }

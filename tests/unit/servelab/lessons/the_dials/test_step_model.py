@@ -26,20 +26,25 @@ def test_the_windows_follow_from_the_two_ends_of_the_step() -> None:
     assert "**7.8–15.4×**" in text and f"**{pace_low:.1f}–{pace_high:.1f}×**" in text
 
 
-@pytest.mark.parametrize(("value", "where"), [(1.0, Placed.BELOW), (2.0, Placed.INSIDE),
-                                              (3.0, Placed.ABOVE)])
+@pytest.mark.parametrize(
+    ("value", "where"), [(1.0, Placed.BELOW), (2.0, Placed.INSIDE), (3.0, Placed.ABOVE)]
+)
 def test_a_ratio_is_placed_against_its_window_ends_inside(value: float, where: Placed) -> None:
     assert placed(value, 1.5, 2.5) is where
     assert placed(1.5, 1.5, 2.5) is placed(2.5, 1.5, 2.5) is Placed.INSIDE
 
 
-@pytest.mark.parametrize(("bounds", "placed_by_runs"), [
-    (None, True),           # one pass: the median alone places it
-    ((9.0, 14.0), True),    # every pairing of the passes inside the window too
-    ((2.7, 14.7), False),   # chapter 05's recorded bf16 run: 9.6x, passes 9–15 and 41–132 tok/s
-])
+@pytest.mark.parametrize(
+    ("bounds", "placed_by_runs"),
+    [
+        (None, True),  # one pass: the median alone places it
+        ((9.0, 14.0), True),  # every pairing of the passes inside the window too
+        ((2.7, 14.7), False),  # chapter 05's recorded bf16 run: 9.6x, passes 9–15 and 41–132 tok/s
+    ],
+)
 def test_the_output_is_placed_only_where_the_passes_agree(
-        bounds: tuple[float, float] | None, placed_by_runs: bool) -> None:
+    bounds: tuple[float, float] | None, placed_by_runs: bool
+) -> None:
     assert FOUND.output_placed(13.0) is Placed.INSIDE
     where = FOUND.output_placed_within(13.0, bounds)
     assert (where is Placed.INSIDE) is placed_by_runs and (where is None) is not placed_by_runs

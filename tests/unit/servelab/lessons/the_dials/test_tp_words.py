@@ -15,16 +15,20 @@ from servelab.lessons.the_dials.tp_words import (
 )
 from tests.unit.servelab.lessons.the_dials.test_tp_findings import ALONE_SPLIT, CROWD_SPLIT, found
 
-ALONE_FIGURES = {Compared.LOWER: ("**61.0 → 51.0 tok/s**", "60.0–62.0", "50.0–52.0 tok/s"),
-                 Compared.HIGHER: ("**61.0 → 71.0 tok/s**", "70.0–72.0 tok/s"),
-                 Compared.ALIKE: ("**61.0 → 65.0 tok/s**", "64.0–66.0 tok/s", "10%"),
-                 Compared.UNTOLD: ("**61.0 → 70.0 tok/s**", "55.0–75.0 tok/s")}
+ALONE_FIGURES = {
+    Compared.LOWER: ("**61.0 → 51.0 tok/s**", "60.0–62.0", "50.0–52.0 tok/s"),
+    Compared.HIGHER: ("**61.0 → 71.0 tok/s**", "70.0–72.0 tok/s"),
+    Compared.ALIKE: ("**61.0 → 65.0 tok/s**", "64.0–66.0 tok/s", "10%"),
+    Compared.UNTOLD: ("**61.0 → 70.0 tok/s**", "55.0–75.0 tok/s"),
+}
 
 
-CROWD_FIGURES = {Compared.HIGHER: ("**610 → 810 tok/s**", "600–620", "800–820 tok/s"),
-                 Compared.LOWER: ("**610 → 505 tok/s**", "500–510 tok/s"),
-                 Compared.ALIKE: ("**610 → 615 tok/s**", "600–630 tok/s", "10%"),
-                 Compared.UNTOLD: ("**610 → 700 tok/s**", "590–720 tok/s")}
+CROWD_FIGURES = {
+    Compared.HIGHER: ("**610 → 810 tok/s**", "600–620", "800–820 tok/s"),
+    Compared.LOWER: ("**610 → 505 tok/s**", "500–510 tok/s"),
+    Compared.ALIKE: ("**610 → 615 tok/s**", "600–630 tok/s", "10%"),
+    Compared.UNTOLD: ("**610 → 700 tok/s**", "590–720 tok/s"),
+}
 
 
 @pytest.mark.parametrize("moved", list(Compared))
@@ -34,8 +38,9 @@ def test_the_words_for_one_user(moved: Compared) -> None:
     text = tensor_parallel_text(split)
     assert all(figure in text for figure in ALONE_FIGURES[moved])
     assert "3 times" in text and "16 users" in text
-    assert len({_alone_text(found(alone_split=ALONE_SPLIT[other]))
-                for other in Compared}) == len(Compared)
+    assert len({_alone_text(found(alone_split=ALONE_SPLIT[other])) for other in Compared}) == len(
+        Compared
+    )
 
 
 @pytest.mark.parametrize("moved", list(Compared))
@@ -44,8 +49,9 @@ def test_the_words_for_many_users(moved: Compared) -> None:
     assert split.crowd_moved is moved
     text = tensor_parallel_text(split)
     assert all(figure in text for figure in CROWD_FIGURES[moved])
-    assert len({_crowd_text(found(crowd_split=CROWD_SPLIT[other]))
-                for other in Compared}) == len(Compared)
+    assert len({_crowd_text(found(crowd_split=CROWD_SPLIT[other])) for other in Compared}) == len(
+        Compared
+    )
 
 
 def test_one_run_a_side_says_it_has_no_range() -> None:
@@ -66,19 +72,23 @@ def test_the_words_for_the_cache() -> None:
     assert "×" not in _cache_text(flat) and "**" not in _cache_text(flat)
 
 
-PAID_OFF = (Compared.LOWER, Compared.HIGHER)   # the closing where the crowd gained
+PAID_OFF = (Compared.LOWER, Compared.HIGHER)  # the closing where the crowd gained
 
 
-@pytest.mark.parametrize(("alone", "crowd", "closing"), [
-    (Compared.LOWER, Compared.HIGHER, PAID_OFF),
-    (Compared.ALIKE, Compared.HIGHER, PAID_OFF),
-    (Compared.LOWER, Compared.ALIKE, (Compared.LOWER, Compared.ALIKE)),
-    (Compared.LOWER, Compared.UNTOLD, (Compared.LOWER, Compared.ALIKE)),
-    (Compared.ALIKE, Compared.ALIKE, None),
-    (Compared.HIGHER, Compared.LOWER, None),
-])
-def test_the_closing_follows_the_runs(alone: Compared, crowd: Compared,
-                                      closing: tuple[Compared, Compared] | None) -> None:
+@pytest.mark.parametrize(
+    ("alone", "crowd", "closing"),
+    [
+        (Compared.LOWER, Compared.HIGHER, PAID_OFF),
+        (Compared.ALIKE, Compared.HIGHER, PAID_OFF),
+        (Compared.LOWER, Compared.ALIKE, (Compared.LOWER, Compared.ALIKE)),
+        (Compared.LOWER, Compared.UNTOLD, (Compared.LOWER, Compared.ALIKE)),
+        (Compared.ALIKE, Compared.ALIKE, None),
+        (Compared.HIGHER, Compared.LOWER, None),
+    ],
+)
+def test_the_closing_follows_the_runs(
+    alone: Compared, crowd: Compared, closing: tuple[Compared, Compared] | None
+) -> None:
     """Each closing is the one of the pair named in ``closing``: the crowd's gain, or the
     single stream's cost with no gain to set against it."""
     text = tensor_parallel_text(found(ALONE_SPLIT[alone], CROWD_SPLIT[crowd]))

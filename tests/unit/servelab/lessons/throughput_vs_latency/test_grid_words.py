@@ -8,8 +8,15 @@ from servelab.lessons.throughput_vs_latency.rate_grid import RateGrid
 
 
 def _grid(large_knee: float | None = 12.0) -> RateGrid:
-    return RateGrid(small_knee=4.0, large_knee=large_knee, large_slots=16,
-                    percents=(60, 85, 115), top_percent=125, requests=50, repeats=2)
+    return RateGrid(
+        small_knee=4.0,
+        large_knee=large_knee,
+        large_slots=16,
+        percents=(60, 85, 115),
+        top_percent=125,
+        requests=50,
+        repeats=2,
+    )
 
 
 def test_the_words_name_the_rates_the_requests_and_the_counted_middle() -> None:

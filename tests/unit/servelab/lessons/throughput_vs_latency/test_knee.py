@@ -17,8 +17,11 @@ from servelab.lessons.throughput_vs_latency.knee_words import knee_forecast_text
 from servelab.lessons.throughput_vs_latency.slot_rate import SlotRate
 
 LINE = StepLine(StepFit(40.0, 2.0, 0.99), "02-continuous-batching", (1, 4, 8))
-READING = PromptReading.of(PrefillFit(fixed_ms=100.0, tok_s=1000.0, short_tokens=8,
-                                      long_tokens=64), LINE, "04-prefix-caching")
+READING = PromptReading.of(
+    PrefillFit(fixed_ms=100.0, tok_s=1000.0, short_tokens=8, long_tokens=64),
+    LINE,
+    "04-prefix-caching",
+)
 KNEE = ModelKnee(LINE, READING, slots=4, input_tokens=64, output_tokens=24)
 
 
@@ -26,7 +29,8 @@ def test_the_slot_time_is_the_first_token_then_the_answer_at_the_slots_step() ->
     assert KNEE.step_ms == 48.0
     assert KNEE.prompts_ms == pytest.approx(4 * READING.read_ms(64))
     assert KNEE.request_s == pytest.approx(
-        (READING.first_token_ms(64) + 24 * 48.0 + 4 * READING.read_ms(64)) / 1000)
+        (READING.first_token_ms(64) + 24 * 48.0 + 4 * READING.read_ms(64)) / 1000
+    )
     assert KNEE.rate == pytest.approx(4 / KNEE.request_s)
 
 

@@ -29,8 +29,9 @@ def runs(draw: st.DrawFn) -> list[RequestRecord]:
     """Requests sent over a run, two or more completed, some of one token, some failed."""
     records = []
     for index in range(draw(st.integers(2, 8))):
-        r = record(index, draw(st.floats(0.0, 10.0)), draw(st.lists(seconds, max_size=4)),
-                   draw(seconds))
+        r = record(
+            index, draw(st.floats(0.0, 10.0)), draw(st.lists(seconds, max_size=4)), draw(seconds)
+        )
         if index >= 2 and draw(st.booleans()):
             r.error = "connection reset"
         records.append(r)
@@ -44,8 +45,7 @@ def with_slos(draw: st.DrawFn) -> tuple[list[RequestRecord], dict[str, float]]:
     records = draw(runs())
     slo = {}
     for name in draw(st.sets(st.sampled_from(["ttft", "tpot"]), min_size=1)):
-        measured = [r.ttft * 1000 if name == "ttft" else (tpot(r) or 0.0) * 1000
-                    for r in records]
+        measured = [r.ttft * 1000 if name == "ttft" else (tpot(r) or 0.0) * 1000 for r in records]
         slo[name] = draw(st.floats(0.0, 6000.0) | st.sampled_from(measured))
     return records, slo
 
@@ -69,7 +69,11 @@ def test_the_pages_count_is_goodputs_over_completed_requests_each_late_one_missi
     # Failed requests never count: the same findings without them.
     only_done = _found(done, slo)
     assert (found.requests, found.met, found.missed_ttft, found.missed_tpot) == (
-        only_done.requests, only_done.met, only_done.missed_ttft, only_done.missed_tpot)
+        only_done.requests,
+        only_done.met,
+        only_done.missed_ttft,
+        only_done.missed_tpot,
+    )
     # Every late request missed a part of the SLO, and no part was missed by more than were late.
     late = found.requests - found.met
     assert max(found.missed_ttft, found.missed_tpot) <= late

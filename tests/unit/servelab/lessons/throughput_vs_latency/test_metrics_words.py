@@ -33,13 +33,18 @@ def test_a_queue_that_grows_all_run_is_named():
 # λ × W is 10 / 5.5 = 1.82. A count of 1.0 sampled 5 times has a standard error of
 # √(1.0 / 5) = 0.45 (a Poisson count's variance, its samples agreeing), so the 0.82 gap is 1.8
 # errors: within the sampling. Sampled 45 times the error is 0.15 and the gap 5.5 of them.
-LITTLE = [(4.0, 0.1, False, True, False), (1.0, 0.1, False, True, True),
-          (1.0, 1.0, False, False, None), (None, 1.0, None, False, None)]
+LITTLE = [
+    (4.0, 0.1, False, True, False),
+    (1.0, 0.1, False, True, True),
+    (1.0, 1.0, False, False, None),
+    (None, 1.0, None, False, None),
+]
 
 
 @pytest.mark.parametrize(("in_flight", "every_s", "agrees", "beyond", "client_more"), LITTLE)
-def test_little_says_when_it_cannot_be_checked_or_does_not_hold(in_flight, every_s, agrees,
-                                                                 beyond, client_more):
+def test_little_says_when_it_cannot_be_checked_or_does_not_hold(
+    in_flight, every_s, agrees, beyond, client_more
+):
     found = MetricsFindings.of(_run(in_flight, every_s=every_s), SLO)
     text = metrics_text(found)
     assert found.little_agrees is agrees
@@ -51,8 +56,10 @@ def test_little_says_when_it_cannot_be_checked_or_does_not_hold(in_flight, every
         assert found.client_saw_more is client_more
     outside = f"{found.outside_engine_ms:,.0f} ms" if beyond else None
     assert (outside is not None and outside in text) is bool(client_more)
-    texts = {metrics_text(MetricsFindings.of(_run(flight, every_s=every), SLO))
-             for flight, every, *_ in LITTLE}
+    texts = {
+        metrics_text(MetricsFindings.of(_run(flight, every_s=every), SLO))
+        for flight, every, *_ in LITTLE
+    }
     assert len(texts) == len(LITTLE)
 
 

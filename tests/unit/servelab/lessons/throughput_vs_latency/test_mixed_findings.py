@@ -13,14 +13,16 @@ from servelab.lessons.throughput_vs_latency import mixed_words
 from servelab.lessons.throughput_vs_latency.mixed_findings import MixedFindings
 from tests.unit.servelab.lessons.test_rate_sweeps import SPLIT, _mixed, _mixed_table
 
-MIXED = [(500, 7.0, (Compared.LOWER, Compared.LOWER)),
-         (500, 9.0, (Compared.LOWER, Compared.HIGHER)),
-         (1000, 7.0, (Compared.HIGHER, Compared.LOWER)),
-         (1000, 9.0, (Compared.HIGHER, Compared.HIGHER)),
-         (500, 8.2, (Compared.LOWER, Compared.UNTOLD)),
-         (920, 7.0, (Compared.UNTOLD, Compared.LOWER)),
-         (1000, 8.2, (Compared.HIGHER, Compared.UNTOLD)),
-         (920, 8.2, (Compared.UNTOLD, Compared.UNTOLD))]
+MIXED = [
+    (500, 7.0, (Compared.LOWER, Compared.LOWER)),
+    (500, 9.0, (Compared.LOWER, Compared.HIGHER)),
+    (1000, 7.0, (Compared.HIGHER, Compared.LOWER)),
+    (1000, 9.0, (Compared.HIGHER, Compared.HIGHER)),
+    (500, 8.2, (Compared.LOWER, Compared.UNTOLD)),
+    (920, 7.0, (Compared.UNTOLD, Compared.LOWER)),
+    (1000, 8.2, (Compared.HIGHER, Compared.UNTOLD)),
+    (920, 8.2, (Compared.UNTOLD, Compared.UNTOLD)),
+]
 
 
 def _verdict_words(chat: float, job: float) -> str:
@@ -61,8 +63,9 @@ def test_the_verdict_credits_a_second_card_not_the_split(gpus, more):
     verdict is unchanged."""
     card = Device(kind="cuda", name="Tesla T4", count=max(gpus, 1), memory_gib=15.0)
     split = SPLIT if gpus < 2 else ("GPU 0 of 2 (Tesla T4)", "GPU 1 of 2 (Tesla T4)")
-    found = MixedFindings.of(_mixed_table(500, 7.0, 0.02, 3, split), split,
-                             whole_device(card).described, gpus=gpus)
+    found = MixedFindings.of(
+        _mixed_table(500, 7.0, 0.02, 3, split), split, whole_device(card).described, gpus=gpus
+    )
     assert (found.chat, found.job) == (Compared.LOWER, Compared.LOWER)
     assert found.more_hardware is more
     verdict = _after_figures(mixed_words.mixed_text(found))
@@ -70,6 +73,7 @@ def test_the_verdict_credits_a_second_card_not_the_split(gpus, more):
     assert ("paid for itself" in verdict) is not more
     assert ("one card" in verdict) is more
     if more:  # the note follows every outcome, not only the pair's win
-        lost = MixedFindings.of(_mixed_table(1000, 9.0, 0.02, 3, split), split,
-                                whole_device(card).described, gpus=gpus)
+        lost = MixedFindings.of(
+            _mixed_table(1000, 9.0, 0.02, 3, split), split, whole_device(card).described, gpus=gpus
+        )
         assert "a card each" in mixed_words.mixed_text(lost)

@@ -38,8 +38,9 @@ def test_on_two_gpus_the_words_name_the_card_each_side_had():
     halves = side_by_side(kaggle, kv_cache_gib=1.0)
     assert halves is not None
     split = (halves[0].described, halves[1].described)
-    found = MixedFindings.of(_mixed_table(500, 7.0, 0.02, 3, split), split,
-                             whole_device(kaggle).described)
+    found = MixedFindings.of(
+        _mixed_table(500, 7.0, 0.02, 3, split), split, whole_device(kaggle).described
+    )
     text = mixed_words.mixed_text(found)
     pair, single = text.split("<details>", 1)[1].split("The one server for everything", 1)
     assert "GPU 0 of 2" in pair and "GPU 1 of 2" in pair

@@ -15,8 +15,9 @@ from servelab.lessons.throughput_vs_latency.pace import CapsPace
 from servelab.lessons.throughput_vs_latency.sweep_words import caps_pace_text
 
 LINE = StepLine(StepFit(30.0, 1.0, 0.99), "02-continuous-batching", (1, 8, 32))
-PACE = CapsPace(LINE, 4.0, 12.0, small_tpot=Spread(35.0, 33.0, 36.0, 3),
-                large_tpot=Spread(50.0, 45.0, 52.0, 3))
+PACE = CapsPace(
+    LINE, 4.0, 12.0, small_tpot=Spread(35.0, 33.0, 36.0, 3), large_tpot=Spread(50.0, 45.0, 52.0, 3)
+)
 
 
 def test_each_cap_is_predicted_at_its_sequences_in_a_step() -> None:

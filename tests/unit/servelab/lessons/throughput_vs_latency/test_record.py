@@ -19,21 +19,36 @@ RUN = REPO_ROOT / "tests" / "snapshots" / CHAPTER.id / "avx512-bf16.json"
 
 def rate_table(rates: list[float], ttft_ms: float, goodput: float) -> pd.DataFrame:
     """A rate table's columns the record reads, one row per rate."""
-    return pd.DataFrame({"rate": rates, "ttft_ms_p99": [ttft_ms * rate for rate in rates],
-                         "goodput_req_s": [goodput * rate for rate in rates]})
+    return pd.DataFrame(
+        {
+            "rate": rates,
+            "ttft_ms_p99": [ttft_ms * rate for rate in rates],
+            "goodput_req_s": [goodput * rate for rate in rates],
+        }
+    )
 
 
 @pytest.mark.parametrize("profile", ["smoke", "cpu", "gpu"])
 def test_the_record_gives_every_figure_its_profile_measures(profile: str) -> None:
     run = recorded.load(RUN, STORY.kinds())
     sizes = CHAPTER.sizes.at(profile)
-    grid = RateGrid(small_knee=4.0, large_knee=10.0, large_slots=sizes.batch_seqs,
-                    percents=tuple(sizes.rate_percents), top_percent=sizes.top_percent,
-                    requests=sizes.requests_per_rate, repeats=sizes.repeats)
-    record = DeploymentsRecord(sweeps=run["sweeps"], interactive=rate_table(grid.rates, 10.0, 0.5),
-                               batch=rate_table(grid.rates, 100.0, 0.25),
-                               found_metrics=run["metrics"], slot_rate=run["slot_rate"],
-                               grid=grid)
+    grid = RateGrid(
+        small_knee=4.0,
+        large_knee=10.0,
+        large_slots=sizes.batch_seqs,
+        percents=tuple(sizes.rate_percents),
+        top_percent=sizes.top_percent,
+        requests=sizes.requests_per_rate,
+        repeats=sizes.repeats,
+    )
+    record = DeploymentsRecord(
+        sweeps=run["sweeps"],
+        interactive=rate_table(grid.rates, 10.0, 0.5),
+        batch=rate_table(grid.rates, 100.0, 0.25),
+        found_metrics=run["metrics"],
+        slot_rate=run["slot_rate"],
+        grid=grid,
+    )
     figures = record.figures().by_name()
     assert record.chapter == "07-throughput-vs-latency"
     assert set(figures) == expected_names(CHAPTER.id, profile)

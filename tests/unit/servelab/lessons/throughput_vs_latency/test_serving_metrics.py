@@ -33,8 +33,13 @@ def _run(in_flight: float | None, slow_first: bool = False, every_s: float = 1.0
     records = [_request(i, 0.5 * i, 0.2, 0.2) for i in range(10)]
     if slow_first:
         records[3] = _request(3, 1.5, 0.9, 0.025)  # late first token, same length
-    rows = [] if in_flight is None else [
-        {"t_s": t, "running": in_flight, "waiting": 0.0} for t in np.arange(0.5, 5.0, every_s)]
+    rows = (
+        []
+        if in_flight is None
+        else [
+            {"t_s": t, "running": in_flight, "waiting": 0.0} for t in np.arange(0.5, 5.0, every_s)
+        ]
+    )
     return Result(workload=None, records=records, duration_s=5.5, server_rows=rows, slo=SLO)
 
 

@@ -22,14 +22,18 @@ def test_littles_law_turns_slots_and_time_into_a_rate() -> None:
     assert "**0.90 s (0.80–1.00)**" in text
 
 
-HELD = [(3.0, KneeCheck.BETWEEN, ("3 req/s", "6.")), (6.0, KneeCheck.HELD_ABOVE, ("6 req/s",)),
-        (2.0, KneeCheck.BROKE_BELOW, ("3 req/s",)), (None, KneeCheck.NEVER_HELD, ())]
+HELD = [
+    (3.0, KneeCheck.BETWEEN, ("3 req/s", "6.")),
+    (6.0, KneeCheck.HELD_ABOVE, ("6 req/s",)),
+    (2.0, KneeCheck.BROKE_BELOW, ("3 req/s",)),
+    (None, KneeCheck.NEVER_HELD, ()),
+]
 
 
 @pytest.mark.parametrize(("held", "verdict", "figures"), HELD)
-def test_each_verdict_follows_from_where_the_first_tokens_held(held: float | None,
-                                                               verdict: KneeCheck,
-                                                               figures: tuple[str, ...]) -> None:
+def test_each_verdict_follows_from_where_the_first_tokens_held(
+    held: float | None, verdict: KneeCheck, figures: tuple[str, ...]
+) -> None:
     assert FOUND.check(RATES, held) is verdict
     assert FOUND.broke_at(RATES, held) == (None if held is None else RATES[RATES.index(held) + 1])
     text = check_text(FOUND, RATES, held)

@@ -20,11 +20,13 @@ def test_both_sweeps_must_cover_the_same_rates():
         RateSweepFindings.of(SMALL, SMALL.iloc[:2], SETTING)
 
 
-BROKE = [((MET, MISSED, MISSED), (MET, MET, MISSED), FirstTokens.SMALL_BROKE, 8.0),
-         ((MET, MET, MET), (MET, MISSED, MISSED), FirstTokens.LARGE_BROKE, 8.0),
-         ((MET, ACROSS, MISSED), (MET, MET, ACROSS), FirstTokens.STRADDLED, 8.0),
-         ((MET, MISSED, MISSED), (MET, MISSED, MISSED), FirstTokens.NOT_SEPARATED, None),
-         ((MISSED, MISSED, MISSED), (MISSED, MET, MET), FirstTokens.BOTH_MISSED, None)]
+BROKE = [
+    ((MET, MISSED, MISSED), (MET, MET, MISSED), FirstTokens.SMALL_BROKE, 8.0),
+    ((MET, MET, MET), (MET, MISSED, MISSED), FirstTokens.LARGE_BROKE, 8.0),
+    ((MET, ACROSS, MISSED), (MET, MET, ACROSS), FirstTokens.STRADDLED, 8.0),
+    ((MET, MISSED, MISSED), (MET, MISSED, MISSED), FirstTokens.NOT_SEPARATED, None),
+    ((MISSED, MISSED, MISSED), (MISSED, MET, MET), FirstTokens.BOTH_MISSED, None),
+]
 
 
 def _broke_text(small, large) -> str:
@@ -34,8 +36,7 @@ def _broke_text(small, large) -> str:
 
 
 @pytest.mark.parametrize(("small", "large", "verdict", "rate"), BROKE)
-def test_which_cap_broke_first_needs_every_run_on_one_side_of_the_slo(small, large, verdict,
-                                                                      rate):
+def test_which_cap_broke_first_needs_every_run_on_one_side_of_the_slo(small, large, verdict, rate):
     found = RateSweepFindings.of(_rates(small), _rates(large), SETTING)
     assert found.first_tokens is verdict
     told = _broke_text(small, large)
@@ -46,12 +47,14 @@ def test_which_cap_broke_first_needs_every_run_on_one_side_of_the_slo(small, lar
 
 # The large cap's runs had 9, 10, 12 requests in flight at 16 req/s: 10 sequences at once, 2.5×
 # the small cap's 4 slots; MOST_OF_EXTRA asks for half of that, 1.25×, beyond the spread.
-CAPACITY = [((4, 6, 9), (160, 170, 180), MoreSeqs.NO_QUEUE),
-            ((6, 7, 9), (150, 160, 170), MoreSeqs.MOST_OF_EXTRA),
-            ((6, 7, 9), (90, 95, 100), MoreSeqs.SOME_GAIN),
-            ((6, 7, 9), (60, 65, 70), MoreSeqs.LOST),
-            ((6, 7, 9), (70, 83, 95), MoreSeqs.UNTOLD),
-            ((6, 7, 9), (85, 88, 89), MoreSeqs.UNTOLD)]
+CAPACITY = [
+    ((4, 6, 9), (160, 170, 180), MoreSeqs.NO_QUEUE),
+    ((6, 7, 9), (150, 160, 170), MoreSeqs.MOST_OF_EXTRA),
+    ((6, 7, 9), (90, 95, 100), MoreSeqs.SOME_GAIN),
+    ((6, 7, 9), (60, 65, 70), MoreSeqs.LOST),
+    ((6, 7, 9), (70, 83, 95), MoreSeqs.UNTOLD),
+    ((6, 7, 9), (85, 88, 89), MoreSeqs.UNTOLD),
+]
 
 
 def _capacity(small_in_flight, large_out) -> RateSweepFindings:
@@ -76,8 +79,13 @@ def test_each_capacity_verdict(small_in_flight, large_out, verdict):
         assert "cap of 64" in text and "max_num_seqs=7," in text
     if verdict in (MoreSeqs.MOST_OF_EXTRA, MoreSeqs.SOME_GAIN):
         assert f"{found.gain:.1f}×" in text
-    tails = {sweep_words.throughput_text(_capacity(*case[:2])).split("(80–84). ")[-1]
-             .split("<details>")[0] for case in CAPACITY if case[2] is not MoreSeqs.NO_QUEUE}
+    tails = {
+        sweep_words.throughput_text(_capacity(*case[:2]))
+        .split("(80–84). ")[-1]
+        .split("<details>")[0]
+        for case in CAPACITY
+        if case[2] is not MoreSeqs.NO_QUEUE
+    }
     assert len(tails) == 4  # each verdict its own words; the two untold runs name no gain
 
 

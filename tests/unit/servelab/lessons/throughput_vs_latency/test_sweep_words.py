@@ -43,7 +43,8 @@ def test_held_to_names_the_last_rate_every_run_held_and_the_next() -> None:
     found = RateSweepFindings.of(SMALL, SMALL, SETTING)
     assert sweep_words.held_to(found, 2.0) == "up to 2 req/s (not in every run at 8)"
     assert sweep_words.held_to(found, 16.0) == (
-        "at every rate tried, to the sweep's highest of 16 req/s")
+        "at every rate tried, to the sweep's highest of 16 req/s"
+    )
     assert sweep_words.held_to(found, None) == "at none of the rates tried"
 
 
@@ -72,8 +73,11 @@ def test_a_p99_of_a_few_requests_is_said_to_be_near_the_slowest():
     few = RateSweepFindings.of(SMALL, SMALL, SETTING)
     assert not few.tail_described
     assert "With 4 to 12 requests" in sweep_words.chat_text(few)
-    many = RateSweepFindings.of(_rates((MET,) * 3, requests=(100, 200, 300)),
-                            _rates((MET,) * 3, requests=(100, 200, 300)), SETTING)
+    many = RateSweepFindings.of(
+        _rates((MET,) * 3, requests=(100, 200, 300)),
+        _rates((MET,) * 3, requests=(100, 200, 300)),
+        SETTING,
+    )
     assert many.tail_described and "With 100 to 300" not in sweep_words.chat_text(many)
 
 
@@ -91,8 +95,12 @@ def test_where_a_cap_broke_its_attainment_is_said_to_depend_on_the_requests_sent
     assert untold.split_share is None and sweep_words._attainment_text(untold) == ""
 
 
-PACES = [((30, 31, 32), Compared.LOWER), ((50, 55, 60), Compared.HIGHER),
-         ((38, 41, 44), Compared.ALIKE), ((43, 44, 45), Compared.ALIKE)]  # the last 7% apart
+PACES = [
+    ((30, 31, 32), Compared.LOWER),
+    ((50, 55, 60), Compared.HIGHER),
+    ((38, 41, 44), Compared.ALIKE),
+    ((43, 44, 45), Compared.ALIKE),
+]  # the last 7% apart
 
 
 @pytest.mark.parametrize(("tpot", "outcome"), PACES)
@@ -107,15 +115,21 @@ def test_the_pace_of_tokens_is_compared_only_beyond_the_spread(tpot, outcome):
     assert ("10%" in sweep_words._pace(found)) is (outcome is Compared.ALIKE)
 
 
-@pytest.mark.parametrize(("large_out", "late", "ramp"), [
-    ((150, 160, 170), 41, True),    # 1.95x measured against 2.5x from the steps: the ramp told
-    ((220, 230, 240), 41, False),   # 2.8x measured, above the steps' 2.5x: nothing to account
-    ((150, 160, 170), 50, True),    # longer steps: 2.5 x 41 / 50 = 2.05x per unit of time
-])
+@pytest.mark.parametrize(
+    ("large_out", "late", "ramp"),
+    [
+        ((150, 160, 170), 41, True),  # 1.95x measured against 2.5x from the steps: the ramp told
+        ((220, 230, 240), 41, False),  # 2.8x measured, above the steps' 2.5x: nothing to account
+        ((150, 160, 170), 50, True),  # longer steps: 2.5 x 41 / 50 = 2.05x per unit of time
+    ],
+)
 def test_the_step_arithmetic_sits_beside_the_measured_gain(large_out, late, ramp):
     small = _rates((MET,) * 3, in_flight=((2, 3, 4), (5, 6, 7), (6, 7, 9)))
-    large = _rates((MET,) * 3, tpot=((40, 41, 42),) * 2 + ((late - 1, late, late + 1),),
-                   out=((20, 21, 22), (60, 62, 64), large_out))
+    large = _rates(
+        (MET,) * 3,
+        tpot=((40, 41, 42),) * 2 + ((late - 1, late, late + 1),),
+        out=((20, 21, 22), (60, 62, 64), large_out),
+    )
     found = RateSweepFindings.of(small, large, SETTING)
     assert found.step_gain == pytest.approx(2.5 * 41 / late)
     assert found.step_ratio == pytest.approx(late / 41) and found.gain_within_steps is not ramp
@@ -135,8 +149,9 @@ def test_no_cap_is_suggested_where_none_lies_between():
 
 def test_a_load_that_filled_the_large_cap_is_not_called_short_of_it():
     many = ((64, 70, 80),) * 3
-    found = RateSweepFindings.of(_rates((MET,) * 3, in_flight=many), _rates((MET,) * 3,
-                                                                      in_flight=many), SETTING)
+    found = RateSweepFindings.of(
+        _rates((MET,) * 3, in_flight=many), _rates((MET,) * 3, in_flight=many), SETTING
+    )
     assert found.large_seqs == 64 and not found.large_unfilled
     assert "cap of 64" not in sweep_words.throughput_text(found)
     assert sweep_words._try_text(found) == ""

@@ -18,14 +18,22 @@ PROPERTY = settings(max_examples=80, deadline=None, database=None, derandomize=T
 # The edges of the band either way, a/b within [1 / (1 + ALIKE), 1 + ALIKE], and the edges the
 # band had when it was drawn on a/b alone, [1 - ALIKE, 1 + ALIKE] (issue #66).
 EDGES = (1 - ALIKE, 1 / (1 + ALIKE), 1.0, 1 + ALIKE, 1 / (1 - ALIKE))
-MIRROR = {Compared.HIGHER: Compared.LOWER, Compared.LOWER: Compared.HIGHER,
-          Compared.ALIKE: Compared.ALIKE, Compared.UNTOLD: Compared.UNTOLD}
+MIRROR = {
+    Compared.HIGHER: Compared.LOWER,
+    Compared.LOWER: Compared.HIGHER,
+    Compared.ALIKE: Compared.ALIKE,
+    Compared.UNTOLD: Compared.UNTOLD,
+}
 # Float rounding of a ratio that lands on an edge.
 ROUNDING = 1e-12
 
 speed = st.floats(1e-3, 1e6)  # tokens a second
-ratios = st.one_of(st.sampled_from(EDGES), st.sampled_from(EDGES).map(lambda r: r * 1.002),
-                   st.sampled_from(EDGES).map(lambda r: r * 0.998), st.floats(0.2, 5.0))
+ratios = st.one_of(
+    st.sampled_from(EDGES),
+    st.sampled_from(EDGES).map(lambda r: r * 1.002),
+    st.sampled_from(EDGES).map(lambda r: r * 0.998),
+    st.floats(0.2, 5.0),
+)
 
 
 @st.composite
@@ -61,8 +69,10 @@ def test_the_verdict_is_the_band_then_the_ranges(pair):
 
 
 @PROPERTY
-@given(pairs(n=st.just(1)) | pairs().map(lambda p: (Spread(p[0].median, p[0].median,
-                                                           p[0].median, 1), p[1])))
+@given(
+    pairs(n=st.just(1))
+    | pairs().map(lambda p: (Spread(p[0].median, p[0].median, p[0].median, 1), p[1]))
+)
 def test_one_run_a_side_is_alike_or_not_told_apart_never_faster_or_slower(pair):
     a, b = pair
     assert Against(a, b).compared in (Compared.ALIKE, Compared.UNTOLD)
@@ -80,7 +90,7 @@ def test_a_speed_is_alike_itself(a):
 def test_the_verdict_does_not_depend_on_the_unit(pair, power):
     """Both speeds scaled by a power of two (exact in floating point): the same verdict."""
     a, b = pair
-    scale = 2.0 ** power
+    scale = 2.0**power
 
     def scaled(s: Spread) -> Spread:
         return Spread(s.median * scale, s.low * scale, s.high * scale, s.n)
@@ -108,8 +118,7 @@ def test_either_side_reads_the_same_verdict(pair):
 
 
 @PROPERTY
-@given(speed, st.floats(1 / (1 + ALIKE) * (1 + ROUNDING), (1 + ALIKE) * (1 - ROUNDING)),
-       st.data())
+@given(speed, st.floats(1 / (1 + ALIKE) * (1 + ROUNDING), (1 + ALIKE) * (1 - ROUNDING)), st.data())
 def test_within_the_narrower_band_both_sides_read_alike(b_tok_s, ratio, data):
     a, b = data.draw(spreads(b_tok_s * ratio)), data.draw(spreads(b_tok_s))
     assert Against(a, b).compared is Against(b, a).compared is Compared.ALIKE
@@ -123,30 +132,37 @@ def test_faster_one_way_is_slower_the_other_at_the_band_edge():
 
 @PROPERTY
 @given(value=st.floats(-1e6, 1e6), low=st.floats(-1e6, 1e6), width=st.floats(0.0, 1e6))
-def test_runs_of_one_value_are_placed_as_that_value(value: float, low: float,
-                                                    width: float) -> None:
+def test_runs_of_one_value_are_placed_as_that_value(value: float, low: float, width: float) -> None:
     high = low + width
     assert placed_runs(Spread(value, value, value, 1), low, high) is placed(value, low, high)
 
 
 @PROPERTY
-@given(runs=spreads(100.0),
-       low=st.floats(0.0, 300.0), width=st.floats(0.0, 300.0))
-def test_runs_are_placed_past_a_window_only_where_every_run_is(runs: Spread, low: float,
-                                                               width: float) -> None:
+@given(runs=spreads(100.0), low=st.floats(0.0, 300.0), width=st.floats(0.0, 300.0))
+def test_runs_are_placed_past_a_window_only_where_every_run_is(
+    runs: Spread, low: float, width: float
+) -> None:
     high = low + width
     where = placed_runs(runs, low, high)
-    assert (where is Placed.BELOW) is all(placed(v, low, high) is Placed.BELOW
-                                          for v in (runs.low, runs.high))
-    assert (where is Placed.ABOVE) is all(placed(v, low, high) is Placed.ABOVE
-                                          for v in (runs.low, runs.high))
+    assert (where is Placed.BELOW) is all(
+        placed(v, low, high) is Placed.BELOW for v in (runs.low, runs.high)
+    )
+    assert (where is Placed.ABOVE) is all(
+        placed(v, low, high) is Placed.ABOVE for v in (runs.low, runs.high)
+    )
 
 
 @PROPERTY
-@given(value=st.floats(0.0, 300.0), spread=st.floats(0.0, 100.0), below=st.floats(0.0, 1.0),
-       low=st.floats(0.0, 300.0), width=st.floats(0.0, 300.0))
+@given(
+    value=st.floats(0.0, 300.0),
+    spread=st.floats(0.0, 100.0),
+    below=st.floats(0.0, 1.0),
+    low=st.floats(0.0, 300.0),
+    width=st.floats(0.0, 300.0),
+)
 def test_a_value_is_placed_within_only_where_its_bounds_agree(
-        value: float, spread: float, below: float, low: float, width: float) -> None:
+    value: float, spread: float, below: float, low: float, width: float
+) -> None:
     high = low + width
     bounds = (value - below * spread, value + (1 - below) * spread)
     where = placed_within(value, bounds, low, high)

@@ -29,21 +29,26 @@ def test_the_ceiling_is_bandwidth_over_the_weights() -> None:
         ceiling_check_text(found, "Q4", "F16")
 
 
-SHARES = [((100.0, 40.0, 40.0), []), ((200.0, 80.0, 90.0), ["Q4", "F16", "vLLM"]),
-          ((200.0, 30.0, 40.0), ["Q4"])]
+SHARES = [
+    ((100.0, 40.0, 40.0), []),
+    ((200.0, 80.0, 90.0), ["Q4", "F16", "vLLM"]),
+    ((200.0, 30.0, 40.0), ["Q4"]),
+]
 
 
 @pytest.mark.parametrize(("speeds", "near"), SHARES)
-def test_each_share_of_the_ceiling_is_worded(speeds: tuple[float, float, float],
-                                             near: list[str]) -> None:
+def test_each_share_of_the_ceiling_is_worded(
+    speeds: tuple[float, float, float], near: list[str]
+) -> None:
     found = _found(*speeds)
     assert found.near == near
     text = ceiling_check_text(found, "Q4", "F16")
     assert f"| {speeds[0]:.0f} | {speeds[0] / 280:.0%} |" in text  # measured beside its share
     assert f"| {speeds[1]:.0f} | {speeds[1] / 100:.0%} |" in text
     assert f"{speeds[0] / speeds[1]:.1f}×" in text and "2.8× fewer" in text
-    closings = {ceiling_check_text(_found(*s), "Q4", "F16").split("<details>")[0]
-                for s, _ in SHARES}
+    closings = {
+        ceiling_check_text(_found(*s), "Q4", "F16").split("<details>")[0] for s, _ in SHARES
+    }
     assert len(closings) == len(SHARES)
     table = ceilings_table(found)
     assert table.loc["Q4", "share of ceiling"] == f"{speeds[0] / 280:.0%}"

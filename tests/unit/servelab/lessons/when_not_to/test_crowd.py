@@ -23,12 +23,19 @@ def _spread(median: float) -> Spread:
     return Spread(median, 0.95 * median, 1.05 * median, 3)
 
 
-def _engines(many_server: float = 150.0, many_vllm: float = 600.0,
-             first_s: tuple[float, float] = (1.0, 0.1)) -> EngineFindings:
+def _engines(
+    many_server: float = 150.0, many_vllm: float = 600.0, first_s: tuple[float, float] = (1.0, 0.1)
+) -> EngineFindings:
     """32 users; the first token alone, llama-server's then vLLM's, in seconds."""
     engines = EngineFindings.of(_table(150, 60, 58, 50, many_vllm, many_server), SETUP, _facts())
-    return dataclasses.replace(engines, first_alone={
-        **engines.first_alone, LLAMA_SERVER: _spread(first_s[0]), VLLM: _spread(first_s[1])})
+    return dataclasses.replace(
+        engines,
+        first_alone={
+            **engines.first_alone,
+            LLAMA_SERVER: _spread(first_s[0]),
+            VLLM: _spread(first_s[1]),
+        },
+    )
 
 
 def _line(fixed: float, per_sequence: float, batches=(1, 4, 16, 32)) -> StepLine:
@@ -36,17 +43,30 @@ def _line(fixed: float, per_sequence: float, batches=(1, 4, 16, 32)) -> StepLine
     return StepLine(batches, steps, fit_step_time(batches, steps))
 
 
-def _slots(server=(40.0, 40.0), vllm=(50.0, 2.5), waited=(32, 32), pool_requests=45.5,
-           batches=(1, 4, 16, 32)) -> SlotFindings:
+def _slots(
+    server=(40.0, 40.0),
+    vllm=(50.0, 2.5),
+    waited=(32, 32),
+    pool_requests=45.5,
+    batches=(1, 4, 16, 32),
+) -> SlotFindings:
     return SlotFindings(
-        server=LLAMA_SERVER, vllm=VLLM,
+        server=LLAMA_SERVER,
+        vllm=VLLM,
         steps={LLAMA_SERVER: _line(*server, batches=batches), VLLM: _line(*vllm, batches=batches)},
-        queue={engine: QueueWait(32, 64, count, 0.5, 2.0)
-               for engine, count in zip((LLAMA_SERVER, VLLM), waited, strict=True)},
-        reuse={LLAMA_SERVER: PromptReuse(_spread(100.0), _spread(1500.0)),
-               VLLM: PromptReuse(_spread(60.0), _spread(500.0))},
-        slots=32, slot_context=1024, slots_mib=720.0,
-        pool=Capacity(93_184, 2048, pool_requests) if pool_requests else None)
+        queue={
+            engine: QueueWait(32, 64, count, 0.5, 2.0)
+            for engine, count in zip((LLAMA_SERVER, VLLM), waited, strict=True)
+        },
+        reuse={
+            LLAMA_SERVER: PromptReuse(_spread(100.0), _spread(1500.0)),
+            VLLM: PromptReuse(_spread(60.0), _spread(500.0)),
+        },
+        slots=32,
+        slot_context=1024,
+        slots_mib=720.0,
+        pool=Capacity(93_184, 2048, pool_requests) if pool_requests else None,
+    )
 
 
 def test_the_crowds_step_is_measured_where_the_sweep_reached_it_and_read_off_the_line_else():

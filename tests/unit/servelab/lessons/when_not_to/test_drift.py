@@ -17,8 +17,10 @@ from tests.unit.servelab.lessons.when_not_to.test_findings import SETUP, _facts,
 
 def _pace(bandwidth: float, gflops: float, spread: float = 0.02) -> CpuPace:
     """Three probes, ``spread`` either side of each median."""
+
     def three(value: float) -> Spread:
         return Spread.of([value * (1 - spread), value, value * (1 + spread)])
+
     return CpuPace(three(bandwidth), three(gflops))
 
 
@@ -27,11 +29,16 @@ def _moments(*later: CpuPace) -> dict[str, CpuPace]:
     return {"before llama.cpp": _pace(26.0, 180.0)} | dict(zip(names, later, strict=False))
 
 
-DRIFTS = [((_pace(25.0, 175.0), _pace(27.0, 184.0)), Compared.ALIKE, ("10%",)),
-          ((_pace(26.0, 178.0), _pace(20.0, 181.0)), Compared.LOWER,
-           ("26.0 to 20.0 GB/s (23%)", "after llama.cpp F16")),
-          ((_pace(26.0, 230.0),), Compared.HIGHER, ("180 to 230 GFLOP/s (28%)",)),
-          ((_pace(26.0, 140.0, spread=0.3),), Compared.UNTOLD, ("180 to 140 GFLOP/s (22%)",))]
+DRIFTS = [
+    ((_pace(25.0, 175.0), _pace(27.0, 184.0)), Compared.ALIKE, ("10%",)),
+    (
+        (_pace(26.0, 178.0), _pace(20.0, 181.0)),
+        Compared.LOWER,
+        ("26.0 to 20.0 GB/s (23%)", "after llama.cpp F16"),
+    ),
+    ((_pace(26.0, 230.0),), Compared.HIGHER, ("180 to 230 GFLOP/s (28%)",)),
+    ((_pace(26.0, 140.0, spread=0.3),), Compared.UNTOLD, ("180 to 140 GFLOP/s (22%)",)),
+]
 
 
 def _closing(later) -> str:
@@ -68,8 +75,9 @@ def test_one_moment_is_not_probed_and_keeps_the_old_caveat():
 
 def test_chapter_08_says_what_the_probes_found():
     table = _table(150, 60, 58, 150, 600)
-    probed = EngineFindings.of(table, SETUP, _facts(),
-                               pace=_moments(_pace(26.0, 180.0), _pace(18.0, 180.0)))
+    probed = EngineFindings.of(
+        table, SETUP, _facts(), pace=_moments(_pace(26.0, 180.0), _pace(18.0, 180.0))
+    )
     text = words.story(probed, "")
     assert DriftFindings(probed.pace).drift is Compared.LOWER
     assert drift_text(DriftFindings(probed.pace)) in text
@@ -77,5 +85,6 @@ def test_chapter_08_says_what_the_probes_found():
     gpu_found = EngineFindings.of(table, SETUP, _facts(gpu=True), pace=_moments(_pace(26.0, 181.0)))
     on_gpu = words.story(gpu_found, "")
     assert drift_text(DriftFindings(gpu_found.pace)) in on_gpu
-    assert on_gpu != words.story(EngineFindings.of(table, SETUP, _facts(),
-                                                   pace=_moments(_pace(26.0, 181.0))), "")
+    assert on_gpu != words.story(
+        EngineFindings.of(table, SETUP, _facts(), pace=_moments(_pace(26.0, 181.0))), ""
+    )

@@ -23,8 +23,13 @@ MODEL = DeviceModel(step=LINE, reading=READING)
 
 def _run(gaps: list[float], prompts: list[int], ttft: float = 0.1) -> Result:
     """One request per prompt, sent in turn, each with ``gaps`` between its tokens."""
-    return Result(workload=None, duration_s=1.0, records=[
-        record(i, float(i), gaps, ttft=ttft, prompt=prompt) for i, prompt in enumerate(prompts)])
+    return Result(
+        workload=None,
+        duration_s=1.0,
+        records=[
+            record(i, float(i), gaps, ttft=ttft, prompt=prompt) for i, prompt in enumerate(prompts)
+        ],
+    )
 
 
 CROWD = [_run([gap] * 4, [40] * 3) for gap in (0.100, 0.110, 0.095)]  # 100 ms a token (95–110)
@@ -40,7 +45,8 @@ def test_each_prediction_is_set_beside_the_runs_of_vllm() -> None:
     forecast = _forecast()
     tpot = forecast.crowd_tpot_ms
     assert tpot is not None and (tpot.median, tpot.low, tpot.high, tpot.n) == pytest.approx(
-        (100.0, 95.0, 110.0, 3))
+        (100.0, 95.0, 110.0, 3)
+    )
     assert (forecast.prompt_tokens, forecast.long_tokens) == (40.0, 440.0)
     assert forecast.step_ms == pytest.approx(104.0) and forecast.sweep_step_ms == 130.0
     assert forecast.first_alone_pred_ms == pytest.approx(100.0)  # 60 + 40 tokens
@@ -68,7 +74,8 @@ def test_prompts_the_server_did_not_count_are_not_predicted() -> None:
 
 
 def test_the_sweep_is_read_off_its_line_where_it_stopped_short_of_the_crowd() -> None:
-    forecast = VllmForecast.of(MODEL, _engines(), _slots(batches=(1, 2, 4, 8)), CROWD, ALONE,
-                               REUSE_OFF)
+    forecast = VllmForecast.of(
+        MODEL, _engines(), _slots(batches=(1, 2, 4, 8)), CROWD, ALONE, REUSE_OFF
+    )
     assert forecast.sweep_step_ms == pytest.approx(50 + 2.5 * 32)
     assert forecast.sweep == _slots(batches=(1, 2, 4, 8)).steps[VLLM]

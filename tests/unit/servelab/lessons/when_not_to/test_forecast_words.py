@@ -28,13 +28,17 @@ def test_predictions_inside_their_runs_are_set_beside_them() -> None:
 
 
 def test_a_slower_crowd_and_a_slower_long_prompt_are_explained() -> None:
-    slow = dataclasses.replace(FORECAST, crowd_tpot_ms=Spread(200.0, 190.0, 210.0, 3),
-                               long_off_ms=Spread(1000.0, 950.0, 1050.0, 3))
+    slow = dataclasses.replace(
+        FORECAST,
+        crowd_tpot_ms=Spread(200.0, 190.0, 210.0, 3),
+        long_off_ms=Spread(1000.0, 950.0, 1050.0, 3),
+    )
     text = forecast_text(slow)
     assert "(190–210)" in text
     assert "468 tokens/s" in text and "1.1×" not in text  # 440 tokens in 1,000 − 60 ms
-    longer = forecast_text(dataclasses.replace(slow, long_tokens=720.0,
-                                               long_off_ms=Spread(1200.0, 1150.0, 1250.0, 3)))
+    longer = forecast_text(
+        dataclasses.replace(slow, long_tokens=720.0, long_off_ms=Spread(1200.0, 1150.0, 1250.0, 3))
+    )
     assert "1.8×" in longer  # 720 tokens against the reading's 400
 
 

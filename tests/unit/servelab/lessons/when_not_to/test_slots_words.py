@@ -23,22 +23,40 @@ def _spread(median: float) -> Spread:
 POOL = Capacity(50_000, 2048, 24.0)
 
 
-def _found(server_gain_step: float = 2.0, vllm_step: float = 2.0, waited=(16, 16),
-           reuse_off_ms=(200.0, 200.0), pool: Capacity | None = POOL,
-           fixed_ms=(10.0, 10.0)) -> SlotFindings:
+def _found(
+    server_gain_step: float = 2.0,
+    vllm_step: float = 2.0,
+    waited=(16, 16),
+    reuse_off_ms=(200.0, 200.0),
+    pool: Capacity | None = POOL,
+    fixed_ms=(10.0, 10.0),
+) -> SlotFindings:
     def line(per_sequence: float, fixed: float) -> StepLine:
         batches = (1, 2, 4, 8, 16)
         steps = tuple(fixed + per_sequence * b for b in batches)
-        return StepLine(batches, steps, StepLine.of(
-            {b: [_together(b, ms)] for b, ms in zip(batches, steps, strict=True)}).fit)
+        return StepLine(
+            batches,
+            steps,
+            StepLine.of({b: [_together(b, ms)] for b, ms in zip(batches, steps, strict=True)}).fit,
+        )
+
     return SlotFindings(
-        server=SERVER, vllm=VLLM, steps={SERVER: line(server_gain_step, fixed_ms[0]),
-                                          VLLM: line(vllm_step, fixed_ms[1])},
-        queue={engine: QueueWait(16, 32, count, 0.5, 2.0 if count else None)
-               for engine, count in zip((SERVER, VLLM), waited, strict=True)},
-        reuse={engine: PromptReuse(_spread(40.0), _spread(off))
-               for engine, off in zip((SERVER, VLLM), reuse_off_ms, strict=True)},
-        slots=16, slot_context=1024, slots_mib=360.0, pool=pool)
+        server=SERVER,
+        vllm=VLLM,
+        steps={SERVER: line(server_gain_step, fixed_ms[0]), VLLM: line(vllm_step, fixed_ms[1])},
+        queue={
+            engine: QueueWait(16, 32, count, 0.5, 2.0 if count else None)
+            for engine, count in zip((SERVER, VLLM), waited, strict=True)
+        },
+        reuse={
+            engine: PromptReuse(_spread(40.0), _spread(off))
+            for engine, off in zip((SERVER, VLLM), reuse_off_ms, strict=True)
+        },
+        slots=16,
+        slot_context=1024,
+        slots_mib=360.0,
+        pool=pool,
+    )
 
 
 def test_alike_steps_do_not_separate_the_engines_and_unlike_ones_name_the_better():
@@ -56,9 +74,13 @@ def test_lines_that_cross_tell_the_one_user_result_from_the_crowds():
     assert "8 sequences" in slots_words.step_text(crossing)
     below = _found(server_gain_step=1.0, vllm_step=1.5, fixed_ms=(6.0, 35.0))
     assert below.lines_cross_at is None  # llama-server's line is lower at every batch
-    flat = dataclasses.replace(crossing, steps={
-        engine: dataclasses.replace(line, fit=dataclasses.replace(line.fit, r_squared=0.2))
-        for engine, line in crossing.steps.items()})
+    flat = dataclasses.replace(
+        crossing,
+        steps={
+            engine: dataclasses.replace(line, fit=dataclasses.replace(line.fit, r_squared=0.2))
+            for engine, line in crossing.steps.items()
+        },
+    )
     assert not flat.lines_split and flat.lines_cross_at is None
     assert "ms per sequence (R² 0.20)" in slots_words.step_text(flat)
     early = _found(server_gain_step=46.0, vllm_step=2.5, fixed_ms=(42.5, 48.6))  # meet at 0.14
@@ -92,6 +114,7 @@ def test_the_reuse_story_sets_the_caches_side_by_side_only_where_both_saved_time
 @pytest.mark.parametrize(("many_server", "lead"), [(450, "1.3×"), (600, None)])
 def test_the_takeaway_states_the_crowd_claim_only_as_far_as_the_runs_go(many_server, lead):
     from tests.unit.servelab.lessons.when_not_to.test_findings import SETUP, _facts, _table
+
     engines = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
     text = slots_words.takeaway_text(engines, _found())
     assert "4.0×" in text  # vLLM against the binding, beyond the spread

@@ -19,12 +19,15 @@ def _story(table, facts, prediction):
     return words.story(EngineFindings.of(table, SETUP, facts), prediction)
 
 
-@pytest.mark.parametrize(("speeds", "q4_leads", "q4_vs_f16", "f16_vs_vllm"), [
-    ((150, 60, 58), True, Compared.HIGHER, Compared.ALIKE),    # the smaller file's lead
-    ((150, 90, 58), True, Compared.HIGHER, Compared.HIGHER),   # ahead at equal precision too
-    ((150, 40, 58), True, Compared.HIGHER, Compared.LOWER),    # the format alone put it ahead
-    ((50, 20, 58), False, Compared.HIGHER, Compared.LOWER),    # not ahead even packed
-])
+@pytest.mark.parametrize(
+    ("speeds", "q4_leads", "q4_vs_f16", "f16_vs_vllm"),
+    [
+        ((150, 60, 58), True, Compared.HIGHER, Compared.ALIKE),  # the smaller file's lead
+        ((150, 90, 58), True, Compared.HIGHER, Compared.HIGHER),  # ahead at equal precision too
+        ((150, 40, 58), True, Compared.HIGHER, Compared.LOWER),  # the format alone put it ahead
+        ((50, 20, 58), False, Compared.HIGHER, Compared.LOWER),  # not ahead even packed
+    ],
+)
 def test_story_08_one_user_branches(speeds, q4_leads, q4_vs_f16, f16_vs_vllm):
     found = EngineFindings.of(_table(*speeds, 150, 600), SETUP, _facts())
     assert found.q4_leads is q4_leads
@@ -40,9 +43,14 @@ def test_story_08_does_not_split_engine_from_format_when_vllm_computes_in_float3
     assert "| 32.0 |" in _story(_table(150, 60, 58, 150, 600), facts, "")
 
 
-@pytest.mark.parametrize(("many_server", "pace", "ratio"), [
-    (450, "HIGHER", "1.3×"), (600, "ALIKE", None), (1200, "LOWER", "2.0×"),
-])
+@pytest.mark.parametrize(
+    ("many_server", "pace", "ratio"),
+    [
+        (450, "HIGHER", "1.3×"),
+        (600, "ALIKE", None),
+        (1200, "LOWER", "2.0×"),
+    ],
+)
 def test_story_08_sets_vllm_against_llama_cpp_at_its_best(many_server, pace, ratio):
     found = EngineFindings.of(_table(150, 60, 58, 150, 600, many_server), SETUP, _facts())
     assert found.crowd_lead.compared is Compared[pace]
@@ -67,14 +75,20 @@ def test_story_08_counts_the_compile_and_says_where_each_engine_ran():
     assert quick.build_slower is False
     unknown = _story(_table(150, 60, 58, 150, 600), _facts(compile_s=None), "")
     assert "minutes" not in unknown  # no build time is stated where none was recorded
-    both = _story(_table(150, 60, 58, 150, 600),
-                  dataclasses.replace(_facts(), server_compile_s=180.0), "")
+    both = _story(
+        _table(150, 60, 58, 150, 600), dataclasses.replace(_facts(), server_compile_s=180.0), ""
+    )
     assert "3.0 minutes" in both and "1.1 s" in both  # llama-server's build and start
 
 
-@pytest.mark.parametrize(("vllm_first", "sooner"), [
-    (0.05, VLLM), (0.3, LLAMA_Q4), (0.1, None),
-])
+@pytest.mark.parametrize(
+    ("vllm_first", "sooner"),
+    [
+        (0.05, VLLM),
+        (0.3, LLAMA_Q4),
+        (0.1, None),
+    ],
+)
 def test_story_08_guidance_weighs_one_users_first_token(vllm_first, sooner):
     table = _table(150, 60, 58, 150, 600)
     for suffix, factor in (("", 1.0), ("_low", 0.98), ("_high", 1.02)):
@@ -100,7 +114,8 @@ def test_story_08_sets_vllm_on_a_gpu_against_llama_cpps_f16_run_on_the_cpu():
 def test_story_08_says_which_loads_fell_run_after_run():
     table = _table(150, 60, 58, 150, 600)
     assert not EngineFindings.of(table, SETUP, _facts()).falling
-    table["user_tok_s_runs"] = [(46.0, 32.0, 23.0) if load == (LLAMA_F16, 1) else (1.0, 1.0, 1.0)
-                                for load in table.index]
+    table["user_tok_s_runs"] = [
+        (46.0, 32.0, 23.0) if load == (LLAMA_F16, 1) else (1.0, 1.0, 1.0) for load in table.index
+    ]
     text = _story(table, _facts(), "x")
     assert "46, 32, 23 tokens/s" in text
