@@ -22,9 +22,9 @@ test: setup
 	bash env/run-tests.sh
 
 # For developers: lint (ruff's check and format, mypy over the files pyproject.toml names,
-# lint-imports), then the unit tier alone (tests/unit; README "Test tiers"): no engine, no child
-# process, under a minute. Test files still directly in tests/ are unit tests until they move
-# (tests/unit/test_layout.py names them). `make test` still runs every tier.
+# lint-imports), then the unit tier alone (tests/unit; CONTRIBUTING.md "Test tiers"): no engine,
+# no child process, under a minute. Test files still directly in tests/ are unit tests until they
+# move (tests/unit/test_layout.py names them). `make test` still runs every tier.
 unit: setup
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -43,7 +43,7 @@ self-study: setup
 	$(BIN)/python -m course.self_study
 
 # Tag the commit with _config.yml's install_ref after checking the tree and the editions, and
-# print the pushes (course/release.py; README "Publishing your own copy").
+# print the pushes (course/release.py; instructors.md "Publishing your own copy").
 release: setup
 	$(BIN)/python -m course.release
 

@@ -25,7 +25,7 @@ import yaml
 from nbformat import NotebookNode
 
 from course.checks import role_of
-from course.edition import toc_text
+from course.edition import GUIDE, toc_text
 from course.paths import BOOK_DIR, CHAPTERS, REPO_ROOT, student_notebook
 from course.self_study import build_site
 
@@ -80,6 +80,9 @@ def write_tree(
         nbformat.write(with_outputs(edition, executed), target)
         written.append(target)
     shutil.copyfile(repo_root / "intro.md", out_dir / "intro.md")
+    guide = repo_root / f"{GUIDE}.md"  # the guide for instructors: a page of the site too
+    if guide.is_file():
+        shutil.copyfile(guide, out_dir / guide.name)
     shutil.rmtree(out_dir / "_static", ignore_errors=True)
     if (repo_root / "_static").is_dir():
         shutil.copytree(repo_root / "_static", out_dir / "_static")

@@ -18,7 +18,8 @@ import pytest
 from servelab.bench.client import RequestRecord
 from tests.support import record
 
-# pyproject.toml's test tiers: a test marked with neither is a unit test (README "Test tiers").
+# pyproject.toml's test tiers: a test marked with neither is a unit test (CONTRIBUTING.md
+# "Test tiers").
 TIERS = ("engine", "tooling")
 # Each tier's folder: a test under tests/engine or tests/tooling carries that mark, whether or not
 # it says so itself, so `-m engine` and `-m "not engine and not tooling"` select by folder too.
@@ -107,7 +108,7 @@ def _unit_test_watched(item: pytest.Item) -> Generator[None, object, object]:
         what += [f"imported {', '.join(imported)}"] if imported else []
         pytest.fail(
             f"a unit test {' and '.join(what)}: mark it tooling or engine "
-            "(pyproject.toml's markers, README 'Test tiers')",
+            "(pyproject.toml's markers, CONTRIBUTING.md 'Test tiers')",
             pytrace=False,
         )
     return result

@@ -1,5 +1,5 @@
-"""Adding a chapter is four places (README "Adding a chapter"): its notebook, its check, its
-package (with its tests) and one line in ``servelab/book.py``.
+"""Adding a chapter is four places (CONTRIBUTING.md "Adding a chapter"): its notebook, its check,
+its package (with its tests) and one line in ``servelab/book.py``.
 
 The proof builds a throw-away chapter 11 in a copy of the repository, as a copy of chapter 06
 under a new id, touching only those four places, and runs there every unit test that lists or
@@ -35,6 +35,8 @@ COPIED = (
     "conftest.py",
     "_config.yml",
     "README.md",
+    "CONTRIBUTING.md",
+    "instructors.md",
 )
 # The unit tests that enumerate the book's chapters or hold a rule every chapter must keep.
 CHAPTER_TESTS = (

@@ -1,8 +1,9 @@
-"""The tests mirror the source tree, one folder per tier (README "Test tiers", issue #53): the
-tests of ``servelab/lessons/paging/findings.py`` are ``tests/<tier>/servelab/lessons/paging/
-test_findings.py`` (further files of the same module add a suffix: ``test_findings_words.py``),
-a package's own tests are named for it in its parent (``tests/unit/servelab/test_bench.py`` for
-``servelab/bench/__init__.py``), and tests of no one module sit in the tier's folder itself.
+"""The tests mirror the source tree, one folder per tier (CONTRIBUTING.md "Test tiers", issue
+#53): the tests of ``servelab/lessons/paging/findings.py`` are
+``tests/<tier>/servelab/lessons/paging/test_findings.py`` (further files of the same module add
+a suffix: ``test_findings_words.py``), a package's own tests are named for it in its parent
+(``tests/unit/servelab/test_bench.py`` for ``servelab/bench/__init__.py``), and tests of no one
+module sit in the tier's folder itself.
 
 Every module of the packages below has a test file in some tier, or is exempted here with its
 reason: by name in ``EXEMPT``, or by a rule that finds it (a chapter's declarations, a module

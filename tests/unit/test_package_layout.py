@@ -24,11 +24,12 @@ def test_the_repository_root_is_found_by_its_contents(tmp_path: Path) -> None:
         find_repo_root(tmp_path)
 
 
-def test_the_readmes_repository_map_names_every_module() -> None:
-    """Each top-level folder's entry in README's "How the repository reads" names, in backticks,
-    every module and subpackage the folder holds (``__init__`` and ``__main__`` aside)."""
-    readme = (REPO_ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## How the repository reads", 1)[1].split("\n## ", 1)[0]
+def test_the_repository_map_names_every_module() -> None:
+    """Each top-level folder's entry in CONTRIBUTING.md's "How the repository reads" names, in
+    backticks, every module and subpackage the folder holds (``__init__`` and ``__main__``
+    aside)."""
+    guide = (REPO_ROOT / "CONTRIBUTING.md").read_text(encoding="utf-8")
+    section = guide.split("## How the repository reads", 1)[1].split("\n## ", 1)[0]
     entries = {
         match[1]: match[2]
         for match in re.finditer(
@@ -47,4 +48,4 @@ def test_the_readmes_repository_map_names_every_module() -> None:
             for name in sorted(names)
             if not re.search(rf"`{re.escape(name)}(?:/|\.py)?`|`{re.escape(name)}`", text)
         ]
-    assert missing == [], f"README's repository map does not name: {missing}"
+    assert missing == [], f"CONTRIBUTING.md's repository map does not name: {missing}"

@@ -1,8 +1,9 @@
-"""The test tiers hold (pyproject.toml's markers, README "Test tiers"), read from the test files'
-source without running them: a test marked neither ``engine`` nor ``tooling`` is a unit test, so
-it may not reach (itself, or through its module's helpers, fixtures and constants) a name bound to
-subprocess, multiprocessing, vLLM, nbgrader, nbclient or jupyter_client, a new venv, or chromium.
-tests/conftest.py watches, as they run, what unit tests start and import through other code."""
+"""The test tiers hold (pyproject.toml's markers, CONTRIBUTING.md "Test tiers"), read from the
+test files' source without running them: a test marked neither ``engine`` nor ``tooling`` is a
+unit test, so it may not reach (itself, or through its module's helpers, fixtures and constants)
+a name bound to subprocess, multiprocessing, vLLM, nbgrader, nbclient or jupyter_client, a new
+venv, or chromium. tests/conftest.py watches, as they run, what unit tests start and import
+through other code."""
 
 from __future__ import annotations
 

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from course.edition import colab_url, kaggle_url, launch_badges, repository_setting, toc_text
+import re
+from pathlib import Path
+
+from course.edition import (
+    GUIDE,
+    colab_url,
+    kaggle_url,
+    launch_badges,
+    repository_setting,
+    toc_text,
+)
 from course.launch import Repository
-from course.paths import BOOK_DIR, REPO_ROOT
+from course.paths import BOOK_DIR, CHAPTERS, REPO_ROOT
 
 CHAPTER = "01-serving-engine"
 FORK = Repository(
@@ -17,6 +27,19 @@ def test_toc_lists_exactly_the_student_editions() -> None:
     assert toc.read_text(encoding="utf-8") == toc_text(BOOK_DIR, REPO_ROOT), (
         "_toc.yml does not match book/: run python -m course.edition"
     )
+
+
+def test_the_toc_lists_the_guide_after_the_chapters_where_the_root_holds_it(tmp_path: Path) -> None:
+    """instructors.md is the one page of the site that is not a chapter; a copy of the book
+    without it (the self-study tree) lists the chapters alone."""
+    listed = re.findall(r"file: (\S+)", toc_text(BOOK_DIR, REPO_ROOT))
+    assert listed[-1] == GUIDE and (REPO_ROOT / f"{GUIDE}.md").is_file()
+    assert listed[:-1] == [
+        f"book/{c}/{c}" for c in CHAPTERS if (BOOK_DIR / c / f"{c}.ipynb").exists()
+    ]
+    assert "chapters:" not in toc_text(tmp_path / "book", tmp_path)
+    (tmp_path / f"{GUIDE}.md").write_text("# Guide\n", encoding="utf-8")
+    assert re.findall(r"file: (\S+)", toc_text(tmp_path / "book", tmp_path)) == [GUIDE]
 
 
 def test_launch_links_open_the_student_edition_named_in_the_config() -> None:

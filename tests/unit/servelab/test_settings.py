@@ -34,7 +34,8 @@ def sources(*folders: str) -> list[Path]:
 def test_every_variable_the_repository_names_is_declared_with_help() -> None:
     declared = {setting.name for setting in settings.SETTINGS}
     named = set()
-    for path in [*sources(*SOURCE_DIRS), REPO_ROOT / "Makefile", REPO_ROOT / "README.md"]:
+    documents = [REPO_ROOT / name for name in ("README.md", "CONTRIBUTING.md", "instructors.md")]
+    for path in [*sources(*SOURCE_DIRS), REPO_ROOT / "Makefile", *documents]:
         named |= set(NAME.findall(path.read_text(encoding="utf-8", errors="replace")))
     assert named - declared == set(), "declare these in servelab/settings.py"
     assert all(setting.help for setting in settings.SETTINGS)

