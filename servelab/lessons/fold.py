@@ -24,10 +24,15 @@ LONG_PARAGRAPH = 90
 LEAD_WORDS = 30
 # A sentence ends at . ! or ? before a space and a letter (the engines' names start small), a
 # digit, a bracket or Markdown, unless the word before it is an abbreviation.
-_SENTENCE_END = re.compile(
+SENTENCE_END = re.compile(
     r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<!\bvs\.)(?<!\betc\.)(?<=[.!?])\s+"
     r"(?=[A-Za-z0-9*`(\"])"
 )
+
+
+def sentences(paragraph: str) -> list[str]:
+    """``paragraph`` cut where its sentences end."""
+    return [part for part in SENTENCE_END.split(paragraph) if part.strip()]
 
 
 def _opening(paragraph: str) -> str:
@@ -39,7 +44,7 @@ def _opening(paragraph: str) -> str:
         or "<details>" in paragraph
     ):
         return paragraph
-    for end in _SENTENCE_END.finditer(paragraph):
+    for end in SENTENCE_END.finditer(paragraph):
         before = paragraph[: end.start()]
         quoted = before.count("“") > before.count("”") or before.count('"') % 2
         if len(before.split()) >= LEAD_WORDS and not quoted:
