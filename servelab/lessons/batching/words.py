@@ -24,6 +24,7 @@ from servelab.lessons.batching.findings import (
 from servelab.lessons.batching.waves_findings import WavesFindings
 from servelab.lessons.compare import Shown
 from servelab.lessons.findings_table import findings_table
+from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
 from servelab.lessons.plural import plural_s
 from servelab.lessons.prediction import prediction_text
@@ -168,24 +169,25 @@ def token_count_text(client_tokens: float, server_tokens: float) -> str:
 
 
 def scaling_text(found: BatchFindings, smoke: bool) -> str:
-    """One stream against the sweep's top, beside the lesson's GPU."""
+    """One stream against the sweep's top, beside the lesson's GPU; where the sweeps' ranges
+    leave the comparison open, the ranges folded."""
     numbers = (
         f"Counted {found.basis}, {found.users} streams made **{found.gain:.1f}×** one "
         f"stream's total; the lesson's GPU makes {LESSON_GPU.gain:.0f}×."
     )
+    folded = ""
     if found.verdict is Shown.STRONG:
         verdict = "This machine shows the effect at the lesson's strength."
     elif found.short_untold and found.gain_bounds is not None:
         verdict = (
-            "The total rose clearly. By the medians it rose less than on the lesson's "
-            "GPU. But pairing the slowest and quickest sweeps allows up to "
-            f"{found.gain_bounds[1]:.1f}×, so this run cannot say it fell short."
+            "The total rose clearly; whether less than on the lesson's GPU, this run cannot say."
+        )
+        folded = fold(
+            "By the medians it rose less than on the lesson's GPU. But pairing the slowest and "
+            f"quickest sweeps allows up to {found.gain_bounds[1]:.1f}×."
         )
     elif found.verdict is Shown.WEAK:
-        verdict = (
-            "The total rose clearly, though less than on the lesson's GPU. The step-time "
-            "fit below shows what held it back."
-        )
+        verdict = "The total rose clearly, though less than on the lesson's GPU."
     elif found.within_noise:
         verdict = f"Yet {NOISE_TEXT}."
     elif smoke:
@@ -198,31 +200,34 @@ def scaling_text(found: BatchFindings, smoke: bool) -> str:
             "The total barely rose, so this run did not show the batching gain. The "
             "machine may have been busy with other work."
         )
-    return f"{numbers} {verdict}{crowd_table(found, lesson=True)}"
+    return f"{numbers} {verdict}{crowd_table(found, lesson=True)}{folded}"
 
 
 # -- what bounds one stream's step ----------------------------------------------------------
 def ceiling_text(ceiling: CeilingFindings) -> str:
-    """The ceiling in words."""
-    numbers = (
+    """The ceiling in words: one stream's speed against it first, how it is set folded."""
+    lead = (
+        f"One stream decoded at **{ceiling.measured_tok_s:.1f} tok/s**: "
+        f"**{ceiling.fraction:.0%}** of the **{ceiling.ceiling_tok_s:.0f} tok/s** that "
+        "reading the weights once a token allows."
+    )
+    bound = (
         f"This machine copies memory at **{ceiling.bandwidth_gb_s:.1f} GB/s** and the "
-        f"weights are **{ceiling.weight_mb:.0f} MB**. Reading them once per "
-        f"token allows at most **{ceiling.ceiling_tok_s:.0f} tok/s** for one stream. It "
-        f"decoded at **{ceiling.measured_tok_s:.1f} tok/s**: **{ceiling.fraction:.0%}** of "
-        "that bound."
+        f"weights are **{ceiling.weight_mb:.0f} MB**: reading them once per token allows "
+        f"at most {ceiling.ceiling_tok_s:.0f} tok/s for one stream."
     )
     if ceiling.near:
         verdict = (
-            "One stream runs close to the bound. A single stream's step is mostly "
-            "reading the weights, and a batch shares exactly that read."
+            "One stream runs close to that bound: its step is mostly reading the weights, "
+            "and a batch shares exactly that read."
         )
     else:
-        verdict = (
-            "One stream stays far below the bound, so reading the weights is not what "
-            "takes most of its step here. The fit below splits a step "
-            "into the part every sequence shares and the part each one adds."
+        verdict = "So the weight read is not most of its step here."
+        bound += (
+            " The fit below splits a step into the part every sequence shares and the part "
+            "each one adds."
         )
-    return f"{numbers} {verdict}"
+    return f"{lead} {verdict}" + fold(bound, "The bandwidth and the weights")
 
 
 def _sequences(count: float) -> str:
@@ -233,17 +238,27 @@ def _sequences(count: float) -> str:
 
 
 def intensity_text(intensity: Intensity) -> str:
-    """The arithmetic-intensity argument with this machine's numbers, and whether the measured
-    steps bear it out."""
+    """Where the arithmetic-intensity argument says the arithmetic catches up with the weight
+    reads, on paper and as measured, and whether the two agree; the argument's figures
+    folded."""
+    paper = (
+        "On paper the arithmetic catches up with the weight reads at about "
+        f"{_sequences(intensity.batch_on_paper)}"
+    )
     numbers = (
         f"This machine multiplies matrices at "
         f"**{intensity.gflops_per_s:.0f} GFLOP/s** "
         f"and moves **{intensity.bandwidth_gb_s:.1f} GB/s**: it can do "
-        f"**{intensity.balance:.0f}** operations in the time it reads one byte. On paper "
-        f"the arithmetic catches up with the weight reads at about "
-        f"{_sequences(intensity.batch_on_paper)}. A batch of *B* sequences does 2·*B* "
-        f"operations per weight, and a weight is {intensity.bytes_per_weight:.0f} bytes."
+        f"**{intensity.balance:.0f}** operations in the time it reads one byte. A batch of "
+        f"*B* sequences does 2·*B* operations per weight, and a weight is "
+        f"{intensity.bytes_per_weight:.0f} bytes."
     )
+    summary = "The machine's balance, and each sequence's cost"
+    if not intensity.fit_splits:
+        return (
+            f"{paper}. Without a split of the step, this run has no measured per-sequence "
+            "cost to set beside it."
+        ) + fold(numbers, "The machine's balance")
     measured = (
         f"Measured, one sequence adds **{intensity.per_sequence_ms:.2f} ms** to a step, "
         "and "
@@ -252,23 +267,19 @@ def intensity_text(intensity: Intensity) -> str:
         f"one read of the weights ({intensity.weight_read_ms:.1f} ms) at about "
         f"{_sequences(intensity.batch_measured)}."
     )
-    if not intensity.fit_splits:
-        return (
-            f"{numbers} The step-time fit above could not split a step into its parts, so "
-            "this run has no measured per-sequence cost to set beside the arithmetic."
-        )
     if intensity.agrees:
-        seen = (
-            "The two agree: the cost each sequence adds is its arithmetic, as the argument assumes."
-        )
-    else:
-        seen = (
-            f"They do not agree: each sequence costs **{intensity.cost_factor:.1f}×** what its "
-            "arithmetic needs. So other work also grows with the batch here (the split "
-            "above counts it: each sequence's KV-cache reads and the engine's work per "
-            "sequence). The paper figure is only a bound."
-        )
-    return f"{numbers} {measured} {seen}"
+        return (
+            f"{paper}, and the measured steps agree: the cost each sequence adds is its "
+            "arithmetic, as the argument assumes."
+        ) + fold(f"{numbers}\n\n{measured}", summary)
+    return (
+        f"{paper}, but each sequence costs **{intensity.cost_factor:.1f}×** what its "
+        "arithmetic needs. So the paper figure is only a bound."
+    ) + fold(
+        f"{numbers}\n\n{measured} So other work also grows with the batch here (the split "
+        "above counts it: each sequence's KV-cache reads and the engine's work per sequence).",
+        summary,
+    )
 
 
 # -- waves against continuous batching --------------------------------------------------------
@@ -290,10 +301,11 @@ def tail_text(found: WavesFindings) -> str:
 
 
 def waves_text(waves: WavesFindings, smoke: bool) -> str:
-    """Static waves against continuous batching on the same requests. With the step-time fit
-    the text also says why the gain falls short of what the idle slots alone suggest: a step
-    that carries few sequences costs less than a full one, so an idle slot wastes less than a
-    slot's share of a step."""
+    """Static waves against continuous batching on the same requests: the times and the
+    verdict in view, the idle slots and why folded. With the step-time fit the fold also says
+    why the gain falls short of what the idle slots alone suggest: a step that carries few
+    sequences costs less than a full one, so an idle slot wastes less than a slot's share of a
+    step."""
     runs = (
         f"medians of {waves.static_s.n} runs each, range in brackets"
         if waves.repeated
@@ -303,22 +315,25 @@ def waves_text(waves: WavesFindings, smoke: bool) -> str:
         f"The same {waves.requests} requests took "
         f"**{waves.static_s.with_range(1, ' s')}** in waves of {waves.wave_size} and "
         f"**{waves.continuous_s.with_range(1, ' s')}** continuously. That is "
-        f"**{waves.speedup:.2f}×** the throughput ({runs}). Slots stood idle "
-        f"**{waves.idle_static:.0%}** of the time in waves and "
+        f"**{waves.speedup:.2f}×** the throughput ({runs})."
+    )
+    idle = (
+        f"Slots stood idle **{waves.idle_static:.0%}** of the time in waves and "
         f"**{waves.idle_continuous:.0%}** continuously."
     )
+    verdict = ""
     if waves.verdict is Shown.STRONG:
-        verdict = (
-            "In a wave, each short answer's slot stays empty until the wave's longest "
+        idle += (
+            " In a wave, each short answer's slot stays empty until the wave's longest "
             "answer is done — the red gaps in the first timeline. Continuous batching "
             "hands a freed slot to the next request at the next step."
         )
-        verdict += tail_text(waves)
+        idle += tail_text(waves)
     elif waves.verdict is Shown.WEAK:
-        verdict = (
-            "Continuous batching won, but by less than the idle share of the waves "
-            "suggests. The machine may have been busy, or these requests' lengths were "
-            "too even for the waves to waste much."
+        verdict = "Continuous batching won, but by less than the idle share of the waves suggests."
+        idle += (
+            " The machine may have been busy, or these requests' lengths were too even for "
+            "the waves to waste much."
         )
     elif smoke:
         verdict = (
@@ -343,7 +358,7 @@ def waves_text(waves: WavesFindings, smoke: bool) -> str:
     else:
         verdict = cannot_tell("the two apart.", overlap("runs'", start=True))
     if waves.short_of_slots:
-        verdict += (
+        idle += (
             f" Had every step cost the same however full it was, the busy shares "
             f"({waves.busy_static:.0%} against {waves.busy_continuous:.0%}) "
             f"would predict {waves.if_steps_cost_alike:.1f}×. But by the fit above a "
@@ -352,7 +367,8 @@ def waves_text(waves: WavesFindings, smoke: bool) -> str:
             f"empty steps are cheap, and the waste in time is smaller than the waste in "
             f"slots."
         )
-    return f"{numbers} {verdict}"
+    lead = f"{numbers} {verdict}" if verdict else numbers
+    return lead + fold(idle, "Idle slots, and why")
 
 
 def crowd_prediction(prediction: str, found: BatchFindings) -> str:
