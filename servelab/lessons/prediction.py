@@ -59,8 +59,8 @@ def prediction_text(prediction: str, measured: str, aims: Sequence[Aim] = ()) ->
     said = prediction.strip()
     if not said:
         return (
-            f"You left the prediction empty; this run measured: {measured}. Write one down "
-            "before the next chapter's measurement: a guess you can check teaches more."
+            f"This run measured: {measured}. You wrote no prediction; write one before the "
+            "next chapter's run."
         )
     text = f"You predicted: *{said}*. This run measured: {measured}."
     score = score_text(prediction, aims)
