@@ -32,6 +32,7 @@ With the check's numbers (a step of 20 + 2·*B* ms, prompts and first token too 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -279,3 +280,26 @@ def published_plans(brief: Brief, engine: EngineShares | None = None) -> list[Pu
         for device, model, card, engines in cards
         for shares in engines
     ]
+
+
+@dataclass(frozen=True)
+class DatasheetGap:
+    """On a T4, the plan from the datasheet alone against the plan with the engine's work the
+    book states (:data:`T4_STATED`, the step the GPU contract counts each chapter's wait with)."""
+
+    bare: CapacityPlan
+    stated: CapacityPlan
+
+    @classmethod
+    def of(cls, published: Sequence[PublishedPlan]) -> DatasheetGap:
+        t4 = [row for row in published if row.device.name == T4.name]
+        bare = next(row.plan for row in t4 if row.engine is None)
+        stated = next(
+            row.plan for row in t4 if row.engine is not None and row.engine.fitted_in == STATED
+        )
+        return cls(bare, stated)
+
+    @property
+    def promised(self) -> float:
+        """How many times the stated plan's requests a second the datasheet's plan promises."""
+        return self.bare.rate_req_s / self.stated.rate_req_s

@@ -8,9 +8,14 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from servelab.lessons.batching.roofline import T4
 from servelab.lessons.capacity_plan.findings import KneeMiss, PlanCheck, PlanVerdict, TargetShares
-from servelab.lessons.capacity_plan.plan import STATED, Bound, CapacityPlan, PublishedPlan
+from servelab.lessons.capacity_plan.plan import (
+    STATED,
+    Bound,
+    CapacityPlan,
+    DatasheetGap,
+    PublishedPlan,
+)
 from servelab.lessons.device_model.words import foretold_text
 from servelab.lessons.fold import fold
 from servelab.lessons.guess import Aim, Unit
@@ -174,18 +179,15 @@ def _engine_words(row: PublishedPlan) -> str:
 def published_text(published: Sequence[PublishedPlan]) -> str:
     """How far the T4's datasheet-only plan stands from the one with the book's stated T4 step,
     the step the GPU contract counts each chapter's wait with."""
-    t4 = [row for row in published if row.device.name == T4.name]
-    bare = next(row.plan for row in t4 if row.engine is None)
-    stated = next(
-        row.plan for row in t4 if row.engine is not None and row.engine.fitted_in == STATED
-    )
+    gap = DatasheetGap.of(published)
+    bare, stated = gap.bare, gap.stated
     return (
         f"On a T4 the datasheet alone plans a knee of {bare.rate_req_s:.1f} requests a "
         f"second and {bare.replicas} server{plural_s(bare.replicas)} for "
         f"{bare.brief.rate_req_s:g}. With the engine's own work the book states for a T4, "
         f"the knee is {stated.rate_req_s:.1f}, and {stated.replicas} "
         f"server{plural_s(stated.replicas)} can carry the target. So the datasheet-only plan "
-        f"promises {bare.rate_req_s / stated.rate_req_s:.1f}× the requests a second."
+        f"promises {gap.promised:.1f}× the requests a second."
         + fold("That stated step is the one the GPU contract counts each chapter's wait with.")
     )
 

@@ -18,7 +18,7 @@ def grid_text(grid: RateGrid) -> str:
     percents = _listed([f"{p}%" for p in grid.percents])
     rates = _listed([f"{rate:g}" for rate in grid.placed])
     runs = f"{grid.repeats} run{plural_s(grid.repeats)}"
-    nearest = min(abs(p - 100) for p in grid.percents)
+    nearest = grid.nearest_percent_off
     lead = (
         f"**The sweep's rates sit at {percents} of the small cap's predicted "
         f"{grid.small_knee:.2f} req/s** ({rates} req/s). A prediction off by more than "

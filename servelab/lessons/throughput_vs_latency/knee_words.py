@@ -10,19 +10,20 @@ from servelab.lessons.throughput_vs_latency.slot_rate import SlotRate
 
 def knee_forecast_text(knee: ModelKnee) -> str:
     """The model's knee, before the closed loop measures *W*."""
-    first, step, prompts, request = (
+    first, step, prompts, request, rate = (
         knee.first_token_ms,
         knee.step_ms,
         knee.prompts_ms,
         knee.request_s,
+        knee.rate,
     )
-    if knee.line is None or first is None or step is None or prompts is None or request is None:
+    if knee.line is None or None in (first, step, prompts, request, rate):
         return (
             "This device's model has no step line or no prompt reading here, so it "
             "predicts no knee before the closed loop."
         )
     return (
-        f"**This device's model predicts {knee.slots / request:.1f} requests a second** "
+        f"**This device's model predicts {rate:.1f} requests a second** "
         f"for {knee.slots} slots. A request holds its slot for *W* = {request:.2f} s. That "
         f"is {first:,.0f} ms to its first token, {knee.output_tokens} tokens at {step:.0f} "
         f"ms and {prompts:,.0f} ms of the slots' prompts read while it streams. The "

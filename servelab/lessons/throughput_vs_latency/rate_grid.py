@@ -63,6 +63,12 @@ class RateGrid:
         return tuple(round(self.small_knee * p / 100, 2) for p in self.percents)
 
     @property
+    def nearest_percent_off(self) -> int:
+        """How far, in percent of the small knee, its nearest rate sits from it: the least miss
+        of the prediction the rates beside it would show."""
+        return min(abs(percent - 100) for percent in self.percents)
+
+    @property
     def top_from_model(self) -> bool:
         """The top rate is the large knee's ``top_percent``: the model gave a knee, and that
         rate lies above the small cap's rates."""

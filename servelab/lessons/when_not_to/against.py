@@ -26,6 +26,16 @@ class Against:
         return self.a.median / self.b.median
 
     @property
+    def times(self) -> float:
+        """How many times the larger median is the smaller, whichever side it is on."""
+        return max(self.ratio, 1 / self.ratio)
+
+    @property
+    def share_moved(self) -> float:
+        """How far ``a``'s median moved from ``b``'s, as a share of ``b``'s."""
+        return abs(self.ratio - 1)
+
+    @property
     def compared(self) -> Compared:
         """Alike within ``ALIKE``; higher (faster) or lower past it only with the ranges apart."""
         return compare(self.a, self.b, ALIKE)

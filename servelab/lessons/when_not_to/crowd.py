@@ -118,6 +118,18 @@ class CrowdCauses:
         return self.per_sequence_ms[LLAMA_SERVER] / self.per_sequence_ms[VLLM]
 
     @property
+    def per_sequence_more(self) -> tuple[str, float]:
+        """The engine each sequence added more to, and how many times as much (one sweep each,
+        no band: llama-server at a tie)."""
+        ratio = self.per_sequence_ratio
+        return (LLAMA_SERVER, ratio) if ratio >= 1 else (VLLM, 1 / ratio)
+
+    @property
+    def step_times(self) -> float:
+        """How many times as long the longer step with the crowd took as the shorter."""
+        return max(self.step_ratio, 1 / self.step_ratio)
+
+    @property
     def shorter_step(self) -> str | None:
         """The engine whose step with the crowd was shorter, past ``ALIKE`` (one sweep each, so
         a band, not ranges); None where the two were alike."""

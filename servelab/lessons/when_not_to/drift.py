@@ -81,4 +81,4 @@ class DriftFindings:
     def largest(self) -> Move | None:
         """The move behind the verdict that went furthest from the first probe."""
         behind = [move for move in self.moves if move.drift is self.drift]
-        return max(behind, key=lambda move: abs(move.ratio - 1), default=None)
+        return max(behind, key=lambda move: move.against.share_moved, default=None)

@@ -18,7 +18,7 @@ import pandas as pd
 from servelab.bench.metrics import OUTPUT_TOK_S, USER_TOK_S
 from servelab.bench.pace import CpuPace
 from servelab.bench.spread import Spread
-from servelab.lessons.compare import Compared
+from servelab.lessons.compare import Compared, compare
 from servelab.lessons.thresholds import ALIKE
 from servelab.lessons.when_not_to.against import Against
 from servelab.lessons.when_not_to.thresholds import ALONE_KEEPS
@@ -182,6 +182,12 @@ class EngineFindings:
         read a prompt it had not seen, the crowd's prompt size. ``HIGHER`` reads "llama-server
         took longer" (a time, not a speed); the ratio is how many times as long."""
         return Against(self.first_alone[LLAMA_SERVER], self.first_alone[VLLM])
+
+    @property
+    def vllm_first_alone(self) -> Compared:
+        """vLLM's first token for one user alone against llama-cpp-python's, with no band: any
+        difference the runs' ranges show (``LOWER``: vLLM's came sooner)."""
+        return compare(self.first_alone[VLLM], self.first_alone[LLAMA_Q4])
 
     @property
     def over_binding(self) -> Against:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import Enum
 
 from servelab.bench.frames import Result
 from servelab.bench.spread import Spread
@@ -23,6 +24,7 @@ from servelab.lessons.when_not_to.chapter import CHAPTER
 from servelab.lessons.when_not_to.findings import VLLM, EngineFindings
 from servelab.lessons.when_not_to.slots import SlotFindings
 from servelab.lessons.when_not_to.slots import StepLine as SweepLine
+from servelab.lessons.when_not_to.thresholds import PROMPT_LENGTH_APART
 
 
 def _prompt_tokens(results: Sequence[Result], skip_first: bool = False) -> float | None:
@@ -41,6 +43,46 @@ def _tpot_ms(results: Sequence[Result]) -> Spread | None:
     times = [float(result.summary()["tpot_ms_p50"]) for result in results]
     finite = [time for time in times if math.isfinite(time)]
     return Spread.of(finite) if finite else None
+
+
+class PromptMiss(Enum):
+    """Where a missed first token fell against the reading's fixed part."""
+
+    WITHIN_FIXED = "the miss is smaller than the fixed part"
+    BEFORE_FIXED = "the first token came before the fixed part alone had passed"
+    PAST_FIXED = "the prompt was read at a rate of its own after the fixed part"
+
+
+@dataclass(frozen=True)
+class PromptCheck:
+    """A prompt reading's first token against vLLM's: the miss (ms, measured median less the
+    prediction), where it fell, the rate vLLM read the prompt at after the fixed part (tokens/s,
+    where the first token came past it) and how many times the longest prompt the reading was
+    timed at this one is."""
+
+    miss_ms: float
+    where: PromptMiss
+    rate_tok_s: float | None
+    stretched: float
+
+    @classmethod
+    def of(
+        cls, reading: PromptReading, predicted_ms: float, tokens: float, measured: Spread
+    ) -> PromptCheck:
+        miss, fixed = measured.median - predicted_ms, reading.fixed_ms
+        if abs(miss) < fixed:
+            where, rate = PromptMiss.WITHIN_FIXED, None
+        elif measured.median <= fixed:
+            where, rate = PromptMiss.BEFORE_FIXED, None
+        else:
+            where, rate = PromptMiss.PAST_FIXED, 1000.0 * tokens / (measured.median - fixed)
+        return cls(miss, where, rate, tokens / reading.prefill.long_tokens)
+
+    @property
+    def longer_than_timed(self) -> bool:
+        """Whether a slow read is explained by a prompt well past the reading's longest: each
+        token attends to every one before it."""
+        return self.miss_ms > 0 and self.stretched >= PROMPT_LENGTH_APART
 
 
 @dataclass(frozen=True)
@@ -111,6 +153,16 @@ class VllmForecast:
     @property
     def long_pred_ms(self) -> float | None:
         return self._first_ms(self.long_tokens)
+
+    @property
+    def crowd_above_line(self) -> bool:
+        """Whether the crowd's median time per token came above the line's step: its users'
+        first steps also read the others' prompts."""
+        return (
+            self.crowd_tpot_ms is not None
+            and self.step_ms is not None
+            and self.crowd_tpot_ms.median > self.step_ms
+        )
 
     @property
     def pairs(self) -> tuple[tuple[str, float | None, Spread | None], ...]:

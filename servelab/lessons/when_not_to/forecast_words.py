@@ -7,8 +7,7 @@ from servelab.bench.spread import Spread
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.kept import PromptReading, StepLine
 from servelab.lessons.device_model.words import foretold_text, line_source, reading_source
-from servelab.lessons.when_not_to.forecast import VllmForecast
-from servelab.lessons.when_not_to.thresholds import PROMPT_LENGTH_APART
+from servelab.lessons.when_not_to.forecast import PromptCheck, PromptMiss, VllmForecast
 
 
 def opening_text(step: StepLine | None, reading: PromptReading | None, many: int) -> str:
@@ -76,7 +75,7 @@ def _step_text(forecast: VllmForecast, found: Foretold | None) -> str | None:
     )
     if found is not Foretold.OFF:
         return text
-    if measured.median > predicted:
+    if forecast.crowd_above_line:
         return (
             f"{text} The crowd's users arrive together, so their first steps also read the "
             "others' prompts. The line was timed on sequences that only decode."
@@ -105,27 +104,25 @@ def _prompt_text(
     )
     if found is not Foretold.OFF:
         return text
-    miss, fixed = measured.median - predicted, reading.fixed_ms
+    check = PromptCheck.of(reading, predicted, tokens, measured)
     source = f"chapter {reading.fitted_in[:2]}'s server"
-    if abs(miss) < fixed:
+    if check.where is PromptMiss.WITHIN_FIXED:
         return (
-            f"{text} The miss, {miss:+,.0f} ms, is smaller than the fixed part, which the "
-            f"reading fitted on {source}."
+            f"{text} The miss, {check.miss_ms:+,.0f} ms, is smaller than the fixed part, which "
+            f"the reading fitted on {source}."
         )
-    if measured.median <= fixed:
+    if check.where is PromptMiss.BEFORE_FIXED:
         return (
             f"{text} The first token came sooner than the fixed part alone: this page's "
             f"server did less work around a request than {source}."
         )
-    rate = 1000.0 * tokens / (measured.median - fixed)
     text += (
-        f" After the fixed part, vLLM read this prompt at {rate:,.0f} tokens/s against "
-        f"the reading's {reading.tok_s:,.0f}."
+        f" After the fixed part, vLLM read this prompt at {check.rate_tok_s:,.0f} tokens/s "
+        f"against the reading's {reading.tok_s:,.0f}."
     )
-    stretched = tokens / reading.prefill.long_tokens
-    if miss > 0 and stretched >= PROMPT_LENGTH_APART:
+    if check.longer_than_timed:
         return (
-            f"{text} The prompt is {stretched:.1f}× the longest the reading was timed at, "
+            f"{text} The prompt is {check.stretched:.1f}× the longest the reading was timed at, "
             "and a token's attention grows with the tokens before it."
         )
     return text

@@ -271,8 +271,8 @@ def times_as_long(against: Against, digits: int, unit: str) -> str:
         f"{against.b.with_range(digits, unit)} on vLLM"
     )
     verdict = {
-        Compared.HIGHER: f"{against.ratio:.1f}× as long on llama-server",
-        Compared.LOWER: f"{1 / against.ratio:.1f}× as long on vLLM",
+        Compared.HIGHER: f"{against.times:.1f}× as long on llama-server",
+        Compared.LOWER: f"{against.times:.1f}× as long on vLLM",
         Compared.ALIKE: "about as long on both",
         Compared.UNTOLD: "not told apart beyond the runs' spread",
     }[against.compared]
@@ -282,10 +282,8 @@ def times_as_long(against: Against, digits: int, unit: str) -> str:
 def crowd_step_text(causes: CrowdCauses) -> str:
     """What each sequence added to each engine's step, and the step with the crowd in it."""
     per, fixed, step = causes.per_sequence_ms, causes.fixed_ms, causes.step_ms
-    more = causes.per_sequence_ratio
-    times = (
-        f"{more:.1f}× as much on llama-server" if more >= 1 else f"{1 / more:.1f}× as much on vLLM"
-    )
+    more_on, more = causes.per_sequence_more
+    times = f"{more:.1f}× as much on {_SHORT[more_on]}"
     text = (
         f"Each sequence added {per[LLAMA_SERVER]:.2f} ms to llama-server's step and "
         f"{per[VLLM]:.2f} ms to vLLM's, {times} (one sweep each, so no range). The part "
@@ -300,9 +298,8 @@ def crowd_step_text(causes: CrowdCauses) -> str:
     shorter = causes.shorter_step
     if shorter is None:
         return text + ": about as long on both, so the step did not separate them."
-    ratio = causes.step_ratio if shorter == VLLM else 1 / causes.step_ratio
     longer = LLAMA_SERVER if shorter == VLLM else VLLM
-    text += f": {ratio:.1f}× as long on {_SHORT[longer]}."
+    text += f": {causes.step_times:.1f}× as long on {_SHORT[longer]}."
     if shorter != causes.cheaper_per_sequence:
         text += (
             f" Of the two, {_SHORT[causes.cheaper_per_sequence]} added less per sequence. "
@@ -338,8 +335,10 @@ def crowd_verdict_text(causes: CrowdCauses) -> str:
         )
     if leader is not None:
         rival = VLLM if leader == LLAMA_SERVER else LLAMA_SERVER
-        lead = causes.lead.ratio if leader == VLLM else 1 / causes.lead.ratio
-        text = f"{_SHORT[leader]} served {lead:.1f}× {_SHORT[rival]}'s total for the crowd. "
+        text = (
+            f"{_SHORT[leader]} served {causes.lead.times:.1f}× {_SHORT[rival]}'s total for the "
+            "crowd. "
+        )
         if causes.explained:
             return text + f"That lead follows from its {' and its '.join(parts[leader])}."
         return text + (

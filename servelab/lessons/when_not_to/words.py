@@ -66,7 +66,7 @@ def drift_text(found: DriftFindings) -> str:
     name, unit, digits = FIGURES[move.figure]
     values = (
         f"{move.first.median:,.{digits}f} to {move.later.median:,.{digits}f} {unit} "
-        f"({abs(move.ratio - 1):.0%})"
+        f"({move.against.share_moved:.0%})"
     )
     if found.drift is Compared.UNTOLD:
         return text + (
@@ -174,8 +174,8 @@ def _as_fast(against: Against) -> str:
     if against.compared is Compared.UNTOLD:
         return "not clearly faster or slower than"
     if against.compared is Compared.HIGHER:
-        return f"{against.ratio:.1f}× as fast as"
-    return f"{1 / against.ratio:.1f}× slower than"
+        return f"{against.times:.1f}× as fast as"
+    return f"{against.times:.1f}× slower than"
 
 
 def _runs(spread: Spread) -> str:
@@ -401,7 +401,7 @@ def _many_text(found: EngineFindings) -> str:
             "Once llama.cpp batches, the crowd alone does not separate the engines here.",
         ),
         Compared.LOWER: (
-            f"With its slots, llama-server served {1 / lead.ratio:.1f}× vLLM's total.",
+            f"With its slots, llama-server served {lead.times:.1f}× vLLM's total.",
             "llama.cpp was the better engine for this crowd on this device.",
         ),
         Compared.UNTOLD: (
@@ -419,13 +419,13 @@ def _many_text(found: EngineFindings) -> str:
 def _first_token_clause(found: EngineFindings) -> str:
     """Whose first token came sooner for one user alone, beyond the runs' spread."""
     q4, vllm = found.first_alone[LLAMA_Q4], found.first_alone[VLLM]
-    if vllm.below(q4):
+    if found.vllm_first_alone is Compared.LOWER:
         return (
             f" But vLLM's first token came sooner: {vllm.with_range(2, ' s')} against "
             f"{q4.with_range(2, ' s')} on llama.cpp."
         )
     both = f"{q4.with_range(2, ' s')} on llama.cpp against {vllm.with_range(2, ' s')} on vLLM"
-    if q4.below(vllm):
+    if found.vllm_first_alone is Compared.HIGHER:
         return f" Its first token came sooner too: {both}."
     return f" Their first tokens were not told apart: {both}."
 

@@ -13,6 +13,7 @@ from servelab.lessons.capacity_plan.plan import (
     Bound,
     Brief,
     CapacityPlan,
+    DatasheetGap,
     published_plans,
 )
 from servelab.lessons.capacity_plan.words import plan_text, published_table
@@ -182,3 +183,11 @@ def test_a_measured_line_is_not_stretched_past_its_largest_batch() -> None:
         largest_measured=4096,
     )
     assert stretched.bound is not Bound.MEASURED and plan_text(stretched) != plan_text(found)
+
+
+def test_the_datasheet_gap_sets_the_t4s_bare_plan_against_its_stated_one() -> None:
+    rows = published_plans(Brief(40, 64, 16, 2.0, 4.0, 0.9))
+    gap = DatasheetGap.of(rows)
+    assert (gap.bare, gap.stated) == (rows[0].plan, rows[1].plan)
+    assert gap.promised == pytest.approx(rows[0].plan.rate_req_s / rows[1].plan.rate_req_s)
+    assert gap.promised > 1  # the engine's own work only slows a step

@@ -3,6 +3,8 @@ knees."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from servelab.lessons.throughput_vs_latency.rate_grid import TOP_WITHOUT_MODEL, RateGrid
@@ -36,3 +38,8 @@ def test_without_a_large_knee_above_the_placed_rates_the_top_is_a_multiple(large
     assert not grid.top_from_model
     assert grid.top == pytest.approx(4.6 * TOP_WITHOUT_MODEL)
     assert grid.rates == sorted(grid.rates)
+
+
+def test_the_nearest_rate_says_how_small_a_miss_the_grid_would_show() -> None:
+    assert _grid().nearest_percent_off == 15  # 85% and 115% of the small knee
+    assert dataclasses.replace(_grid(), percents=(50, 96, 140)).nearest_percent_off == 4

@@ -170,3 +170,13 @@ def test_a_value_is_placed_within_only_where_its_bounds_agree(
     assert (where is None) is (len(agree) > 1)
     assert where in (None, placed(value, low, high))
     assert placed_within(value, None, low, high) is placed(value, low, high)  # one run
+
+
+@PROPERTY
+@given(speed, ratios)
+def test_times_is_the_larger_over_the_smaller_from_either_side(b: float, ratio: float) -> None:
+    one, other = Spread.of([b * ratio]), Spread.of([b])
+    forward, backward = Against(one, other), Against(other, one)
+    assert forward.times >= 1 and abs(forward.times - backward.times) <= 1e-9 * forward.times
+    assert forward.times in (forward.ratio, 1 / forward.ratio)
+    assert forward.share_moved == abs(forward.ratio - 1)

@@ -74,6 +74,8 @@ def test_the_crowds_step_is_measured_where_the_sweep_reached_it_and_read_off_the
     assert causes.step_measured and causes.step_ms[LLAMA_SERVER] == pytest.approx(40 + 40 * 32)
     assert causes.per_sequence_ratio == pytest.approx(16)
     assert causes.step_ratio == pytest.approx(1320 / 130)
+    assert causes.step_times == pytest.approx(1320 / 130)
+    assert causes.per_sequence_more == (LLAMA_SERVER, pytest.approx(16))
     short = CrowdCauses.of(_engines(), _slots(batches=(1, 2, 4, 8)))
     assert not short.step_measured and short.step_ms[VLLM] == pytest.approx(50 + 2.5 * 32)
     text = slots_words.crowd_step_text(causes)
@@ -128,3 +130,11 @@ def test_the_takeaway_credits_memory_only_where_it_bound():
     unsure = slots_words.takeaway_text(engines, _slots(waited=(32, 20)))
     assert "not bind" not in unsure
     assert "not bind" in text
+
+
+def test_the_engine_that_added_more_per_sequence_is_named_with_how_many_times_as_much() -> None:
+    causes = CrowdCauses.of(_engines(), _slots())
+    flipped = dataclasses.replace(causes, per_sequence_ms={LLAMA_SERVER: 1.0, VLLM: 4.0})
+    assert flipped.per_sequence_more == (VLLM, pytest.approx(4.0))
+    longer_vllm = dataclasses.replace(causes, step_ms={LLAMA_SERVER: 100.0, VLLM: 250.0})
+    assert longer_vllm.step_times == pytest.approx(2.5)

@@ -4,6 +4,8 @@ tests share."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import pytest
 
@@ -153,3 +155,17 @@ def test_story_08_guidance_says_at_least_as_quickly_where_one_user_ran_alike():
 )
 def test_a_speed_fell_run_after_run_only_in_order_and_beyond_the_band(runs, fell):
     assert findings.fell_run_after_run(runs) is fell
+
+
+@pytest.mark.parametrize(
+    ("vllm_s", "q4_s", "told"),
+    [(0.05, 0.1, Compared.LOWER), (0.2, 0.1, Compared.HIGHER), (0.101, 0.1, Compared.UNTOLD)],
+)
+def test_whose_first_token_came_sooner_alone_is_told_only_with_the_ranges_apart(vllm_s, q4_s, told):
+    found = EngineFindings.of(_table(150, 60, 58, 150, 600), SETUP, _facts())
+    first = {
+        **found.first_alone,
+        VLLM: _runs(vllm_s, 0.98 * vllm_s, 1.02 * vllm_s),
+        LLAMA_Q4: _runs(q4_s, 0.98 * q4_s, 1.02 * q4_s),
+    }
+    assert dataclasses.replace(found, first_alone=first).vllm_first_alone is told

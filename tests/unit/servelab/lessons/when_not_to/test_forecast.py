@@ -7,11 +7,12 @@ import pytest
 
 from servelab.bench.frames import Result
 from servelab.bench.prefill import PrefillFit
+from servelab.bench.spread import Spread
 from servelab.lessons.batching.steps import StepFit
 from servelab.lessons.device_model.foretold import Foretold
 from servelab.lessons.device_model.kept import DeviceModel, PromptReading, StepLine
 from servelab.lessons.when_not_to.findings import VLLM
-from servelab.lessons.when_not_to.forecast import VllmForecast
+from servelab.lessons.when_not_to.forecast import PromptCheck, PromptMiss, VllmForecast
 from tests.support import record
 from tests.unit.servelab.lessons.when_not_to.test_crowd import _engines, _slots
 
@@ -79,3 +80,30 @@ def test_the_sweep_is_read_off_its_line_where_it_stopped_short_of_the_crowd() ->
     )
     assert forecast.sweep_step_ms == pytest.approx(50 + 2.5 * 32)
     assert forecast.sweep == _slots(batches=(1, 2, 4, 8)).steps[VLLM]
+
+
+@pytest.mark.parametrize(
+    ("measured_ms", "where", "rate_tok_s"),
+    [
+        (500.0, PromptMiss.WITHIN_FIXED, None),  # 40 ms over, within the 60 ms fixed part
+        (50.0, PromptMiss.BEFORE_FIXED, None),  # before 60 ms had passed
+        (860.0, PromptMiss.PAST_FIXED, 500.0),  # 400 tokens in the 800 ms past the fixed part
+    ],
+)
+def test_a_missed_prompt_reading_says_where_the_miss_fell(
+    measured_ms: float, where: PromptMiss, rate_tok_s: float | None
+) -> None:
+    check = PromptCheck.of(READING, 460.0, 400, Spread(measured_ms, measured_ms, measured_ms, 3))
+    assert (check.miss_ms, check.where, check.rate_tok_s) == (measured_ms - 460, where, rate_tok_s)
+    assert check.stretched == 1.0 and not check.longer_than_timed  # as long as the reading's
+
+
+def test_a_slow_read_of_a_prompt_past_the_readings_is_put_down_to_its_length() -> None:
+    slow = Spread(1500.0, 1400.0, 1600.0, 3)
+    assert PromptCheck.of(READING, 660.0, 600, slow).longer_than_timed  # 1.5x the longest
+    assert not PromptCheck.of(READING, 1600.0, 600, slow).longer_than_timed  # came in sooner
+
+
+def test_the_crowd_is_above_the_line_only_where_both_are_known() -> None:
+    assert _forecast().crowd_above_line is False  # 100 ms against the line's 104
+    assert _forecast(DeviceModel(step=None, reading=READING)).crowd_above_line is False
