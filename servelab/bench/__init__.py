@@ -237,7 +237,8 @@ def sweep_runs(
     """A closed loop at each concurrency in ``levels``, the whole sweep ``repeats`` times: the
     runs by level, in pass order. Every pass takes the levels in turn (so a shared machine's
     drift spreads over all of them) with its own seed. Where progress bars are off (a built
-    page, ``servelab.progress``) a pass prints one line, not one per run."""
+    page, ``servelab.progress``) the sweep prints one line at its end, not one per run or pass:
+    each level's output in every pass."""
     asked = options.get("progress", True)
     per_run: RunOptions = {**options, "progress": bars_shown(asked)}
     runs: dict[int, list[Result]] = {users: [] for users in levels}
@@ -254,11 +255,15 @@ def sweep_runs(
                     **per_run,
                 )
             )
-        if asked and not bars_shown(asked):
-            totals = ", ".join(
-                f"{users} × {runs[users][-1].summary()[OUTPUT_TOK_S]:,.0f}" for users in levels
-            )
-            print(f"sweep pass {number + 1} of {repeats}, users × output tok/s: {totals}")
+    if asked and not bars_shown(asked):
+        totals = ", ".join(
+            f"{users} × " + " / ".join(f"{run.summary()[OUTPUT_TOK_S]:,.0f}" for run in runs[users])
+            for users in levels
+        )
+        print(
+            f"sweep of {repeats} pass{'es' if repeats != 1 else ''}, users × output tok/s by "
+            f"pass: {totals}"
+        )
     return runs
 
 
