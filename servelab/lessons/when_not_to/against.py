@@ -13,6 +13,11 @@ from servelab.lessons.compare import Compared, compare
 from servelab.lessons.thresholds import ALIKE
 
 
+def times_apart(ratio: float) -> float:
+    """How many times the larger of two figures is the smaller, from the first over the second."""
+    return max(ratio, 1 / ratio)
+
+
 @dataclass(frozen=True)
 class Against:
     """Speed ``a`` against speed ``b``, each over its runs."""
@@ -28,7 +33,7 @@ class Against:
     @property
     def times(self) -> float:
         """How many times the larger median is the smaller, whichever side it is on."""
-        return max(self.ratio, 1 / self.ratio)
+        return times_apart(self.ratio)
 
     @property
     def share_moved(self) -> float:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from servelab.bench.spread import Spread
 from servelab.lessons.compare import Compared, compare
 from servelab.lessons.thresholds import ALIKE
-from servelab.lessons.when_not_to.against import Against
+from servelab.lessons.when_not_to.against import Against, times_apart
 from servelab.lessons.when_not_to.findings import LLAMA_SERVER, VLLM, EngineFindings
 from servelab.lessons.when_not_to.slots import SlotFindings
 
@@ -122,12 +122,12 @@ class CrowdCauses:
         """The engine each sequence added more to, and how many times as much (one sweep each,
         no band: llama-server at a tie)."""
         ratio = self.per_sequence_ratio
-        return (LLAMA_SERVER, ratio) if ratio >= 1 else (VLLM, 1 / ratio)
+        return (LLAMA_SERVER if ratio >= 1 else VLLM), times_apart(ratio)
 
     @property
     def step_times(self) -> float:
         """How many times as long the longer step with the crowd took as the shorter."""
-        return max(self.step_ratio, 1 / self.step_ratio)
+        return times_apart(self.step_ratio)
 
     @property
     def shorter_step(self) -> str | None:
